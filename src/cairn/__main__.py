@@ -1,0 +1,5 @@
+"""Allow `python -m cairn`."""
+
+from cairn.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,58 @@
+"""The plain data that flows through the code-map pipeline (parse -> resolve -> store).
+
+Kept free of tree-sitter and SQLite so every stage can be tested on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Definition:
+    """A named definition in a file (function, class, method, type, constant, heading...)."""
+
+    name: str
+    kind: str  # function | method | class | interface | type | enum | constant | module | heading ...
+    line: int  # 1-based first line
+    end_line: int  # 1-based last line (inclusive)
+    signature: str  # the declaration's first line(s), trimmed, <= ~200 chars
+    parent: str | None = None  # enclosing class/impl/module name, if any
+    top_level: bool = True  # False for members nested in a class/impl (chunks cut at top level)
+
+
+@dataclass
+class ImportRef:
+    """An import as written in the source; resolving it to repository files is a later stage.
+
+    `raw` conventions per language (the resolver relies on them):
+      python      module with its leading dots: "os.path", "..utils", "." ; names = imported names
+      js/ts       the specifier string: "./foo", "@/lib/x", "react" (import, export-from,
+                  require(), dynamic import())
+      go          the import path: "github.com/x/y/pkg"
+      rust        kind "use": the path "crate::a::b" / "super::x" / "self::y" / "std::..";
+                  kind "mod": the module name of `mod foo;`
+      java/kotlin the qualified name "com.x.Y" or "com.x.*"
+      php         kind "use": "App\\Models\\User"; kind "path": require/include string
+      ruby        kind "relative": require_relative arg; kind "module": require arg
+      c/cpp       kind "local": #include "x.h"; kind "system": #include <x.h>
+      csharp      kind "namespace": using X.Y
+      swift       kind "module": import X
+      dart        the URI string: "package:app/x.dart", "src/y.dart", "dart:async"
+    """
+
+    raw: str
+    line: int
+    kind: str = "module"
+    names: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ParsedFile:
+    """Everything the parser extracts from one file."""
+
+    lang: str
+    defs: list[Definition] = field(default_factory=list)
+    refs: dict[str, int] = field(default_factory=dict)  # identifier used/called -> count
+    imports: list[ImportRef] = field(default_factory=list)
+    error: str | None = None  # set when parsing failed; the file is still indexed as text

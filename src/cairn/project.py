@@ -1,0 +1,175 @@
+"""Project identity: which project a working directory belongs to, and where its data lives.
+
+Resolution order for a cwd: the git repository (identified by its git *common* dir, so every
+worktree of one repository is the same project while each worktree indexes its own files), else
+the nearest directory holding `.cairn/`, else the longest prefix in the user's routes table
+(`[[routes]] slug=..., prefixes=[...]` in ~/.cairn/config.toml), else the `_global` project.
+`--root DIR` makes DIR the root: a git worktree top-level keeps its git identity, anything else is
+identified by its absolute path. Two folders with the same name elsewhere are two projects.
+
+Stdlib only and no subprocess: this runs on every hook call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from cairn.errors import CairnError
+from cairn.home import cairn_home, project_data_dir
+
+GLOBAL_ID = "_global"
+
+
+@dataclass(frozen=True)
+class Project:
+    id: str  # stable, filesystem-safe: "<slug>-<hash of identity>" (or a route slug, or _global)
+    name: str  # human name (folder name or route slug)
+    kind: str  # git | cairn | route | root | global
+    identity: str  # what makes two directories the same project
+    root: Path | None  # the tree to index (a worktree root); None for _global
+
+    @property
+    def is_global(self) -> bool:
+        return self.kind == "global"
+
+    @property
+    def memory_dir(self) -> Path | None:
+        """`<root>/.cairn`: the project's committed memory (exists only after `cairn init`)."""
+        return None if self.root is None else self.root / ".cairn"
+
+    @property
+    def has_memory_dir(self) -> bool:
+        d = self.memory_dir
+        return d is not None and d.is_dir() and not _is_cairn_home(d)
+
+    def data_dir(self) -> Path:
+        """Per-project derived data under CAIRN_HOME (created on demand)."""
+        return project_data_dir(self.id)
+
+    def index_path(self) -> Path:
+        """The SQLite index of this worktree (one per worktree root, all in the project's folder)."""
+        if self.root is None:
+            raise CairnError("the _global project has no code to index; pass --root DIR or cd into a project")
+        worktree = hashlib.sha1(str(self.root).encode()).hexdigest()[:10]
+        return self.data_dir() / f"index-{worktree}.db"
+
+
+def _slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.").lower()
+    return s[:40] or "project"
+
+
+def _make_id(name: str, identity: str) -> str:
+    return f"{_slug(name)}-{hashlib.sha1(identity.encode()).hexdigest()[:10]}"
+
+
+def _is_cairn_home(path: Path) -> bool:
+    try:
+        return path.resolve() == cairn_home().resolve()
+    except OSError:
+        return False
+
+
+def _git_dirs(top: Path) -> Path | None:
+    """The git common dir for a worktree top `top` (holding `.git`), read without running git."""
+    dotgit = top / ".git"
+    if dotgit.is_dir():
+        return dotgit.resolve()
+    if dotgit.is_file():
+        try:
+            text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return None
+        if not text.startswith("gitdir:"):
+            return None
+        gitdir = Path(text[len("gitdir:"):].strip())
+        if not gitdir.is_absolute():
+            gitdir = (top / gitdir)
+        gitdir = gitdir.resolve()
+        common = gitdir / "commondir"
+        if common.is_file():
+            try:
+                rel = common.read_text(encoding="utf-8").strip()
+            except OSError:
+                return gitdir
+            cd = Path(rel)
+            return (cd if cd.is_absolute() else gitdir / cd).resolve()
+        return gitdir
+    return None
+
+
+def _project_from_git(top: Path, common: Path) -> Project:
+    # The name of a repository is its main worktree folder (parent of a `.git` common dir).
+    name = common.parent.name if common.name == ".git" else common.name.removesuffix(".git")
+    return Project(id=_make_id(name, f"git:{common}"), name=name, kind="git",
+                   identity=f"git:{common}", root=top)
+
+
+def _routes() -> list[tuple[str, Path]]:
+    from cairn.config import user_config
+
+    out: list[tuple[str, Path]] = []
+    for route in user_config().get("routes", []) or []:
+        if not isinstance(route, dict) or not route.get("slug"):
+            continue
+        for prefix in route.get("prefixes", []) or []:
+            out.append((str(route["slug"]), Path(os.path.expanduser(str(prefix))).resolve()))
+    return out
+
+
+def global_project() -> Project:
+    return Project(id=GLOBAL_ID, name=GLOBAL_ID, kind="global", identity=GLOBAL_ID, root=None)
+
+
+def project_for_root(root: str | os.PathLike) -> Project:
+    """The project for an explicit `--root DIR`."""
+    path = Path(root).expanduser()
+    if not path.exists():
+        raise CairnError(f"--root {root}: no such directory")
+    if not path.is_dir():
+        raise CairnError(f"--root {root}: not a directory")
+    path = path.resolve()
+    common = _git_dirs(path)
+    if common is not None:
+        return _project_from_git(path, common)
+    return Project(id=_make_id(path.name, f"path:{path}"), name=path.name, kind="root",
+                   identity=f"path:{path}", root=path)
+
+
+def resolve_project(cwd: str | os.PathLike | None = None, root: str | os.PathLike | None = None) -> Project:
+    """The project a working directory belongs to (see the module docstring for the order)."""
+    if root is not None:
+        return project_for_root(root)
+    try:
+        here = Path(cwd if cwd is not None else os.getcwd()).expanduser().resolve()
+    except OSError as exc:
+        raise CairnError(f"cannot resolve working directory: {exc}") from None
+    if not here.exists():
+        raise CairnError(f"{here}: no such directory")
+    if here.is_file():
+        here = here.parent
+    chain = [here, *here.parents]
+    for d in chain:
+        if (d / ".git").exists():
+            common = _git_dirs(d)
+            if common is not None:
+                return _project_from_git(d, common)
+    for d in chain:
+        marker = d / ".cairn"
+        if marker.is_dir() and not _is_cairn_home(marker):
+            return Project(id=_make_id(d.name, f"path:{d}"), name=d.name, kind="cairn",
+                           identity=f"path:{d}", root=d)
+    best: tuple[int, str, Path] | None = None
+    for slug, prefix in _routes():
+        if here == prefix or prefix in here.parents:
+            depth = len(prefix.parts)
+            if best is None or depth > best[0]:
+                best = (depth, slug, prefix)
+    if best is not None:
+        _, slug, prefix = best
+        return Project(id=_slug(slug), name=slug, kind="route", identity=f"route:{slug}", root=prefix)
+    return global_project()

@@ -1,0 +1,1 @@
+"""SQLite plumbing: connections (WAL, busy timeout) and schemas as plain migration functions."""
