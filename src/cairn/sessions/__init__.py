@@ -1,0 +1,1 @@
+"""Agent transcripts: parsing, the searchable session archive, redaction, token X-ray."""

@@ -1,0 +1,55 @@
+"""Where Claude Code transcripts are, which session each file belongs to, and their records.
+
+Shared by the session archive and the token X-ray. Layout (see shared/docs/integration.md §2):
+`<projects>/<encoded-cwd>/<sessionId>.jsonl` plus `<sessionId>/subagents/agent-<id>.jsonl`;
+a subagent file belongs to the session named by its grandparent folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from cairn.util.jsonl import read_jsonl_from
+
+
+def default_transcript_roots() -> list[Path]:
+    """The agents' own transcript folders: CLAUDE_CONFIG_DIR (comma list) or ~/.claude, ~/.config/claude."""
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    bases = [Path(p).expanduser() for p in env.split(",") if p.strip()] if env else [
+        Path.home() / ".claude",
+        Path.home() / ".config" / "claude",
+    ]
+    return [b / "projects" for b in bases if (b / "projects").is_dir()]
+
+
+def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[Path]:
+    """Every `*.jsonl` under the given files/folders (default: the agents' folders), sorted."""
+    roots = [Path(p).expanduser() for p in paths] if paths else default_transcript_roots()
+    found: set[Path] = set()
+    for root in roots:
+        if root.is_file() and root.suffix == ".jsonl":
+            found.add(root.resolve())
+        elif root.is_dir():
+            for p in root.rglob("*.jsonl"):
+                if p.is_file():
+                    found.add(p.resolve())
+    return sorted(found)
+
+
+def is_subagent_file(path: Path) -> bool:
+    return Path(path).parent.name == "subagents"
+
+
+def session_id_for(path: Path) -> str:
+    """The session a transcript file counts toward, as Claude Code (and ccusage) name it."""
+    path = Path(path)
+    if is_subagent_file(path):
+        return path.parent.parent.name
+    return path.stem
+
+
+def iter_records(path: Path, offset: int = 0) -> Iterator[tuple[int, dict]]:
+    """(offset_after_line, record) for each complete JSON line from `offset` on; see util.jsonl."""
+    return read_jsonl_from(path, offset)
