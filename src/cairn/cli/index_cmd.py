@@ -1,0 +1,160 @@
+"""`cairn init`, `cairn index`, `cairn summary`: opt a project in, build its index, curate its map."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cairn.cli.common import add_json, add_root, print_json, resolve
+
+CAIRN_GITIGNORE = """# derived or private: rebuilt by cairn, never committed
+sessions/
+.state/
+*.db
+*.lock
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("index", help="scan and parse the project into its index (incremental)",
+                       description="Scan the project (git-tracked and not-ignored files), parse them with "
+                       "tree-sitter and update the index under CAIRN_HOME. A second run with no change "
+                       "only stats files. Nothing is written into the repository unless it has a .cairn/ "
+                       "folder (see `cairn init`), where the maps are refreshed.")
+    add_root(p)
+    add_json(p)
+    p.add_argument("--full", action="store_true", help="re-parse every file, ignoring the stat cache")
+    p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_index)
+
+    p = sub.add_parser("init", help="opt this project in: create .cairn/ (committed memory and maps)",
+                       description="Create <root>/.cairn/ with its own .gitignore, index the project and write "
+                       ".cairn/map.md and .cairn/modules/*.md. Without .cairn/, cairn never writes into the repo.")
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("summary", help="set or show the curated summary of the map or of a module",
+                       description="A summary written by a person or an agent; kept across re-indexing and "
+                       "shown at the top of the map (or of the module page).")
+    ssub = p.add_subparsers(dest="action", metavar="ACTION")
+    s = ssub.add_parser("set", help="set the summary (TEXT, or '-' to read stdin; empty removes it)")
+    s.add_argument("text", help="the summary text, or - for stdin")
+    s.add_argument("--module", "-m", help="a module name (default: the top-level map)")
+    add_root(s)
+    add_json(s)
+    s.set_defaults(func=cmd_summary_set)
+    g = ssub.add_parser("show", help="print the summary")
+    g.add_argument("--module", "-m", help="a module name (default: the top-level map)")
+    add_root(g)
+    add_json(g)
+    g.set_defaults(func=cmd_summary_show)
+
+
+def run_index(project, *, quiet: bool, full: bool = False, workers: int | None = None):
+    """Index with a progress bar on a terminal; returns IndexStats."""
+    from cairn.codemap.indexer import index_project
+
+    if quiet or not sys.stderr.isatty():
+        return index_project(project, full=full, workers=workers)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True) as bar:
+        task = bar.add_task("index", total=None)
+        return index_project(project, full=full, workers=workers,
+                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+
+
+def summary_line(stats) -> str:
+    langs = ", ".join(f"{k} {v}" for k, v in list(stats.languages.items())[:5])
+    skipped = sum(stats.skipped.values())
+    return (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols, {stats.edges} edges; "
+            f"{stats.changed} changed, {stats.deleted} removed, {skipped} skipped in {stats.seconds:.2f}s")
+
+
+def _refresh_maps(project) -> int:
+    if not project.has_memory_dir:
+        return 0
+    from cairn.codemap.indexer import open_index
+    from cairn.codemap.maps import write_maps
+
+    con = open_index(project)
+    try:
+        return write_maps(con, project)
+    finally:
+        con.close()
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    project = resolve(args)
+    stats = run_index(project, quiet=args.quiet or args.json, full=args.full, workers=args.workers)
+    maps = _refresh_maps(project) if stats.graph_rebuilt else 0
+    if args.json:
+        print_json({"project": project.id, "root": str(project.root), **stats.as_dict(), "maps_written": maps})
+    else:
+        print(summary_line(stats))
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    from cairn.util.atomic import atomic_write_text
+
+    project = resolve(args)
+    base = project.memory_dir
+    created = not base.exists()
+    (base / "knowledge").mkdir(parents=True, exist_ok=True)
+    if not (base / ".gitignore").exists():
+        atomic_write_text(base / ".gitignore", CAIRN_GITIGNORE)
+    stats = run_index(project, quiet=args.json)
+    maps = _refresh_maps(project)
+    if args.json:
+        print_json({"project": project.id, "root": str(project.root), "created": created,
+                    "memory_dir": str(base), "maps_written": maps, **stats.as_dict()})
+    else:
+        print(f"{'created' if created else 'kept'} {base}")
+        print(summary_line(stats))
+        print(f"wrote {maps} map files under {base}")
+    return 0
+
+
+def _module_arg(project, module: str | None) -> str | None:
+    if module is None:
+        return None
+    from cairn.codemap.indexer import open_index
+    from cairn.codemap.maps import find_module
+
+    con = open_index(project)
+    try:
+        return find_module(con, module)
+    finally:
+        con.close()
+
+
+def cmd_summary_set(args: argparse.Namespace) -> int:
+    from cairn.codemap.summaries import set_summary
+
+    project = resolve(args)
+    text = sys.stdin.read() if args.text == "-" else args.text
+    module = _module_arg(project, args.module)
+    path = set_summary(project, module, text)
+    _refresh_maps(project)
+    if args.json:
+        print_json({"module": module, "path": str(path), "removed": not text.strip()})
+    else:
+        print(f"summary {'removed' if not text.strip() else 'saved'}: {path}")
+    return 0
+
+
+def cmd_summary_show(args: argparse.Namespace) -> int:
+    from cairn.codemap.summaries import get_summary
+
+    project = resolve(args)
+    module = _module_arg(project, args.module)
+    text = get_summary(project, module)
+    if args.json:
+        print_json({"module": module, "summary": text})
+    else:
+        print(text or "(no summary yet: `cairn summary set \"...\"`)")
+    return 0

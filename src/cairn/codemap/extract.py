@@ -1,0 +1,99 @@
+"""Turn one file on disk into everything the index stores about it (runs in worker processes).
+
+Pure function of (root, path): read, hash, classify, parse with tree-sitter, cut chunks and
+expand identifiers for full-text search. Returns a picklable FileRecord; never raises.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+from cairn.codemap.model import ParsedFile
+from cairn.codemap.scan import looks_binary, looks_generated
+from cairn.search.tokens import expand_identifiers
+
+DOC_LANGS = frozenset({"markdown", "rst", "text"})
+MAX_CHUNK_CHARS = 20_000  # a chunk's text in the FTS index (huge declarations are cut)
+
+
+@dataclass
+class ChunkRecord:
+    kind: str  # def | section
+    name: str
+    line: int
+    end_line: int
+    signature: str
+    text: str  # expanded text for FTS
+
+
+@dataclass
+class FileRecord:
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str = ""
+    lang: str | None = None
+    kind: str = "text"
+    lines: int = 0
+    skip: str | None = None  # reason the file is not indexed (binary, generated...)
+    parsed: ParsedFile | None = None
+    body: str = ""  # expanded whole-file text for FTS
+    chunks: list[ChunkRecord] = field(default_factory=list)
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
+    """Read and analyse one file. Errors become a `skip` reason, never an exception."""
+    from cairn.codemap.languages import language_for_path
+
+    rec = FileRecord(path=path, size=size, mtime_ns=mtime_ns)
+    try:
+        with open(os.path.join(root, path), "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        rec.skip = f"unreadable: {exc.strerror or exc}"
+        return rec
+    rec.size = len(data)
+    rec.hash = content_hash(data)
+    if looks_binary(data):
+        rec.skip = "binary"
+        return rec
+    gen = looks_generated(data, path)
+    if gen:
+        rec.skip = gen
+        return rec
+    text = data.decode("utf-8", errors="replace")
+    rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    lang = language_for_path(path)
+    rec.lang = lang
+    rec.kind = "doc" if (lang in DOC_LANGS or lang is None and path.lower().endswith((".txt", ".rst", ".adoc"))) else (
+        "code" if lang else "text")
+    if lang:
+        try:
+            from cairn.codemap.parse import parse_source
+
+            rec.parsed = parse_source(lang, data, path)
+        except Exception as exc:  # a grammar bug must not lose the file: index it as text
+            rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
+    rec.body = expand_identifiers(text)
+    if rec.parsed and rec.parsed.defs:
+        lines = text.split("\n")
+        for d in rec.parsed.defs:
+            if not d.top_level and d.kind != "heading":
+                continue
+            chunk_text = "\n".join(lines[max(0, d.line - 1): d.end_line])[:MAX_CHUNK_CHARS]
+            rec.chunks.append(ChunkRecord(
+                kind="section" if d.kind == "heading" else "def", name=d.name, line=d.line,
+                end_line=d.end_line, signature=d.signature, text=expand_identifiers(chunk_text),
+            ))
+    return rec
+
+
+def extract_many(args: list[tuple[str, str, int, int]]) -> list[FileRecord]:
+    """Batch entry point for a process pool (fewer round trips than one task per file)."""
+    return [extract_file(*a) for a in args]

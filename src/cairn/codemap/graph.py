@@ -1,0 +1,127 @@
+"""The file graph: resolved imports + symbol-reference edges -> PageRank, hubs, modules.
+
+Runs at index time (numpy/scipy are fine here, never on a hook's path); the request path only
+reads the stored edges and ranks.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from pathlib import Path
+
+from cairn.codemap.model import ImportRef
+from cairn.codemap.modules import assign_modules
+from cairn.codemap.schema import set_meta
+from cairn.store.db import transaction
+
+DAMPING = 0.85
+IMPORT_WEIGHT = 1.0  # an import is a strong, explicit dependency
+HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
+HUB_SHARE = 0.05  # ...and by at least this share of all code files
+GRAPH_VERSION = "1"
+
+
+def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPING,
+             iters: int = 100, tol: float = 1e-10) -> list[float]:
+    """Weighted PageRank over nodes 0..n-1; dangling mass is spread uniformly."""
+    if n == 0:
+        return []
+    import numpy as np
+    from scipy import sparse
+
+    if not edges:
+        return [1.0 / n] * n
+    src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges))
+    dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=len(edges))
+    w = np.fromiter((e[2] for e in edges), dtype=np.float64, count=len(edges))
+    out_w = np.bincount(src, weights=w, minlength=n)
+    norm = np.where(out_w[src] > 0, w / np.maximum(out_w[src], 1e-300), 0.0)
+    m = sparse.csr_matrix((norm, (dst, src)), shape=(n, n))
+    dangling = out_w == 0
+    r = np.full(n, 1.0 / n)
+    for _ in range(iters):
+        new = damping * (m @ r + r[dangling].sum() / n) + (1 - damping) / n
+        if np.abs(new - r).sum() < tol:
+            r = new
+            break
+        r = new
+    return (r / r.sum()).tolist()
+
+
+def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[str, str | None, str]]):
+    from cairn.codemap.imports import ResolverContext, resolve_import
+
+    by_path = {p: fid for fid, (p, _, _) in files.items()}
+    ctx = ResolverContext.build(root, list(by_path))
+    edges: dict[tuple[int, int], float] = {}
+    for fid, raw, kind, line, names in con.execute("SELECT file_id, raw, kind, line, names FROM imports"):
+        path, lang, _ = files[fid]
+        imp = ImportRef(raw=raw, line=line or 0, kind=kind or "module", names=json.loads(names) if names else [])
+        for target in resolve_import(ctx, lang or "", path, imp):
+            tid = by_path.get(target)
+            if tid is not None and tid != fid:
+                edges[(fid, tid)] = IMPORT_WEIGHT
+    return edges
+
+
+def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, str]]):
+    from cairn.codemap.imports.refs import reference_edges
+
+    defs: dict[str, set[str]] = defaultdict(set)
+    for fid, name in con.execute("SELECT file_id, name FROM symbols WHERE kind != 'heading'"):
+        defs[files[fid][0]].add(name)
+    refs: dict[str, dict[str, int]] = defaultdict(dict)
+    for fid, name, count in con.execute("SELECT file_id, name, count FROM refs"):
+        refs[files[fid][0]][name] = count
+    by_path = {p: fid for fid, (p, _, _) in files.items()}
+    return {(by_path[s], by_path[d]): w for s, d, w in reference_edges(defs, refs)
+            if s in by_path and d in by_path}
+
+
+def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
+    """Recompute edges, ranks, hubs and modules for the whole index, in one transaction."""
+    files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
+    imp = _import_edges(con, root, files)
+    ref = _ref_edges(con, files)
+    ids = sorted(files)
+    pos = {fid: i for i, fid in enumerate(ids)}
+    combined: dict[tuple[int, int], float] = defaultdict(float)
+    for (s, d), w in imp.items():
+        combined[(s, d)] += w
+    for (s, d), w in ref.items():
+        combined[(s, d)] += w
+    ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()])
+    indeg: dict[int, int] = defaultdict(int)
+    outdeg: dict[int, int] = defaultdict(int)
+    for s, d in combined:
+        indeg[d] += 1
+        outdeg[s] += 1
+    n_code = sum(1 for _, _, k in files.values() if k == "code") or 1
+    hub_min = max(HUB_MIN_INDEGREE, int(HUB_SHARE * n_code))
+    modules = assign_modules([files[f][0] for f in ids])
+    mod_rank: dict[str, float] = defaultdict(float)
+    mod_files: dict[str, int] = defaultdict(int)
+    with transaction(con):
+        con.execute("DELETE FROM edges")
+        con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)",
+                        [(s, d, "import", w) for (s, d), w in imp.items()]
+                        + [(s, d, "ref", w) for (s, d), w in ref.items()])
+        rows = []
+        for fid in ids:
+            path = files[fid][0]
+            mod = modules[path]
+            rank = ranks[pos[fid]] if ranks else 0.0
+            mod_rank[mod] += rank
+            mod_files[mod] += 1
+            rows.append((rank, mod, int(indeg[fid] >= hub_min), indeg[fid], outdeg[fid], fid))
+        con.executemany("UPDATE files SET rank=?, module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
+        con.execute("DELETE FROM modules WHERE name NOT IN (SELECT DISTINCT module FROM files)")
+        for mod, r in mod_rank.items():
+            con.execute(
+                "INSERT INTO modules(name, files, rank) VALUES(?,?,?) ON CONFLICT(name) DO UPDATE SET "
+                "files=excluded.files, rank=excluded.rank", (mod, mod_files[mod], r))
+        set_meta(con, "graph_dirty", "0")
+        set_meta(con, "graph_version", GRAPH_VERSION)
+    return {"import_edges": len(imp), "ref_edges": len(ref), "hub_min_indegree": hub_min}

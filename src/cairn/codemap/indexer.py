@@ -1,0 +1,231 @@
+"""`cairn index`: bring a worktree's SQLite index up to date, incrementally and safely.
+
+Pipeline: scan (stat walk) -> pick new/changed files by size+mtime -> extract them (tree-sitter,
+in a process pool when it pays) -> store in batched transactions -> rebuild the graph (imports,
+references, PageRank, modules) only if something changed. A second run with no change costs one
+stat walk. Consistency under interruption: each batch is one transaction and a `graph_dirty`
+flag is cleared only after the graph is rebuilt, so a killed run is finished by the next one.
+Concurrent indexers of one worktree are serialized by a lock file.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.codemap.extract import FileRecord, extract_file, extract_many
+from cairn.codemap.scan import ScanEntry, scan
+from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
+from cairn.config import load_config
+from cairn.errors import CairnError
+from cairn.project import Project
+from cairn.store.db import connect, transaction
+
+BATCH = 256  # files per transaction
+POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class IndexStats:
+    files: int = 0
+    changed: int = 0
+    deleted: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    languages: dict[str, int] = field(default_factory=dict)
+    symbols: int = 0
+    edges: int = 0
+    graph_rebuilt: bool = False
+    seconds: float = 0.0
+    parse_errors: int = 0
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def open_index(project: Project) -> sqlite3.Connection:
+    """The project's index database (created and migrated if needed)."""
+    return connect(project.index_path(), MIGRATIONS)
+
+
+class _Lock:
+    """An exclusive advisory lock beside the index: one indexer per worktree at a time."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self):
+        self.fh = open(self.path, "a+")
+        fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.fh.fileno(), fcntl.LOCK_UN)
+        self.fh.close()
+
+
+def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Progress | None):
+    """Yield FileRecords for `todo`, in a process pool when the job is large enough."""
+    args = [(str(root), e.path, e.size, e.mtime_ns) for e in todo]
+    total = len(args)
+    if workers <= 1 or total < POOL_MIN_FILES:
+        for i, a in enumerate(args, 1):
+            yield extract_file(*a)
+            if progress and (i % 50 == 0 or i == total):
+                progress(i, total)
+        return
+    size = max(16, min(128, total // (workers * 8) or 16))
+    batches = [args[i: i + size] for i in range(0, total, size)]
+    done = 0
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for recs in pool.map(extract_many, batches):
+            for rec in recs:
+                yield rec
+            done += len(recs)
+            if progress:
+                progress(done, total)
+
+
+def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
+    for (cid,) in con.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,)).fetchall():
+        con.execute("DELETE FROM chunks_fts WHERE rowid = ?", (cid,))
+    con.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+    con.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+    con.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
+    con.execute("DELETE FROM imports WHERE file_id = ?", (file_id,))
+    con.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
+
+
+def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
+    """Write one file's rows (replacing what was there). Caller holds the transaction."""
+    from cairn.search.tokens import path_text
+
+    parsed = rec.parsed
+    row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
+           parsed.error if parsed else None)
+    if file_id is None:
+        file_id = con.execute(
+            "INSERT INTO files(path, lang, kind, size, mtime_ns, hash, lines, parse_error) VALUES(?,?,?,?,?,?,?,?)",
+            (rec.path, *row)).lastrowid
+    else:
+        _delete_file_rows(con, file_id)
+        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=? WHERE id=?",
+                    (*row, file_id))
+    names: list[str] = []
+    if parsed:
+        con.executemany(
+            "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level) VALUES(?,?,?,?,?,?,?,?)",
+            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level))
+             for d in parsed.defs])
+        con.executemany("INSERT INTO refs(file_id, name, count) VALUES(?,?,?)",
+                        [(file_id, n, c) for n, c in parsed.refs.items()])
+        con.executemany("INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)",
+                        [(file_id, i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None)
+                         for i in parsed.imports])
+        names = [d.name for d in parsed.defs]
+    from cairn.search.tokens import expand_identifiers
+
+    con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)",
+                (file_id, path_text(rec.path), expand_identifiers(" ".join(names)), rec.body))
+    for ch in rec.chunks:
+        cid = con.execute("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
+                          (file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature)).lastrowid
+        con.execute("INSERT INTO chunks_fts(rowid, name, body) VALUES(?,?,?)",
+                    (cid, expand_identifiers(ch.name), ch.text))
+    return file_id
+
+
+def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
+                  workers: int | None = None) -> IndexStats:
+    """Bring the index of `project.root` up to date and return what happened."""
+    if project.root is None:
+        raise CairnError("the _global project has no code to index; pass --root DIR")
+    root = project.root
+    if not root.is_dir():
+        raise CairnError(f"{root}: not a directory")
+    t0 = time.perf_counter()
+    cfg = load_config(root)
+    stats = IndexStats()
+    lock_path = project.index_path().with_suffix(".lock")
+    with _Lock(lock_path):
+        con = open_index(project)
+        try:
+            _run(con, project, cfg, stats, progress, full, workers)
+        finally:
+            con.close()
+    stats.seconds = round(time.perf_counter() - t0, 3)
+    return stats
+
+
+def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bool, workers) -> None:
+    root = project.root
+    result = scan(root, max_bytes=int(cfg["index"]["max_file_bytes"]))
+    stats.skipped = dict(result.skipped)
+    known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
+             for r in con.execute("SELECT id, path, size, mtime_ns, hash FROM files")}
+    seen = {e.path for e in result.entries}
+    gone = [p for p in known if p not in seen]
+    todo = [e for e in result.entries
+            if full or e.path not in known or known[e.path][1] != e.size or known[e.path][2] != e.mtime_ns]
+    graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") is None
+    if gone or todo:
+        with transaction(con):
+            set_meta(con, "graph_dirty", "1")
+            for p in gone:
+                _delete_file_rows(con, known[p][0])
+                con.execute("DELETE FROM files WHERE id = ?", (known[p][0],))
+        stats.deleted = len(gone)
+    n_workers = workers if workers is not None else int(cfg["index"].get("workers") or 0) or (os.cpu_count() or 1)
+    pending: list[FileRecord] = []
+
+    def flush() -> None:
+        if not pending:
+            return
+        with transaction(con):
+            for rec in pending:
+                entry = known.get(rec.path)
+                if rec.skip:
+                    if entry:
+                        _delete_file_rows(con, entry[0])
+                        con.execute("DELETE FROM files WHERE id = ?", (entry[0],))
+                    stats.skipped[rec.skip.split(":")[0]] = stats.skipped.get(rec.skip.split(":")[0], 0) + 1
+                    continue
+                if entry and entry[3] == rec.hash and not full:
+                    # touched but unchanged: remember the new stat, keep everything else
+                    con.execute("UPDATE files SET size=?, mtime_ns=? WHERE id=?", (rec.size, rec.mtime_ns, entry[0]))
+                    continue
+                _store(con, rec, entry[0] if entry else None)
+                stats.changed += 1
+        pending.clear()
+
+    for rec in _extract_all(root, todo, n_workers, progress):
+        pending.append(rec)
+        if len(pending) >= BATCH:
+            flush()
+    flush()
+    if stats.changed or stats.deleted or graph_dirty or full:
+        from cairn.codemap.graph import rebuild_graph
+
+        rebuild_graph(con, root)
+        stats.graph_rebuilt = True
+    _fill_totals(con, stats)
+
+
+def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
+    stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    stats.languages = {r[0] or "text": r[1] for r in con.execute(
+        "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
+    stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+    stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+    stats.parse_errors = con.execute("SELECT COUNT(*) FROM files WHERE parse_error IS NOT NULL").fetchone()[0]

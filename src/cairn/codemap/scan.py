@@ -1,0 +1,169 @@
+"""Which files of a project get indexed: the stat walk that every index run starts with.
+
+In a git worktree: the files git tracks plus the untracked ones it would not ignore (so
+.gitignore and .git/info/exclude apply), asked from git in one call. Outside git: a walk of the
+tree minus the usual junk folders, honouring a root .gitignore if there is one. Both then apply
+`.cairn/ignore`, and skip lockfiles, vendored and generated paths, symlinks (never followed out
+of the root) and files over the size cap. Content checks (binary, minified, generated header)
+happen later, when a file is read anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as statmod
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+JUNK_DIRS = frozenset(
+    """.git .hg .svn node_modules vendor third_party third-party bower_components __pycache__ .venv venv
+    env .env .tox .nox .mypy_cache .pytest_cache .ruff_cache .cache dist build out target .next .nuxt
+    .svelte-kit .gradle .idea .vscode coverage htmlcov .terraform .eggs site-packages Pods DerivedData
+    .dart_tool .pub-cache""".split()
+)
+LOCKFILES = frozenset(
+    """package-lock.json yarn.lock pnpm-lock.yaml bun.lockb Cargo.lock poetry.lock Pipfile.lock uv.lock
+    composer.lock Gemfile.lock go.sum mix.lock pubspec.lock Package.resolved flake.lock
+    npm-shrinkwrap.json gradle.lockfile packages.lock.json""".split()
+)
+BINARY_EXT = frozenset(
+    """png jpg jpeg gif bmp ico webp svgz tiff psd pdf zip gz tgz bz2 xz 7z rar tar jar war ear class
+    so dylib dll exe o a lib obj bin dat db sqlite sqlite3 wasm pyc pyo whl egg woff woff2 ttf otf eot
+    mp3 mp4 wav ogg flac avi mov mkv webm pkl npy npz parquet h5 onnx pt ckpt safetensors ds_store
+    lockb icns""".split()
+)
+GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".pb.go", "_pb2.py", "_pb2_grpc.py", ".g.dart",
+                      ".freezed.dart", ".generated.ts", ".designer.cs")
+
+
+@dataclass
+class ScanEntry:
+    path: str  # repo-relative, POSIX separators
+    size: int
+    mtime_ns: int
+
+
+@dataclass
+class ScanResult:
+    entries: list[ScanEntry] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
+    git: bool = False
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+def _git_files(root: Path) -> list[str] | None:
+    """Tracked + untracked-not-ignored files from git, or None if git can't answer."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if out.returncode != 0:
+        return None
+    names = out.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted({n for n in names if n})
+
+
+def _walk_files(root: Path) -> list[str]:
+    """Every file under root outside junk folders; symlinked folders are not entered."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in JUNK_DIRS and not d.endswith(".egg-info")]
+        rel = os.path.relpath(dirpath, root)
+        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        out.extend(prefix + f for f in filenames)
+    out.sort()
+    return out
+
+
+def _ignore_spec(root: Path, use_gitignore: bool):
+    """A pathspec for `.cairn/ignore` (and the root .gitignore when git is not there to apply it)."""
+    lines: list[str] = []
+    sources = [root / ".cairn" / "ignore"]
+    if use_gitignore:
+        sources.append(root / ".gitignore")
+    for src in sources:
+        try:
+            lines.extend(src.read_text(encoding="utf-8", errors="replace").splitlines())
+        except OSError:
+            continue
+    if not lines:
+        return None
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
+
+
+def skip_reason_for_path(rel: str) -> str | None:
+    """Why a path is never indexed, judged from its name alone (None = keep)."""
+    parts = rel.split("/")
+    name = parts[-1]
+    if any(p in JUNK_DIRS for p in parts[:-1]):
+        return "vendored"
+    if name in LOCKFILES:
+        return "lockfile"
+    low = name.lower()
+    ext = low.rsplit(".", 1)[-1] if "." in low else ""
+    if ext in BINARY_EXT:
+        return "binary"
+    if low.endswith(GENERATED_SUFFIXES):
+        return "generated"
+    if parts[0] == ".cairn" and len(parts) > 1 and parts[1] not in ("knowledge",):
+        return "cairn"  # cairn's own generated maps and records are not code
+    return None
+
+
+def scan(root: Path, max_bytes: int = 1_000_000) -> ScanResult:
+    """List the indexable files of `root` with their size and mtime (one stat each)."""
+    root = Path(root)
+    result = ScanResult()
+    names = _git_files(root) if (root / ".git").exists() else None
+    result.git = names is not None
+    if names is None:
+        names = _walk_files(root)
+    spec = _ignore_spec(root, use_gitignore=not result.git)
+    root_str = str(root)
+    for rel in names:
+        reason = skip_reason_for_path(rel)
+        if reason:
+            result.skip(reason)
+            continue
+        if spec is not None and spec.match_file(rel):
+            result.skip("ignored")
+            continue
+        try:
+            st = os.lstat(os.path.join(root_str, rel))
+        except OSError:
+            result.skip("unreadable")
+            continue
+        if statmod.S_ISLNK(st.st_mode):
+            result.skip("symlink")
+            continue
+        if not statmod.S_ISREG(st.st_mode):
+            continue
+        if st.st_size > max_bytes:
+            result.skip("too large")
+            continue
+        result.entries.append(ScanEntry(rel, st.st_size, st.st_mtime_ns))
+    return result
+
+
+def looks_binary(data: bytes) -> bool:
+    return b"\0" in data[:8192]
+
+
+def looks_generated(data: bytes, path: str) -> str | None:
+    """'minified' or 'generated' when the content says so (checked when the file is read anyway)."""
+    head = data[:2048]
+    if b"DO NOT EDIT" in head or b"@generated" in head or b"<auto-generated" in head:
+        return "generated"
+    if path.endswith((".js", ".css", ".mjs", ".cjs")) and len(data) > 5000:
+        lines = data.count(b"\n") + 1
+        if len(data) / lines > 300:
+            return "minified"
+    return None

@@ -1,0 +1,84 @@
+"""The code index schema, as plain migration functions (user_version i -> i+1).
+
+The index is derived data: deleting the file and running `cairn index` rebuilds it. Text search
+uses two FTS5 tables over pre-expanded text (see search/tokens.py): one row per file (path,
+symbol names, whole body) and one row per chunk (a top-level declaration or a markdown section).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def _v1(con: sqlite3.Connection) -> None:
+    con.executescript(
+        f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            lang TEXT,
+            kind TEXT NOT NULL DEFAULT 'code',   -- code | doc | text
+            size INTEGER, mtime_ns INTEGER, hash TEXT,
+            lines INTEGER DEFAULT 0,
+            parse_error TEXT,
+            rank REAL DEFAULT 0,
+            module TEXT,
+            is_hub INTEGER DEFAULT 0,
+            indegree INTEGER DEFAULT 0,
+            outdegree INTEGER DEFAULT 0
+        );
+        CREATE TABLE symbols (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL, kind TEXT, line INTEGER, end_line INTEGER,
+            signature TEXT, parent TEXT, top_level INTEGER DEFAULT 1
+        );
+        CREATE INDEX symbols_file ON symbols(file_id);
+        CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
+        CREATE TABLE refs (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            name TEXT NOT NULL, count INTEGER NOT NULL
+        );
+        CREATE INDEX refs_file ON refs(file_id);
+        CREATE TABLE imports (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            raw TEXT NOT NULL, kind TEXT, line INTEGER, names TEXT
+        );
+        CREATE INDEX imports_file ON imports(file_id);
+        CREATE TABLE edges (
+            src INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            dst INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,          -- import | ref
+            weight REAL NOT NULL,
+            PRIMARY KEY (src, dst, kind)
+        ) WITHOUT ROWID;
+        CREATE INDEX edges_dst ON edges(dst);
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            kind TEXT, name TEXT, line INTEGER, end_line INTEGER, signature TEXT
+        );
+        CREATE INDEX chunks_file ON chunks(file_id);
+        CREATE VIRTUAL TABLE files_fts USING fts5(path, names, body, tokenize='{FTS_TOKENIZER}');
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(name, body, tokenize='{FTS_TOKENIZER}');
+        CREATE TABLE modules (
+            name TEXT PRIMARY KEY, files INTEGER, rank REAL, summary TEXT
+        );
+        """
+    )
+
+
+MIGRATIONS = [_v1]
+
+
+def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+    row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def set_meta(con: sqlite3.Connection, key: str, value: str) -> None:
+    con.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value))

@@ -1,0 +1,98 @@
+"""Code-aware tokenization shared by the indexer and the query side.
+
+SQLite's FTS5 `porter unicode61 remove_diacritics 2` tokenizer already lowercases, folds accents,
+splits on punctuation (so snake_case and kebab-case and paths come apart) and stems English. What
+it cannot do is split camelCase or keep a compound identifier whole, so both sides of the index
+pass text through `expand_identifiers` first: `applyCoupon` becomes `applyCoupon applycoupon apply
+coupon`, `apply_coupon` becomes `apply_coupon applycoupon`. Stdlib only: this runs in hooks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# A compound identifier: has an inner capital after a lowercase/digit, or an underscore/hyphen join.
+_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[_-]+[A-Za-z0-9]+)+|[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*")
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_WORD = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*|[^\W_]+", re.UNICODE)
+
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under about as
+    is are was were be been being am do does did done doing have has had having it its it's this that
+    these those there here what which who whom whose when where why how all any each every some no not
+    only own same so than too very can could should would will shall may might must just also now
+    i me my we our you your he him his she her they them their us let lets please ok okay hey hi thanks
+    thank yes yeah sure want wanted need needs needed make made get got use used using like still
+    again really maybe something anything thing things stuff way look see find show tell know think
+    try trying work working one two new add added adds fix fixed fixes fixing update updated support
+    allow allows when while more most less instead without within between after before since until
+    via per etc e g ie eg""".split()
+)
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip accents (café -> cafe), as FTS5's remove_diacritics does."""
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+
+
+def split_identifier(token: str) -> list[str]:
+    """`applyCouponV2` -> ['apply', 'coupon', 'v', '2']; `apply_coupon` -> ['apply', 'coupon']."""
+    parts: list[str] = []
+    for piece in re.split(r"[_\-./\\]+", token):
+        parts.extend(p.lower() for p in _CAMEL_PARTS.findall(piece))
+    return [p for p in parts if p]
+
+
+def _expand(match: re.Match) -> str:
+    tok = match.group(0)
+    parts = split_identifier(tok)
+    joined = "".join(parts)
+    return f"{tok} {joined} {' '.join(parts)}" if len(parts) > 1 else tok
+
+
+def expand_identifiers(text: str) -> str:
+    """Text for the FTS index: every compound identifier followed by its joined and split forms."""
+    return _COMPOUND.sub(_expand, text)
+
+
+def path_text(path: str) -> str:
+    """Searchable words of a repo path: `src/cart/applyCoupon.ts` -> 'src cart applycoupon apply coupon ts'."""
+    out: list[str] = []
+    for seg in re.split(r"[/\\.]+", path):
+        if not seg:
+            continue
+        parts = split_identifier(seg)
+        joined = "".join(parts)
+        out.append(joined)
+        if len(parts) > 1:
+            out.extend(parts)
+    return " ".join(out)
+
+
+def query_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Distinct searchable terms of a request, in order: compounds whole + split, stopwords dropped."""
+    seen: dict[str, None] = {}
+    for m in _WORD.finditer(text):
+        tok = m.group(0)
+        parts = split_identifier(tok)
+        if not parts:
+            continue
+        cands = ["".join(parts)] + (parts if len(parts) > 1 else [])
+        for c in cands:
+            c = fold(c)
+            if not c or (not keep_stopwords and c in STOPWORDS) or (len(c) < 2 and not c.isdigit()):
+                continue
+            seen.setdefault(c, None)
+    return list(seen)
+
+
+def fts_quote(term: str) -> str:
+    """One FTS5 string literal: no operator, quote or NEAR can escape it."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def fts_or_query(terms: list[str]) -> str:
+    """An FTS5 MATCH expression that ORs the quoted terms (empty string if there are none)."""
+    return " OR ".join(fts_quote(t) for t in terms if t)
