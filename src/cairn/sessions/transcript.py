@@ -53,3 +53,23 @@ def session_id_for(path: Path) -> str:
 def iter_records(path: Path, offset: int = 0) -> Iterator[tuple[int, dict]]:
     """(offset_after_line, record) for each complete JSON line from `offset` on; see util.jsonl."""
     return read_jsonl_from(path, offset)
+
+
+def iter_raw_lines(path: Path) -> Iterator[bytes]:
+    """Every non-blank line of a whole file as bytes, the last even without a newline.
+
+    For batch readers (the token X-ray) that filter lines by a byte marker before parsing JSON,
+    which is what makes reading hundreds of megabytes of transcripts fast. It reads the file as
+    ccusage does, so a final line without a newline still counts when it is complete JSON.
+    """
+    with open(path, "rb") as fh:
+        data = fh.read()
+    for line in data.split(b"\n"):
+        if line.strip():
+            yield line
+
+
+def project_dir_for(path: Path) -> str:
+    """The folder Claude Code named after the session's cwd (`-home-me-repo`), as ccusage reports it."""
+    path = Path(path)
+    return path.parent.parent.parent.name if is_subagent_file(path) else path.parent.name

@@ -1,0 +1,143 @@
+"""Model prices: the table shipped with cairn (prices.json), overridable in ~/.cairn/config.toml.
+
+Prices change and new models appear, so the table carries the date it was taken and its source,
+and a model it does not know is reported as unpriced rather than guessed. Override or add a model:
+
+    [prices."claude-opus-4-6-fast"]
+    input = 30.0          # USD per million tokens
+    output = 150.0        # cache rates default to 1.25x / 2x / 0.1x input when omitted
+
+Cache rates follow Anthropic's multipliers of the input price: 5-minute write 1.25x, 1-hour write
+2x, read 0.1x. A request whose whole input passes 200k tokens is charged entirely at the
+`*_above_200k` rates where the model has them (Anthropic's rule; ccusage tiers per field instead).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from cairn.errors import CairnError
+
+RATES = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+DERIVED = {"cache_write_5m": 1.25, "cache_write_1h": 2.0, "cache_read": 0.1}  # x input
+LONG_CONTEXT_TOKENS = 200_000
+_PER_TOKEN = 1e-6  # table unit: USD per million tokens
+
+
+@dataclass(frozen=True, slots=True)
+class CostParts:
+    """USD for one request (or a sum of them), split by what the tokens were."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_write: float = 0.0
+    cache_read: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.input + self.output + self.cache_write + self.cache_read
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    name: str
+    base: dict[str, float]
+    above_200k: dict[str, float] | None = None
+
+    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
+             cache_read: int) -> CostParts:
+        """Price one request; the long-context tier applies when its whole input passes 200k."""
+        prompt = input_tokens + write_5m + write_1h + cache_read
+        r = self.above_200k if (self.above_200k and prompt > LONG_CONTEXT_TOKENS) else self.base
+        return CostParts(
+            input=input_tokens * r["input"] * _PER_TOKEN,
+            output=output_tokens * r["output"] * _PER_TOKEN,
+            cache_write=(write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
+            cache_read=cache_read * r["cache_read"] * _PER_TOKEN,
+        )
+
+
+_DATE_SUFFIX = re.compile(r"(-\d{8}|@\d{8}|-v\d+(:\d+)?)$")
+_PROVIDER_PREFIX = re.compile(r"^((us|eu|apac|global)\.)?anthropic\.")
+
+
+def normalize_model(model: str) -> str:
+    """`claude-sonnet-4-5-20250929`, `us.anthropic.claude-...-v1:0`, `claude-...@2025...` -> table key."""
+    m = _PROVIDER_PREFIX.sub("", model.strip().lower())
+    prev = None
+    while prev != m:
+        prev, m = m, _DATE_SUFFIX.sub("", m)
+    return m
+
+
+@dataclass
+class PriceTable:
+    as_of: str
+    source: str
+    models: dict[str, ModelPrice]
+    aliases: dict[str, str] = field(default_factory=dict)
+    overridden: list[str] = field(default_factory=list)
+
+    def lookup(self, model: str | None) -> ModelPrice | None:
+        """The price of a model as written in a transcript, or None when the table lacks it."""
+        if not model:
+            return None
+        for key in (model, model.lower(), normalize_model(model)):
+            key = self.aliases.get(key, key)
+            if key in self.models:
+                return self.models[key]
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"as_of": self.as_of, "source": self.source, "overridden": list(self.overridden)}
+
+
+def _rates(name: str, raw: dict, base: dict[str, float] | None, where: str) -> dict[str, float]:
+    out: dict[str, float] = dict(base or {})
+    for key in RATES:
+        if key in raw:
+            val = raw[key]
+            if isinstance(val, bool) or not isinstance(val, int | float) or val < 0:
+                raise CairnError(f"{where}: prices.\"{name}\".{key} must be a non-negative number")
+            out[key] = float(val)
+    if "input" not in out or "output" not in out:
+        raise CairnError(f"{where}: prices.\"{name}\" needs at least input and output (USD per million tokens)")
+    for key, mult in DERIVED.items():
+        if key not in raw and (base is None or key not in base):
+            out[key] = out["input"] * mult
+    return out
+
+
+def _model_price(name: str, raw: dict, prior: ModelPrice | None, where: str) -> ModelPrice:
+    if not isinstance(raw, dict):
+        raise CairnError(f"{where}: prices.\"{name}\" must be a table of rates")
+    base = _rates(name, raw, prior.base if prior else None, where)
+    above_raw = {k.removesuffix("_above_200k"): v for k, v in raw.items() if k.endswith("_above_200k")}
+    above = prior.above_200k if prior else None
+    if above_raw:
+        above = _rates(name + " above 200k", above_raw, above or base, where)
+    return ModelPrice(name=name, base=base, above_200k=above)
+
+
+def load_prices(overrides: dict | None = None) -> PriceTable:
+    """The shipped table merged with `overrides` (default: the `[prices]` table of the user config)."""
+    data = json.loads(resources.files("cairn.sessions").joinpath("prices.json").read_text(encoding="utf-8"))
+    models = {name: _model_price(name, raw, None, "prices.json") for name, raw in data["models"].items()}
+    table = PriceTable(as_of=data["as_of"], source=data["source"], models=models,
+                       aliases=dict(data.get("aliases", {})))
+    if overrides is None:
+        from cairn.config import user_config
+
+        overrides = user_config().get("prices") or {}
+    if not isinstance(overrides, dict):
+        raise CairnError("config.toml: [prices] must be a table of models")
+    for name, raw in overrides.items():
+        key = table.aliases.get(normalize_model(name), normalize_model(name))
+        prior = table.models.get(key)
+        table.models[key] = _model_price(key, raw, prior, "config.toml")
+        table.overridden.append(key)
+    return table

@@ -1,0 +1,343 @@
+"""Token accounting for Claude Code transcripts, counted exactly as ccusage `session` counts.
+
+Why exact: Claude Code writes one line per content block of an API response, each repeating the
+usage with partial output counts, and /btw or subagent logs replay parent messages. Counting
+lines, or keeping the first copy, undercounts output about 4x. The rules below follow ccusage's
+Rust loader (adapter/claude/mod.rs @ 5816e640), so totals match it to the token:
+
+- only lines holding `"usage":{` are read; a line where one of a few fields is JSON null, or
+  that does not fit the entry shape (numbers are non-negative integers), is skipped whole;
+- an entry with a non-semver `version`, or an empty sessionId / requestId / message.id / model,
+  is rejected;
+- duplicates share (message.id, requestId): the one with the largest token total wins, ties go
+  to the entry carrying `speed`; a sidechain entry repeating a kept message.id under another
+  requestId is a replay and loses to the parent entry; entries without message.id never merge;
+- `<synthetic>` turns count tokens but no model; `speed: fast` turns are model `<name>-fast`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from cairn.errors import CairnError
+from cairn.sessions.transcript import (
+    find_transcripts,
+    is_subagent_file,
+    iter_raw_lines,
+    project_dir_for,
+    session_id_for,
+)
+
+USAGE_MARKER = b'"usage":{'
+_NULL_FIELDS = re.compile(
+    rb'"(id|cwd|model|speed|costUSD|version|sessionId|requestId|isApiErrorMessage|'
+    rb'cache_read_input_tokens|cache_creation_input_tokens)":null'
+)
+_SEMVER_PREFIX = re.compile(r"\d+\.\d+\.\d")
+
+
+@dataclass(slots=True)
+class Turn:
+    """One assistant API response as recorded in a transcript (one usage entry)."""
+
+    session_id: str
+    file: str
+    is_subagent: bool
+    ts: float  # epoch seconds
+    timestamp: str
+    model: str | None  # None for `<synthetic>` or a missing model
+    message_id: str | None
+    request_id: str | None
+    sidechain: bool
+    speed: str | None
+    input: int
+    output: int
+    cache_write: int  # 5m + 1h when the split is recorded, else cache_creation_input_tokens
+    write_5m: int
+    write_1h: int
+    cache_read: int
+    cwd: str | None = None
+
+    @property
+    def total(self) -> int:
+        return self.input + self.output + self.cache_write + self.cache_read
+
+    @property
+    def context(self) -> int:
+        """Prompt size of the request: what the model re-read this turn."""
+        return self.input + self.cache_write + self.cache_read
+
+
+def _uint(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def _opt_str(rec: dict, key: str) -> tuple[bool, str | None]:
+    """(ok, value): a missing key is fine, a present non-string is a shape error."""
+    val = rec.get(key)
+    if val is None or isinstance(val, str):
+        return True, val
+    return False, None
+
+
+def parse_timestamp(value: object) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        return None
+    return dt.timestamp()
+
+
+def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None) -> Turn | None:
+    """The usage entry of one parsed line, or None when ccusage would not count it."""
+    if _NULL_FIELDS.search(raw):
+        return None
+    msg = rec.get("message")
+    if not isinstance(msg, dict):
+        return None
+    usage = msg.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    inp, out = _uint(usage.get("input_tokens")), _uint(usage.get("output_tokens"))
+    if inp is None or out is None:
+        return None
+    cw_total = usage.get("cache_creation_input_tokens", 0)
+    cr = usage.get("cache_read_input_tokens", 0)
+    if _uint(cw_total) is None or _uint(cr) is None:
+        return None
+    split = usage.get("cache_creation")
+    if split is not None:
+        if not isinstance(split, dict):
+            return None
+        w5, w1 = _uint(split.get("ephemeral_5m_input_tokens", 0)), _uint(split.get("ephemeral_1h_input_tokens", 0))
+        if w5 is None or w1 is None:
+            return None
+        cw = w5 + w1
+    else:
+        w5, w1, cw = cw_total, 0, cw_total
+    speed = usage.get("speed")
+    if speed is not None and speed not in ("standard", "fast"):
+        return None
+    ts = parse_timestamp(rec.get("timestamp"))
+    if ts is None:
+        return None
+    checks = [_opt_str(rec, k) for k in ("sessionId", "version", "requestId")]
+    checks += [_opt_str(msg, k) for k in ("id", "model")]
+    if not all(ok for ok, _ in checks):
+        return None
+    (_, sid), (_, version), (_, request_id), (_, message_id), (_, model) = checks
+    if version is not None and not _SEMVER_PREFIX.match(version):
+        return None
+    if sid == "" or request_id == "" or message_id == "" or model == "":
+        return None
+    side = rec.get("isSidechain")
+    if side is not None and not isinstance(side, bool):
+        return None
+    if model == "<synthetic>":
+        model = None
+    elif model is not None and speed == "fast":
+        model = f"{model}-fast"
+    cwd = rec.get("cwd")
+    return Turn(
+        session_id=session_id or session_id_for(path), file=str(path), is_subagent=is_subagent_file(path),
+        ts=ts, timestamp=rec["timestamp"], model=model, message_id=message_id, request_id=request_id,
+        sidechain=side is True, speed=speed, input=inp, output=out, cache_write=cw, write_5m=w5,
+        write_1h=w1, cache_read=cr, cwd=cwd if isinstance(cwd, str) else None,
+    )
+
+
+def _replaces(new: Turn, old: Turn) -> bool:
+    if new.sidechain != old.sidechain:
+        return old.sidechain
+    if new.total != old.total:
+        return new.total > old.total
+    return new.speed is not None and old.speed is None
+
+
+class Deduper:
+    """Keeps one entry per API response, in first-seen order (feed files sorted by path)."""
+
+    def __init__(self) -> None:
+        self.kept: list[Turn] = []
+        self._exact: dict[tuple[str, str | None], list[int]] = {}
+        self._by_message: dict[str, list[int]] = {}
+
+    def _index(self, i: int) -> None:
+        t = self.kept[i]
+        for table, key in ((self._exact, (t.message_id, t.request_id)), (self._by_message, t.message_id)):
+            slot = table.setdefault(key, [])
+            if i not in slot:
+                slot.append(i)
+
+    def add(self, turn: Turn) -> None:
+        mid = turn.message_id
+        if mid is None:
+            self.kept.append(turn)
+            return
+        found = next((i for i in self._exact.get((mid, turn.request_id), ())
+                      if self.kept[i].message_id == mid and self.kept[i].request_id == turn.request_id), None)
+        if found is None:  # a sidechain replay of the same message under a new requestId
+            found = next((i for i in self._by_message.get(mid, ())
+                          if self.kept[i].message_id == mid and (turn.sidechain or self.kept[i].sidechain)),
+                         None)
+        if found is not None:
+            if _replaces(turn, self.kept[found]):
+                self.kept[found] = turn
+                self._index(found)
+            return
+        self.kept.append(turn)
+        self._index(len(self.kept) - 1)
+
+
+def dedup(turns: list[Turn]) -> list[Turn]:
+    """ccusage's deduplication over entries given in file-path then line order."""
+    d = Deduper()
+    for t in turns:
+        d.add(t)
+    return d.kept
+
+
+# --- Loading a set of transcripts: usage turns plus the facts the X-ray needs ------------------
+
+_TOOL_RESULT = b'"tool_result"'
+_COMPACT = b'"compact_boundary"'
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """The size of one tool's output as it entered the context (text characters)."""
+
+    session_id: str
+    ts: float
+    tool: str
+    chars: int
+
+
+@dataclass(slots=True)
+class Compaction:
+    session_id: str
+    ts: float
+    trigger: str
+    pre_tokens: int | None
+    is_subagent: bool
+
+
+@dataclass
+class Dataset:
+    """Deduplicated turns and side facts of a set of transcript files."""
+
+    turns: list[Turn] = field(default_factory=list)
+    tool_results: list[ToolResult] = field(default_factory=list)
+    compactions: list[Compaction] = field(default_factory=list)
+    session_cwd: dict[str, str] = field(default_factory=dict)
+    session_dir: dict[str, str] = field(default_factory=dict)
+    files: int = 0
+    bad_lines: int = 0
+    roots: list[str] = field(default_factory=list)
+
+
+def _content_chars(content: object) -> int:
+    if isinstance(content, str):
+        return len(content)
+    if isinstance(content, list):
+        return sum(len(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return 0
+
+
+def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
+    """Read one transcript: usage entries (not yet deduplicated), tool output sizes, compactions."""
+    sid = session_id_for(path)
+    sub = is_subagent_file(path)
+    tool_names: dict[str, str] = {}
+    for raw in iter_raw_lines(path):
+        has_usage = USAGE_MARKER in raw
+        if not (has_usage or _TOOL_RESULT in raw or _COMPACT in raw):
+            if not raw.lstrip().startswith(b"{"):
+                ds.bad_lines += 1
+            continue
+        try:
+            rec = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            ds.bad_lines += 1
+            continue
+        if not isinstance(rec, dict):
+            ds.bad_lines += 1
+            continue
+        kind = rec.get("type")
+        msg = rec.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if has_usage:
+            turn = usage_turn(rec, raw, path, sid)
+            if turn is not None:
+                raw_turns.append(turn)
+                if turn.cwd and (not sub or sid not in ds.session_cwd):
+                    ds.session_cwd.setdefault(sid, turn.cwd)
+        if kind == "assistant" and isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str):
+                    tool_names[b["id"]] = str(b.get("name") or "?")
+        elif kind == "user" and isinstance(content, list):
+            ts = parse_timestamp(rec.get("timestamp")) or 0.0
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    name = tool_names.get(b.get("tool_use_id") or "", "unknown")
+                    ds.tool_results.append(ToolResult(sid, ts, name, _content_chars(b.get("content"))))
+        elif kind == "system" and rec.get("subtype") == "compact_boundary":
+            meta = rec.get("compactMetadata") if isinstance(rec.get("compactMetadata"), dict) else {}
+            pre = _uint(meta.get("preTokens"))
+            ds.compactions.append(Compaction(sid, parse_timestamp(rec.get("timestamp")) or 0.0,
+                                             str(meta.get("trigger") or "unknown"), pre, sub))
+    ds.session_dir.setdefault(sid, project_dir_for(path))
+
+
+def load_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> Dataset:
+    """Scan transcript files/folders (default: the agents' own folders) into a deduplicated Dataset.
+
+    Missing paths and folders without transcripts are a CairnError with a one-line reason.
+    """
+    paths = [str(p) for p in paths] if paths else []
+    for p in paths:
+        if not Path(p).expanduser().exists():
+            raise CairnError(f"no such file or folder: {p}")
+    files = sorted(find_transcripts(paths or None), key=str)  # ccusage's order: full path text
+    if not files:
+        where = ", ".join(paths) if paths else "~/.claude/projects or ~/.config/claude/projects"
+        raise CairnError(f"no Claude Code transcripts (*.jsonl) found in {where}")
+    ds = Dataset(files=len(files), roots=paths or ["(default transcript folders)"])
+    raw_turns: list[Turn] = []
+    for f in files:
+        try:
+            scan_file(f, ds, raw_turns)
+        except OSError as exc:
+            raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
+    ds.turns = dedup(raw_turns)
+    return ds
+
+
+def select(ds: Dataset, *, days: int | None = None, sessions: set[str] | None = None,
+           now: float | None = None) -> Dataset:
+    """A copy keeping activity of the last `days` days (by record time) and of the given sessions."""
+    cutoff = None if days is None else (now if now is not None else time.time()) - days * 86400
+
+    def keep(sid: str, ts: float) -> bool:
+        return (cutoff is None or ts >= cutoff) and (sessions is None or sid in sessions)
+
+    out = Dataset(session_cwd=ds.session_cwd, session_dir=ds.session_dir, files=ds.files,
+                  bad_lines=ds.bad_lines, roots=ds.roots)
+    out.turns = [t for t in ds.turns if keep(t.session_id, t.ts)]
+    out.tool_results = [r for r in ds.tool_results if keep(r.session_id, r.ts)]
+    out.compactions = [c for c in ds.compactions if keep(c.session_id, c.ts)]
+    return out
