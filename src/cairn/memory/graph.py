@@ -1,0 +1,108 @@
+"""In-memory graph operations shared by the vault, `cairn read`, doctor and search.
+
+Files are edited by people and by several sessions, so the graph is made consistent when it is
+read rather than trusted as written: links naming a title are resolved to ids, a `supersedes`
+without its `superseded_by` twin (a crash, a hand edit) is completed, chains are followed.
+"""
+
+from __future__ import annotations
+
+from cairn.memory.node import Node
+from cairn.memory.similar import normalize_title
+
+
+def index_by_id(nodes: list[Node]) -> dict[str, Node]:
+    out: dict[str, Node] = {}
+    for node in nodes:
+        out.setdefault(node.id, node)
+    return out
+
+
+def find(nodes: list[Node], ref: str) -> Node | None:
+    """A node by id, exact title, normalized title, or unique id prefix (live nodes preferred)."""
+    ref = (ref or "").strip()
+    if not ref:
+        return None
+    by_id = index_by_id(nodes)
+    if ref in by_id:
+        return by_id[ref]
+    for match in (lambda n: n.title.strip().lower() == ref.lower(),
+                  lambda n: normalize_title(n.title) == normalize_title(ref)):
+        hits = [n for n in nodes if match(n)]
+        if hits:
+            return sorted(hits, key=lambda n: (not n.is_live, n.origin != "project", n.id))[0]
+    prefixed = [n for n in nodes if n.id.startswith(ref)]
+    return prefixed[0] if len(prefixed) == 1 else None
+
+
+def live_version(nodes: list[Node], node_id: str) -> Node | None:
+    """Follow superseded_by from `node_id` to the node that replaced it last (A -> B -> C)."""
+    by_id = index_by_id(nodes)
+    node = by_id.get(node_id)
+    seen: set[str] = set()
+    while node is not None and node.superseded_by and node.id not in seen:
+        seen.add(node.id)
+        nxt = by_id.get(node.superseded_by)
+        if nxt is None:
+            break
+        node = nxt
+    return node
+
+
+def supersede_chain(nodes: list[Node], node_id: str) -> list[str]:
+    """Ids from the oldest ancestor through `node_id` to its live version, in order."""
+    by_id = index_by_id(nodes)
+    start = by_id.get(node_id)
+    if start is None:
+        return []
+    back: list[str] = []
+    node, seen = start, {start.id}
+    while node.supersedes and node.supersedes in by_id and node.supersedes not in seen:
+        node = by_id[node.supersedes]
+        seen.add(node.id)
+        back.append(node.id)
+    chain = list(reversed(back)) + [start.id]
+    node = start
+    while node.superseded_by and node.superseded_by in by_id and node.superseded_by not in seen:
+        node = by_id[node.superseded_by]
+        seen.add(node.id)
+        chain.append(node.id)
+    return chain
+
+
+def resolve_target(nodes: list[Node], target: str) -> Node | None:
+    """The node a link target names (id or title), or None while it does not exist."""
+    return find(nodes, target) if target else None
+
+
+def resolve(nodes: list[Node]) -> None:
+    """Resolve pending/title links to ids and complete one-sided supersede pairs, in place."""
+    by_id = index_by_id(nodes)
+    for node in nodes:
+        for link in node.links:
+            if link.target in by_id:
+                link.pending = False
+                continue
+            hit = resolve_target(nodes, link.target)
+            if hit is not None:
+                link.target, link.pending = hit.id, False
+            else:
+                link.pending = True
+    for node in nodes:
+        old = by_id.get(node.supersedes or "")
+        if old is not None and not old.superseded_by and old is not node:
+            old.superseded_by = node.id
+            if old.state == "active":
+                old.status = "superseded"
+
+
+def degree(nodes: list[Node]) -> dict[str, int]:
+    """Links in + out per node id (resolved links only)."""
+    by_id = index_by_id(nodes)
+    out = {n.id: 0 for n in nodes}
+    for node in nodes:
+        for link in node.links:
+            if not link.pending and link.target in by_id and link.target != node.id:
+                out[node.id] += 1
+                out[link.target] += 1
+    return out
