@@ -1,0 +1,253 @@
+"""JavaScript / TypeScript / JSX / Vue / Svelte: module specifiers to files.
+
+Order for a bare specifier follows TypeScript: tsconfig/jsconfig `paths`, then `baseUrl`, then
+packages of this repository's workspace (what node_modules symlinks would point at), then the
+`@/` and `~/` conventions of Vue/Nuxt/Vite projects. Anything else is an npm dependency:
+external. Extension probing is one dict hit: every JS-family file is indexed by its path
+without extension, so `./foo`, `./foo.js` (written for a `.ts` file) and `./foo/` all land.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import ImportRef
+from .context import ResolverContext, ancestors, dirname, join, load_jsonc
+
+# Probe order when a specifier has no (or a runtime) extension: TypeScript's, then plain JS,
+# then single-file components and JSON.
+PROBE_EXTS = (
+    ".ts",
+    ".tsx",
+    ".d.ts",
+    ".js",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    ".mts",
+    ".cts",
+    ".vue",
+    ".svelte",
+    ".json",
+)
+RUNTIME_EXTS = (".js", ".jsx", ".mjs", ".cjs")
+EXTERNAL_PREFIXES = ("node:", "http://", "https://", "data:", "bun:", "virtual:")
+MAX_EXTENDS_DEPTH = 6
+
+
+@dataclass
+class TsConfig:
+    """The alias part of one effective tsconfig/jsconfig (after `extends`)."""
+
+    path: str
+    base_url: str | None  # repo-relative directory, or None
+    aliases: list[tuple[str, str, bool, list[str]]] = field(default_factory=list)
+    # (prefix, suffix, has_star, targets as repo-relative patterns), longest prefix first
+
+
+@dataclass
+class JsIndex:
+    stems: dict[str, str]  # path without extension -> best file
+    index_of: dict[str, str]  # directory -> its index.* file
+    config_for_dir: dict[str, TsConfig | None]
+    packages: dict[str, tuple[str, str | None]]  # workspace package name -> (dir, entry file)
+
+
+def build_index(ctx: ResolverContext) -> JsIndex:
+    """Index files by extensionless path, load tsconfig aliases and workspace packages."""
+    stems: dict[str, tuple[int, str]] = {}
+    index_of: dict[str, tuple[int, str]] = {}
+    for f in ctx.files:
+        for prio, ext in enumerate(PROBE_EXTS):
+            if f.endswith(ext):
+                stem = f[: -len(ext)]
+                if stem not in stems or stems[stem][0] > prio:
+                    stems[stem] = (prio, f)
+                d, _, base = stem.rpartition("/")
+                if base == "index" and (d not in index_of or index_of[d][0] > prio):
+                    index_of[d] = (prio, f)
+    idx = JsIndex(
+        stems={k: v[1] for k, v in stems.items()},
+        index_of={k: v[1] for k, v in index_of.items()},
+        config_for_dir={},
+        packages={},
+    )
+    idx.config_for_dir = _configs_by_dir(ctx)
+    for pj in ctx.configs.get("package.json", ()):
+        data = load_jsonc(ctx.root, pj)
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            continue
+        name, d = data["name"], dirname(pj)
+        if name not in idx.packages:
+            idx.packages[name] = (d, _package_entry(ctx, idx, d, data))
+    return idx
+
+
+def _lookup(ctx: ResolverContext, idx: JsIndex, base: str | None) -> str | None:
+    """The file a path-like specifier names: exact, probed extension, `.js`->`.ts`, index file."""
+    if base is None:
+        return None
+    if base in ctx.files:
+        return base
+    hit = idx.stems.get(base)
+    if hit:
+        return hit
+    if base.endswith(RUNTIME_EXTS):
+        hit = idx.stems.get(base.rsplit(".", 1)[0])
+        if hit:
+            return hit
+    return idx.index_of.get(base.rstrip("/"))
+
+
+def _package_entry(ctx: ResolverContext, idx: JsIndex, d: str, data: dict[str, Any]) -> str | None:
+    """Source entry of a workspace package: `source`, src/index.*, types/module/main, index.*."""
+    src = join(d, "src")
+    candidates: list[str | None] = []
+    if isinstance(data.get("source"), str):
+        candidates.append(join(d, data["source"]))
+    candidates.append(idx.index_of.get(src) if src is not None else None)
+    for key in ("types", "typings", "module", "main"):
+        if isinstance(data.get(key), str):
+            target = join(d, data[key])
+            hit = _lookup(ctx, idx, target)
+            if hit is None and target and target.endswith(".d.ts"):
+                hit = idx.stems.get(target[: -len(".d.ts")])
+            candidates.append(hit)
+    candidates.append(idx.index_of.get(d))
+    for c in candidates:
+        hit = _lookup(ctx, idx, c) if c is not None else None
+        if hit:
+            return hit
+    return None
+
+
+def _load_tsconfig(ctx: ResolverContext, rel: str, depth: int = 0) -> dict[str, Any]:
+    """compilerOptions baseUrl/paths of `rel`, following local `extends` (relative files only)."""
+    data = load_jsonc(ctx.root, rel)
+    if not isinstance(data, dict):
+        return {}
+    here = dirname(rel)
+    merged: dict[str, Any] = {}
+    ext = data.get("extends")
+    for parent in [ext] if isinstance(ext, str) else ext if isinstance(ext, list) else []:
+        if depth >= MAX_EXTENDS_DEPTH or not isinstance(parent, str) or not parent.startswith("."):
+            continue  # package-provided bases (@tsconfig/...) carry no repository aliases
+        target = join(here, parent if parent.endswith(".json") else parent + ".json")
+        if target is not None:
+            merged.update(_load_tsconfig(ctx, target, depth + 1))
+    opts = data.get("compilerOptions")
+    if isinstance(opts, dict):
+        if isinstance(opts.get("baseUrl"), str):
+            merged["baseUrl"] = join(here, opts["baseUrl"])
+        if isinstance(opts.get("paths"), dict):
+            merged["paths"] = opts["paths"]
+            merged["pathsDir"] = here
+    return merged
+
+
+def _make_config(rel: str, opts: dict[str, Any]) -> TsConfig | None:
+    base_url = opts.get("baseUrl")
+    paths = opts.get("paths")
+    if base_url is None and not paths:
+        return None
+    cfg = TsConfig(path=rel, base_url=base_url)
+    targets_base = base_url if base_url is not None else opts.get("pathsDir", "")
+    for pattern, targets in (paths or {}).items():
+        if not isinstance(pattern, str) or not isinstance(targets, list):
+            continue
+        resolved = [join(targets_base, t) for t in targets if isinstance(t, str)]
+        prefix, star, suffix = pattern.partition("*")
+        cfg.aliases.append((prefix, suffix, bool(star), [t for t in resolved if t is not None]))
+    cfg.aliases.sort(key=lambda a: (-len(a[0]), not a[2]))
+    return cfg
+
+
+def _configs_by_dir(ctx: ResolverContext) -> dict[str, TsConfig | None]:
+    """Nearest config with aliases for every directory (tsconfig.json, jsconfig.json, tsconfig.*.json)."""
+    per_dir: dict[str, list[str]] = {}
+    for name, paths in ctx.configs.items():
+        if name in ("tsconfig.json", "jsconfig.json") or name.startswith("tsconfig."):
+            rank = 0 if name == "tsconfig.json" else 1 if name == "jsconfig.json" else 2
+            for p in paths:
+                per_dir.setdefault(dirname(p), []).append(f"{rank}\0{p}")
+    effective: dict[str, TsConfig | None] = {}
+    for d, entries in per_dir.items():
+        effective[d] = None
+        for entry in sorted(entries):
+            rel = entry.split("\0", 1)[1]
+            cfg = _make_config(rel, _load_tsconfig(ctx, rel))
+            if cfg is not None:
+                effective[d] = cfg
+                break
+    out: dict[str, TsConfig | None] = {}
+    for d in ctx.dirs:
+        chain = [d, *ancestors(d)] if d else [""]
+        out[d] = next((effective[a] for a in chain if effective.get(a) is not None), None)
+    return out
+
+
+def _alias(ctx: ResolverContext, idx: JsIndex, cfg: TsConfig, spec: str) -> str | None:
+    for prefix, suffix, has_star, targets in cfg.aliases:
+        if has_star:
+            if not (
+                spec.startswith(prefix) and spec.endswith(suffix) and len(spec) >= len(prefix) + len(suffix)
+            ):
+                continue
+            star = spec[len(prefix) : len(spec) - len(suffix)]
+        elif spec != prefix:
+            continue
+        else:
+            star = ""
+        for t in targets:
+            hit = _lookup(ctx, idx, join("", t.replace("*", star)) if has_star else t)
+            if hit:
+                return hit
+    if cfg.base_url is not None:
+        return _lookup(ctx, idx, join(cfg.base_url, spec))
+    return None
+
+
+def _workspace(ctx: ResolverContext, idx: JsIndex, spec: str) -> str | None:
+    parts = spec.split("/")
+    n = 2 if spec.startswith("@") else 1
+    pkg = idx.packages.get("/".join(parts[:n]))
+    if pkg is None:
+        return None
+    d, entry = pkg
+    sub = "/".join(parts[n:])
+    if not sub:
+        return entry
+    return _lookup(ctx, idx, join(d, sub)) or _lookup(ctx, idx, join(d, "src/" + sub))
+
+
+def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
+    """Relative specifiers, tsconfig aliases, baseUrl, workspace packages; npm packages -> []."""
+    idx = ctx.js
+    if idx is None:
+        return []
+    spec = imp.raw.strip().strip("'\"`").split("?", 1)[0]
+    if not spec or spec.startswith(EXTERNAL_PREFIXES):
+        return []
+    here = dirname(from_path)
+    if spec.startswith("./") or spec.startswith("../") or spec in (".", ".."):
+        hit = _lookup(ctx, idx, join(here, spec))
+    elif spec.startswith("/"):
+        hit = _lookup(ctx, idx, join("", spec.lstrip("/")))
+    else:
+        cfg = idx.config_for_dir.get(here)
+        if cfg is None and here not in idx.config_for_dir:
+            cfg = next((idx.config_for_dir[a] for a in ancestors(here) if idx.config_for_dir.get(a)), None)
+        hit = _alias(ctx, idx, cfg, spec) if cfg is not None else None
+        if hit is None:
+            hit = _workspace(ctx, idx, spec)
+        if hit is None and (spec.startswith("@/") or spec.startswith("~/")):
+            # Vue CLI / Vite / Nuxt default: `@/` is the project's src/ (never an npm name).
+            for a in (here, *ancestors(here)) if here else ("",):
+                src = join(a, "src")
+                if src in ctx.dirs:
+                    hit = _lookup(ctx, idx, join(src, spec[2:]))
+                    break
+            if hit is None:
+                hit = _lookup(ctx, idx, join("", spec[2:]))
+    return [hit] if hit else []
