@@ -1,0 +1,141 @@
+"""`cairn xray`: where the tokens went; `cairn xray simulate`: what compacting earlier would save."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from cairn.cli.common import add_json, print_json
+
+DESCRIPTION = """\
+X-ray the agents' transcripts: tokens and cost by kind (cache read / cache write / input /
+output), by session, project, model and day; context size at session start; which tools'
+output fills the context; cache expiries mid-session; sessions that grew past 150k / 400k
+tokens and their share of the cost; compactions.
+
+PATH: transcript files or folders (default: ~/.claude/projects and ~/.config/claude/projects,
+or the folders named by CLAUDE_CONFIG_DIR). Without --project every project is included and
+the first line of the output says so. --days counts record timestamps, not file dates.
+Sessions are named as Claude Code names them; subagent files count toward their session.
+Token counts match ccusage `session`; costs use cairn's price table (override in
+~/.cairn/config.toml under [prices."model-name"]).
+
+  cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] [--json]
+replays every session's context curve as if Claude Code compacted whenever the context
+passed each threshold and reports the compactions and the estimated saving (method printed).
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "xray", help="where the tokens and money went in agent sessions (and `xray simulate`)",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage="cairn xray [PATH...] [--days N] [--project P | --all-projects] [--session ID] [--json] "
+              "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
+              "[--json]")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or folders")
+    p.add_argument("--days", type=int, metavar="N", help="only activity of the last N days (by record time)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--project", metavar="P",
+                     help="one project: its name, cairn id, Claude folder name (-home-me-repo) or a path inside it")
+    who.add_argument("--all-projects", action="store_true", help="every project (the default)")
+    p.add_argument("--session", metavar="ID", help="one session (an id or a unique prefix)")
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    p.add_argument("--thresholds", default="100k,150k,250k", help="simulate: context sizes to try")
+    p.add_argument("--handoff", default="8k", help="simulate: size of the handoff after a compaction")
+    add_json(p)
+    p.set_defaults(func=cmd_xray)
+
+
+def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
+    from cairn.sessions.xray import project_of
+
+    pid, name = project_of(cwd)
+    q = query.strip()
+    if q.lower() in (pid.lower(), name.lower()) or q == folder:
+        return True
+    here = Path(q).expanduser()
+    if cwd and here.is_dir():
+        from cairn.project import resolve_project
+
+        try:
+            return resolve_project(here).id == pid or Path(cwd).resolve().is_relative_to(here.resolve())
+        except Exception:  # noqa: BLE001 - an unresolvable path simply does not match
+            return False
+    return False
+
+
+def _load(args: argparse.Namespace, paths: list[str]):
+    """Transcripts read, filtered by --days/--project/--session, plus the filters for the report."""
+    from cairn.errors import CairnError
+    from cairn.sessions.usage import load_transcripts, select
+
+    if args.days is not None and args.days < 1:
+        raise CairnError("--days must be 1 or more")
+    ds = load_transcripts(paths)
+    if not ds.turns:
+        raise CairnError(f"no token usage found in {ds.files} transcript file(s): are these Claude Code transcripts?")
+    all_sessions = {t.session_id for t in ds.turns}
+    keep: set[str] | None = None
+    if args.project:
+        keep = {s for s in all_sessions
+                if _matches_project(args.project, ds.session_cwd.get(s), ds.session_dir.get(s, ""))}
+        if not keep:
+            raise CairnError(f"no session belongs to project {args.project!r} ({len(all_sessions)} sessions read)")
+    if args.session:
+        hits = {s for s in (keep or all_sessions) if s == args.session or s.startswith(args.session)}
+        if not hits:
+            raise CairnError(f"no session matches {args.session!r}")
+        keep = hits
+    out = select(ds, days=args.days, sessions=keep)
+    if not out.turns:
+        raise CairnError(f"no activity in the last {args.days} days ({len(all_sessions)} sessions read)")
+    filters = {"paths": paths, "project": args.project, "days": args.days, "session": args.session}
+    return out, filters
+
+
+def cmd_xray(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
+    from cairn.sessions.prices import load_prices
+
+    paths = list(args.paths)
+    if paths[:1] == ["simulate"]:
+        return _cmd_simulate(args, paths[1:])
+    from cairn.sessions.xray import analyze
+
+    ds, filters = _load(args, paths)
+    report = analyze(ds, load_prices(), filters=filters)
+    if args.html:
+        from cairn.sessions.xray_html import render_html
+
+        try:
+            Path(args.html).expanduser().write_text(render_html(report), encoding="utf-8")
+        except OSError as exc:
+            raise CairnError(f"cannot write {args.html}: {exc.strerror or exc}") from None
+    if args.json:
+        report.pop("curves", None)
+        print_json(report)
+        return 0
+    from cairn.sessions.xray_report import render
+
+    render(report)
+    if args.html:
+        print(f"HTML report written to {args.html}")
+    return 0
+
+
+def _cmd_simulate(args: argparse.Namespace, paths: list[str]) -> int:
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.simulate import parse_thresholds, parse_tokens, simulate
+
+    thresholds = parse_thresholds(args.thresholds)
+    handoff = parse_tokens(args.handoff, "--handoff")
+    ds, _ = _load(args, paths)
+    sim = simulate(ds, load_prices(), thresholds, handoff)
+    if args.json:
+        print_json(sim)
+        return 0
+    from cairn.sessions.xray_report import render_simulation
+
+    render_simulation(sim)
+    return 0

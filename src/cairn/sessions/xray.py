@@ -1,0 +1,337 @@
+"""The token X-ray: where an agent's tokens and money went, from its own transcripts.
+
+Agents are billed for every token they re-read, and most of a bill is cache reads of a context
+that keeps growing. This turns deduplicated usage turns (sessions.usage) into the few numbers
+that show it: cost by kind, by session, project, model and day; context size at session start;
+which tools' outputs fill the context; cache expiries mid-session; how much cost came from
+sessions that grew past 150k / 400k tokens; compactions; and each session's context curve.
+`analyze` returns plain data (the `--json` shape); xray_report and xray_html render it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cairn.sessions.prices import CostParts, PriceTable
+from cairn.sessions.usage import Dataset, Turn
+
+KINDS = ("cache_read", "cache_write", "input", "output")
+KIND_LABEL = {"cache_read": "cache read (re-reading context)", "cache_write": "cache write",
+              "input": "fresh input", "output": "output"}
+SIZE_LIMITS = (150_000, 400_000)
+SIZE_BUCKETS = (("under 50k", 0, 50_000), ("50k-150k", 50_000, 150_000),
+                ("150k-400k", 150_000, 400_000), ("over 400k", 400_000, None))
+TTL_5M, TTL_1H = 300, 3600
+EXPIRY_MIN_CONTEXT = 10_000  # ignore tiny prefixes: rewriting them costs nothing worth telling
+EXPIRY_REWRITE_SHARE = 0.5  # a write of at least half the previous context = the prefix was lost
+CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the output
+
+
+def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
+    """USD of one turn, or None when its model has no price (reported, never guessed)."""
+    p = prices.lookup(t.model)
+    if p is None:
+        return None
+    return p.cost(t.input, t.output, t.write_5m, t.write_1h, t.cache_read)
+
+
+@lru_cache(maxsize=4096)
+def project_of(cwd: str | None) -> tuple[str, str]:
+    """(id, name) of the cairn project a session ran in; a vanished folder keeps its own name."""
+    if not cwd:
+        return ("unknown", "unknown")
+    from cairn.errors import CairnError
+    from cairn.project import resolve_project
+
+    try:
+        p = resolve_project(cwd)
+    except (CairnError, OSError):
+        p = None
+    if p is None or p.is_global:
+        return (f"dir:{cwd}", Path(cwd).name or cwd)
+    return (p.id, p.name)
+
+
+def day_of(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class _Acc:
+    """Tokens and cost of a group of turns."""
+
+    __slots__ = ("input", "output", "cache_write", "cache_read", "cost", "turns", "unpriced_turns")
+
+    def __init__(self) -> None:
+        self.input = self.output = self.cache_write = self.cache_read = self.turns = self.unpriced_turns = 0
+        self.cost = {k: 0.0 for k in KINDS}
+
+    def add(self, t: Turn, c: CostParts | None) -> None:
+        self.input += t.input
+        self.output += t.output
+        self.cache_write += t.cache_write
+        self.cache_read += t.cache_read
+        self.turns += 1
+        if c is None:
+            self.unpriced_turns += t.total > 0
+            return
+        self.cost["input"] += c.input
+        self.cost["output"] += c.output
+        self.cost["cache_write"] += c.cache_write
+        self.cost["cache_read"] += c.cache_read
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(self.cost.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"input_tokens": self.input, "output_tokens": self.output,
+                "cache_creation_tokens": self.cache_write, "cache_read_tokens": self.cache_read,
+                "total_tokens": self.input + self.output + self.cache_write + self.cache_read,
+                "cost_usd": round(self.cost_usd, 6),
+                "cost_by_kind": {k: round(v, 6) for k, v in self.cost.items()},
+                "turns": self.turns}
+
+
+@dataclass
+class Expiry:
+    session_id: str
+    ts: float
+    gap_s: float
+    ttl_s: int
+    rewritten: int
+    extra_cost: float
+
+
+def main_curve(turns: list[Turn]) -> list[Turn]:
+    """The session's own thread (not subagents), in time order: its context curve."""
+    main = [t for t in turns if not t.is_subagent and not t.sidechain] or list(turns)
+    return sorted(main, key=lambda t: t.ts)
+
+
+def find_expiries(turns: list[Turn], costs: dict[int, CostParts | None], prices: PriceTable) -> list[Expiry]:
+    """Gaps longer than the cache TTL followed by a rewrite of most of the context, per file.
+
+    The TTL is that of the stream's latest cache write: 1 hour if it wrote 1-hour entries, else
+    5 minutes (Claude Code switches between them within one session).
+    The extra cost is the rewrite priced as a write minus what a cache read would have cost.
+    """
+    by_file: dict[str, list[Turn]] = defaultdict(list)
+    for t in turns:
+        by_file[t.file].append(t)
+    out: list[Expiry] = []
+    for stream in by_file.values():
+        stream.sort(key=lambda t: t.ts)
+        ttl = TTL_5M
+        for prev, cur in zip(stream, stream[1:], strict=False):
+            if prev.cache_write:  # the lifetime of the latest write is the one that can run out
+                ttl = TTL_1H if prev.write_1h else TTL_5M
+            ctx = prev.context
+            if cur.ts - prev.ts <= ttl or ctx < EXPIRY_MIN_CONTEXT or cur.cache_write < EXPIRY_REWRITE_SHARE * ctx:
+                continue
+            rewritten = min(cur.cache_write, ctx)
+            c, p = costs.get(id(cur)), prices.lookup(cur.model)
+            extra = 0.0
+            if c is not None and p is not None and cur.cache_write:
+                extra = rewritten * (c.cache_write / cur.cache_write - p.base["cache_read"] * 1e-6)
+            out.append(Expiry(cur.session_id, cur.ts, cur.ts - prev.ts, ttl, rewritten, extra))
+    return sorted(out, key=lambda e: e.ts)
+
+
+def _share(part: float, whole: float) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def _groups(turns: list[Turn], costs: dict[int, CostParts | None], key) -> dict[str, _Acc]:
+    out: dict[str, _Acc] = defaultdict(_Acc)
+    for t in turns:
+        out[key(t)].add(t, costs[id(t)])
+    return out
+
+
+def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, Any]]:
+    rows = [{label: k, **a.as_dict(), "cost_share": _share(a.cost_usd, total)} for k, a in groups.items()]
+    return sorted(rows, key=lambda r: (-r["cost_usd"], str(r[label])))
+
+
+def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve."""
+    costs = {id(t): turn_cost(t, prices) for t in ds.turns}
+    total = _Acc()
+    for t in ds.turns:
+        total.add(t, costs[id(t)])
+    grand = total.cost_usd
+    by_session: dict[str, list[Turn]] = defaultdict(list)
+    for t in ds.turns:
+        by_session[t.session_id].append(t)
+    comp_by_session: dict[str, list] = defaultdict(list)
+    for c in ds.compactions:
+        comp_by_session[c.session_id].append(c)
+    expiries = find_expiries(ds.turns, costs, prices)
+    exp_by_session: dict[str, int] = defaultdict(int)
+    for e in expiries:
+        exp_by_session[e.session_id] += 1
+
+    sessions, curves = [], {}
+    for sid, turns in by_session.items():
+        acc = _Acc()
+        for t in turns:
+            acc.add(t, costs[id(t)])
+        curve = main_curve(turns)
+        pid, pname = project_of(ds.session_cwd.get(sid))
+        comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
+        sessions.append({
+            "session_id": sid, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
+            "models": sorted({t.model for t in turns if t.model}), **acc.as_dict(),
+            "cost_share": _share(acc.cost_usd, grand),
+            "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
+            "start_context": curve[0].context, "peak_context": max(t.context for t in curve),
+            "main_turns": len(curve), "subagent_turns": sum(1 for t in turns if t.is_subagent),
+            "compactions": len(comps), "cache_expiries": exp_by_session.get(sid, 0),
+            "unpriced_turns": acc.unpriced_turns,
+        })
+        curves[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
+                       "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps]}
+    sessions.sort(key=lambda s: (-s["cost_usd"], s["session_id"]))
+
+    proj_of_session = {s["session_id"]: s["project"] for s in sessions}
+    by_kind = [{"kind": k, "label": KIND_LABEL[k],
+                "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
+                           "input": total.input, "output": total.output}[k],
+                "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
+    by_day = _rows(_groups(ds.turns, costs, lambda t: day_of(t.ts)), "day", grand)
+    by_day.sort(key=lambda r: r["day"])
+    size = _size_report(sessions, grand)
+    unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for t in ds.turns:
+        if costs[id(t)] is None and t.total > 0:
+            unpriced[t.model or "(no model)"][0] += 1
+            unpriced[t.model or "(no model)"][1] += t.total
+    comp_runs = _Acc()
+    for t in ds.turns:
+        if t.is_subagent and Path(t.file).name.startswith("agent-acompact"):
+            comp_runs.add(t, costs[id(t)])
+    main_comps = [c for c in ds.compactions if not c.is_subagent]
+    pre = [c.pre_tokens for c in main_comps if c.pre_tokens]
+    report: dict[str, Any] = {
+        "sessions": sessions,
+        "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(proj_of_session.values()))},
+        "by_kind": by_kind,
+        "by_project": _rows(_groups(ds.turns, costs, lambda t: proj_of_session[t.session_id]), "project", grand),
+        "by_model": _rows(_groups(ds.turns, costs, lambda t: t.model or "(no model)"), "model", grand),
+        "by_day": by_day,
+        "start_context_median": int(statistics.median(s["start_context"] for s in sessions)) if sessions else 0,
+        "tools": _tool_report(ds),
+        "cache_expiries": {
+            "count": len(expiries), "sessions": len(exp_by_session),
+            "extra_cost_usd": round(sum(e.extra_cost for e in expiries), 6),
+            "events": [{"session_id": e.session_id, "at": iso(e.ts), "gap_minutes": round(e.gap_s / 60, 1),
+                        "ttl_minutes": e.ttl_s // 60, "rewritten_tokens": e.rewritten,
+                        "extra_cost_usd": round(e.extra_cost, 6)} for e in expiries],
+        },
+        "session_size": size,
+        "compactions": {
+            "count": len(main_comps), "sessions": len({c.session_id for c in main_comps}),
+            "auto": sum(c.trigger == "auto" for c in main_comps),
+            "manual": sum(c.trigger == "manual" for c in main_comps),
+            "median_pre_tokens": int(statistics.median(pre)) if pre else None,
+            "compaction_runs_cost_usd": round(comp_runs.cost_usd, 6),
+        },
+        "unpriced_models": [{"model": m, "turns": n, "tokens": tok} for m, (n, tok) in sorted(unpriced.items())],
+        "prices": prices.describe(),
+        "included": {"files": ds.files, "roots": ds.roots, "filters": filters or {},
+                     "skipped_lines": ds.bad_lines,
+                     "first_activity": min((s["first_activity"] for s in sessions), default=None),
+                     "last_activity": max((s["last_activity"] for s in sessions), default=None)},
+        "curves": curves,
+    }
+    report["findings"] = findings(report)
+    return report
+
+
+def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
+    buckets = []
+    for label, lo, hi in SIZE_BUCKETS:
+        inside = [s for s in sessions if s["peak_context"] >= lo and (hi is None or s["peak_context"] < hi)]
+        cost = sum(s["cost_usd"] for s in inside)
+        buckets.append({"bucket": label, "sessions": len(inside), "cost_usd": round(cost, 6),
+                        "cost_share": _share(cost, grand)})
+    over = {}
+    for limit in SIZE_LIMITS:
+        inside = [s for s in sessions if s["peak_context"] > limit]
+        cost = sum(s["cost_usd"] for s in inside)
+        over[f"over_{limit // 1000}k"] = {"sessions": len(inside), "cost_usd": round(cost, 6),
+                                          "cost_share": _share(cost, grand)}
+    return {"buckets": buckets, **over}
+
+
+def _tool_report(ds: Dataset) -> dict[str, Any]:
+    calls: dict[str, int] = defaultdict(int)
+    chars: dict[str, int] = defaultdict(int)
+    for r in ds.tool_results:
+        calls[r.tool] += 1
+        chars[r.tool] += r.chars
+    whole = sum(chars.values())
+    rows = [{"tool": name, "calls": calls[name], "chars": chars[name],
+             "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
+            for name in calls]
+    rows.sort(key=lambda r: (-r["chars"], r["tool"]))
+    return {"method": f"text size of each tool_result, matched to its tool_use by id; tokens ~ chars/{CHARS_PER_TOKEN:g}",
+            "rows": rows, "est_tokens": int(whole / CHARS_PER_TOKEN)}
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def _k(n: float) -> str:
+    return f"{n / 1000:.0f}k" if n >= 1000 else f"{n:.0f}"
+
+
+def findings(r: dict[str, Any]) -> list[str]:
+    """The few sentences that matter, biggest lever first, in plain words."""
+    out: list[str] = []
+    tot = r["totals"]
+    cost = tot["cost_usd"]
+    kinds = {k["kind"]: k for k in r["by_kind"]}
+    if cost > 0:
+        cr, cw = kinds["cache_read"], kinds["cache_write"]
+        out.append(f"{_pct(cr['cost_share'])} of your cost (${cr['cost_usd']:.2f} of ${cost:.2f}) was re-reading "
+                   f"context from the cache; writing it cost {_pct(cw['cost_share'])}, output "
+                   f"{_pct(kinds['output']['cost_share'])}, fresh input {_pct(kinds['input']['cost_share'])}.")
+        o150, o400 = r["session_size"]["over_150k"], r["session_size"]["over_400k"]
+        out.append(f"{_pct(o150['cost_share'])} of the cost came from the {o150['sessions']} of {tot['sessions']} "
+                   f"sessions whose context grew past 150k tokens"
+                   + (f"; {_pct(o400['cost_share'])} from {o400['sessions']} past 400k." if o400["sessions"] else "."))
+    if r["sessions"]:
+        out.append(f"A session starts with a median of {_k(r['start_context_median'])} tokens of context "
+                   f"before any work; every later turn re-reads it.")
+    rows = r["tools"]["rows"][:3]
+    if rows and r["tools"]["est_tokens"]:
+        parts = ", ".join(f"{x['tool']} ~{_k(x['est_tokens'])} tokens ({_pct(x['share'])})" for x in rows)
+        out.append(f"Tool output that entered the context: {parts}.")
+    ce = r["cache_expiries"]
+    if ce["count"]:
+        out.append(f"The cache expired mid-session {ce['count']} times in {ce['sessions']} sessions (a pause longer "
+                   f"than the cache lifetime, then the context written again), about ${ce['extra_cost_usd']:.2f} extra.")
+    cp = r["compactions"]
+    if cp["count"]:
+        med = f", median {_k(cp['median_pre_tokens'])} tokens before" if cp["median_pre_tokens"] else ""
+        out.append(f"{cp['count']} compactions in {cp['sessions']} sessions ({cp['auto']} automatic{med}); "
+                   f"the summarizing runs cost ${cp['compaction_runs_cost_usd']:.2f}.")
+    else:
+        out.append("No compactions seen.")
+    if r["unpriced_models"]:
+        names = ", ".join(m["model"] for m in r["unpriced_models"])
+        out.append(f"No price for {names}: those turns count in tokens but not in cost "
+                   f"(add [prices.\"<model>\"] to ~/.cairn/config.toml).")
+    return out
