@@ -33,6 +33,14 @@ def _dirs(ctx: ResolverContext, base: str, value: object) -> list[str]:
     return out
 
 
+def _prefix(prefix: str, kind: str) -> str:
+    """PSR-4 prefixes are whole namespaces (end with a separator); PSR-0 ones are plain prefixes."""
+    prefix = prefix.lstrip("\\")
+    if kind == "psr-4" and prefix and not prefix.endswith("\\"):
+        prefix += "\\"
+    return prefix
+
+
 def build_index(ctx: ResolverContext) -> PhpIndex:
     """Collect PSR-4/PSR-0 prefixes from every composer.json."""
     psr4: list[tuple[str, str]] = []
@@ -52,7 +60,7 @@ def build_index(ctx: ResolverContext) -> PhpIndex:
                     for prefix, dirs in mapping.items():
                         if isinstance(prefix, str):
                             for d in _dirs(ctx, base, dirs):
-                                target.append((prefix.strip("\\") + "\\" if prefix.strip("\\") else "", d))
+                                target.append((_prefix(prefix, key), d))
     psr4.sort(key=lambda e: -len(e[0]))
     psr0.sort(key=lambda e: -len(e[0]))
     return PhpIndex(psr4=psr4, psr0=psr0)
@@ -64,7 +72,7 @@ def _by_suffix(ctx: ResolverContext, parts: list[str]) -> list[str]:
         return []
     cands = ctx.by_basename.get(parts[-1] + ".php", [])
     for n in range(len(parts), 1, -1):
-        tail = "/".join(parts[-n:])
+        tail = "/".join(parts[-n:]) + ".php"
         hits = [c for c in cands if c == tail or c.endswith("/" + tail)]
         if hits:
             return hits if len(hits) <= MAX_SUFFIX_MATCHES else []
