@@ -1,0 +1,300 @@
+"""Decision records already in the repository, read where they are and never moved.
+
+Teams keep ADRs, RFCs and postmortems in a handful of conventional folders, at any depth of a
+monorepo; others keep them anywhere with the shape of a record. Detection, in order:
+
+1. `[memory] adr_exclude` globs drop a path; `[memory] adr_globs` globs add one;
+2. a markdown file below a record folder (`adr/`, `adrs/`, `docs/decisions/`,
+   `architecture/decisions/`, `decision-records/`, `architecture-decisions/`, `rfc/`, `rfcs/`,
+   `postmortems/`, `post-mortems/`, `docs/notes/`), except README/index/template files;
+3. below `docs/architecture/`: a record-like file name (`adr-012-x.md`, `0012-x.md`) or at
+   least two record sections;
+4. anywhere else: the shape of a record, i.e. >= 3 of the Status / Context / Decision /
+   Consequences sections (MADR's "Context and Problem Statement" and "Decision Outcome" count),
+   or >= 2 with a record-like file name; postmortems by >= 3 of Impact / Root cause /
+   Timeline / Resolution / Action items; RFCs by a record-like name and >= 3 of Summary /
+   Motivation / Detailed design / Drawbacks / Alternatives / Unresolved questions.
+
+Each record becomes a read-only Node (origin "adr", type decision, bug for postmortems, note for
+plain docs/notes) with the status the record states (proposed, accepted, deprecated, rejected,
+superseded) and `superseded_by` / `supersedes` links to the other record it names.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import yaml
+
+from cairn.memory.node import Link, Node, normalize_body, slugify
+
+MAX_READ = 64_000  # a record is short; do not read megabytes of markdown to find one
+RECORD_DIRS = {"adr", "adrs", "decision-records", "architecture-decisions", "architecture-decision-records",
+               "rfc", "rfcs", "postmortems", "post-mortems", "postmortem"}
+RECORD_DIR_PAIRS = {("docs", "decisions"), ("doc", "decisions"), ("architecture", "decisions"),
+                    ("docs", "notes"), ("doc", "notes")}
+LENIENT_PAIRS = {("docs", "architecture"), ("doc", "architecture")}
+POSTMORTEM_DIRS = {"postmortems", "post-mortems", "postmortem"}
+NOTES_PAIRS = {("docs", "notes"), ("doc", "notes")}
+SKIP_STEMS = re.compile(r"^(readme|index|_index|summary|toc|_sidebar|sidebar|changelog|contributing|license)$",
+                        re.I)
+_PLACEHOLDER = re.compile(r"^[ \t*\-]*\**date\**[ \t]*:[ \t]*(?:DATE|YYYY-MM-DD|\{|\[|<)|\{\{[ \t]*title", re.M | re.I)
+RECORD_NAME = re.compile(r"^(?:(?:adr|rfc|dr|add|pm)[-_ ]?(\d+)|(\d{3,5}))(?:[-_. ]|$)", re.I)
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+_STATUS_LINE = re.compile(r"^[\s>*\-|]*\**status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|?\s*$", re.I | re.M)
+_DATE = re.compile(r"^[\s>*\-|]*\**(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})",
+                   re.I | re.M)
+_MDLINK = r"\[([^\]]*)\]\(([^)\s]+)\)"
+_REL_PATTERNS = [
+    ("partly-superseded-by", re.compile(r"superseded\s+(?:in\s+part|partly|partially)\s+by\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("superseded-by", re.compile(r"superseded\s+by\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("partly-supersedes", re.compile(r"\b(?:in\s+part|partly|partially)\s+supersedes\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("supersedes", re.compile(r"(?<!part )(?<!partly )(?<!partially )\bsupersedes\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("amended-by", re.compile(r"amended\s+by\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("amends", re.compile(r"\bamends\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("clarified-by", re.compile(r"clarified\s+by\s*:?\s*(?:" + _MDLINK + r")", re.I)),
+    ("clarifies", re.compile(r"\bclarifies\s*:?\s*(?:" + _MDLINK + r")", re.I)),
+]
+DECISION_SECTIONS = {"status": "status", "context": "context", "context and problem statement": "context",
+                     "problem": "context", "decision": "decision", "decision outcome": "decision",
+                     "consequences": "consequences"}
+RFC_SECTIONS = ("summary", "motivation", "detailed design", "design", "guide-level explanation",
+                "reference-level explanation", "drawbacks", "alternatives", "rationale and alternatives",
+                "unresolved questions", "prior art")
+POSTMORTEM_SECTIONS = ("impact", "root cause", "root causes", "timeline", "resolution", "action items",
+                       "lessons learned", "trigger", "detection")
+STATUS_WORDS = [  # first match wins; "partly superseded" is still live
+    ("accepted", ("partly superseded", "partially superseded")),
+    ("superseded", ("superseded", "replaced by")),
+    ("deprecated", ("deprecated", "obsolete", "retired")),
+    ("rejected", ("rejected", "declined", "withdrawn", "abandoned")),
+    ("accepted", ("accepted", "approved", "adopted", "implemented", "agreed", "final", "done", "decided")),
+    ("proposed", ("proposed", "draft", "proposal", "in progress", "under review", "review", "open",
+                  "pending", "wip", "on hold", "postponed")),
+]
+
+
+def _is_template(stem: str, text: str) -> bool:
+    """A record template (`template.md`, `0000-template.md`, "Date: DATE") is not a record."""
+    num = _number(stem)
+    if "template" in stem.lower() and not num:
+        return True
+    return bool(_PLACEHOLDER.search(text[:800]))
+
+
+def _dir_kind(parts: tuple[str, ...]) -> str | None:
+    """'strict', 'lenient' or None for the folders holding a file (parts without the name)."""
+    low = tuple(p.lower() for p in parts)
+    kind = None
+    for i, part in enumerate(low):
+        pair = (low[i - 1], part) if i else ("", part)
+        if part in RECORD_DIRS or pair in RECORD_DIR_PAIRS:
+            return "strict"
+        if pair in LENIENT_PAIRS:
+            kind = "lenient"
+    return kind
+
+
+def _sections(text: str) -> set[str]:
+    return {h.strip().strip("*_:").strip().lower() for h in _HEADING.findall(text)}
+
+
+def decision_shape(text: str, frontmatter: dict) -> int:
+    """How many of Status / Context / Decision / Consequences the text has."""
+    found = {DECISION_SECTIONS[h] for h in _sections(text) if h in DECISION_SECTIONS}
+    if "status" not in found and (frontmatter.get("status") or _STATUS_LINE.search(text)):
+        found.add("status")
+    return len(found)
+
+
+def postmortem_shape(text: str) -> int:
+    heads = _sections(text)
+    return sum(1 for h in POSTMORTEM_SECTIONS if h in heads)
+
+
+def rfc_shape(text: str) -> int:
+    """Sections of an RFC (Summary / Motivation / Detailed design / Drawbacks / Alternatives...)."""
+    heads = _sections(text)
+    return sum(1 for h in RFC_SECTIONS if h in heads)
+
+
+def _split_frontmatter(text: str) -> tuple[dict, str]:
+    if text.startswith("---\n"):
+        end = text.find("\n---", 4)
+        if end > 0:
+            try:
+                data = yaml.safe_load(text[4:end])
+            except yaml.YAMLError:
+                data = None
+            if isinstance(data, dict):
+                return data, text[end + 4:].lstrip("-").lstrip("\n")
+    return {}, text
+
+
+def classify(rel: str, text: str, extra_globs: Iterable[str] = ()) -> str | None:
+    """The node type a markdown file imports as (decision, bug, note), or None if not a record."""
+    parts = tuple(rel.split("/"))
+    name = parts[-1]
+    stem = name.rsplit(".", 1)[0]
+    if SKIP_STEMS.match(stem) or _is_template(stem, text):
+        return None
+    if any(p.lower() in ("template", "templates", "_templates") for p in parts[:-1]):
+        return None
+    fm, body = _split_frontmatter(text)
+    low = tuple(p.lower() for p in parts[:-1])
+    postmortem = any(p in POSTMORTEM_DIRS for p in low)
+    forced = any(fnmatch.fnmatch(rel, g) for g in extra_globs)
+    kind = "strict" if forced else _dir_kind(parts[:-1])
+    shape = decision_shape(body, fm)
+    named = bool(RECORD_NAME.match(name))
+    if kind == "strict":
+        if postmortem:
+            return "bug"
+        notes = any((low[i - 1], low[i]) in NOTES_PAIRS for i in range(1, len(low)))
+        return "note" if notes and shape < 2 else "decision"
+    if kind == "lenient" and (named or shape >= 2):
+        return "decision"
+    if shape >= 3 or (named and shape >= 2) or (named and rfc_shape(body) >= 3):
+        return "decision"
+    if postmortem_shape(body) >= 3:
+        return "bug"
+    return None
+
+
+def _status(fm: dict, body: str) -> tuple[str, str]:
+    """(normalized status, the raw status text) read from frontmatter, a Status section or line."""
+    raw = str(fm.get("status") or "").strip()
+    if not raw:
+        m = re.search(r"^\s{0,3}#{1,6}\s*\**status\**:?\s*#*\s*$\n+((?:(?!\s{0,3}#).*\n?){1,6})", body,
+                      re.I | re.M)
+        if m:
+            raw = " ".join(ln.strip() for ln in m.group(1).splitlines() if ln.strip())
+    if not raw:
+        m = _STATUS_LINE.search(body)
+        raw = m.group(1).strip() if m else ""
+    low = raw.lower()
+    for status, words in STATUS_WORDS:
+        if any(re.search(rf"\b{re.escape(w)}\b", low) for w in words):
+            return status, raw
+    return "active", raw
+
+
+def _title(fm: dict, body: str, stem: str) -> str:
+    if fm.get("title"):
+        return str(fm["title"]).strip()
+    m = re.search(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", body, re.M)
+    if m:
+        return m.group(1).strip()
+    return re.sub(r"[-_]+", " ", stem).strip() or stem
+
+
+def _date(fm: dict, body: str) -> str | None:
+    val = fm.get("date") or fm.get("created")
+    if val:
+        return str(val)[:10]
+    m = _DATE.search(body[:4000])
+    return m.group(1) if m else None
+
+
+def record_id(rel: str) -> str:
+    """Stable id: the file's slug plus a hash of its path (two `0001-...md` in a monorepo differ)."""
+    stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return f"{slugify(stem)}-{hashlib.sha1(rel.encode()).hexdigest()[:6]}"
+
+
+def _number(name: str) -> int | None:
+    m = RECORD_NAME.match(name)
+    if not m:
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+def parse_record(rel: str, text: str, type_: str) -> tuple[Node, list[tuple[str, str, str | None]]]:
+    """A record file -> Node, plus the raw relations it states: (rel, href, number)."""
+    fm, body = _split_frontmatter(text.replace("\r\n", "\n"))
+    stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    title = _title(fm, body, stem)
+    status, raw_status = _status(fm, body)
+    if type_ == "bug" and status == "active":
+        status = "done"
+    content = re.sub(r"^\s{0,3}#\s+" + re.escape(title) + r"\s*#*\s*\n", "", body, count=1)
+    date = _date(fm, body)
+    node = Node(id=record_id(rel), type=type_, title=title, status=status, body=normalize_body(content),
+                created=date, updated=date, path=rel, origin="adr", read_only=True,
+                extra={"status_text": raw_status} if raw_status else {})
+    relations: list[tuple[str, str, str | None]] = []
+    for rel_name, pattern in _REL_PATTERNS:
+        for m in pattern.finditer(body):
+            relations.append((rel_name, m.group(2) or "", m.group(3) if m.lastindex and m.lastindex >= 3 else None))
+    return node, relations
+
+
+def find_decision_records(root: Path, paths: Iterable[str] | None = None,
+                          config: dict | None = None) -> list[tuple[str, str, str]]:
+    """(repo-relative path, type, text) of every record under root; `paths` can come from the index."""
+    root = Path(root)
+    mem = (config or {}).get("memory", {}) or {}
+    globs = [str(g) for g in mem.get("adr_globs", []) or []]
+    excludes = [str(g) for g in mem.get("adr_exclude", []) or []]
+    if paths is None:
+        from cairn.codemap.scan import scan
+
+        paths = [e.path for e in scan(root).entries]
+    out = []
+    for rel in paths:
+        if not rel.lower().endswith((".md", ".markdown", ".mdx")) or rel.startswith(".cairn/"):
+            continue
+        if any(fnmatch.fnmatch(rel, g) for g in excludes):
+            continue
+        try:
+            with open(os.path.join(root, rel), "rb") as fh:
+                text = fh.read(MAX_READ).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        type_ = classify(rel, text, globs)
+        if type_:
+            out.append((rel, type_, text))
+    return out
+
+
+def import_records(root: Path, paths: Iterable[str] | None = None, config: dict | None = None) -> list[Node]:
+    """Read-only Nodes for the repository's decision records, with supersede links resolved."""
+    found = find_decision_records(root, paths, config)
+    parsed = [(parse_record(rel, text, type_), rel) for rel, type_, text in found]
+    by_path = {rel: node for (node, _), rel in parsed}
+    by_num: dict[tuple[str, int], Node] = {}
+    for (node, _), rel in parsed:
+        num = _number(rel.rsplit("/", 1)[-1])
+        if num is not None:
+            by_num.setdefault((rel.rsplit("/", 1)[0] if "/" in rel else "", num), node)
+
+    def target(rel: str, href: str, number: str | None) -> Node | None:
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if href and not re.match(r"^[a-z]+://", href):
+            path = os.path.normpath(os.path.join(folder, href.split("#", 1)[0])).replace(os.sep, "/")
+            if path in by_path:
+                return by_path[path]
+            num = _number(href.rsplit("/", 1)[-1])
+            return by_num.get((folder, num)) if num is not None else None
+        return by_num.get((folder, int(number))) if number else None
+
+    nodes = []
+    for (node, relations), rel in parsed:
+        for rel_name, href, number in relations:
+            other = target(rel, href, number)
+            if other is None or other is node:
+                continue
+            if rel_name == "superseded-by" and node.status == "superseded" and not node.superseded_by:
+                node.superseded_by = other.id
+                other.supersedes = other.supersedes or node.id
+            elif rel_name == "supersedes" and not node.supersedes:
+                node.supersedes = other.id
+            elif not any(lk.target == other.id for lk in node.links):
+                node.links.append(Link(rel_name, other.id))
+        nodes.append(node)
+    return nodes
