@@ -265,7 +265,8 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
     for raw in iter_raw_lines(path):
         has_usage = USAGE_MARKER in raw
         if not (has_usage or _TOOL_RESULT in raw or _COMPACT in raw):
-            if not raw.lstrip().startswith(b"{"):
+            stripped = raw.strip()  # lines we skip unparsed only get a cheap shape check
+            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
                 ds.bad_lines += 1
             continue
         try:

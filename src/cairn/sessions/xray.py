@@ -321,7 +321,7 @@ def findings(r: dict[str, Any]) -> list[str]:
         out.append(f"Tool output that entered the context: {parts}.")
     ce = r["cache_expiries"]
     if ce["count"]:
-        out.append(f"The cache expired mid-session {ce['count']} times in {ce['sessions']} sessions (a pause longer "
+        out.append(f"The cache expired mid-session {ce['count']} time(s) in {ce['sessions']} session(s) (a pause longer "
                    f"than the cache lifetime, then the context written again), about ${ce['extra_cost_usd']:.2f} extra.")
     cp = r["compactions"]
     if cp["count"]:

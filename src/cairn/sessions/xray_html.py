@@ -22,7 +22,7 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
 .curves{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:12px}
-.curve{border:1px solid #eee;border-radius:6px;padding:6px}.curve .t{font-size:12px;color:#444;margin:0 0 2px}
+.curve{border:1px solid #eee;border-radius:6px;padding:6px}.curve .t{font-size:12px;color:#444;margin:0 0 2px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .legend span{display:inline-block;margin-right:14px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 svg text{font:11px system-ui,sans-serif;fill:#555}.foot{color:#888;font-size:12px;margin-top:24px}
 """
@@ -98,6 +98,9 @@ def curve_svg(points: list[list[float]], comps: list[list[Any]], y_max: float) -
                      f'<circle cx="{x:.1f}" cy="{y(pre or 0):.1f}" r="3.5" fill="#d62728"/>')
     path = " ".join(f"{left + i * xs:.1f},{y(p[1]):.1f}" for i, p in enumerate(points))
     parts.append(f'<polyline points="{path}" fill="none" stroke="#4e79a7" stroke-width="1.6"/>')
+    if n <= 30:  # few turns: show each one, or a one-turn session draws nothing at all
+        parts.extend(f'<circle cx="{left + i * xs:.1f}" cy="{y(p[1]):.1f}" r="2.2" fill="#4e79a7"/>'
+                     for i, p in enumerate(points))
     return _svg(w, h, "".join(parts), "context per turn")
 
 
