@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..model import ImportRef
 from .context import ResolverContext
 
-MIN_NAMESPACE_SEGMENTS = 2  # after dropping leading segments (a root namespace), keep this many
+MIN_NAMESPACE_SEGMENTS = 2  # segments a directory match needs (after dropping a root namespace)
 
 
 @dataclass
@@ -49,6 +49,8 @@ def _namespace_dirs(idx: OtherIndex, segs: list[str]) -> list[str]:
             path = "/".join([".".join(tail[:split]), *tail[split:]])
             last = path.rpartition("/")[2]
             hits = [d for d in idx.cs_dirs.get(last, ()) if d == path or d.endswith("/" + path)]
+            if len(segs) < MIN_NAMESPACE_SEGMENTS:  # `using Models;` is weak evidence: project folders only
+                hits = [d for d in hits if d.count("/") <= 1]
             if hits:
                 return hits
     return []
