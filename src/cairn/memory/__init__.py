@@ -1,0 +1,34 @@
+"""The project's knowledge graph: decisions, bugs, gotchas, concepts as markdown files.
+
+API for search and the maps (everything else is internal):
+
+- `load_knowledge(project, *, adrs=True, personal=True, paths=None) -> list[Node]`
+  every node visible from a project: its vault `<root>/.cairn/knowledge/` (origin "project"),
+  the decision records found in its tree (origin "adr", read-only, path = the record's own
+  file), and the personal vault CAIRN_HOME/personal/ (origin "personal"). Never another
+  project's nodes. Links are resolved to ids; pass `paths` (the indexer's repo-relative file
+  list) to skip a second walk of the tree. `load_knowledge_with_problems` also returns the
+  malformed files (file:line).
+- `Node`: `.id .type .status .state (active|superseded|done) .is_live .title .body .files
+  .symbols .links (Link: rel, target, pending) .supersedes .superseded_by .tags .created
+  .updated .path` (repo-relative for repo files, absolute for personal) `.origin`
+  ("project" | "adr" | "personal").
+- `live_version(nodes, id) -> Node | None`: follow superseded_by A -> B -> C to the live node.
+- `find(nodes, ref)`: by id, title or unique id prefix.
+- `stale_files(node, root, symbol_range=None) -> list[str]`: cited files whose cited content
+  changed since the note (or that are gone). `symbol_range(path, symbol) -> (start, end) | None`
+  lets the code index hash a cited symbol instead of the whole file.
+
+Writing goes through `Vault.remember(facts)` (see vault.py); `cairn remember`, `cairn read`,
+`cairn memory-md`, `cairn memory list|doctor` live in cairn.cli.memory_cmd.
+"""
+
+from __future__ import annotations
+
+from cairn.memory.graph import find, live_version
+from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems
+from cairn.memory.node import Link, Node
+from cairn.memory.staleness import stale_files
+
+__all__ = ["Link", "Node", "find", "live_version", "load_knowledge", "load_knowledge_with_problems",
+           "stale_files"]

@@ -1,0 +1,78 @@
+"""The memory part of `cairn doctor`: what in the knowledge graph needs a person's attention.
+
+Returns data only (the lead's `cairn doctor` formats it): notes whose cited code changed,
+orphans (every cited file gone and no link in or out, so nothing leads to them any more), links
+that resolve to nothing, and files that could not be parsed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cairn.memory.graph import index_by_id
+from cairn.memory.node import Node
+from cairn.memory.staleness import SymbolRange, stale_files
+from cairn.memory.vault import Problem
+
+
+@dataclass
+class MemoryReport:
+    stale: list[dict[str, Any]] = field(default_factory=list)  # {id, path, files}
+    orphaned: list[dict[str, Any]] = field(default_factory=list)  # {id, path, files}
+    broken_links: list[dict[str, Any]] = field(default_factory=list)  # {id, path, rel, target}
+    malformed: list[Problem] = field(default_factory=list)
+    nodes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not (self.stale or self.orphaned or self.broken_links or self.malformed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodes": self.nodes, "ok": self.ok, "stale": self.stale, "orphaned": self.orphaned,
+                "broken_links": self.broken_links, "malformed": [p.to_dict() for p in self.malformed]}
+
+    def lines(self) -> list[str]:
+        """Human-readable findings, one per line."""
+        out = [f"stale: {s['path']} ({s['id']}): changed since this note: {', '.join(s['files'])}"
+               for s in self.stale]
+        out += [f"orphaned: {o['path']} ({o['id']}): cited files gone ({', '.join(o['files'])}), no links"
+                for o in self.orphaned]
+        out += [f"broken link: {b['path']} ({b['id']}): {b['rel']} -> {b['target']}" for b in self.broken_links]
+        out += [f"malformed: {p}" for p in self.malformed]
+        return out
+
+
+def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
+             symbol_range: SymbolRange | None = None) -> MemoryReport:
+    """Check a loaded graph (see knowledge.load_knowledge_with_problems)."""
+    report = MemoryReport(malformed=list(problems), nodes=len(nodes))
+    by_id = index_by_id(nodes)
+    linked: set[str] = set()
+    for node in nodes:
+        for link in node.links:
+            if not link.pending and link.target in by_id:
+                linked.update((node.id, link.target))
+        for target in (node.supersedes, node.superseded_by):
+            if target and target in by_id:
+                linked.update((node.id, target))
+    for node in nodes:
+        where = {"id": node.id, "path": node.path}
+        for link in node.links:
+            if link.pending or link.target not in by_id:
+                report.broken_links.append({**where, "rel": link.rel, "target": link.target})
+        for rel, target in (("supersedes", node.supersedes), ("superseded_by", node.superseded_by)):
+            if target and target not in by_id:
+                report.broken_links.append({**where, "rel": rel, "target": target})
+        if node.origin == "personal" or root is None or not node.cites:
+            continue
+        gone = [c.path for c in node.cites if not (Path(root) / c.path).is_file()]
+        if len(gone) == len(node.cites) and node.id not in linked:
+            report.orphaned.append({**where, "files": gone})
+            continue
+        if node.is_live:
+            changed = stale_files(node, root, symbol_range)
+            if changed:
+                report.stale.append({**where, "files": changed})
+    return report

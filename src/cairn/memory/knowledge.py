@@ -1,0 +1,64 @@
+"""Everything the project knows, as one graph: the project vault, its decision records, and the
+personal vault. Never another project's vault: isolation holds because a project's vault is a
+folder inside that project's own tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cairn.memory.graph import resolve
+from cairn.memory.node import Node
+from cairn.memory.vault import Problem, Vault
+
+
+@dataclass
+class Knowledge:
+    nodes: list[Node]
+    problems: list[Problem]
+
+
+def project_vault(project: Any) -> Vault | None:
+    return Vault.for_project(project) if project.root is not None else None
+
+
+def load_knowledge_with_problems(project: Any, *, adrs: bool = True, personal: bool = True,
+                                 paths: Iterable[str] | None = None) -> Knowledge:
+    """Nodes of every origin plus the files that could not be read (for doctor and the CLI).
+
+    `paths` (repo-relative) lets the indexer hand over the file list it already has, so decision
+    records are found without a second walk of the tree.
+    """
+    nodes: list[Node] = []
+    problems: list[Problem] = []
+    vault = project_vault(project)
+    if vault is not None:
+        res = vault.load(resolve_links=False)
+        nodes += res.nodes
+        problems += res.problems
+    if adrs and project.root is not None:
+        from cairn.config import load_config
+        from cairn.memory.adr_import import import_records
+
+        try:
+            cfg = load_config(Path(project.root))
+        except Exception:  # a broken config must not hide the knowledge; doctor reports config
+            cfg = {}
+        known = {n.id for n in nodes}
+        nodes += [n for n in import_records(Path(project.root), paths, cfg) if n.id not in known]
+    if personal:
+        res = Vault.personal().load(resolve_links=False)
+        known = {n.id for n in nodes}
+        nodes += [n for n in res.nodes if n.id not in known]
+        problems += res.problems
+    resolve(nodes)
+    return Knowledge(nodes, problems)
+
+
+def load_knowledge(project: Any, *, adrs: bool = True, personal: bool = True,
+                   paths: Iterable[str] | None = None) -> list[Node]:
+    """All knowledge nodes visible from `project` (project vault + decision records + personal)."""
+    return load_knowledge_with_problems(project, adrs=adrs, personal=personal, paths=paths).nodes

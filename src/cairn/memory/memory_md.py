@@ -1,0 +1,180 @@
+"""`cairn memory-md`: the few notes worth loading into every session, in CLAUDE.md / MEMORY.md.
+
+Claude Code loads these files whole at startup (and stops reading MEMORY.md after 200 lines),
+so the block is byte- and line-budgeted: pinned nodes (tag `pinned`) first, then live nodes by
+value, one line each with its id; everything else stays reachable by search. Only the text
+between cairn's markers is ever replaced, the rest of the user's file is left byte for byte, and
+the file is backed up before cairn first edits it. The block holds no timestamps and recency is
+measured against the newest note, so re-running without changes writes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cairn.errors import CairnError
+from cairn.memory.graph import degree
+from cairn.memory.node import Node
+from cairn.util.atomic import atomic_write_text
+
+START = "<!-- cairn:memory:start -->"
+END = "<!-- cairn:memory:end -->"
+DEFAULT_BYTES = 6000
+DEFAULT_LINES = 60
+TYPE_WEIGHT = {"decision": 3.0, "gotcha": 3.0, "bug": 2.0, "concept": 2.0, "preference": 1.5,
+               "howto": 1.5, "task": 1.0, "note": 1.0}
+RECENCY_WEIGHT = 2.0
+RECENCY_HALF_LIFE_DAYS = 90.0
+DEGREE_WEIGHT = 0.5
+SUMMARY_CHARS = 110
+
+
+def _when(node: Node) -> _dt.datetime | None:
+    raw = (node.updated or node.created or "")[:19].rstrip("Z")
+    for fmt in ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
+        try:
+            return _dt.datetime.strptime(raw[:19] if "T" in fmt else raw[:10], fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def value(node: Node, newest: _dt.datetime | None, links: int) -> float:
+    """type weight + recency (halves every 90 days behind the newest note) + link degree."""
+    score = TYPE_WEIGHT.get(node.type, 1.0)
+    when = _when(node)
+    if when is not None and newest is not None:
+        age = max((newest - when).total_seconds() / 86400.0, 0.0)
+        score += RECENCY_WEIGHT * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
+    return score + DEGREE_WEIGHT * math.log2(1 + links)
+
+
+def ranked(nodes: list[Node]) -> list[Node]:
+    """Live team knowledge (not personal) in block order: pinned first, then by value."""
+    live = [n for n in nodes if n.is_live and n.origin != "personal"]
+    deg = degree(nodes)
+    times = [t for t in (_when(n) for n in live) if t is not None]
+    newest = max(times) if times else None
+    return sorted(live, key=lambda n: ("pinned" not in n.tags, -value(n, newest, deg.get(n.id, 0)), n.id))
+
+
+def _summary(node: Node) -> str:
+    for line in node.body.split("\n"):
+        text = line.strip().lstrip("#>*- ").strip()
+        if text and not text.lower().startswith(("date:", "status:", "## ")):
+            text = re.sub(r"\s+", " ", text)
+            return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS - 1].rstrip() + "…"
+    return ""
+
+
+def node_line(node: Node, stale: bool = False) -> str:
+    summary = _summary(node)
+    mark = " (code changed since)" if stale else ""
+    return f"- [{node.type}] {node.title}" + (f": {summary}" if summary else "") + f"{mark} `{node.id}`"
+
+
+def render_block(nodes: list[Node], *, max_bytes: int = DEFAULT_BYTES, max_lines: int = DEFAULT_LINES,
+                 stale_ids: set[str] | frozenset[str] = frozenset()) -> tuple[str, int]:
+    """The marked block within budget (bytes and lines, markers included); and how many it lists."""
+    order = ranked(nodes)
+    head = [START, "## Project memory (cairn)", "",
+            "Pinned and most useful notes; find the rest with `cairn search --kind knowledge \"...\"`, "
+            "open one with `cairn read ID`.", ""]
+    def size(lines: list[str]) -> int:
+        return len("\n".join(lines).encode("utf-8")) + 1
+
+    if size(head + [END]) > max_bytes or len(head) + 1 > max_lines:
+        raise CairnError(f"--bytes {max_bytes} / {max_lines} lines is too small for even the block header")
+    def fits(lines: list[str]) -> bool:
+        return size(lines) <= max_bytes and len(lines) <= max_lines
+
+    def more(rest: int) -> list[str]:
+        return [f"- … {rest} more: `cairn memory list`"] if rest else []
+
+    body: list[str] = []
+    for i, node in enumerate(order):
+        candidate = body + [node_line(node, node.id in stale_ids)]
+        if not fits(head + candidate + more(len(order) - i - 1) + [END]):
+            break
+        body = candidate
+    if not order:
+        body = ["- (nothing recorded yet: `cairn remember \"TITLE\" --type decision --body ...`)"]
+    tail = more(len(order) - len(body)) if order else []
+    lines = head + body + tail + [END]
+    if not fits(lines):  # not even one note fits: drop the count line too
+        lines = head + body + [END]
+    shown = len(body) if order else 0
+    return "\n".join(lines), shown
+
+
+def splice(text: str, block: str) -> str:
+    """Replace cairn's marked block in `text`, or append it; everything else stays as it was."""
+    start, end = text.find(START), text.find(END)
+    if start >= 0 and end > start:
+        return text[:start] + block + text[end + len(END):]
+    if start >= 0 or end >= 0:
+        raise CairnError(f"found only one of the markers {START} / {END}; fix or remove it and re-run")
+    if not text:
+        return block + "\n"
+    sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+    return text + sep + block + "\n"
+
+
+@dataclass
+class MemoryMdResult:
+    path: Path
+    changed: bool
+    shown: int
+    total: int
+    bytes: int
+    backup: Path | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "changed": self.changed, "shown": self.shown, "total": self.total,
+                "bytes": self.bytes, "backup": str(self.backup) if self.backup else None}
+
+
+def default_file(root: Path) -> Path:
+    for name in ("CLAUDE.md", "MEMORY.md"):
+        if (root / name).exists():
+            return root / name
+    return root / "CLAUDE.md"
+
+
+def write_memory_md(project: Any, nodes: list[Node], file: str | Path | None = None, *,
+                    max_bytes: int = DEFAULT_BYTES, max_lines: int = DEFAULT_LINES,
+                    stale_ids: set[str] | frozenset[str] = frozenset()) -> MemoryMdResult:
+    """Write the block into the project's CLAUDE.md (or `file`); a no-op when nothing changed."""
+    if project.root is None or not (Path(project.root) / ".cairn").is_dir():
+        raise CairnError("no .cairn/ folder here: run `cairn init` first (cairn edits a repository "
+                         "only after it opted in)")
+    root = Path(project.root)
+    path = Path(file) if file else default_file(root)
+    if not path.is_absolute():
+        path = root / path
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CairnError(f"cannot read {path}: {exc}") from None
+    block, shown = render_block(nodes, max_bytes=max_bytes, max_lines=max_lines, stale_ids=stale_ids)
+    new = splice(old, block)
+    total = len(ranked(nodes))
+    if new == old:
+        return MemoryMdResult(path, False, shown, total, len(block.encode()) + 1)
+    backup = None
+    if old and START not in old:
+        stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup = root / ".cairn" / ".state" / "backups" / f"{path.name}.{stamp}.bak"
+        backup.parent.mkdir(parents=True, exist_ok=True)
+        ignore = root / ".cairn" / ".state" / ".gitignore"
+        if not ignore.exists():
+            atomic_write_text(ignore, "*\n")
+        shutil.copy2(path, backup)
+    atomic_write_text(path, new)
+    return MemoryMdResult(path, True, shown, total, len(block.encode()) + 1, backup)
