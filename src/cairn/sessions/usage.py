@@ -101,8 +101,12 @@ def parse_timestamp(value: object) -> float | None:
     return dt.timestamp()
 
 
-def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None) -> Turn | None:
-    """The usage entry of one parsed line, or None when ccusage would not count it."""
+def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None,
+               file_info: tuple[str, bool] | None = None) -> Turn | None:
+    """The usage entry of one parsed line, or None when ccusage would not count it.
+
+    `file_info` = (str(path), is_subagent) precomputed by a caller reading many lines of one file.
+    """
     if _NULL_FIELDS.search(raw):
         return None
     msg = rec.get("message")
@@ -151,8 +155,9 @@ def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None)
     elif model is not None and speed == "fast":
         model = f"{model}-fast"
     cwd = rec.get("cwd")
+    fname, sub = file_info or (str(path), is_subagent_file(path))
     return Turn(
-        session_id=session_id or session_id_for(path), file=str(path), is_subagent=is_subagent_file(path),
+        session_id=session_id or session_id_for(path), file=fname, is_subagent=sub,
         ts=ts, timestamp=rec["timestamp"], model=model, message_id=message_id, request_id=request_id,
         sidechain=side is True, speed=speed, input=inp, output=out, cache_write=cw, write_5m=w5,
         write_1h=w1, cache_read=cr, cwd=cwd if isinstance(cwd, str) else None,
@@ -261,6 +266,7 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
     """Read one transcript: usage entries (not yet deduplicated), tool output sizes, compactions."""
     sid = session_id_for(path)
     sub = is_subagent_file(path)
+    info = (str(path), sub)
     tool_names: dict[str, str] = {}
     for raw in iter_raw_lines(path):
         has_usage = USAGE_MARKER in raw
@@ -281,7 +287,7 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
         msg = rec.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
         if has_usage:
-            turn = usage_turn(rec, raw, path, sid)
+            turn = usage_turn(rec, raw, path, sid, info)
             if turn is not None:
                 raw_turns.append(turn)
                 if turn.cwd and (not sub or sid not in ds.session_cwd):
