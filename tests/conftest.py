@@ -15,3 +15,18 @@ def cairn_home(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("cairn_home")
     monkeypatch.setenv("CAIRN_HOME", str(home))
     return home
+
+
+@pytest.fixture
+def run_cli(cairn_home):
+    """Run `python -m cairn ARGS` in a subprocess (the real CLI), returning CompletedProcess."""
+    import os
+    import subprocess
+    import sys
+
+    def run(*args: str, cwd: Path | None = None, input: str | None = None, env: dict | None = None):
+        full_env = {**os.environ, "CAIRN_HOME": str(cairn_home), **(env or {})}
+        return subprocess.run([sys.executable, "-m", "cairn", *args], cwd=cwd, input=input,
+                              capture_output=True, text=True, env=full_env, timeout=120)
+
+    return run

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from cairn import __version__
@@ -21,6 +22,7 @@ COMMAND_MODULES = [
     "cairn.cli.search_cmd",
     "cairn.cli.eval_cmd",
     "cairn.cli.xray_cmd",
+    "cairn.cli.memory_cmd",
 ]
 
 DESCRIPTION = """\
@@ -40,7 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cairn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a command still being built in this tree: leave it out
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
     return parser
 
 
@@ -61,6 +69,30 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug: one line for the user, the traceback in the log
+        if os.environ.get("CAIRN_DEBUG"):
+            raise
+        where = _log_exception(argv)
+        print(f"cairn: internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""),
+              file=sys.stderr)
+        return 2
+
+
+def _log_exception(argv: list[str]) -> str | None:
+    """Append the current traceback to CAIRN_HOME/logs/cli.log (redacted argv); never raises."""
+    try:
+        import time
+        import traceback
+
+        from cairn.home import logs_dir
+
+        path = logs_dir() / "cli.log"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cairn {' '.join(argv[:1])}\n")
+            fh.write(traceback.format_exc())
+        return str(path)
+    except Exception:
+        return None
 
 
 if __name__ == "__main__":

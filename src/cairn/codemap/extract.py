@@ -49,7 +49,7 @@ def content_hash(data: bytes) -> str:
 
 def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
     """Read and analyse one file. Errors become a `skip` reason, never an exception."""
-    from cairn.codemap.languages import language_for_path
+    from cairn.codemap.languages import CODE_LANGUAGES, language_for_path
 
     rec = FileRecord(path=path, size=size, mtime_ns=mtime_ns)
     try:
@@ -69,11 +69,15 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
         return rec
     text = data.decode("utf-8", errors="replace")
     rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    lang = language_for_path(path)
+    lang = language_for_path(path, data[:8192])
     rec.lang = lang
-    rec.kind = "doc" if (lang in DOC_LANGS or lang is None and path.lower().endswith((".txt", ".rst", ".adoc"))) else (
-        "code" if lang else "text")
-    if lang:
+    if lang in DOC_LANGS or lang in ("asciidoc", "tex"):
+        rec.kind = "doc"
+    elif lang in CODE_LANGUAGES:
+        rec.kind = "code"
+    else:
+        rec.kind = "text"
+    if lang in CODE_LANGUAGES:
         try:
             from cairn.codemap.parse import parse_source
 

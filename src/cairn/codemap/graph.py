@@ -18,6 +18,7 @@ from cairn.store.db import transaction
 
 DAMPING = 0.85
 IMPORT_WEIGHT = 1.0  # an import is a strong, explicit dependency
+REF_WEIGHT = 0.5  # a shared name is a guess: a reference edge weighs at most half an import
 HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
 HUB_SHARE = 0.05  # ...and by at least this share of all code files
 GRAPH_VERSION = "1"
@@ -91,7 +92,7 @@ def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
     for (s, d), w in imp.items():
         combined[(s, d)] += w
     for (s, d), w in ref.items():
-        combined[(s, d)] += w
+        combined[(s, d)] += REF_WEIGHT * w / (1.0 + w)
     ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()])
     indeg: dict[int, int] = defaultdict(int)
     outdeg: dict[int, int] = defaultdict(int)
@@ -113,15 +114,16 @@ def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
             path = files[fid][0]
             mod = modules[path]
             rank = ranks[pos[fid]] if ranks else 0.0
-            mod_rank[mod] += rank
+            if files[fid][2] == "code":  # a folder of data files is not a central module
+                mod_rank[mod] += rank
             mod_files[mod] += 1
             rows.append((rank, mod, int(indeg[fid] >= hub_min), indeg[fid], outdeg[fid], fid))
         con.executemany("UPDATE files SET rank=?, module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
         con.execute("DELETE FROM modules WHERE name NOT IN (SELECT DISTINCT module FROM files)")
-        for mod, r in mod_rank.items():
+        for mod, n in mod_files.items():
             con.execute(
                 "INSERT INTO modules(name, files, rank) VALUES(?,?,?) ON CONFLICT(name) DO UPDATE SET "
-                "files=excluded.files, rank=excluded.rank", (mod, mod_files[mod], r))
+                "files=excluded.files, rank=excluded.rank", (mod, n, mod_rank.get(mod, 0.0)))
         set_meta(con, "graph_dirty", "0")
         set_meta(con, "graph_version", GRAPH_VERSION)
     return {"import_edges": len(imp), "ref_edges": len(ref), "hub_min_indegree": hub_min}

@@ -90,8 +90,7 @@ def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Prog
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         for recs in pool.map(extract_many, batches):
-            for rec in recs:
-                yield rec
+            yield from recs
             done += len(recs)
             if progress:
                 progress(done, total)
@@ -109,15 +108,15 @@ def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
 
 def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
     """Write one file's rows (replacing what was there). Caller holds the transaction."""
-    from cairn.search.tokens import path_text
+    from cairn.search.tokens import name_key, path_text, stem_of
 
     parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
            parsed.error if parsed else None)
     if file_id is None:
         file_id = con.execute(
-            "INSERT INTO files(path, lang, kind, size, mtime_ns, hash, lines, parse_error) VALUES(?,?,?,?,?,?,?,?)",
-            (rec.path, *row)).lastrowid
+            "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error) "
+            "VALUES(?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
     else:
         _delete_file_rows(con, file_id)
         con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=? WHERE id=?",
@@ -125,8 +124,9 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
     names: list[str] = []
     if parsed:
         con.executemany(
-            "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level) VALUES(?,?,?,?,?,?,?,?)",
-            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level))
+            "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
+            "VALUES(?,?,?,?,?,?,?,?,?)",
+            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level), name_key(d.name))
              for d in parsed.defs])
         con.executemany("INSERT INTO refs(file_id, name, count) VALUES(?,?,?)",
                         [(file_id, n, c) for n, c in parsed.refs.items()])

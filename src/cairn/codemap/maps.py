@@ -19,6 +19,7 @@ from cairn.project import Project
 from cairn.search.budget import estimate_tokens
 
 LEVEL0_BUDGET = 500
+MAX_MODULES = 12
 ENTRY_NAMES = frozenset(
     """__main__.py main.py cli.py app.py manage.py wsgi.py asgi.py main.go main.rs lib.rs main.ts main.js
     index.ts index.js server.ts server.js server.py main.kt Main.java Program.cs main.swift main.dart
@@ -28,9 +29,11 @@ SYMBOL_KINDS = ("class", "interface", "struct", "type", "enum", "trait", "functi
 
 
 def _key_symbols(con: sqlite3.Connection, file_id: int, limit: int) -> list[sqlite3.Row]:
+    """Top-level definitions worth naming: public types and functions before constants and privates."""
     return con.execute(
         "SELECT name, kind, line, signature FROM symbols WHERE file_id=? AND top_level=1 AND kind != 'heading' "
-        "ORDER BY line LIMIT ?", (file_id, limit)).fetchall()
+        "ORDER BY (substr(name, 1, 1) = '_'), (kind IN ('constant', 'variable', 'field')), line LIMIT ?",
+        (file_id, limit)).fetchall()
 
 
 def _entry_points(con: sqlite3.Connection, limit: int = 6) -> list[str]:
@@ -67,13 +70,13 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
              f"`cairn map MODULE` opens a module; `cairn search \"...\"` finds code.", ""]
     mods = con.execute("SELECT name, files, rank FROM modules ORDER BY rank DESC, name").fetchall()
     mod_lines = ["## Modules (most central first)"]
-    for m in mods[:14]:
+    for m in mods[:MAX_MODULES]:
         central = con.execute("SELECT path FROM files WHERE module=? AND kind='code' ORDER BY rank DESC, path LIMIT 3",
                               (m["name"],)).fetchall()
         names = ", ".join(PurePosixPath(c["path"]).name for c in central)
         mod_lines.append(f"- `{m['name']}` ({m['files']} files)" + (f": {names}" if names else ""))
-    if len(mods) > 14:
-        mod_lines.append(f"- ... {len(mods) - 14} more modules")
+    if len(mods) > MAX_MODULES:
+        mod_lines.append(f"- ... {len(mods) - MAX_MODULES} more modules")
     top = con.execute("SELECT id, path, is_hub, indegree FROM files WHERE kind='code' ORDER BY rank DESC, path LIMIT 10"
                       ).fetchall()
     file_lines = ["", "## Central files"]
@@ -84,14 +87,12 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
     entries = _entry_points(con)
     entry_lines = ["", "## Entry points", *(f"- `{e}`" for e in entries)] if entries else []
     lines = head + mod_lines + file_lines + entry_lines
-    # trim from the bottom of each section until it fits
-    while estimate_tokens("\n".join(lines)) > budget and len(lines) > len(head) + 2:
-        for section in (entry_lines, file_lines, mod_lines):
-            if len(section) > 2:
-                section.pop()
-                break
-        else:
+    # trim the longest section from its bottom until the map fits (every section keeps a few rows)
+    while estimate_tokens("\n".join(lines)) > budget:
+        section = max((mod_lines, file_lines, entry_lines), key=len)
+        if len(section) <= 4:
             break
+        section.pop()
         lines = head + mod_lines + file_lines + entry_lines
     return "\n".join(lines).rstrip() + "\n"
 

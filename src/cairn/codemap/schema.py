@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import sqlite3
 
+from cairn.store.db import run_script
+
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
 def _v1(con: sqlite3.Connection) -> None:
-    con.executescript(
+    run_script(
+        con,
         f"""
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
         CREATE TABLE files (
             id INTEGER PRIMARY KEY,
             path TEXT NOT NULL UNIQUE,
+            stem TEXT,                    -- base name without extension, as a key: apply_coupon.ts -> applycoupon
             lang TEXT,
             kind TEXT NOT NULL DEFAULT 'code',   -- code | doc | text
             size INTEGER, mtime_ns INTEGER, hash TEXT,
@@ -34,10 +38,11 @@ def _v1(con: sqlite3.Connection) -> None:
             id INTEGER PRIMARY KEY,
             file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
             name TEXT NOT NULL, kind TEXT, line INTEGER, end_line INTEGER,
-            signature TEXT, parent TEXT, top_level INTEGER DEFAULT 1
+            signature TEXT, parent TEXT, top_level INTEGER DEFAULT 1,
+            key TEXT                      -- name lowercased without _ and -: applyCoupon -> applycoupon
         );
         CREATE INDEX symbols_file ON symbols(file_id);
-        CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
+        CREATE INDEX symbols_key ON symbols(key);
         CREATE TABLE refs (
             file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
             name TEXT NOT NULL, count INTEGER NOT NULL
@@ -56,6 +61,7 @@ def _v1(con: sqlite3.Connection) -> None:
             PRIMARY KEY (src, dst, kind)
         ) WITHOUT ROWID;
         CREATE INDEX edges_dst ON edges(dst);
+        CREATE INDEX files_stem ON files(stem);
         CREATE TABLE chunks (
             id INTEGER PRIMARY KEY,
             file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,

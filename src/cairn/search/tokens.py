@@ -14,7 +14,7 @@ import unicodedata
 
 # A compound identifier: has an inner capital after a lowercase/digit, or an underscore/hyphen join.
 _COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[_-]+[A-Za-z0-9]+)+|[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*")
-_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _WORD = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*|[^\W_]+", re.UNICODE)
 
 STOPWORDS = frozenset(
@@ -31,16 +31,23 @@ STOPWORDS = frozenset(
 )
 
 
-def fold(text: str) -> str:
-    """Lowercase and strip accents (café -> cafe), as FTS5's remove_diacritics does."""
+def strip_accents(text: str) -> str:
+    """café -> cafe (case kept), as FTS5's remove_diacritics does."""
+    if text.isascii():
+        return text
     text = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in text if not unicodedata.combining(c)).lower()
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+def fold(text: str) -> str:
+    """Lowercase and strip accents."""
+    return strip_accents(text).lower()
 
 
 def split_identifier(token: str) -> list[str]:
     """`applyCouponV2` -> ['apply', 'coupon', 'v', '2']; `apply_coupon` -> ['apply', 'coupon']."""
     parts: list[str] = []
-    for piece in re.split(r"[_\-./\\]+", token):
+    for piece in re.split(r"[_\-./\\]+", strip_accents(token)):
         parts.extend(p.lower() for p in _CAMEL_PARTS.findall(piece))
     return [p for p in parts if p]
 
@@ -55,6 +62,17 @@ def _expand(match: re.Match) -> str:
 def expand_identifiers(text: str) -> str:
     """Text for the FTS index: every compound identifier followed by its joined and split forms."""
     return _COMPOUND.sub(_expand, text)
+
+
+def name_key(name: str) -> str:
+    """The lookup key of a symbol or file name: lowercased, accents folded, separators removed."""
+    return "".join(split_identifier(fold(name))) if name else ""
+
+
+def stem_of(path: str) -> str:
+    """`src/cart/apply_coupon.test.ts` -> `apply_coupon` (the base name before its first dot)."""
+    base = path.rsplit("/", 1)[-1]
+    return base.split(".", 1)[0] if not base.startswith(".") else base
 
 
 def path_text(path: str) -> str:

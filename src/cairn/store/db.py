@@ -64,6 +64,23 @@ def migrate(con: sqlite3.Connection, migrations: Sequence[Migration]) -> None:
             raise
 
 
+def run_script(con: sqlite3.Connection, script: str) -> None:
+    """Execute several statements inside the caller's transaction.
+
+    `executescript` would COMMIT first, breaking the one-transaction-per-migration rule, so the
+    script is split into complete statements (sqlite3.complete_statement knows about quotes).
+    """
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                con.execute(buf)
+            buf = ""
+    if buf.strip():
+        con.execute(buf)
+
+
 class transaction:
     """`with transaction(con):` BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any error."""
 

@@ -1,0 +1,108 @@
+"""`cairn eval cases` / `cairn eval run`: judge search on the user's own code and history."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cairn.cli.common import add_json, add_root, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="measure search on cases mined from git history",
+                       description="Mine cases from the repository's history (commit subject -> files it "
+                       "modified) and measure cairn's search against them, beside a flat BM25 baseline.")
+    esub = p.add_subparsers(dest="action", metavar="ACTION")
+    c = esub.add_parser("cases", help="mine cases from recent commits into a JSONL file")
+    add_root(c)
+    c.add_argument("--out", required=True, help="where to write the cases (JSONL)")
+    c.add_argument("--limit", type=int, default=40, help="cases to mine (default 40)")
+    c.add_argument("--scan", type=int, default=400, help="newest commits to examine (default 400)")
+    add_json(c)
+    c.set_defaults(func=cmd_cases)
+    r = esub.add_parser("run", help="run cases: files@5, files@10, hit@1, MRR, latency vs flat BM25")
+    r.add_argument("--cases", required=True, nargs="+", help="JSONL case files (cairn eval cases, or shared bench)")
+    r.add_argument("--repo", help="the git repository the cases come from (default: --root / current project)")
+    add_root(r)
+    r.add_argument("--cache", help="where trees and their indexes are kept (default: CAIRN_HOME/eval)")
+    r.add_argument("--no-baseline", action="store_true", help="skip the flat BM25 baseline")
+    r.add_argument("-v", "--verbose", action="store_true", help="print each case's top results")
+    add_json(r)
+    r.set_defaults(func=cmd_run)
+
+
+def _repo_arg(args) -> Path:
+    from cairn.cli.common import resolve
+
+    if getattr(args, "repo", None):
+        return Path(args.repo).expanduser().resolve()
+    return resolve(args).root
+
+
+def cmd_cases(args: argparse.Namespace) -> int:
+    from cairn.search.eval.cases import case_dicts, mine_cases
+    from cairn.util.atomic import atomic_write_text
+
+    repo = _repo_arg(args)
+    cases = case_dicts(mine_cases(repo, limit=args.limit, scan_commits=args.scan))
+    atomic_write_text(Path(args.out), "".join(json.dumps(c) + "\n" for c in cases))
+    if args.json:
+        print_json({"cases": len(cases), "out": args.out})
+    else:
+        print(f"wrote {len(cases)} cases to {args.out}")
+    return 0
+
+
+def _load_cases(paths: list[str]) -> list[dict]:
+    from cairn.errors import CairnError
+
+    cases = []
+    for p in paths:
+        try:
+            lines = Path(p).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise CairnError(f"cannot read cases {p}: {exc.strerror}") from None
+        for n, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                c = json.loads(line)
+                c["snapshot"] = c.get("snapshot") or c["commit"] + "^"
+                c["query"], c["gold"] = str(c["query"]), list(c["gold"])
+            except (ValueError, KeyError, TypeError):
+                raise CairnError(f"{p}:{n}: not a case (needs query, gold, commit or snapshot)") from None
+            cases.append(c)
+    return cases
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from cairn.home import cairn_home
+    from cairn.search.eval.run import run_cases
+
+    cases = _load_cases(args.cases)
+    repo = _repo_arg(args)
+    cache = Path(args.cache).expanduser() if args.cache else cairn_home() / "eval"
+    done = [0]
+
+    def tick(_q: str) -> None:
+        done[0] += 1
+        if not args.json and sys.stderr.isatty():
+            print(f"\r{done[0]}/{len(cases)} cases", end="", file=sys.stderr)
+
+    report = run_cases(cases, repo, cache, baseline=not args.no_baseline, progress=tick)
+    if args.json:
+        print_json(report)
+        return 0
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    if args.verbose:
+        for c in report["per_case"]:
+            print(f"- {c['query']}\n  gold: {c['gold']}\n  cairn: {c['cairn']}")
+    print(f"{report['cases']} cases on {report['snapshots']} snapshots, index {report['index_seconds']}s per snapshot")
+    print(f"{'system':<12} {'files@5':>8} {'files@10':>9} {'hit@1':>6} {'MRR@10':>7} {'ms/query':>9}")
+    for name, m in report["systems"].items():
+        print(f"{name:<12} {m['files@5']:>8.3f} {m['files@10']:>9.3f} {m['hit@1']:>6.3f} {m['mrr@10']:>7.3f} "
+              f"{m['ms/query']:>9.1f}")
+    return 0

@@ -1,0 +1,58 @@
+"""`cairn search "QUERY"`: the few places that matter for a request, each with its reasons."""
+
+from __future__ import annotations
+
+import argparse
+
+from cairn.cli.common import add_json, add_root, print_json, resolve
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "search", help="find the files and definitions a request is about, within a token budget",
+        description="Hybrid search: BM25 over code and docs (code-aware tokens), exact symbol and file "
+        "names, and a Personalized PageRank walk over the import graph, fused by Reciprocal Rank Fusion. "
+        "The index is refreshed incrementally first.",
+        epilog='examples:\n  cairn search "why is the coupon applied twice in checkout"\n'
+        '  cairn search "retry failed webhooks" --terms backoff,retry_policy --budget 800\n'
+        '  cairn search "applyCoupon" --json --limit 5',
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("query", help="the request in plain words (names of files or symbols help)")
+    p.add_argument("--limit", "-k", type=int, default=10, help="most results to return (default 10)")
+    p.add_argument("--budget", "-b", type=int, default=None,
+                   help="token budget of the answer: results are packed until it is spent")
+    p.add_argument("--terms", default="", help="comma-separated related words you expect in the code "
+                   "(they count, but less than the request's own words)")
+    p.add_argument("--no-refresh", action="store_true", help="search the index as it is (skip the refresh)")
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=cmd_search)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from cairn.codemap.indexer import index_project, open_index
+    from cairn.errors import CairnError
+    from cairn.search.engine import search_code
+    from cairn.search.render import pack
+
+    if args.limit < 1:
+        raise CairnError("--limit must be at least 1")
+    if args.budget is not None and args.budget < 1:
+        raise CairnError("--budget must be a positive number of tokens")
+    project = resolve(args)
+    if not args.no_refresh:
+        index_project(project)
+    con = open_index(project)
+    try:
+        terms = [t.strip() for t in args.terms.split(",") if t.strip()]
+        hits, _ = search_code(con, args.query, terms=terms, limit=min(args.limit, 200))
+    finally:
+        con.close()
+    kept, texts, tokens = pack(hits, args.budget)
+    if args.json:
+        print_json({"results": [h.as_json() for h in kept], "tokens": tokens})
+    elif not kept:
+        print("no match: try other words, a file or symbol name, or --terms with related words")
+    else:
+        print("\n".join(texts))
+    return 0

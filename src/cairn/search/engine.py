@@ -1,0 +1,140 @@
+"""The request path: request -> weighted terms -> channels -> RRF -> files with reasons.
+
+Channels (each a ranked list of files): whole-file BM25, best-chunk BM25 (top-level
+declarations and markdown sections), names (symbols and file names the request mentions),
+the caller's expansion terms (counted less), and Personalized PageRank seeded by the best of
+those. Reads only SQLite and the standard library, so it can run inside a hook.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from cairn.search.fuse import RRF_K, ranked, rrf
+from cairn.search.graph_walk import personalized_pagerank
+from cairn.search.names import name_channel
+from cairn.search.query import Query, analyze
+from cairn.search.text import chunk_text_channel, file_text_channel
+
+W_TEXT, W_CHUNK, W_NAME, W_EXPANSION = 1.0, 1.0, 1.2, 0.5
+W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
+SEEDS = 8
+CHANNEL_DEPTH = 100  # ranks kept per channel
+TEST_FACTOR = 0.6  # tests and examples matter less than the code they exercise
+DOC_FACTOR = 0.8
+
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|benchmarks?)/|"
+    r"(^|/)test_[^/]+$|_test\.[a-z]+$|[._-](test|spec)\.[a-z]+$|Tests?\.(java|kt|cs|swift)$")
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
+@dataclass
+class Hit:
+    file_id: int
+    path: str
+    score: float
+    kind: str
+    lines: list[tuple[int, int]] = field(default_factory=list)
+    symbols: list[str] = field(default_factory=list)
+    snippets: list[tuple[int, int, str]] = field(default_factory=list)  # (line, end_line, signature)
+    why: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
+                "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
+
+
+def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
+    return ranked(scores)[:n]
+
+
+def search_code(con: sqlite3.Connection, text: str, *, terms: list[str] | None = None, limit: int = 10,
+                seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
+                rrf_k: int = RRF_K) -> tuple[list[Hit], Query]:
+    """Rank the index's files for a request; `seed_files` personalizes the graph walk."""
+    q = analyze(con, text, terms)
+    file_scores, file_terms = file_text_channel(con, q.main)
+    chunks = chunk_text_channel(con, q.main)
+    chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
+    name_scores, name_reasons = name_channel(con, q.name_keys)
+    exp_scores, _ = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    base = [(_top(file_scores), W_TEXT), (_top(chunk_scores), W_CHUNK), (_top(name_scores), W_NAME),
+            (_top(exp_scores), W_EXPANSION)]
+    fused = rrf(base, k=rrf_k)
+    seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}
+    for fid, w in (seed_files or {}).items():
+        seeds[fid] = seeds.get(fid, 0.0) + w
+    ppr = personalized_pagerank(con, seeds, hubs_pass_rank=hubs_pass_rank) if seeds else {}
+    w_graph = W_GRAPH_VAGUE if q.distinctive <= 1 else W_GRAPH_CLEAR
+    fused = rrf(base + [(_top(ppr), w_graph)], k=rrf_k)
+    if not fused:
+        return [], q
+    ids = ranked(fused)[: max(limit * 4, 40)]
+    rows = {r["id"]: r for r in con.execute(
+        f"SELECT id, path, kind, rank, is_hub FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    hits: list[Hit] = []
+    for fid in ids:
+        row = rows.get(fid)
+        if row is None:
+            continue
+        score = fused[fid]
+        if is_test_path(row["path"]):
+            score *= TEST_FACTOR
+        elif row["kind"] != "code":
+            score *= DOC_FACTOR
+        hits.append(Hit(fid, row["path"], score, row["kind"]))
+    hits.sort(key=lambda h: (-h.score, h.path))
+    hits = hits[:limit]
+    _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, rows)
+    return hits, q
+
+
+def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, seeds, ppr, rows) -> None:
+    """Attach reasons, matching definitions and line ranges to each hit."""
+    weights = {t.text: t.weight for t in q.terms}
+    seed_paths = {}
+    if seeds:
+        for r in con.execute(f"SELECT id, path FROM files WHERE id IN ({','.join('?' * len(seeds))})", list(seeds)):
+            seed_paths[r[0]] = r[1]
+    for h in hits:
+        for kind, name, _line in name_reasons.get(h.file_id, [])[:3]:
+            h.why.append(f"named in the request: {name}" if kind == "named" else f"defines {name}")
+            if kind == "defines" and name not in h.symbols:
+                h.symbols.append(name)
+        matched = sorted(set(file_terms.get(h.file_id, [])), key=lambda t: -weights.get(t, 0))[:4]
+        if matched:
+            h.why.append("matches " + ", ".join(matched))
+        for _score, cid in chunks.get(h.file_id, [])[:3]:
+            c = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?", (cid,)).fetchone()
+            if c is None:
+                continue
+            h.snippets.append((c["line"], c["end_line"], c["signature"] or c["name"]))
+            h.lines.append((c["line"], c["end_line"]))
+            if c["kind"] == "def" and c["name"] not in h.symbols:
+                h.symbols.append(c["name"])
+        if h.file_id not in seeds and h.file_id in ppr and seed_paths:
+            link = con.execute(
+                f"SELECT src, dst FROM edges WHERE (src = ? AND dst IN ({','.join('?' * len(seed_paths))})) "
+                f"OR (dst = ? AND src IN ({','.join('?' * len(seed_paths))})) LIMIT 1",
+                (h.file_id, *seed_paths, h.file_id, *seed_paths)).fetchone()
+            if link:
+                other = link["dst"] if link["src"] == h.file_id else link["src"]
+                verb = "imports" if link["src"] == h.file_id else "imported by"
+                h.why.append(f"{verb} {seed_paths[other]}")
+            else:
+                h.why.append("near the best matches in the import graph")
+        row = rows.get(h.file_id)
+        if row is not None and row["is_hub"]:
+            h.why.append("central module file (hub)")
+        if not h.snippets:
+            for s in con.execute("SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
+                                 "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)):
+                h.snippets.append((s["line"], s["end_line"], s["signature"] or s["name"]))
+        if not h.why:
+            h.why.append("related by the import graph")

@@ -1,0 +1,22 @@
+"""Reciprocal Rank Fusion: combine ranked lists without trusting their score scales."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Hashable, Mapping
+
+RRF_K = 60
+
+
+def ranked(scores: Mapping[Hashable, float]) -> list[Hashable]:
+    """Keys best first (ties broken by key for determinism)."""
+    return sorted(scores, key=lambda k: (-scores[k], k))
+
+
+def rrf(lists: list[tuple[list[Hashable], float]], k: int = RRF_K) -> dict[Hashable, float]:
+    """score(x) = sum over lists of weight / (k + rank of x in that list), rank from 1."""
+    out: dict[Hashable, float] = defaultdict(float)
+    for items, weight in lists:
+        for i, item in enumerate(items, 1):
+            out[item] += weight / (k + i)
+    return dict(out)

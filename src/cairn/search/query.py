@@ -1,0 +1,116 @@
+"""Understand a request before searching: which words are distinctive, which name things.
+
+Real requests are long and chatty ("ok now can you look at why the export still breaks when...").
+Each term gets a weight from how rare it is in this repository (document frequency from the FTS
+index) and from its shape (identifier-like or path-like words name things), so common words
+cannot pull the ranking, and the graph carries more weight when little is distinctive.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from cairn.search.tokens import fold, fts_quote, name_key, query_terms, split_identifier
+
+# A term found in more than this share of files says little about any of them.
+COMMON_SHARE = 0.25
+# Tokens that look like code names: camelCase, snake_case, dotted/slashed paths, file names.
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
+_RAW_TOKEN = re.compile(r"[\w][\w.\-/]*[\w]|[\w]+", re.UNICODE)
+
+
+@dataclass
+class Term:
+    text: str
+    df: int
+    weight: float  # 0..~3; 0 = ignored
+    identifier: bool = False
+    expansion: bool = False
+
+
+@dataclass
+class Query:
+    text: str
+    terms: list[Term] = field(default_factory=list)
+    name_keys: list[tuple[str, bool]] = field(default_factory=list)  # (key, from an identifier-like token)
+    n_files: int = 0
+
+    @property
+    def main(self) -> list[Term]:
+        return [t for t in self.terms if not t.expansion and t.weight > 0]
+
+    @property
+    def expansion(self) -> list[Term]:
+        return [t for t in self.terms if t.expansion and t.weight > 0]
+
+    @property
+    def distinctive(self) -> int:
+        """How many request terms are rare enough to steer the search."""
+        return sum(1 for t in self.main if t.weight >= 1.0)
+
+
+def _df(con: sqlite3.Connection, term: str) -> int:
+    try:
+        return con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?",
+                           (f"{{path names body}}: {fts_quote(term)}",)).fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def _weight(df: int, n: int, identifier: bool) -> float:
+    if df == 0:
+        return 0.0
+    share = df / max(n, 1)
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    w = idf / math.log(1 + n) if n > 1 else 1.0  # 0..1, 1 = unique to a file
+    w = 0.3 + 1.7 * w
+    if share > COMMON_SHARE:
+        w *= 0.25
+    if identifier:
+        w *= 1.5
+    return round(w, 3)
+
+
+def _name_keys(text: str) -> list[tuple[str, bool]]:
+    """Keys to look up in symbol and file names: each token, its joined compound, and n-grams of words."""
+    keys: dict[str, bool] = {}
+    words: list[str] = []
+    for m in _RAW_TOKEN.finditer(text):
+        tok = m.group(0)
+        ident = bool(_IDENT.fullmatch(tok))
+        for piece in re.split(r"[/\\]", tok):
+            stem = piece.split(".", 1)[0] if "." in piece and ident else piece
+            k = name_key(stem)
+            if len(k) >= 3:
+                keys[k] = keys.get(k, False) or ident
+        words.extend(p for p in split_identifier(fold(tok)) if p)
+    for n in (2, 3):
+        for i in range(len(words) - n + 1):
+            k = "".join(words[i:i + n])
+            if len(k) >= 6:
+                keys.setdefault(k, False)
+    return list(keys.items())
+
+
+def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
+    """Turn a request (and the caller's related terms) into weighted terms and name keys."""
+    n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    q = Query(text=text, n_files=n)
+    idents = {name_key(m.group(0)) for m in _IDENT.finditer(text)}
+    idents |= {p for m in _IDENT.finditer(text) for p in split_identifier(m.group(0))}
+    seen: set[str] = set()
+    for t in query_terms(text):
+        df = _df(con, t)
+        q.terms.append(Term(t, df, _weight(df, n, t in idents), identifier=t in idents))
+        seen.add(t)
+    for t in query_terms(" ".join(extra_terms or [])):
+        if t in seen:
+            continue
+        df = _df(con, t)
+        q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
+        seen.add(t)
+    q.name_keys = _name_keys(text) + [(k, True) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
+    return q

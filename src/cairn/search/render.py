@@ -1,0 +1,44 @@
+"""Render search hits for an agent (compact text within a token budget) or a program (JSON).
+
+An agent reads the path, why it is there, and the signatures of the definitions that matched,
+with line numbers to open them at: never whole files.
+"""
+
+from __future__ import annotations
+
+from cairn.search.budget import estimate_tokens
+from cairn.search.engine import Hit
+
+MAX_SNIPPETS = 3
+
+
+def render_hit(h: Hit) -> str:
+    lines = [f"{h.path}  [{h.kind}] " + "; ".join(h.why)]
+    for line, end, sig in h.snippets[:MAX_SNIPPETS]:
+        first = (sig or "").splitlines()[0].strip()[:160] if sig else ""
+        rng = f"L{line}-{end}" if end and end != line else f"L{line}"
+        lines.append(f"  {rng}  {first}")
+    return "\n".join(lines)
+
+
+def pack(hits: list[Hit], budget: int | None) -> tuple[list[Hit], list[str], int]:
+    """The hits whose rendered text fits the budget (in rank order), their texts and the token total."""
+    kept: list[Hit] = []
+    texts: list[str] = []
+    used = 0
+    for h in hits:
+        text = render_hit(h)
+        cost = estimate_tokens(text + "\n")
+        if budget is not None and used + cost > budget:
+            if kept:
+                break
+            # even the first hit is over budget: drop its snippets rather than return nothing
+            h = Hit(h.file_id, h.path, h.score, h.kind, h.lines, h.symbols, [], h.why[:1])
+            text = render_hit(h)
+            cost = estimate_tokens(text + "\n")
+            if used + cost > budget:
+                break
+        kept.append(h)
+        texts.append(text)
+        used += cost
+    return kept, texts, used

@@ -1,0 +1,39 @@
+"""Builders for small real repositories used by the tests (import as `from helpers import ...`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write {relative path: content} under root (parents created)."""
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content, encoding="utf-8")
+    return root
+
+
+def git(root: Path, *args: str) -> str:
+    import subprocess
+
+    out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True,
+                         env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                              "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+                              "HOME": str(root), "PATH": "/usr/bin:/bin:/usr/local/bin"})
+    return out.stdout
+
+
+def make_git_repo(root: Path, files: dict[str, str | bytes], commit: bool = True) -> Path:
+    """A real git repository with `files` (committed unless commit=False)."""
+    root.mkdir(parents=True, exist_ok=True)
+    write_tree(root, files)
+    git(root, "init", "-q", "-b", "main")
+    if commit:
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "initial")
+    return root
+
