@@ -244,6 +244,9 @@ def test_cli_json_shape(tmp_path, cairn_home):
     assert out["totals"]["sessions"] == 5 and out["prices"]["as_of"]
     one = json.loads(run_cli(str(FIXTURES), "--session", "tool_h", "--json", home=cairn_home).stdout)
     assert [s["session_id"] for s in one["sessions"]] == ["tool_heavy"]
+    proj = json.loads(run_cli(str(FIXTURES), "--project", "spotter-gqc", "--json", home=cairn_home).stdout)
+    assert [s["session_id"] for s in proj["sessions"]] == ["258c7280-ae70-4798-800f-63464d01a85d"]
+    assert proj["included"]["filters"]["project"] == "spotter-gqc"
     sim = run_cli("simulate", str(FIXTURES), "--thresholds", "100k,150k", "--json", home=cairn_home)
     assert sim.returncode == 0, sim.stderr
     assert [r["threshold"] for r in json.loads(sim.stdout)["thresholds"]] == [100_000, 150_000]
