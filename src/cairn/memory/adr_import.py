@@ -184,13 +184,22 @@ def _status(fm: dict, body: str) -> tuple[str, str]:
     return "active", raw
 
 
-def _title(fm: dict, body: str, stem: str) -> str:
+_NUMBER_PREFIX = re.compile(r"^(?:(?:adr|rfc)[-\s#]*)?\d+\s*[.:)-]\s+", re.I)
+
+
+def _heading(fm: dict, body: str, stem: str) -> str:
+    """The record's own heading (what the file shows), e.g. "12. Use Postgres"."""
     if fm.get("title"):
         return str(fm["title"]).strip()
     m = re.search(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", body, re.M)
     if m:
         return m.group(1).strip()
     return re.sub(r"[-_]+", " ", stem).strip() or stem
+
+
+def clean_title(heading: str) -> str:
+    """The title without its record number ("12. Use Postgres" -> "Use Postgres"); the id keeps it."""
+    return _NUMBER_PREFIX.sub("", heading).strip() or heading
 
 
 def _date(fm: dict, body: str) -> str | None:
@@ -218,11 +227,12 @@ def parse_record(rel: str, text: str, type_: str) -> tuple[Node, list[tuple[str,
     """A record file -> Node, plus the raw relations it states: (rel, href, number)."""
     fm, body = _split_frontmatter(text.replace("\r\n", "\n"))
     stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    title = _title(fm, body, stem)
+    heading = _heading(fm, body, stem)
+    title = clean_title(heading)
     status, raw_status = _status(fm, body)
     if type_ == "bug" and status == "active":
         status = "done"
-    content = re.sub(r"^\s{0,3}#\s+" + re.escape(title) + r"\s*#*\s*\n", "", body, count=1)
+    content = re.sub(r"^\s{0,3}#\s+" + re.escape(heading) + r"\s*#*\s*\n", "", body, count=1)
     date = _date(fm, body)
     node = Node(id=record_id(rel), type=type_, title=title, status=status, body=normalize_body(content),
                 created=date, updated=date, path=rel, origin="adr", read_only=True,

@@ -62,3 +62,11 @@ def load_knowledge(project: Any, *, adrs: bool = True, personal: bool = True,
                    paths: Iterable[str] | None = None) -> list[Node]:
     """All knowledge nodes visible from `project` (project vault + decision records + personal)."""
     return load_knowledge_with_problems(project, adrs=adrs, personal=personal, paths=paths).nodes
+
+
+def node_summary(node: Node, stale: list[str] | None = None) -> dict[str, Any]:
+    """The JSON shape of a knowledge hit (issue 4): what an agent needs to judge and open it."""
+    return {"id": node.id, "type": node.type, "status": node.status, "state": node.state,
+            "title": node.title, "path": node.path, "origin": node.origin, "files": list(node.files),
+            "symbols": list(node.symbols), "tags": list(node.tags), "superseded_by": node.superseded_by,
+            "supersedes": node.supersedes, "updated": node.updated, "stale": list(stale or [])}

@@ -65,11 +65,18 @@ def ranked(nodes: list[Node]) -> list[Node]:
 
 
 def _summary(node: Node) -> str:
-    for line in node.body.split("\n"):
-        text = line.strip().lstrip("#>*- ").strip()
-        if text and not text.lower().startswith(("date:", "status:", "## ")):
-            text = re.sub(r"\s+", " ", text)
-            return text if len(text) <= SUMMARY_CHARS else text[:SUMMARY_CHARS - 1].rstrip() + "…"
+    """First sentence-ish of the body; for a decision record, of its Decision section."""
+    text = node.body
+    m = re.search(r"^#{1,6}\s*decision(?: outcome)?\s*$\n+(.+?)(?:\n#|\Z)", text, re.I | re.M | re.S)
+    if m:
+        text = m.group(1)
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("#", "|", "```", "<!--")) or \
+                re.match(r"^[*-]?\s*\**(date|status|deciders?|tags?)\**\s*:", stripped, re.I):
+            continue
+        out = re.sub(r"\s+", " ", stripped.lstrip(">*- ").strip())
+        return out if len(out) <= SUMMARY_CHARS else out[:SUMMARY_CHARS - 1].rstrip() + "…"
     return ""
 
 

@@ -1,0 +1,262 @@
+"""`cairn remember`, `cairn read`, `cairn memory-md`, `cairn memory list|doctor`: the knowledge graph.
+
+Library code is imported inside the handlers so `cairn --help` stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cairn.cli.common import add_json, add_root, print_json, resolve
+
+NODE_TYPES = ("decision", "bug", "gotcha", "concept", "howto", "preference", "task", "note")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "remember", help="record a decision, bug, gotcha, concept... in the project's knowledge graph",
+        description="Write one fact as a markdown node in .cairn/knowledge/ (or the personal vault). A fact "
+        "that duplicates a live node of the same type merges into it; --supersedes marks the old node "
+        "superseded. Without TITLE and with --json, reads one JSON object or a list from stdin: "
+        '{"type", "title", "body", "files": [...], "symbols": [...], "links": [{"rel", "target"}], '
+        '"supersedes": "<id or title>", "tags": [...]}.')
+    p.add_argument("title", nargs="?", help="the fact's title (omit with --json to read facts from stdin)")
+    p.add_argument("--type", "-t", default="note", choices=NODE_TYPES, help="node type (default note)")
+    p.add_argument("--body", "-b", default="", help="the fact itself, markdown ('-' reads it from stdin)")
+    p.add_argument("--file", dest="files", action="append", default=[], metavar="PATH",
+                   help="a file this is about (repeatable); its content hash is kept to detect staleness")
+    p.add_argument("--symbol", dest="symbols", action="append", default=[], metavar="NAME",
+                   help="a symbol this is about (repeatable)")
+    p.add_argument("--link", dest="links", action="append", default=[], metavar="REL:TARGET",
+                   help="typed link to another node by id or title, e.g. caused-by:'Checkout retry' (repeatable)")
+    p.add_argument("--supersedes", metavar="ID|TITLE", help="the node this one replaces (kept, marked superseded)")
+    p.add_argument("--tag", dest="tags", action="append", default=[], metavar="TAG",
+                   help="a tag (repeatable); `pinned` puts the node first in memory-md")
+    p.add_argument("--personal", action="store_true", help="write to the personal vault (applies to every project)")
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("read", help="print one knowledge node with its links resolved",
+                       description="Print a node by id or title: status, what superseded it, cited files "
+                       "marked (changed since this note: PATH) when their content changed, body, links.")
+    p.add_argument("ref", metavar="ID", help="node id, title or unique id prefix")
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("memory-md", help="write the top knowledge into CLAUDE.md / MEMORY.md (marked block)",
+                       description="Write a byte-budgeted block between <!-- cairn:memory:start --> and "
+                       "<!-- cairn:memory:end -->: pinned then highest-value live nodes, one line each. "
+                       "Re-running replaces only that block; the file is backed up before the first edit.")
+    p.add_argument("--file", metavar="PATH", help="target file (default: CLAUDE.md, or MEMORY.md if only that exists)")
+    p.add_argument("--bytes", type=int, default=6000, metavar="N", help="byte budget of the block (default 6000)")
+    p.add_argument("--lines", type=int, default=60, metavar="N", help="line budget of the block (default 60)")
+    add_root(p)
+    add_json(p)
+    p.set_defaults(func=cmd_memory_md)
+
+    p = sub.add_parser("memory", help="list or check the knowledge graph",
+                       description="`cairn memory list` lists nodes; `cairn memory doctor` reports stale and "
+                       "orphaned nodes, broken links and malformed files.")
+    msub = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
+    lp = msub.add_parser("list", help="list knowledge nodes")
+    lp.add_argument("--type", choices=NODE_TYPES, help="only this type")
+    lp.add_argument("--status", help="only this status (active, superseded, done, accepted, ...)")
+    lp.add_argument("--origin", choices=("project", "adr", "personal"), help="only this origin")
+    add_root(lp)
+    add_json(lp)
+    lp.set_defaults(func=cmd_memory_list)
+    dp = msub.add_parser("doctor", help="stale, orphaned, broken or malformed knowledge")
+    add_root(dp)
+    add_json(dp)
+    dp.set_defaults(func=cmd_memory_doctor)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _read_stdin_json():
+    from cairn.errors import CairnError
+
+    raw = sys.stdin.read()
+    if not raw.strip():
+        raise CairnError("--json without TITLE reads facts from stdin, but stdin is empty")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise CairnError(f"stdin is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+
+
+def _facts(args: argparse.Namespace):
+    from cairn.errors import CairnError
+    from cairn.memory.facts import Fact, facts_from_json, parse_link
+
+    if args.title is None:
+        if not args.json:
+            raise CairnError('give a TITLE (cairn remember "TITLE" --type gotcha --body ...) '
+                             "or pass --json and the facts on stdin")
+        facts = facts_from_json(_read_stdin_json())
+    else:
+        body = sys.stdin.read() if args.body == "-" else args.body
+        facts = [Fact(title=args.title, type=args.type, body=body, files=args.files, symbols=args.symbols,
+                      links=[parse_link(s) for s in args.links], supersedes=args.supersedes, tags=args.tags)]
+    if args.personal:
+        for fact in facts:
+            fact.personal = True
+    return facts
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from cairn.memory.knowledge import load_knowledge
+    from cairn.memory.vault import Vault
+
+    facts = _facts(args)
+    personal = [f for f in facts if f.personal]
+    shared = [f for f in facts if not f.personal]
+    results = []
+    if shared:
+        project = resolve(args)
+        needs_context = any(f.supersedes or f.links for f in shared)
+        context = [n for n in load_knowledge(project) if n.origin != "project"] if needs_context else []
+        results += Vault.for_project(project).remember(shared, context=context, cwd=Path.cwd())
+    if personal:
+        results += Vault.personal().remember(personal, cwd=Path.cwd())
+    if args.json:
+        print_json({"results": [r.to_dict() for r in results]})
+    else:
+        for r in results:
+            extra = f" (replaces {r.superseded})" if r.superseded else ""
+            print(f"{r.action} {r.id}{extra}  {r.path}")
+            for note in r.notes:
+                print(f"  note: {note}")
+    return 0
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
+    from cairn.memory.graph import find, index_by_id, live_version, supersede_chain
+    from cairn.memory.knowledge import load_knowledge, node_summary
+    from cairn.memory.staleness import stale_files
+
+    project = resolve(args, need_root=False)
+    nodes = load_knowledge(project)
+    node = find(nodes, args.ref)
+    if node is None:
+        raise CairnError(f"no knowledge node {args.ref!r} (see `cairn memory list`)")
+    by_id = index_by_id(nodes)
+    stale = stale_files(node, project.root)
+    live = live_version(nodes, node.id)
+    links = [{"rel": lk.rel, "target": lk.target, "pending": lk.pending,
+              "title": by_id[lk.target].title if lk.target in by_id else None,
+              "status": by_id[lk.target].status if lk.target in by_id else None} for lk in node.links]
+    backlinks = [{"rel": lk.rel, "source": n.id, "title": n.title} for n in nodes for lk in n.links
+                 if lk.target == node.id and n.id != node.id]
+    if args.json:
+        out = node_summary(node, stale)
+        out.update({"body": node.body, "links": links, "linked_from": backlinks, "created": node.created,
+                    "commit": node.commit, "chain": supersede_chain(nodes, node.id),
+                    "live_version": live.id if live is not None and live.id != node.id else None})
+        print_json(out)
+        return 0
+    print(f"# {node.title}")
+    print(f"{node.id} · {node.type} · {node.status} · {node.origin} · {node.path}")
+    if node.superseded_by:
+        nxt = by_id.get(node.superseded_by)
+        line = f"superseded by {node.superseded_by}" + (f" \"{nxt.title}\"" if nxt else "")
+        if live is not None and live.id not in (node.id, node.superseded_by):
+            line += f"; live version: {live.id} \"{live.title}\""
+        print(line)
+    if node.supersedes:
+        old = by_id.get(node.supersedes)
+        print(f"supersedes {node.supersedes}" + (f" \"{old.title}\"" if old else ""))
+    if node.files:
+        print("files: " + ", ".join(node.files))
+    for path in stale:
+        print(f"(changed since this note: {path})")
+    if node.symbols:
+        print("symbols: " + ", ".join(node.symbols))
+    if node.tags:
+        print("tags: " + ", ".join(node.tags))
+    if node.updated:
+        print(f"updated: {node.updated}" + (f" at {node.commit[:10]}" if node.commit else ""))
+    if node.body:
+        print()
+        print(node.body)
+    if links or backlinks:
+        print()
+        print("Links:")
+        for lk in links:
+            if lk["pending"]:
+                print(f"- {lk['rel']}: {lk['target']} (pending: no such node yet)")
+            else:
+                print(f"- {lk['rel']}: {lk['title']} ({lk['target']}, {lk['status']})")
+        for bl in backlinks:
+            print(f"- {bl['rel']} (from): {bl['title']} ({bl['source']})")
+    return 0
+
+
+def cmd_memory_md(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
+    from cairn.memory.knowledge import load_knowledge
+    from cairn.memory.memory_md import write_memory_md
+    from cairn.memory.staleness import stale_files
+
+    if args.bytes < 200 or args.lines < 8:
+        raise CairnError("--bytes must be >= 200 and --lines >= 8")
+    project = resolve(args)
+    nodes = load_knowledge(project, personal=False)
+    stale_ids = {n.id for n in nodes if n.is_live and n.cites and stale_files(n, project.root)}
+    res = write_memory_md(project, nodes, args.file, max_bytes=args.bytes, max_lines=args.lines,
+                          stale_ids=stale_ids)
+    if args.json:
+        print_json(res.to_dict())
+    else:
+        state = "updated" if res.changed else "unchanged"
+        print(f"{state} {res.path}: {res.shown} of {res.total} live nodes, {res.bytes} bytes")
+        if res.backup:
+            print(f"  backup of the previous file: {res.backup}")
+    return 0
+
+
+def cmd_memory_list(args: argparse.Namespace) -> int:
+    from cairn.memory.knowledge import load_knowledge_with_problems, node_summary
+
+    project = resolve(args, need_root=False)
+    kn = load_knowledge_with_problems(project)
+    nodes = [n for n in kn.nodes
+             if (not args.type or n.type == args.type)
+             and (not args.status or args.status in (n.status, n.state))
+             and (not args.origin or n.origin == args.origin)]
+    nodes.sort(key=lambda n: (("project", "adr", "personal").index(n.origin), n.state != "active", n.type, n.title.lower()))
+    if args.json:
+        print_json({"nodes": [node_summary(n) for n in nodes], "problems": [p.to_dict() for p in kn.problems]})
+        return 0
+    for n in nodes:
+        sup = f" -> {n.superseded_by}" if n.superseded_by else ""
+        print(f"{n.id}  [{n.type}/{n.status}{sup}]  {n.title}  ({n.path})")
+    for p in kn.problems:
+        print(f"malformed: {p}", file=sys.stderr)
+    if not nodes:
+        print("no knowledge nodes" + (" match" if (args.type or args.status or args.origin) else " yet"))
+    return 0
+
+
+def cmd_memory_doctor(args: argparse.Namespace) -> int:
+    from cairn.memory.doctor import diagnose
+    from cairn.memory.knowledge import load_knowledge_with_problems
+
+    project = resolve(args, need_root=False)
+    kn = load_knowledge_with_problems(project)
+    report = diagnose(kn.nodes, kn.problems, project.root)
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    lines = report.lines()
+    for line in lines:
+        print(line)
+    if not lines:
+        print(f"memory ok: {report.nodes} nodes, nothing stale, orphaned, broken or malformed")
+    return 0
