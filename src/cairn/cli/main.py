@@ -1,0 +1,99 @@
+"""`cairn` entry point: builds the argparse tree from the command modules and runs one command.
+
+Each module in COMMAND_MODULES exposes `register(subparsers)` and sets `func` on its parsers.
+Command modules import their library code inside the handler, so `cairn --help` and the hook
+path stay cheap. Expected failures (CairnError) print one line; nothing prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from cairn import __version__
+from cairn.errors import CairnError
+
+# Order here is the order in `cairn --help`.
+COMMAND_MODULES = [
+    "cairn.cli.index_cmd",
+    "cairn.cli.map_cmd",
+    "cairn.cli.search_cmd",
+    "cairn.cli.eval_cmd",
+    "cairn.cli.xray_cmd",
+    "cairn.cli.memory_cmd",
+]
+
+DESCRIPTION = """\
+cairn leaves the way through a codebase for the next agent session.
+
+Start here:
+  cairn index            scan and parse the project you stand in (incremental)
+  cairn map              a ~500-token overview an agent can read instead of exploring
+  cairn search "QUERY"   the few places that matter for a request, within a token budget
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cairn", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"cairn {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a command still being built in this tree: leave it out
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except CairnError as exc:
+        print(f"cairn: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("cairn: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: one line for the user, the traceback in the log
+        if os.environ.get("CAIRN_DEBUG"):
+            raise
+        where = _log_exception(argv)
+        print(f"cairn: internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""),
+              file=sys.stderr)
+        return 2
+
+
+def _log_exception(argv: list[str]) -> str | None:
+    """Append the current traceback to CAIRN_HOME/logs/cli.log (redacted argv); never raises."""
+    try:
+        import time
+        import traceback
+
+        from cairn.home import logs_dir
+
+        path = logs_dir() / "cli.log"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cairn {' '.join(argv[:1])}\n")
+            fh.write(traceback.format_exc())
+        return str(path)
+    except Exception:
+        return None
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
