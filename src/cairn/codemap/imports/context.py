@@ -60,7 +60,7 @@ FAMILY_EXTS: dict[str, tuple[str, ...]] = {
 
 def dirname(path: str) -> str:
     """Repo-relative parent directory; the repository root is ''."""
-    return posixpath.dirname(path)
+    return path.rpartition("/")[0]
 
 
 def join(base_dir: str, rel: str) -> str | None:
@@ -88,6 +88,9 @@ def ancestors(path: str) -> Iterable[str]:
         d = dirname(d)
 
 
+_GROUP_DELIMS = re.compile(r"[{},]")
+
+
 def expand_group(raw: str, sep: str) -> list[str]:
     """Expand grouped imports: `a::{b, c::{d, e as f}, self}` -> a::b, a::c::d, a::c::e, a.
 
@@ -97,16 +100,20 @@ def expand_group(raw: str, sep: str) -> list[str]:
         return [raw.split(" as ", 1)[0].strip()]
     head, _, rest = raw.partition("{")
     body = rest[: rest.rfind("}")] if "}" in rest else rest
-    items, depth, cur = [], 0, ""
-    for ch in body:
-        if ch == "," and depth == 0:
-            items.append(cur)
-            cur = ""
-            continue
-        depth += ch == "{"
-        depth -= ch == "}"
-        cur += ch
-    items.append(cur)
+    if "{" not in body:
+        items = body.split(",")
+    else:  # split on top-level commas only
+        items, depth, start = [], 0, 0
+        for m in _GROUP_DELIMS.finditer(body):
+            ch = m.group(0)
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            elif depth == 0:
+                items.append(body[start : m.start()])
+                start = m.end()
+        items.append(body[start:])
     out: list[str] = []
     for item in (i.strip() for i in items):
         if item == "self":

@@ -69,4 +69,4 @@ def reference_edges(
             w = math.sqrt(count) * share
             for dst in defs:
                 weights[(src, dst)] = weights.get((src, dst), 0.0) + w
-    return sorted(((s, d, w) for (s, d), w in weights.items()), key=lambda e: (e[0], e[1]))
+    return [(s, d, w) for (s, d), w in sorted(weights.items())]

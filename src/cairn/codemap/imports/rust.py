@@ -11,7 +11,7 @@ exists is the answer: `use crate::a::Thing` lands on a.rs (or on lib.rs when `a`
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model import ImportRef
 from .context import ResolverContext, ancestors, dirname, expand_group, join, read_text
@@ -25,6 +25,7 @@ class RustIndex:
     cargo_dirs: frozenset[str]  # directories with a Cargo.toml
     lib_roots: dict[str, str]  # cargo dir -> library crate root file
     crates: dict[str, str]  # crate name (underscored) -> library crate root file
+    roots_memo: dict[str, str | None] = field(default_factory=dict)  # file -> its crate root
 
 
 def build_index(ctx: ResolverContext) -> RustIndex:
@@ -53,7 +54,14 @@ def build_index(ctx: ResolverContext) -> RustIndex:
 
 
 def crate_root(ctx: ResolverContext, idx: RustIndex, path: str) -> str | None:
-    """The crate root file whose module tree contains `path`."""
+    """The crate root file whose module tree contains `path` (memoized per file)."""
+    if path in idx.roots_memo:
+        return idx.roots_memo[path]
+    root = idx.roots_memo[path] = _crate_root(ctx, idx, path)
+    return root
+
+
+def _crate_root(ctx: ResolverContext, idx: RustIndex, path: str) -> str | None:
     cargo = next((d for d in ancestors(path) if d in idx.cargo_dirs), None)
     if cargo is None:
         for d in ancestors(path):  # no manifest: nearest directory with a lib.rs / main.rs
@@ -86,32 +94,45 @@ def module_dir(ctx: ResolverContext, idx: RustIndex, path: str) -> str:
 
 
 def _walk(ctx: ResolverContext, start: str, segs: list[str]) -> str | None:
-    """Deepest module file reached by following `segs` down from directory `start`."""
+    """Deepest module file reached by following `segs` down from directory `start`.
+
+    A directory without its own module file is an inline `mod x { mod y; }` of the parent:
+    walk through it.
+    """
     cur, last = start, None
     for seg in segs:
-        for cand in (join(cur, seg + ".rs"), join(cur, seg + "/mod.rs")):
-            if cand in ctx.files:
-                last, cur = cand, join(cur, seg) or ""
-                break
-        else:
+        nxt = f"{cur}/{seg}" if cur else seg
+        if f"{nxt}.rs" in ctx.files:
+            last = f"{nxt}.rs"
+        elif f"{nxt}/mod.rs" in ctx.files:
+            last = f"{nxt}/mod.rs"
+        elif nxt not in ctx.dirs:
             break
+        cur = nxt
     return last
 
 
 def _module_file(ctx: ResolverContext, d: str, root: str | None) -> str | None:
-    """File that defines the module whose children live in directory `d`."""
-    if root is not None and dirname(root) == d:
-        return root
-    for cand in (d + ".rs", join(d, "mod.rs")):
-        if cand in ctx.files:
-            return cand
-    return None
+    """File that defines the module whose children live in directory `d`.
+
+    Without d.rs or d/mod.rs the module is inline in an ancestor's file: climb to it.
+    """
+    root_dir = dirname(root) if root is not None else None
+    while True:
+        if d == root_dir:
+            return root
+        for cand in (d + ".rs", f"{d}/mod.rs"):
+            if cand in ctx.files:
+                return cand
+        if not d:
+            return None
+        d = dirname(d)
 
 
 def expand_use(raw: str) -> list[str]:
     """`a::{b, c::{d, e as f}, self}` -> ["a::b", "a::c::d", "a::c::e", "a"]."""
     raw = raw.strip().removeprefix("pub ").removeprefix("use ").rstrip(";").strip()
-    return [p.removesuffix("::*").removesuffix("::self") for p in expand_group(raw, "::")]
+    return [p.removesuffix("::self") for p in expand_group(raw, "::")]
 
 
 def _resolve_path(ctx: ResolverContext, idx: RustIndex, from_path: str, path: str) -> str | None:
@@ -122,6 +143,11 @@ def _resolve_path(ctx: ResolverContext, idx: RustIndex, from_path: str, path: st
     if first == "crate":
         root = crate_root(ctx, idx, from_path)
         return None if root is None else _walk(ctx, dirname(root), segs[1:]) or root
+    if segs == ["super"] and path.endswith("*"):
+        # `use super::*;` is nearly always the inline `mod tests` of this very file reaching its
+        # own items (the parser does not report inline modules); a real parent already has the
+        # `mod` edge to this file.
+        return None
     if first in ("self", "super"):
         root = crate_root(ctx, idx, from_path)
         root_dir = dirname(root) if root else None
@@ -154,6 +180,18 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
         for cand in (join(d, name + ".rs"), join(d, name + "/mod.rs")):
             if cand in ctx.files:
                 return [cand]
+        # Declared inside an inline `mod outer { mod name; }`: the file sits one directory down.
+        prefix = f"{d}/" if d else ""
+        for base in (f"{name}.rs", "mod.rs"):
+            hits = [
+                c
+                for c in ctx.by_basename.get(base, ())
+                if c.startswith(prefix)
+                and c.count("/") == prefix.count("/") + (1 if base != "mod.rs" else 2)
+                and (base != "mod.rs" or c.rsplit("/", 2)[-2] == name)
+            ]
+            if len(hits) == 1:
+                return hits
         return []
     paths = expand_use(raw)
     if imp.names and "{" not in raw:
