@@ -80,6 +80,7 @@ def test_every_fixture_session_equals_ccusage_to_the_token():
         assert by_id[sid]["models"] == sorted(s["modelsUsed"])
         # same public prices as ccusage's table for these models, so costs agree as well
         assert math.isclose(by_id[sid]["cost_usd"], s["totalCost"], abs_tol=1e-6), sid
+    assert any("Compacting whenever the context passes 100k" in f for f in report["findings"])
 
 
 # --- deduplication rules ---------------------------------------------------------------------
@@ -169,6 +170,7 @@ def test_cache_expiry_compaction_tools_and_curve_are_found(tmp_path):
     curve = r["curves"]["sess"]
     assert [p[1] for p in curve["points"]] == [20_000, 22_000, 23_000, 24_000, 8_000, 8_500]
     assert [c[1] for c in curve["compactions"]] == [24_000]
+    assert [e[1] for e in curve["expiries"]] == [22_000]
     assert r["tools"]["rows"][0] == {"tool": "Read", "calls": 1, "chars": 400, "est_tokens": 100, "share": 1.0}
     assert any("expired mid-session 1 time" in f for f in r["findings"])
 

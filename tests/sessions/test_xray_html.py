@@ -41,5 +41,6 @@ def test_page_renders_in_headless_chromium(tmp_path):
     # the inline script ran and counted every plot: 1 cost-by-day, 1 size share, 5 session curves
     assert rendered and int(rendered.group(1)) == plots == 7
     assert dom.count("<polyline") == 5 and dom.count('class="compaction"') == 2 and "<rect" in dom
+    assert dom.count('class="expiry"') == 2
     console = [ln for ln in res.stderr.splitlines() if ":CONSOLE" in ln]
     assert console == [], console

@@ -113,7 +113,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CairnError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     if args.json:
-        report.pop("curves", None)
+        report.pop("curves", None)  # per-turn points: for the HTML page, too bulky for programs
         print_json(report)
         return 0
     from cairn.sessions.xray_report import render

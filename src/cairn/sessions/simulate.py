@@ -29,6 +29,8 @@ METHOD = (
     "then has to re-read."
 )
 
+DEFAULT_THRESHOLDS = [100_000, 150_000, 250_000]
+DEFAULT_HANDOFF = 8_000
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE)
 
 

@@ -110,6 +110,7 @@ class Expiry:
     ttl_s: int
     rewritten: int
     extra_cost: float
+    is_subagent: bool = False
 
 
 def main_curve(turns: list[Turn]) -> list[Turn]:
@@ -143,7 +144,7 @@ def find_expiries(turns: list[Turn], costs: dict[int, CostParts | None], prices:
             extra = 0.0
             if c is not None and p is not None and cur.cache_write:
                 extra = rewritten * (c.cache_write / cur.cache_write - p.base["cache_read"] * 1e-6)
-            out.append(Expiry(cur.session_id, cur.ts, cur.ts - prev.ts, ttl, rewritten, extra))
+            out.append(Expiry(cur.session_id, cur.ts, cur.ts - prev.ts, ttl, rewritten, extra, cur.is_subagent))
     return sorted(out, key=lambda e: e.ts)
 
 
@@ -177,9 +178,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
     expiries = find_expiries(ds.turns, costs, prices)
-    exp_by_session: dict[str, int] = defaultdict(int)
+    exp_by_session: dict[str, list[Expiry]] = defaultdict(list)
     for e in expiries:
-        exp_by_session[e.session_id] += 1
+        exp_by_session[e.session_id].append(e)
 
     sessions, curves = [], {}
     for sid, turns in by_session.items():
@@ -196,11 +197,13 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
             "start_context": curve[0].context, "peak_context": max(t.context for t in curve),
             "main_turns": len(curve), "subagent_turns": sum(1 for t in turns if t.is_subagent),
-            "compactions": len(comps), "cache_expiries": exp_by_session.get(sid, 0),
+            "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
             "unpriced_turns": acc.unpriced_turns,
         })
         curves[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
-                       "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps]}
+                       "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
+                       "expiries": [[round(e.ts, 3), e.rewritten] for e in exp_by_session.get(sid, [])
+                                    if not e.is_subagent]}
     sessions.sort(key=lambda s: (-s["cost_usd"], s["session_id"]))
 
     proj_of_session = {s["session_id"]: s["project"] for s in sessions}
@@ -254,6 +257,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                      "last_activity": max((s["last_activity"] for s in sessions), default=None)},
         "curves": curves,
     }
+    from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, simulate
+
+    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF)
     report["findings"] = findings(report)
     return report
 
@@ -312,6 +318,15 @@ def findings(r: dict[str, Any]) -> list[str]:
         out.append(f"{_pct(o150['cost_share'])} of the cost came from the {o150['sessions']} of {tot['sessions']} "
                    f"sessions whose context grew past 150k tokens"
                    + (f"; {_pct(o400['cost_share'])} from {o400['sessions']} past 400k." if o400["sessions"] else "."))
+    sim = r.get("simulation")
+    smallest = min((row["threshold"] for row in sim["thresholds"]), default=0) if sim else 0
+    if sim and cost > 0 and any(s["peak_context"] > smallest for s in r["sessions"]):
+        best = next((row for row in sim["thresholds"] if row["threshold"] == sim["best"]), None)
+        if best:
+            out.append(f"Compacting whenever the context passes {_k(best['threshold'])} tokens would have cost about "
+                       f"{_pct(best['saving_share'])} less (${best['saving_usd']:.2f}), by `cairn xray simulate`.")
+        else:
+            out.append("Compacting earlier would not have saved money on these sessions (`cairn xray simulate`).")
     if r["sessions"]:
         out.append(f"A session starts with a median of {_k(r['start_context_median'])} tokens of context "
                    f"before any work; every later turn re-reads it.")

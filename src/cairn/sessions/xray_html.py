@@ -71,8 +71,9 @@ def cost_by_day_svg(days: list[dict[str, Any]]) -> str:
     return _svg(w, h, "".join(parts), "cost by kind per day")
 
 
-def curve_svg(points: list[list[float]], comps: list[list[Any]], y_max: float) -> str:
-    """One session's context per turn; dashed lines at 150k/400k, red markers at compactions."""
+def curve_svg(points: list[list[float]], comps: list[list[Any]], y_max: float,
+              expiries: list[list[Any]] | None = None) -> str:
+    """One session's context per turn; dashed lines at 150k/400k, red compactions, orange cache expiries."""
     w, h, left, bottom, top = 340, 150, 44, 18, 8
     n = len(points)
     xs = (w - left - 8) / max(n - 1, 1)
@@ -96,6 +97,11 @@ def curve_svg(points: list[list[float]], comps: list[list[Any]], y_max: float) -
                      f'stroke="#d62728" stroke-dasharray="4,2"><title>compaction'
                      f'{" at " + tokens(pre) + " tokens" if pre else ""}</title></line>'
                      f'<circle cx="{x:.1f}" cy="{y(pre or 0):.1f}" r="3.5" fill="#d62728"/>')
+    for ts, rewritten in expiries or []:
+        i = next((j for j, t in enumerate(times) if t >= ts), n - 1)
+        x = left + i * xs
+        parts.append(f'<path class="expiry" d="M{x - 5:.1f},{top} L{x + 5:.1f},{top} L{x:.1f},{top + 8} Z" '
+                     f'fill="#f28e2b"><title>cache expired: {tokens(rewritten)} tokens written again</title></path>')
     path = " ".join(f"{left + i * xs:.1f},{y(p[1]):.1f}" for i, p in enumerate(points))
     parts.append(f'<polyline points="{path}" fill="none" stroke="#4e79a7" stroke-width="1.6"/>')
     if n <= 30:  # few turns: show each one, or a one-turn session draws nothing at all
@@ -141,7 +147,7 @@ def render_html(r: dict[str, Any]) -> str:
         cards.append(f'<div class="curve"><p class="t">{escape(s["session_id"][:13])} · {escape(s["project"])} · '
                      f'{usd(s["cost_usd"])} · peak {tokens(s["peak_context"])}'
                      f'{" · " + str(s["compactions"]) + " compaction(s)" if s["compactions"] else ""}</p>'
-                     f'{curve_svg(c["points"], c["compactions"], y_max)}</div>')
+                     f'{curve_svg(c["points"], c["compactions"], y_max, c.get("expiries"))}</div>')
     sess_rows = [[s["session_id"][:13], s["project"], tokens(s["start_context"]), tokens(s["peak_context"]),
                   str(s["compactions"]), str(s["cache_expiries"]), usd(s["cost_usd"]), pct(s["cost_share"])]
                  for s in r["sessions"][:30]]
@@ -164,7 +170,8 @@ def render_html(r: dict[str, Any]) -> str:
 <h2>Cost share by session size (peak context)</h2>{size_share_svg(r['session_size']['buckets'])}
 <h2>Context per turn, by session</h2>
 <p class="sub">Prompt size of each turn of the session's own thread (input + cache write + cache read);
-red dashed lines are compactions; grey dashed lines mark 150k and 400k.</p>{more}
+red dashed lines are compactions; orange triangles are cache expiries (a pause, then the context written
+again); grey dashed lines mark 150k and 400k.</p>{more}
 <div class="curves">{''.join(cards)}</div>
 <h2>Sessions</h2>{_table(['session', 'project', 'start ctx', 'peak ctx', 'compactions', 'cache expiries', 'cost', 'share'], sess_rows)}
 <h2>Tool output entering the context</h2>{_table(['tool', 'calls', '~tokens', 'share'], tool_rows)}
