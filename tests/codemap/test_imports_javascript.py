@@ -205,3 +205,43 @@ def test_tsconfig_paths_to_package_sources(tmp_path: Path) -> None:
 def test_lang_unknown_falls_back_to_extension(tmp_path: Path) -> None:
     ctx = make_repo(tmp_path, APP)
     assert res(ctx, "src/main.ts", "./util", lang="weird") == ["src/util.ts"]
+
+
+def test_workspace_exports_map_build_output_back_to_sources(tmp_path: Path) -> None:
+    pkg = {
+        "name": "vite",
+        "exports": {
+            ".": "./dist/node/index.js",
+            "./module-runner": {
+                "types": "./dist/node/module-runner.d.ts",
+                "import": "./dist/node/module-runner.js",
+            },
+        },
+    }
+    ctx = make_repo(
+        tmp_path,
+        {
+            "packages/vite/package.json": json.dumps(pkg),
+            "packages/vite/src/node/index.ts": "",
+            "packages/vite/src/node/module-runner.ts": "",
+            "packages/plugin-legacy/src/index.ts": "",
+        },
+    )
+    src = "packages/plugin-legacy/src/index.ts"
+    assert res(ctx, src, "vite") == ["packages/vite/src/node/index.ts"]
+    assert res(ctx, src, "vite/module-runner") == ["packages/vite/src/node/module-runner.ts"]
+    assert res(ctx, src, "vite/missing") == []
+
+
+def test_root_relative_specifier_uses_the_project_root(tmp_path: Path) -> None:
+    ctx = make_repo(
+        tmp_path,
+        {
+            "playground/ssr/package.json": '{"private": true}',
+            "playground/ssr/src/app.ts": "",
+            "playground/ssr/server.js": "",
+            "shared/util.ts": "",
+        },
+    )
+    assert res(ctx, "playground/ssr/server.js", "/src/app.ts", "javascript") == ["playground/ssr/src/app.ts"]
+    assert res(ctx, "playground/ssr/src/app.ts", "/shared/util") == ["shared/util.ts"]

@@ -34,6 +34,9 @@ PROBE_EXTS = (
 RUNTIME_EXTS = (".js", ".jsx", ".mjs", ".cjs")
 EXTERNAL_PREFIXES = ("node:", "http://", "https://", "data:", "bun:", "virtual:")
 MAX_EXTENDS_DEPTH = 6
+PACKAGE_KEYS = ("source", "exports", "types", "typings", "module", "main")
+CONDITION_ORDER = ("source", "development", "types", "import", "module", "default", "node", "require")
+BUILD_DIRS = frozenset({"dist", "lib", "build", "out", "esm", "cjs", "es", "types"})
 
 
 @dataclass
@@ -51,7 +54,9 @@ class JsIndex:
     stems: dict[str, str]  # path without extension -> best file
     index_of: dict[str, str]  # directory -> its index.* file
     config_for_dir: dict[str, TsConfig | None]
-    packages: dict[str, tuple[str, str | None]]  # workspace package name -> (dir, entry file)
+    packages: dict[str, tuple[str, dict[str, Any]]]  # workspace package name -> (dir, package.json)
+    package_dirs: frozenset[str] = frozenset()  # directories with a package.json
+    entries: dict[str, str | None] = field(default_factory=dict)  # "pkg" or "pkg/sub" -> file (memo)
 
 
 def build_index(ctx: ResolverContext) -> JsIndex:
@@ -74,13 +79,14 @@ def build_index(ctx: ResolverContext) -> JsIndex:
         packages={},
     )
     idx.config_for_dir = _configs_by_dir(ctx)
+    idx.package_dirs = frozenset(dirname(p) for p in ctx.configs.get("package.json", ()))
     for pj in ctx.configs.get("package.json", ()):
         data = load_jsonc(ctx.root, pj)
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             continue
         name, d = data["name"], dirname(pj)
         if name not in idx.packages:
-            idx.packages[name] = (d, _package_entry(ctx, idx, d, data))
+            idx.packages[name] = (d, {k: data.get(k) for k in PACKAGE_KEYS})
     return idx
 
 
@@ -100,26 +106,60 @@ def _lookup(ctx: ResolverContext, idx: JsIndex, base: str | None) -> str | None:
     return idx.index_of.get(base.rstrip("/"))
 
 
-def _package_entry(ctx: ResolverContext, idx: JsIndex, d: str, data: dict[str, Any]) -> str | None:
-    """Source entry of a workspace package: `source`, src/index.*, types/module/main, index.*."""
-    src = join(d, "src")
-    candidates: list[str | None] = []
-    if isinstance(data.get("source"), str):
-        candidates.append(join(d, data["source"]))
-    candidates.append(idx.index_of.get(src) if src is not None else None)
-    for key in ("types", "typings", "module", "main"):
-        if isinstance(data.get(key), str):
-            target = join(d, data[key])
-            hit = _lookup(ctx, idx, target)
-            if hit is None and target and target.endswith(".d.ts"):
-                hit = idx.stems.get(target[: -len(".d.ts")])
-            candidates.append(hit)
-    candidates.append(idx.index_of.get(d))
-    for c in candidates:
-        hit = _lookup(ctx, idx, c) if c is not None else None
-        if hit:
-            return hit
-    return None
+def _export_targets(value: Any) -> list[str]:
+    """Paths of an `exports` entry: a string, a list, or nested conditions (source/types first)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [t for v in value for t in _export_targets(v)]
+    if isinstance(value, dict):
+        keys = sorted(
+            value, key=lambda k: CONDITION_ORDER.index(k) if k in CONDITION_ORDER else len(CONDITION_ORDER)
+        )
+        return [t for k in keys for t in _export_targets(value[k])]
+    return []
+
+
+def _source_of(ctx: ResolverContext, idx: JsIndex, d: str, target: str) -> str | None:
+    """A package path as a repository file; build output (dist/x.js) maps back to src/x.ts."""
+    path = join(d, target)
+    if path is None:
+        return None
+    hit = _lookup(ctx, idx, path)
+    if hit is None and path.endswith(".d.ts"):
+        hit = idx.stems.get(path[: -len(".d.ts")])
+    rel = path[len(d) + 1 :] if d else path
+    first, _, rest = rel.partition("/")
+    if hit is None and first in BUILD_DIRS and rest:
+        stem = rest.removesuffix(".d.ts")
+        for ext in (*RUNTIME_EXTS, ".cjs.js", ".esm.js"):
+            stem = stem.removesuffix(ext)
+        hit = _lookup(ctx, idx, join(d, "src/" + stem))
+    return hit
+
+
+def _package_entry(
+    ctx: ResolverContext, idx: JsIndex, d: str, data: dict[str, Any], sub: str = ""
+) -> str | None:
+    """Source file for `pkg` or `pkg/sub` of a workspace package.
+
+    Sources beat build output: `source`, src/index.*, then exports/types/module/main (mapped
+    from dist/ back to src/ when the build output is not in the repository), then index.*.
+    """
+    exports = data.get("exports")
+    if sub:
+        targets = _export_targets(exports.get("./" + sub)) if isinstance(exports, dict) else []
+        targets += [sub, "src/" + sub]
+        return next((h for t in targets if (h := _source_of(ctx, idx, d, t))), None)
+    targets = [data["source"]] if isinstance(data.get("source"), str) else []
+    targets.append("src")
+    if isinstance(exports, dict) and any(k.startswith(".") for k in exports):
+        targets += _export_targets(exports.get("."))
+    else:
+        targets += _export_targets(exports)
+    targets += [data[k] for k in ("types", "typings", "module", "main") if isinstance(data.get(k), str)]
+    targets.append(".")
+    return next((h for t in targets if (h := _source_of(ctx, idx, d, t))), None)
 
 
 def _load_tsconfig(ctx: ResolverContext, rel: str, depth: int = 0) -> dict[str, Any]:
@@ -211,14 +251,13 @@ def _alias(ctx: ResolverContext, idx: JsIndex, cfg: TsConfig, spec: str) -> str 
 def _workspace(ctx: ResolverContext, idx: JsIndex, spec: str) -> str | None:
     parts = spec.split("/")
     n = 2 if spec.startswith("@") else 1
-    pkg = idx.packages.get("/".join(parts[:n]))
+    name = "/".join(parts[:n])
+    pkg = idx.packages.get(name)
     if pkg is None:
         return None
-    d, entry = pkg
-    sub = "/".join(parts[n:])
-    if not sub:
-        return entry
-    return _lookup(ctx, idx, join(d, sub)) or _lookup(ctx, idx, join(d, "src/" + sub))
+    if spec not in idx.entries:
+        idx.entries[spec] = _package_entry(ctx, idx, pkg[0], pkg[1], "/".join(parts[n:]))
+    return idx.entries[spec]
 
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
@@ -233,7 +272,12 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     if spec.startswith("./") or spec.startswith("../") or spec in (".", ".."):
         hit = _lookup(ctx, idx, join(here, spec))
     elif spec.startswith("/"):
-        hit = _lookup(ctx, idx, join("", spec.lstrip("/")))
+        # Root-relative (Vite, Next): the project root is the nearest directory with a
+        # package.json, else the repository root.
+        project = next((a for a in (here, *ancestors(here)) if a in idx.package_dirs), "") if here else ""
+        hit = _lookup(ctx, idx, join(project, spec.lstrip("/"))) or _lookup(
+            ctx, idx, join("", spec.lstrip("/"))
+        )
     else:
         cfg = idx.config_for_dir.get(here)
         if cfg is None and here not in idx.config_for_dir:
