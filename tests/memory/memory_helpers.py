@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import make_git_repo
-
 from cairn.project import resolve_project
+from helpers import make_git_repo
 
 CHECKOUT = '''def total(order):
     return sum(line.price for line in order.lines)
