@@ -300,6 +300,8 @@ def _pct(x: float) -> str:
 
 
 def _k(n: float) -> str:
+    if n >= 1e6:
+        return f"{n / 1e6:.1f}M"
     return f"{n / 1000:.0f}k" if n >= 1000 else f"{n:.0f}"
 
 

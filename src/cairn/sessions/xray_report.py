@@ -6,6 +6,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 
 TOP_SESSIONS = 12
@@ -67,7 +68,7 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
               f"{inc['files']} files, {span}; {describe_filters(inc['filters'])}")
     con.print("\n[bold]What stands out[/bold]")
     for f in r["findings"]:
-        con.print(f"  • {f}")
+        con.print(Padding(f"• {f}", (0, 0, 0, 2), expand=False))
     con.print()
 
     t = _table("Cost by kind", "kind", "tokens", "cost", "share")
