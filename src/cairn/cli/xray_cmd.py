@@ -34,12 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
               "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
               "[--json]")
     p.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or folders")
-    p.add_argument("--days", type=int, metavar="N", help="only activity of the last N days (by record time)")
+    p.add_argument("--days", type=int, metavar="N", help="only activity of the last N x 24 hours (by record time)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--project", metavar="P",
-                     help="one project: its name, cairn id, Claude folder name (-home-me-repo) or a path inside it")
+                     help="one project: its name, cairn id, Claude folder name (--project=-home-me-repo) or its path")
     who.add_argument("--all-projects", action="store_true", help="every project (the default)")
-    p.add_argument("--session", metavar="ID", help="one session (an id or a unique prefix)")
+    p.add_argument("--session", metavar="ID", help="one session (its id or an id prefix)")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
     p.add_argument("--thresholds", default="100k,150k,250k", help="simulate: context sizes to try")
     p.add_argument("--handoff", default="8k", help="simulate: size of the handoff after a compaction")
