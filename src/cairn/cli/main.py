@@ -23,6 +23,8 @@ COMMAND_MODULES = [
     "cairn.cli.eval_cmd",
     "cairn.cli.xray_cmd",
     "cairn.cli.memory_cmd",
+    "cairn.cli.sessions_cmd",
+    "cairn.cli.backup_cmd",
 ]
 
 DESCRIPTION = """\

@@ -1,0 +1,287 @@
+"""`cairn sessions ...`: archive past agent sessions, then search, list, show, relate, forget."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cairn.cli.common import add_json, print_json
+
+DESCRIPTION = """\
+The session archive: every past agent conversation, redacted, searchable offline.
+
+  cairn sessions ingest [PATH...]        archive new transcript lines (default: ~/.claude/projects)
+  cairn sessions search QUERY            ranked hits with session, time and a snippet
+  cairn sessions list                    sessions with start, end, turns and tags
+  cairn sessions show ID                 one conversation, tool calls folded (id or unique prefix)
+  cairn sessions related TERM            terms and sessions that co-occur with TERM
+  cairn sessions forget ID | --before D  delete for real (the text is purged from the file)
+
+search/list cover the current project by default; --project P (name or id) or --all-projects
+widen it. Dates: YYYY-MM-DD, an ISO time, today, yesterday, or an age like 7d / 2w.
+"""
+
+
+def _scope(p: argparse.ArgumentParser) -> None:
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--project", metavar="P", help="a project name or id (default: the current project)")
+    who.add_argument("--all-projects", action="store_true", help="every project")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sessions", help="archive of past agent sessions: ingest, search, list, show, forget",
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.set_defaults(func=lambda args: p.print_help() or 0)
+    ss = p.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND")
+
+    q = ss.add_parser("ingest", help="archive new transcript lines (incremental)")
+    q.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or folders")
+    q.add_argument("--no-backup", action="store_true", help="skip the (at most daily) automatic backup")
+    add_json(q)
+    q.set_defaults(func=cmd_ingest)
+
+    q = ss.add_parser("search", help="search past sessions")
+    q.add_argument("query", nargs="+", metavar="QUERY")
+    _scope(q)
+    q.add_argument("--after", metavar="DATE", help="only turns at or after DATE")
+    q.add_argument("--before", metavar="DATE", help="only turns before DATE")
+    q.add_argument("--tag", metavar="T", help="only sessions with tag T (e.g. webhook, topic:webhook, tool:bash)")
+    q.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    add_json(q)
+    q.set_defaults(func=cmd_search)
+
+    q = ss.add_parser("list", help="list archived sessions")
+    _scope(q)
+    q.add_argument("--after", metavar="DATE", help="only sessions that ended at or after DATE")
+    q.add_argument("--before", metavar="DATE", help="only sessions that ended before DATE")
+    q.add_argument("--tag", metavar="T", help="only sessions with tag T")
+    q.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
+    add_json(q)
+    q.set_defaults(func=cmd_list)
+
+    q = ss.add_parser("show", help="show one archived conversation")
+    q.add_argument("session", metavar="ID", help="session id or a unique prefix")
+    q.add_argument("--full", action="store_true", help="do not fold tool calls and results")
+    add_json(q)
+    q.set_defaults(func=cmd_show)
+
+    q = ss.add_parser("related", help="terms and sessions co-occurring with TERM")
+    q.add_argument("term", nargs="+", metavar="TERM")
+    _scope(q)
+    q.add_argument("--limit", type=int, default=15, metavar="N")
+    add_json(q)
+    q.set_defaults(func=cmd_related)
+
+    q = ss.add_parser("forget", help="delete sessions from the archive for real")
+    q.add_argument("session", nargs="?", metavar="ID", help="session id or a unique prefix")
+    q.add_argument("--before", metavar="DATE", help="every session that ended before DATE")
+    q.add_argument("--project", metavar="P", help="with --before: only this project's sessions")
+    q.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    add_json(q)
+    q.set_defaults(func=cmd_forget)
+
+
+def _project_ids(args: argparse.Namespace, con) -> list[str] | None:
+    """None for --all-projects, else the ids of --project P or of the current project."""
+    from cairn.cli.common import resolve
+    from cairn.sessions.archive_search import project_ids
+
+    if getattr(args, "all_projects", False):
+        return None
+    if getattr(args, "project", None):
+        return project_ids(con, args.project)
+    return [resolve(args, need_root=False).id]
+
+
+def _open_existing():
+    from cairn.errors import CairnError
+    from cairn.sessions.archive import archive_path, open_archive
+
+    if not archive_path().exists():
+        raise CairnError("no session archive yet: run `cairn sessions ingest` first")
+    return open_archive()
+
+
+def _dates(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    from cairn.sessions.archive_search import parse_when
+
+    return (parse_when(args.after) if getattr(args, "after", None) else None,
+            parse_when(args.before) if getattr(args, "before", None) else None)
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from cairn.sessions.archive import ingest_paths
+    from cairn.sessions.transcript import find_transcripts
+
+    total = 0
+    if sys.stderr.isatty():  # a progress bar only for a person watching long work
+        for f in find_transcripts(args.paths or None):
+            try:
+                total += f.stat().st_size
+            except OSError:
+                pass
+    if total > 32_000_000:
+        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+        with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                      TimeRemainingColumn(), transient=True) as bar:
+            task = bar.add_task("archiving transcripts", total=total)
+            stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup,
+                                 progress=lambda done, tot: bar.update(task, completed=done, total=tot))
+    else:
+        stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup)
+    if args.json:
+        print_json({"files": stats.files, "files_read": stats.files_read, "bytes": stats.bytes,
+                    "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,
+                    "errors": stats.errors})
+    else:
+        print(f"archived: {stats.summary()}")
+        for err in stats.errors[:5]:
+            print(f"  unreadable: {err}", file=sys.stderr)
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
+    from cairn.sessions.archive_search import search
+
+    if args.limit < 1:
+        raise CairnError("--limit must be 1 or more")
+    con = _open_existing()
+    try:
+        after, before = _dates(args)
+        hits = search(con, " ".join(args.query), project_ids=_project_ids(args, con), after=after,
+                      before=before, tag=args.tag, limit=args.limit)
+    finally:
+        con.close()
+    if args.json:
+        print_json({"results": [h.as_dict() for h in hits]})
+        return 0
+    if not hits:
+        print("no matches" + ("" if args.all_projects else " in this project (try --all-projects)"))
+        return 0
+    for h in hits:
+        when = (h.time or "")[:16].replace("T", " ")
+        role = f"{h.role}:{h.tool}" if h.tool else h.role
+        print(f"{h.session_id[:8]}  {when}  {h.project}  [{role}]  score {h.score:.2f}")
+        print(f"    {h.snippet}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from cairn.sessions.archive_search import list_sessions
+
+    con = _open_existing()
+    try:
+        after, before = _dates(args)
+        rows = list_sessions(con, project_ids=_project_ids(args, con), after=after, before=before,
+                             tag=args.tag, limit=args.limit)
+    finally:
+        con.close()
+    if args.json:
+        print_json({"sessions": rows})
+        return 0
+    if not rows:
+        print("no archived sessions" + ("" if args.all_projects else " for this project (try --all-projects)"))
+        return 0
+    for r in rows:
+        span = f"{(r['start'] or '')[:16].replace('T', ' ')} -> {(r['end'] or '')[11:16]}"
+        print(f"{r['session_id'][:8]}  {span}  {r['project']}  {r['turns']} turns  {r['title'] or ''}"[:160])
+        if r["tags"]:
+            print(f"          {' '.join(r['tags'])}"[:200])
+    return 0
+
+
+def _fold(text: str, width: int = 110) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from cairn.sessions.archive_search import resolve_session, session_detail
+
+    con = _open_existing()
+    try:
+        info, turns = session_detail(con, resolve_session(con, args.session))
+    finally:
+        con.close()
+    if args.json:
+        print_json({"session": info, "turns": [dict(t) for t in turns]})
+        return 0
+    print(f"session {info['session_id']}  project {info['project_name']}  branch {info['git_branch'] or '-'}")
+    print(f"{info['start']} -> {info['end']}  {info['turns']} turns  cwd {info['cwd']}")
+    if info["tags"]:
+        print("tags: " + " ".join(info["tags"]))
+    for t in turns:
+        pad = "    " if t["agent"] else ""
+        who = f"{pad}[agent {t['agent']}] " if t["agent"] else ""
+        when = (t["ts"] or "")[11:19]
+        role = t["role"]
+        if role in ("user", "assistant", "summary"):
+            print(f"\n{who}{role} {when}".rstrip())
+            body = t["text"] if args.full or role != "summary" else _fold(t["text"], 300)
+            for line in body.splitlines():
+                print(f"{pad}  {line}")
+        elif role == "tool":
+            print(f"{pad}  > {t['tool']}: {t['text'] if args.full else _fold(t['arg'] or '')}")
+        elif role == "error":
+            print(f"{pad}  ! {t['tool'] or 'error'}: {_fold(t['text'])}")
+        elif args.full:
+            print(f"{pad}    = {t['text']}")
+    return 0
+
+
+def cmd_related(args: argparse.Namespace) -> int:
+    from cairn.sessions.archive_search import related
+
+    con = _open_existing()
+    try:
+        out = related(con, " ".join(args.term), project_ids=_project_ids(args, con), limit=args.limit)
+    finally:
+        con.close()
+    if args.json:
+        print_json(out)
+        return 0
+    if not out["sessions"]:
+        print(f"nothing mentions {out['term']!r}" + ("" if args.all_projects else " in this project"))
+        return 0
+    print("terms: " + ", ".join(f"{t['term']} ({t['turns']})" for t in out["terms"]))
+    print("sessions:")
+    for s in out["sessions"]:
+        print(f"  {s['session_id'][:8]}  {s['project']}  {s['turns']} turns mention it  {s['title'] or ''}"[:160])
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
+    from cairn.sessions.archive import forget
+    from cairn.sessions.archive_search import parse_when, project_ids, resolve_session, sessions_before
+
+    if bool(args.session) == bool(args.before):
+        raise CairnError("give a session ID or --before DATE (not both)")
+    con = _open_existing()
+    try:
+        if args.session:
+            ids = [resolve_session(con, args.session)]
+        else:
+            # --before is about age: every project unless --project narrows it
+            scope = project_ids(con, args.project) if args.project else None
+            ids = sessions_before(con, parse_when(args.before), scope)
+        if not ids:
+            print("nothing to forget")
+            return 0
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise CairnError(f"would delete {len(ids)} session(s); pass --yes to confirm")
+            answer = input(f"delete {len(ids)} session(s) from the archive for good? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("kept")
+                return 1
+        n = forget(con, ids)
+    finally:
+        con.close()
+    if args.json:
+        print_json({"forgotten": ids})
+    else:
+        print(f"forgot {n} session(s); their text is purged from the archive file")
+    return 0

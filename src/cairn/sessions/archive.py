@@ -1,0 +1,420 @@
+"""The session archive: past agent conversations in SQLite + FTS5 under CAIRN_HOME/sessions.db.
+
+Ingest is incremental per transcript file: the byte offset after the last complete line is
+remembered, so the Stop hook reads only the new tail (`ingest_file`) and its cost stays flat as a
+session grows. A file that shrank or was replaced (other inode, smaller than the offset, or a
+different first KiB) is re-read from the start after its rows are deleted. Turns are redacted
+before they are written (see turns.py) and keyed by (file, uuid, block), so re-ingesting never
+duplicates. Search, listing and the rest of the read side live in archive_search.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from cairn.errors import CairnError
+from cairn.home import cairn_home, ensure_private_dir
+from cairn.sessions.archive_schema import MIGRATIONS
+from cairn.sessions.archive_tags import add_tags, add_terms, file_ext, refresh_topics, terms
+from cairn.sessions.transcript import find_transcripts, is_subagent_file, iter_records, session_id_for
+from cairn.sessions.turns import FILE_TOOLS, Turn, extract, record_meta
+from cairn.store.db import connect, transaction
+
+ARCHIVE_NAME = "sessions.db"
+BATCH_RECORDS = 2000  # records per write transaction: bounds memory and lock time
+HEAD_BYTES = 1024  # first bytes hashed to notice a file replaced in place
+_UUID_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TERM_ROLES = ("user", "assistant", "summary")
+
+
+def archive_path() -> Path:
+    return cairn_home() / ARCHIVE_NAME
+
+
+def open_archive(path: Path | None = None) -> sqlite3.Connection:
+    """Open (creating) the archive: private file in a private folder, freed pages zeroed."""
+    path = Path(path) if path else archive_path()
+    ensure_private_dir(path.parent)
+    con = connect(path, MIGRATIONS, private=True)
+    con.execute("PRAGMA secure_delete = ON")  # forgotten text must not linger in free pages
+    return con
+
+
+@dataclass
+class IngestStats:
+    files: int = 0  # transcript files looked at
+    files_read: int = 0  # files that had new bytes
+    bytes: int = 0  # bytes read
+    turns: int = 0  # turns added
+    reread: int = 0  # files re-read from the start (shrunk or replaced)
+    errors: list[str] = field(default_factory=list)
+    sessions: set[str] = field(default_factory=set)
+
+    def summary(self) -> str:
+        parts = [f"{self.files} files", f"{self.files_read} with new data", f"{self.bytes / 1e6:.1f} MB read",
+                 f"{self.turns} turns added", f"{len(self.sessions)} sessions"]
+        if self.reread:
+            parts.append(f"{self.reread} re-read (shrunk or replaced)")
+        if self.errors:
+            parts.append(f"{len(self.errors)} unreadable")
+        return ", ".join(parts)
+
+
+# ---------------------------------------------------------------- project attribution
+
+
+@functools.lru_cache(maxsize=512)
+def project_for_cwd(cwd: str) -> tuple[str, str]:
+    """(project id, project name) for a transcript's cwd, also when that folder is gone.
+
+    An existing folder resolves exactly as `cairn` does anywhere (project.resolve_project). For
+    a folder that no longer exists, the same rules as far as they can still be applied: the
+    nearest existing ancestor, if it lies inside a git repository or `.cairn/` project other than
+    the home folder (the folder was inside that project); else a route prefix from config.toml;
+    else the folder's own path identity (the id `cairn` gives a folder identified by its path,
+    e.g. after `cairn init` there). A deleted git worktree thus gets its own path-based id: its
+    repository can no longer be read from disk.
+    """
+    from cairn import project as proj
+
+    path = Path(os.path.normpath(os.path.expanduser(cwd)))
+    try:
+        if path.is_dir():
+            p = proj.resolve_project(path)
+            return p.id, p.name
+    except (CairnError, OSError):
+        pass
+    home = Path.home()
+    for anc in path.parents:
+        if anc in (home, Path(anc.anchor)) or not anc.is_dir():
+            continue
+        try:
+            p = proj.resolve_project(anc)
+        except (CairnError, OSError):
+            break
+        if p.kind in ("git", "cairn") and p.root not in (home, Path(anc.anchor)):
+            return p.id, p.name
+        break
+    try:
+        best = max(((len(pre.parts), slug) for slug, pre in proj._routes()
+                    if path == pre or pre in path.parents), default=None)
+    except CairnError:
+        best = None
+    if best is not None:
+        return proj._slug(best[1]), best[1]
+    return proj._make_id(path.name or "root", f"path:{path}"), path.name or "root"
+
+
+# ---------------------------------------------------------------- ingest
+
+
+def _head_hash(path: Path, n: int) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha1(fh.read(n)).hexdigest()
+
+
+def _replaced(row: sqlite3.Row, st: os.stat_result, path: Path) -> bool:
+    if row["inode"] is not None and row["inode"] != st.st_ino:
+        return True
+    if st.st_size < row["offset"]:
+        return True
+    if row["head_len"]:
+        try:
+            return _head_hash(path, row["head_len"]) != row["head_hash"]
+        except OSError:
+            return True
+    return False
+
+
+def _session_id(path: Path, first_records: list[dict]) -> str:
+    """Claude Code's name for the session: the file (or parent folder) name, else the records'."""
+    sid = session_id_for(path)
+    if is_subagent_file(path) or _UUID_NAME.fullmatch(sid):
+        return sid
+    return next((r["sessionId"] for r in first_records if isinstance(r.get("sessionId"), str)), sid)
+
+
+def _is_compaction_run(path: Path) -> bool:
+    # Its prompt is Claude Code's summarising instruction and its answer is the summary the main
+    # file already holds (isCompactSummary): archiving it would only duplicate.
+    return is_subagent_file(path) and path.name.startswith("agent-acompact")
+
+
+def _tool_lookup(con: sqlite3.Connection, file_id: int, seen: dict[str, str]) -> Callable[[str], str | None]:
+    def lookup(ref: str) -> str | None:
+        if ref in seen:
+            return seen[ref]
+        row = con.execute("SELECT tool FROM turns WHERE file_id = ? AND ref = ? AND role = 'tool'",
+                          (file_id, ref)).fetchone()
+        return row[0] if row else None
+
+    return lookup
+
+
+def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: int, end_offset: int,
+                 records: list[dict], turns: list[Turn], size: int, inode: int) -> int | None:
+    """Store one batch and move the file's offset; None if another ingester got there first."""
+    with transaction(con):
+        row = con.execute("SELECT offset FROM files WHERE id = ?", (file_id,)).fetchone()
+        if row is None or row[0] != start_offset:
+            return None
+        added = 0
+        counts: Counter = Counter()
+        tools: set[str] = set()
+        exts: set[str] = set()
+        title = None
+        for t in turns:
+            cur = con.execute(
+                "INSERT OR IGNORE INTO turns(file_id, session_id, uuid, block, role, ts, text, tool, arg, ref, agent)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (file_id, sid, t.uuid, t.block, t.role, t.ts, t.text, t.tool, t.arg, t.ref, t.agent),
+            )
+            if cur.rowcount != 1:
+                continue
+            added += 1
+            if t.role in TERM_ROLES:
+                counts.update(terms(t.text))
+                if title is None and t.role == "user" and t.agent is None:
+                    title = " ".join(t.text.split())[:100]
+            elif t.role == "tool" and t.tool:
+                tools.add(t.tool.lower())
+                if t.tool in FILE_TOOLS and t.arg and (ext := file_ext(t.arg)):
+                    exts.add(ext)
+        stamps = [r["timestamp"] for r in records if isinstance(r.get("timestamp"), str)]
+        cwd = next((c for c, _, _ in map(record_meta, records) if c), None)
+        branch = next((b for _, b, _ in map(record_meta, records) if b), None)
+        pid, pname = project_for_cwd(cwd) if cwd else (None, None)
+        con.execute(
+            """INSERT INTO sessions(session_id, project_id, project_name, cwd, git_branch, start, end,
+                                    turns, title, topics_dirty)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+               ON CONFLICT(session_id) DO UPDATE SET
+                 project_id = COALESCE(sessions.project_id, excluded.project_id),
+                 project_name = COALESCE(sessions.project_name, excluded.project_name),
+                 cwd = COALESCE(sessions.cwd, excluded.cwd),
+                 git_branch = COALESCE(sessions.git_branch, excluded.git_branch),
+                 start = MIN(COALESCE(sessions.start, excluded.start), COALESCE(excluded.start, sessions.start)),
+                 end = MAX(COALESCE(sessions.end, excluded.end), COALESCE(excluded.end, sessions.end)),
+                 turns = sessions.turns + excluded.turns,
+                 title = COALESCE(sessions.title, excluded.title),
+                 topics_dirty = CASE WHEN excluded.turns > 0 THEN 1 ELSE sessions.topics_dirty END""",
+            (sid, pid, pname, cwd, branch, min(stamps, default=None), max(stamps, default=None), added, title),
+        )
+        add_terms(con, sid, counts)
+        add_tags(con, sid, "tool", tools)
+        add_tags(con, sid, "ext", exts)
+        con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, ingested_at = ? WHERE id = ?",
+                    (end_offset, size, inode, _now(), file_id))
+        return added
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _reset_file(con: sqlite3.Connection, row: sqlite3.Row) -> None:
+    """Forget what was read from a file that shrank or was replaced, so it is read afresh."""
+    with transaction(con):
+        con.execute("DELETE FROM turns WHERE file_id = ?", (row["id"],))
+        con.execute("UPDATE files SET offset = 0, head_len = 0, head_hash = NULL, inode = NULL WHERE id = ?",
+                    (row["id"],))
+        if row["session_id"]:
+            rebuild_session(con, row["session_id"])
+
+
+def rebuild_session(con: sqlite3.Connection, sid: str) -> None:
+    """Recount a session's turns, terms and tags from its stored turns (after rows were removed)."""
+    con.execute("DELETE FROM session_terms WHERE session_id = ?", (sid,))
+    con.execute("DELETE FROM session_tags WHERE session_id = ?", (sid,))
+    n = con.execute("SELECT COUNT(*) FROM turns WHERE session_id = ?", (sid,)).fetchone()[0]
+    if n == 0:
+        con.execute("DELETE FROM sessions WHERE session_id = ?", (sid,))
+        return
+    counts: Counter = Counter()
+    tools: set[str] = set()
+    exts: set[str] = set()
+    for role, text, tool, arg in con.execute(
+            "SELECT role, text, tool, arg FROM turns WHERE session_id = ?", (sid,)):
+        if role in TERM_ROLES:
+            counts.update(terms(text))
+        elif role == "tool" and tool:
+            tools.add(tool.lower())
+            if tool in FILE_TOOLS and arg and (ext := file_ext(arg)):
+                exts.add(ext)
+    add_terms(con, sid, counts)
+    add_tags(con, sid, "tool", tools)
+    add_tags(con, sid, "ext", exts)
+    con.execute(
+        "UPDATE sessions SET turns = ?, topics_dirty = 1, start = (SELECT MIN(ts) FROM turns WHERE session_id = ?),"
+        " end = (SELECT MAX(ts) FROM turns WHERE session_id = ?) WHERE session_id = ?", (n, sid, sid, sid))
+
+
+def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
+                on_bytes: Callable[[int], None] | None = None) -> None:
+    stats.files += 1
+    try:
+        st = path.stat()
+    except OSError as exc:
+        stats.errors.append(f"{path}: {exc.strerror or exc}")
+        return
+    row = con.execute("SELECT * FROM files WHERE path = ?", (str(path),)).fetchone()
+    if row is not None and _replaced(row, st, path):
+        _reset_file(con, row)
+        stats.reread += 1
+        row = con.execute("SELECT * FROM files WHERE path = ?", (str(path),)).fetchone()
+    offset = row["offset"] if row else 0
+    if row is not None and st.st_size == offset:
+        return  # nothing new: the common case for the Stop hook on an idle file
+    if row is None:
+        con.execute("INSERT OR IGNORE INTO files(path, offset) VALUES (?, 0)", (str(path),))
+        row = con.execute("SELECT * FROM files WHERE path = ?", (str(path),)).fetchone()
+    file_id = row["id"]
+    if not row["head_len"] and st.st_size:
+        n = min(HEAD_BYTES, st.st_size)
+        con.execute("UPDATE files SET head_len = ?, head_hash = ? WHERE id = ?", (n, _head_hash(path, n), file_id))
+    if _is_compaction_run(path):
+        con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, session_id = ? WHERE id = ?",
+                    (st.st_size, st.st_size, st.st_ino, session_id_for(path), file_id))
+        return
+    stats.files_read += 1
+    sid = row["session_id"]
+    seen_tools: dict[str, str] = {}
+    lookup = _tool_lookup(con, file_id, seen_tools)
+    batch: list[tuple[int, dict]] = []
+    start = offset
+    try:
+        for end, record in iter_records(path, offset):
+            batch.append((end, record))
+            if len(batch) >= BATCH_RECORDS:
+                sid = _flush(con, path, file_id, sid, start, batch, seen_tools, lookup, st, stats)
+                if sid is None:
+                    return
+                start, batch = end, []
+                if on_bytes:
+                    on_bytes(end)
+        if batch:
+            _flush(con, path, file_id, sid, start, batch, seen_tools, lookup, st, stats)
+            if on_bytes:
+                on_bytes(batch[-1][0])
+    except OSError as exc:
+        stats.errors.append(f"{path}: {exc.strerror or exc}")
+
+
+def _flush(con: sqlite3.Connection, path: Path, file_id: int, sid: str | None, start: int,
+           batch: list[tuple[int, dict]], seen_tools: dict[str, str], lookup: Callable[[str], str | None],
+           st: os.stat_result, stats: IngestStats) -> str | None:
+    """Extract the turns of a batch of records (outside the write lock), then store them."""
+    records = [r for _, r in batch]
+    if sid is None:
+        sid = _session_id(path, records)
+        con.execute("UPDATE files SET session_id = ?, agent_id = ? WHERE id = ?",
+                    (sid, path.stem.removeprefix("agent-") if is_subagent_file(path) else None, file_id))
+    turns: list[Turn] = []
+    for end, record in batch:
+        for t in extract(record, end, lookup):
+            if t.role == "tool" and t.ref:
+                seen_tools[t.ref] = t.tool or ""
+            turns.append(t)
+    end = batch[-1][0]
+    added = _write_batch(con, file_id, sid, start, end, records, turns, st.st_size, st.st_ino)
+    if added is None:
+        return None  # another process is ingesting this file: leave it to it
+    stats.turns += added
+    stats.bytes += end - start
+    stats.sessions.add(sid)
+    return sid
+
+
+def ingest_file(path: str | os.PathLike, con: sqlite3.Connection | None = None) -> IngestStats:
+    """Archive what is new in one transcript (the Stop hook's call): reads only the unread tail."""
+    stats = IngestStats()
+    own = con is None
+    con = con or open_archive()
+    try:
+        _ingest_one(con, Path(path).expanduser().resolve(), stats)
+    finally:
+        if own:
+            con.close()
+    return stats
+
+
+def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlite3.Connection | None = None,
+                 progress: Callable[[int, int], None] | None = None, auto_backup: bool = True) -> IngestStats:
+    """Archive every transcript under `paths` (default: the agents' own folders).
+
+    `progress(done_bytes, total_bytes)` is called as work advances. Topic tags of the touched
+    sessions are refreshed at the end, and a throttled backup is taken (at most daily).
+    """
+    paths = list(paths or [])
+    for p in paths:
+        if not Path(p).expanduser().exists():
+            raise CairnError(f"{p}: no such file or directory")
+    files = find_transcripts(paths or None)
+    own = con is None
+    con = con or open_archive()
+    stats = IngestStats()
+    try:
+        sizes = {}
+        for f in files:
+            try:
+                sizes[f] = f.stat().st_size
+            except OSError:
+                sizes[f] = 0
+        total, done = sum(sizes.values()), 0
+        for f in files:
+            before = done
+
+            def on_bytes(pos: int, _base=before) -> None:
+                if progress:
+                    progress(min(total, _base + pos), total)
+
+            _ingest_one(con, f, stats, on_bytes)
+            done = before + sizes[f]
+            if progress:
+                progress(done, total)
+        with transaction(con):
+            refresh_topics(con)
+        if auto_backup and stats.turns:
+            from cairn.sessions.backup import maybe_auto_backup
+
+            maybe_auto_backup(con)
+    finally:
+        if own:
+            con.close()
+    return stats
+
+
+# ---------------------------------------------------------------- forget
+
+
+def purge_free_space(con: sqlite3.Connection) -> None:
+    """Make deleted text unrecoverable from the file: merge FTS segments, VACUUM, empty the WAL."""
+    con.execute("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')")
+    con.execute("VACUUM")
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def forget(con: sqlite3.Connection, session_ids: list[str]) -> int:
+    """Delete sessions for real (turns, FTS entries, terms, tags), then purge the free space.
+
+    The files' read offsets are kept, so the same transcript lines are not archived again.
+    """
+    if not session_ids:
+        return 0
+    with transaction(con):
+        for sid in session_ids:
+            con.execute("DELETE FROM turns WHERE session_id = ?", (sid,))
+            con.execute("DELETE FROM session_terms WHERE session_id = ?", (sid,))
+            con.execute("DELETE FROM session_tags WHERE session_id = ?", (sid,))
+            con.execute("DELETE FROM sessions WHERE session_id = ?", (sid,))
+    purge_free_space(con)
+    return len(session_ids)

@@ -1,0 +1,117 @@
+"""Schema of the session archive (CAIRN_HOME/sessions.db), as migrations run by store.db.connect.
+
+Kept apart from archive.py so the ingest/search code reads top-down. Turns are keyed by
+(file, record uuid, block index) so ingesting a transcript twice never duplicates anything; the
+FTS index is an external-content table kept in sync by triggers, so deleting a turn deletes its
+index entries too (forget relies on it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+# Tables a restored backup must have before it may replace the live archive.
+EXPECTED_TABLES = ("files", "sessions", "turns", "turns_fts", "session_tags", "session_terms")
+
+_V1 = [
+    """
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            session_id TEXT,
+            agent_id TEXT,
+            inode INTEGER, size INTEGER,
+            offset INTEGER NOT NULL DEFAULT 0,   -- byte offset after the last complete line read
+            head_len INTEGER NOT NULL DEFAULT 0,  -- first bytes hashed to notice a replaced file
+            head_hash TEXT,
+            ingested_at TEXT
+        )
+    """,
+    """
+        CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY,
+            project_id TEXT,
+            project_name TEXT,
+            cwd TEXT,
+            git_branch TEXT,
+            start TEXT,
+            end TEXT,
+            turns INTEGER NOT NULL DEFAULT 0,
+            title TEXT,                           -- head of the first prompt
+            topics_dirty INTEGER NOT NULL DEFAULT 1
+        )
+    """,
+    """
+        CREATE INDEX sessions_project ON sessions(project_id, start)
+    """,
+    """
+        CREATE TABLE turns (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL,
+            uuid TEXT NOT NULL,
+            block INTEGER NOT NULL,
+            role TEXT NOT NULL,                   -- user assistant tool tool_result error summary
+            ts TEXT,
+            text TEXT NOT NULL,
+            tool TEXT,
+            arg TEXT,
+            ref TEXT,                             -- tool_use id linking a call and its result
+            agent TEXT,                           -- subagent id, NULL in the main conversation
+            UNIQUE (file_id, uuid, block)
+        )
+    """,
+    """
+        CREATE INDEX turns_session ON turns(session_id, ts)
+    """,
+    """
+        CREATE INDEX turns_ref ON turns(file_id, ref) WHERE ref IS NOT NULL
+    """,
+    """
+        CREATE VIRTUAL TABLE turns_fts USING fts5(
+            text, content='turns', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        )
+    """,
+    """
+        CREATE TRIGGER turns_ai AFTER INSERT ON turns BEGIN
+            INSERT INTO turns_fts(rowid, text) VALUES (new.id, new.text);
+        END
+    """,
+    """
+        CREATE TRIGGER turns_ad AFTER DELETE ON turns BEGIN
+            INSERT INTO turns_fts(turns_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END
+    """,
+    """
+        CREATE TABLE session_tags (
+            session_id TEXT NOT NULL,
+            kind TEXT NOT NULL,                   -- tool | ext | topic
+            value TEXT NOT NULL,
+            PRIMARY KEY (session_id, kind, value)
+        ) WITHOUT ROWID
+    """,
+    """
+        CREATE INDEX session_tags_value ON session_tags(value)
+    """,
+    """
+        CREATE TABLE session_terms (
+            session_id TEXT NOT NULL,
+            term TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (session_id, term)
+        ) WITHOUT ROWID
+    """,
+    """
+        CREATE INDEX session_terms_term ON session_terms(term)
+    """,
+]
+
+
+def _v1(con: sqlite3.Connection) -> None:
+    # One statement at a time: executescript would COMMIT the migration's transaction early.
+    for stmt in _V1:
+        con.execute(stmt)
+
+
+MIGRATIONS = [_v1]

@@ -1,0 +1,304 @@
+"""Read side of the session archive: search, list, show, related terms, and recall for hooks.
+
+Every user query becomes an FTS5 query of quoted terms, so `TICKET-123`, a lone `"`, `*` or
+`NEAR` can never break the syntax. Ranking is bm25 weighted by role (what the user and the agent
+said counts more than a tool result's head). Filters: project, dates, tag.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections import Counter
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+
+from cairn.errors import CairnError
+from cairn.sessions.archive_tags import STOPWORDS, refresh_topics, session_tags, terms
+from cairn.store.db import transaction
+
+ROLE_WEIGHT = {"user": 1.3, "summary": 1.15, "assistant": 1.0, "error": 0.9, "tool": 0.8, "tool_result": 0.6}
+_ROLE_CASE = "CASE t.role " + " ".join(f"WHEN '{r}' THEN {w}" for r, w in ROLE_WEIGHT.items()) + " ELSE 1 END"
+_TERM = re.compile(r"\w[\w.\-/:@#]*", re.UNICODE)
+_QUERY_STOP = STOPWORDS | frozenset(
+    "the and for was are did does what when where who why how which about last week yesterday today "
+    "that this with from have has had not but you our can could would should its into any all".split()
+)
+
+
+@dataclass
+class Hit:
+    session_id: str
+    project: str | None
+    time: str | None
+    role: str
+    snippet: str
+    score: float
+    tool: str | None = None
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("tool")
+        return d
+
+
+# ---------------------------------------------------------------- query building
+
+
+def query_terms(text: str) -> list[str]:
+    """The words of a user query, punctuation-only pieces dropped."""
+    return [t for t in _TERM.findall(text) if any(c.isalnum() for c in t)]
+
+
+def fts_query(text: str, *, any_term: bool = False, drop_stopwords: bool = False) -> str | None:
+    """A safe FTS5 MATCH expression: every term quoted, joined by AND (default) or OR."""
+    words = query_terms(text)
+    if drop_stopwords:
+        kept = [w for w in words if w.lower() not in _QUERY_STOP]
+        words = kept or words
+    seen: list[str] = []
+    for w in words:
+        if w.lower() not in (s.lower() for s in seen):
+            seen.append(w)
+    if not seen:
+        return None
+    quoted = ['"' + w.replace('"', '""') + '"' for w in seen]
+    return (" OR " if any_term else " AND ").join(quoted)
+
+
+_REL = re.compile(r"^(\d+)\s*([hdwmy])$")
+
+
+def parse_when(text: str, *, end: bool = False) -> str:
+    """A date for --after/--before as an ISO prefix comparable with transcript timestamps.
+
+    Accepts YYYY-MM-DD, YYYY-MM-DDTHH:MM[:SS][Z], `today`, `yesterday`, or an age like 7d, 12h,
+    2w, 3m, 1y (that long ago). A bad value is a clear error, not a silently empty result.
+    """
+    s = text.strip().lower()
+    now = datetime.now(UTC)
+    if s in ("today", "yesterday"):
+        day = now.date() - timedelta(days=1 if s == "yesterday" else 0)
+        return day.isoformat()
+    if m := _REL.match(s):
+        n, unit = int(m.group(1)), m.group(2)
+        delta = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n),
+                 "m": timedelta(days=30 * n), "y": timedelta(days=365 * n)}[unit]
+        return (now - delta).strftime("%Y-%m-%dT%H:%M:%S")
+    try:
+        dt = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise CairnError(f"cannot read date {text!r}: use YYYY-MM-DD, an ISO time, today, yesterday or 7d") from None
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(UTC)
+    if len(text.strip()) == 10:
+        return dt.date().isoformat()
+    return dt.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+# ---------------------------------------------------------------- filters
+
+
+def project_ids(con: sqlite3.Connection, spec: str) -> list[str]:
+    """Project ids matching `spec`: an id, a project name (case-insensitive) or an id prefix."""
+    rows = con.execute(
+        "SELECT DISTINCT project_id FROM sessions WHERE project_id = ? OR lower(project_name) = lower(?) "
+        "OR project_id LIKE ? ESCAPE '\\'",
+        (spec, spec, spec.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"),
+    ).fetchall()
+    ids = [r[0] for r in rows if r[0]]
+    if not ids:
+        raise CairnError(f"no archived sessions for project {spec!r} (see `cairn sessions list --all-projects`)")
+    return ids
+
+
+def _filters(project_ids: list[str] | None, after: str | None, before: str | None, tag: str | None,
+             time_col: str) -> tuple[str, list]:
+    where, params = [], []
+    if project_ids is not None:
+        where.append(f"s.project_id IN ({','.join('?' * len(project_ids))})")
+        params += project_ids
+    if after:
+        where.append(f"{time_col} >= ?")
+        params.append(after)
+    if before:
+        where.append(f"{time_col} < ?")
+        params.append(before)
+    if tag:
+        kind, _, value = tag.lower().rpartition(":")
+        where.append("EXISTS (SELECT 1 FROM session_tags g WHERE g.session_id = s.session_id AND g.value = ?"
+                     + (" AND g.kind = ?)" if kind else ")"))
+        params += [value, kind] if kind else [value]
+    return (" AND " + " AND ".join(where)) if where else "", params
+
+
+def _refresh_if_tagged(con: sqlite3.Connection, tag: str | None) -> None:
+    if tag and con.execute("SELECT 1 FROM sessions WHERE topics_dirty = 1 LIMIT 1").fetchone():
+        with transaction(con):
+            refresh_topics(con)
+
+
+# ---------------------------------------------------------------- search
+
+
+def search(con: sqlite3.Connection, query: str, *, project_ids: list[str] | None = None,
+           after: str | None = None, before: str | None = None, tag: str | None = None,
+           limit: int = 20, per_session: int | None = None, any_term: bool | None = None,
+           exclude_session: str | None = None) -> list[Hit]:
+    """Ranked hits for `query`. All terms must match; if nothing does, any term may (unless
+    `any_term` is given explicitly). `per_session` caps hits from one session."""
+    _refresh_if_tagged(con, tag)
+    modes = [any_term] if any_term is not None else [False, True]
+    for mode in modes:
+        match = fts_query(query, any_term=mode, drop_stopwords=mode)
+        if match is None:
+            return []
+        hits = _run(con, match, project_ids, after, before, tag, limit, per_session, exclude_session)
+        if hits:
+            return hits
+    return []
+
+
+def _run(con: sqlite3.Connection, match: str, project_ids, after, before, tag, limit, per_session,
+         exclude_session) -> list[Hit]:
+    extra, params = _filters(project_ids, after, before, tag, "t.ts")
+    if exclude_session:
+        extra += " AND t.session_id != ?"
+        params.append(exclude_session)
+    sql = (
+        "SELECT t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
+        " snippet(turns_fts, 0, '«', '»', '…', 24) AS snip,"
+        f" bm25(turns_fts) * ({_ROLE_CASE}) AS rank"
+        " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
+        " JOIN sessions s ON s.session_id = t.session_id"
+        f" WHERE turns_fts MATCH ?{extra} ORDER BY rank LIMIT ?"
+    )
+    fetch = limit * 8 if per_session else limit
+    try:
+        rows = con.execute(sql, [match, *params, fetch]).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise CairnError(f"search failed: {exc}") from None
+    hits: list[Hit] = []
+    per: Counter = Counter()
+    for r in rows:
+        if per_session and per[r["session_id"]] >= per_session:
+            continue
+        per[r["session_id"]] += 1
+        snippet = " ".join(r["snip"].split())
+        hits.append(Hit(r["session_id"], r["project_name"] or r["project_id"], r["ts"], r["role"], snippet,
+                        round(-r["rank"], 4), r["tool"]))
+        if len(hits) >= limit:
+            break
+    return hits
+
+
+def search_sessions(project_id: str, query: str, limit: int = 2, *,
+                    exclude_session: str | None = None) -> list[dict]:
+    """Recall for the UserPromptSubmit hook: the best hit of up to `limit` past sessions of one
+    project (any query word may match; stopwords ignored). Silent and empty when there is no
+    archive yet. Each dict: session_id, project, time, role, snippet, score."""
+    from cairn.sessions.archive import archive_path, open_archive
+
+    if not archive_path().exists():
+        return []
+    con = open_archive()
+    try:
+        hits = search(con, query, project_ids=[project_id], limit=limit, per_session=1, any_term=True,
+                      exclude_session=exclude_session)
+    finally:
+        con.close()
+    return [h.as_dict() for h in hits]
+
+
+# ---------------------------------------------------------------- list / show / related
+
+
+def list_sessions(con: sqlite3.Connection, *, project_ids: list[str] | None = None, after: str | None = None,
+                  before: str | None = None, tag: str | None = None, limit: int | None = None) -> list[dict]:
+    """Sessions, newest first, with id, project, start, end, turn count, tags and title."""
+    with transaction(con):
+        refresh_topics(con)
+    extra, params = _filters(project_ids, after, before, tag, "s.end")
+    sql = ("SELECT s.* FROM sessions s WHERE 1=1" + extra + " ORDER BY s.start DESC"
+           + (" LIMIT ?" if limit else ""))
+    rows = con.execute(sql, params + ([limit] if limit else [])).fetchall()
+    return [{"session_id": r["session_id"], "project": r["project_name"] or r["project_id"],
+             "project_id": r["project_id"], "start": r["start"], "end": r["end"], "turns": r["turns"],
+             "tags": session_tags(con, r["session_id"]), "title": r["title"], "git_branch": r["git_branch"]}
+            for r in rows]
+
+
+def resolve_session(con: sqlite3.Connection, ident: str) -> str:
+    """A full session id from an id or a unique prefix (clear error when none or several)."""
+    ident = ident.strip()
+    if not ident:
+        raise CairnError("empty session id")
+    like = ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    rows = [r[0] for r in con.execute("SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
+                                      (like,))]
+    if ident in rows:
+        return ident
+    if not rows:
+        raise CairnError(f"no archived session {ident!r}")
+    if len(rows) > 1:
+        raise CairnError(f"session prefix {ident!r} is ambiguous ({', '.join(r[:12] for r in rows[:5])}...)")
+    return rows[0]
+
+
+def session_detail(con: sqlite3.Connection, sid: str) -> tuple[dict, list[sqlite3.Row]]:
+    """(session row as dict with tags, its turns in order)."""
+    row = con.execute("SELECT * FROM sessions WHERE session_id = ?", (sid,)).fetchone()
+    if row is None:
+        raise CairnError(f"no archived session {sid!r}")
+    info = dict(row)
+    info["tags"] = session_tags(con, sid)
+    turns = con.execute(
+        "SELECT role, ts, text, tool, arg, agent FROM turns WHERE session_id = ? ORDER BY ts, file_id, id",
+        (sid,)).fetchall()
+    return info, turns
+
+
+def related(con: sqlite3.Connection, term: str, *, project_ids: list[str] | None = None,
+            limit: int = 15) -> dict:
+    """Terms and sessions that co-occur with `term`: words frequent in the turns that mention it
+    and rare elsewhere (idf over sessions), and the sessions mentioning it most."""
+    match = fts_query(term)
+    if match is None:
+        raise CairnError("give a term to relate")
+    extra, params = _filters(project_ids, None, None, None, "t.ts")
+    sql = ("SELECT t.session_id, t.text, s.project_name, s.title FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
+           " JOIN sessions s ON s.session_id = t.session_id"
+           f" WHERE turns_fts MATCH ?{extra} ORDER BY bm25(turns_fts) LIMIT 400")
+    try:
+        rows = con.execute(sql, [match, *params]).fetchall()
+    except sqlite3.OperationalError as exc:
+        raise CairnError(f"search failed: {exc}") from None
+    own = {w.lower() for w in query_terms(term)}
+    counts: Counter = Counter()
+    sessions: Counter = Counter()
+    info: dict[str, tuple] = {}
+    for r in rows:
+        counts.update(set(terms(r["text"])) - own)  # once per turn: co-occurrence, not verbosity
+        sessions[r["session_id"]] += 1
+        info[r["session_id"]] = (r["project_name"], r["title"])
+    total = con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] or 1
+    scored = []
+    for word, n in counts.items():
+        if n < 2:
+            continue
+        df = con.execute("SELECT COUNT(*) FROM session_terms WHERE term = ?", (word,)).fetchone()[0]
+        scored.append((n * math.log((total + 1) / (df + 0.5) + 1), word, n))
+    scored.sort(reverse=True)
+    return {
+        "term": term,
+        "terms": [{"term": w, "turns": n, "score": round(s, 3)} for s, w, n in scored[:limit]],
+        "sessions": [{"session_id": sid, "project": info[sid][0], "title": info[sid][1], "turns": n}
+                     for sid, n in sessions.most_common(limit)],
+    }
+
+
+def sessions_before(con: sqlite3.Connection, when: str, project_ids: list[str] | None = None) -> list[str]:
+    """Sessions that ended before `when` (for `forget --before`)."""
+    extra, params = _filters(project_ids, None, when, None, "s.end")
+    return [r[0] for r in con.execute("SELECT s.session_id FROM sessions s WHERE 1=1" + extra, params)]

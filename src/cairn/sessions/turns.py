@@ -1,0 +1,182 @@
+"""Turn a Claude Code transcript record into the few searchable turns worth archiving.
+
+Transcripts are mostly noise for recall: progress lines, hook chatter, thinking, system
+reminders, cairn's own injected context. What matters is what the user asked, what the agent
+said, which tools it ran on what, the head of each result and every error. Compaction summaries
+are kept, but as role "summary", never as the user's words. All text is redacted here, before
+anything can be stored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cairn.sessions.markers import strip_injected
+from cairn.sessions.redact import redact
+
+RESULT_HEAD = 300  # characters kept of a tool result
+ARG_MAX = 500  # characters kept of a tool's main argument
+TEXT_MAX = 32_000  # characters kept of one user/assistant/summary text
+
+# The argument that says what a tool call was about.
+MAIN_ARG = {
+    "Bash": "command", "Read": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
+    "Write": "file_path", "NotebookEdit": "notebook_path", "NotebookRead": "notebook_path",
+    "Grep": "pattern", "Glob": "pattern", "Task": "description", "Agent": "description",
+    "WebFetch": "url", "WebSearch": "query", "TaskOutput": "task_id", "KillShell": "shell_id",
+    "BashOutput": "bash_id", "Skill": "skill", "SlashCommand": "command", "ExitPlanMode": "plan",
+    "LS": "path",
+}
+FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "NotebookRead"})
+
+_SPANS = re.compile(
+    r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout"
+    r"|local-command-stderr)>.*?(?:</\1>|\Z)",
+    re.S,
+)
+_COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>.*?(?:<command-args>(.*?)</command-args>|\Z)", re.S)
+_TASK_NOTE = re.compile(r"<task-notification>.*?(?:<summary>(.*?)</summary>|\Z)", re.S)
+_INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
+_LINE_NUMBERS = re.compile(r"(?m)^ *\d+\u2192")
+
+
+@dataclass(slots=True)
+class Turn:
+    uuid: str
+    block: int
+    role: str  # user | assistant | tool | tool_result | error | summary
+    ts: str | None
+    text: str
+    tool: str | None = None
+    arg: str | None = None
+    ref: str | None = None  # tool_use id: links a call and its result
+    agent: str | None = None  # subagent id
+
+
+def clean_text(text: str) -> str:
+    """Text without hook chatter, system reminders or anything cairn injected."""
+    text = strip_injected(text)
+    if "<" in text:
+        text = _SPANS.sub("", text)
+    return text.strip()
+
+
+def _user_text(text: str) -> tuple[str, str] | None:
+    """(role, text) for a user-typed string, or None when it is chatter, not the user's words."""
+    text = clean_text(text)
+    if not text or _INTERRUPTED.match(text):
+        return None
+    if text.startswith("<command-name>") or text.startswith("<command-message>"):
+        m = _COMMAND.search(text)
+        if not m:
+            return None
+        return "user", f"{m.group(1)} {(m.group(2) or '').strip()}".strip()
+    if text.startswith("<task-notification>"):
+        m = _TASK_NOTE.search(text)
+        return ("tool_result", (m.group(1) or "").strip()) if m and m.group(1) else None
+    return "user", text
+
+
+def main_argument(name: str, params: object) -> str:
+    """The one argument that says what a tool call did (a command, a path, a pattern...)."""
+    if not isinstance(params, dict):
+        return ""
+    key = MAIN_ARG.get(name)
+    value = params.get(key) if key else None
+    if name == "AskUserQuestion":
+        qs = params.get("questions")
+        if isinstance(qs, list) and qs and isinstance(qs[0], dict):
+            value = qs[0].get("question")
+    elif name == "TodoWrite":
+        todos = params.get("todos")
+        if isinstance(todos, list):
+            value = "; ".join(str(t.get("content", "")) for t in todos if isinstance(t, dict))
+    if value is None:  # unknown tool (MCP...): its first short string argument
+        value = next((v for v in params.values() if isinstance(v, str) and v.strip()), "")
+    value = str(value).strip()
+    if name in ("Grep", "Glob") and isinstance(params.get("path"), str):
+        value = f"{value}  in {params['path']}"
+    return value[:ARG_MAX]
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    else:
+        return ""
+    text = clean_text(text[: RESULT_HEAD * 4])
+    return _LINE_NUMBERS.sub("", text)[:RESULT_HEAD].strip()
+
+
+def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -> list[Turn]:
+    """The archivable turns of one transcript record (possibly none).
+
+    `offset` keys records that have no uuid; `tool_name(tool_use_id)` names the tool a result
+    belongs to (its call may have been read in an earlier ingest).
+    """
+    kind = record.get("type")
+    uuid = str(record.get("uuid") or f"@{offset}")
+    ts = record.get("timestamp")
+    agent = record.get("agentId") if record.get("isSidechain") else None
+    if kind == "summary" and isinstance(record.get("summary"), str):  # older Claude Code versions
+        text = clean_text(record["summary"])
+        return [Turn(uuid, 0, "summary", ts, redact(text))] if text else []
+    if kind == "system":
+        if record.get("level") == "error" or "error" in str(record.get("subtype", "")):
+            text = clean_text(str(record.get("content") or record.get("error") or ""))
+            return [Turn(uuid, 0, "error", ts, redact(text[:TEXT_MAX]), agent=agent)] if text else []
+        return []
+    if kind not in ("user", "assistant") or record.get("isMeta"):
+        return []
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return []
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if not isinstance(blocks, list):
+        return []
+    api_error = kind == "assistant" and (record.get("isApiErrorMessage") or record.get("error"))
+    turns: list[Turn] = []
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            continue
+        btype = block.get("type")
+        if btype == "text" and isinstance(block.get("text"), str):
+            if record.get("isCompactSummary"):
+                role, text = "summary", clean_text(block["text"])
+            elif kind == "user":
+                got = _user_text(block["text"])
+                if got is None:
+                    continue
+                role, text = got
+            else:
+                role, text = ("error" if api_error else "assistant"), clean_text(block["text"])
+            if text:
+                turns.append(Turn(uuid, i, role, ts, redact(text[:TEXT_MAX]), agent=agent))
+        elif btype == "tool_use" and kind == "assistant":
+            name = str(block.get("name") or "?")
+            params = block.get("input") if isinstance(block.get("input"), dict) else {}
+            arg = redact(main_argument(name, params))
+            extra = params.get("description") if name == "Bash" else None
+            text = f"{name} {arg}" + (f" ({redact(str(extra))[:200]})" if isinstance(extra, str) else "")
+            turns.append(Turn(uuid, i, "tool", ts, text, tool=name, arg=arg,
+                              ref=block.get("id"), agent=agent))
+        elif btype == "tool_result":
+            ref = block.get("tool_use_id")
+            text = _result_text(block.get("content"))
+            is_error = bool(block.get("is_error"))
+            if not text and not is_error:
+                continue
+            turns.append(Turn(uuid, i, "error" if is_error else "tool_result", ts, redact(text),
+                              tool=tool_name(ref) if ref else None, ref=ref, agent=agent))
+        # thinking, redacted_thinking, image, document: not archived
+    return turns
+
+
+def record_meta(record: dict) -> tuple[str | None, str | None, str | None]:
+    """(cwd, git branch, sessionId) a record carries, if any."""
+    return record.get("cwd"), record.get("gitBranch"), record.get("sessionId")
