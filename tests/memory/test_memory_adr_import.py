@@ -1,0 +1,108 @@
+"""Decision records found where they are: folders at any depth, record shapes, status, supersedes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cairn.memory import live_version, load_knowledge
+from cairn.memory.adr_import import classify, clean_title, import_records
+from cairn.project import resolve_project
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "adr_repo"
+
+EXPECTED = {
+    "docs/adr/0001-use-postgres.md": ("decision", "superseded"),
+    "docs/adr/0002-use-sqlite.md": ("decision", "accepted"),
+    "docs/adr/0003-wal-mode.md": ("decision", "proposed"),
+    "services/billing/docs/decisions/0001-money-as-floats.md": ("decision", "deprecated"),
+    "services/billing/docs/decisions/0002-money-as-strings.md": ("decision", "superseded"),
+    "services/billing/docs/decisions/0003-money-as-integer-cents.md": ("decision", "accepted"),
+    "postmortems/2024-03-01-checkout-outage.md": ("bug", "done"),
+    "architecture/choose-a-queue.md": ("decision", "accepted"),
+    "docs/notes/onboarding.md": ("note", "active"),
+    "rfcs/0007-plugin-api.md": ("decision", "active"),
+    "design/adr-012-caching.md": ("decision", "active"),
+}
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    return Path(shutil.copytree(FIXTURE, tmp_path / "repo"))
+
+
+def by_path(nodes):
+    return {n.path: n for n in nodes}
+
+
+def test_detection_set_types_and_statuses(repo) -> None:
+    nodes = by_path(import_records(repo))
+    assert {p: (n.type, n.status) for p, n in nodes.items()} == EXPECTED
+    for node in nodes.values():
+        assert node.origin == "adr" and node.read_only
+
+
+def test_titles_dates_and_bodies(repo) -> None:
+    nodes = by_path(import_records(repo))
+    pg = nodes["docs/adr/0001-use-postgres.md"]
+    assert pg.title == "Use Postgres for orders" and pg.created == "2023-01-10"
+    assert pg.body.startswith("Date: 2023-01-10") and "We will use Postgres." in pg.body
+    assert nodes["services/billing/docs/decisions/0001-money-as-floats.md"].created == "2022-02-02"
+    assert nodes["docs/adr/0003-wal-mode.md"].created == "2023-07-15"
+    assert nodes["design/adr-012-caching.md"].title == "Cache product pages"
+    assert clean_title("RFC 7: Plugin API") == "Plugin API" and clean_title("12. Use X") == "Use X"
+
+
+def test_supersede_links_by_markdown_link_and_by_number(repo) -> None:
+    nodes = import_records(repo)
+    p = by_path(nodes)
+    pg, lite, wal = (p[f"docs/adr/{n}"] for n in ("0001-use-postgres.md", "0002-use-sqlite.md", "0003-wal-mode.md"))
+    assert pg.superseded_by == lite.id and lite.supersedes == pg.id
+    assert any(lk.rel == "amended-by" and lk.target == wal.id for lk in lite.links)
+    assert any(lk.rel == "amends" and lk.target == lite.id for lk in wal.links)
+    strings = p["services/billing/docs/decisions/0002-money-as-strings.md"]
+    cents = p["services/billing/docs/decisions/0003-money-as-integer-cents.md"]
+    assert strings.superseded_by == cents.id and cents.supersedes == strings.id
+    assert live_version(nodes, pg.id).id == lite.id
+
+
+def test_ids_are_unique_across_a_monorepo(repo) -> None:
+    ids = [n.id for n in import_records(repo)]
+    assert len(ids) == len(set(ids))
+    assert import_records(repo)[0].id == import_records(repo)[0].id  # stable
+
+
+def test_config_globs_add_and_exclude(repo) -> None:
+    cfg = {"memory": {"adr_globs": ["custom/records/*.md"], "adr_exclude": ["rfcs/*"]}}
+    nodes = by_path(import_records(repo, config=cfg))
+    assert "custom/records/why-we-vendor.md" in nodes and "rfcs/0007-plugin-api.md" not in nodes
+
+
+def test_config_file_is_honoured_through_load_knowledge(repo) -> None:
+    (repo / ".cairn").mkdir()
+    (repo / ".cairn" / "config.toml").write_text('[memory]\nadr_globs = ["custom/records/*.md"]\n')
+    nodes = by_path(load_knowledge(resolve_project(root=repo)))
+    assert "custom/records/why-we-vendor.md" in nodes
+    assert nodes["docs/adr/0002-use-sqlite.md"].origin == "adr"
+
+
+def test_given_path_list_skips_the_walk(repo) -> None:
+    nodes = import_records(repo, paths=["docs/adr/0002-use-sqlite.md", "docs/guide.md"])
+    assert [n.path for n in nodes] == ["docs/adr/0002-use-sqlite.md"]
+
+
+@pytest.mark.parametrize(("rel", "text", "want"), [
+    ("x/0004-thing.md", "# T\n\n## Context\n\nc\n\n## Decision\n\nd\n", "decision"),  # name + 2 sections
+    ("x/thing.md", "# T\n\n## Context\n\nc\n\n## Decision\n\nd\n", None),  # 2 sections, no record name
+    ("docs/architecture/overview.md", "# Overview\n\nBoxes and arrows.\n", None),
+    ("docs/architecture/0002-x.md", "# X\n\ntext\n", "decision"),
+    ("docs/adr/0000-template.md", "# [short title]\n\nDate: YYYY-MM-DD\n", None),
+    ("docs/adr/0010-django-templates.md", "# Use Django templates\n\nDate: 2020-01-01\n", "decision"),
+    ("docs/decisions/index.md", "# Decisions\n", None),
+    ("rfcs/text/0001-private-fields.md", "# Summary\n\nx\n", "decision"),
+    ("text/0001-private-fields.md", "# Summary\n\nx\n\n# Motivation\n\ny\n\n# Drawbacks\n\nz\n", "decision"),
+])
+def test_classify_rules(rel: str, text: str, want: str | None) -> None:
+    assert classify(rel, text) == want
