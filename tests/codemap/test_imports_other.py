@@ -61,6 +61,7 @@ def test_c_system_includes(tmp_path: Path) -> None:
     assert res(ctx, "cpp", "src/format.cc", "vector", "system") == []
     # A system-style include of a header the project ships under include/.
     assert res(ctx, "cpp", "tests/format_test.cc", "fmt/core.h", "system") == ["include/fmt/core.h"]
+    assert res(ctx, "cpp", "tests/format_test.cc", "config.h", "system") == ["config.h"]
     # ...but never a relative or arbitrary match.
     assert res(ctx, "c", "src/os/posix.c", "posix.h", "system") == []
     assert res(ctx, "c", "src/format.cc", "zlib.h", "system") == []

@@ -134,3 +134,17 @@ def test_nested_project_root_with_own_package(tmp_path: Path) -> None:
     )
     assert res(ctx, "services/api/server/app.py", "server.db") == ["services/api/server/db.py"]
     assert res(ctx, "services/api/server/app.py", "server", ["db"]) == ["services/api/server/db.py"]
+
+
+def test_ambiguous_module_across_sibling_projects_is_not_guessed(tmp_path: Path) -> None:
+    ctx = make_repo(
+        tmp_path,
+        {
+            "examples/blog/app/__init__.py": "",
+            "examples/shop/app/__init__.py": "",
+            "examples/shop/run.py": "",
+            "tools/check.py": "",
+        },
+    )
+    assert res(ctx, "examples/shop/run.py", "app") == ["examples/shop/app/__init__.py"]
+    assert res(ctx, "tools/check.py", "app") == []

@@ -5,7 +5,8 @@ file's directory, the nearest enclosing include/ and src/ directories, every inc
 directory, the repository root, and finally any file whose path ends with the written path
 (nearest to the includer) to cover -I flags we cannot see. `#include <x.h>` is a system or
 third-party header unless the project ships it under an include/ directory (<fmt/core.h> in
-the fmt repository), so only include/ directories are searched for it.
+the fmt repository) or at the repository root (<hiredis.h> in hiredis' examples), so only
+those are searched for it: never the includer's directory or a path-suffix guess.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _by_suffix(ctx: ResolverContext, from_path: str, rel: str) -> str | None:
 
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
-    """Quoted includes: relative, include dirs, root, unique suffix. Angle includes: include dirs only."""
+    """Quoted includes: relative, include dirs, root, suffix. Angle includes: include dirs and root."""
     idx = ctx.c
     if idx is None:
         return []
@@ -73,9 +74,9 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     rel = join("", raw)
     if rel and rel in idx.under_include:
         return [idx.under_include[rel]]
+    if rel in ctx.files:  # -I. is common (examples including <mylib.h> from the root)
+        return [rel]
     if system:
         return []
-    if rel in ctx.files:
-        return [rel]
     hit = _by_suffix(ctx, from_path, raw)
     return [hit] if hit else []

@@ -66,7 +66,12 @@ def _pick(idx: PythonIndex, dotted: str, from_path: str) -> str | None:
     for root, f in entries:
         if under(from_path, root):
             return f
-    return entries[0][1]
+    # Imported from outside its root (tests/ importing a src/ layout): fine when unambiguous
+    # or when one candidate sits in a top-level root; two sibling projects' `app` is a guess.
+    if len(entries) == 1:
+        return entries[0][1]
+    top = [f for root, f in entries if "/" not in root]
+    return top[0] if len(top) == 1 else None
 
 
 def _clean_names(names: list[str]) -> list[str]:
