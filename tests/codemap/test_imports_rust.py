@@ -115,3 +115,13 @@ def test_workspace_member_crates(tmp_path: Path) -> None:
     assert use(ctx, "crates/cli/src/args.rs", "crate::Cli") == ["crates/cli/src/main.rs"]
     assert use(ctx, "crates/core/src/model.rs", "crate::Id") == ["crates/core/src/core.rs"]
     assert mod(ctx, "crates/cli/src/main.rs", "args") == ["crates/cli/src/args.rs"]
+
+
+def test_parser_shape_one_ref_per_leaf(tmp_path: Path) -> None:
+    """The parser flattens use trees: raw is the full path, names the leaf (or "*")."""
+    ctx = make_repo(tmp_path, {**CRATE, "src/net/net.rs": ""})
+    assert use(ctx, "src/lib.rs", "crate::net::tcp", ["tcp"]) == ["src/net/tcp.rs"]
+    assert use(ctx, "src/lib.rs", "crate::net", ["net"]) == ["src/net/mod.rs"]  # not net/net.rs
+    assert use(ctx, "src/net/http.rs", "super", ["*"]) == []  # the inline `mod tests` idiom
+    assert use(ctx, "src/net/http.rs", "super::*") == []
+    assert use(ctx, "src/config.rs", "crate::net", ["*"]) == ["src/net/mod.rs"]

@@ -39,13 +39,15 @@ LANG_FAMILY: dict[str, str] = {
 }
 
 _EXT_LANG = {
-    ".py": "python", ".pyi": "python", ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript",
-    ".cjs": "javascript", ".ts": "javascript", ".tsx": "javascript", ".mts": "javascript",
-    ".cts": "javascript", ".vue": "javascript", ".svelte": "javascript", ".go": "go", ".rs": "rust",
-    ".java": "jvm", ".kt": "jvm", ".kts": "jvm", ".php": "php", ".rb": "ruby", ".c": "cfamily",
-    ".h": "cfamily", ".cc": "cfamily", ".cpp": "cfamily", ".cxx": "cfamily", ".hpp": "cfamily",
-    ".hh": "cfamily", ".hxx": "cfamily", ".m": "cfamily", ".mm": "cfamily", ".cu": "cfamily",
-    ".cs": "csharp", ".swift": "swift", ".dart": "dart",
+    ".py": "python", ".pyi": "python", ".pyw": "python", ".js": "javascript", ".jsx": "javascript",
+    ".mjs": "javascript", ".cjs": "javascript", ".ts": "javascript", ".tsx": "javascript",
+    ".mts": "javascript", ".cts": "javascript", ".vue": "javascript", ".svelte": "javascript",
+    ".go": "go", ".rs": "rust", ".java": "jvm", ".kt": "jvm", ".kts": "jvm", ".php": "php",
+    ".phtml": "php", ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".ru": "ruby",
+    ".c": "cfamily", ".h": "cfamily", ".cc": "cfamily", ".cpp": "cfamily", ".cxx": "cfamily",
+    ".c++": "cfamily", ".hpp": "cfamily", ".hh": "cfamily", ".hxx": "cfamily", ".h++": "cfamily",
+    ".ipp": "cfamily", ".inl": "cfamily", ".tpp": "cfamily", ".m": "cfamily", ".mm": "cfamily",
+    ".cu": "cfamily", ".cs": "csharp", ".swift": "swift", ".dart": "dart",
 }  # fmt: skip
 
 _RESOLVERS: dict[str, Callable[[ResolverContext, str, ImportRef], list[str]]] = {

@@ -143,11 +143,6 @@ def _resolve_path(ctx: ResolverContext, idx: RustIndex, from_path: str, path: st
     if first == "crate":
         root = crate_root(ctx, idx, from_path)
         return None if root is None else _walk(ctx, dirname(root), segs[1:]) or root
-    if segs == ["super"] and path.endswith("*"):
-        # `use super::*;` is nearly always the inline `mod tests` of this very file reaching its
-        # own items (the parser does not report inline modules); a real parent already has the
-        # `mod` edge to this file.
-        return None
     if first in ("self", "super"):
         root = crate_root(ctx, idx, from_path)
         root_dir = dirname(root) if root else None
@@ -194,10 +189,21 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
                 return hits
         return []
     paths = expand_use(raw)
-    if imp.names and "{" not in raw:
-        paths += [f"{paths[0]}::{n.split(' as ', 1)[0].strip()}" for n in imp.names if n and n != "*"]
+    glob = raw.endswith("*") or "*" in imp.names
+    if imp.names and "{" not in raw:  # names that are not already the path's last segment
+        last = paths[0].rsplit("::", 1)[-1]
+        paths += [
+            f"{paths[0]}::{n}"
+            for n in (x.split(" as ", 1)[0].strip() for x in imp.names)
+            if n not in ("*", "", last)
+        ]
     out: list[str] = []
     for p in paths:
+        if glob and p.strip(":*") == "super":
+            # `use super::*;` is nearly always the inline `mod tests` of this very file reaching
+            # its own items (inline modules are not reported); a real parent module already has
+            # its `mod` edge to this file.
+            continue
         hit = _resolve_path(ctx, idx, from_path, p)
         if hit and hit not in out:
             out.append(hit)
