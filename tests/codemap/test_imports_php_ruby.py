@@ -115,3 +115,11 @@ def test_ruby_require_through_lib_roots(tmp_path: Path) -> None:
     ]
     assert res(ctx, "ruby", "gems/pay/spec/pay_spec.rb", "pay", "module") == ["gems/pay/lib/pay.rb"]
     assert res(ctx, "ruby", "lib/shop.rb", "json", "module") == []
+
+
+def test_ruby_require_with_explicit_relative_path(tmp_path: Path) -> None:
+    ctx = make_repo(
+        tmp_path, {**RUBY, "test/helper.rb": "", "test/spec_request.rb": "", "test/x/y_test.rb": ""}
+    )
+    assert res(ctx, "ruby", "test/x/y_test.rb", "../helper", "module") == ["test/helper.rb"]
+    assert res(ctx, "ruby", "test/spec_request.rb", "./lib/shop", "module") == ["lib/shop.rb"]

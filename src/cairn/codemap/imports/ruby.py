@@ -52,7 +52,15 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     if imp.kind == "relative":
         cand = join(dirname(from_path), feature + ".rb")
         return [cand] if cand in ctx.files else []
-    entries = idx.features.get(feature.removeprefix("./"))
+    if feature.startswith(("./", "../")):
+        # `require "./x"` is relative to the working directory (the root, usually); older code
+        # also writes `require "../x"` meaning the file's own directory.
+        for base in ("", dirname(from_path)):
+            cand = join(base, feature + ".rb")
+            if cand in ctx.files:
+                return [cand]
+        return []
+    entries = idx.features.get(feature)
     if not entries:
         return []
     # Prefer the root that contains the requiring file, then the one nearest to it.
