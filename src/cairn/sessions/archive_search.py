@@ -100,13 +100,18 @@ def parse_when(text: str, *, end: bool = False) -> str:
 # ---------------------------------------------------------------- filters
 
 
+def _prefix_pattern(text: str) -> str:
+    """A LIKE pattern (ESCAPE '\\') matching strings that start with `text` literally."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def project_ids(con: sqlite3.Connection, spec: str) -> list[str]:
-    """Project ids matching `spec`: an id, a project name (case-insensitive) or an id prefix."""
-    rows = con.execute(
-        "SELECT DISTINCT project_id FROM sessions WHERE project_id = ? OR lower(project_name) = lower(?) "
-        "OR project_id LIKE ? ESCAPE '\\'",
-        (spec, spec, spec.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"),
-    ).fetchall()
+    """Project ids matching `spec`: an id or a project name (case-insensitive), else an id prefix."""
+    rows = con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id = ? OR lower(project_name) = lower(?)",
+                       (spec, spec)).fetchall()
+    if not rows:
+        rows = con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id LIKE ? ESCAPE '\\'",
+                           (_prefix_pattern(spec),)).fetchall()
     ids = [r[0] for r in rows if r[0]]
     if not ids:
         raise CairnError(f"no archived sessions for project {spec!r} (see `cairn sessions list --all-projects`)")
@@ -234,9 +239,8 @@ def resolve_session(con: sqlite3.Connection, ident: str) -> str:
     ident = ident.strip()
     if not ident:
         raise CairnError("empty session id")
-    like = ident.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     rows = [r[0] for r in con.execute("SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
-                                      (like,))]
+                                      (_prefix_pattern(ident),))]
     if ident in rows:
         return ident
     if not rows:
