@@ -245,3 +245,22 @@ def test_root_relative_specifier_uses_the_project_root(tmp_path: Path) -> None:
     )
     assert res(ctx, "playground/ssr/server.js", "/src/app.ts", "javascript") == ["playground/ssr/src/app.ts"]
     assert res(ctx, "playground/ssr/src/app.ts", "/shared/util") == ["shared/util.ts"]
+
+
+def test_node_subpath_imports(tmp_path: Path) -> None:
+    imports = {
+        "#db": "./src/db/index.js",
+        "#utils/*": {"types": "./src/utils/*.ts", "default": "./dist/utils/*.js"},
+    }
+    ctx = make_repo(
+        tmp_path,
+        {
+            "server/package.json": json.dumps({"name": "server", "imports": imports}),
+            "server/src/db/index.ts": "",
+            "server/src/utils/time.ts": "",
+            "server/src/routes/users.ts": "",
+        },
+    )
+    assert res(ctx, "server/src/routes/users.ts", "#db") == ["server/src/db/index.ts"]
+    assert res(ctx, "server/src/routes/users.ts", "#utils/time") == ["server/src/utils/time.ts"]
+    assert res(ctx, "server/src/routes/users.ts", "#nope") == []

@@ -56,6 +56,7 @@ class JsIndex:
     config_for_dir: dict[str, TsConfig | None]
     packages: dict[str, tuple[str, dict[str, Any]]]  # workspace package name -> (dir, package.json)
     package_dirs: frozenset[str] = frozenset()  # directories with a package.json
+    subpath_imports: dict[str, dict[str, Any]] = field(default_factory=dict)  # dir -> package.json "imports"
     entries: dict[str, str | None] = field(default_factory=dict)  # "pkg" or "pkg/sub" -> file (memo)
 
 
@@ -82,7 +83,11 @@ def build_index(ctx: ResolverContext) -> JsIndex:
     idx.package_dirs = frozenset(dirname(p) for p in ctx.configs.get("package.json", ()))
     for pj in ctx.configs.get("package.json", ()):
         data = load_jsonc(ctx.root, pj)
-        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        if not isinstance(data, dict):
+            continue
+        if isinstance(data.get("imports"), dict):
+            idx.subpath_imports[dirname(pj)] = data["imports"]
+        if not isinstance(data.get("name"), str):
             continue
         name, d = data["name"], dirname(pj)
         if name not in idx.packages:
@@ -260,6 +265,32 @@ def _workspace(ctx: ResolverContext, idx: JsIndex, spec: str) -> str | None:
     return idx.entries[spec]
 
 
+def _subpath_import(ctx: ResolverContext, idx: JsIndex, here: str, spec: str) -> str | None:
+    """Node `#internal` specifiers through the nearest package.json `imports` map."""
+    d = next((a for a in (here, *ancestors(here)) if a in idx.subpath_imports), None) if here else None
+    if d is None:
+        d = "" if "" in idx.subpath_imports else None
+    if d is None:
+        return None
+    for pattern, value in idx.subpath_imports[d].items():
+        prefix, star, suffix = pattern.partition("*")
+        if (
+            star
+            and spec.startswith(prefix)
+            and spec.endswith(suffix)
+            and len(spec) >= len(prefix) + len(suffix)
+        ):
+            fill = spec[len(prefix) : len(spec) - len(suffix)]
+        elif not star and spec == pattern:
+            fill = ""
+        else:
+            continue
+        for t in _export_targets(value):
+            if t.startswith("./") and (hit := _source_of(ctx, idx, d, t.replace("*", fill))):
+                return hit
+    return None
+
+
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """Relative specifiers, tsconfig aliases, baseUrl, workspace packages; npm packages -> []."""
     idx = ctx.js
@@ -283,6 +314,8 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
         if cfg is None and here not in idx.config_for_dir:
             cfg = next((idx.config_for_dir[a] for a in ancestors(here) if idx.config_for_dir.get(a)), None)
         hit = _alias(ctx, idx, cfg, spec) if cfg is not None else None
+        if hit is None and spec.startswith("#"):
+            hit = _subpath_import(ctx, idx, here, spec)
         if hit is None:
             hit = _workspace(ctx, idx, spec)
         if hit is None and (spec.startswith("@/") or spec.startswith("~/")):
