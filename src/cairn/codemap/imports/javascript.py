@@ -1,10 +1,13 @@
 """JavaScript / TypeScript / JSX / Vue / Svelte: module specifiers to files.
 
 Order for a bare specifier follows TypeScript: tsconfig/jsconfig `paths`, then `baseUrl`, then
-packages of this repository's workspace (what node_modules symlinks would point at), then the
-`@/` and `~/` conventions of Vue/Nuxt/Vite projects. Anything else is an npm dependency:
-external. Extension probing is one dict hit: every JS-family file is indexed by its path
-without extension, so `./foo`, `./foo.js` (written for a `.ts` file) and `./foo/` all land.
+Node `#subpath` imports, then packages of this repository's workspace (what node_modules
+symlinks would point at; their `exports`/`main` mapped from dist/ back to src/ when the build
+output is not committed), then the `@/` and `~/` conventions of Vue/Nuxt/Vite projects.
+Anything else is an npm dependency: external. `/x` is relative to the nearest package.json
+directory (Vite/Next project root). Extension probing is one dict hit: every JS-family file is
+indexed by its path without extension, so `./foo`, `./foo.js` (written for a `.ts` file) and
+`./foo/` (index file) all land.
 """
 
 from __future__ import annotations
