@@ -97,3 +97,19 @@ def test_hand_written_dates_and_shorthand_links_are_accepted() -> None:
     node = parse(text, "retry.md")
     assert node.created == "2026-01-02" and node.id == "retry"
     assert node.links == [Link("fixes", "Timeouts")]
+
+
+@pytest.mark.parametrize("node", [
+    Node(id="a-1", type="note", title="Title: with colon, 'quotes' and \"double\"", body="x"),
+    Node(id="a-2", type="note", title="Brackets [v2] | pipes", links=[Link("about", "Foo [bar] | baz", True)]),
+    Node(id="a-3", type="note", title="Body with its own links heading", body="See:\n\n## Links\n\n- [[elsewhere]]"),
+    Node(id="a-4", type="note", title="Same heading twice", body="# Same heading twice\n\nsecond copy"),
+    Node(id="a-5", type="note", title="Dashes", body="---\nnot frontmatter\n---\n\n  indented code"),
+    Node(id="a-6", type="note", title="yes", tags=["no", "null", "1.0", "2026-01-01"], extra={"when": "on"}),
+], ids=lambda n: n.id)
+def test_tricky_nodes_round_trip(node: Node) -> None:
+    text = render(node)
+    parsed = parse(text, "t.md")
+    assert parsed == Node(**{**node.__dict__, "path": "t.md"})
+    assert render(parsed) == text and not parsed.hand_edited
+    assert render(parse(render(parsed), "t.md")) == text  # stable: nothing grows on rewrite

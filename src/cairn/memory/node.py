@@ -177,14 +177,19 @@ def _frontmatter_dict(node: Node) -> dict[str, Any]:
     return d
 
 
+def wikitarget(target: str) -> str:
+    """A link target as it can appear inside [[...]] (no brackets, pipes or line breaks)."""
+    return " ".join(target.replace("[", "(").replace("]", ")").replace("|", "/").split())
+
+
 def _links_section(node: Node) -> str:
     lines = []
     if node.supersedes:
-        lines.append(f"- supersedes [[{node.supersedes}]]")
+        lines.append(f"- supersedes [[{wikitarget(node.supersedes)}]]")
     if node.superseded_by:
-        lines.append(f"- superseded-by [[{node.superseded_by}]]")
+        lines.append(f"- superseded-by [[{wikitarget(node.superseded_by)}]]")
     for link in node.links:
-        lines.append(f"- {link.rel} [[{link.target}]]" + (" (pending)" if link.pending else ""))
+        lines.append(f"- {link.rel} [[{wikitarget(link.target)}]]" + (" (pending)" if link.pending else ""))
     return "\n".join(lines)
 
 
@@ -197,8 +202,9 @@ def render(node: Node) -> str:
     if body:
         parts.append(body)
     links = _links_section(node)
-    if links:
-        parts.append(f"{LINKS_HEADING}\n\n{links}")
+    # A body with its own "## Links" line still gets ours (even empty) last, so parse finds ours.
+    if links or any(ln.strip() == LINKS_HEADING for ln in body.split("\n")):
+        parts.append(LINKS_HEADING + (f"\n\n{links}" if links else ""))
     text = "---\n" + yaml_text + "---\n\n" + "\n\n".join(parts) + "\n"
     return stamp(text)
 
@@ -353,12 +359,12 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
 
 def _merge_wikilinks(node: Node, wikilinks: list[tuple[str, str, bool]]) -> None:
     """Links a person typed into the `## Links` section join the frontmatter ones."""
-    known = {(link.rel, link.target) for link in node.links}
+    shown = {wikitarget(link.target) for link in node.links}
     for rel, target, pending in wikilinks:
         if rel == "supersedes":
             node.supersedes = node.supersedes or target
         elif rel == "superseded-by":
             node.superseded_by = node.superseded_by or target
-        elif (rel, target) not in known and not any(lk.target == target for lk in node.links):
+        elif target not in shown:  # not the rendering of a frontmatter link: typed by a person
             node.links.append(Link(rel, target, pending))
-            known.add((rel, target))
+            shown.add(target)
