@@ -51,6 +51,9 @@ def test_from_package_import_module_uses_names(tmp_path: Path) -> None:
         "app/utils/__init__.py",
     ]
     assert res(ctx, "app/core.py", "app.utils", ["text as t"]) == ["app/utils/text.py"]
+    # A submodule named like its package.
+    ctx2 = make_repo(tmp_path / "b", {"app/__init__.py": "", "app/app.py": "", "main.py": ""})
+    assert res(ctx2, "main.py", "app", ["app"]) == ["app/app.py"]
 
 
 def test_attribute_path_lands_on_deepest_module(tmp_path: Path) -> None:

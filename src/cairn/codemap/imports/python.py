@@ -138,15 +138,11 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     if not raw:
         return []
     out: list[str] = []
-    found_subs = False
     for n in names:
-        if n == raw or raw.endswith("." + n):  # `import a.b` reported with names=["a.b"]
-            continue
         sub = _pick(idx, f"{raw}.{n}", from_path)
         if sub:
             out.append(sub)
-            found_subs = True
-    if not found_subs or len(out) < len(names):
+    if len(out) < len(names) or not names:
         # The deepest module that exists: `import a.b.c` loads a/b/c.py; an attribute path
         # (`from a.b import Klass`) lands on a/b.py.
         parts = raw.split(".")
