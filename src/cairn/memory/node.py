@@ -34,6 +34,7 @@ ORIGINS = ("project", "adr", "personal")
 KNOWN_KEYS = ("id", "type", "status", "title", "files", "symbols", "links", "supersedes",
               "superseded_by", "commit", "created", "updated", "tags", "cites", "cairn_hash")
 LINKS_HEADING = "## Links"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: loading is the hot path
 _HASH_LINE = re.compile(r"^cairn_hash:.*\n", re.M)
 _WIKILINK_LINE = re.compile(r"^\s*[-*]\s*(?:([A-Za-z][\w-]*)\s*:?\s*)?\[\[([^\]|]+)(?:\|[^\]]*)?\]\]\s*(\(pending\))?\s*$")
 
@@ -321,7 +322,7 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
     fm_lines = fm_text.split("\n")
     where = (path, fm_lines)
     try:
-        data = yaml.safe_load(fm_text) or {}
+        data = yaml.load(fm_text, Loader=_LOADER) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 2
