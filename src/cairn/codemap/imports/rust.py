@@ -78,7 +78,7 @@ def _crate_root(ctx: ResolverContext, idx: RustIndex, path: str) -> str | None:
                 return path
             cand = join(cargo, f"{scoped}{parts[0]}/main.rs")
             return cand if cand in ctx.files else None
-    if rel == "src/main.rs":
+    if rel in ("src/main.rs", "build.rs"):
         return path
     return idx.lib_roots.get(cargo) or next(
         (c for c in (join(cargo, "src/lib.rs"), join(cargo, "src/main.rs")) if c in ctx.files), None
