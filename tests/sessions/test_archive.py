@@ -286,3 +286,43 @@ def test_bad_input_is_a_clear_error_or_skipped(tmp_path: Path):
     junk.write_bytes(b"\x00\xff\xfe not json\n[1,2]\n\"str\"\n{\"type\": \"user\", \"message\": 5}\n")
     stats = ingest_paths([junk], auto_backup=False)
     assert stats.turns == 0 and not stats.errors
+
+
+def test_secret_straddling_a_cut_is_masked_not_halved(tmp_path: Path):
+    token = _fake_github_token()
+    body = "x" * 290 + " " + token + " tail"  # the token crosses the 300-character result head
+    f = tmp_path / "0badc0de-0000-4000-8000-000000000002.jsonl"
+    f.write_text(
+        _record("assistant", "a1", [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                     "input": {"command": "y" * 495 + " " + token}}], "2026-03-01T10:00:00Z")
+        + _record("user", "u1", [{"type": "tool_result", "tool_use_id": "t1", "content": body}],
+                  "2026-03-01T10:00:01Z"))
+    ingest_file(f)
+    con = open_archive()
+    for text, arg in _rows(con, "SELECT text, COALESCE(arg, '') FROM turns"):
+        assert token[:12] not in text and token[:12] not in arg
+
+
+def test_concurrent_ingesters_never_double_count(transcripts: Path, tmp_path: Path, monkeypatch):
+    from cairn.sessions import archive
+
+    f = tmp_path / "d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl"
+    shutil.copy(transcripts / "tool_heavy.jsonl", f)
+    slow, fast = open_archive(), open_archive()
+    real = archive._write_batch
+    calls = []
+
+    def racing(con, *args):
+        if not calls:  # the first batch of the slow ingester: another process finishes first
+            calls.append(1)
+            ingest_file(f, fast)
+        return real(con, *args)
+
+    monkeypatch.setattr(archive, "_write_batch", racing)
+    ingest_file(f, slow)
+    n = _count(slow, "SELECT COUNT(*) FROM turns")
+    assert n > 0 and _count(slow, "SELECT turns FROM sessions") == n
+    assert _count(slow, "SELECT SUM(n) FROM session_terms") == _count(fast, "SELECT SUM(n) FROM session_terms")
+    other = open_archive(tmp_path / "alone.db")
+    ingest_file(f, other)
+    assert _count(other, "SELECT SUM(n) FROM session_terms") == _count(slow, "SELECT SUM(n) FROM session_terms")

@@ -40,6 +40,7 @@ _COMMAND = re.compile(r"<command-name>\s*(.*?)\s*</command-name>.*?(?:<command-a
 _TASK_NOTE = re.compile(r"<task-notification>.*?(?:<summary>(.*?)</summary>|\Z)", re.S)
 _INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
 _LINE_NUMBERS = re.compile(r"(?m)^ *\d+\u2192")
+_BLANK = re.compile(r"\s")
 
 
 @dataclass(slots=True)
@@ -53,6 +54,20 @@ class Turn:
     arg: str | None = None
     ref: str | None = None  # tool_use id: links a call and its result
     agent: str | None = None  # subagent id
+
+
+def cut_between_words(text: str, n: int) -> str:
+    """At least the first `n` characters, cut at the next blank: never inside a token."""
+    if len(text) <= n:
+        return text
+    stop = _BLANK.search(text, n, n + 4096)
+    return text[: stop.start() if stop else n + 4096]
+
+
+def redacted_head(text: str, n: int) -> str:
+    """The first `n` characters of `text` after redaction. Redacting before the final cut matters:
+    a secret cut in half first would no longer be recognised, and its first half would be kept."""
+    return redact(cut_between_words(text, n))[:n].strip()
 
 
 def clean_text(text: str) -> str:
@@ -98,7 +113,7 @@ def main_argument(name: str, params: object) -> str:
     value = str(value).strip()
     if name in ("Grep", "Glob") and isinstance(params.get("path"), str):
         value = f"{value}  in {params['path']}"
-    return value[:ARG_MAX]
+    return value
 
 
 def _result_text(content: object) -> str:
@@ -108,8 +123,7 @@ def _result_text(content: object) -> str:
         text = "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
     else:
         return ""
-    text = clean_text(text[: RESULT_HEAD * 4])
-    return _LINE_NUMBERS.sub("", text)[:RESULT_HEAD].strip()
+    return _LINE_NUMBERS.sub("", clean_text(cut_between_words(text, RESULT_HEAD * 4)))
 
 
 def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -> list[Turn]:
@@ -124,11 +138,11 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
     agent = record.get("agentId") if record.get("isSidechain") else None
     if kind == "summary" and isinstance(record.get("summary"), str):  # older Claude Code versions
         text = clean_text(record["summary"])
-        return [Turn(uuid, 0, "summary", ts, redact(text))] if text else []
+        return [Turn(uuid, 0, "summary", ts, redacted_head(text, TEXT_MAX))] if text else []
     if kind == "system":
         if record.get("level") == "error" or "error" in str(record.get("subtype", "")):
             text = clean_text(str(record.get("content") or record.get("error") or ""))
-            return [Turn(uuid, 0, "error", ts, redact(text[:TEXT_MAX]), agent=agent)] if text else []
+            return [Turn(uuid, 0, "error", ts, redacted_head(text, TEXT_MAX), agent=agent)] if text else []
         return []
     if kind not in ("user", "assistant") or record.get("isMeta"):
         return []
@@ -156,22 +170,22 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
             else:
                 role, text = ("error" if api_error else "assistant"), clean_text(block["text"])
             if text:
-                turns.append(Turn(uuid, i, role, ts, redact(text[:TEXT_MAX]), agent=agent))
+                turns.append(Turn(uuid, i, role, ts, redacted_head(text, TEXT_MAX), agent=agent))
         elif btype == "tool_use" and kind == "assistant":
             name = str(block.get("name") or "?")
             params = block.get("input") if isinstance(block.get("input"), dict) else {}
-            arg = redact(main_argument(name, params))
+            arg = redacted_head(main_argument(name, params), ARG_MAX)
             extra = params.get("description") if name == "Bash" else None
-            text = f"{name} {arg}" + (f" ({redact(str(extra))[:200]})" if isinstance(extra, str) else "")
+            text = f"{name} {arg}" + (f" ({redacted_head(extra, 200)})" if isinstance(extra, str) else "")
             turns.append(Turn(uuid, i, "tool", ts, text, tool=name, arg=arg,
                               ref=block.get("id"), agent=agent))
         elif btype == "tool_result":
             ref = block.get("tool_use_id")
-            text = _result_text(block.get("content"))
+            text = redacted_head(_result_text(block.get("content")), RESULT_HEAD)
             is_error = bool(block.get("is_error"))
             if not text and not is_error:
                 continue
-            turns.append(Turn(uuid, i, "error" if is_error else "tool_result", ts, redact(text),
+            turns.append(Turn(uuid, i, "error" if is_error else "tool_result", ts, text,
                               tool=tool_name(ref) if ref else None, ref=ref, agent=agent))
         # thinking, redacted_thinking, image, document: not archived
     return turns
