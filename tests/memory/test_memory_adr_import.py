@@ -106,3 +106,12 @@ def test_given_path_list_skips_the_walk(repo) -> None:
 ])
 def test_classify_rules(rel: str, text: str, want: str | None) -> None:
     assert classify(rel, text) == want
+
+
+def test_fixture_and_template_folders_are_not_the_projects_records(repo) -> None:
+    fixture = repo / "tests" / "fixtures" / "docs" / "adr" / "0001-x.md"
+    fixture.parent.mkdir(parents=True)
+    fixture.write_text((repo / "docs/adr/0002-use-sqlite.md").read_text())
+    assert "tests/fixtures/docs/adr/0001-x.md" not in by_path(import_records(repo))
+    cfg = {"memory": {"adr_globs": ["tests/fixtures/docs/adr/*.md"]}}
+    assert "tests/fixtures/docs/adr/0001-x.md" in by_path(import_records(repo, config=cfg))

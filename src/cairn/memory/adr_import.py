@@ -3,7 +3,8 @@
 Teams keep ADRs, RFCs and postmortems in a handful of conventional folders, at any depth of a
 monorepo; others keep them anywhere with the shape of a record. Detection, in order:
 
-1. `[memory] adr_exclude` globs drop a path; `[memory] adr_globs` globs add one;
+1. `[memory] adr_exclude` globs drop a path; `[memory] adr_globs` globs add one; files under
+   template and test-fixture folders (`templates/`, `fixtures/`, `testdata/`) are skipped;
 2. a markdown file below a record folder (`adr/`, `adrs/`, `docs/decisions/`,
    `architecture/decisions/`, `decision-records/`, `architecture-decisions/`, `rfc/`, `rfcs/`,
    `postmortems/`, `post-mortems/`, `docs/notes/`), except README/index/template files;
@@ -39,6 +40,9 @@ RECORD_DIRS = {"adr", "adrs", "decision-records", "architecture-decisions", "arc
 RECORD_DIR_PAIRS = {("docs", "decisions"), ("doc", "decisions"), ("architecture", "decisions"),
                     ("docs", "notes"), ("doc", "notes")}
 LENIENT_PAIRS = {("docs", "architecture"), ("doc", "architecture")}
+# Templates and test data hold record-shaped files that are not this project's decisions.
+SKIP_DIRS = {"template", "templates", "_templates", "fixtures", "__fixtures__", "testdata", "test-data",
+             "test_data"}
 POSTMORTEM_DIRS = {"postmortems", "post-mortems", "postmortem"}
 NOTES_PAIRS = {("docs", "notes"), ("doc", "notes")}
 SKIP_STEMS = re.compile(r"^(readme|index|_index|summary|toc|_sidebar|sidebar|changelog|contributing|license)$",
@@ -143,12 +147,12 @@ def classify(rel: str, text: str, extra_globs: Iterable[str] = ()) -> str | None
     stem = name.rsplit(".", 1)[0]
     if SKIP_STEMS.match(stem) or _is_template(stem, text):
         return None
-    if any(p.lower() in ("template", "templates", "_templates") for p in parts[:-1]):
+    forced = any(fnmatch.fnmatch(rel, g) for g in extra_globs)
+    if not forced and any(p.lower() in SKIP_DIRS for p in parts[:-1]):
         return None
     fm, body = _split_frontmatter(text)
     low = tuple(p.lower() for p in parts[:-1])
     postmortem = any(p in POSTMORTEM_DIRS for p in low)
-    forced = any(fnmatch.fnmatch(rel, g) for g in extra_globs)
     kind = "strict" if forced else _dir_kind(parts[:-1])
     shape = decision_shape(body, fm)
     named = bool(RECORD_NAME.match(name))
