@@ -1,0 +1,276 @@
+"""Turn raw tag captures (definition node + name node) into Definitions.
+
+Grammar-agnostic rules with a few per-language fixes: the span a chunker should cut
+(decorators, `export`, templates, Dart's detached bodies), the header-only signature, a
+precise kind, and the parent/top_level that come from nesting (or from a Go receiver /
+C++ `Class::method` qualifier, which nesting cannot see).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from cairn.codemap.model import Definition
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+MAX_SIGNATURE = 200
+
+# Kinds that own members: a function nested in one of these is a method.
+CLASS_LIKE = frozenset(
+    {"class", "struct", "interface", "trait", "enum", "union", "mixin", "extension", "object", "scope"}
+)
+FUNCTION_LIKE = frozenset({"function", "method", "macro"})
+# Kinds that are namespaces: their members still count as top level (chunks cut inside them).
+NAMESPACE_LIKE = frozenset({"module"})
+
+# Node types that wrap a definition and belong to its span. True = include in the signature too.
+_WRAPPERS: dict[str, bool] = {
+    "decorated_definition": False,
+    "export_statement": True,
+    "template_declaration": True,
+    "lexical_declaration": True,
+    "variable_declaration": True,
+    "type_declaration": True,
+    "const_declaration": True,
+    "var_declaration": True,
+}
+# Wrappers that may hold several declarations: only part of the span when holding just one.
+_LIST_WRAPPERS = frozenset(
+    {"lexical_declaration", "variable_declaration", "type_declaration", "const_declaration", "var_declaration"}
+)
+# Definition node type -> kind, overriding the query's (often generic) capture kind.
+_NODE_KINDS: dict[str, str] = {
+    "struct_item": "struct",
+    "enum_item": "enum",
+    "union_item": "union",
+    "type_item": "type",
+    "struct_specifier": "struct",
+    "enum_specifier": "enum",
+    "type_definition": "type",
+    "trait_declaration": "trait",
+    "object_declaration": "object",
+    "alias": "method",
+}
+_BODY_TYPES = frozenset(
+    {
+        "block", "statement_block", "class_body", "declaration_list", "compound_statement",
+        "field_declaration_list", "function_body", "enum_body", "enum_class_body", "interface_body",
+        "protocol_body", "body_statement", "enumerator_list", "enum_member_declaration_list",
+        "extension_body", "enum_variant_list",
+    }
+)  # fmt: skip
+_FN_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function", "class"})
+_C_DECLARATOR_WRAPPERS = frozenset(
+    {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
+)
+_C_DECLARATION_OWNERS = frozenset({"function_definition", "declaration", "field_declaration"})
+_WS = re.compile(r"\s+")
+_IDENT = re.compile(r"[^\W\d]\w*")
+
+
+@dataclass
+class RawDef:
+    """A definition capture on its way to becoming a Definition."""
+
+    kind: str
+    node: Node
+    name_node: Node
+
+
+@dataclass
+class _Item:
+    name: str
+    kind: str
+    start: int
+    end: int
+    definition: Definition | None  # None for scope-only items (impl blocks, extensions)
+
+
+def _fix_node(node: Node) -> Node | None:
+    """C/C++ tags capture the function_declarator; the definition is the declaration owning it."""
+    if node.type != "function_declarator":
+        return node
+    cur = node.parent
+    while cur is not None and cur.type in _C_DECLARATOR_WRAPPERS:
+        cur = cur.parent
+    if cur is None or cur.type not in _C_DECLARATION_OWNERS:
+        return None  # a parameter or cast, not a definition
+    return cur
+
+
+def _span(node: Node) -> tuple[Node, int, int]:
+    """(outermost wrapper, start byte of the signature, end byte of the span)."""
+    outer = node
+    sig_start = node.start_byte
+    parent = node.parent
+    while parent is not None and parent.type in _WRAPPERS:
+        if parent.type in _LIST_WRAPPERS and parent.named_child_count != 1:
+            break  # `const a = 1, b = 2`: keep the declarator's own span
+        outer = parent
+        if _WRAPPERS[parent.type]:
+            sig_start = parent.start_byte
+        parent = parent.parent
+    end = outer.end_byte
+    # Dart: `void f()` and its body are siblings.
+    if node.type in ("function_signature", "method_signature"):
+        nxt = node.next_named_sibling
+        if nxt is not None and nxt.type == "function_body":
+            end = nxt.end_byte
+    return outer, sig_start, end
+
+
+def _body(node: Node) -> Node | None:
+    body = node.child_by_field_name("body")
+    if body is not None:
+        return body
+    for field in ("value", "right"):
+        value = node.child_by_field_name(field)
+        if value is not None and value.type in _FN_VALUES:
+            return value.child_by_field_name("body")
+    for child in node.named_children:
+        if child.type in _BODY_TYPES:
+            return child
+    return None
+
+
+def signature(node: Node, sig_start: int, src: bytes) -> str:
+    """The declaration header: text before the body, whitespace collapsed, <= MAX_SIGNATURE chars."""
+    body = _body(node)
+    if body is not None and body.start_byte > sig_start:
+        raw = src[sig_start : body.start_byte]
+        text = _WS.sub(" ", raw[: MAX_SIGNATURE * 4].decode("utf-8", errors="replace")).strip()
+        if text.endswith((":", "{", ";")) or (text.endswith("=") and not text.endswith("==")):
+            text = text[:-1].rstrip()
+    else:
+        raw = src[sig_start : node.end_byte]
+        text = raw.split(b"\n", 1)[0][: MAX_SIGNATURE * 4].decode("utf-8", errors="replace").strip()
+        if text.endswith(";") or (text.endswith("{") and "=" not in text):
+            text = text[:-1].rstrip()
+    if len(text) > MAX_SIGNATURE:
+        text = text[: MAX_SIGNATURE - 1].rstrip() + "…"
+    return text
+
+
+def _refine_kind(lang: str, kind: str, node: Node) -> str:
+    kind = _NODE_KINDS.get(node.type, kind)
+    if node.type == "class_declaration":
+        if lang == "swift":
+            decl = node.child_by_field_name("declaration_kind")
+            dk = decl.type if decl is not None else "class"
+            return {"struct": "struct", "enum": "enum"}.get(dk, "class")
+        if lang == "kotlin":
+            for child in node.children:
+                if child.type == "interface":
+                    return "interface"
+                if child.type == "enum_class_body":
+                    return "enum"
+    elif node.type == "type_spec":
+        spec = node.child_by_field_name("type")
+        if spec is not None:
+            return {"struct_type": "struct", "interface_type": "interface"}.get(spec.type, kind)
+    return kind
+
+
+def name_of(text: str) -> str:
+    """Last identifier of a qualified/generic name: `a::Foo<T>` -> `Foo`, `$x` -> `x`."""
+    head = re.split(r"[<(\[]", text, maxsplit=1)[0]
+    parts = _IDENT.findall(head)
+    return parts[-1] if parts else ""
+
+
+def _explicit_parent(lang: str, node: Node, name_node: Node, src: bytes) -> str | None:
+    """Owner of a member defined outside its type's body (Go receivers, C++ `Foo::bar`)."""
+    if lang == "go" and node.type == "method_declaration":
+        receiver = node.child_by_field_name("receiver")
+        if receiver is not None:
+            stack = [receiver]
+            while stack:
+                cur = stack.pop()
+                if cur.type == "type_identifier":
+                    return src[cur.start_byte : cur.end_byte].decode("utf-8", errors="replace")
+                stack.extend(reversed(cur.named_children))
+    qual = name_node.parent
+    if qual is not None and qual.type == "qualified_identifier":
+        scope = qual.child_by_field_name("scope")
+        if scope is not None:
+            return name_of(src[scope.start_byte : scope.end_byte].decode("utf-8", errors="replace")) or None
+    return None
+
+
+def build_definitions(
+    lang: str, raw_defs: list[RawDef], scopes: list[tuple[Node, Node]], src: bytes
+) -> list[Definition]:
+    """Definitions in source order with kind, span, signature, parent and top_level filled in.
+
+    Functions and variables nested inside a function body are dropped (locals and closures are
+    noise in a code map); classes nested in functions are kept.
+    """
+    items: list[_Item] = []
+    explicit: dict[int, str] = {}
+    for raw in raw_defs:
+        node = _fix_node(raw.node)
+        if node is None:
+            continue
+        name = src[raw.name_node.start_byte : raw.name_node.end_byte].decode("utf-8", errors="replace").strip()
+        if not name:
+            continue
+        kind = _refine_kind(lang, raw.kind, node)
+        outer, sig_start, end = _span(node)
+        start_row = outer.start_point[0]
+        end_point = outer.end_point if end == outer.end_byte else _end_point(node)
+        end_row = end_point[0] - 1 if end_point[1] == 0 and end_point[0] > start_row else end_point[0]
+        definition = Definition(
+            name=name,
+            kind=kind,
+            line=start_row + 1,
+            end_line=end_row + 1,
+            signature=signature(node, sig_start, src),
+        )
+        owner = _explicit_parent(lang, node, raw.name_node, src)
+        if owner:
+            explicit[id(definition)] = owner
+        items.append(_Item(name, kind, outer.start_byte, end, definition))
+    for node, name_node in scopes:
+        name = name_of(src[name_node.start_byte : name_node.end_byte].decode("utf-8", errors="replace"))
+        if name:
+            items.append(_Item(name, "scope", node.start_byte, node.end_byte, None))
+
+    items.sort(key=lambda it: (it.start, -it.end))
+    out: list[Definition] = []
+    stack: list[tuple[_Item, bool]] = []  # (item, dropped)
+    for item in items:
+        while stack and stack[-1][0].end <= item.start:
+            stack.pop()
+        enclosing = stack[-1] if stack else None
+        dropped = False
+        if enclosing is not None and (enclosing[1] or enclosing[0].kind in FUNCTION_LIKE):
+            dropped = item.kind not in CLASS_LIKE or enclosing[1]
+        if item.kind in CLASS_LIKE or item.kind in FUNCTION_LIKE or item.kind in NAMESPACE_LIKE:
+            stack.append((item, dropped))
+        definition = item.definition
+        if definition is None or dropped:
+            continue
+        if enclosing is not None:
+            definition.parent = enclosing[0].name
+            definition.top_level = all(entry.kind in NAMESPACE_LIKE for entry, _ in stack if entry is not item)
+            if definition.kind == "function" and enclosing[0].kind in CLASS_LIKE:
+                definition.kind = "method"
+        owner = explicit.get(id(definition))
+        if definition.kind == "method" and not owner and (enclosing is None or enclosing[0].kind in NAMESPACE_LIKE):
+            definition.kind = "function"  # e.g. rust `mod m { fn f() {} }`
+        if owner and (definition.parent is None or enclosing[0].kind in NAMESPACE_LIKE):
+            definition.parent = owner
+            if definition.kind == "function":
+                definition.kind = "method"
+        out.append(definition)
+    return out
+
+
+def _end_point(node: Node) -> tuple[int, int]:
+    """End point of a Dart signature's sibling body (the span end computed in _span)."""
+    nxt = node.next_named_sibling
+    return tuple(nxt.end_point) if nxt is not None else tuple(node.end_point)  # type: ignore[return-value]

@@ -1,0 +1,85 @@
+"""Count referenced identifiers, dropping noise the graph stage would only have to filter again."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cairn.codemap.extract_defs import name_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+_COMMON = "self this super new true false null nil none None True False undefined"
+_KEYWORDS_SRC: dict[str, str] = {
+    "python": "and as assert async await break class continue def del elif else except finally for "
+    "from global if import in is lambda nonlocal not or pass raise return try while with yield "
+    "match case type cls print",
+    "javascript": "break case catch class const continue debugger default delete do else export extends "
+    "finally for function if import in instanceof let return static switch throw try typeof var "
+    "void while with yield async await of require arguments",
+    "go": "break case chan const continue default defer else fallthrough for func go goto if import "
+    "interface map package range return select struct switch type var iota len cap make append panic",
+    "rust": "as async await break const continue crate dyn else enum extern fn for if impl in let loop "
+    "match mod move mut pub ref return static struct trait type unsafe use where while Self Some Ok Err",
+    "java": "abstract assert boolean break byte case catch char class const continue default do double "
+    "else enum extends final finally float for if implements import instanceof int interface long "
+    "native package private protected public return short static strictfp switch synchronized throw "
+    "throws transient try void volatile while var record String Object",
+    "kotlin": "as break class continue do else for fun if in interface is object package return throw "
+    "try typealias val var when while by init it Unit Any",
+    "c": "auto break case char const continue default do double else enum extern float for goto if "
+    "inline int long register restrict return short signed sizeof static struct switch typedef union "
+    "unsigned void volatile while size_t NULL",
+    "csharp": "abstract as base bool break byte case catch char checked class const continue decimal "
+    "default delegate do double else enum event explicit extern finally fixed float for foreach goto "
+    "if implicit in int interface internal is lock long namespace object operator out override params "
+    "private protected public readonly ref return sbyte sealed short sizeof stackalloc static string "
+    "struct switch throw try typeof uint ulong unchecked unsafe ushort using virtual void volatile "
+    "while var nameof value",
+    "ruby": "alias and begin break case class def defined do else elsif end ensure for if in module "
+    "next not or redo rescue retry return then undef unless until when while yield puts require "
+    "require_relative attr_reader attr_writer attr_accessor private protected public include extend",
+    "php": "abstract and array as break callable case catch class clone const continue declare default "
+    "do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile extends final "
+    "finally fn for foreach function global goto if implements include instanceof insteadof "
+    "interface isset list match namespace or print private protected public readonly require return "
+    "static switch throw trait try unset use var while xor yield parent",
+    "swift": "associatedtype class deinit enum extension fileprivate func import init inout internal let "
+    "open operator private protocol public static struct subscript typealias var break case continue "
+    "default defer do else fallthrough for guard if in repeat return switch where while as catch is "
+    "rethrows throw throws try",
+    "dart": "abstract as assert async await break case catch class const continue covariant default "
+    "deferred do dynamic else enum export extends extension external factory final finally for "
+    "Function get hide if implements import in interface is late library mixin operator part "
+    "required rethrow return set show static switch sync throw try typedef var void while with yield",
+}
+_KEYWORDS_SRC["typescript"] = _KEYWORDS_SRC["javascript"] + " any boolean number string unknown never " + (
+    "object symbol bigint type interface enum namespace declare readonly keyof infer implements"
+)
+_KEYWORDS_SRC["tsx"] = _KEYWORDS_SRC["typescript"]
+_KEYWORDS_SRC["cpp"] = _KEYWORDS_SRC["c"] + " bool class delete explicit friend mutable namespace new " + (
+    "operator private protected public template this throw try catch typename using virtual std"
+)
+
+KEYWORDS: dict[str, frozenset[str]] = {
+    lang: frozenset((words + " " + _COMMON).split()) for lang, words in _KEYWORDS_SRC.items()
+}
+
+
+def count_refs(lang: str, nodes: list[Node], def_sites: set[int], src: bytes) -> dict[str, int]:
+    """identifier -> number of distinct reference sites, excluding the file's own definition sites."""
+    keywords = KEYWORDS.get(lang, frozenset())
+    seen: set[int] = set()
+    counts: dict[str, int] = {}
+    for node in nodes:
+        start = node.start_byte
+        if start in seen or start in def_sites:
+            continue
+        seen.add(start)
+        name = src[start : node.end_byte].decode("utf-8", errors="replace")
+        if not name.isidentifier():
+            name = name_of(name)
+        if len(name) < 2 or name in keywords:
+            continue
+        counts[name] = counts.get(name, 0) + 1
+    return counts

@@ -1,0 +1,153 @@
+"""Parse one file into definitions, references and imports (the first stage of the code map).
+
+One tree-sitter parse and ONE query pass per file (tags + imports compiled together, see
+parse_queries); everything after that is a linear walk over the matches. parse_source never
+raises: a file we cannot parse is still indexed as text by later stages.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cairn.codemap.extract_defs import RawDef, build_definitions
+from cairn.codemap.extract_imports import extract_imports
+from cairn.codemap.extract_refs import count_refs
+from cairn.codemap.languages import has_grammar, language_for_path
+from cairn.codemap.markdown import parse_markdown
+from cairn.codemap.model import ParsedFile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tree_sitter import Node
+
+    from cairn.codemap.parse_queries import CompiledQuery
+
+# Bigger files are almost always generated or minified: parsing them is slow and their
+# "definitions" are noise. They are still indexed as text.
+MAX_PARSE_BYTES = 1_000_000
+
+
+def parse_source(lang: str, source: bytes | str, path: str = "") -> ParsedFile:
+    """Extract defs/refs/imports from `source`; on any failure return ParsedFile(error=...)."""
+    try:
+        if isinstance(source, str):
+            source = source.encode("utf-8", errors="surrogateescape")
+        if lang == "markdown":
+            return parse_markdown(source)
+        if not has_grammar(lang):
+            return ParsedFile(lang)
+        if len(source) > MAX_PARSE_BYTES:
+            return ParsedFile(lang, error=f"not parsed: {len(source)} bytes > {MAX_PARSE_BYTES}")
+        return _parse_code(lang, source)
+    except Exception as exc:  # noqa: BLE001 - the contract is "never raise"
+        where = f" in {path}" if path else ""
+        return ParsedFile(lang, error=f"{type(exc).__name__}{where}: {exc}")
+
+
+def _parse_code(lang: str, src: bytes) -> ParsedFile:
+    from tree_sitter import QueryCursor
+
+    from cairn.codemap.languages import get_parser
+    from cairn.codemap.parse_queries import get_query
+
+    tree = get_parser(lang).parse(src)
+    compiled = get_query(lang)
+    root = tree.root_node
+    found = _collect_fast(compiled, QueryCursor(compiled.query).captures(root))
+    if found is None:  # names and definitions did not pair up: take the slower, exact path
+        found = _collect_matches(compiled, QueryCursor(compiled.query).matches(root))
+    chosen, scopes, ref_nodes, import_nodes = found
+    raw_defs = [raw for _, raw in chosen.values()]
+    return ParsedFile(
+        lang=lang,
+        defs=build_definitions(lang, raw_defs, scopes, src),
+        refs=count_refs(lang, ref_nodes, set(chosen), src),
+        imports=extract_imports(lang, import_nodes, src),
+    )
+
+
+# (name site -> (pattern index, RawDef), scopes, reference name nodes, import nodes)
+_Found = tuple[dict[int, tuple[int, RawDef]], list[tuple["Node", "Node"]], list["Node"], list["Node"]]
+
+
+_start_byte = attrgetter("start_byte")
+
+
+def _collect_fast(compiled: CompiledQuery, caps: dict[str, list[Node]]) -> _Found | None:
+    """Pair names with definitions from captures() output (per-pattern lists in document order).
+
+    Returns None when a pattern's lists do not pair up (different lengths, or a name outside
+    its definition), so the caller can fall back to matches().
+    """
+    chosen: dict[int, tuple[int, RawDef]] = {}
+    scopes: list[tuple[Node, Node]] = []
+    for index, role in enumerate(compiled.roles):
+        if role is None or role.what not in ("def", "scope"):
+            continue
+        names = caps.get(role.name_key)
+        if not names:
+            continue
+        nodes = caps.get(role.node_key)
+        if nodes is None or len(nodes) != len(names):
+            return None
+        if len(nodes) > 1:  # captures() groups by capture, not strictly in document order
+            nodes = sorted(nodes, key=_start_byte)
+            names = sorted(names, key=_start_byte)
+        for node, name in zip(nodes, names, strict=True):
+            if name.start_byte < node.start_byte or name.end_byte > node.end_byte:
+                return None
+            if role.what == "scope":
+                scopes.append((node, name))
+                continue
+            site = name.start_byte
+            previous = chosen.get(site)
+            if previous is None or index < previous[0]:
+                chosen[site] = (index, RawDef(role.kind, node, name))
+    return chosen, scopes, caps.get("ref", []), caps.get("import", [])
+
+
+def _collect_matches(compiled: CompiledQuery, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Found:
+    """The exact path: every match carries its own name and definition node."""
+    chosen: dict[int, tuple[int, RawDef]] = {}
+    scopes: list[tuple[Node, Node]] = []
+    ref_nodes: list[Node] = []
+    import_nodes: list[Node] = []
+    for index, captures in matches:
+        role = compiled.roles[index]
+        if role is None:
+            continue
+        if role.what == "ref":
+            ref_nodes.extend(captures.get("ref", ()))
+            continue
+        if role.what == "import":
+            import_nodes.extend(captures.get("import", ()))
+            continue
+        names = captures.get(role.name_key)
+        nodes = captures.get(role.node_key)
+        if not names or not nodes:
+            continue
+        if role.what == "scope":
+            scopes.append((nodes[0], names[0]))
+            continue
+        site = names[0].start_byte
+        previous = chosen.get(site)
+        if previous is None or index < previous[0]:
+            chosen[site] = (index, RawDef(role.kind, nodes[0], names[0]))
+    return chosen, scopes, ref_nodes, import_nodes
+
+
+def parse_file_task(args: tuple[str, str | bytes, str | None]) -> tuple[str, ParsedFile]:
+    """Pool worker: (relpath, absolute path or the file's bytes, lang or None) -> (relpath, ParsedFile).
+
+    Top-level and argument-picklable so multiprocessing can ship it to workers; reading the
+    file in the worker keeps the parent process from becoming the bottleneck.
+    """
+    relpath, content, lang = args
+    try:
+        data = content if isinstance(content, bytes) else Path(content).read_bytes()
+    except OSError as exc:
+        return relpath, ParsedFile(lang or "", error=f"{type(exc).__name__}: {exc}")
+    if lang is None:
+        lang = language_for_path(relpath, data[:8192]) or ""
+    return relpath, parse_source(lang, data, relpath)

@@ -1,0 +1,2 @@
+(import_or_export) @import
+(part_directive) @import

@@ -1,0 +1,2 @@
+; `import x = require("y")`
+(import_require_clause source: (string)) @import
