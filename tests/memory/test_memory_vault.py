@@ -279,3 +279,31 @@ def test_render_of_loaded_node_is_stable(vault, project) -> None:
     res = remember_one(vault, "Round trip", type="howto", body="1. a\n2. b", links=[parse_link("x:y")])
     text = (project.root / res.path).read_text()
     assert render(parse(text, res.path)) == text
+
+
+def test_file_changed_during_the_write_is_refused_not_overwritten(vault, project, monkeypatch) -> None:
+    from cairn.memory import vault as vault_mod
+
+    res = remember_one(vault, "Use WAL mode", type="decision", body="Readers never block.")
+    path = project.root / res.path
+    real_finish = vault_mod._Batch.finish
+
+    def finish_then_someone_saves(self, originals):
+        edits = real_finish(self, originals)
+        path.write_text(path.read_text() + "\nTyped by a person meanwhile.\n")
+        return edits
+
+    monkeypatch.setattr(vault_mod._Batch, "finish", finish_then_someone_saves)
+    with pytest.raises(CairnError, match="changed while cairn was writing"):
+        remember_one(vault, "Use WAL mode", type="decision", body="Checkpoint on close.")
+    assert path.read_text().endswith("Typed by a person meanwhile.\n")
+
+
+def test_only_refreshed_cites_leave_a_non_canonical_hand_edit_alone(vault, project) -> None:
+    res = remember_one(vault, "Use WAL mode", type="decision", files=["src/checkout.py"])
+    path = project.root / res.path
+    edited = path.read_text().replace("type: decision\n", "type: decision # ours\n")
+    path.write_text(edited)
+    (project.root / "src/checkout.py").write_text("changed\n")
+    out = remember_one(vault, "Use WAL mode", type="decision", files=["src/checkout.py"])
+    assert out.action == "merged" and path.read_text() == edited

@@ -307,7 +307,6 @@ class _Batch:
         self.now = now_iso()
         self.touched: dict[str, str] = {}  # id -> "new" | "update" | "mark"
         self.appends: dict[str, list[str]] = {}  # id -> text blocks for hand-edited files
-        self.notes: dict[str, list[str]] = {}
 
     def _files(self, fact: Fact) -> list[str]:
         if self.vault.root is None:
@@ -362,7 +361,11 @@ class _Batch:
         if node.hand_edited and not is_canonical(self._text(node), node.path or ""):
             extra = [f"Files: {', '.join(new_files)}" if new_files else "",
                      f"Symbols: {', '.join(new_syms)}" if new_syms else "",
+                     f"Tags: {', '.join(new_tags)}" if new_tags else "",
                      f"Links: {', '.join(f'{lk.rel} [[{lk.target}]]' for lk in new_links)}" if new_links else ""]
+            if not (new_body or any(extra)):  # only the cites changed: nothing to say in prose
+                return Result("merged", node.id, node.path or "", node.title,
+                              notes=notes + ["edited by hand: left as it is (cites not refreshed)"])
             text = "\n\n".join(x for x in [block or f"### Update {_today()}", *extra] if x)
             self.appends.setdefault(node.id, []).append(text)
             self.touched.setdefault(node.id, "update")
@@ -423,16 +426,4 @@ class _Batch:
                     continue
             edits.append(_Edit(node, None if kind == "new" else orig))
         return edits
-
-
-def read_nodes(vaults: list[Vault]) -> LoadResult:
-    """Load several vaults as one graph (links resolved across them)."""
-    nodes: list[Node] = []
-    problems: list[Problem] = []
-    for vault in vaults:
-        res = vault.load(resolve_links=False)
-        nodes += res.nodes
-        problems += res.problems
-    resolve(nodes)
-    return LoadResult(nodes, problems)
 
