@@ -115,3 +115,24 @@ def test_fixture_and_template_folders_are_not_the_projects_records(repo) -> None
     assert "tests/fixtures/docs/adr/0001-x.md" not in by_path(import_records(repo))
     cfg = {"memory": {"adr_globs": ["tests/fixtures/docs/adr/*.md"]}}
     assert "tests/fixtures/docs/adr/0001-x.md" in by_path(import_records(repo, config=cfg))
+
+
+def test_a_new_decision_can_supersede_a_record_without_touching_it(repo) -> None:
+    from cairn.memory.facts import Fact
+    from cairn.memory.vault import Vault
+    from helpers import git
+
+    git(repo, "init", "-q")
+    (repo / ".cairn").mkdir()
+    project = resolve_project(root=repo)
+    before = (repo / "docs/adr/0002-use-sqlite.md").read_bytes()
+    context = [n for n in load_knowledge(project) if n.origin != "project"]
+    [res] = Vault.for_project(project).remember(
+        [Fact("Use DuckDB for orders", type="decision", supersedes="Use SQLite for orders")], context=context)
+    assert res.action == "superseded" and res.superseded.startswith("0002-use-sqlite-")
+    assert (repo / "docs/adr/0002-use-sqlite.md").read_bytes() == before
+    nodes = load_knowledge(project)
+    old = by_path(nodes)["docs/adr/0002-use-sqlite.md"]
+    assert old.state == "superseded" and old.superseded_by == res.id
+    first = by_path(nodes)["docs/adr/0001-use-postgres.md"]
+    assert live_version(nodes, first.id).id == res.id

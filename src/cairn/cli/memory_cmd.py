@@ -58,10 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_memory_md)
 
-    p = sub.add_parser("memory", help="list or check the knowledge graph",
+    memory = sub.add_parser("memory", help="list or check the knowledge graph",
                        description="`cairn memory list` lists nodes; `cairn memory doctor` reports stale and "
                        "orphaned nodes, broken links and malformed files.")
-    msub = p.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
+    msub = memory.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
     lp = msub.add_parser("list", help="list knowledge nodes")
     lp.add_argument("--type", choices=NODE_TYPES, help="only this type")
     lp.add_argument("--status", help="only this status (active, superseded, done, accepted, ...)")
@@ -73,7 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_root(dp)
     add_json(dp)
     dp.set_defaults(func=cmd_memory_doctor)
-    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+    memory.set_defaults(func=lambda args: (memory.print_help(), 0)[1])
 
 
 def _read_stdin_json():
