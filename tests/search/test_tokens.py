@@ -31,8 +31,8 @@ def test_split_identifier(token, parts):
 
 def test_expand_keeps_whole_and_parts():
     out = expand_identifiers("def applyCoupon(cart_items):")
-    assert "applyCoupon applycoupon apply coupon" in out
-    assert "cart_items cartitems cart items" in out
+    assert out.startswith("def applyCoupon(cart_items):")
+    assert "applycoupon apply coupon" in out and "cartitems cart items" in out
 
 
 def test_query_terms_fold_accents_and_drop_stopwords():

@@ -45,7 +45,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     con = open_index(project)
     try:
         terms = [t.strip() for t in args.terms.split(",") if t.strip()]
-        hits, _ = search_code(con, args.query, terms=terms, limit=min(args.limit, 200))
+        hits, _ = search_code(con, args.query, root=project.root, terms=terms, limit=min(args.limit, 200))
     finally:
         con.close()
     kept, texts, tokens = pack(hits, args.budget)

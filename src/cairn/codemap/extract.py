@@ -15,7 +15,6 @@ from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.search.tokens import expand_identifiers
 
 DOC_LANGS = frozenset({"markdown", "rst", "text"})
-MAX_CHUNK_CHARS = 20_000  # a chunk's text in the FTS index (huge declarations are cut)
 
 
 @dataclass
@@ -25,7 +24,6 @@ class ChunkRecord:
     line: int
     end_line: int
     signature: str
-    text: str  # expanded text for FTS
 
 
 @dataclass
@@ -86,15 +84,10 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
     rec.body = expand_identifiers(text)
     if rec.parsed and rec.parsed.defs:
-        lines = text.split("\n")
         for d in rec.parsed.defs:
-            if not d.top_level and d.kind != "heading":
-                continue
-            chunk_text = "\n".join(lines[max(0, d.line - 1): d.end_line])[:MAX_CHUNK_CHARS]
-            rec.chunks.append(ChunkRecord(
-                kind="section" if d.kind == "heading" else "def", name=d.name, line=d.line,
-                end_line=d.end_line, signature=d.signature, text=expand_identifiers(chunk_text),
-            ))
+            if d.top_level or d.kind == "heading":
+                rec.chunks.append(ChunkRecord("section" if d.kind == "heading" else "def", d.name, d.line,
+                                              d.end_line, d.signature))
     return rec
 
 

@@ -97,8 +97,6 @@ def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Prog
 
 
 def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
-    for (cid,) in con.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,)).fetchall():
-        con.execute("DELETE FROM chunks_fts WHERE rowid = ?", (cid,))
     con.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
@@ -138,11 +136,8 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
 
     con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)",
                 (file_id, path_text(rec.path), expand_identifiers(" ".join(names)), rec.body))
-    for ch in rec.chunks:
-        cid = con.execute("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
-                          (file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature)).lastrowid
-        con.execute("INSERT INTO chunks_fts(rowid, name, body) VALUES(?,?,?)",
-                    (cid, expand_identifiers(ch.name), ch.text))
+    con.executemany("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
+                    [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks])
     return file_id
 
 
@@ -174,17 +169,27 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
     stats.skipped = dict(result.skipped)
     known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
              for r in con.execute("SELECT id, path, size, mtime_ns, hash FROM files")}
+    passed = {r[0]: (r[1], r[2]) for r in con.execute("SELECT path, size, mtime_ns FROM skipped")}
     seen = {e.path for e in result.entries}
     gone = [p for p in known if p not in seen]
-    todo = [e for e in result.entries
-            if full or e.path not in known or known[e.path][1] != e.size or known[e.path][2] != e.mtime_ns]
+    todo = []
+    for e in result.entries:
+        if not full:
+            k = known.get(e.path)
+            if k is not None and k[1] == e.size and k[2] == e.mtime_ns:
+                continue
+            if k is None and passed.get(e.path) == (e.size, e.mtime_ns):
+                continue  # skipped before (binary, generated...) and unchanged since
+        todo.append(e)
     graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") is None
-    if gone or todo:
+    if gone or any(p not in seen for p in passed):
         with transaction(con):
-            set_meta(con, "graph_dirty", "1")
+            if gone:
+                set_meta(con, "graph_dirty", "1")
             for p in gone:
                 _delete_file_rows(con, known[p][0])
                 con.execute("DELETE FROM files WHERE id = ?", (known[p][0],))
+            con.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in passed if p not in seen])
         stats.deleted = len(gone)
     n_workers = workers if workers is not None else int(cfg["index"].get("workers") or 0) or (os.cpu_count() or 1)
     pending: list[FileRecord] = []
@@ -196,15 +201,22 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
             for rec in pending:
                 entry = known.get(rec.path)
                 if rec.skip:
+                    reason = rec.skip.split(":")[0]
                     if entry:
                         _delete_file_rows(con, entry[0])
                         con.execute("DELETE FROM files WHERE id = ?", (entry[0],))
-                    stats.skipped[rec.skip.split(":")[0]] = stats.skipped.get(rec.skip.split(":")[0], 0) + 1
+                        stats.deleted += 1
+                        set_meta(con, "graph_dirty", "1")
+                    con.execute("INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES(?,?,?,?)",
+                                (rec.path, rec.size, rec.mtime_ns, reason))
                     continue
                 if entry and entry[3] == rec.hash and not full:
                     # touched but unchanged: remember the new stat, keep everything else
                     con.execute("UPDATE files SET size=?, mtime_ns=? WHERE id=?", (rec.size, rec.mtime_ns, entry[0]))
                     continue
+                if not stats.changed:
+                    set_meta(con, "graph_dirty", "1")
+                con.execute("DELETE FROM skipped WHERE path = ?", (rec.path,))
                 _store(con, rec, entry[0] if entry else None)
                 stats.changed += 1
         pending.clear()
@@ -228,4 +240,6 @@ def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
         "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
     stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
     stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+    for reason, n in con.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason"):
+        stats.skipped[reason] = stats.skipped.get(reason, 0) + n
     stats.parse_errors = con.execute("SELECT COUNT(*) FROM files WHERE parse_error IS NOT NULL").fetchone()[0]

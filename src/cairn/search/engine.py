@@ -11,17 +11,20 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
 from cairn.search.names import name_channel
 from cairn.search.query import Query, analyze
-from cairn.search.text import chunk_text_channel, file_text_channel
+from cairn.search.text import file_text_channel
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION = 1.0, 1.0, 1.2, 0.5
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 SEEDS = 8
 CHANNEL_DEPTH = 100  # ranks kept per channel
+CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
 TEST_FACTOR = 0.6  # tests and examples matter less than the code they exercise
 DOC_FACTOR = 0.8
 
@@ -54,18 +57,20 @@ def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
     return ranked(scores)[:n]
 
 
-def search_code(con: sqlite3.Connection, text: str, *, terms: list[str] | None = None, limit: int = 10,
-                seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
+def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
+                limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
                 rrf_k: int = RRF_K) -> tuple[list[Hit], Query]:
-    """Rank the index's files for a request; `seed_files` personalizes the graph walk."""
+    """Rank the index's files for a request; `root` lets declarations be scored from the files on disk;
+    `seed_files` personalizes the graph walk."""
     q = analyze(con, text, terms)
     file_scores, file_terms = file_text_channel(con, q.main)
-    chunks = chunk_text_channel(con, q.main)
-    chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
     name_scores, name_reasons = name_channel(con, q.name_keys)
     exp_scores, _ = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
-    base = [(_top(file_scores), W_TEXT), (_top(chunk_scores), W_CHUNK), (_top(name_scores), W_NAME),
-            (_top(exp_scores), W_EXPANSION)]
+    base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION)]
+    fused = rrf(base, k=rrf_k)
+    chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
+    chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
+    base.append((_top(chunk_scores), W_CHUNK))
     fused = rrf(base, k=rrf_k)
     seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}
     for fid, w in (seed_files or {}).items():

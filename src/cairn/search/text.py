@@ -16,7 +16,6 @@ from cairn.search.tokens import fts_quote
 MAX_TERMS = 12  # the most informative terms of a long request; the rest add noise and time
 PER_TERM_LIMIT = 300  # best rows per term; a common term's tail adds nothing
 FILE_COLUMNS = "3.0, 2.0, 1.0"  # files_fts: path, names, body
-CHUNK_COLUMNS = "2.0, 1.0"  # chunks_fts: name, body
 
 
 def _top_terms(terms: list[Term]) -> list[Term]:
@@ -44,20 +43,3 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
 def file_text_channel(con: sqlite3.Connection, terms: list[Term]) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> text score over whole files (path, symbol names, body)."""
     return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms)
-
-
-def chunk_text_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, list[tuple[float, int]]]:
-    """file id -> [(score, chunk id)] best first: which declarations/sections match the request."""
-    scores, _ = weighted_bm25(con, "chunks_fts", CHUNK_COLUMNS, terms)
-    if not scores:
-        return {}
-    by_file: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    ids = list(scores)
-    for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        q = f"SELECT id, file_id FROM chunks WHERE id IN ({','.join('?' * len(part))})"
-        for cid, fid in con.execute(q, part):
-            by_file[fid].append((scores[cid], cid))
-    for lst in by_file.values():
-        lst.sort(reverse=True)
-    return dict(by_file)

@@ -3,18 +3,21 @@
 SQLite's FTS5 `porter unicode61 remove_diacritics 2` tokenizer already lowercases, folds accents,
 splits on punctuation (so snake_case and kebab-case and paths come apart) and stems English. What
 it cannot do is split camelCase or keep a compound identifier whole, so both sides of the index
-pass text through `expand_identifiers` first: `applyCoupon` becomes `applyCoupon applycoupon apply
-coupon`, `apply_coupon` becomes `apply_coupon applycoupon`. Stdlib only: this runs in hooks.
+pass text through `expand_identifiers` first: `applyCoupon` also yields `applycoupon apply coupon`,
+and `apply_coupon` yields `applycoupon`. Stdlib only: this runs in hooks.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from functools import lru_cache
 
 # A compound identifier: has an inner capital after a lowercase/digit, or an underscore/hyphen join.
-_COMPOUND = re.compile(r"[A-Za-z0-9]+(?:[_-]+[A-Za-z0-9]+)+|[A-Za-z0-9]*[a-z0-9][A-Z][A-Za-z0-9]*|[A-Z]{2,}[a-z][A-Za-z0-9]*")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
+_IDENT_RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INNER_CAP = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _WORD = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*|[^\W_]+", re.UNICODE)
 
 STOPWORDS = frozenset(
@@ -52,16 +55,28 @@ def split_identifier(token: str) -> list[str]:
     return [p for p in parts if p]
 
 
-def _expand(match: re.Match) -> str:
-    tok = match.group(0)
+@lru_cache(maxsize=65536)
+def _expansion(tok: str) -> str:
+    """'applyCoupon' -> 'applycoupon apply coupon'; '' for a simple word (FTS splits those itself)."""
+    if "_" not in tok and not _INNER_CAP.search(tok):
+        return ""
     parts = split_identifier(tok)
-    joined = "".join(parts)
-    return f"{tok} {joined} {' '.join(parts)}" if len(parts) > 1 else tok
+    return f"{''.join(parts)} {' '.join(parts)}" if len(parts) > 1 else ""
 
 
 def expand_identifiers(text: str) -> str:
-    """Text for the FTS index: every compound identifier followed by its joined and split forms."""
-    return _COMPOUND.sub(_expand, text)
+    """Text for the FTS index: the text, then the joined and split forms of its compound identifiers.
+
+    Appended (once per occurrence) rather than spliced in place: one C-speed findall and a Counter
+    instead of a Python callback per word, which made indexing three times slower.
+    """
+    counts = Counter(_IDENT_RUN.findall(text))
+    extra = []
+    for tok, n in counts.items():
+        exp = _expansion(tok)
+        if exp:
+            extra.append(" ".join([exp] * min(n, 20)))
+    return text + "\n" + " ".join(extra) if extra else text
 
 
 def name_key(name: str) -> str:

@@ -101,7 +101,7 @@ def run_cases(cases: list[dict], repo: Path, cache: Path, *, baseline: bool = Tr
                 flat = FlatBM25(tree, paths)
             for c in group:
                 t1 = time.perf_counter()
-                hits, _ = search_code(con, c["query"], limit=10)
+                hits, _ = search_code(con, c["query"], root=tree, limit=10)
                 latency["cairn"].append(time.perf_counter() - t1)
                 got = [h.path for h in hits]
                 m = case_metrics(got, c["gold"])
