@@ -30,29 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from cairn.codemap.indexer import index_project, open_index
-    from cairn.errors import CairnError
-    from cairn.search.engine import search_code
-    from cairn.search.render import pack
+    from cairn.search.service import search
 
-    if args.limit < 1:
-        raise CairnError("--limit must be at least 1")
-    if args.budget is not None and args.budget < 1:
-        raise CairnError("--budget must be a positive number of tokens")
     project = resolve(args)
-    if not args.no_refresh:
-        index_project(project)
-    con = open_index(project)
-    try:
-        terms = [t.strip() for t in args.terms.split(",") if t.strip()]
-        hits, _ = search_code(con, args.query, root=project.root, terms=terms, limit=min(args.limit, 200))
-    finally:
-        con.close()
-    kept, texts, tokens = pack(hits, args.budget)
+    terms = [t.strip() for t in args.terms.split(",") if t.strip()]
+    answer = search(project, args.query, terms=terms, limit=args.limit, budget=args.budget,
+                    refresh=not args.no_refresh)
     if args.json:
-        print_json({"results": [h.as_json() for h in kept], "tokens": tokens})
-    elif not kept:
+        print_json(answer.as_json())
+    elif not answer.results:
         print("no match: try other words, a file or symbol name, or --terms with related words")
     else:
-        print("\n".join(texts))
+        print(answer.text)
     return 0

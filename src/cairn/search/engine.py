@@ -29,8 +29,8 @@ TEST_FACTOR = 0.6  # tests and examples matter less than the code they exercise
 DOC_FACTOR = 0.8
 
 _TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|benchmarks?)/|"
-    r"(^|/)test_[^/]+$|_test\.[a-z]+$|[._-](test|spec)\.[a-z]+$|Tests?\.(java|kt|cs|swift)$")
+    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|benchmarks?|[\w-]*-tests?)/|"
+    r"(^|/)test_[^/]+$|_test\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|Tests?\.(java|kt|cs|swift)$|\.snap$")
 
 
 def is_test_path(path: str) -> bool:

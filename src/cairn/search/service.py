@@ -1,0 +1,65 @@
+"""One call for every front end (CLI, hooks, MCP): refresh if asked, search, pack to a budget.
+
+Front ends differ only in how they render; the request path itself lives here so a ranking
+change reaches all of them at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cairn.errors import CairnError
+from cairn.project import Project
+
+KINDS = ("code", "knowledge", "all")
+
+
+@dataclass
+class Answer:
+    results: list[dict] = field(default_factory=list)  # JSON-ready, rank order
+    texts: list[str] = field(default_factory=list)  # one rendered block per result
+    tokens: int = 0
+
+    def as_json(self) -> dict:
+        return {"results": self.results, "tokens": self.tokens}
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.texts)
+
+
+def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
+           budget: int | None = None, kind: str = "code", refresh: bool = True,
+           seed_paths: dict[str, float] | None = None) -> Answer:
+    """Search the project's code (and, with kind knowledge/all, its knowledge) for a request.
+
+    `refresh` brings the index up to date first (a stat walk when nothing changed); hooks pass
+    False and rely on SessionStart. `seed_paths` (repo-relative path -> weight) personalizes the
+    graph walk with files the session is already working on.
+    """
+    from cairn.codemap.indexer import index_project, open_index
+    from cairn.search.engine import search_code
+    from cairn.search.render import pack
+
+    if kind not in KINDS:
+        raise CairnError(f"--kind must be one of {', '.join(KINDS)}")
+    if limit < 1:
+        raise CairnError("limit must be at least 1")
+    if budget is not None and budget < 1:
+        raise CairnError("budget must be a positive number of tokens")
+    if project.root is None:
+        raise CairnError("not inside a project: pass --root DIR")
+    if refresh or not project.index_path().exists():
+        index_project(project)
+    con = open_index(project)
+    try:
+        seeds = None
+        if seed_paths:
+            marks = ",".join("?" * len(seed_paths))
+            seeds = {r[0]: seed_paths[r[1]] for r in con.execute(
+                f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))}
+        hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds)
+    finally:
+        con.close()
+    kept, texts, tokens = pack(hits, budget)
+    return Answer([h.as_json() for h in kept], texts, tokens)
