@@ -136,3 +136,18 @@ def test_a_new_decision_can_supersede_a_record_without_touching_it(repo) -> None
     assert old.state == "superseded" and old.superseded_by == res.id
     first = by_path(nodes)["docs/adr/0001-use-postgres.md"]
     assert live_version(nodes, first.id).id == res.id
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("# X\n\n## Status: Accepted\n\n## Context\n\nc\n", "accepted"),
+    ("# X\n\n| Field | Value |\n|---|---|\n| Status | Deprecated |\n", "deprecated"),
+    ("# X\n\nStatus: **Rejected**\n", "rejected"),
+    ("# X\n\n## Status\n\nPartly superseded by [4](0004-y.md)\n", "accepted"),
+    ("---\nstatus: draft\n---\n# X\n", "proposed"),
+    ("# X\n\nNo status at all.\n", "active"),
+])
+def test_status_styles(text: str, status: str) -> None:
+    from cairn.memory.adr_import import parse_record
+
+    node, _ = parse_record("docs/adr/0001-x.md", text, "decision")
+    assert node.status == status

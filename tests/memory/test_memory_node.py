@@ -113,3 +113,9 @@ def test_tricky_nodes_round_trip(node: Node) -> None:
     assert parsed == Node(**{**node.__dict__, "path": "t.md"})
     assert render(parsed) == text and not parsed.hand_edited
     assert render(parse(render(parsed), "t.md")) == text  # stable: nothing grows on rewrite
+
+
+def test_crlf_bodies_are_stored_with_lf() -> None:
+    node = Node(id="w-1", type="note", title="Windows", body="line one\r\nline two\r\n")
+    parsed = parse(render(node), "w.md")
+    assert parsed.body == "line one\nline two" and not parsed.hand_edited

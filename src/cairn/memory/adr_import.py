@@ -50,7 +50,7 @@ SKIP_STEMS = re.compile(r"^(readme|index|_index|summary|toc|_sidebar|sidebar|cha
 _PLACEHOLDER = re.compile(r"^[ \t*\-]*\**date\**[ \t]*:[ \t]*(?:DATE|YYYY-MM-DD|\{|\[|<)|\{\{[ \t]*title", re.M | re.I)
 RECORD_NAME = re.compile(r"^(?:(?:adr|rfc|dr|add|pm)[-_ ]?(\d+)|(\d{3,5}))(?:[-_. ]|$)", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
-_STATUS_LINE = re.compile(r"^[\s>*\-|]*\**status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|?\s*$", re.I | re.M)
+_STATUS_LINE = re.compile(r"^[\s>*\-|#]*\**status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|?\s*$", re.I | re.M)
 _DATE = re.compile(r"^[\s>*\-|]*\**(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})",
                    re.I | re.M)
 _MDLINK = r"\[([^\]]*)\]\(([^)\s]+)\)"

@@ -132,7 +132,7 @@ def make_id(type_: str, title: str, body: str) -> str:
 
 def normalize_body(text: str) -> str:
     """The body as stored: no leading blank lines, no trailing whitespace."""
-    return (text or "").lstrip("\n").rstrip()
+    return (text or "").replace("\r\n", "\n").replace("\r", "\n").lstrip("\n").rstrip()
 
 
 def now_iso() -> str:
