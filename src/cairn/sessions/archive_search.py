@@ -54,8 +54,8 @@ def query_terms(text: str) -> list[str]:
 def fts_query(text: str, *, any_term: bool = False, drop_stopwords: bool = False) -> str | None:
     """A safe FTS5 MATCH expression: every term quoted, joined by AND (default) or OR."""
     words = query_terms(text)
-    if drop_stopwords:
-        kept = [w for w in words if w.lower() not in _QUERY_STOP]
+    if drop_stopwords:  # short lower-case words ("we", "it") too; "CI", "v2" stay
+        kept = [w for w in words if w.lower() not in _QUERY_STOP and (len(w) > 2 or not w.isalpha() or w.isupper())]
         words = kept or words
     seen: list[str] = []
     for w in words:
