@@ -15,6 +15,11 @@ API for search and the maps (everything else is internal):
   ("project" | "adr" | "personal").
 - `live_version(nodes, id) -> Node | None`: follow superseded_by A -> B -> C to the live node.
 - `find(nodes, ref)`: by id, title or unique id prefix.
+- `node_summary(node, stale) -> dict`: the JSON shape of a knowledge hit (id, type, status,
+  state, title, path, origin, files, symbols, tags, superseded_by, supersedes, updated, stale).
+- `ranked(nodes) -> list[Node]`: live team nodes, pinned first then by value (type weight
+  decision/gotcha > bug/concept > ..., recency vs the newest note, link degree); what
+  memory-md lists, and what the level-0 map can take its "most important decisions" from.
 - `stale_files(node, root, symbol_range=None) -> list[str]`: cited files whose cited content
   changed since the note (or that are gone). `symbol_range(path, symbol) -> (start, end) | None`
   lets the code index hash a cited symbol instead of the whole file.
@@ -26,9 +31,10 @@ Writing goes through `Vault.remember(facts)` (see vault.py); `cairn remember`, `
 from __future__ import annotations
 
 from cairn.memory.graph import find, live_version
-from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems
+from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems, node_summary
+from cairn.memory.memory_md import ranked
 from cairn.memory.node import Link, Node
 from cairn.memory.staleness import stale_files
 
 __all__ = ["Link", "Node", "find", "live_version", "load_knowledge", "load_knowledge_with_problems",
-           "stale_files"]
+           "node_summary", "ranked", "stale_files"]
