@@ -69,6 +69,7 @@ _C_DECLARATOR_WRAPPERS = frozenset(
 )
 _C_DECLARATION_OWNERS = frozenset({"function_definition", "declaration", "field_declaration"})
 _WS = re.compile(r"\s+")
+_PAREN_SPACE = re.compile(r"\( | \)|, \)|,\)")  # left over from collapsing multi-line parameter lists
 _IDENT = re.compile(r"[^\W\d]\w*")
 
 
@@ -143,6 +144,7 @@ def signature(node: Node, sig_start: int, src: bytes) -> str:
     if body is not None and body.start_byte > sig_start:
         raw = src[sig_start : body.start_byte]
         text = _WS.sub(" ", raw[: MAX_SIGNATURE * 4].decode("utf-8", errors="replace")).strip()
+        text = _PAREN_SPACE.sub(lambda m: m.group(0).replace(" ", "").replace(",)", ")"), text)
         if text.endswith((":", "{", ";")) or (text.endswith("=") and not text.endswith("==")):
             text = text[:-1].rstrip()
     else:

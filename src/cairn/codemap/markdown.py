@@ -34,7 +34,10 @@ def parse_markdown(source: bytes) -> ParsedFile:
     imports: list[ImportRef] = []
     fence: str | None = None
     prev_text: int | None = None  # index of the previous paragraph line (setext candidate)
+    start = _front_matter_end(lines)
     for i, raw in enumerate(lines):
+        if i < start:
+            continue
         line = raw.rstrip("\r")
         if fence is not None:
             stripped = line.strip()
@@ -68,6 +71,17 @@ def parse_markdown(source: bytes) -> ParsedFile:
         _collect_links(line, i + 1, imports)
     total = len(lines) - 1 if lines and lines[-1] == "" else len(lines)
     return ParsedFile(lang="markdown", defs=_sections(headings, total), imports=imports)
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """Index of the first line after a leading YAML/TOML front-matter block (0 if none)."""
+    if not lines or lines[0].rstrip("\r") not in ("---", "+++"):
+        return 0
+    marker = lines[0].rstrip("\r")
+    for i in range(1, min(len(lines), 200)):
+        if lines[i].rstrip("\r") in (marker, "..."):
+            return i + 1
+    return 0
 
 
 def _collect_links(line: str, lineno: int, out: list[ImportRef]) -> None:
