@@ -22,6 +22,10 @@ REF_WEIGHT = 0.5  # a shared name is a guess: a reference edge weighs at most ha
 HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
 HUB_SHARE = 0.05  # ...and by at least this share of all code files
 GRAPH_VERSION = "1"
+# Languages whose imports do not name the files a file depends on (Go packages, C# namespaces,
+# Ruby autoload, Kotlin top-level functions...): there, shared names fill in the graph. Elsewhere
+# imports resolve precisely and name-based edges mostly add noise (`x.search()` is not `search`).
+REF_FALLBACK_LANGS = frozenset({"go", "csharp", "swift", "kotlin", "ruby", "php", "c", "cpp", "dart", "java"})
 
 
 def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPING,
@@ -75,7 +79,8 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
         defs[files[fid][0]].add(name)
     refs: dict[str, dict[str, int]] = defaultdict(dict)
     for fid, name, count in con.execute("SELECT file_id, name, count FROM refs"):
-        refs[files[fid][0]][name] = count
+        if files[fid][1] in REF_FALLBACK_LANGS:
+            refs[files[fid][0]][name] = count
     by_path = {p: fid for fid, (p, _, _) in files.items()}
     return {(by_path[s], by_path[d]): w for s, d, w in reference_edges(defs, refs)
             if s in by_path and d in by_path}
