@@ -307,3 +307,11 @@ def test_only_refreshed_cites_leave_a_non_canonical_hand_edit_alone(vault, proje
     (project.root / "src/checkout.py").write_text("changed\n")
     out = remember_one(vault, "Use WAL mode", type="decision", files=["src/checkout.py"])
     assert out.action == "merged" and path.read_text() == edited
+
+
+def test_a_pending_title_never_resolves_by_id_prefix(vault) -> None:
+    retry = remember_one(vault, "Checkout retry", type="concept")
+    g = remember_one(vault, "Coupon applied twice", type="gotcha", links=[parse_link("part-of:Checkout")])
+    link = vault.find(g.id).links[0]
+    assert link.pending and link.target == "Checkout"
+    assert vault.find("checkout-re").id == retry.id  # a person's unique prefix still works for read

@@ -18,8 +18,11 @@ def index_by_id(nodes: list[Node]) -> dict[str, Node]:
     return out
 
 
-def find(nodes: list[Node], ref: str) -> Node | None:
-    """A node by id, exact title, normalized title, or unique id prefix (live nodes preferred)."""
+def find(nodes: list[Node], ref: str, *, prefix: bool = True) -> Node | None:
+    """A node by id, exact title, normalized title, or (with `prefix`) unique id prefix.
+
+    Live nodes and the project's own are preferred when several share a title.
+    """
     ref = (ref or "").strip()
     if not ref:
         return None
@@ -31,6 +34,8 @@ def find(nodes: list[Node], ref: str) -> Node | None:
         hits = [n for n in nodes if match(n)]
         if hits:
             return sorted(hits, key=lambda n: (not n.is_live, n.origin != "project", n.id))[0]
+    if not prefix:
+        return None
     prefixed = [n for n in nodes if n.id.startswith(ref)]
     return prefixed[0] if len(prefixed) == 1 else None
 
@@ -72,7 +77,7 @@ def supersede_chain(nodes: list[Node], node_id: str) -> list[str]:
 
 def resolve_target(nodes: list[Node], target: str) -> Node | None:
     """The node a link target names (id or title), or None while it does not exist."""
-    return find(nodes, target) if target else None
+    return find(nodes, target, prefix=False) if target else None  # "Checkout" must not hit checkout-retry-1a2b3c
 
 
 def resolve(nodes: list[Node]) -> None:
