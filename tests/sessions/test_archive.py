@@ -76,7 +76,8 @@ def test_full_ingest_counts(transcripts: Path):
     assert stats.turns == _count(con, "SELECT COUNT(*) FROM turns")
     big = dict(con.execute("SELECT * FROM sessions WHERE session_id = ?", (BIG,)).fetchone())
     assert big["project_name"] == "spotter-dov" and big["git_branch"] == "spotter-dov"
-    assert big["start"] == "2026-02-12T16:02:23.545Z" and big["end"].startswith("2026-02-12T21:03")
+    assert big["start"] == "2026-02-12T16:02:25.284Z"  # the first prompt (hook chatter before it is not the session)
+    assert big["end"].startswith("2026-02-12T21:03")
     assert {r[0] for r in _rows(con, "SELECT project_name FROM sessions")} == {"spotter", "spotter-gqc", "spotter-dov"}
 
 
@@ -124,6 +125,10 @@ def test_resume_from_offset_after_appending(transcripts: Path, tmp_path: Path):
     ingest_file(src, other)
     assert got == sorted(_rows(other, "SELECT uuid, block, role, text FROM turns"))
     assert _count(con, "SELECT turns FROM sessions") == len(got)
+    for same in ("SELECT start, end, turns, title, project_id, git_branch FROM sessions",
+                 "SELECT term, n FROM session_terms ORDER BY term",
+                 "SELECT kind, value FROM session_tags WHERE kind != 'topic' ORDER BY kind, value"):
+        assert _rows(con, same) == _rows(other, same)
 
 
 def test_truncated_last_line_waits_then_completes(transcripts: Path, tmp_path: Path):

@@ -7,6 +7,7 @@ import os
 import sys
 
 from cairn.cli.common import add_json, print_json
+from cairn.cli.sessions_cmd import db_errors
 
 BACKUP_HELP = """\
 Take a consistent snapshot of the session archive into ~/.cairn/backups (the newest N are
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--passphrase-env", metavar="VAR", help="read the passphrase from environment variable VAR")
     p.add_argument("--keep", type=int, metavar="N", help="keep the newest N snapshots (default: config or 7)")
     add_json(p)
-    p.set_defaults(func=cmd_backup)
+    p.set_defaults(func=db_errors(cmd_backup))
 
     r = sub.add_parser("restore", help="verify a backup and restore it as the session archive",
                        description=RESTORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -42,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--passphrase-env", metavar="VAR", help="read the passphrase from environment variable VAR")
     r.add_argument("--yes", action="store_true", help="really replace the live archive")
     add_json(r)
-    r.set_defaults(func=cmd_restore)
+    r.set_defaults(func=db_errors(cmd_restore))
 
 
 def _passphrase(var: str | None, *, confirm: bool) -> str:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 
 from cairn.cli.common import add_json, print_json
 
@@ -22,6 +24,24 @@ widen it. Dates: YYYY-MM-DD, an ISO time, today, yesterday, or an age like 7d / 
 """
 
 
+def db_errors(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """An SQLite failure (locked past the busy timeout, disk full, corrupt file) is a one-line
+    error like any other, not a traceback."""
+
+    @functools.wraps(fn)
+    def run(args: argparse.Namespace) -> int:
+        import sqlite3
+
+        from cairn.errors import CairnError
+
+        try:
+            return fn(args)
+        except sqlite3.Error as exc:
+            raise CairnError(f"session archive: {exc}") from None
+
+    return run
+
+
 def _scope(p: argparse.ArgumentParser) -> None:
     who = p.add_mutually_exclusive_group()
     who.add_argument("--project", metavar="P", help="a project name or id (default: the current project)")
@@ -38,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or folders")
     q.add_argument("--no-backup", action="store_true", help="skip the (at most daily) automatic backup")
     add_json(q)
-    q.set_defaults(func=cmd_ingest)
+    q.set_defaults(func=db_errors(cmd_ingest))
 
     q = ss.add_parser("search", help="search past sessions")
     q.add_argument("query", nargs="+", metavar="QUERY")
@@ -48,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--tag", metavar="T", help="only sessions with tag T (e.g. webhook, topic:webhook, tool:bash)")
     q.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
     add_json(q)
-    q.set_defaults(func=cmd_search)
+    q.set_defaults(func=db_errors(cmd_search))
 
     q = ss.add_parser("list", help="list archived sessions")
     _scope(q)
@@ -57,20 +77,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--tag", metavar="T", help="only sessions with tag T")
     q.add_argument("--limit", type=int, metavar="N", help="at most N sessions (newest first)")
     add_json(q)
-    q.set_defaults(func=cmd_list)
+    q.set_defaults(func=db_errors(cmd_list))
 
     q = ss.add_parser("show", help="show one archived conversation")
     q.add_argument("session", metavar="ID", help="session id or a unique prefix")
     q.add_argument("--full", action="store_true", help="do not fold tool calls and results")
     add_json(q)
-    q.set_defaults(func=cmd_show)
+    q.set_defaults(func=db_errors(cmd_show))
 
     q = ss.add_parser("related", help="terms and sessions co-occurring with TERM")
     q.add_argument("term", nargs="+", metavar="TERM")
     _scope(q)
     q.add_argument("--limit", type=int, default=15, metavar="N")
     add_json(q)
-    q.set_defaults(func=cmd_related)
+    q.set_defaults(func=db_errors(cmd_related))
 
     q = ss.add_parser("forget", help="delete sessions from the archive for real")
     q.add_argument("session", nargs="?", metavar="ID", help="session id or a unique prefix")
@@ -78,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--project", metavar="P", help="with --before: only this project's sessions")
     q.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     add_json(q)
-    q.set_defaults(func=cmd_forget)
+    q.set_defaults(func=db_errors(cmd_forget))
 
 
 def _project_ids(args: argparse.Namespace, con) -> list[str] | None:
@@ -134,6 +154,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print_json({"files": stats.files, "files_read": stats.files_read, "bytes": stats.bytes,
                     "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,
                     "errors": stats.errors})
+    elif stats.files == 0:
+        where = " ".join(args.paths) if args.paths else "~/.claude/projects, ~/.config/claude/projects or $CLAUDE_CONFIG_DIR"
+        print(f"no transcripts (*.jsonl) found in {where}")
     else:
         print(f"archived: {stats.summary()}")
         for err in stats.errors[:5]:

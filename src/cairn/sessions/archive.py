@@ -189,32 +189,45 @@ def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: 
                 tools.add(t.tool.lower())
                 if t.tool in FILE_TOOLS and t.arg and (ext := file_ext(t.arg)):
                     exts.add(ext)
-        stamps = [r["timestamp"] for r in records if isinstance(r.get("timestamp"), str)]
-        cwd = next((c for c, _, _ in map(record_meta, records) if c), None)
-        branch = next((b for _, b, _ in map(record_meta, records) if b), None)
-        pid, pname = project_for_cwd(cwd) if cwd else (None, None)
-        con.execute(
-            """INSERT INTO sessions(session_id, project_id, project_name, cwd, git_branch, start, end,
-                                    turns, title, topics_dirty)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
-               ON CONFLICT(session_id) DO UPDATE SET
-                 project_id = COALESCE(sessions.project_id, excluded.project_id),
-                 project_name = COALESCE(sessions.project_name, excluded.project_name),
-                 cwd = COALESCE(sessions.cwd, excluded.cwd),
-                 git_branch = COALESCE(sessions.git_branch, excluded.git_branch),
-                 start = MIN(COALESCE(sessions.start, excluded.start), COALESCE(excluded.start, sessions.start)),
-                 end = MAX(COALESCE(sessions.end, excluded.end), COALESCE(excluded.end, sessions.end)),
-                 turns = sessions.turns + excluded.turns,
-                 title = COALESCE(sessions.title, excluded.title),
-                 topics_dirty = CASE WHEN excluded.turns > 0 THEN 1 ELSE sessions.topics_dirty END""",
-            (sid, pid, pname, cwd, branch, min(stamps, default=None), max(stamps, default=None), added, title),
-        )
-        add_terms(con, sid, counts)
-        add_tags(con, sid, "tool", tools)
-        add_tags(con, sid, "ext", exts)
-        con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, ingested_at = ? WHERE id = ?",
-                    (end_offset, size, inode, _now(), file_id))
+        # hook chatter only, and no session yet: no empty session row
+        if added or con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (sid,)).fetchone():
+            _upsert_session(con, sid, records, added, title)
+            add_terms(con, sid, counts)
+            add_tags(con, sid, "tool", tools)
+            add_tags(con, sid, "ext", exts)
+        _advance(con, file_id, end_offset, size, inode)
         return added
+
+
+def _advance(con: sqlite3.Connection, file_id: int, offset: int, size: int, inode: int) -> None:
+    con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, ingested_at = ? WHERE id = ?",
+                (offset, size, inode, _now(), file_id))
+
+
+def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], added: int, title: str | None) -> None:
+    """Create or extend a session row: first cwd/branch/project win, times widen, turns add up."""
+    # conversation records only, so a session spans the same times however its file was read
+    stamps = [r["timestamp"] for r in records
+              if r.get("type") in ("user", "assistant") and isinstance(r.get("timestamp"), str)]
+    cwd = next((c for c, _, _ in map(record_meta, records) if c), None)
+    branch = next((b for _, b, _ in map(record_meta, records) if b), None)
+    pid, pname = project_for_cwd(cwd) if cwd else (None, None)
+    con.execute(
+        """INSERT INTO sessions(session_id, project_id, project_name, cwd, git_branch, start, end,
+                                turns, title, topics_dirty)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+           ON CONFLICT(session_id) DO UPDATE SET
+             project_id = COALESCE(sessions.project_id, excluded.project_id),
+             project_name = COALESCE(sessions.project_name, excluded.project_name),
+             cwd = COALESCE(sessions.cwd, excluded.cwd),
+             git_branch = COALESCE(sessions.git_branch, excluded.git_branch),
+             start = MIN(COALESCE(sessions.start, excluded.start), COALESCE(excluded.start, sessions.start)),
+             end = MAX(COALESCE(sessions.end, excluded.end), COALESCE(excluded.end, sessions.end)),
+             turns = sessions.turns + excluded.turns,
+             title = COALESCE(sessions.title, excluded.title),
+             topics_dirty = CASE WHEN excluded.turns > 0 THEN 1 ELSE sessions.topics_dirty END""",
+        (sid, pid, pname, cwd, branch, min(stamps, default=None), max(stamps, default=None), added, title),
+    )
 
 
 def _now() -> str:
@@ -282,8 +295,8 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
         n = min(HEAD_BYTES, st.st_size)
         con.execute("UPDATE files SET head_len = ?, head_hash = ? WHERE id = ?", (n, _head_hash(path, n), file_id))
     if _is_compaction_run(path):
-        con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, session_id = ? WHERE id = ?",
-                    (st.st_size, st.st_size, st.st_ino, session_id_for(path), file_id))
+        con.execute("UPDATE files SET session_id = ? WHERE id = ?", (session_id_for(path), file_id))
+        _advance(con, file_id, st.st_size, st.st_size, st.st_ino)
         return
     stats.files_read += 1
     sid = row["session_id"]
