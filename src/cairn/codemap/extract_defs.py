@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
 
 MAX_SIGNATURE = 200
+_SHORT_DECLARATION_LINES = 8  # body-less declarations up to this many lines are kept whole
 
 # Kinds that own members: a function nested in one of these is a method.
 CLASS_LIKE = frozenset(
@@ -68,7 +69,6 @@ _C_DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
 )
 _C_DECLARATION_OWNERS = frozenset({"function_definition", "declaration", "field_declaration"})
-_WS = re.compile(r"\s+")
 _PAREN_SPACE = re.compile(r"\( | \)|, \)|,\)")  # left over from collapsing multi-line parameter lists
 _IDENT = re.compile(r"[^\W\d]\w*")
 
@@ -142,11 +142,12 @@ def signature(node: Node, sig_start: int, src: bytes) -> str:
     """The declaration header: text before the body, whitespace collapsed, <= MAX_SIGNATURE chars."""
     body = _body(node)
     if body is not None and body.start_byte > sig_start:
-        raw = src[sig_start : body.start_byte]
-        text = _WS.sub(" ", raw[: MAX_SIGNATURE * 4].decode("utf-8", errors="replace")).strip()
-        text = _PAREN_SPACE.sub(lambda m: m.group(0).replace(" ", "").replace(",)", ")"), text)
+        text = _collapse(src[sig_start : body.start_byte])
         if text.endswith((":", "{", ";")) or (text.endswith("=") and not text.endswith("==")):
             text = text[:-1].rstrip()
+    elif node.end_point[0] - node.start_point[0] < _SHORT_DECLARATION_LINES:
+        # Body-less and short (interface method, prototype, type alias): the whole declaration.
+        text = _collapse(src[sig_start : node.end_byte]).rstrip(";").rstrip()
     else:
         raw = src[sig_start : node.end_byte]
         text = raw.split(b"\n", 1)[0][: MAX_SIGNATURE * 4].decode("utf-8", errors="replace").strip()
@@ -154,6 +155,13 @@ def signature(node: Node, sig_start: int, src: bytes) -> str:
             text = text[:-1].rstrip()
     if len(text) > MAX_SIGNATURE:
         text = text[: MAX_SIGNATURE - 1].rstrip() + "…"
+    return text
+
+
+def _collapse(raw: bytes) -> str:
+    text = " ".join(raw[: MAX_SIGNATURE * 4].decode("utf-8", errors="replace").split())
+    if "( " in text or " )" in text or ",)" in text:
+        text = _PAREN_SPACE.sub(lambda m: m.group(0).replace(" ", "").replace(",)", ")"), text)
     return text
 
 
