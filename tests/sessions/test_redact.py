@@ -45,7 +45,7 @@ def _jwt(rnd: random.Random) -> str:
 
 def expand(template: str, rnd: random.Random) -> str:
     """Assemble a fake credential from a template (see tests/fixtures/secrets/README.md)."""
-    text = template.replace("\\n", "\n").replace("{jwt}", _jwt(rnd))
+    text = template.replace("\\n", "\n").replace("{lit-n}", "\\n").replace("{jwt}", _jwt(rnd))
     return re.sub(r"\{([ahubd])(\d+)\}", lambda m: _fill(m.group(1), int(m.group(2)), rnd), text)
 
 

@@ -40,21 +40,36 @@ _TOKEN_KINDS: list[tuple[str, str]] = [
     ("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
     ("databricks-token", r"dapi[a-f0-9]{32}"),
     ("jwt", r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("telegram-bot-token", r"\d{8,10}:AA[A-Za-z0-9_\-]{33}"),
+    ("discord-token", r"[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"),
+    ("mailgun-key", r"key-[0-9a-f]{32}"),
+    ("mailchimp-key", r"[0-9a-f]{32}-us\d{1,2}"),
+    ("square-token", r"sq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}"),
+    ("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
+    ("groq-key", r"gsk_[A-Za-z0-9]{48,}"),
+    ("replicate-token", r"r8_[A-Za-z0-9]{37}"),
+    ("linear-key", r"lin_api_[A-Za-z0-9]{40}"),
+    ("tailscale-key", r"tskey-[a-z]+-[A-Za-z0-9\-]{20,}"),
+    ("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    ("atlassian-token", r"ATATT3[A-Za-z0-9_\-=]{100,}"),
+    ("grafana-token", r"gl(?:sa|c)_[A-Za-z0-9_\-+/=]{32,}"),
+    ("supabase-token", r"sbp_[a-f0-9]{40}"),
 ]
+_NEEDS_DIGITS = frozenset({"openai-key", "discord-token"})
 _TOKEN_NAMES = {f"k{i}": kind for i, (kind, _) in enumerate(_TOKEN_KINDS)}
 _TOKENS = re.compile(
     _B + "(?:" + "|".join(f"(?P<k{i}>{pat})" for i, (_, pat) in enumerate(_TOKEN_KINDS)) + ")" + _E
 )
 # Long runs of token characters: a provider token can only live inside one of these, and
 # finding the runs is much cheaper than trying every alternative at every position.
-_RUN = re.compile(r"[A-Za-z0-9_\-.]{15,}")
+_RUN = re.compile(r"[A-Za-z0-9_\-.:+/=]{15,}")
 
 _SLACK_WEBHOOK = re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]{20,}")
 
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY( BLOCK)?-----"
     r"(?:.*?-----END \1PRIVATE KEY\2-----"
-    r"|(?:\r?\n[A-Za-z0-9+/=]{1,100}(?=\r?\n|$))*)",  # cut short: only its base64 lines
+    r"|(?:(?:\r?\n|\\n)[A-Za-z0-9+/=]{1,100})*)",  # cut short: its base64 lines (maybe JSON-escaped)
     re.S,
 )
 
@@ -83,7 +98,7 @@ _AUTH_STARTS = re.compile(r"bearer|basic|token")
 # name = value, name: value, "name": "value", --name value  (quoted or bare). The match starts at
 # the secret word (quick to find); the callback looks back for the rest of the identifier.
 _ASSIGN = re.compile(
-    r"(?i)(?P<name>" + _SECRET_WORDS + "|" + _WEAK_WORDS + r")[A-Za-z0-9_\-]*[\"']?"
+    r"(?i)(?P<name>" + _SECRET_WORDS + "|" + _WEAK_WORDS + r")[A-Za-z0-9_\-]*[\"']?\]?"
     r"(?P<sep>\s*(?::=|=>|[=:])\s*|\s+)"
     r"(?:(?P<q>[\"'`])(?P<qv>[^\"'`\n]{1,512})(?P=q)"
     r"|(?P<bv>[^\s\"'`,;(){}\[\]<>\\]{4,512})(?P<call>\()?)"
@@ -139,8 +154,8 @@ def _placeholder(kind: str) -> str:
 def _token_sub(m: re.Match) -> str:
     kind = _TOKEN_NAMES[m.lastgroup or ""]
     value = m.group(0)
-    if kind == "openai-key" and (not any(c.isdigit() for c in value) or entropy(value) < 3.0):
-        return value  # "sk-" followed by a long plain word, e.g. a slug
+    if kind in _NEEDS_DIGITS and (not any(c.isdigit() for c in value) or entropy(value) < 3.0):
+        return value  # "sk-" + a long slug, or a dotted identifier: words, not a key
     return _placeholder(kind)
 
 
