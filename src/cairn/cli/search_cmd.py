@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="token budget of the answer: results are packed until it is spent")
     p.add_argument("--terms", default="", help="comma-separated related words you expect in the code "
                    "(they count, but less than the request's own words)")
+    p.add_argument("--kind", choices=("code", "knowledge", "all"), default="code",
+                   help="code (default), knowledge (decisions, bugs, gotchas, concepts, personal notes) or all")
     p.add_argument("--no-refresh", action="store_true", help="search the index as it is (skip the refresh)")
     add_root(p)
     add_json(p)
@@ -35,7 +37,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     project = resolve(args)
     terms = [t.strip() for t in args.terms.split(",") if t.strip()]
     answer = search(project, args.query, terms=terms, limit=args.limit, budget=args.budget,
-                    refresh=not args.no_refresh)
+                    refresh=not args.no_refresh, kind=args.kind)
     if args.json:
         print_json(answer.as_json())
     elif not answer.results:

@@ -274,6 +274,6 @@ def extract_imports(lang: str, nodes: list[Node], src: bytes) -> list[ImportRef]
     for node in sorted(nodes, key=lambda n: n.start_byte):
         try:
             out.extend(ref for ref in handler(node, src) if ref.raw)
-        except (AttributeError, IndexError, ValueError):
+        except (AttributeError, IndexError, ValueError, RecursionError):
             continue
     return out

@@ -14,6 +14,7 @@ from pathlib import Path
 from cairn.codemap.model import ImportRef
 from cairn.codemap.modules import assign_modules
 from cairn.codemap.schema import set_meta
+from cairn.project import Project
 from cairn.store.db import transaction
 
 DAMPING = 0.85
@@ -86,11 +87,14 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
             if s in by_path and d in by_path}
 
 
-def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
-    """Recompute edges, ranks, hubs and modules for the whole index, in one transaction."""
+def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
+    """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction."""
+    from cairn.codemap.knowledge_index import knowledge_rows, store_nodes
+
     files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
-    imp = _import_edges(con, root, files)
+    imp = _import_edges(con, project.root, files)
     ref = _ref_edges(con, files)
+    node_rows, know = knowledge_rows(project, {p: fid for fid, (p, _, _) in files.items()})
     ids = sorted(files)
     pos = {fid: i for i, fid in enumerate(ids)}
     combined: dict[tuple[int, int], float] = defaultdict(float)
@@ -98,6 +102,8 @@ def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
         combined[(s, d)] += w
     for (s, d), w in ref.items():
         combined[(s, d)] += REF_WEIGHT * w / (1.0 + w)
+    for (s, d), (_, w) in know.items():
+        combined[(s, d)] += w
     ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()])
     indeg: dict[int, int] = defaultdict(int)
     outdeg: dict[int, int] = defaultdict(int)
@@ -113,7 +119,9 @@ def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
         con.execute("DELETE FROM edges")
         con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)",
                         [(s, d, "import", w) for (s, d), w in imp.items()]
-                        + [(s, d, "ref", w) for (s, d), w in ref.items()])
+                        + [(s, d, "ref", w) for (s, d), w in ref.items()]
+                        + [(s, d, kind, w) for (s, d), (kind, w) in know.items()])
+        store_nodes(con, node_rows)
         rows = []
         for fid in ids:
             path = files[fid][0]
@@ -131,4 +139,4 @@ def rebuild_graph(con: sqlite3.Connection, root: Path) -> dict:
                 "files=excluded.files, rank=excluded.rank", (mod, n, mod_rank.get(mod, 0.0)))
         set_meta(con, "graph_dirty", "0")
         set_meta(con, "graph_version", GRAPH_VERSION)
-    return {"import_edges": len(imp), "ref_edges": len(ref), "hub_min_indegree": hub_min}
+    return {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know), "hub_min_indegree": hub_min}

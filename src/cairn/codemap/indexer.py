@@ -28,7 +28,7 @@ from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import connect, transaction
 
-INDEX_FORMAT = "2"  # bump when the schema or what is stored changes: old indexes are rebuilt
+INDEX_FORMAT = "3"  # bump when the schema or what is stored changes: old indexes are rebuilt
 BATCH = 256  # files per transaction
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 
@@ -252,7 +252,7 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
     if stats.changed or stats.deleted or graph_dirty or full:
         from cairn.codemap.graph import rebuild_graph
 
-        rebuild_graph(con, root)
+        rebuild_graph(con, project)
         stats.graph_rebuilt = True
     _fill_totals(con, stats)
 

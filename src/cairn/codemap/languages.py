@@ -88,7 +88,9 @@ FILENAMES: dict[str, str] = {
 }
 
 # A .h file is C unless it looks like C++ (classes, namespaces, templates in the first KBs).
-_CPP_HEADER = re.compile(rb"^\s*(class|namespace|template\s*<|public:|private:)|std::", re.M)
+_CPP_HEADER = re.compile(
+    rb"^\s*(class\s+\w+\s*[:{;]|namespace\s+\w|template\s*<|public:|private:|protected:)|std::", re.M
+)
 
 
 def language_for_path(path: str | PurePath, head: bytes | None = None) -> str | None:

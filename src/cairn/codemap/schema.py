@@ -74,6 +74,12 @@ def _v1(con: sqlite3.Connection) -> None:
         CREATE TABLE skipped (           -- files seen but not indexed, so they are not re-read every run
             path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, reason TEXT
         ) WITHOUT ROWID;
+        CREATE TABLE nodes (             -- knowledge nodes whose file is in the index (see knowledge_index.py)
+            file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+            id TEXT, type TEXT, status TEXT, state TEXT, title TEXT, origin TEXT, superseded_by TEXT,
+            data TEXT
+        );
+        CREATE INDEX nodes_id ON nodes(id);
         CREATE TABLE modules (
             name TEXT PRIMARY KEY, files INTEGER, rank REAL, summary TEXT
         );

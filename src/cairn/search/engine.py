@@ -47,10 +47,15 @@ class Hit:
     symbols: list[str] = field(default_factory=list)
     snippets: list[tuple[int, int, str]] = field(default_factory=list)  # (line, end_line, signature)
     why: list[str] = field(default_factory=list)
+    hub: bool = False
+    meta: dict | None = None  # knowledge hits: id, type, status, title, files, superseded_by, stale...
 
     def as_json(self) -> dict:
-        return {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
-                "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
+        out = {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
+               "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
+        if self.meta:
+            out.update(self.meta)
+        return out
 
 
 def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
@@ -59,13 +64,19 @@ def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
 
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
-                rrf_k: int = RRF_K) -> tuple[list[Hit], Query]:
-    """Rank the index's files for a request; `root` lets declarations be scored from the files on disk;
-    `seed_files` personalizes the graph walk."""
+                rrf_k: int = RRF_K, kind: str = "code") -> tuple[list[Hit], Query]:
+    """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all).
+
+    `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk.
+    """
+    from cairn.search import knowledge as kn
+
     q = analyze(con, text, terms)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
-    exp_scores, _ = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
+        file_terms.setdefault(fid, []).extend(ts)
     base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION)]
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
@@ -78,9 +89,27 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     ppr = personalized_pagerank(con, seeds, hubs_pass_rank=hubs_pass_rank) if seeds else {}
     w_graph = W_GRAPH_VAGUE if q.distinctive <= 1 else W_GRAPH_CLEAR
     fused = rrf(base + [(_top(ppr), w_graph)], k=rrf_k)
-    if not fused:
-        return [], q
-    ids = ranked(fused)[: max(limit * 4, 40)]
+    nodes = kn.node_file_ids(con)
+    know: list[Hit] = []
+    if kind in ("knowledge", "all"):
+        know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
+        know += kn.personal_hits(q, limit, rrf_k)
+        know.sort(key=lambda h: (-h.score, h.path))
+    hits = _code_hits(con, fused, nodes, limit) if kind in ("code", "all") and fused else []
+    if hits:
+        _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
+    if kind == "code":
+        return hits, q
+    out = know[:limit] if kind == "knowledge" else kn.interleave(hits, know, limit)
+    kn.finish(out, root)
+    return out, q
+
+
+def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int) -> list[Hit]:
+    """The best code/doc files (knowledge node files excluded), tests and docs discounted."""
+    ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
+    if not ids:
+        return []
     rows = {r["id"]: r for r in con.execute(
         f"SELECT id, path, kind, rank, is_hub FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
     hits: list[Hit] = []
@@ -93,15 +122,13 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
             score *= TEST_FACTOR
         elif row["kind"] != "code":
             score *= DOC_FACTOR
-        hits.append(Hit(fid, row["path"], score, row["kind"]))
+        hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
     hits.sort(key=lambda h: (-h.score, h.path))
-    hits = hits[:limit]
-    _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, rows)
-    return hits, q
+    return hits[:limit]
 
 
-def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, seeds, ppr, rows) -> None:
-    """Attach reasons, matching definitions and line ranges to each hit."""
+def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused) -> None:
+    """Attach reasons, matching definitions and line ranges to each code hit."""
     weights = {t.text: t.weight for t in q.terms}
     seed_paths = {}
     if seeds:
@@ -134,9 +161,14 @@ def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, s
                 h.why.append(f"{verb} {seed_paths[other]}")
             else:
                 h.why.append("near the best matches in the import graph")
-        row = rows.get(h.file_id)
-        if row is not None and row["is_hub"]:
+        if h.hub:
             h.why.append("central module file (hub)")
+        note = con.execute(
+            "SELECT n.title, n.file_id FROM edges e JOIN nodes n ON n.file_id = e.src "
+            "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'", (h.file_id,)).fetchall()
+        matched_notes = sorted((r for r in note if r[1] in fused), key=lambda r: -fused[r[1]])
+        if matched_notes:
+            h.why.append(f"linked to note {matched_notes[0][0]!r}")
         if not h.snippets:
             for s in con.execute("SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
                                  "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)):

@@ -13,6 +13,13 @@ MAX_SNIPPETS = 3
 
 
 def render_hit(h: Hit) -> str:
+    if h.meta:  # a knowledge node: what it is, where it is, why it is here
+        m = h.meta
+        head = f"{m.get('type', 'note')}: {m.get('title', '')}  [{m.get('id', '')}, {m.get('status', '')}]"
+        lines = [head, f"  {h.path} - " + "; ".join(h.why)]
+        if m.get("files"):
+            lines.append("  about: " + ", ".join(m["files"][:4]))
+        return "\n".join(lines)
     lines = [f"{h.path}  [{h.kind}] " + "; ".join(h.why)]
     for line, end, sig in h.snippets[:MAX_SNIPPETS]:
         first = (sig or "").splitlines()[0].strip()[:160] if sig else ""
@@ -33,7 +40,7 @@ def pack(hits: list[Hit], budget: int | None) -> tuple[list[Hit], list[str], int
             if kept:
                 break
             # even the first hit is over budget: drop its snippets rather than return nothing
-            h = Hit(h.file_id, h.path, h.score, h.kind, h.lines, h.symbols, [], h.why[:1])
+            h = Hit(h.file_id, h.path, h.score, h.kind, h.lines, h.symbols, [], h.why[:1], h.hub, h.meta)
             text = render_hit(h)
             cost = estimate_tokens(text + "\n")
             if used + cost > budget:

@@ -58,7 +58,8 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
             marks = ",".join("?" * len(seed_paths))
             seeds = {r[0]: seed_paths[r[1]] for r in con.execute(
                 f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))}
-        hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds)
+        hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
+                              kind=kind)
     finally:
         con.close()
     kept, texts, tokens = pack(hits, budget)

@@ -10,3 +10,5 @@
 (extends_clause value: (identifier) @name) @reference.class
 
 (extends_clause value: (member_expression property: (property_identifier) @name)) @reference.class
+
+(internal_module name: [(identifier) (nested_identifier)] @name) @definition.module

@@ -1,0 +1,152 @@
+"""Knowledge hits: decisions, bugs, gotchas and concepts ranked beside the code.
+
+Project nodes and decision records live in the index as files with a `nodes` row, so they go
+through the same channels as code (text, names, graph walk) and are only separated here. The
+personal vault (preferences for every project) is outside any repository; its few notes are
+scored at query time with the same term weights. Superseded nodes rank last and say what
+replaced them; nodes whose cited code changed since they were written say so (`stale`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+from cairn.search.fuse import RRF_K, ranked
+from cairn.search.query import Query
+
+SUPERSEDED_FACTOR = 0.05  # still readable, never ahead of a live note
+WHY_FACTOR = 1.5  # "why did we ..." questions want the decision record first
+KNOWLEDGE_SHARE = 0.25  # in the `all` view, at least this share of slots goes to knowledge
+_WHY = re.compile(r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adr|rfc|postmortem)\b", re.I)
+
+
+def is_why_question(text: str) -> bool:
+    return bool(_WHY.search(text))
+
+
+def node_file_ids(con: sqlite3.Connection) -> set[int]:
+    return {r[0] for r in con.execute("SELECT file_id FROM nodes")}
+
+
+def _chain(con: sqlite3.Connection, node_id: str | None) -> str | None:
+    """Follow superseded_by to the live node id (cycle-safe)."""
+    seen: set[str] = set()
+    cur = node_id
+    while cur and cur not in seen:
+        seen.add(cur)
+        row = con.execute("SELECT superseded_by FROM nodes WHERE id = ?", (cur,)).fetchone()
+        if row is None or not row[0]:
+            return cur
+        cur = row[0]
+    return cur
+
+
+def _stale(root: Path | None, path: str, origin: str) -> list[str]:
+    if root is None or origin != "project":
+        return []
+    try:
+        from cairn.memory import stale_files
+        from cairn.memory.node import parse
+
+        node = parse((root / path).read_text(encoding="utf-8"), path)
+        return stale_files(node, root)
+    except Exception:  # a malformed note is reported by `cairn memory doctor`, not here
+        return []
+
+
+def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
+                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int):
+    """Knowledge Hits from the fused file ranking (node files only)."""
+    from cairn.search.engine import Hit
+
+    rows = {r["file_id"]: r for r in con.execute(
+        "SELECT n.file_id, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data, f.path "
+        "FROM nodes n JOIN files f ON f.id = n.file_id")}
+    why_q = is_why_question(q.text)
+    hits = []
+    for fid in ranked({f: s for f, s in fused.items() if f in rows}):
+        r = rows[fid]
+        score = fused[fid]
+        why = []
+        for _kind, name, _ in name_reasons.get(fid, [])[:2]:
+            why.append(f"named in the request: {name}")
+        matched = file_terms.get(fid, [])
+        if matched:
+            why.append("matches " + ", ".join(sorted(set(matched))[:4]))
+        if why_q and r["type"] in ("decision", "bug"):
+            score *= WHY_FACTOR
+            why.append(f"a {r['type']} record for a why-question")
+        live = None
+        if r["state"] == "superseded":
+            score *= SUPERSEDED_FACTOR
+            live = _chain(con, r["superseded_by"])
+            why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
+                                                                 else ""))
+        if not why:
+            why.append("linked to the best matches")
+        data = json.loads(r["data"] or "{}")
+        meta = {"id": r["id"], "type": r["type"], "status": r["status"], "title": r["title"], "origin": r["origin"],
+                "files": data.get("files", []), "symbols": data.get("symbols", []),
+                "superseded_by": r["superseded_by"], "live": live, "stale": []}
+        hits.append(Hit(fid, r["path"], score, "knowledge", symbols=list(data.get("symbols", [])), why=why, meta=meta))
+        if len(hits) >= limit * 3:
+            break
+    return hits
+
+
+def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
+    """Notes of the personal vault that match the request (scored in memory, same term weights)."""
+    from cairn.codemap.schema import FTS_TOKENIZER
+    from cairn.search.engine import Hit
+    from cairn.search.text import weighted_bm25
+    from cairn.search.tokens import expand_identifiers
+
+    try:
+        from cairn.memory.vault import Vault
+
+        nodes = Vault.personal().load(resolve_links=False).nodes
+    except Exception:
+        return []
+    if not nodes or not q.main:
+        return []
+    mem = sqlite3.connect(":memory:")
+    mem.execute(f"CREATE VIRTUAL TABLE p USING fts5(path, names, body, tokenize='{FTS_TOKENIZER}')")
+    mem.executemany("INSERT INTO p(rowid, path, names, body) VALUES(?,?,?,?)",
+                    [(i, "", expand_identifiers(n.title), expand_identifiers(n.body)) for i, n in enumerate(nodes)])
+    scores, matched = weighted_bm25(mem, "p", "0, 3.0, 1.0", q.main + q.expansion)
+    mem.close()
+    hits = []
+    for rank, i in enumerate(ranked(scores)[:limit], 1):
+        n = nodes[i]
+        meta = {"id": n.id, "type": n.type, "status": n.status, "title": n.title, "origin": "personal",
+                "files": list(n.files), "symbols": list(n.symbols), "superseded_by": n.superseded_by,
+                "live": None, "stale": []}
+        score = 1.0 / (rrf_k + rank) * (SUPERSEDED_FACTOR if n.state == "superseded" else 1.0)
+        why = ["personal note; matches " + ", ".join(sorted(set(matched.get(i, [])))[:4])]
+        hits.append(Hit(-1 - i, str(n.path), score, "knowledge", why=why, meta=meta))
+    return hits
+
+
+def finish(hits: list, root: Path | None) -> None:
+    """Staleness for the hits actually returned (reads only their files)."""
+    for h in hits:
+        if h.kind == "knowledge" and h.meta is not None:
+            h.meta["stale"] = _stale(root, h.path, h.meta.get("origin", ""))
+            if h.meta["stale"]:
+                h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
+
+
+def interleave(code: list, knowledge: list, limit: int) -> list:
+    """The `all` view: one list by score, with a reserved share of slots for knowledge."""
+    reserved = min(len(knowledge), max(1, round(limit * KNOWLEDGE_SHARE))) if knowledge else 0
+    merged = sorted(code + knowledge, key=lambda h: (-h.score, h.path))[:limit]
+    have = sum(1 for h in merged if h.kind == "knowledge")
+    if have < reserved:
+        extra = [h for h in knowledge if h not in merged][: reserved - have]
+        drop = [h for h in reversed(merged) if h.kind != "knowledge"][: len(extra)]
+        merged = [h for h in merged if h not in drop] + extra
+        merged.sort(key=lambda h: (-h.score, h.path))
+    return merged

@@ -1,0 +1,94 @@
+"""Knowledge searched together with the code: the purchase -> checkout -> coupon example, kinds,
+supersede ranking, staleness, and isolation between projects."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import make_git_repo
+
+SHOP = {
+    "src/cart/coupons.ts": "export function applyCoupon(cart: Cart, code: string): Cart {\n"
+                           "  const discount = lookupDiscount(code)\n  return { ...cart, total: cart.total - discount }\n}\n",
+    "src/cart/discounts.ts": "export function lookupDiscount(code: string): number {\n  return TABLE[code] ?? 0\n}\n",
+    "src/orders/checkout.ts": "import { applyCoupon } from '../cart/coupons'\n"
+                              "export function submitOrder(cart: Cart) {\n  return pay(applyCoupon(cart, cart.code))\n}\n",
+    "src/ui/header.ts": "export function renderHeader(title: string) { return `<h1>${title}</h1>` }\n",
+    "README.md": "# Shop\n\nA small shop.\n",
+}
+
+
+def _remember(run_cli, root, *facts):
+    out = run_cli("remember", "--json", "--root", str(root), input=json.dumps(list(facts)))
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _search(run_cli, root, query, *extra):
+    out = run_cli("search", query, "--root", str(root), "--json", *extra)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["results"]
+
+
+def test_purchase_reaches_checkout_concept_coupon_gotcha_and_its_file(tmp_path, run_cli):
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    assert run_cli("init", "--root", str(root)).returncode == 0
+    _remember(run_cli, root,
+              {"type": "concept", "title": "Checkout", "body": "How an order is paid and submitted."},
+              {"type": "gotcha", "title": "Coupon applied twice",
+               "body": "Retrying payment re-runs the discount step, so the total drops twice.",
+               "files": ["src/cart/coupons.ts"], "links": [{"rel": "part-of", "target": "Checkout"}]})
+    res = _search(run_cli, root, "finishing a purchase", "--terms", "checkout", "--kind", "all")
+    kinds = {(r["kind"], r.get("title") or r["path"]) for r in res}
+    assert ("knowledge", "Checkout") in kinds
+    assert ("knowledge", "Coupon applied twice") in kinds
+    code_paths = [r["path"] for r in res if r["kind"] != "knowledge"]
+    assert "src/cart/coupons.ts" in code_paths
+    gotcha = next(r for r in res if r.get("title") == "Coupon applied twice")
+    for key in ("id", "type", "status", "title", "path", "files", "superseded_by", "stale"):
+        assert key in gotcha
+    assert gotcha["files"] == ["src/cart/coupons.ts"] and gotcha["stale"] == []
+
+
+def test_code_kind_has_no_notes_and_knowledge_kind_only_notes(tmp_path, run_cli):
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    run_cli("init", "--root", str(root))
+    _remember(run_cli, root, {"type": "decision", "title": "Discounts come from one table",
+                              "body": "lookupDiscount reads TABLE only.", "files": ["src/cart/discounts.ts"]})
+    code = _search(run_cli, root, "discount table lookup")
+    assert code and all(r["kind"] != "knowledge" for r in code)
+    assert not any(r["path"].startswith(".cairn/") for r in code)
+    assert code[0]["path"] == "src/cart/discounts.ts"
+    know = _search(run_cli, root, "discount table lookup", "--kind", "knowledge")
+    assert [r["title"] for r in know] == ["Discounts come from one table"]
+
+
+def test_superseded_ranks_last_and_names_the_live_one_and_stale_is_marked(tmp_path, run_cli):
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    run_cli("init", "--root", str(root))
+    _remember(run_cli, root, {"type": "decision", "title": "Coupons are validated on the client",
+                              "body": "coupon validation happens in the browser", "files": ["src/cart/coupons.ts"]})
+    _remember(run_cli, root, {"type": "decision", "title": "Coupons are validated on the server",
+                              "body": "coupon validation moved to the server",
+                              "supersedes": "Coupons are validated on the client"})
+    res = _search(run_cli, root, "why are coupons validated", "--kind", "knowledge")
+    titles = [r["title"] for r in res]
+    assert titles.index("Coupons are validated on the server") < titles.index("Coupons are validated on the client")
+    old = next(r for r in res if r["title"].endswith("client"))
+    assert old["superseded_by"] and any("superseded by" in w for w in old["why"])
+    (root / "src/cart/coupons.ts").write_text("export function applyCoupon() { return null }\n")
+    old = next(r for r in _search(run_cli, root, "why are coupons validated", "--kind", "knowledge")
+               if r["title"].endswith("client"))
+    assert old["stale"] == ["src/cart/coupons.ts"]
+
+
+def test_knowledge_search_never_returns_another_projects_nodes(tmp_path, run_cli):
+    a = make_git_repo(tmp_path / "a" / "shop", SHOP)
+    b = make_git_repo(tmp_path / "b" / "shop", SHOP)
+    for r in (a, b):
+        run_cli("init", "--root", str(r))
+    _remember(run_cli, a, {"type": "gotcha", "title": "Zebra coupon codes expire at midnight UTC",
+                           "body": "zebra codes use UTC midnight"})
+    assert _search(run_cli, a, "zebra coupon midnight", "--kind", "knowledge")
+    assert _search(run_cli, b, "zebra coupon midnight", "--kind", "knowledge") == []
+    assert all("zebra" not in json.dumps(r).lower() for r in _search(run_cli, b, "zebra coupon", "--kind", "all"))
