@@ -38,6 +38,7 @@ def test_cpp_header_sniffing() -> None:
     assert language_for_path("a.h", b"#pragma once\nnamespace x {\n}\n") == "cpp"
     assert language_for_path("a.h", b"template <typename T> struct V;") == "cpp"
     assert language_for_path("a.h", b"#ifndef A_H\nint f(void);\n#endif\n") == "c"
+    assert language_for_path("a.h", b"classify_thing(int x);\nnamespaced_call();\n") == "c"
 
 
 def test_language_sets() -> None:

@@ -129,3 +129,36 @@ def test_importing_languages_does_not_import_tree_sitter() -> None:
     code = "import sys, cairn.codemap.languages, cairn.codemap.parse; print('tree_sitter' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_typescript_namespaces_are_modules() -> None:
+    src = b"namespace Foo.Bar {\n  export function f() {}\n}\n"
+    parsed = parse_source("typescript", src)
+    assert [(d.name, d.kind, d.parent, d.top_level) for d in parsed.defs] == [
+        ("Foo.Bar", "module", None, True),
+        ("f", "function", "Foo.Bar", True),
+    ]
+
+
+def test_nested_functions_dropped_nested_classes_kept() -> None:
+    src = b"""def factory():
+    def helper():
+        pass
+    class Local:
+        def method(self):
+            pass
+    return Local
+"""
+    parsed = parse_source("python", src)
+    assert [(d.name, d.kind, d.parent, d.top_level) for d in parsed.defs] == [
+        ("factory", "function", None, True),
+        ("Local", "class", "factory", False),
+        ("method", "method", "Local", False),
+    ]
+
+
+def test_pathological_inputs_stay_bounded() -> None:
+    deep = parse_source("rust", b"use a::" + b"{b::" * 2000 + b"c" + b"}" * 2000 + b";\n")
+    assert deep.error is None
+    many = parse_source("go", b"package x\n" + b"".join(b"func F%d() { G%d() }\n" % (i, i) for i in range(3000)))
+    assert len(many.defs) == 3000 and len(many.refs) == 3000
