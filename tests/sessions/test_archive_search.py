@@ -198,3 +198,15 @@ def test_search_sessions_without_archive_is_silent(tmp_path):
 def test_cli_without_archive_says_what_to_do(capsys):
     code, _, err = _cli(capsys, "sessions", "search", "x")
     assert code == 1 and "cairn sessions ingest" in err
+
+
+def test_session_digest_for_the_journal(con):
+    from cairn.sessions.archive_search import session_digest
+
+    d = session_digest(DOV, con)
+    assert d["project"] == "spotter-dov" and d["prompts"][0].startswith("Work on bead spotter-dov")
+    assert d["files_changed"] and all(p.startswith("/home/USER/") for p in d["files_changed"])
+    assert d["commands"] and d["errors"] > 0 and d["subagents"] == 1 and d["last_answer"]
+    assert session_digest("no-such-session", con) is None
+    con.close()
+    assert session_digest(DOV)["session_id"] == DOV  # opens the archive itself

@@ -306,3 +306,46 @@ def sessions_before(con: sqlite3.Connection, when: str, project_ids: list[str] |
     """Sessions that ended before `when` (for `forget --before`)."""
     extra, params = _filters(project_ids, None, when, None, "s.end")
     return [r[0] for r in con.execute("SELECT s.session_id FROM sessions s WHERE 1=1" + extra, params)]
+
+
+def session_digest(session_id: str, con: sqlite3.Connection | None = None) -> dict | None:
+    """What one session did, from the archive, for the SessionEnd journal entry: the user's
+    prompts, files changed and read, commands run, error count, tags and the agent's last words.
+    None when there is no archive or no such session (a hook must not fail over it)."""
+    from cairn.sessions.archive import archive_path, open_archive
+
+    own = con is None
+    if own:
+        if not archive_path().exists():
+            return None
+        con = open_archive()
+    try:
+        try:
+            info, turns = session_detail(con, session_id)
+        except CairnError:
+            return None
+    finally:
+        if own:
+            con.close()
+
+    def unique(items: list[str], n: int) -> list[str]:
+        return list(dict.fromkeys(i for i in items if i))[:n]
+
+    main = [t for t in turns if not t["agent"]]
+
+    def tool_args(names: tuple[str, ...]) -> list[str]:
+        return [t["arg"] for t in main if t["role"] == "tool" and t["tool"] in names]
+
+    last = next((t["text"] for t in reversed(main) if t["role"] == "assistant"), "")
+    return {
+        "session_id": info["session_id"], "project": info["project_name"], "project_id": info["project_id"],
+        "git_branch": info["git_branch"], "start": info["start"], "end": info["end"], "turns": info["turns"],
+        "prompts": unique([" ".join(t["text"].split())[:300] for t in main if t["role"] == "user"], 10),
+        "files_changed": unique(tool_args(("Edit", "MultiEdit", "Write", "NotebookEdit")), 30),
+        "files_read": unique(tool_args(("Read",)), 30),
+        "commands": unique(tool_args(("Bash",)), 20),
+        "errors": sum(1 for t in turns if t["role"] == "error"),
+        "subagents": len({t["agent"] for t in turns if t["agent"]}),
+        "tags": info["tags"],
+        "last_answer": " ".join(last.split())[:600],
+    }
