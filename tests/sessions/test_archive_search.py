@@ -210,3 +210,9 @@ def test_session_digest_for_the_journal(con):
     assert session_digest("no-such-session", con) is None
     con.close()
     assert session_digest(DOV)["session_id"] == DOV  # opens the archive itself
+
+
+def test_repeated_identical_hits_are_shown_once(con):
+    hits = search(con, "compile warnings errors", project_ids=project_ids(con, "spotter-gqc"), limit=10)
+    keys = [(h.session_id, h.snippet) for h in hits]
+    assert hits and len(keys) == len(set(keys))

@@ -179,18 +179,22 @@ def _run(con: sqlite3.Connection, match: str, project_ids, after, before, tag, l
         " JOIN sessions s ON s.session_id = t.session_id"
         f" WHERE turns_fts MATCH ?{extra} ORDER BY rank LIMIT ?"
     )
-    fetch = limit * 8 if per_session else limit
+    fetch = limit * 8 if per_session else limit * 3
     try:
         rows = con.execute(sql, [match, *params, fetch]).fetchall()
     except sqlite3.OperationalError as exc:
         raise CairnError(f"search failed: {exc}") from None
     hits: list[Hit] = []
     per: Counter = Counter()
+    shown: set[tuple[str, str]] = set()
     for r in rows:
+        snippet = " ".join(r["snip"].split())
+        if (r["session_id"], snippet) in shown:
+            continue  # the same command or answer repeated in one session: show it once
         if per_session and per[r["session_id"]] >= per_session:
             continue
+        shown.add((r["session_id"], snippet))
         per[r["session_id"]] += 1
-        snippet = " ".join(r["snip"].split())
         hits.append(Hit(r["session_id"], r["project_name"] or r["project_id"], r["ts"], r["role"], snippet,
                         round(-r["rank"], 4), r["tool"]))
         if len(hits) >= limit:
