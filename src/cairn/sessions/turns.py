@@ -29,6 +29,8 @@ MAIN_ARG = {
     "BashOutput": "bash_id", "Skill": "skill", "SlashCommand": "command", "ExitPlanMode": "plan",
     "LS": "path",
 }
+# Results worth more than a head: the user's answers to the agent's questions are decisions.
+LONG_RESULTS = {"AskUserQuestion": 2000}
 FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write", "NotebookEdit", "NotebookRead"})
 
 _SPANS = re.compile(
@@ -116,14 +118,14 @@ def main_argument(name: str, params: object) -> str:
     return value
 
 
-def _result_text(content: object) -> str:
+def _result_text(content: object, head: int) -> str:
     if isinstance(content, str):
         text = content
     elif isinstance(content, list):
         text = "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
     else:
         return ""
-    return _LINE_NUMBERS.sub("", clean_text(cut_between_words(text, RESULT_HEAD * 4)))
+    return _LINE_NUMBERS.sub("", clean_text(cut_between_words(text, head * 4)))
 
 
 def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -> list[Turn]:
@@ -181,12 +183,14 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
                               ref=block.get("id"), agent=agent))
         elif btype == "tool_result":
             ref = block.get("tool_use_id")
-            text = redacted_head(_result_text(block.get("content")), RESULT_HEAD)
+            tool = tool_name(ref) if ref else None
+            head = LONG_RESULTS.get(tool or "", RESULT_HEAD)
+            text = redacted_head(_result_text(block.get("content"), head), head)
             is_error = bool(block.get("is_error"))
             if not text and not is_error:
                 continue
             turns.append(Turn(uuid, i, "error" if is_error else "tool_result", ts, text,
-                              tool=tool_name(ref) if ref else None, ref=ref, agent=agent))
+                              tool=tool, ref=ref, agent=agent))
         # thinking, redacted_thinking, image, document: not archived
     return turns
 
