@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "cairn.cli.memory_cmd",
     "cairn.cli.sessions_cmd",
     "cairn.cli.backup_cmd",
+    "cairn.cli.serve_cmd",
 ]
 
 DESCRIPTION = """\

@@ -1,0 +1,134 @@
+"""The cairn MCP server: one MCPServer (mcp SDK 2.x) exposing the tools of tools.py.
+
+Why this shape: the SDK turns each tool's signature into its input schema and runs sync tools in
+worker threads, so two clients (or two calls) never block each other. Every tool goes through
+`_guarded`, which turns cairn's expected failures into MCP tool errors with the plain message and
+any other exception into a one-line "internal error" (traceback in CAIRN_HOME/logs/mcp.log):
+a bad call never takes the server down and never leaks a stack to the agent. `instructions`
+teach the agent the routine cairn exists for: map first, search before exploring, register
+what you learned.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+
+from cairn import __version__
+from cairn.agents.mcp.guard import Scope
+from cairn.agents.mcp.tools import CairnTools
+from cairn.errors import CairnError
+
+INSTRUCTIONS = """\
+cairn is this project's memory: a map of the code, a ranked search over code and the team's
+knowledge (decisions, gotchas, bugs, how-tos), and handoffs between sessions.
+
+Routine:
+1. New session or unfamiliar area: call `map` (overview; `map` with a module for detail) and
+   `handoff_last` if you are resuming work.
+2. Before exploring files or grepping: call `context` with the task in words (add `terms`: your
+   own synonyms and likely identifiers). Then `read` only the line ranges it points to.
+3. Before deciding or debugging: `search_knowledge` - it may already be decided or known.
+4. When you learn something durable (a decision and why, a gotcha, a bug's cause, how something
+   works): `remember` it, citing files/symbols. Before stopping or when context runs low:
+   `handoff_save`.
+Paths are relative to the project root; nothing outside the project is readable.
+"""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+IDEMPOTENT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                   open_world_hint=False)
+
+# name -> (annotations, title)
+TOOL_TABLE: dict[str, tuple[ToolAnnotations, str]] = {
+    "context": (READ_ONLY, "Relevant code and knowledge for a task"),
+    "search_code": (READ_ONLY, "Search code"),
+    "search_knowledge": (READ_ONLY, "Search project knowledge"),
+    "map": (READ_ONLY, "Project map"),
+    "read": (READ_ONLY, "Read a knowledge node or a file region"),
+    "remember": (WRITES, "Register facts in the knowledge graph"),
+    "write_summary": (IDEMPOTENT_WRITE, "Write the map or a module summary"),
+    "handoff_save": (WRITES, "Save a handoff"),
+    "handoff_last": (READ_ONLY, "Latest handoff"),
+    "projects": (READ_ONLY, "Known projects"),
+}
+HANDOFF_TOOLS = ("handoff_save", "handoff_last")
+
+log = logging.getLogger("cairn.mcp")
+
+
+def handoff_available() -> bool:
+    """The handoff store belongs to cairn.agents.handoff (issue 5); without it the tools are left out."""
+    try:
+        return importlib.util.find_spec("cairn.agents.handoff") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _log_internal(name: str) -> str | None:
+    """Append the current traceback to CAIRN_HOME/logs/mcp.log; never raises."""
+    try:
+        import time
+        import traceback
+
+        from cairn.home import logs_dir
+
+        path = logs_dir() / "mcp.log"
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} tool {name}\n{traceback.format_exc()}")
+        return str(path)
+    except Exception:
+        return None
+
+
+def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn` with cairn's errors as MCP tool errors (same signature, so the schema is unchanged)."""
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except CairnError as exc:
+            raise ToolError(str(exc)) from None
+        except ToolError:
+            raise
+        except Exception as exc:
+            where = _log_internal(name)
+            raise ToolError(f"internal error in {name}: {type(exc).__name__}: {exc}"
+                            + (f" (details in {where})" if where else "")) from None
+
+    return tool
+
+
+def build_server(project_dir: str | None = None, *, with_handoff: bool | None = None) -> MCPServer:
+    """A ready MCPServer for the project of `project_dir` (default: env vars, then cwd)."""
+    scope = Scope(project_dir)
+    tools = CairnTools(scope)
+    server = MCPServer("cairn", title="cairn project memory", instructions=INSTRUCTIONS, version=__version__,
+                       log_level="WARNING")
+    if with_handoff is None:
+        with_handoff = handoff_available()
+    for name, (hints, title) in TOOL_TABLE.items():
+        if name in HANDOFF_TOOLS and not with_handoff:
+            continue
+        fn = getattr(tools, name)
+        server.add_tool(_guarded(name, fn), name=name, title=title, description=_description(fn),
+                        annotations=hints, structured_output=False)
+    return server
+
+
+def _description(fn: Callable[..., Any]) -> str:
+    return " ".join((fn.__doc__ or "").split())
+
+
+def run_stdio(project_dir: str | None = None) -> None:
+    """Serve over stdin/stdout until the client closes the pipe."""
+    build_server(project_dir).run()

@@ -1,0 +1,318 @@
+"""The MCP tools: thin adapters from an agent's call to cairn's library, each bounded and guarded.
+
+Why a class: every tool needs the server's Scope (its project, the worktrees it may switch to),
+and one object per server keeps two servers in one process (tests) independent. The tool
+signatures are the input schemas: pydantic turns the annotations below into JSON Schema, and
+`Strict` types mean a string where an integer belongs is rejected instead of guessed at. Sizes
+an agent asks for (budgets, limits, line ranges) are clamped here, so a careless or hostile
+call costs at most a bounded amount of work and context. Library imports stay inside the tools:
+`cairn serve` must answer its first request fast.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, Strict
+
+from cairn.agents.mcp.guard import Scope, known_projects, relative_to_root, safe_path
+from cairn.errors import CairnError
+from cairn.memory.node import TYPES
+
+MAX_BUDGET = 12_000  # tokens: more than any agent should pull through one call
+MAX_LIMIT = 50
+MAX_READ_LINES = 400
+MAX_READ_CHARS = 40_000
+MAX_SUMMARY_CHARS = 8_000
+MAX_FACTS = 20
+
+Int = Annotated[int, Strict()]
+Str = Annotated[str, Strict()]
+Root = Annotated[str | None, Field(description="Another worktree of this same project to work in "
+                                               "(default: the project the server was started for).")]
+Query = Annotated[Str, Field(min_length=1, max_length=2000, description="What you are looking for, in words.")]
+Terms = Annotated[list[Str] | None, Field(max_length=40, description="Your own related words: synonyms, "
+                                          "likely identifiers, file names. They widen the search.")]
+Budget = Annotated[Int | None, Field(ge=1, description=f"Token budget for the answer (clamped to {MAX_BUDGET}).")]
+Limit = Annotated[Int, Field(ge=1, description=f"Maximum number of results (clamped to {MAX_LIMIT}).")]
+NodeType = Literal[TYPES]  # type: ignore[valid-type]
+
+
+class LinkIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    rel: Str = Field("relates-to", description="relation: relates-to, caused-by, fixes, depends-on, ...")
+    target: Str = Field(min_length=1, description="id or title of the node linked to")
+
+
+class FactIn(BaseModel):
+    """One fact, the same shape `cairn remember --json` reads."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    title: Str = Field(min_length=1, max_length=300, description="short, specific, searchable")
+    type: NodeType = Field("note", description="decision, bug, gotcha, concept, howto, preference, task or note")
+    body: Str = Field("", max_length=20_000, description="the fact itself, markdown: what, why, how to apply")
+    files: list[Str] = Field(default_factory=list, max_length=30, description="repo-relative files it is about")
+    symbols: list[Str] = Field(default_factory=list, max_length=30, description="symbols it is about")
+    links: list[LinkIn] = Field(default_factory=list, max_length=30)
+    supersedes: Str | None = Field(None, description="id or title of the node this one replaces")
+    tags: list[Str] = Field(default_factory=list, max_length=20)
+    personal: bool = Field(False, description="true: a personal preference for every project (personal vault)")
+
+
+def _clamp(value: int | None, default: int, high: int) -> int:
+    return default if value is None else max(1, min(int(value), high))
+
+
+class CairnTools:
+    """The tool functions of one server (see server.py for names and annotations)."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+
+    # ------------------------------------------------------------------ search
+
+    def _search(self, kind: str, query: str, terms: list[str] | None, limit: int, budget: int | None,
+                root: str | None) -> str:
+        from cairn.search.service import search
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        answer = search(project, query, terms=terms or None, limit=_clamp(limit, 10, MAX_LIMIT),
+                        budget=_clamp(budget, 2000, MAX_BUDGET), kind=kind)
+        if not answer.texts:
+            return f"No {kind if kind != 'all' else 'code or knowledge'} matches for {query!r}. " \
+                   "Try other words (pass `terms`), or open the map."
+        return f"{answer.text}\n({len(answer.results)} results, ~{answer.tokens} tokens)"
+
+    def context(self, query: Query, terms: Terms = None, budget: Budget = 2000, limit: Limit = 12,
+                root: Root = None) -> str:
+        """Start here for any task: the places in the code and the project knowledge (decisions, gotchas,
+        bugs) that matter for a request, ranked and packed into a token budget. Read these before
+        exploring files yourself; pass `terms` with your own related words to widen the net."""
+        return self._search("all", query, terms, limit, budget, root)
+
+    def search_code(self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None,
+                    root: Root = None) -> str:
+        """Search the project's code: files and definitions ranked by name, text and the import graph,
+        each with line numbers to open. Cheaper and more precise than grep plus reading files."""
+        return self._search("code", query, terms, limit, budget, root)
+
+    def search_knowledge(self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None,
+                         root: Root = None) -> str:
+        """Search what the team and earlier sessions learned: decisions, gotchas, bugs, concepts,
+        how-tos. Check here before re-deciding something or debugging a known problem."""
+        return self._search("knowledge", query, terms, limit, budget, root)
+
+    # ------------------------------------------------------------------ maps
+
+    def map(self, module: Annotated[Str | None, Field(max_length=500, description="A module name from the "
+                                                      "level-0 map (e.g. src/app/api); omit for the overview.")] = None,
+            budget: Annotated[Int, Field(ge=1, description="Token budget of the overview (100-4000).")] = 500,
+            root: Root = None) -> str:
+        """The project map: without `module`, a ~500-token overview (languages, modules, central files,
+        entry points); with `module`, that module's files, key symbols with line numbers and its
+        links. Open it first in a new session instead of listing directories."""
+        from cairn.codemap.indexer import index_project, open_index
+        from cairn.codemap.maps import find_module, render_level0, render_level1
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        index_project(project)
+        con = open_index(project)
+        try:
+            if module:
+                return render_level1(con, project, find_module(con, module))
+            return render_level0(con, project, budget=max(100, min(budget, 4000)))
+        finally:
+            con.close()
+
+    def write_summary(self, text: Annotated[Str, Field(max_length=MAX_SUMMARY_CHARS, description="The curated "
+                                                       "summary, markdown; empty removes it.")],
+                      module: Annotated[Str | None, Field(max_length=500, description="The module it describes; "
+                                                          "omit for the project overview.")] = None,
+                      root: Root = None) -> str:
+        """Write the curated summary shown at the top of the map (or of one module's page): what the
+        project or module is for and how its parts fit, in a few lines. Re-indexing keeps it."""
+        from cairn.codemap.indexer import index_project, open_index
+        from cairn.codemap.maps import find_module
+        from cairn.codemap.summaries import set_summary
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        name = None
+        if module:
+            index_project(project)
+            con = open_index(project)
+            try:
+                name = find_module(con, module)
+            finally:
+                con.close()
+        path = set_summary(project, name, text)
+        what = f"module {name}" if name else "the project map"
+        return f"{'removed' if not text.strip() else 'saved'} summary of {what} ({relative_to_root(project, path)})"
+
+    # ------------------------------------------------------------------ knowledge
+
+    def remember(self, facts: Annotated[list[FactIn], Field(min_length=1, max_length=MAX_FACTS)],
+                 root: Root = None) -> dict:
+        """Register what you learned so the next session does not rediscover it: decisions (and why),
+        gotchas, bugs and their causes, concepts, how-tos. A fact that repeats a live node merges
+        into it; `supersedes` retires an outdated one; `links` connect related nodes. Cite
+        `files`/`symbols` so the note is flagged when that code changes."""
+        from cairn.memory.facts import fact_from_dict
+        from cairn.memory.knowledge import load_knowledge
+        from cairn.memory.vault import Vault
+
+        project = self.scope.project_for(root)
+        root_dir = self.scope.require_root(project)
+        parsed = []
+        for i, item in enumerate(facts):
+            data = item.model_dump(exclude_none=True)
+            data["links"] = [dict(link) for link in data.get("links", [])]
+            data["files"] = [self._cited(project, f) for f in data.get("files", [])]
+            parsed.append(fact_from_dict(data, f"fact {i + 1}" if len(facts) > 1 else "fact"))
+        shared = [f for f in parsed if not f.personal]
+        personal = [f for f in parsed if f.personal]
+        results = []
+        if shared:
+            needs_context = any(f.supersedes or f.links for f in shared)
+            context = [n for n in load_knowledge(project) if n.origin != "project"] if needs_context else []
+            results += Vault.for_project(project).remember(shared, context=context, cwd=root_dir)
+        if personal:
+            results += Vault.personal().remember(personal, cwd=root_dir)
+        return {"results": [r.to_dict() for r in results]}
+
+    @staticmethod
+    def _cited(project, path: str) -> str:
+        """A cited file must lie in the project (it is hashed for staleness); stored repo-relative."""
+        real = safe_path(project, path, must_exist=False)
+        if project.root is None or not real.is_relative_to(Path(project.root).resolve()):
+            raise CairnError(f"{path}: a cited file must be inside the project")
+        return relative_to_root(project, real)
+
+    def read(self, id: Annotated[Str | None, Field(max_length=300, description="A knowledge node id or title "
+                                                   "(from search results).")] = None,
+             path: Annotated[Str | None, Field(max_length=1000, description="A file path relative to the project "
+                                               "root.")] = None,
+             start_line: Annotated[Int, Field(ge=1, description="First line (1-based).")] = 1,
+             end_line: Annotated[Int | None, Field(ge=1, description=f"Last line (at most {MAX_READ_LINES} "
+                                                   "lines per call).")] = None,
+             root: Root = None) -> str:
+        """Read one knowledge node by `id` (body, status, what superseded it, cited files that changed
+        since), or a region of a project file by `path` and line range, numbered. Read the lines a
+        search pointed to instead of whole files."""
+        if (id is None) == (path is None):
+            raise CairnError("give exactly one of `id` (a knowledge node) or `path` (a file region)")
+        project = self.scope.project_for(root)
+        if id is not None:
+            return _render_node(project, id)
+        return _read_region(project, path, start_line, end_line)
+
+    # ------------------------------------------------------------------ sessions
+
+    def projects(self) -> dict:
+        """The projects cairn knows on this machine (id, name, worktree roots, indexed or not) and
+        which one this server serves. Other worktrees of the current project can be passed as `root`."""
+        current = self.scope.project
+        rows = known_projects()
+        for row in rows:
+            row["current"] = row["id"] == current.id
+        if current.root is not None and not any(r["current"] for r in rows):
+            rows.insert(0, {"id": current.id, "name": current.name, "roots": [str(current.root)],
+                            "indexed": False, "current": True})
+        return {"current": current.id, "projects": rows}
+
+    def handoff_save(self, body: Annotated[Str, Field(min_length=1, max_length=20_000, description="The handoff, "
+                                                      "markdown: goal, where we are, files in play, decisions made, "
+                                                      "next steps, blockers.")],
+                     root: Root = None) -> dict:
+        """Save a handoff for the next session (or for after compaction): goal, where we are, files in
+        play, decisions, next steps, blockers. Do it before the context fills up or when you stop."""
+        from cairn.agents import handoff
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        saved = handoff.save(project, body=body)
+        return _jsonable(saved)
+
+    def handoff_last(self, root: Root = None) -> str:
+        """The newest handoff of this project: read it first when resuming work someone else (or an
+        earlier session) left."""
+        from cairn.agents import handoff
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        last = handoff.last(project)
+        if last is None:
+            return "No handoff saved yet in this project."
+        return _jsonable(last) if isinstance(last, str) else json.dumps(_jsonable(last), indent=1)
+
+
+def _jsonable(obj):
+    """A library result as plain JSON data (dataclass with to_dict, Path, or already plain)."""
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if isinstance(obj, Path):
+        return {"path": str(obj)}
+    return obj
+
+
+def _render_node(project, ref: str) -> str:
+    from cairn.memory import find, live_version, load_knowledge, node_summary, stale_files
+
+    nodes = load_knowledge(project)
+    node = find(nodes, ref)
+    if node is None:
+        raise CairnError(f"no knowledge node {ref!r} (search_knowledge lists ids)")
+    info = node_summary(node, stale_files(node, project.root) if project.root is not None else [])
+    titles = {n.id: n.title for n in nodes}
+    lines = [f"# {node.title}", f"{node.id} · {node.type} · {node.status} · {node.origin} · {node.path}"]
+    live = live_version(nodes, node.id)
+    if node.superseded_by:
+        lines.append(f"superseded by {node.superseded_by} \"{titles.get(node.superseded_by, '?')}\""
+                     + (f"; live version: {live.id}" if live is not None and live.id != node.superseded_by else ""))
+    if node.supersedes:
+        lines.append(f"supersedes {node.supersedes} \"{titles.get(node.supersedes, '?')}\"")
+    for key in ("files", "symbols", "tags"):
+        if info.get(key):
+            lines.append(f"{key}: " + ", ".join(info[key]))
+    lines += [f"(changed since this note: {p})" for p in info.get("stale") or []]
+    if node.body:
+        lines += ["", node.body.rstrip()]
+    if node.links:
+        lines += ["", "Links:"] + [f"- {lk.rel}: {titles.get(lk.target, lk.target)} ({lk.target})"
+                                   + (" (pending)" if lk.pending else "") for lk in node.links]
+    return "\n".join(lines) + "\n"
+
+
+def _read_region(project, path: str, start: int, end: int | None) -> str:
+    real = safe_path(project, path)
+    if not real.is_file():
+        raise CairnError(f"{path}: not a file")
+    with open(real, "rb") as fh:
+        head = fh.read(8192)
+        if b"\x00" in head:
+            raise CairnError(f"{path}: binary file, not shown")
+        data = head + fh.read()
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    total = len(lines)
+    if total == 0:
+        return f"{relative_to_root(project, real)}: empty file\n"
+    if start > total:
+        raise CairnError(f"{path} has {total} lines; start_line {start} is past the end")
+    last = min(total, end if end is not None else start + MAX_READ_LINES - 1, start + MAX_READ_LINES - 1)
+    if last < start:
+        raise CairnError("end_line is before start_line")
+    out, used = [], 0
+    for n in range(start, last + 1):
+        row = f"{n:>6}| {lines[n - 1]}"
+        if used + len(row) > MAX_READ_CHARS:
+            last = n - 1
+            break
+        out.append(row)
+        used += len(row) + 1
+    more = f"; {total - last} more lines, continue with start_line={last + 1}" if last < total else ""
+    header = f"{relative_to_root(project, real)} L{start}-{last} of {total}{more}"
+    return header + "\n" + "\n".join(out) + "\n"

@@ -1,0 +1,53 @@
+"""`cairn serve`: the MCP server, over stdio (default) or streamable HTTP on 127.0.0.1 with a token.
+
+The mcp SDK costs most of a second to import, so it is imported only inside the handler: every
+other command (and `cairn --help`) stays fast, and `serve` pays it once per agent session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve", help="run the MCP server (tools: context, search, map, read, remember, handoffs...)",
+        description="Serve cairn's tools to an MCP client. stdio by default (what agents launch); --http "
+        "serves streamable HTTP at http://127.0.0.1:PORT/mcp and requires `Authorization: Bearer TOKEN` "
+        "(TOKEN from $CAIRN_MCP_TOKEN, else generated once into CAIRN_HOME/mcp-token, mode 0600). "
+        "The project is --root, else $CAIRN_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the current directory.")
+    p.add_argument("--root", metavar="DIR", help="the project to serve (default: see above)")
+    p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="bind address for --http (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="port for --http (default 8765)")
+    p.add_argument("--allow-remote", action="store_true",
+                   help="allow a non-loopback --host (the token then crosses the network: use TLS in front)")
+    p.set_defaults(func=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
+
+    if args.http:
+        from cairn.agents.mcp.http import check_bind, load_or_create_token
+
+        check_bind(args.host, args.allow_remote)  # before the slow import: a refusal is instant
+        if not 0 < args.port < 65536:
+            raise CairnError(f"--port {args.port}: use 1-65535")
+        token, source = load_or_create_token()
+    from cairn.agents.mcp.server import build_server
+
+    server = build_server(args.root)
+    if not args.http:
+        server.run()
+        return 0
+    from cairn.agents.mcp.http import run_http
+
+    print(f"cairn: serving MCP at http://{args.host}:{args.port}/mcp (bearer token from {source})",
+          file=sys.stderr, flush=True)
+    try:
+        run_http(server, args.host, args.port, token, allow_remote=args.allow_remote)
+    except KeyboardInterrupt:
+        pass
+    return 0
