@@ -18,7 +18,7 @@ TOPICS_PER_SESSION = 6
 _WORD = re.compile(r"[A-Za-z][a-z]{3,23}(?![A-Za-z])")
 _EXT = re.compile(r"[a-z0-9]{1,8}")
 
-STOPWORDS = frozenset("""
+_STOP_WORDS = frozenset("""
 about above actually added adding after again against also although always among another answer
 anything appears approach around asked available away back based because been before being below
 better between both build built call called calls cannot case change changed changes check checked
@@ -47,9 +47,24 @@ def file_ext(path: str) -> str | None:
     return suffix if suffix and _EXT.fullmatch(suffix) else None
 
 
+def singular(word: str) -> str:
+    """A light plural fold so "retries" and "retry" count as one topic (not a full stemmer)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+STOPWORDS = _STOP_WORDS | {singular(w) for w in _STOP_WORDS}
+
+
 def terms(text: str) -> Counter:
-    """Candidate topic words of a text (lower-cased, stopwords out)."""
-    return Counter(w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS)
+    """Candidate topic words of a text (lower-cased, plurals folded, stopwords out)."""
+    words = (singular(m.lower()) for m in _WORD.findall(text))
+    return Counter(w for w in words if w not in STOPWORDS)
 
 
 def add_terms(con: sqlite3.Connection, session_id: str, counts: Counter) -> None:
