@@ -23,8 +23,13 @@ CASES: dict[str, dict] = {
             ("User", "class", 11, None),
             ("greet", "method", 15, "User"),
             ("main", "function", 21, None),
+            ("load", "function", 28, None),
         ],
-        "refs": {"Base": 1, "Loggable": 1, "Person": 1, "helper": 1, "dataclass": 1, "User": 1, "run": 1},
+        "refs": {
+            "Base": 1, "Loggable": 1, "Person": 1, "helper": 1, "dataclass": 1, "User": 1, "run": 1,
+            "ConfigError": 1, "ParseError": 1, "parse": 1,
+        },
+        "absent_refs": ["path", "argv", "inner"],
         "imports": [
             ("os", "module", []), ("sys", "module", []), ("a.b.c", "module", []),
             (".", "module", ["sibling"]), ("..utils", "module", ["helper", "other"]),

@@ -61,7 +61,7 @@ _BODY_TYPES = frozenset(
         "block", "statement_block", "class_body", "declaration_list", "compound_statement",
         "field_declaration_list", "function_body", "enum_body", "enum_class_body", "interface_body",
         "protocol_body", "body_statement", "enumerator_list", "enum_member_declaration_list",
-        "extension_body", "enum_variant_list",
+        "extension_body", "enum_variant_list", "computed_property", "getter", "setter",
     }
 )  # fmt: skip
 _FN_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function", "class"})

@@ -27,7 +27,7 @@ _KEYWORDS_SRC: dict[str, str] = {
     "native package private protected public return short static strictfp switch synchronized throw "
     "throws transient try void volatile while var record String Object",
     "kotlin": "as break class continue do else for fun if in interface is object package return throw "
-    "try typealias val var when while by init it Unit Any",
+    "try typealias val var when while by init it Unit Any let also apply run with takeIf takeUnless lazy",
     "c": "auto break case char const continue default do double else enum extern float for goto if "
     "inline int long register restrict return short signed sizeof static struct switch typedef union "
     "unsigned void volatile while size_t NULL",

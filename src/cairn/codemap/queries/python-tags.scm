@@ -11,3 +11,10 @@
 (type (generic_type (identifier) @name)) @reference.type
 
 (decorator [(identifier) @name (attribute attribute: (identifier) @name)]) @reference.call
+
+; exception classes caught: `except Error`, `except (A, mod.B) as e`
+(except_clause value: [(identifier) @name (attribute attribute: (identifier) @name)]) @reference.class
+(except_clause value: (tuple [(identifier) @name (attribute attribute: (identifier) @name)])) @reference.class
+(except_clause value: (as_pattern . [(identifier) @name (attribute attribute: (identifier) @name)])) @reference.class
+(except_clause
+  value: (as_pattern . (tuple [(identifier) @name (attribute attribute: (identifier) @name)]))) @reference.class
