@@ -7,13 +7,16 @@ path stay cheap. Expected failures (CairnError) print one line; nothing prints a
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import sys
 
 from cairn import __version__
 from cairn.errors import CairnError
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ~5 ms
+if TYPE_CHECKING:
+    import argparse
 
 # Order here is the order in `cairn --help`.
 COMMAND_MODULES = [
@@ -26,6 +29,10 @@ COMMAND_MODULES = [
     "cairn.cli.sessions_cmd",
     "cairn.cli.backup_cmd",
     "cairn.cli.serve_cmd",
+    "cairn.cli.hook_cmd",
+    "cairn.cli.handoff_cmd",
+    "cairn.cli.install_cmd",
+    "cairn.cli.doctor_cmd",
 ]
 
 DESCRIPTION = """\
@@ -39,6 +46,8 @@ Start here:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # here, not at the top: the hook fast path in main() never needs it
+
     parser = argparse.ArgumentParser(
         prog="cairn", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -57,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
+        from cairn.agents.hooks.runner import main as hook_main
+
+        return hook_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

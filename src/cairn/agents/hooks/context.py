@@ -1,0 +1,138 @@
+"""What every hook needs from its stdin payload: typed accessors that tolerate garbage, the
+project of the session's cwd, its settings, and where per-session state and records live.
+
+Records a person may want to keep (handoffs, session records, the daily journal) go into the
+repository only when it opted in with `.cairn/`; otherwise into CAIRN_HOME/projects/<id>/.
+Per-session state (what recall already injected, whether the meter already warned) is never in
+the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from functools import cached_property
+from pathlib import Path
+
+from cairn.agents.hooks.settings import hook_settings
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str, default: str = "unknown") -> str:
+    """A file-name-safe form of an id taken from untrusted input."""
+    out = _SAFE.sub("-", text or "").strip(".-")[:80]
+    return out or default
+
+
+class HookContext:
+    """One hook call: the payload plus lazily resolved project, settings and folders."""
+
+    def __init__(self, event: str, payload: dict[str, object], *, inline: bool = False) -> None:
+        self.event = event
+        self.payload = payload if isinstance(payload, dict) else {}
+        self.inline = inline  # run deferred work now instead of detaching (tests, background runs)
+
+    # ------------------------------------------------------------ payload fields
+    def text(self, key: str) -> str:
+        val = self.payload.get(key)
+        return val if isinstance(val, str) else ""
+
+    def mapping(self, key: str) -> dict[str, object]:
+        val = self.payload.get(key)
+        return val if isinstance(val, dict) else {}
+
+    @property
+    def session_id(self) -> str:
+        return safe_name(self.text("session_id"))
+
+    @property
+    def cwd(self) -> str:
+        return self.text("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+
+    @property
+    def transcript(self) -> Path | None:
+        """The session transcript, if the payload names an existing file."""
+        raw = self.text("transcript_path")
+        if not raw:
+            return None
+        path = Path(raw).expanduser()
+        return path if path.is_file() else None
+
+    # ------------------------------------------------------------ project
+    @cached_property
+    def project(self):
+        """The Project of the session's cwd, or None when it has no tree (global) or cannot resolve."""
+        from cairn.errors import CairnError
+        from cairn.project import resolve_project
+
+        try:
+            project = resolve_project(self.cwd)
+        except (CairnError, OSError, ValueError):
+            return None
+        return project if project.root is not None else None
+
+    @cached_property
+    def settings(self) -> dict[str, dict[str, object]]:
+        return hook_settings(self.project.root if self.project else None)
+
+    def section(self, name: str) -> dict[str, object]:
+        return self.settings.get(name, {})
+
+    # ------------------------------------------------------------ folders
+    def records_dir(self, kind: str) -> Path | None:
+        """`.cairn/<kind>/` when the project opted in, else CAIRN_HOME/projects/<id>/<kind>/."""
+        return records_dir(self.project, kind) if self.project else None
+
+    def state_path(self, name: str) -> Path:
+        """Per-session state file `name`, under CAIRN_HOME only (a session outside any project
+        keeps its state with the `_global` project)."""
+        from cairn.home import project_data_dir
+
+        base = self.project.data_dir() if self.project else project_data_dir("_global")
+        return base / "hook-state" / f"{self.session_id}.{name}.json"
+
+    def load_state(self, name: str) -> dict[str, object]:
+        path = self.state_path(name)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def save_state(self, name: str, data: dict[str, object]) -> None:
+        from cairn.util.atomic import atomic_write_text
+
+        atomic_write_text(self.state_path(name), json.dumps(data, sort_keys=True), mode=0o600)
+
+    def clear_state(self, *names: str) -> None:
+        for name in names:
+            self.state_path(name).unlink(missing_ok=True)
+
+    def relpath(self, path: str) -> str | None:
+        """`path` relative to the project root (posix), or None when it lies outside it."""
+        if not path or not self.project:
+            return None
+        return relpath(self.project.root, path)
+
+
+def records_dir(project, kind: str) -> Path:
+    """Where records of `kind` (handoffs, sessions, journal) live for a project (see module doc)."""
+    if project.has_memory_dir:
+        return project.memory_dir / kind
+    return project.data_dir() / kind
+
+
+def relpath(root: Path, path: str) -> str | None:
+    """`path` (absolute, or relative to `root`) as a repo-relative posix path, None outside root."""
+    p = Path(path)
+    if not p.is_absolute():
+        p = root / p
+    try:
+        rel = os.path.relpath(os.path.normpath(p), root)
+    except ValueError:
+        return None
+    if rel == "." or rel.startswith(".."):
+        return None
+    return rel.replace(os.sep, "/")

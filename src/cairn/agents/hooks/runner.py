@@ -1,0 +1,203 @@
+"""`cairn hook EVENT [--inline]`: read the hook JSON on stdin, run the event's handler, answer.
+
+The contract with Claude Code: whatever happens, a hook answers in time with output valid for
+its event and exits 0 (the read guard's deliberate deny is the one exit 2). So the runner reads
+stdin defensively (a tty, garbage, a non-object: an empty payload), bounds each event with an
+alarm, turns every exception into a line in CAIRN_HOME/logs/hooks.log (redacted, never on the
+agent's screen), and appends each run's wall time to logs/hook-times.jsonl for `cairn doctor`.
+The event comes from the argument, else from `hook_event_name` on stdin.
+
+This module is imported on every prompt and tool call: standard library at the top, the
+handler module imported by name only for the event that runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import sys
+import time
+
+from cairn.agents.hooks.context import HookContext
+from cairn.agents.hooks.output import HookResult, render
+
+# event -> handler module (cairn.agents.hooks.<module>.handle(ctx) -> HookResult | None)
+HANDLERS = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "prompt_submit",
+    "PreToolUse": "pre_tool",
+    "PostToolUse": "post_tool",
+    "Stop": "stop",
+    "PreCompact": "pre_compact",
+    "SessionEnd": "session_end",
+    "_refresh": "background",  # internal: finish an index refresh SessionStart started
+}
+# Seconds each event may take before the runner gives up and answers with nothing. Claude Code's
+# own limits are far longer (600 s, 30 s for prompts, 1.5 s shared by SessionEnd hooks); ours
+# are what an agent should ever wait for cairn.
+TIME_LIMITS = {
+    "SessionStart": 8.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "PostToolUse": 2.0,
+    "Stop": 3.0, "PreCompact": 25.0, "SessionEnd": 1.2, "_refresh": 600.0,
+}
+INLINE_LIMITS = {"SessionEnd": 30.0}  # the detached SessionEnd run has time
+MAX_STDIN = 32 * 1024 * 1024
+TIMES_FILE = "hook-times.jsonl"
+ERRORS_FILE = "hooks.log"
+MAX_LOG_BYTES = 2_000_000
+
+
+class HookTimeout(BaseException):
+    """Raised by the alarm; a BaseException so a handler's `except Exception` cannot swallow it."""
+
+
+def canonical_event(name: str | None) -> str | None:
+    """`SessionStart`, `session-start`, `session_start` -> `SessionStart`; None when unknown."""
+    if not name:
+        return None
+    key = name.replace("-", "").replace("_", "").lower()
+    for event in HANDLERS:
+        if event.replace("_", "").lower() == key:
+            return event
+    return None
+
+
+def read_payload(stream) -> dict:
+    """The JSON object on stdin, or {} for a terminal, nothing, garbage or a non-object."""
+    try:
+        if stream is None or stream.isatty():
+            return {}
+        raw = stream.buffer.read(MAX_STDIN) if hasattr(stream, "buffer") else stream.read(MAX_STDIN)
+    except (OSError, ValueError):
+        return {}
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise HookTimeout()
+
+
+def _bound(seconds: float) -> None:
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+
+
+def _unbound() -> None:
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _append(name: str, text: str) -> None:
+    """Append to a log under CAIRN_HOME/logs, rotating it once past MAX_LOG_BYTES; never raises."""
+    try:
+        from cairn.home import logs_dir
+
+        path = logs_dir() / name
+        try:
+            if path.stat().st_size > MAX_LOG_BYTES:
+                os.replace(path, path.with_name(path.name + ".1"))
+        except OSError:
+            pass
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except Exception:
+        pass
+
+
+def log_error(event: str, message: str, *, with_traceback: bool = True) -> None:
+    """One redacted entry in CAIRN_HOME/logs/hooks.log."""
+    try:
+        import traceback
+
+        from cairn.sessions.redact import redact
+
+        body = traceback.format_exc() if with_traceback else ""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        _append(ERRORS_FILE, redact(f"--- {stamp} {event}: {message}\n{body}"))
+    except Exception:
+        pass
+
+
+def _record_time(event: str, started: float, status: str, project: str | None) -> None:
+    ms = round((time.perf_counter() - started) * 1000, 1)
+    _append(TIMES_FILE, json.dumps({"ts": round(time.time(), 3), "event": event, "ms": ms, "status": status,
+                                    "project": project}) + "\n")
+
+
+def run(event: str | None, payload: dict, *, inline: bool = False) -> tuple[str, str, int, str, str | None]:
+    """Run one event's handler; (stdout, stderr, exit code, status, project id) where status is
+    ok | timeout | error | skipped. Exceptions never escape."""
+    event = canonical_event(event) or canonical_event(payload.get("hook_event_name")
+                                                      if isinstance(payload.get("hook_event_name"), str) else None)
+    if event is None:
+        return "", "", 0, "skipped", None
+    ctx = HookContext(event, payload, inline=inline)
+    status = "ok"
+    result: HookResult | None = None
+    _bound((INLINE_LIMITS if inline else TIME_LIMITS).get(event, 5.0))
+    try:
+        module = importlib.import_module(f"cairn.agents.hooks.{HANDLERS[event]}")
+        result = module.handle(ctx)
+    except HookTimeout:
+        status = "timeout"
+        log_error(event, "timed out", with_traceback=False)
+    except Exception as exc:  # a hook never breaks the agent: log it, answer with nothing
+        status = "error"
+        log_error(event, f"{type(exc).__name__}: {exc}")
+    finally:
+        _unbound()
+    try:
+        out, err, code = render(event, result)
+    except Exception as exc:
+        log_error(event, f"render: {type(exc).__name__}: {exc}")
+        out, err, code, status = "", "", 0, "error"
+    project = ctx.__dict__.get("project")  # only if the handler resolved it: no extra work here
+    return out, err, code, status, getattr(project, "id", None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `cairn hook`; returns the exit code (0, or 2 for a read-guard deny)."""
+    started = time.perf_counter()
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hook"]:
+        args = args[1:]
+    inline = "--inline" in args
+    names = [a for a in args if not a.startswith("-")]
+    if any(a in ("-h", "--help") for a in args):
+        sys.stdout.write("usage: cairn hook [EVENT] [--inline] < hook-input.json\n"
+                         f"events: {', '.join(e for e in HANDLERS if not e.startswith('_'))}\n")
+        return 0
+    try:
+        _bound(5.0)  # a stdin that never closes must not hang the agent
+        try:
+            payload = read_payload(sys.stdin)
+        finally:
+            _unbound()
+    except HookTimeout:
+        payload = {}
+    out, err, code, status, project_id = run(names[0] if names else None, payload, inline=inline)
+    try:
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        if err:
+            sys.stderr.write(err)
+            sys.stderr.flush()
+    except (BrokenPipeError, OSError):
+        pass
+    if status != "skipped":
+        event = canonical_event(names[0] if names else None) or canonical_event(str(payload.get("hook_event_name")))
+        _record_time(f"{event}{'+inline' if inline else ''}", started, status, project_id)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
