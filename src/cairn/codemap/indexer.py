@@ -188,10 +188,11 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
 
 def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bool, workers) -> None:
     root = project.root
-    result = scan(root, max_bytes=int(cfg["index"]["max_file_bytes"]))
-    stats.skipped = dict(result.skipped)
     known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
              for r in con.execute("SELECT id, path, size, mtime_ns, hash FROM files")}
+    result = scan(root, max_bytes=int(cfg["index"]["max_file_bytes"]), kept=set(known),
+                  ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
+    stats.skipped = dict(result.skipped)
     passed = {r[0]: (r[1], r[2]) for r in con.execute("SELECT path, size, mtime_ns FROM skipped")}
     seen = {e.path for e in result.entries}
     gone = [p for p in known if p not in seen]
@@ -205,6 +206,9 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
                 continue  # skipped before (binary, generated...) and unchanged since
         todo.append(e)
     graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") is None
+    if get_meta(con, "ignore_fingerprint") != result.ignore_fingerprint:
+        with transaction(con):
+            set_meta(con, "ignore_fingerprint", result.ignore_fingerprint)
     if gone or any(p not in seen for p in passed):
         with transaction(con):
             if gone:

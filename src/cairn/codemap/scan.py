@@ -10,7 +10,9 @@ happen later, when a file is read anyway.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import stat as statmod
 import subprocess
 from dataclasses import dataclass, field
@@ -49,6 +51,7 @@ class ScanResult:
     entries: list[ScanEntry] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> count
     git: bool = False
+    ignore_fingerprint: str = ""
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
@@ -81,8 +84,7 @@ def _walk_files(root: Path) -> list[str]:
     return out
 
 
-def _ignore_spec(root: Path, use_gitignore: bool):
-    """A pathspec for `.cairn/ignore` (and the root .gitignore when git is not there to apply it)."""
+def _ignore_lines(root: Path, use_gitignore: bool) -> list[str]:
     lines: list[str] = []
     sources = [root / ".cairn" / "ignore"]
     if use_gitignore:
@@ -92,11 +94,42 @@ def _ignore_spec(root: Path, use_gitignore: bool):
             lines.extend(src.read_text(encoding="utf-8", errors="replace").splitlines())
         except OSError:
             continue
+    return lines
+
+
+def _ignore_spec(lines: list[str]):
+    """A matcher for `.cairn/ignore` (and the root .gitignore when git is not there to apply it)."""
     if not lines:
         return None
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    return _FastIgnore(pathspec.GitIgnoreSpec.from_lines(lines))
+
+
+class _FastIgnore:
+    """gitignore matching at one regex search per path instead of one per pattern.
+
+    All ignoring patterns are joined into a single regex; a path none of them matches is kept
+    without consulting the rest (the common case). Only paths that do match go through
+    pathspec's exact last-match-wins evaluation, which handles `!negations`.
+    """
+
+    def __init__(self, spec):
+        self.spec = spec
+        parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns
+                 if p.include and p.regex is not None]
+        try:
+            self.any = re.compile("|".join(f"(?:{x})" for x in parts)) if parts else None
+        except re.error:
+            self.any = None
+        self.exact_only = self.any is None and bool(parts)
+
+    def match_file(self, path: str) -> bool:
+        if self.any is not None and not self.any.search(path):
+            return False
+        if self.any is None and not self.exact_only:
+            return False
+        return self.spec.match_file(path)
 
 
 def skip_reason_for_path(rel: str) -> str | None:
@@ -118,22 +151,31 @@ def skip_reason_for_path(rel: str) -> str | None:
     return None
 
 
-def scan(root: Path, max_bytes: int = 1_000_000) -> ScanResult:
-    """List the indexable files of `root` with their size and mtime (one stat each)."""
+def scan(root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None,
+         ignore_fingerprint: str | None = None) -> ScanResult:
+    """List the indexable files of `root` with their size and mtime (one stat each).
+
+    `kept` are paths known to pass the ignore rules whose fingerprint was `ignore_fingerprint`;
+    while the rules are unchanged those paths skip matching (a no-change re-index is a stat walk).
+    """
     root = Path(root)
     result = ScanResult()
     names = _git_files(root) if (root / ".git").exists() else None
     result.git = names is not None
     if names is None:
         names = _walk_files(root)
-    spec = _ignore_spec(root, use_gitignore=not result.git)
+    lines = _ignore_lines(root, use_gitignore=not result.git)
+    result.ignore_fingerprint = hashlib.sha1("\n".join(lines).encode()).hexdigest()[:16]
+    spec = _ignore_spec(lines)
+    if kept is None or ignore_fingerprint != result.ignore_fingerprint:
+        kept = set()
     root_str = str(root)
     for rel in names:
         reason = skip_reason_for_path(rel)
         if reason:
             result.skip(reason)
             continue
-        if spec is not None and spec.match_file(rel):
+        if spec is not None and rel not in kept and spec.match_file(rel):
             result.skip("ignored")
             continue
         try:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from functools import lru_cache
 
 # A compound identifier: has an inner capital after a lowercase/digit, or an underscore/hyphen join.
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
@@ -55,13 +54,27 @@ def split_identifier(token: str) -> list[str]:
     return [p for p in parts if p]
 
 
-@lru_cache(maxsize=65536)
+_EXPANSIONS: dict[str, str] = {}
+
+
 def _expansion(tok: str) -> str:
-    """'applyCoupon' -> 'applycoupon apply coupon'; '' for a simple word (FTS splits those itself)."""
-    if "_" not in tok and not _INNER_CAP.search(tok):
-        return ""
-    parts = split_identifier(tok)
-    return f"{''.join(parts)} {' '.join(parts)}" if len(parts) > 1 else ""
+    """'applyCoupon' -> 'applycoupon apply coupon'; '' for a simple word (FTS splits those itself).
+
+    Memoized for the process: identifiers repeat across files, and this runs on every one.
+    """
+    hit = _EXPANSIONS.get(tok)
+    if hit is not None:
+        return hit
+    if _INNER_CAP.search(tok):
+        parts = split_identifier(tok)
+    elif "_" in tok:
+        parts = [p for p in tok.lower().split("_") if p]
+    else:
+        parts = []
+    out = f"{''.join(parts)} {' '.join(parts)}" if len(parts) > 1 else ""
+    if len(_EXPANSIONS) < 500_000:
+        _EXPANSIONS[tok] = out
+    return out
 
 
 def expand_identifiers(text: str) -> str:
