@@ -331,3 +331,10 @@ def test_concurrent_ingesters_never_double_count(transcripts: Path, tmp_path: Pa
     other = open_archive(tmp_path / "alone.db")
     ingest_file(f, other)
     assert _count(other, "SELECT SUM(n) FROM session_terms") == _count(slow, "SELECT SUM(n) FROM session_terms")
+
+
+def test_missing_cwd_under_a_route_takes_the_route(tmp_path: Path, cairn_home: Path):
+    root = tmp_path / "clients"
+    (cairn_home / "config.toml").write_text(f'[[routes]]\nslug = "acme"\nprefixes = ["{root}"]\n')
+    project_for_cwd.cache_clear()
+    assert project_for_cwd(str(root / "gone" / "service")) == ("acme", "acme")
