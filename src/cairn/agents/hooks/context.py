@@ -83,6 +83,8 @@ class HookContext:
     # ------------------------------------------------------------ folders
     def records_dir(self, kind: str) -> Path | None:
         """`.cairn/<kind>/` when the project opted in, else CAIRN_HOME/projects/<id>/<kind>/."""
+        from cairn.agents.records import records_dir
+
         return records_dir(self.project, kind) if self.project else None
 
     def state_path(self, name: str) -> Path:
@@ -117,22 +119,17 @@ class HookContext:
         return relpath(self.project.root, path)
 
 
-def records_dir(project, kind: str) -> Path:
-    """Where records of `kind` (handoffs, sessions, journal) live for a project (see module doc)."""
-    if project.has_memory_dir:
-        return project.memory_dir / kind
-    return project.data_dir() / kind
-
-
 def relpath(root: Path, path: str) -> str | None:
-    """`path` (absolute, or relative to `root`) as a repo-relative posix path, None outside root."""
+    """`path` (absolute, or relative to `root`) as a repo-relative posix path, None outside root.
+    Symlinked spellings of the root (/tmp vs /private/tmp) are tried too."""
     p = Path(path)
     if not p.is_absolute():
         p = root / p
-    try:
-        rel = os.path.relpath(os.path.normpath(p), root)
-    except ValueError:
-        return None
-    if rel == "." or rel.startswith(".."):
-        return None
-    return rel.replace(os.sep, "/")
+    for cand in (os.path.normpath(p), os.path.realpath(p)):
+        try:
+            rel = os.path.relpath(cand, root)
+        except ValueError:
+            continue
+        if rel != "." and not rel.startswith(".."):
+            return rel.replace(os.sep, "/")
+    return None

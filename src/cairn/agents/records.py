@@ -1,0 +1,73 @@
+"""Small markdown records cairn writes for people and for the next session (handoffs, session
+records): a JSON-valued front matter block (valid YAML, read back without a YAML parser so the
+hooks stay light), then markdown. Stored in `.cairn/<kind>/` when the project opted in, else in
+CAIRN_HOME/projects/<id>/<kind>/; file names start with a UTC timestamp so name order is time
+order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+_FM = re.compile(r"\A---\n(.*?)\n---\n?", re.S)
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def records_dir(project, kind: str) -> Path:
+    """Where records of `kind` live for a project (see the module docstring)."""
+    if project.has_memory_dir:
+        return project.memory_dir / kind
+    return project.data_dir() / kind
+
+
+def utc_stamp(ts: float | None = None) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def slug(text: str, max_len: int = 40) -> str:
+    return _SLUG.sub("-", text.lower()).strip("-")[:max_len].strip("-") or "record"
+
+
+def render(meta: dict, body: str) -> str:
+    """Front matter (one `key: <json>` line per key) + body."""
+    lines = ["---"] + [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items()] + ["---", ""]
+    return "\n".join(lines) + body.rstrip() + "\n"
+
+
+def parse(text: str) -> tuple[dict, str]:
+    """(meta, body) of a record; a file without front matter is all body."""
+    m = _FM.match(text)
+    if not m:
+        return {}, text
+    meta: dict = {}
+    for line in m.group(1).splitlines():
+        key, sep, raw = line.partition(":")
+        if not sep:
+            continue
+        try:
+            meta[key.strip()] = json.loads(raw.strip())
+        except ValueError:
+            meta[key.strip()] = raw.strip()
+    return meta, text[m.end():]
+
+
+def new_path(folder: Path, title: str, ts: float | None = None) -> Path:
+    """A fresh `YYYYMMDD-HHMMSS-<slug>.md` in `folder` (never an existing name)."""
+    base = time.strftime("%Y%m%d-%H%M%S", time.gmtime(ts)) + "-" + slug(title)
+    path = folder / f"{base}.md"
+    n = 2
+    while path.exists():
+        path = folder / f"{base}-{n}.md"
+        n += 1
+    return path
+
+
+def newest(folder: Path, pattern: str = "*.md") -> list[Path]:
+    """Records in `folder`, newest first (by name, which starts with the UTC time)."""
+    try:
+        return sorted((p for p in folder.glob(pattern) if p.is_file()), key=lambda p: p.name, reverse=True)
+    except OSError:
+        return []
