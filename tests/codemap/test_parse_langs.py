@@ -85,6 +85,7 @@ CASES: dict[str, dict] = {
             ("Max", "constant", 9, None),
             ("Server", "struct", 11, None),
             ("Handler", "interface", 15, None),
+            ("Serve", "method", 16, "Handler"),
             ("Start", "method", 19, "Server"),
             ("NewServer", "function", 24, None),
         ],
@@ -349,6 +350,9 @@ def test_spans_signatures_and_top_level() -> None:
     assert go["Start"].top_level is True  # receiver methods sit at file level
     assert go["Start"].signature == "func (s *Server) Start(port int) error"
     assert go["Max"].signature == "const Max = 3"
+    assert go["Server"].signature == "type Server struct"  # fields are the body
+    assert go["Handler"].signature == "type Handler interface"
+    assert go["Serve"].top_level is False
 
     ts = {(d.name, d.parent): d for d in _parse("sample.ts").defs}
     assert ts[("Server", None)].signature == "export class Server extends Base implements Plugin"
@@ -366,6 +370,7 @@ def test_spans_signatures_and_top_level() -> None:
     c = {d.name: d for d in _parse("sample.c").defs}
     assert (c["list_length"].line, c["list_length"].end_line) == (16, 24)
     assert c["list_length"].signature == "int list_length(const node_t *head)"
+    assert c["node_t"].signature == "typedef struct node"
     assert c["MAX_LEN"].end_line == 4  # preproc node ends at the start of the next line
 
     cpp = {(d.name, d.line): d for d in _parse("sample.cpp").defs}

@@ -162,3 +162,13 @@ def test_pathological_inputs_stay_bounded() -> None:
     assert deep.error is None
     many = parse_source("go", b"package x\n" + b"".join(b"func F%d() { G%d() }\n" % (i, i) for i in range(3000)))
     assert len(many.defs) == 3000 and len(many.refs) == 3000
+
+
+def test_python_class_constants_but_not_fields() -> None:
+    src = b"class Color(Enum):\n    RED = 1\n    GREEN = 2\n    lower = 3\n    label: str = 'x'\n"
+    parsed = parse_source("python", src)
+    assert [(d.name, d.kind, d.parent, d.top_level) for d in parsed.defs] == [
+        ("Color", "class", None, True),
+        ("RED", "constant", "Color", False),
+        ("GREEN", "constant", "Color", False),
+    ]

@@ -64,6 +64,9 @@ _BODY_TYPES = frozenset(
         "extension_body", "enum_variant_list", "computed_property", "getter", "setter",
     }
 )  # fmt: skip
+_TYPE_HOLDERS = frozenset(
+    {"struct_type", "interface_type", "struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}
+)
 _FN_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function", "class"})
 _C_DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
@@ -135,6 +138,13 @@ def _body(node: Node) -> Node | None:
     for child in node.named_children:
         if child.type in _BODY_TYPES:
             return child
+    for child in node.named_children:  # one level down: `type X struct {..}`, `typedef struct {..} X;`
+        if child.type in _TYPE_HOLDERS:
+            inner = child.child_by_field_name("body")
+            if inner is None:
+                inner = next((g for g in child.children if g.type in _BODY_TYPES or g.type == "{"), None)
+            if inner is not None:
+                return inner
     return None
 
 

@@ -18,3 +18,9 @@
 (except_clause value: (as_pattern . [(identifier) @name (attribute attribute: (identifier) @name)])) @reference.class
 (except_clause
   value: (as_pattern . (tuple [(identifier) @name (attribute attribute: (identifier) @name)]))) @reference.class
+
+; UPPER_CASE class attributes: enum members and class-level constants
+((class_definition
+  body: (block
+    (expression_statement (assignment left: (identifier) @name) @definition.constant)))
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))
