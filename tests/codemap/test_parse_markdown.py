@@ -63,3 +63,4 @@ def test_crlf_and_empty() -> None:
     parsed = parse_markdown(b"Title\r\n=====\r\n\r\n## Two\r\n")
     assert [(d.name, d.line, d.end_line) for d in parsed.defs] == [("Title", 1, 4), ("Two", 4, 4)]
     assert parse_markdown(b"").defs == []
+    assert [d.name for d in parse_markdown(b"\xef\xbb\xbf# With BOM\n").defs] == ["With BOM"]

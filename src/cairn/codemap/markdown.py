@@ -29,7 +29,7 @@ def _relative_target(target: str) -> str | None:
 
 def parse_markdown(source: bytes) -> ParsedFile:
     """Headings (with section line ranges and parents) and relative file links of a markdown file."""
-    lines = source.decode("utf-8", errors="replace").split("\n")
+    lines = source.decode("utf-8", errors="replace").removeprefix("\ufeff").split("\n")
     headings: list[tuple[int, int, str, str]] = []  # (line index, level, title, signature)
     imports: list[ImportRef] = []
     fence: str | None = None

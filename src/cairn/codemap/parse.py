@@ -1,8 +1,12 @@
 """Parse one file into definitions, references and imports (the first stage of the code map).
 
 One tree-sitter parse and ONE query pass per file (tags + imports compiled together, see
-parse_queries); everything after that is a linear walk over the matches. parse_source never
+parse_queries); everything after that is a linear walk over the captures. parse_source never
 raises: a file we cannot parse is still indexed as text by later stages.
+
+Definition kinds produced: function, method, class, struct, interface (also traits, protocols),
+trait (PHP), enum, union, type, object (Kotlin), mixin, extension (Dart), module (namespaces,
+packages, Rust `mod`), constant, variable (Go `var`), property, field, macro, heading (markdown).
 """
 
 from __future__ import annotations
