@@ -2,9 +2,10 @@
 
 Transcripts are full of pasted credentials; nothing cairn stores or re-injects may carry one in
 clear. Runs on every archived line and on every hook injection, so it is stdlib only and makes
-one compiled pass per pattern family: provider tokens (one alternation, the first branch that
-matches names the kind), private-key blocks, URL passwords, `.env` lines, then assignments to
-secret-ish names (where a generic name like `token` needs a high-entropy value to count).
+one compiled pass per pattern family: private-key blocks, provider tokens (one alternation, the
+first branch that matches names the kind), Slack webhooks, URL and `curl -u` passwords, `.env`
+lines, Bearer/Basic headers, then assignments to secret-ish names (where a generic name like
+`token` needs a high-entropy value to count).
 Placeholders look like `[REDACTED:github-token]`; already-redacted text is left as is.
 """
 
@@ -81,6 +82,9 @@ _AUTH_HEADER = re.compile(
 _URL_PASSWORD = re.compile(
     r"([a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]{1,128}:)([^\s@/'\"<>\[\]]{1,256})@"
 )
+
+# curl -u user:password, --user=user:password (the user name stays)
+_USER_FLAG = re.compile(r"(?<!\S)((?:-u|--user)[ =]['\"]?[^\s:'\"]{1,128}:)([^\s'\"]{1,256})")
 
 _SECRET_WORDS = (
     r"passw(?:or)?d|passwd|pwd|passphrase|secret|api[_\-]?key|apikey|access[_\-]?key|private[_\-]?key"
@@ -177,6 +181,12 @@ def _url_sub(m: re.Match) -> str:
     return f"{m.group(1)}{_placeholder('url-password')}@"
 
 
+def _user_flag_sub(m: re.Match) -> str:
+    if _NOT_A_VALUE.match(m.group(2)):
+        return m.group(0)
+    return f"{m.group(1)}{_placeholder('password')}"
+
+
 def _env_sub(m: re.Match) -> str:
     value = m.group(4)
     if _NOT_A_VALUE.match(value) or len(value) < 3:
@@ -250,6 +260,8 @@ def redact(text: str) -> str:
         text = _SLACK_WEBHOOK.sub(_placeholder("slack-webhook"), text)
     if "://" in text:
         text = _URL_PASSWORD.sub(_url_sub, text)
+    if "-u" in text:
+        text = _USER_FLAG.sub(_user_flag_sub, text)
     if "=" in text:
         text = _ENV_LINE.sub(_env_sub, text)
     lower = text.lower()
