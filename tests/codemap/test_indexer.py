@@ -1,0 +1,166 @@
+"""Incremental, interrupted and concurrent indexing; deletes and renames leave no ghosts."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sqlite3
+
+import pytest
+
+from cairn.codemap import indexer
+from cairn.codemap.indexer import index_project, open_index
+from cairn.project import project_for_root, resolve_project
+from helpers import git, make_git_repo, write_tree
+
+FILES = {
+    "app/__init__.py": "",
+    "app/models.py": "class User:\n    def name(self):\n        return 'x'\n",
+    "app/service.py": "from app.models import User\n\ndef load_user():\n    return User()\n",
+    "app/util.py": "def helper():\n    return 1\n",
+    "README.md": "# App\n\n## Usage\n\nRun it.\n",
+}
+
+
+def _paths(project) -> set[str]:
+    con = open_index(project)
+    try:
+        return {r[0] for r in con.execute("SELECT path FROM files")}
+    finally:
+        con.close()
+
+
+def _orphans(project) -> int:
+    con = open_index(project)
+    try:
+        n = 0
+        for table in ("symbols", "refs", "imports", "chunks"):
+            n += con.execute(f"SELECT COUNT(*) FROM {table} WHERE file_id NOT IN (SELECT id FROM files)").fetchone()[0]
+        n += con.execute("SELECT COUNT(*) FROM files_fts WHERE rowid NOT IN (SELECT id FROM files)").fetchone()[0]
+        n += con.execute("SELECT COUNT(*) FROM edges WHERE src NOT IN (SELECT id FROM files) "
+                         "OR dst NOT IN (SELECT id FROM files)").fetchone()[0]
+        return n
+    finally:
+        con.close()
+
+
+def test_first_index_then_no_change_costs_nothing(tmp_path):
+    root = make_git_repo(tmp_path / "r", FILES)
+    p = resolve_project(root)
+    s1 = index_project(p)
+    assert s1.files == 5 and s1.changed == 5 and s1.graph_rebuilt
+    assert s1.languages.get("python") == 4 and s1.symbols >= 4 and s1.edges >= 1
+    s2 = index_project(p)
+    assert s2.changed == 0 and s2.deleted == 0 and not s2.graph_rebuilt
+
+
+def test_only_changed_files_are_reparsed(tmp_path, monkeypatch):
+    root = make_git_repo(tmp_path / "r", FILES)
+    p = resolve_project(root)
+    index_project(p)
+    seen: list[str] = []
+    real = indexer.extract_file
+
+    def spy(r, path, size, mtime):
+        seen.append(path)
+        return real(r, path, size, mtime)
+
+    monkeypatch.setattr(indexer, "extract_file", spy)
+    (root / "app/util.py").write_text("def helper():\n    return 2\n\ndef other():\n    pass\n")
+    s = index_project(p)
+    assert seen == ["app/util.py"] and s.changed == 1 and s.graph_rebuilt
+    os.utime(root / "app/models.py")  # touched, same content: re-read, not re-stored
+    seen.clear()
+    s = index_project(p)
+    assert seen == ["app/models.py"] and s.changed == 0 and not s.graph_rebuilt
+
+
+def test_delete_and_rename_leave_no_ghosts(tmp_path):
+    root = make_git_repo(tmp_path / "r", FILES)
+    p = resolve_project(root)
+    index_project(p)
+    git(root, "mv", "app/util.py", "app/helpers.py")
+    (root / "README.md").unlink()
+    s = index_project(p)
+    assert _paths(p) == {"app/__init__.py", "app/models.py", "app/service.py", "app/helpers.py"}
+    assert s.deleted == 2 and _orphans(p) == 0
+    con = open_index(p)
+    assert con.execute("SELECT COUNT(*) FROM symbols WHERE name = 'helper'").fetchone()[0] == 1
+    con.close()
+
+
+def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
+    files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}
+    root = make_git_repo(tmp_path / "r", files)
+    p = resolve_project(root)
+    monkeypatch.setattr(indexer, "BATCH", 5)
+    real = indexer.extract_file
+    calls = {"n": 0}
+
+    def dying(*a):
+        calls["n"] += 1
+        if calls["n"] == 12:
+            raise KeyboardInterrupt  # like Ctrl-C in the middle of a run
+        return real(*a)
+
+    monkeypatch.setattr(indexer, "extract_file", dying)
+    with pytest.raises(KeyboardInterrupt):
+        index_project(p, workers=1)
+    con = open_index(p)
+    assert con.execute("SELECT value FROM meta WHERE key='graph_dirty'").fetchone()[0] == "1"
+    done = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert 0 < done < 20 and con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    monkeypatch.setattr(indexer, "extract_file", real)
+    s = index_project(p, workers=1)
+    assert s.files == 20 and s.changed == 20 - done and s.graph_rebuilt and _orphans(p) == 0
+    assert not index_project(p).graph_rebuilt
+
+
+def _index_in_child(root: str, home: str, q) -> None:
+    os.environ["CAIRN_HOME"] = home
+    try:
+        q.put(index_project(project_for_root(root), workers=1).files)
+    except Exception as exc:  # report, don't hang the parent
+        q.put(repr(exc))
+
+
+def test_concurrent_indexers_do_not_corrupt(tmp_path, cairn_home):
+    files = {f"src/m{i}.py": f"import src.m{(i + 1) % 30}\n\ndef f{i}():\n    return {i}\n" for i in range(30)}
+    root = write_tree(tmp_path / "r", files)
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_index_in_child, args=(str(root), str(cairn_home), q)) for _ in range(3)]
+    for pr in procs:
+        pr.start()
+    results = [q.get(timeout=120) for _ in procs]
+    for pr in procs:
+        pr.join(timeout=60)
+    assert results == [30, 30, 30]
+    p = project_for_root(root)
+    con = sqlite3.connect(p.index_path())
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 30
+    con.close()
+    assert _orphans(p) == 0
+
+
+def test_worktree_indexes_its_own_files(tmp_path):
+    root = make_git_repo(tmp_path / "r", FILES)
+    wt = tmp_path / "r-wt"
+    git(root, "worktree", "add", "-q", "-b", "other", str(wt))
+    (wt / "app" / "only_here.py").write_text("def only():\n    pass\n")
+    index_project(resolve_project(root))
+    index_project(resolve_project(wt))
+    assert "app/only_here.py" not in _paths(resolve_project(root))
+    assert "app/only_here.py" in _paths(resolve_project(wt))
+
+
+def test_index_of_an_old_format_is_rebuilt(tmp_path):
+    root = write_tree(tmp_path / "r", FILES)
+    p = project_for_root(root)
+    index_project(p)
+    con = open_index(p)
+    con.execute("UPDATE meta SET value = 'old' WHERE key = 'index_format'")
+    con.close()
+    assert index_project(p).changed == 5

@@ -1,0 +1,74 @@
+"""Modules, graph ranks, hubs and the level-0/1 maps; maps written only into opted-in projects."""
+
+from __future__ import annotations
+
+import json
+
+from cairn.codemap.graph import pagerank
+from cairn.codemap.modules import ROOT_MODULE, assign_modules
+from helpers import make_git_repo
+
+
+def test_modules_split_big_folders_collapse_chains_and_fold_tiny_ones():
+    paths = ["setup.py"] + [f"src/pkg/core/m{i}.py" for i in range(20)] + [f"src/pkg/web/v{i}.py" for i in range(15)] \
+        + ["src/pkg/tiny/a.py", "src/pkg/__init__.py"] + [f"docs/p{i}.md" for i in range(4)]
+    mods = assign_modules(paths, max_size=12)
+    assert mods["setup.py"] == ROOT_MODULE
+    assert mods["src/pkg/core/m0.py"] == "src/pkg/core" and mods["src/pkg/web/v3.py"] == "src/pkg/web"
+    assert mods["src/pkg/tiny/a.py"] == "src/pkg" and mods["src/pkg/__init__.py"] == "src/pkg"
+    assert mods["docs/p0.md"] == "docs"
+
+
+def test_pagerank_favours_the_imported_file():
+    ranks = pagerank(4, [(0, 3, 1.0), (1, 3, 1.0), (2, 3, 1.0), (3, 0, 1.0)])
+    assert max(range(4), key=ranks.__getitem__) == 3 and abs(sum(ranks) - 1) < 1e-9
+
+
+def _repo(tmp_path, n_users=12):
+    files = {"core/db.py": "def connect():\n    return 1\n\nclass Session:\n    pass\n",
+             "core/__init__.py": "", "main.py": "from core.db import connect\n\nconnect()\n"}
+    for i in range(n_users):
+        files[f"feature{i}/__init__.py"] = ""
+        files[f"feature{i}/views.py"] = f"from core.db import Session\n\ndef view{i}():\n    return Session()\n"
+    return make_git_repo(tmp_path / "proj", files)
+
+
+def test_map_level0_level1_and_hub(tmp_path, run_cli):
+    root = _repo(tmp_path)
+    out = run_cli("map", "--root", str(root), "--json")
+    assert out.returncode == 0, out.stderr
+    md = json.loads(out.stdout)["markdown"]
+    assert md.startswith("# Map of proj")
+    assert "`core/db.py` [hub]" in md and "connect" in md and "## Entry points" in md and "`main.py`" in md
+    assert len(md) / 3.5 <= 520  # ~500-token overview
+    mod = run_cli("map", "core", "--root", str(root))
+    assert mod.returncode == 0 and "# Module `core`" in mod.stdout and "L1 def connect()" in mod.stdout
+    assert "Imported by:" in mod.stdout
+    bad = run_cli("map", "nosuchmodule", "--root", str(root))
+    assert bad.returncode == 1 and "no module" in bad.stderr
+
+
+def test_maps_written_only_after_init_and_stable(tmp_path, run_cli):
+    root = _repo(tmp_path, n_users=3)
+    assert run_cli("index", "--root", str(root)).returncode == 0
+    assert not (root / ".cairn").exists()  # never writes into a repo that has not opted in
+    assert run_cli("init", "--root", str(root)).returncode == 0
+    first = (root / ".cairn" / "map.md").read_text()
+    modules = sorted(p.name for p in (root / ".cairn" / "modules").glob("*.md"))
+    assert modules and (root / ".cairn" / ".gitignore").exists()
+    (root / "main.py").write_text("from core.db import connect\n\nconnect()\nconnect()\n")
+    assert run_cli("index", "--root", str(root)).returncode == 0
+    assert (root / ".cairn" / "map.md").read_text() == first  # no churn when the map did not change
+
+
+def test_summary_kept_across_reindex_and_shown_first(tmp_path, run_cli):
+    root = _repo(tmp_path, n_users=3)
+    run_cli("init", "--root", str(root))
+    assert run_cli("summary", "set", "A tiny app around one database module.", "--root", str(root)).returncode == 0
+    assert run_cli("summary", "set", "-", "--module", "core", "--root", str(root),
+                   input="The database layer.\n").returncode == 0
+    run_cli("index", "--root", str(root), "--full")
+    top = run_cli("map", "--root", str(root)).stdout
+    assert top.splitlines()[2] == "A tiny app around one database module."
+    assert "The database layer." in run_cli("map", "core", "--root", str(root)).stdout
+    assert "A tiny app" in (root / ".cairn" / "map.md").read_text()
