@@ -172,3 +172,11 @@ def test_python_class_constants_but_not_fields() -> None:
         ("RED", "constant", "Color", False),
         ("GREEN", "constant", "Color", False),
     ]
+
+
+def test_c_unions_and_typedefs() -> None:
+    parsed = parse_source("c", b"union val { int i; float f; };\ntypedef union { int x; } U;\n")
+    assert [(d.name, d.kind, d.signature) for d in parsed.defs] == [
+        ("val", "union", "union val"),
+        ("U", "type", "typedef union"),
+    ]

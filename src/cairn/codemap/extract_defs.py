@@ -188,6 +188,8 @@ def _refine_kind(lang: str, kind: str, node: Node) -> str:
                     return "interface"
                 if child.type == "enum_class_body":
                     return "enum"
+    elif node.type == "declaration" and kind == "class":  # c/cpp tags: `union u {..};`
+        return "union"
     elif node.type == "type_spec":
         spec = node.child_by_field_name("type")
         if spec is not None:

@@ -7,3 +7,5 @@
 (call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
 
 (type_identifier) @name @reference.type
+
+(union_specifier name: (type_identifier) @name body: (_)) @definition.union
