@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "cairn.cli.sessions_cmd",
     "cairn.cli.backup_cmd",
     "cairn.cli.serve_cmd",
+    "cairn.cli.connect_cmd",
     "cairn.cli.hook_cmd",
     "cairn.cli.handoff_cmd",
     "cairn.cli.install_cmd",

@@ -23,24 +23,11 @@ from mcp.types import ToolAnnotations
 
 from cairn import __version__
 from cairn.agents.mcp.guard import Scope
+from cairn.agents.mcp.routine import SERVER_INSTRUCTIONS
 from cairn.agents.mcp.tools import CairnTools
 from cairn.errors import CairnError
 
-INSTRUCTIONS = """\
-cairn is this project's memory: a map of the code, a ranked search over code and the team's
-knowledge (decisions, gotchas, bugs, how-tos), and handoffs between sessions.
-
-Routine:
-1. New session or unfamiliar area: call `map` (overview; `map` with a module for detail) and
-   `handoff_last` if you are resuming work.
-2. Before exploring files or grepping: call `context` with the task in words (add `terms`: your
-   own synonyms and likely identifiers). Then `read` only the line ranges it points to.
-3. Before deciding or debugging: `search_knowledge` - it may already be decided or known.
-4. When you learn something durable (a decision and why, a gotcha, a bug's cause, how something
-   works): `remember` it, citing files/symbols. Before stopping or when context runs low:
-   `handoff_save`.
-Paths are relative to the project root; nothing outside the project is readable.
-"""
+INSTRUCTIONS = SERVER_INSTRUCTIONS
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)

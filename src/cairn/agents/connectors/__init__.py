@@ -1,0 +1,5 @@
+"""`cairn connect AGENT`: register cairn's MCP server, usage block and hooks with other agents.
+
+agents.py is the table (which file, which format, automatic or printed), edit.py the pure text
+edits, apply.py the plan/backup/undo engine.
+"""
