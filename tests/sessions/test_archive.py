@@ -213,6 +213,9 @@ def test_cairn_injections_and_compact_summaries_are_recognised(tmp_path: Path):
                                   "content": "1 failed"}], "2026-03-01T10:00:04Z")
         + json.dumps({"type": "progress", "data": {"type": "hook_progress", "command": "zebracanary"}}) + "\n"
         + json.dumps({"type": "system", "subtype": "stop_hook_summary", "content": "zebracanary"}) + "\n"
+        + json.dumps({"type": "system", "level": "error", "content": "PreToolUse hook error: zebracanary"}) + "\n"
+        + json.dumps({"type": "system", "subtype": "api_error", "level": "error", "uuid": "s1",
+                      "timestamp": "2026-03-01T10:00:07Z", "content": "API Error: 500 internal"}) + "\n"
         + _record("user", "u5", "This session is being continued... zebra summary", "2026-03-01T10:00:05Z",
                   isCompactSummary=True)
         + _record("assistant", "a2", [{"type": "text", "text": "API Error: 529 overloaded"}],
@@ -227,6 +230,7 @@ def test_cairn_injections_and_compact_summaries_are_recognised(tmp_path: Path):
         ("error", "1 failed", "Bash"),
         ("summary", "This session is being continued... zebra summary", None),
         ("error", "API Error: 529 overloaded", None),
+        ("error", "API Error: 500 internal", None),
     ]
     assert _count(con, "SELECT COUNT(*) FROM turns WHERE text LIKE '%zebracanary%'") == 0
     assert _rows(con, "SELECT arg FROM turns WHERE role = 'tool'") == [("pytest -k retry",)]

@@ -142,7 +142,8 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
         text = clean_text(record["summary"])
         return [Turn(uuid, 0, "summary", ts, redacted_head(text, TEXT_MAX))] if text else []
     if kind == "system":
-        if record.get("level") == "error" or "error" in str(record.get("subtype", "")):
+        # only API failures; hook summaries, hook errors and local commands are chatter
+        if record.get("subtype") == "api_error" or str(record.get("content") or "").startswith("API Error"):
             text = clean_text(str(record.get("content") or record.get("error") or ""))
             return [Turn(uuid, 0, "error", ts, redacted_head(text, TEXT_MAX), agent=agent)] if text else []
         return []
