@@ -216,3 +216,16 @@ def test_repeated_identical_hits_are_shown_once(con):
     hits = search(con, "compile warnings errors", project_ids=project_ids(con, "spotter-gqc"), limit=10)
     keys = [(h.session_id, h.snippet) for h in hits]
     assert hits and len(keys) == len(set(keys))
+
+
+def test_cli_ingest_summary_and_empty_folder(tmp_path, capsys):
+    shutil.copy(FIXTURES / "short.jsonl", tmp_path / "short.jsonl")
+    code, out, _ = _cli(capsys, "sessions", "ingest", str(tmp_path / "short.jsonl"))
+    assert code == 0 and out.startswith("archived: 1 files, 1 with new data") and "1 sessions" in out
+    code, out, _ = _cli(capsys, "sessions", "ingest", str(tmp_path / "short.jsonl"), "--json")
+    assert code == 0 and json.loads(out)["turns"] == 0
+    (tmp_path / "empty").mkdir()
+    code, out, _ = _cli(capsys, "sessions", "ingest", str(tmp_path / "empty"))
+    assert code == 0 and out.startswith("no transcripts")
+    code, _, err = _cli(capsys, "sessions", "ingest", str(tmp_path / "missing"))
+    assert code == 1 and "no such file" in err
