@@ -165,3 +165,18 @@ def test_cli_backup_mirror_encrypted_and_restore(con, tmp_path: Path, monkeypatc
     assert "--mirror" in capsys.readouterr().err
     assert main(["backup", "--mirror", str(synced), "--passphrase-env", "UNSET_VAR_XYZ"]) == 1
     assert "UNSET_VAR_XYZ" in capsys.readouterr().err
+
+
+def test_forget_can_purge_local_snapshots(con, capsys):
+    backup(con)
+    code = main(["sessions", "forget", XTERM[:8], "--yes"])
+    out = capsys.readouterr().out
+    assert code == 0 and "still hold them" in out
+    assert main(["sessions", "forget", "55604662", "--yes", "--purge-backups"]) == 0
+    out = capsys.readouterr().out
+    assert "also purged from 1 snapshot" in out
+    snap = list_backups()[-1]
+    raw = snap.read_bytes()
+    assert b"doesnt seem to start" not in raw  # purged
+    assert b"scrolling back in xterm" in raw  # forgotten without --purge-backups: still in the snapshot
+    assert verify(snap)["sessions"] == 1

@@ -97,6 +97,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--before", metavar="DATE", help="every session that ended before DATE")
     q.add_argument("--project", metavar="P", help="with --before: only this project's sessions")
     q.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    q.add_argument("--purge-backups", action="store_true",
+                   help="also delete them from the snapshots in ~/.cairn/backups")
     add_json(q)
     q.set_defaults(func=db_errors(cmd_forget))
 
@@ -303,8 +305,19 @@ def cmd_forget(args: argparse.Namespace) -> int:
         n = forget(con, ids)
     finally:
         con.close()
+    from cairn.sessions.backup import backups_holding, purge_backups
+
+    purged = purge_backups(ids) if args.purge_backups else 0
+    left = backups_holding(ids)
     if args.json:
-        print_json({"forgotten": ids})
-    else:
-        print(f"forgot {n} session(s); their text is purged from the archive file")
+        print_json({"forgotten": ids, "backups_purged": purged, "backups_still_holding": [str(p) for p in left]})
+        return 0
+    print(f"forgot {n} session(s); their text is purged from the archive file")
+    if purged:
+        print(f"also purged from {purged} snapshot(s) in the backups folder")
+    if left:
+        print(f"{len(left)} snapshot(s) in {left[0].parent} still hold them: rerun with --purge-backups, "
+              "or delete those files")
+    if purged or left:
+        print("mirror copies written with `cairn backup --mirror` elsewhere are not touched: delete them there")
     return 0

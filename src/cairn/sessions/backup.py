@@ -98,6 +98,46 @@ def maybe_auto_backup(con: sqlite3.Connection, *, every: int = AUTO_BACKUP_EVERY
         return None  # a failed automatic backup must never fail the ingest
 
 
+def _open_snapshot(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(path, isolation_level=None, timeout=30)
+    con.execute("PRAGMA secure_delete = ON")
+    return con
+
+
+def backups_holding(session_ids: list[str]) -> list[Path]:
+    """Local snapshots that still hold any of these sessions (after a forget)."""
+    found = []
+    marks = ",".join("?" * len(session_ids))
+    for path in list_backups():
+        try:
+            con = _open_snapshot(path)
+            try:
+                if con.execute(f"SELECT 1 FROM sessions WHERE session_id IN ({marks}) LIMIT 1",
+                               session_ids).fetchone():
+                    found.append(path)
+            finally:
+                con.close()
+        except sqlite3.Error:
+            continue  # an unreadable snapshot is not ours to judge here
+    return found
+
+
+def purge_backups(session_ids: list[str]) -> int:
+    """Forget these sessions in every local snapshot too; returns how many snapshots changed.
+    Mirror copies in other folders (maybe encrypted) cannot be reached: the caller says so."""
+    from cairn.sessions.archive import forget
+
+    changed = 0
+    for path in backups_holding(session_ids):
+        con = _open_snapshot(path)
+        try:
+            forget(con, session_ids)
+            changed += 1
+        finally:
+            con.close()
+    return changed
+
+
 # ---------------------------------------------------------------- encryption
 
 
