@@ -11,7 +11,6 @@ call costs at most a bounded amount of work and context. Library imports stay in
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -224,39 +223,37 @@ class CairnTools:
                             "indexed": False, "current": True})
         return {"current": current.id, "projects": rows}
 
-    def handoff_save(self, body: Annotated[Str, Field(min_length=1, max_length=20_000, description="The handoff, "
-                                                      "markdown: goal, where we are, files in play, decisions made, "
-                                                      "next steps, blockers.")],
-                     root: Root = None) -> dict:
+    def handoff_save(self, goal: Annotated[Str | None, Field(max_length=2000, description="What the work is for.")] = None,
+                     where: Annotated[Str | None, Field(max_length=4000, description="Where we are now.")] = None,
+                     files: Annotated[list[Str] | None, Field(max_length=50, description="Files in play.")] = None,
+                     decisions: Annotated[list[Str] | None, Field(max_length=50, description="Decisions made.")] = None,
+                     next: Annotated[list[Str] | None, Field(max_length=50, description="Next steps.")] = None,
+                     blockers: Annotated[list[Str] | None, Field(max_length=50, description="Blockers.")] = None,
+                     body: Annotated[Str | None, Field(max_length=20_000, description="Or the whole handoff as "
+                                                       "markdown (used instead of the fields).")] = None,
+                     root: Root = None) -> str:
         """Save a handoff for the next session (or for after compaction): goal, where we are, files in
-        play, decisions, next steps, blockers. Do it before the context fills up or when you stop."""
-        from cairn.agents import handoff
+        play, decisions made, next steps, blockers. Do it before the context fills up or when you stop."""
+        from cairn.agents.handoff import save_handoff
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
-        saved = handoff.save(project, body=body)
-        return _jsonable(saved)
+        fields = {"goal": goal, "where": where, "files": files, "decisions": decisions, "next": next,
+                  "blockers": blockers}
+        saved = save_handoff(project, fields=fields, body=body)
+        return f"saved handoff {saved.title!r} ({relative_to_root(project, saved.path.resolve())})"
 
     def handoff_last(self, root: Root = None) -> str:
-        """The newest handoff of this project: read it first when resuming work someone else (or an
-        earlier session) left."""
-        from cairn.agents import handoff
+        """The newest handoff of this project: read it first when resuming work that an earlier
+        session (or someone else) left."""
+        from cairn.agents.handoff import latest_handoff
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
-        last = handoff.last(project)
+        last = latest_handoff(project)
         if last is None:
             return "No handoff saved yet in this project."
-        return _jsonable(last) if isinstance(last, str) else json.dumps(_jsonable(last), indent=1)
-
-
-def _jsonable(obj):
-    """A library result as plain JSON data (dataclass with to_dict, Path, or already plain)."""
-    if hasattr(obj, "to_dict"):
-        return obj.to_dict()
-    if isinstance(obj, Path):
-        return {"path": str(obj)}
-    return obj
+        return f"(handoff of {last.created}, {relative_to_root(project, last.path.resolve())})\n\n{last.body}"
 
 
 def _render_node(project, ref: str) -> str:
