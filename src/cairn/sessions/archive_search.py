@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
 from cairn.errors import CairnError
-from cairn.sessions.archive_tags import STOPWORDS, refresh_topics, session_tags, terms
+from cairn.sessions.archive_tags import STOPWORDS, refresh_topics, session_tags, singular, terms
 from cairn.store.db import transaction
 
 ROLE_WEIGHT = {"user": 1.3, "summary": 1.15, "assistant": 1.0, "error": 0.9, "tool": 0.8, "tool_result": 0.6}
@@ -282,7 +282,7 @@ def related(con: sqlite3.Connection, term: str, *, project_ids: list[str] | None
         rows = con.execute(sql, [match, *params]).fetchall()
     except sqlite3.OperationalError as exc:
         raise CairnError(f"search failed: {exc}") from None
-    own = {w.lower() for w in query_terms(term)}
+    own = {singular(w.lower()) for w in query_terms(term)}
     counts: Counter = Counter()
     sessions: Counter = Counter()
     info: dict[str, tuple] = {}
