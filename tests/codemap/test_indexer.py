@@ -164,3 +164,27 @@ def test_index_of_an_old_format_is_rebuilt(tmp_path):
     con.execute("UPDATE meta SET value = 'old' WHERE key = 'index_format'")
     con.close()
     assert index_project(p).changed == 5
+
+
+def _edges(project) -> set[tuple[str, str]]:
+    con = open_index(project)
+    try:
+        return {(a, b) for a, b in con.execute(
+            "SELECT fs.path, fd.path FROM edges e JOIN files fs ON fs.id = e.src JOIN files fd ON fd.id = e.dst "
+            "WHERE e.kind = 'import'")}
+    finally:
+        con.close()
+
+
+def test_graph_follows_changed_and_new_imports(tmp_path):
+    root = make_git_repo(tmp_path / "r", FILES)
+    p = resolve_project(root)
+    index_project(p)
+    assert ("app/service.py", "app/models.py") in _edges(p)
+    (root / "app/service.py").write_text("from app.util import helper\n\nhelper()\n")
+    index_project(p)  # same set of paths: only the changed file is re-resolved
+    assert ("app/service.py", "app/util.py") in _edges(p) and ("app/service.py", "app/models.py") not in _edges(p)
+    (root / "app/cli.py").write_text("from app.service import helper\n")
+    (root / "app/util.py").write_text("from app.cli import main\n\ndef helper():\n    return 1\n")
+    index_project(p)
+    assert {("app/cli.py", "app/service.py"), ("app/util.py", "app/cli.py")} <= _edges(p)

@@ -6,6 +6,7 @@ reads the stored edges and ranks.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections import defaultdict
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from cairn.codemap.model import ImportRef
 from cairn.codemap.modules import assign_modules
-from cairn.codemap.schema import set_meta
+from cairn.codemap.schema import get_meta, set_meta
 from cairn.project import Project
 from cairn.store.db import transaction
 
@@ -56,13 +57,25 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     return (r / r.sum()).tolist()
 
 
-def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[str, str | None, str]]):
+def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[str, str | None, str]],
+                  only: set[int] | None = None):
+    """Resolved import edges; with `only`, re-resolve just those files and keep the others' edges.
+
+    Resolution of an unchanged file can only change when the set of paths changes (a new file
+    may now be the target), so the caller passes `only` = changed files when no path came or went.
+    """
     from cairn.codemap.imports import ResolverContext, resolve_import
 
     by_path = {p: fid for fid, (p, _, _) in files.items()}
     ctx = ResolverContext.build(root, list(by_path))
     edges: dict[tuple[int, int], float] = {}
-    for fid, raw, kind, line, names in con.execute("SELECT file_id, raw, kind, line, names FROM imports"):
+    sql = "SELECT file_id, raw, kind, line, names FROM imports"
+    if only is not None:
+        for s, d, w in con.execute("SELECT src, dst, weight FROM edges WHERE kind = 'import'"):
+            if s not in only and s in files and d in files:
+                edges[(s, d)] = w
+        sql += f" WHERE file_id IN ({','.join(str(int(f)) for f in only) or 'NULL'})"
+    for fid, raw, kind, line, names in con.execute(sql):
         path, lang, _ = files[fid]
         imp = ImportRef(raw=raw, line=line or 0, kind=kind or "module", names=json.loads(names) if names else [])
         for target in resolve_import(ctx, lang or "", path, imp):
@@ -79,9 +92,11 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
     for fid, name in con.execute("SELECT file_id, name FROM symbols WHERE kind != 'heading'"):
         defs[files[fid][0]].add(name)
     refs: dict[str, dict[str, int]] = defaultdict(dict)
-    for fid, name, count in con.execute("SELECT file_id, name, count FROM refs"):
-        if files[fid][1] in REF_FALLBACK_LANGS:
-            refs[files[fid][0]][name] = count
+    langs = ",".join("?" * len(REF_FALLBACK_LANGS))
+    for fid, name, count in con.execute(
+            f"SELECT r.file_id, r.name, r.count FROM refs r JOIN files f ON f.id = r.file_id WHERE f.lang IN ({langs})",
+            sorted(REF_FALLBACK_LANGS)):
+        refs[files[fid][0]][name] = count
     by_path = {p: fid for fid, (p, _, _) in files.items()}
     return {(by_path[s], by_path[d]): w for s, d, w in reference_edges(defs, refs)
             if s in by_path and d in by_path}
@@ -92,9 +107,13 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     from cairn.codemap.knowledge_index import knowledge_rows, store_nodes
 
     files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
-    imp = _import_edges(con, project.root, files)
+    paths_key = hashlib.sha1("\n".join(sorted(p for p, _, _ in files.values())).encode()).hexdigest()
+    only = None
+    if get_meta(con, "graph_paths") == paths_key and get_meta(con, "graph_version") == GRAPH_VERSION:
+        only = {r[0] for r in con.execute("SELECT id FROM files WHERE dirty = 1")}
+    imp = _import_edges(con, project.root, files, only)
     ref = _ref_edges(con, files)
-    node_rows, know = knowledge_rows(project, {p: fid for fid, (p, _, _) in files.items()})
+    node_rows, know = knowledge_rows(con, project, {p: fid for fid, (p, _, _) in files.items()})
     ids = sorted(files)
     pos = {fid: i for i, fid in enumerate(ids)}
     combined: dict[tuple[int, int], float] = defaultdict(float)
@@ -137,6 +156,8 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
             con.execute(
                 "INSERT INTO modules(name, files, rank) VALUES(?,?,?) ON CONFLICT(name) DO UPDATE SET "
                 "files=excluded.files, rank=excluded.rank", (mod, n, mod_rank.get(mod, 0.0)))
+        con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
+        set_meta(con, "graph_paths", paths_key)
         set_meta(con, "graph_dirty", "0")
         set_meta(con, "graph_version", GRAPH_VERSION)
     return {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know), "hub_min_indegree": hub_min}

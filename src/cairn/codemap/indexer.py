@@ -28,7 +28,7 @@ from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import connect, transaction
 
-INDEX_FORMAT = "3"  # bump when the schema or what is stored changes: old indexes are rebuilt
+INDEX_FORMAT = "4"  # bump when the schema or what is stored changes: old indexes are rebuilt
 BATCH = 256  # files per transaction
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 
@@ -140,7 +140,8 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
             "VALUES(?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
     else:
         _delete_file_rows(con, file_id)
-        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=? WHERE id=?",
+        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, dirty=1 "
+                    "WHERE id=?",
                     (*row, file_id))
     names: list[str] = []
     if parsed:

@@ -17,12 +17,44 @@ CITE_WEIGHT = 1.0
 LINK_WEIGHT = 0.7
 
 
-def knowledge_rows(project: Any, by_path: dict[str, int]) -> tuple[list[tuple], dict[tuple[int, int], tuple[str, float]]]:
+def record_candidates(con: sqlite3.Connection, by_path: dict[str, int], project: Any) -> list[str]:
+    """Markdown files that could be decision records, judged from the index without reading them.
+
+    A record lives in a record folder, has a record-like name, or has at least two of the
+    section headings records use (Status, Context, Decision, Summary, Root cause...). Reading only
+    those keeps the graph rebuild fast in a repository with hundreds of docs. Configured
+    `[memory] adr_globs` can name any file, so with globs every markdown file is a candidate.
+    """
+    from cairn.config import load_config
+    from cairn.memory import adr_import as adr
+
+    md = [p for p in by_path if p.lower().endswith((".md", ".markdown", ".mdx")) and not p.startswith(".cairn/")]
+    try:
+        if (load_config(project.root).get("memory", {}) or {}).get("adr_globs"):
+            return md
+    except Exception:
+        return md
+    sections = set(adr.DECISION_SECTIONS) | set(adr.RFC_SECTIONS) | set(adr.POSTMORTEM_SECTIONS)
+    heads: dict[int, int] = {}
+    for fid, name in con.execute("SELECT file_id, lower(name) FROM symbols WHERE kind = 'heading'"):
+        if name.strip().strip("*_:").strip() in sections:
+            heads[fid] = heads.get(fid, 0) + 1
+    out = []
+    for p in md:
+        parts = tuple(p.split("/"))
+        if (heads.get(by_path[p], 0) >= 2 or adr.RECORD_NAME.match(parts[-1])
+                or adr._dir_kind(parts[:-1]) is not None):
+            out.append(p)
+    return out
+
+
+def knowledge_rows(con: sqlite3.Connection, project: Any,
+                   by_path: dict[str, int]) -> tuple[list[tuple], dict[tuple[int, int], tuple[str, float]]]:
     """(nodes rows, {(src file id, dst file id): (kind, weight)}) for the project's repo nodes."""
     try:
         from cairn.memory import load_knowledge
 
-        nodes = load_knowledge(project, personal=False, paths=list(by_path))
+        nodes = load_knowledge(project, personal=False, paths=record_candidates(con, by_path, project))
     except Exception:  # knowledge must never break indexing; `cairn memory doctor` reports problems
         return [], {}
     by_id = {n.id: n for n in nodes}

@@ -34,7 +34,8 @@ def _v1(con: sqlite3.Connection) -> None:
             module TEXT,
             is_hub INTEGER DEFAULT 0,
             indegree INTEGER DEFAULT 0,
-            outdegree INTEGER DEFAULT 0
+            outdegree INTEGER DEFAULT 0,
+            dirty INTEGER DEFAULT 1          -- stored since the last graph build
         );
         CREATE TABLE symbols (
             id INTEGER PRIMARY KEY,
