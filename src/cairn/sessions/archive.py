@@ -87,6 +87,8 @@ def project_for_cwd(cwd: str) -> tuple[str, str]:
     from cairn import project as proj
 
     path = Path(os.path.normpath(os.path.expanduser(cwd)))
+    if not path.is_absolute():  # never resolve a transcript's folder against our own cwd
+        return proj._make_id(path.name or "root", f"path:{path}"), path.name or "root"
     try:
         if path.is_dir():
             p = proj.resolve_project(path)

@@ -110,7 +110,7 @@ def main_argument(name: str, params: object) -> str:
         todos = params.get("todos")
         if isinstance(todos, list):
             value = "; ".join(str(t.get("content", "")) for t in todos if isinstance(t, dict))
-    if value is None:  # unknown tool (MCP...): its first short string argument
+    if value is None:  # unknown tool (MCP...): its first non-empty string argument
         value = next((v for v in params.values() if isinstance(v, str) and v.strip()), "")
     value = str(value).strip()
     if name in ("Grep", "Glob") and isinstance(params.get("path"), str):
