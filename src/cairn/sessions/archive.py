@@ -87,8 +87,10 @@ def project_for_cwd(cwd: str) -> tuple[str, str]:
     from cairn import project as proj
 
     path = Path(os.path.normpath(os.path.expanduser(cwd)))
+    name = path.name or "root"
+    path_identity = (proj._make_id(name, f"path:{path}"), name)
     if not path.is_absolute():  # never resolve a transcript's folder against our own cwd
-        return proj._make_id(path.name or "root", f"path:{path}"), path.name or "root"
+        return path_identity
     try:
         if path.is_dir():
             p = proj.resolve_project(path)
@@ -113,7 +115,7 @@ def project_for_cwd(cwd: str) -> tuple[str, str]:
         best = None
     if best is not None:
         return proj._slug(best[1]), best[1]
-    return proj._make_id(path.name or "root", f"path:{path}"), path.name or "root"
+    return path_identity
 
 
 # ---------------------------------------------------------------- ingest
