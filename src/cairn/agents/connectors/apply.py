@@ -201,7 +201,7 @@ def undo(agent: Agent) -> list[str]:
     if not journal["files"]:
         return [f"nothing to undo for {agent.name}"]
     lines: list[str] = []
-    for key, record in list(journal["files"].items()):
+    for key, record in reversed(list(journal["files"].items())):  # last written, first undone
         path = Path(key)
         try:
             current = path.read_bytes() if path.exists() else None
