@@ -180,3 +180,14 @@ def test_c_unions_and_typedefs() -> None:
         ("val", "union", "union val"),
         ("U", "type", "typedef union"),
     ]
+
+
+@pytest.mark.parametrize("lang", ["javascript", "typescript", "tsx"])
+def test_class_field_functions_are_methods(lang: str) -> None:
+    src = b"class Panel extends Base {\n  handle = (e) => {\n    go(e);\n  };\n  state = {};\n}\n"
+    parsed = parse_source(lang, src)
+    assert [(d.name, d.kind, d.line, d.end_line, d.parent) for d in parsed.defs] == [
+        ("Panel", "class", 1, 6, None),
+        ("handle", "method", 2, 4, "Panel"),
+    ]
+    assert parsed.refs == {"Base": 1, "go": 1}

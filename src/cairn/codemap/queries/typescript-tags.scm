@@ -12,3 +12,8 @@
 (extends_clause value: (member_expression property: (property_identifier) @name)) @reference.class
 
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
+
+; class fields holding functions: `handle = (e: Event) => {...}`
+(public_field_definition
+  name: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.method
