@@ -28,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_root(r)
     r.add_argument("--cache", help="where trees and their indexes are kept (default: CAIRN_HOME/eval)")
     r.add_argument("--no-baseline", action="store_true", help="skip the flat BM25 baseline")
+    r.add_argument("--conversational", action="store_true",
+                   help="wrap each query in everyday chatter, as real requests to an agent are")
     r.add_argument("-v", "--verbose", action="store_true", help="print each case's top results")
     add_json(r)
     r.set_defaults(func=cmd_run)
@@ -91,7 +93,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.json and sys.stderr.isatty():
             print(f"\r{done[0]}/{len(cases)} cases", end="", file=sys.stderr)
 
-    report = run_cases(cases, repo, cache, baseline=not args.no_baseline, progress=tick)
+    report = run_cases(cases, repo, cache, baseline=not args.no_baseline, conversational=args.conversational,
+                       progress=tick)
     if args.json:
         print_json(report)
         return 0

@@ -70,9 +70,26 @@ class FlatBM25:
         return [self.paths[r[0]] for r in rows]
 
 
-def run_cases(cases: list[dict], repo: Path, cache: Path, *, baseline: bool = True,
+# Conversational wrappers: real requests to an agent are long and full of common words. Wrapping
+# each commit subject in one of these (chosen by the case's position, so runs are repeatable)
+# measures how much a ranking is pulled off course by chatter around the same need.
+CHATTY = [
+    "ok so now can you please take a look at this, we need to {q}, I think it is somewhere in the code but "
+    "I am not sure where, thanks",
+    "hey, next thing on the list: {q}. can you find where that happens and tell me what you would change?",
+    "so the user reported something again and I want to fix it properly this time: {q}. where should we start?",
+    "before we do anything else, let's {q} -- look at the current implementation first and check how it works",
+]
+
+
+def chatty(query: str, i: int) -> str:
+    """The request wrapped in everyday conversational filler (deterministic per case index)."""
+    return CHATTY[i % len(CHATTY)].format(q=query[0].lower() + query[1:] if query else query)
+
+
+def run_cases(cases: list[dict], repo: Path, cache: Path, *, baseline: bool = True, conversational: bool = False,
               progress: Callable[[str], None] | None = None) -> dict:
-    """Metrics per system (and per case) for cases of one repository."""
+    """Metrics per system (and per case) for cases of one repository (optionally wrapped in chatter)."""
     from cairn.codemap.indexer import index_project, open_index
     from cairn.project import project_for_root
     from cairn.search.engine import search_code
@@ -100,16 +117,17 @@ def run_cases(cases: list[dict], repo: Path, cache: Path, *, baseline: bool = Tr
                 paths = [r[0] for r in con.execute("SELECT path FROM files ORDER BY path")]
                 flat = FlatBM25(tree, paths)
             for c in group:
+                query = chatty(c["query"], len(per_case)) if conversational else c["query"]
                 t1 = time.perf_counter()
-                hits, _ = search_code(con, c["query"], root=tree, limit=10)
+                hits, _ = search_code(con, query, root=tree, limit=10)
                 latency["cairn"].append(time.perf_counter() - t1)
                 got = [h.path for h in hits]
                 m = case_metrics(got, c["gold"])
                 rows["cairn"].append(m)
-                entry = {"commit": c["commit"], "query": c["query"], "gold": c["gold"], "cairn": got[:5], **m}
+                entry = {"commit": c["commit"], "query": query, "gold": c["gold"], "cairn": got[:5], **m}
                 if flat is not None:
                     t1 = time.perf_counter()
-                    fgot = flat.search(c["query"])
+                    fgot = flat.search(query)
                     latency["bm25-files"].append(time.perf_counter() - t1)
                     rows["bm25-files"].append(case_metrics(fgot, c["gold"]))
                     entry["bm25-files"] = fgot[:5]
