@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Regenerate the module-map tables of docs/ARCHITECTURE.md from the module docstrings.
+
+Everything above the `## Module map` heading is kept as written; the tables below it are
+rebuilt, one per package, one row per file (its docstring's first paragraph).
+Usage: python scripts/module_map.py   (run from the repository root)
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+TITLES = {
+    "cairn": "Foundation: identity, settings, errors, entry",
+    "cairn/util": "Stdlib helpers",
+    "cairn/store": "SQLite plumbing",
+    "cairn/codemap": "Code map (index path)",
+    "cairn/codemap/imports": "Import resolution, one resolver per language family",
+    "cairn/search": "Search (request path)",
+    "cairn/search/eval": "Evaluation built into the product",
+    "cairn/memory": "Knowledge graph (markdown is the truth)",
+    "cairn/sessions": "Transcripts: archive, redaction, token X-ray",
+    "cairn/agents": "Agent integration: handoffs, session records",
+    "cairn/agents/hooks": "Claude Code hooks, one module per event",
+    "cairn/agents/mcp": "MCP server",
+    "cairn/agents/connectors": "`cairn connect` for other agents",
+    "cairn/cli": "Command line: one thin module per command group",
+}
+MARK = "## Module map"
+
+
+def tables(src: Path) -> str:
+    rows: dict[str, list[tuple[str, str]]] = {}
+    for f in sorted(src.rglob("*.py")):
+        doc = ast.get_docstring(ast.parse(f.read_text(encoding="utf-8"))) or ""
+        first = " ".join(doc.strip().split("\n\n")[0].split()).replace("|", "/")
+        rows.setdefault(f.parent.relative_to(src.parent).as_posix(), []).append((f.name, first))
+    out = []
+    for pkg in sorted(rows, key=lambda k: (list(TITLES).index(k) if k in TITLES else 99, k)):
+        out.append(f"### `src/{pkg}/` ({TITLES.get(pkg, '')})\n\n| file | its one job |\n|---|---|")
+        out.extend(f"| `{name}` | {doc} |" for name, doc in rows[pkg])
+        out.append("")
+    return "\n".join(out)
+
+
+def main() -> None:
+    doc = Path("docs/ARCHITECTURE.md")
+    text = doc.read_text(encoding="utf-8")
+    if MARK not in text:
+        sys.exit(f"{doc} has no '{MARK}' heading")
+    head = text.split(MARK)[0]
+    doc.write_text(head + MARK + "\n\n" + tables(Path("src/cairn")), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
