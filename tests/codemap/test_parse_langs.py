@@ -29,7 +29,7 @@ CASES: dict[str, dict] = {
             "Base": 1, "Loggable": 1, "Person": 1, "helper": 1, "dataclass": 1, "User": 1, "run": 1,
             "ConfigError": 1, "ParseError": 1, "parse": 1,
         },
-        "absent_refs": ["path", "argv", "inner"],
+        "absent_refs": ["path", "argv", "inner", "str", "int", "list", "self"],
         "imports": [
             ("os", "module", []), ("sys", "module", []), ("a.b.c", "module", []),
             (".", "module", ["sibling"]), ("..utils", "module", ["helper", "other"]),
@@ -90,6 +90,7 @@ CASES: dict[str, dict] = {
             ("NewServer", "function", 24, None),
         ],
         "refs": {"Server": 3, "Println": 1, "ToUpper": 1, "Run": 1},
+        "absent_refs": ["string", "error", "int", "fmt"],
         "imports": [("fmt", "module", []), ("strings", "module", ["str"]), ("github.com/x/y/pkg", "module", [])],
     },
     "sample.rs": {

@@ -62,6 +62,20 @@ _KEYWORDS_SRC["cpp"] = _KEYWORDS_SRC["c"] + " bool class delete explicit friend 
     "operator private protected public template this throw try catch typename using virtual std"
 )
 
+# Built-in type names that reach the tree as plain identifiers: never defined in a repo.
+_BUILTIN_TYPES: dict[str, str] = {
+    "python": "str int float bool bytes list dict set tuple object frozenset complex bytearray",
+    "go": "string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 uintptr float32 float64 "
+    "complex64 complex128 bool byte rune error any",
+    "kotlin": "Int Long Short Byte Double Float Char Boolean String Nothing Array",
+    "swift": "Int Int8 Int16 Int32 Int64 UInt UInt8 UInt16 UInt32 UInt64 Double Float Bool String "
+    "Character Void Any AnyObject Self",
+    "dart": "int double num bool dynamic Object Never Null",
+    "java": "Integer Long Short Byte Double Float Character Boolean Void",
+}
+for _lang, _types in _BUILTIN_TYPES.items():
+    _KEYWORDS_SRC[_lang] += " " + _types
+
 KEYWORDS: dict[str, frozenset[str]] = {
     lang: frozenset((words + " " + _COMMON).split()) for lang, words in _KEYWORDS_SRC.items()
 }
