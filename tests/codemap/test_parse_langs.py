@@ -274,7 +274,7 @@ CASES: dict[str, dict] = {
             ("find", "method", 11, "Repository"),
             ("UserRepo", "class", 14, None),
             ("name", "method", 18, "UserRepo"),
-            ("find", "method", 21, "UserRepo"),
+            ("find", "method", 20, "UserRepo"),  # `@override` line included
             ("Loggable", "mixin", 28, None),
             ("log", "method", 29, "Loggable"),
             ("Status", "enum", 32, None),
@@ -365,7 +365,7 @@ def test_spans_signatures_and_top_level() -> None:
     assert cs[("Find", "UserService")].signature == "public User Find(int id)"
 
     dart = {(d.name, d.parent): d for d in _parse("sample.dart").defs}
-    assert (dart[("find", "UserRepo")].line, dart[("find", "UserRepo")].end_line) == (21, 25)  # body is a sibling
+    assert (dart[("find", "UserRepo")].line, dart[("find", "UserRepo")].end_line) == (20, 25)  # body is a sibling
     assert dart[("main", None)].end_line == 42
 
     c = {d.name: d for d in _parse("sample.c").defs}

@@ -71,6 +71,7 @@ _FN_VALUES = frozenset({"arrow_function", "function_expression", "function", "ge
 _C_DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
 )
+_LEADING_ATTRIBUTES = frozenset({"attribute_item", "annotation"})
 _C_DECLARATION_OWNERS = frozenset({"function_definition", "declaration", "field_declaration"})
 _PAREN_SPACE = re.compile(r"\( | \)|, \)|,\)")  # left over from collapsing multi-line parameter lists
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -106,8 +107,8 @@ def _fix_node(node: Node) -> Node | None:
     return cur
 
 
-def _span(node: Node) -> tuple[Node, int, int]:
-    """(outermost wrapper, start byte of the signature, end byte of the span)."""
+def _span(node: Node) -> tuple[Node, Node, int, int]:
+    """(outermost wrapper, first node of the span, start byte of the signature, end byte of the span)."""
     outer = node
     sig_start = node.start_byte
     parent = node.parent
@@ -124,7 +125,13 @@ def _span(node: Node) -> tuple[Node, int, int]:
         nxt = node.next_named_sibling
         if nxt is not None and nxt.type == "function_body":
             end = nxt.end_byte
-    return outer, sig_start, end
+    # Rust `#[derive(..)]` / Dart `@override` are siblings before the item but belong to it.
+    first = outer
+    prev = outer.prev_named_sibling
+    while prev is not None and prev.type in _LEADING_ATTRIBUTES:
+        first = prev
+        prev = prev.prev_named_sibling
+    return outer, first, sig_start, end
 
 
 def _body(node: Node) -> Node | None:
@@ -241,8 +248,8 @@ def build_definitions(
         if not name:
             continue
         kind = _refine_kind(lang, raw.kind, node)
-        outer, sig_start, end = _span(node)
-        start_row = outer.start_point[0]
+        outer, first, sig_start, end = _span(node)
+        start_row = first.start_point[0]
         end_point = outer.end_point if end == outer.end_byte else _end_point(node)
         end_row = end_point[0] - 1 if end_point[1] == 0 and end_point[0] > start_row else end_point[0]
         definition = Definition(
@@ -255,7 +262,7 @@ def build_definitions(
         owner = _explicit_parent(lang, node, raw.name_node, src)
         if owner:
             explicit[id(definition)] = owner
-        items.append(_Item(name, kind, outer.start_byte, end, definition))
+        items.append(_Item(name, kind, first.start_byte, end, definition))
     for node, name_node in scopes:
         name = name_of(src[name_node.start_byte : name_node.end_byte].decode("utf-8", errors="replace"))
         if name:
