@@ -38,7 +38,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         token, source = load_or_create_token()
     from cairn.agents.mcp.server import build_server
 
-    server = build_server(args.root)
+    server = build_server(args.root, warm=True)
     if not args.http:
         server.run()
         return 0

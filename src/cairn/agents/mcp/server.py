@@ -95,9 +95,39 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     return tool
 
 
-def build_server(project_dir: str | None = None, *, with_handoff: bool | None = None) -> MCPServer:
-    """A ready MCPServer for the project of `project_dir` (default: env vars, then cwd)."""
+def prewarm(scope: Scope) -> None:
+    """Import the search and map code and refresh an existing index in a background thread.
+
+    An agent usually thinks for seconds between connecting and its first call; this spends that
+    time so the first `map` or `context` does not pay ~0.3 s of imports and a stat walk. A
+    project never indexed is left alone (a cold index is the first call's job, not start-up's).
+    """
+    import threading
+
+    def work() -> None:
+        try:
+            import cairn.memory  # noqa: F401
+            import cairn.search.service  # noqa: F401
+            from cairn.codemap.indexer import index_project
+
+            project = scope.project
+            if project.root is not None and project.index_path().exists():
+                index_project(project)
+        except Exception:  # a failed warm-up only means the first call does the work
+            _log_internal("prewarm")
+
+    threading.Thread(target=work, name="cairn-prewarm", daemon=True).start()
+
+
+def build_server(project_dir: str | None = None, *, with_handoff: bool | None = None,
+                 warm: bool = False) -> MCPServer:
+    """A ready MCPServer for the project of `project_dir` (default: env vars, then cwd).
+
+    `warm` starts `prewarm` (what `cairn serve` does; tests keep it off: no stray threads).
+    """
     scope = Scope(project_dir)
+    if warm:
+        prewarm(scope)
     tools = CairnTools(scope)
     server = MCPServer("cairn", title="cairn project memory", instructions=INSTRUCTIONS, version=__version__,
                        log_level="WARNING")
@@ -114,8 +144,3 @@ def build_server(project_dir: str | None = None, *, with_handoff: bool | None = 
 
 def _description(fn: Callable[..., Any]) -> str:
     return " ".join((fn.__doc__ or "").split())
-
-
-def run_stdio(project_dir: str | None = None) -> None:
-    """Serve over stdin/stdout until the client closes the pipe."""
-    build_server(project_dir).run()

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""MCP server speed: start-up to first answer over stdio, and per-call latency of every tool.
+
+1. Index TREE once under a fresh temp CAIRN_HOME (`cairn index --root TREE`), timed.
+2. Start-up: spawn `python -m cairn serve` (CAIRN_PROJECT_DIR=TREE) through the SDK's stdio
+   client, --starts times; wall time from spawn to initialized, and to the first answer of
+   `projects` (no index work) and, in separate spawns, of `map` (opens the index); and the
+   first `map` call alone when it comes 2 s after initialize, as an agent's usually does.
+3. Per call: one stdio session; each tool called --calls times after one warm-up call;
+   median, p95 and max in ms (client-measured round trips, JSON-RPC over pipes included).
+   Writing tools write only under the temp CAIRN_HOME (a personal fact; summaries and handoffs
+   of a project without `.cairn/` live there), never into TREE.
+
+Usage: python bench/mcp_speed.py [TREE] [--starts 5] [--calls 20] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+QUERIES = ["provider schema validation", "state lock backend", "plan diff rendering", "module installer registry"]
+
+
+def _params(tree: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "cairn", "serve"],
+                                 env={**os.environ, "CAIRN_PROJECT_DIR": tree}, cwd=tree)
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _startup(tree: str, tool: str, args: dict) -> tuple[float, float]:
+    t0 = time.perf_counter()
+    async with Client(_params(tree)) as client:
+        t_init = time.perf_counter() - t0
+        res = await client.call_tool(tool, args)
+        t_first = time.perf_counter() - t0
+        if res.is_error:
+            raise SystemExit(f"{tool} failed: {res.content[0].text}")
+    return t_init, t_first
+
+
+async def _first_call_after_pause(tree: str, pause: float) -> float:
+    """An agent thinks before its first call: time `map` alone, `pause` s after initialize."""
+    async with Client(_params(tree)) as client:
+        await anyio.sleep(pause)
+        t = time.perf_counter()
+        res = await client.call_tool("map", {})
+        if res.is_error:
+            raise SystemExit(f"map failed: {res.content[0].text}")
+        return time.perf_counter() - t
+
+
+def _module_of(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("- `"):
+            return line.split("`")[1]
+    raise SystemExit("no module in the level-0 map")
+
+
+async def _per_call(tree: str, calls: int) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    async with Client(_params(tree)) as client:
+        level0 = (await client.call_tool("map", {})).content[0].text
+        module = _module_of(level0)
+        fact = await client.call_tool("remember", {"facts": [{"title": "Bench fact: plans render diffs",
+                                                             "type": "concept", "personal": True}]})
+        node_id = json.loads(fact.content[0].text)["results"][0]["id"]
+        some_file = (await client.call_tool("search_code", {"query": QUERIES[0], "limit": 1})).content[0].text.split()[0]
+        plan = {
+            "context": lambda i: {"query": QUERIES[i % len(QUERIES)]},
+            "search_code": lambda i: {"query": QUERIES[i % len(QUERIES)]},
+            "search_knowledge": lambda i: {"query": QUERIES[i % len(QUERIES)]},
+            "map": lambda i: {},
+            "map (module)": lambda i: {"module": module},
+            "read (file region)": lambda i: {"path": some_file, "start_line": 1, "end_line": 80},
+            "read (node)": lambda i: {"id": node_id},
+            "remember": lambda i: {"facts": [{"title": f"Bench fact {i}", "type": "note", "personal": True}]},
+            "write_summary": lambda i: {"text": f"Terraform core, summary {i}."},
+            "handoff_save": lambda i: {"goal": f"bench handoff {i}", "next": ["measure"]},
+            "handoff_last": lambda i: {},
+            "projects": lambda i: {},
+        }
+        for label, make in plan.items():
+            tool = label.split(" ")[0]
+            await client.call_tool(tool, make(0))  # warm-up
+            times = []
+            for i in range(calls):
+                t = time.perf_counter()
+                res = await client.call_tool(tool, make(i + 1))
+                times.append((time.perf_counter() - t) * 1000)
+                if res.is_error:
+                    raise SystemExit(f"{label} failed: {res.content[0].text}")
+            out[label] = {"p50_ms": round(statistics.median(times), 1), "p95_ms": round(_pct(times, 0.95), 1),
+                          "max_ms": round(max(times), 1), "calls": calls}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree", nargs="?", default="/tmp/terraform")
+    ap.add_argument("--starts", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=20)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    tree = os.path.abspath(args.tree)
+    with tempfile.TemporaryDirectory(prefix="cairn-mcp-bench-") as home:
+        os.environ["CAIRN_HOME"] = home
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "cairn", "index", "--root", tree], check=True,
+                       stdout=subprocess.DEVNULL)
+        index_s = time.perf_counter() - t
+        files = sum(len(f) for _, _, f in os.walk(tree))
+        starts = {"projects": [], "map": []}
+        for _ in range(args.starts):
+            for tool in starts:
+                starts[tool].append(anyio.run(_startup, tree, tool, {}))
+        paused = [anyio.run(_first_call_after_pause, tree, 2.0) for _ in range(args.starts)]
+        per_call = anyio.run(_per_call, tree, args.calls)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import mcp.server.mcpserver"], check=True)
+    import_s = time.perf_counter() - t0
+    report = {
+        "tree": tree, "files": files, "cold_index_s": round(index_s, 2),
+        "python_import_mcp_server_s": round(import_s, 3),
+        "startup": {tool: {"initialized_s_median": round(statistics.median(a for a, _ in runs), 3),
+                           "first_answer_s_median": round(statistics.median(b for _, b in runs), 3),
+                           "first_answer_s_min": round(min(b for _, b in runs), 3),
+                           "first_answer_s_max": round(max(b for _, b in runs), 3), "runs": len(runs)}
+                    for tool, runs in starts.items()},
+        "first_map_call_after_2s_pause_ms_median": round(statistics.median(paused) * 1000, 1),
+        "per_call": per_call,
+    }
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return
+    print(f"tree {tree}: {files} files, cold index {index_s:.1f} s; `import mcp.server.mcpserver` {import_s:.2f} s")
+    for tool, s in report["startup"].items():
+        print(f"start-up to first `{tool}` answer: median {s['first_answer_s_median']:.3f} s "
+              f"(min {s['first_answer_s_min']:.3f}, max {s['first_answer_s_max']:.3f}; "
+              f"initialized {s['initialized_s_median']:.3f} s; {s['runs']} runs)")
+    print(f"first `map` call 2 s after initialize (server warmed up meanwhile): median "
+          f"{report['first_map_call_after_2s_pause_ms_median']} ms")
+    print(f"{'tool':<22}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}")
+    for label, s in per_call.items():
+        print(f"{label:<22}{s['p50_ms']:>9}{s['p95_ms']:>9}{s['max_ms']:>9}")
+
+
+if __name__ == "__main__":
+    main()
