@@ -197,3 +197,11 @@ def test_rust_attributes_belong_to_the_item() -> None:
     src = b"/// Doc\n#[derive(Debug)]\n#[serde(rename_all = \"camelCase\")]\npub struct P {\n    x: i32,\n}\n"
     (struct,) = parse_source("rust", src).defs
     assert (struct.name, struct.line, struct.end_line, struct.signature) == ("P", 2, 6, "pub struct P")
+
+
+def test_parse_bench_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+    from cairn.codemap.parse_bench import main
+
+    main([str(FIXTURES)])
+    out = capsys.readouterr().out
+    assert "1 process: 16 files" in out and "rust" in out and "markdown" in out
