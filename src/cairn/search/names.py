@@ -2,7 +2,9 @@
 
 Keys from the request (see query._name_keys) are looked up in symbol names and file stems,
 exact on the separator-free lowercase key. A name defined in many places says little, so each hit
-is worth 1/log2(1 + places); identifier-shaped tokens count double.
+is worth 1/log2(1 + places), times the key's strength: a code-shaped token (`applyCoupon`) counts
+most, words that join into a name ("apply coupon") less, and one plain word that happens to be a
+name too ("use", "text") least.
 """
 
 from __future__ import annotations
@@ -12,14 +14,14 @@ import sqlite3
 from collections import defaultdict
 
 MAX_PLACES = 40  # a key defined in more places than this is too generic to be a name hit
+MIN_SCORE = 0.5  # below this a file was only named by plain words that happen to be names: not a name hit
 
 
-def name_channel(con: sqlite3.Connection, keys: list[tuple[str, bool]]):
+def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]]):
     """file id -> score, and file id -> reasons like ('defines', 'applyCoupon', line)."""
     scores: dict[int, float] = defaultdict(float)
     reasons: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
-    for key, ident in keys:
-        boost = 2.0 if ident else 1.0
+    for key, boost in keys:
         files = con.execute("SELECT id, path FROM files WHERE stem = ?", (key,)).fetchall()
         if 0 < len(files) <= MAX_PLACES:
             w = boost * 1.5 / math.log2(1 + len(files))
@@ -38,4 +40,5 @@ def name_channel(con: sqlite3.Connection, keys: list[tuple[str, bool]]):
                 seen.add(fid)
                 scores[fid] += w * (1.0 if top else 0.8)
                 reasons[fid].append(("defines", name, line))
-    return dict(scores), dict(reasons)
+    kept = {f: s for f, s in scores.items() if s >= MIN_SCORE}
+    return kept, {f: r for f, r in reasons.items() if f in kept}

@@ -35,7 +35,7 @@ class Term:
 class Query:
     text: str
     terms: list[Term] = field(default_factory=list)
-    name_keys: list[tuple[str, bool]] = field(default_factory=list)  # (key, from an identifier-like token)
+    name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: KEY_IDENT/NGRAM/WORD)
     n_files: int = 0
 
     @property
@@ -74,9 +74,15 @@ def _weight(df: int, n: int, identifier: bool) -> float:
     return round(w, 3)
 
 
-def _name_keys(text: str) -> list[tuple[str, bool]]:
-    """Keys to look up in symbol and file names: each token, its joined compound, and n-grams of words."""
-    keys: dict[str, bool] = {}
+# How much a name key is worth, by where it came from in the request.
+KEY_IDENT = 2.0  # a token shaped like code: applyCoupon, apply_coupon, cupom.ts, src/cart
+KEY_NGRAM = 1.0  # consecutive plain words that join into a name: "apply coupon" -> applycoupon
+KEY_WORD = 0.35  # one plain word that happens to be a name too ("use", "text", "errors")
+
+
+def _name_keys(text: str) -> list[tuple[str, float]]:
+    """Keys to look up in symbol and file names, each with its strength (see KEY_*)."""
+    keys: dict[str, float] = {}
     words: list[str] = []
     for m in _RAW_TOKEN.finditer(text):
         tok = m.group(0)
@@ -85,13 +91,13 @@ def _name_keys(text: str) -> list[tuple[str, bool]]:
             stem = piece.split(".", 1)[0] if "." in piece and ident else piece
             k = name_key(stem)
             if len(k) >= 3:
-                keys[k] = keys.get(k, False) or ident
+                keys[k] = max(keys.get(k, 0.0), KEY_IDENT if ident else KEY_WORD)
         words.extend(p for p in split_identifier(fold(tok)) if p)
     for n in (2, 3):
         for i in range(len(words) - n + 1):
             k = "".join(words[i:i + n])
             if len(k) >= 6:
-                keys.setdefault(k, False)
+                keys[k] = max(keys.get(k, 0.0), KEY_NGRAM)
     return list(keys.items())
 
 
@@ -112,5 +118,5 @@ def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = 
         df = _df(con, t)
         q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
         seen.add(t)
-    q.name_keys = _name_keys(text) + [(k, True) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
+    q.name_keys = _name_keys(text) + [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q
