@@ -10,6 +10,9 @@
    does. Reported: median and p95 per call, and the median over the first and the last 10% of
    appends (flat cost means these are close while the file grows from 0 to 3 MB).
 3. Hook process cost: `python -c "import cairn.sessions.archive"` wall time (median of 5).
+4. Disk sync latency right before each tail run: median of 20 `os.fsync` calls after a 4 KiB
+   write in the temp folder. Closing the archive checkpoints its WAL, which syncs, so the tail
+   numbers move with this on a shared disk.
 
 Usage: python bench/archive_speed.py [--runs 3] [--copies 8]
 """
@@ -87,11 +90,24 @@ def _turn_chunks(path: Path) -> list[bytes]:
     return chunks
 
 
+def fsync_ms(tmp: Path, n: int = 20) -> float:
+    times = []
+    with open(tmp / "fsync.probe", "wb") as fh:
+        for _ in range(n):
+            fh.write(os.urandom(4096))
+            fh.flush()
+            t0 = time.perf_counter()
+            os.fsync(fh.fileno())
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
 def bench_tail(tmp: Path) -> dict:
     from cairn.sessions.archive import ingest_file
 
     out = {}
     for name in BIG:
+        sync = fsync_ms(tmp)
         _fresh_home(tmp, f"tail-{name[:8]}")
         live = tmp / f"live-{name}"
         live.write_bytes(b"")
@@ -105,7 +121,7 @@ def bench_tail(tmp: Path) -> dict:
             times.append(time.perf_counter() - t0)
         tenth = max(1, len(times) // 10)
         ordered = sorted(times)
-        out[name[:8]] = {"mb": live.stat().st_size / 1e6, "appends": len(times),
+        out[name[:8]] = {"mb": live.stat().st_size / 1e6, "appends": len(times), "fsync_ms_before": sync,
                          "median_ms": statistics.median(times) * 1e3,
                          "p95_ms": ordered[int(0.95 * (len(ordered) - 1))] * 1e3,
                          "first10pct_median_ms": statistics.median(times[:tenth]) * 1e3,
@@ -138,7 +154,7 @@ def main() -> int:
     for name, r in result["tail_ingest"].items():
         print(f"tail ingest {name} ({r['mb']:.1f} MB, {r['appends']} appends): median {r['median_ms']:.2f} ms, "
               f"p95 {r['p95_ms']:.2f} ms; first 10% {r['first10pct_median_ms']:.2f} ms, "
-              f"last 10% {r['last10pct_median_ms']:.2f} ms")
+              f"last 10% {r['last10pct_median_ms']:.2f} ms; fsync before: {r['fsync_ms_before']:.2f} ms")
     print(f"python -c 'import cairn.sessions.archive': {result['import_ms']:.0f} ms (median of 5)")
     print(json.dumps(result))
     return 0
