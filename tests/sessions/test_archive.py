@@ -342,3 +342,21 @@ def test_missing_cwd_under_a_route_takes_the_route(tmp_path: Path, cairn_home: P
     (cairn_home / "config.toml").write_text(f'[[routes]]\nslug = "acme"\nprefixes = ["{root}"]\n')
     project_for_cwd.cache_clear()
     assert project_for_cwd(str(root / "gone" / "service")) == ("acme", "acme")
+
+
+def test_malformed_field_types_never_break_an_ingest(tmp_path: Path):
+    f = tmp_path / "0badc0de-0000-4000-8000-000000000003.jsonl"
+    odd = {"a": 1}
+    f.write_text(
+        json.dumps({"type": "user", "uuid": "u1", "timestamp": odd, "cwd": 5, "gitBranch": ["x"],
+                    "sessionId": odd, "isSidechain": True, "agentId": odd,
+                    "message": {"content": [{"type": "tool_result", "tool_use_id": [None], "content": "ok"},
+                                            {"type": "text", "text": 7}, "junk"]}}) + "\n"
+        + json.dumps({"type": "assistant", "uuid": odd, "message": {"content": [
+            {"type": "tool_use", "id": odd, "name": None, "input": ["not", "a", "dict"]}]}}) + "\n")
+    stats = ingest_file(f)
+    assert not stats.errors and stats.turns == 2
+    con = open_archive()
+    assert _rows(con, "SELECT role, ts, ref, agent FROM turns ORDER BY id") == [
+        ("tool_result", None, None, None), ("tool", None, None, None)]
+    assert _rows(con, "SELECT cwd, git_branch, project_id FROM sessions") == [(None, None, None)]

@@ -128,6 +128,11 @@ def _result_text(content: object, head: int) -> str:
     return _LINE_NUMBERS.sub("", clean_text(cut_between_words(text, head * 4)))
 
 
+def _str(value: object) -> str | None:
+    """Only strings reach the database: a malformed record must not break an ingest."""
+    return value if isinstance(value, str) and value else None
+
+
 def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -> list[Turn]:
     """The archivable turns of one transcript record (possibly none).
 
@@ -136,8 +141,8 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
     """
     kind = record.get("type")
     uuid = str(record.get("uuid") or f"@{offset}")
-    ts = record.get("timestamp")
-    agent = record.get("agentId") if record.get("isSidechain") else None
+    ts = _str(record.get("timestamp"))
+    agent = _str(record.get("agentId")) if record.get("isSidechain") else None
     if kind == "summary" and isinstance(record.get("summary"), str):  # older Claude Code versions
         text = clean_text(record["summary"])
         return [Turn(uuid, 0, "summary", ts, redacted_head(text, TEXT_MAX))] if text else []
@@ -181,9 +186,9 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
             extra = params.get("description") if name == "Bash" else None
             text = f"{name} {arg}" + (f" ({redacted_head(extra, 200)})" if isinstance(extra, str) else "")
             turns.append(Turn(uuid, i, "tool", ts, text, tool=name, arg=arg,
-                              ref=block.get("id"), agent=agent))
+                              ref=_str(block.get("id")), agent=agent))
         elif btype == "tool_result":
-            ref = block.get("tool_use_id")
+            ref = _str(block.get("tool_use_id"))
             tool = tool_name(ref) if ref else None
             head = LONG_RESULTS.get(tool or "", RESULT_HEAD)
             text = redacted_head(_result_text(block.get("content"), head), head)
@@ -198,4 +203,4 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
 
 def record_meta(record: dict) -> tuple[str | None, str | None, str | None]:
     """(cwd, git branch, sessionId) a record carries, if any."""
-    return record.get("cwd"), record.get("gitBranch"), record.get("sessionId")
+    return _str(record.get("cwd")), _str(record.get("gitBranch")), _str(record.get("sessionId"))
