@@ -73,3 +73,19 @@ def test_summary_kept_across_reindex_and_shown_first(tmp_path, run_cli):
     assert top.splitlines()[2] == "A tiny app around one database module."
     assert "The database layer." in run_cli("map", "core", "--root", str(root)).stdout
     assert "A tiny app" in (root / ".cairn" / "map.md").read_text()
+
+
+def test_maps_list_key_decisions_and_module_knowledge(tmp_path, run_cli):
+    root = _repo(tmp_path, n_users=3)
+    run_cli("init", "--root", str(root))
+    facts = [{"type": "decision", "title": "One connection pool per process", "body": "connect() reuses it.",
+              "files": ["core/db.py"]},
+             {"type": "note", "title": "Views are thin", "body": "no logic in views"}]
+    assert run_cli("remember", "--json", "--root", str(root), input=json.dumps(facts)).returncode == 0
+    run_cli("index", "--root", str(root))
+    top = run_cli("map", "--root", str(root)).stdout
+    assert "## Key decisions and gotchas" in top and "decision: One connection pool per process" in top
+    assert "Views are thin" not in top
+    page = run_cli("map", "core", "--root", str(root)).stdout
+    assert "## Knowledge about this module" in page and "One connection pool per process" in page
+    assert "One connection pool per process" in (root / ".cairn" / "map.md").read_text()

@@ -20,6 +20,7 @@ from cairn.search.budget import estimate_tokens
 
 LEVEL0_BUDGET = 500
 MAX_MODULES = 12
+MAX_NOTES = 5
 ENTRY_NAMES = frozenset(
     """__main__.py main.py cli.py app.py manage.py wsgi.py asgi.py main.go main.rs lib.rs main.ts main.js
     index.ts index.js server.ts server.js server.py main.kt Main.java Program.cs main.swift main.dart
@@ -48,6 +49,27 @@ def _entry_points(con: sqlite3.Connection, limit: int = 6) -> list[str]:
             found.append(r["path"])
     found.sort(key=lambda s: (len(PurePosixPath(s).parts), s))
     return found[:limit]
+
+
+def _key_knowledge(con: sqlite3.Connection, project: Project, limit: int = MAX_NOTES) -> list:
+    """The few most valuable live decisions and gotchas of the project (none if it has no notes)."""
+    if not con.execute("SELECT 1 FROM nodes WHERE state = 'active' LIMIT 1").fetchone():
+        return []
+    try:
+        from cairn.memory import load_knowledge, ranked
+
+        nodes = ranked(load_knowledge(project, personal=False))
+    except Exception:  # a broken note must not break the map; `cairn memory doctor` reports it
+        return []
+    return [n for n in nodes if n.type in ("decision", "gotcha", "bug")][:limit]
+
+
+def _module_knowledge(con: sqlite3.Connection, module: str) -> list[sqlite3.Row]:
+    """Live notes that cite a file of the module (through the index's cites edges)."""
+    return con.execute(
+        "SELECT DISTINCT n.id, n.type, n.title FROM edges e JOIN nodes n ON n.file_id = e.src "
+        "JOIN files f ON f.id = e.dst WHERE e.kind = 'cites' AND f.module = ? AND n.state = 'active' "
+        "ORDER BY n.type, n.title LIMIT 12", (module,)).fetchall()
 
 
 def _languages(con: sqlite3.Connection) -> str:
@@ -86,14 +108,17 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
         file_lines.append(f"- `{f['path']}`{hub} (used by {f['indegree']})" + (f": {syms}" if syms else ""))
     entries = _entry_points(con)
     entry_lines = ["", "## Entry points", *(f"- `{e}`" for e in entries)] if entries else []
-    lines = head + mod_lines + file_lines + entry_lines
+    notes = _key_knowledge(con, project)
+    know_lines = ["", "## Key decisions and gotchas (`cairn read ID`)",
+                  *(f"- {n.type}: {n.title} (`{n.id}`)" for n in notes)] if notes else []
+    lines = head + know_lines + mod_lines + file_lines + entry_lines
     # trim the longest section from its bottom until the map fits (every section keeps a few rows)
     while estimate_tokens("\n".join(lines)) > budget:
-        section = max((mod_lines, file_lines, entry_lines), key=len)
+        section = max((know_lines, mod_lines, file_lines, entry_lines), key=len)
         if len(section) <= 4:
             break
         section.pop()
-        lines = head + mod_lines + file_lines + entry_lines
+        lines = head + know_lines + mod_lines + file_lines + entry_lines
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -132,7 +157,11 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
     def fmt(d: dict[str, int]) -> str:
         return ", ".join(f"`{m}`" for m, _ in sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:8]) or "none"
 
-    lines += [f"Imports: {fmt(out_mods)}", f"Imported by: {fmt(in_mods)}", "", "## Files"]
+    lines += [f"Imports: {fmt(out_mods)}", f"Imported by: {fmt(in_mods)}"]
+    notes = _module_knowledge(con, module)
+    if notes:
+        lines += ["", "## Knowledge about this module"] + [f"- {n['type']}: {n['title']} (`{n['id']}`)" for n in notes]
+    lines += ["", "## Files"]
     for f in files[:max_files]:
         hub = " [hub]" if f["is_hub"] else ""
         lines.append(f"### `{f['path']}`{hub} ({f['lines']} lines)")
