@@ -243,3 +243,28 @@ def test_server_outside_any_project_refuses_file_access(tmp_path, monkeypatch):
     assert res[1].is_error
     assert not res[2].is_error
     assert os.getcwd() == str(lone)
+
+
+def test_long_lines_are_cut_and_the_personal_vault_is_readable(repo, cairn_home):
+    (repo / "min.js").write_text("var a=1;" * 100_000 + "\nsecond();\n")
+    server = build_server(str(repo))
+    res = run(server, [("read", {"path": "min.js"}),
+                       ("remember", {"facts": [{"title": "Prefer tabs", "type": "preference", "personal": True}]})])
+    assert not res[0].is_error
+    assert "more characters]" in text(res[0]) and "2| second();" in text(res[0]) and len(text(res[0])) < 5000
+    personal = json.loads(text(res[1]))["results"][0]["path"]
+    assert personal.startswith(str(cairn_home))
+    [r] = run(server, [("read", {"path": personal})])
+    assert not r.is_error and "Prefer tabs" in text(r)
+
+
+def test_cairn_project_dir_wins_over_claude_project_dir(tmp_path, monkeypatch):
+    a = make_git_repo(tmp_path / "a", {"a.txt": "A\n"})
+    b = make_git_repo(tmp_path / "b", {"b.txt": "B\n"})
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(b))
+    monkeypatch.setenv("CAIRN_PROJECT_DIR", str(a))
+    res = run(build_server(), [("read", {"path": "a.txt"}), ("read", {"path": "b.txt"})])
+    assert not res[0].is_error and res[1].is_error
+    monkeypatch.delenv("CAIRN_PROJECT_DIR")
+    res = run(build_server(), [("read", {"path": "b.txt"})])
+    assert not res[0].is_error

@@ -24,6 +24,8 @@ MAX_BUDGET = 12_000  # tokens: more than any agent should pull through one call
 MAX_LIMIT = 50
 MAX_READ_LINES = 400
 MAX_READ_CHARS = 40_000
+MAX_LINE_CHARS = 2_000  # minified files: one line can be megabytes
+MAX_COUNT_BYTES = 16 << 20  # past this, a read stops instead of counting the file's lines
 MAX_SUMMARY_CHARS = 8_000
 MAX_FACTS = 20
 
@@ -299,31 +301,42 @@ def _render_node(project, ref: str) -> str:
 
 
 def _read_region(project, path: str, start: int, end: int | None) -> str:
+    """Numbered lines start..end of a text file, bounded in lines, characters and bytes read."""
     real = safe_path(project, path)
     if not real.is_file():
         raise CairnError(f"{path}: not a file")
     with open(real, "rb") as fh:
-        head = fh.read(8192)
-        if b"\x00" in head:
+        if b"\x00" in fh.read(8192):
             raise CairnError(f"{path}: binary file, not shown")
-        data = head + fh.read()
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    total = len(lines)
+        fh.seek(0)
+        last = min(end if end is not None else start + MAX_READ_LINES - 1, start + MAX_READ_LINES - 1)
+        if last < start:
+            raise CairnError("end_line is before start_line")
+        out: list[str] = []
+        used = total = 0
+        for total, raw in enumerate(fh, 1):
+            if total < start:
+                continue
+            if total > last or used >= MAX_READ_CHARS:
+                if fh.tell() > MAX_COUNT_BYTES:  # a huge file: stop here, do not count every line
+                    total = None
+                    break
+                continue
+            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if len(line) > MAX_LINE_CHARS:
+                line = line[:MAX_LINE_CHARS] + f" ... [{len(line) - MAX_LINE_CHARS} more characters]"
+            out.append(f"{total:>6}| {line}")
+            used += len(out[-1]) + 1
+    name = relative_to_root(project, real)
     if total == 0:
-        return f"{relative_to_root(project, real)}: empty file\n"
-    if start > total:
+        return f"{name}: empty file\n"
+    if not out:
         raise CairnError(f"{path} has {total} lines; start_line {start} is past the end")
-    last = min(total, end if end is not None else start + MAX_READ_LINES - 1, start + MAX_READ_LINES - 1)
-    if last < start:
-        raise CairnError("end_line is before start_line")
-    out, used = [], 0
-    for n in range(start, last + 1):
-        row = f"{n:>6}| {lines[n - 1]}"
-        if used + len(row) > MAX_READ_CHARS:
-            last = n - 1
-            break
-        out.append(row)
-        used += len(row) + 1
-    more = f"; {total - last} more lines, continue with start_line={last + 1}" if last < total else ""
-    header = f"{relative_to_root(project, real)} L{start}-{last} of {total}{more}"
-    return header + "\n" + "\n".join(out) + "\n"
+    shown_last = start + len(out) - 1
+    if total is None:
+        more, of = f"; continue with start_line={shown_last + 1}", "?"
+    else:
+        more = f"; {total - shown_last} more lines, continue with start_line={shown_last + 1}" \
+            if shown_last < total else ""
+        of = str(total)
+    return f"{name} L{start}-{shown_last} of {of}{more}\n" + "\n".join(out) + "\n"
