@@ -111,6 +111,7 @@ def prewarm(scope: Scope) -> None:
     def work() -> None:
         time.sleep(PREWARM_DELAY_S)
         try:
+            import cairn.codemap.maps  # noqa: F401
             import cairn.memory  # noqa: F401
             import cairn.search.service  # noqa: F401
             from cairn.codemap.indexer import index_project
