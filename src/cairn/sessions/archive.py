@@ -10,7 +10,6 @@ duplicates. Search, listing and the rest of the read side live in archive_search
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, ensure_private_dir
+from cairn.project import project_for_recorded_cwd
 from cairn.sessions.archive_schema import MIGRATIONS
 from cairn.sessions.archive_tags import add_tags, add_terms, file_ext, refresh_topics, terms
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, iter_records, session_id_for
@@ -72,50 +72,8 @@ class IngestStats:
 # ---------------------------------------------------------------- project attribution
 
 
-@functools.lru_cache(maxsize=512)
-def project_for_cwd(cwd: str) -> tuple[str, str]:
-    """(project id, project name) for a transcript's cwd, also when that folder is gone.
-
-    An existing folder resolves exactly as `cairn` does anywhere (project.resolve_project). For
-    a folder that no longer exists, the same rules as far as they can still be applied: the
-    nearest existing ancestor, if it lies inside a git repository or `.cairn/` project other than
-    the home folder (the folder was inside that project); else a route prefix from config.toml;
-    else the folder's own path identity (the id `cairn` gives a folder identified by its path,
-    e.g. after `cairn init` there). A deleted git worktree thus gets its own path-based id: its
-    repository can no longer be read from disk.
-    """
-    from cairn import project as proj
-
-    path = Path(os.path.normpath(os.path.expanduser(cwd)))
-    name = path.name or "root"
-    path_identity = (proj._make_id(name, f"path:{path}"), name)
-    if not path.is_absolute():  # never resolve a transcript's folder against our own cwd
-        return path_identity
-    try:
-        if path.is_dir():
-            p = proj.resolve_project(path)
-            return p.id, p.name
-    except (CairnError, OSError):
-        pass
-    home = Path.home()
-    for anc in path.parents:
-        if anc in (home, Path(anc.anchor)) or not anc.is_dir():
-            continue
-        try:
-            p = proj.resolve_project(anc)
-        except (CairnError, OSError):
-            break
-        if p.kind in ("git", "cairn") and p.root not in (home, Path(anc.anchor)):
-            return p.id, p.name
-        break
-    try:
-        best = max(((len(pre.parts), slug) for slug, pre in proj._routes()
-                    if path == pre or pre in path.parents), default=None)
-    except CairnError:
-        best = None
-    if best is not None:
-        return proj._slug(best[1]), best[1]
-    return path_identity
+# One rule for every reader of transcripts (archive, X-ray): see project.project_for_recorded_cwd.
+project_for_cwd = project_for_recorded_cwd
 
 
 # ---------------------------------------------------------------- ingest

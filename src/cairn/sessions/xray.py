@@ -43,19 +43,12 @@ def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
 
 @lru_cache(maxsize=4096)
 def project_of(cwd: str | None) -> tuple[str, str]:
-    """(id, name) of the cairn project a session ran in; a vanished folder keeps its own name."""
+    """(id, name) of the cairn project a session ran in, by the same rule as the session archive."""
     if not cwd:
         return ("unknown", "unknown")
-    from cairn.errors import CairnError
-    from cairn.project import resolve_project
+    from cairn.project import project_for_recorded_cwd
 
-    try:
-        p = resolve_project(cwd)
-    except (CairnError, OSError):
-        p = None
-    if p is None or p.is_global:
-        return (f"dir:{cwd}", Path(cwd).name or cwd)
-    return (p.id, p.name)
+    return project_for_recorded_cwd(cwd)
 
 
 def day_of(ts: float) -> str:
