@@ -1,0 +1,53 @@
+"""PreCompact: write an objective record of the segment about to be compacted (requests, files
+changed and read, commands, errors; from the transcript, no model call) to `.cairn/sessions/`
+(git-ignored by `cairn init`) or CAIRN_HOME/projects/<id>/sessions/. Its front matter lists the
+files it touched; SessionStart(compact) injects it beside the latest handoff.
+"""
+
+from __future__ import annotations
+
+from cairn.agents.hooks.context import HookContext
+from cairn.agents.hooks.output import HookResult
+
+KIND = "sessions"
+
+
+def handle(ctx: HookContext) -> HookResult | None:
+    from cairn.agents import records
+    from cairn.agents.digest import build_digest, render_record
+    from cairn.agents.hooks.transcript import segment_records
+    from cairn.util.atomic import atomic_write_text
+
+    path = ctx.transcript
+    project = ctx.project
+    if path is None or project is None or not ctx.section("session_record").get("enabled", True):
+        return None
+    d = build_digest(segment_records(path), project.root)
+    if not (d.requests or d.changed or d.commands):
+        return None
+    trigger = ctx.text("trigger") or "manual"
+    stamp = records.utc_stamp()
+    body = render_record(d, title=f"Session record before {trigger} compaction ({stamp})")
+    meta = {"session": ctx.text("session_id"), "trigger": trigger, "created": stamp, "files": d.files}
+    folder = records.records_dir(project, KIND)
+    atomic_write_text(records.new_path(folder, f"{ctx.session_id[:8]}-{trigger}"), records.render(meta, body))
+    return None
+
+
+def latest_record(project, session_id: str | None = None):
+    """(path, meta, body) of the newest session record, preferring one of `session_id`."""
+    from cairn.agents import records
+
+    found = None
+    for path in records.newest(records.records_dir(project, KIND)):
+        try:
+            meta, body = records.parse(path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+        if session_id and meta.get("session") == session_id:
+            return path, meta, body
+        if found is None:
+            found = (path, meta, body)
+        if not session_id:
+            break
+    return found

@@ -1,0 +1,170 @@
+"""SessionStart: give the agent the project before it starts exploring.
+
+startup / resume / fork: refresh the index (inline for about a second; past that the refresh is
+left to a detached `_refresh` run and the current index is used), then inject the level-0 map
+and the active project's leaf: its most important live decisions and gotchas, open tasks, and
+the latest journal entry. compact / clear: inject the newest handoff and the session record
+written before compaction instead, and reset the session's recall dedupe and meter.
+
+One hard cap on everything injected (`session_start.budget`, ~2,000 estimated tokens), trimmed
+from the bottom of the lowest-priority section first. Only this project's data is read: its own
+index, vault, records and journal.
+"""
+
+from __future__ import annotations
+
+from cairn.agents.hooks.context import HookContext
+from cairn.agents.hooks.output import HookResult
+from cairn.search.budget import estimate_tokens
+
+HEADER = "cairn: project memory for {name} (auto-injected; `cairn search`, `cairn map MODULE`, `cairn handoff last`)."
+
+
+class Section:
+    """A titled block of lines; lower `priority` numbers are kept longest."""
+
+    __slots__ = ("priority", "title", "lines")
+
+    def __init__(self, priority: int, title: str, lines: list[str]) -> None:
+        self.priority, self.title, self.lines = priority, title, [ln for ln in lines if ln is not None]
+
+    def text(self) -> str:
+        return f"## {self.title}\n" + "\n".join(self.lines)
+
+
+def assemble(header: str, sections: list[Section], budget: int) -> str:
+    """Header + sections in order, trimmed to `budget` tokens by priority (see module doc)."""
+    live = [s for s in sections if s.lines]
+
+    def render() -> str:
+        return "\n\n".join([header] + [s.text() for s in live if s.lines])
+
+    text = render()
+    while estimate_tokens(text) > budget and live:
+        victim = max((s for s in live if s.lines), key=lambda s: s.priority, default=None)
+        if victim is None:
+            break
+        victim.lines.pop()
+        if not victim.lines:
+            live.remove(victim)
+        text = render()
+    return text if live else ""
+
+
+def refresh_now(project) -> None:
+    """Incremental index refresh, then the maps in `.cairn/` if the graph changed (as `cairn index`)."""
+    from cairn.codemap.indexer import index_project, open_index
+
+    stats = index_project(project)
+    if stats.graph_rebuilt and project.has_memory_dir:
+        from cairn.codemap.maps import write_maps
+
+        con = open_index(project)
+        try:
+            write_maps(con, project)
+        finally:
+            con.close()
+
+
+def refresh_bounded(ctx: HookContext, seconds: float) -> str:
+    """Refresh in a detached child and wait for it up to `seconds`: 'fresh', 'background' (still
+    running; it finishes on its own and the current index is used now), or 'building' (no index
+    yet: never built inline). A child process rather than a thread: a thread cut off at exit
+    could leave parser workers holding the index lock."""
+    import subprocess
+
+    from cairn.agents.hooks.background import spawn_hook
+
+    project = ctx.project
+    payload = {"cwd": str(project.root), "hook_event_name": "_refresh"}
+    if not project.index_path().exists():
+        spawn_hook("_refresh", payload)
+        return "building"
+    proc = spawn_hook("_refresh", payload)
+    try:
+        proc.wait(seconds)
+    except subprocess.TimeoutExpired:
+        return "background"
+    return "fresh"
+
+
+def startup_sections(ctx: HookContext, cfg: dict) -> list[Section]:
+    from cairn.agents.hooks.session_end import latest_entry
+
+    project = ctx.project
+    state = refresh_bounded(ctx, float(cfg.get("refresh_seconds") or 1.0))
+    sections: list[Section] = []
+    con = None
+    if state != "building":
+        from cairn.codemap.indexer import open_index
+
+        con = open_index(project)
+    try:
+        from cairn.agents.leaf import project_leaf
+
+        leaf = project_leaf(con, decisions=int(cfg.get("decisions") or 5), tasks=int(cfg.get("tasks") or 5)) \
+            if con is not None else {"decisions": [], "tasks": []}
+        sections.append(Section(1, "Key decisions and gotchas", leaf["decisions"]))
+        sections.append(Section(2, "Open tasks", leaf["tasks"]))
+        if con is not None:
+            sections.append(Section(3, "Map", _map_lines(con, project, int(cfg.get("map_budget") or 600))))
+        else:
+            sections.append(Section(3, "Map", ["The code index is being built in the background (first session "
+                                               "here); `cairn map` and `cairn search` work once it is done."]))
+        entry = latest_entry(project)
+        if entry:
+            sections.append(Section(4, "Latest journal entry", entry.splitlines()))
+    finally:
+        if con is not None:
+            con.close()
+    return sections
+
+
+def _map_lines(con, project, budget: int) -> list[str]:
+    from cairn.codemap.maps import render_level0
+    from cairn.errors import CairnError
+
+    try:
+        text = render_level0(con, project, budget=budget)
+    except CairnError:
+        return []
+    lines = text.rstrip().splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    # the map's own headings sit one level under this section's
+    return ["#" + ln if ln.startswith("## ") else ln for ln in lines if ln.strip()]
+
+
+def restore_sections(ctx: HookContext) -> list[Section]:
+    """After compact/clear: the newest handoff, then the pre-compaction session record."""
+    from cairn.agents.handoff import latest_handoff
+    from cairn.agents.hooks.pre_compact import latest_record
+
+    project = ctx.project
+    sections: list[Section] = []
+    handoff = latest_handoff(project)
+    if handoff is not None:
+        sections.append(Section(1, f"Latest handoff ({handoff.created})", handoff.body.strip().splitlines()))
+    found = latest_record(project, ctx.text("session_id") or None)
+    if found is not None:
+        _path, meta, body = found
+        lines = [ln for ln in body.strip().splitlines() if not ln.startswith("# ")]
+        sections.append(Section(2, f"What this session did before compaction ({meta.get('created', '')})", lines))
+    return sections
+
+
+def handle(ctx: HookContext) -> HookResult | None:
+    project = ctx.project
+    if project is None:
+        return None
+    cfg = ctx.section("session_start")
+    source = ctx.text("source") or "startup"
+    if source in ("compact", "clear"):
+        ctx.clear_state("recall", "meter", "harvest")
+        sections = restore_sections(ctx)
+        header = HEADER.format(name=project.name) + f" Restored after {source}."
+    else:
+        sections = startup_sections(ctx, cfg)
+        header = HEADER.format(name=project.name)
+    text = assemble(header, sections, int(cfg.get("budget") or 2000))
+    return HookResult(context=text) if text else None
