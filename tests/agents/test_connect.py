@@ -220,3 +220,25 @@ def test_list_and_bad_input(env, capsys):
     assert connect() == 1
     assert connect("codex", "--undo") == 0
     assert "nothing to undo" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_every_snippet_parses_in_its_format(env, agent, capsys):
+    import yaml
+
+    assert connect(agent, "--dry-run", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["done"] == []
+    targets = {t.role: t for t in AGENTS[agent].targets}
+    for step in report["steps"]:
+        fmt, paste = targets[step["role"]].fmt, step["paste"]
+        if fmt in ("json", "jsonc", "hooks-json"):
+            doc = json.loads(paste)
+        elif fmt == "toml":
+            doc = tomllib.loads(paste)
+        elif fmt == "yaml":
+            doc = yaml.safe_load(paste)
+        else:
+            assert "<!-- cairn:agent:start -->" in paste or "`context`" in paste
+            continue
+        assert "serve" in json.dumps(doc) or "cairn hook" in json.dumps(doc), (agent, paste)
