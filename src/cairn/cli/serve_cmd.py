@@ -44,7 +44,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     from cairn.agents.mcp.http import run_http
 
-    print(f"cairn: serving MCP at http://{args.host}:{args.port}/mcp (bearer token from {source})",
+    print(f"cairn: starting MCP at http://{args.host}:{args.port}/mcp (bearer token from {source})",
           file=sys.stderr, flush=True)
     try:
         run_http(server, args.host, args.port, token, allow_remote=args.allow_remote)
