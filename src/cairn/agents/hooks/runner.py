@@ -120,8 +120,9 @@ def log_error(event: str, message: str, *, with_traceback: bool = True) -> None:
         from cairn.sessions.redact import redact
 
         body = traceback.format_exc() if with_traceback else ""
+        body = body if body.endswith("\n") or not body else body + "\n"
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        _append(ERRORS_FILE, redact(f"--- {stamp} {event}: {message}\n{body}"))
+        _append(ERRORS_FILE, redact(f"--- {stamp} {event}: {message}\n{body}"))  # body ends with a newline
     except Exception:
         pass
 

@@ -26,6 +26,7 @@ HOOK_DEFAULTS: dict[str, dict[str, object]] = {
         "budget": 700,  # estimated tokens per prompt
         "max_items": 3,
         "min_terms": 2,  # distinctive terms needed when nothing is named
+        "min_weight": 0.6,  # term weight (search/query.py, 0.3..~3 by rarity) that counts as distinctive
         "score_floor": 0.02,  # fused rank score of a code hit (one strong channel ~ 0.016)
         "sessions": True,  # also recall past sessions of this project from the archive
         "tracker_files": [".beads/issues.jsonl"],

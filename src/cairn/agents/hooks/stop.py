@@ -1,0 +1,47 @@
+"""Stop: the harvest (off by default: `[hooks.harvest] enabled = true`). When the turn explored a
+lot (>= `min_explore` reads and searches) and registered nothing, ask once for 1-5 durable facts
+before the agent stops. Never when `stop_hook_active` (the agent is already continuing because
+of a Stop hook) and at most `max_per_session` times. The transcript may lag the last message
+(integration.md §1.2), so `last_assistant_message` is checked too.
+"""
+
+from __future__ import annotations
+
+from cairn.agents.hooks.context import HookContext
+from cairn.agents.hooks.output import HookResult
+
+ASK = ("cairn: this turn explored {n} files and searches and registered nothing. If you learned something a "
+       "later session would need (a decision and its reason, a gotcha, how a part of the code works), register "
+       "1-5 short facts now with `cairn remember \"TITLE\" --type decision|gotcha|concept --body ... --file PATH`; "
+       "if nothing is worth keeping, just stop.")
+REGISTER_WORDS = ("cairn remember", "mcp__", "remembered", "registered")
+
+
+def turn_records(records: list[dict]) -> list[dict]:
+    """The records since the user's last typed prompt (tool results do not start a turn)."""
+    from cairn.agents.hooks.transcript import user_prompts
+
+    for i in range(len(records) - 1, -1, -1):
+        if user_prompts([records[i]]):
+            return records[i + 1:]
+    return records
+
+
+def handle(ctx: HookContext) -> HookResult | None:
+    cfg = ctx.section("harvest")
+    if not cfg.get("enabled", False) or ctx.payload.get("stop_hook_active") is True or ctx.transcript is None:
+        return None
+    state = ctx.load_state("harvest")
+    asked = int(state.get("asked") or 0)
+    if asked >= int(cfg.get("max_per_session") or 1):
+        return None
+    from cairn.agents.digest import build_digest
+    from cairn.agents.hooks.transcript import tail_records
+
+    root = ctx.project.root if ctx.project else None
+    d = build_digest(turn_records(tail_records(ctx.transcript, 1024 * 1024)), root)
+    last = ctx.text("last_assistant_message")
+    if d.registered or "cairn remember" in last or d.explored < int(cfg.get("min_explore") or 10):
+        return None
+    ctx.save_state("harvest", {"asked": asked + 1})
+    return HookResult(block_reason=ASK.format(n=d.explored))
