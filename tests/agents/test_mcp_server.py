@@ -268,3 +268,18 @@ def test_cairn_project_dir_wins_over_claude_project_dir(tmp_path, monkeypatch):
     monkeypatch.delenv("CAIRN_PROJECT_DIR")
     res = run(build_server(), [("read", {"path": "b.txt"})])
     assert not res[0].is_error
+
+
+def test_a_bug_in_a_tool_is_a_one_line_tool_error_and_logged(repo, monkeypatch, cairn_home):
+    import cairn.search.service
+
+    def boom(*args, **kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(cairn.search.service, "search", boom)
+    server = build_server(str(repo))
+    res = run(server, [("search_code", {"query": "x"}), ("read", {"path": "README.md"})])
+    assert res[0].is_error
+    assert "internal error in search_code: ValueError: boom" in text(res[0]) and "Traceback" not in text(res[0])
+    assert "Traceback" in (cairn_home / "logs" / "mcp.log").read_text()
+    assert not res[1].is_error

@@ -134,3 +134,14 @@ def test_token_from_env_or_one_private_file(monkeypatch, cairn_home):
     monkeypatch.setenv("CAIRN_MCP_TOKEN", "short")
     with pytest.raises(CairnError, match="too short"):
         load_or_create_token()
+
+
+def test_bind_check():
+    from cairn.agents.mcp.http import check_bind
+    from cairn.errors import CairnError
+
+    for host in ("127.0.0.1", "localhost", "::1"):
+        check_bind(host, allow_remote=False)
+    check_bind("0.0.0.0", allow_remote=True)
+    with pytest.raises(CairnError, match="--allow-remote"):
+        check_bind("192.168.1.5", allow_remote=False)
