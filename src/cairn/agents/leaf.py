@@ -3,8 +3,8 @@ its open tasks, one line each, read from the code index's `nodes` table (the ind
 knowledge node of the project there, see codemap/knowledge_index.py). Reading the index instead
 of the vault keeps YAML parsing and the graph load off the session-start path.
 
-Order: notes tagged `pinned` first, then decisions and gotchas by most recent update; tasks by
-most recent update. Personal notes are not project knowledge and are left out.
+Order: notes tagged `pinned` first, then by the day of their last update (newest first), then
+decisions before gotchas, then title; tasks the same way. Personal notes are not project knowledge and are left out.
 """
 
 from __future__ import annotations
@@ -39,8 +39,11 @@ def _rows(con: sqlite3.Connection, types: tuple[str, ...]) -> list[tuple[sqlite3
 
 
 def _sorted(rows: list[tuple[sqlite3.Row, dict]]) -> list[tuple[sqlite3.Row, dict]]:
-    rows = sorted(rows, key=lambda rd: (str(rd[1].get("updated") or ""), rd[0]["id"]), reverse=True)
-    return sorted(rows, key=lambda rd: "pinned" not in (rd[1].get("tags") or []))  # stable: pinned first
+    """Pinned first, then the most recently updated day, then decisions before gotchas, then title
+    (day granularity: notes written in one sitting keep a stable order)."""
+    rows = sorted(rows, key=lambda rd: (rd[0]["type"], rd[0]["title"] or ""))
+    rows = sorted(rows, key=lambda rd: str(rd[1].get("updated") or "")[:10], reverse=True)
+    return sorted(rows, key=lambda rd: "pinned" not in (rd[1].get("tags") or []))
 
 
 def project_leaf(con: sqlite3.Connection, *, decisions: int = 5, tasks: int = 5) -> dict[str, list[str]]:

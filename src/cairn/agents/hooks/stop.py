@@ -14,7 +14,6 @@ ASK = ("cairn: this turn explored {n} files and searches and registered nothing.
        "later session would need (a decision and its reason, a gotcha, how a part of the code works), register "
        "1-5 short facts now with `cairn remember \"TITLE\" --type decision|gotcha|concept --body ... --file PATH`; "
        "if nothing is worth keeping, just stop.")
-REGISTER_WORDS = ("cairn remember", "mcp__", "remembered", "registered")
 
 
 def turn_records(records: list[dict]) -> list[dict]:
