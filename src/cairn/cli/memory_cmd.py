@@ -110,20 +110,11 @@ def _facts(args: argparse.Namespace):
 def cmd_remember(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cairn.memory.knowledge import load_knowledge
-    from cairn.memory.vault import Vault
+    from cairn.memory.knowledge import remember_facts
 
     facts = _facts(args)
-    personal = [f for f in facts if f.personal]
-    shared = [f for f in facts if not f.personal]
-    results = []
-    if shared:
-        project = resolve(args)
-        needs_context = any(f.supersedes or f.links for f in shared)
-        context = [n for n in load_knowledge(project) if n.origin != "project"] if needs_context else []
-        results += Vault.for_project(project).remember(shared, context=context, cwd=Path.cwd())
-    if personal:
-        results += Vault.personal().remember(personal, cwd=Path.cwd())
+    project = resolve(args, need_root=not all(f.personal for f in facts))
+    results = remember_facts(project, facts, cwd=Path.cwd())
     if args.json:
         print_json({"results": [r.to_dict() for r in results]})
     else:

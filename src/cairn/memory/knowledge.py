@@ -70,3 +70,43 @@ def node_summary(node: Node, stale: list[str] | None = None) -> dict[str, Any]:
             "title": node.title, "path": node.path, "origin": node.origin, "files": list(node.files),
             "symbols": list(node.symbols), "tags": list(node.tags), "superseded_by": node.superseded_by,
             "supersedes": node.supersedes, "updated": node.updated, "stale": list(stale or [])}
+
+
+def index_symbol_range(project: Any):
+    """A `symbol_range(path, symbol) -> (start, end) | None` backed by the code index (refreshed
+    first, so the lines hashed for staleness are the lines on disk); None without an index."""
+    if project.root is None:
+        return None
+    try:
+        from cairn.codemap.indexer import index_project, open_index
+
+        index_project(project)
+        con = open_index(project)
+    except Exception:  # no index, no symbol hashing: whole files are hashed instead
+        return None
+
+    def symbol_range(path: str, symbol: str) -> tuple[int, int] | None:
+        row = con.execute("SELECT s.line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id "
+                          "WHERE f.path = ? AND s.name = ? ORDER BY s.top_level DESC, s.line LIMIT 1",
+                          (path, symbol)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    return symbol_range
+
+
+def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
+    """Write facts where they belong: team facts in the project vault (merge, link, supersede, with
+    the project's decision records as link targets), personal ones in the personal vault."""
+    from cairn.memory.vault import Vault
+
+    shared = [f for f in facts if not f.personal]
+    personal = [f for f in facts if f.personal]
+    results = []
+    if shared:
+        context = ([n for n in load_knowledge(project) if n.origin != "project"]
+                   if any(f.supersedes or f.links for f in shared) else [])
+        symbol_range = index_symbol_range(project) if any(f.symbols for f in shared) else None
+        results += Vault.for_project(project).remember(shared, context=context, cwd=cwd, symbol_range=symbol_range)
+    if personal:
+        results += Vault.personal().remember(personal, cwd=cwd)
+    return results

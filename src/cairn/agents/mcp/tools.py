@@ -163,8 +163,7 @@ class CairnTools:
         into it; `supersedes` retires an outdated one; `links` connect related nodes. Cite
         `files`/`symbols` so the note is flagged when that code changes."""
         from cairn.memory.facts import fact_from_dict
-        from cairn.memory.knowledge import load_knowledge
-        from cairn.memory.vault import Vault
+        from cairn.memory.knowledge import remember_facts
 
         project = self.scope.project_for(root)
         root_dir = self.scope.require_root(project)
@@ -174,15 +173,7 @@ class CairnTools:
             data["links"] = [dict(link) for link in data.get("links", [])]
             data["files"] = [self._cited(project, f) for f in data.get("files", [])]
             parsed.append(fact_from_dict(data, f"fact {i + 1}" if len(facts) > 1 else "fact"))
-        shared = [f for f in parsed if not f.personal]
-        personal = [f for f in parsed if f.personal]
-        results = []
-        if shared:
-            needs_context = any(f.supersedes or f.links for f in shared)
-            context = [n for n in load_knowledge(project) if n.origin != "project"] if needs_context else []
-            results += Vault.for_project(project).remember(shared, context=context, cwd=root_dir)
-        if personal:
-            results += Vault.personal().remember(personal, cwd=root_dir)
+        results = remember_facts(project, parsed, cwd=root_dir)
         return {"results": [r.to_dict() for r in results]}
 
     @staticmethod
