@@ -23,6 +23,8 @@ PROJECT_FILES = {
                            "    if code == 'WINTER':\n        return cart.total([]) * 0.9\n    return cart.total([])\n",
     "src/shop/invoice.py": "from shop.cart import Cart\n\n\ndef render_invoice(cart: Cart) -> str:\n"
                            "    \"\"\"Render a PDF invoice for a cart.\"\"\"\n    return 'invoice'\n",
+    # unrelated modules, so that the words above are rare in the repository, as in a real one
+    **{f"src/util/helper_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(8)},
 }
 
 

@@ -9,7 +9,8 @@ then each hit needs a strong reason (named or defined in the request, or two mat
 a score above the floor. The prompt is stripped of cairn's own injected blocks first, tracker
 references (`#123`, `ABC-42`, `.beads` ids) are expanded with the item's title and text, and
 the files this session read or edited (transcript tail) and the latest handoff's files seed the
-graph walk, so a vague follow-up still lands near the work in progress. Nothing is injected
+graph walk, so a vague follow-up still lands near the work in progress (with such files, one
+distinctive term is enough). Nothing is injected
 twice in a session (state under CAIRN_HOME; reset after compaction).
 """
 
@@ -46,7 +47,7 @@ def strong_reason(why: list[str], distinctive: set[str]) -> bool:
         if reason.startswith(STRONG):
             return True
         m = _MATCHES.match(reason)
-        if m and len(set(m.group(1).split(", ")) & distinctive) >= 2:
+        if m and len(set(m.group(1).split(", ")) & distinctive) >= min(2, len(distinctive)):
             return True
     return False
 
@@ -127,12 +128,15 @@ def handle(ctx: HookContext) -> HookResult | None:
     if not project.index_path().exists():
         return None  # SessionStart builds it; never index inside a prompt
     distinctive, named = distinctive_terms(ctx, query, float(cfg.get("min_weight") or 0.6))
-    if not items and not named and len(distinctive) < int(cfg.get("min_terms") or 2):
+    seeds = seed_paths(ctx)
+    needed = max(1, int(cfg.get("min_terms") or 2) - (1 if seeds else 0))  # work in progress narrows it
+    if not items and not named and len(distinctive) < needed:
         return None
-    return recall(ctx, cfg, query, items, distinctive)
+    return recall(ctx, cfg, query, items, distinctive, seeds)
 
 
-def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str]) -> HookResult | None:
+def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
+           seeds: dict[str, float]) -> HookResult | None:
     from cairn.search.service import search
 
     state = ctx.load_state("recall")
@@ -141,7 +145,7 @@ def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distincti
     floor = float(cfg.get("score_floor") or 0.0)
     terms = [w for it in items for w in _content_terms(it["text"])][:40]
     answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
-                    seed_paths=seed_paths(ctx) or None)
+                    seed_paths=seeds or None)
     header = "cairn recall (matches for this prompt from the project's memory and code; open only what helps):"
     lines = [header] + [f"- {it['ref']} is \"{it['title']}\"" for it in items]
     used = estimate_tokens("\n".join(lines))

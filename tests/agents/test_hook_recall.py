@@ -1,0 +1,98 @@
+"""UserPromptSubmit recall: the relevance gate, reasons, dedupe per session (reset by compaction),
+isolation between projects, cairn's own text never fed back, tracker references, redaction."""
+
+from __future__ import annotations
+
+import json
+
+from test_hook_support import context_of, make_project, payload, run_hook, tool_call, user, write_transcript
+
+PROMPT = "the coupon discount is applied twice at checkout, where does apply_coupon get called?"
+
+
+def ask(root, home, prompt, session="sess-1", transcript=None):
+    data = payload("UserPromptSubmit", root, session=session, transcript=transcript, prompt=prompt)
+    return context_of(run_hook("UserPromptSubmit", data, home=home, cwd=root), "UserPromptSubmit")
+
+
+def test_matching_prompt_injects_few_items_with_reasons(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    text = ask(root, cairn_home, PROMPT)
+    assert "src/shop/coupons.py" in text
+    body = text.split("\n")[2:-1]
+    items = [ln for ln in body if not ln.startswith("  ")]
+    assert 1 <= len(items) <= 3
+    assert all(("matches" in ln or "named" in ln or "defines" in ln) for ln in items)
+    assert len(text) <= 700 * 3.5 + 100
+
+
+def test_trivial_and_slash_prompts_inject_nothing(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    for prompt in ["ok", "yes please continue", "/compact", "/review src/shop/cart.py", "thanks!", "",
+                   "can you do the same thing again"]:
+        assert ask(root, cairn_home, prompt) == "", prompt
+
+
+def test_dedupe_within_session_and_reset_after_compaction(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    first = ask(root, cairn_home, PROMPT)
+    assert "src/shop/coupons.py" in first
+    again = ask(root, cairn_home, PROMPT)
+    assert "src/shop/coupons.py" not in again
+    assert "src/shop/coupons.py" in ask(root, cairn_home, PROMPT, session="sess-2")  # another session
+    run_hook("SessionStart", payload("SessionStart", root, source="compact"), home=cairn_home, cwd=root)
+    assert "src/shop/coupons.py" in ask(root, cairn_home, PROMPT)
+
+
+def test_isolation_between_projects(tmp_path, run_cli, cairn_home):
+    shop = make_project(tmp_path / "shop", run_cli)
+    bank = make_project(tmp_path / "bank", run_cli, files={
+        "ledger/coupon_ledger.py": "def apply_coupon_credit(account, coupon):\n    \"\"\"Credit a coupon discount "
+                                   "to a ledger account at checkout.\"\"\"\n    return account\n",
+        "ledger/accounts.py": "def open_account(owner):\n    return owner\n",
+        "ledger/rates.py": "def interest_rate(days):\n    return days * 0.01\n",
+        "ledger/audit.py": "def audit_trail(entries):\n    return list(entries)\n",
+        **{f"ledger/misc_{i}.py": f"def helper_{i}():\n    return {i}\n" for i in range(10)}})
+    assert run_cli("remember", "Coupon credits post at checkout", "--type", "decision", "--body",
+                   "Discount coupons are credited to the ledger.", cwd=bank).returncode == 0
+    assert run_cli("index", "-q", cwd=bank).returncode == 0
+    text = ask(shop, cairn_home, PROMPT)
+    assert text and "ledger" not in text.lower() and "Coupon credits" not in text
+    other = ask(bank, cairn_home, "where is the coupon discount credited to the ledger account?", session="b")
+    assert "ledger" in other and "src/shop" not in other
+
+
+def test_own_injected_text_is_not_fed_back(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    pasted = ("<!-- cairn:recall -->\ncairn recall: src/shop/coupons.py matches coupon discount apply_coupon "
+              "checkout invoice\n<!-- /cairn:recall -->\nok")
+    assert ask(root, cairn_home, pasted) == ""
+
+
+def test_session_files_seed_a_vague_follow_up(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    transcript = write_transcript(tmp_path / "t.jsonl", [
+        user("render the invoice total"), tool_call("Edit", "a1", file_path=str(root / "src/shop/invoice.py"))])
+    text = ask(root, cairn_home, "now render the cart total the same way as the invoice", transcript=transcript)
+    assert "src/shop/" in text
+
+
+def test_tracker_reference_is_expanded(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    (root / ".beads").mkdir()
+    (root / ".beads" / "issues.jsonl").write_text(json.dumps(
+        {"id": "shop-7f3", "title": "Invoice PDF renders an empty total",
+         "description": "render_invoice prints nothing for carts with a coupon"}) + "\n")
+    text = ask(root, cairn_home, "please fix shop-7f3")
+    assert 'shop-7f3 is "Invoice PDF renders an empty total"' in text
+    assert "src/shop/invoice.py" in text
+
+
+def test_secrets_in_injected_text_are_redacted(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    (root / ".beads").mkdir()
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    (root / ".beads" / "issues.jsonl").write_text(json.dumps(
+        {"id": "shop-9aa", "title": f"Rotate the leaked key {token}", "description": "coupon service"}) + "\n")
+    text = ask(root, cairn_home, "look at shop-9aa")
+    assert token not in text and "[REDACTED:github-token]" in text
