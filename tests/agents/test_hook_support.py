@@ -41,8 +41,8 @@ def run_hook(event: str | None, data, *, home: Path, inline: bool = False, env: 
     (default: CAIRN_HOME, which is no project) as Claude Code runs hooks from the project."""
     stdin = data if isinstance(data, str) else json.dumps(data)
     args = [sys.executable, "-m", "cairn", "hook"] + ([event] if event else []) + (["--inline"] if inline else [])
-    full_env = {**os.environ, "CAIRN_HOME": str(home), **(env or {})}
-    full_env.pop("CLAUDE_CODE_AUTO_COMPACT_WINDOW", None)
+    base = {k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_AUTO_COMPACT_WINDOW"}
+    full_env = {**base, "CAIRN_HOME": str(home), **(env or {})}
     return subprocess.run(args, input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout,
                           cwd=cwd or home)
 
