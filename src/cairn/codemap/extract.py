@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
-from cairn.search.tokens import expand_identifiers
+from cairn.search.tokens import expand_identifiers, path_text
 
 DOC_LANGS = frozenset({"markdown", "rst", "text"})
 
@@ -38,6 +38,8 @@ class FileRecord:
     skip: str | None = None  # reason the file is not indexed (binary, generated...)
     parsed: ParsedFile | None = None
     body: str = ""  # expanded whole-file text for FTS
+    fts_path: str = ""  # searchable words of the path
+    fts_names: str = ""  # expanded names of the definitions
     chunks: list[ChunkRecord] = field(default_factory=list)
 
 
@@ -83,6 +85,9 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
         except Exception as exc:  # a grammar bug must not lose the file: index it as text
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
     rec.body = expand_identifiers(text)
+    rec.fts_path = path_text(path)
+    if rec.parsed:
+        rec.fts_names = expand_identifiers(" ".join(d.name for d in rec.parsed.defs))
     if rec.parsed and rec.parsed.defs:
         for d in rec.parsed.defs:
             if d.top_level or d.kind == "heading":

@@ -129,7 +129,7 @@ def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
 
 def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
     """Write one file's rows (replacing what was there). Caller holds the transaction."""
-    from cairn.search.tokens import name_key, path_text, stem_of
+    from cairn.search.tokens import name_key, stem_of
 
     parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
@@ -143,7 +143,6 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
         con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, dirty=1 "
                     "WHERE id=?",
                     (*row, file_id))
-    names: list[str] = []
     if parsed:
         con.executemany(
             "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
@@ -155,11 +154,8 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
         con.executemany("INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)",
                         [(file_id, i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None)
                          for i in parsed.imports])
-        names = [d.name for d in parsed.defs]
-    from cairn.search.tokens import expand_identifiers
-
     con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)",
-                (file_id, path_text(rec.path), expand_identifiers(" ".join(names)), rec.body))
+                (file_id, rec.fts_path, rec.fts_names, rec.body))
     con.executemany("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
                     [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks])
     return file_id

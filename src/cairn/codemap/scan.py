@@ -36,7 +36,8 @@ BINARY_EXT = frozenset(
     lockb icns""".split()
 )
 GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".pb.go", "_pb2.py", "_pb2_grpc.py", ".g.dart",
-                      ".freezed.dart", ".generated.ts", ".designer.cs")
+                      ".freezed.dart", ".generated.ts", ".designer.cs",
+                      ".snap", ".snap.new")  # test snapshots (insta, jest): generated output, often thousands
 
 
 @dataclass

@@ -15,6 +15,7 @@ from collections import Counter
 
 # A compound identifier: has an inner capital after a lowercase/digit, or an underscore/hyphen join.
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
+_NON_ALNUM = re.compile(r"[\W_]+")
 _IDENT_RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INNER_CAP = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _WORD = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*|[^\W_]+", re.UNICODE)
@@ -94,7 +95,7 @@ def expand_identifiers(text: str) -> str:
 
 def name_key(name: str) -> str:
     """The lookup key of a symbol or file name: lowercased, accents folded, separators removed."""
-    return "".join(split_identifier(fold(name))) if name else ""
+    return _NON_ALNUM.sub("", fold(name)) if name else ""
 
 
 def stem_of(path: str) -> str:
