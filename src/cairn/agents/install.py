@@ -1,0 +1,303 @@
+"""`cairn install claude`: register cairn's hooks and MCP server with Claude Code.
+
+Hooks go into a settings file (`~/.claude/settings.json` with --user, `<project>/.claude/
+settings.json` with --project), the MCP server into `~/.claude.json` (user scope) or the
+project's `.mcp.json`. Each command calls this interpreter (`<python> -m cairn ...`) by absolute
+path: hooks run with a stripped PATH, and an absolute interpreter needs none.
+
+Safety: every file is backed up once, before cairn first touches it, and the manifest of what
+was backed up lives in CAIRN_HOME/install/; running install again replaces only cairn's own
+entries (a handler whose command runs `cairn hook`), so it is idempotent and leaves the user's
+other hooks alone; `--undo` restores each file byte for byte when it still holds what cairn
+wrote, and otherwise removes only cairn's entries. `--compact-window N|best` also sets
+CLAUDE_CODE_AUTO_COMPACT_WINDOW in the settings' `env` (`best` = the threshold `cairn xray
+simulate` finds cheapest on the user's own sessions).
+
+The hook table below is also the plugin's hooks/hooks.json (a test keeps them identical).
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.errors import CairnError
+
+# event -> (matcher or None, timeout in seconds)
+HOOK_EVENTS: dict[str, tuple[str | None, int]] = {
+    "SessionStart": ("startup|resume|clear|compact|fork", 15),
+    "UserPromptSubmit": (None, 10),
+    "PreToolUse": ("Read", 5),
+    "PostToolUse": (None, 5),
+    "Stop": (None, 10),
+    "PreCompact": ("manual|auto", 30),
+    "SessionEnd": (None, 5),
+}
+MCP_NAME = "cairn"
+WINDOW_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
+WINDOW_MIN, WINDOW_MAX = 100_000, 1_000_000
+_OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)")
+
+
+def is_cairn_handler(handler: object) -> bool:
+    """A hook handler cairn installed (its command runs `cairn hook ...`, however cairn is found)."""
+    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and bool(
+        _OURS.search(handler["command"]))
+
+
+def hook_config(launcher: str) -> dict:
+    """`{"hooks": {...}}` calling `<launcher> hook EVENT` for every event cairn handles."""
+    hooks: dict[str, list] = {}
+    for event, (matcher, timeout) in HOOK_EVENTS.items():
+        group: dict = {"matcher": matcher} if matcher else {}
+        group["hooks"] = [{"type": "command", "command": f"{launcher} hook {event}", "timeout": timeout}]
+        hooks[event] = [group]
+    return {"hooks": hooks}
+
+
+def python_launcher(python: str | None = None) -> str:
+    """This interpreter as a shell word: `'/path/to/python' -m cairn`."""
+    return f"{shlex.quote(python or sys.executable)} -m cairn"
+
+
+def merge_hooks(settings: dict, launcher: str) -> dict:
+    """`settings` with cairn's handlers replaced by the current ones; other handlers untouched."""
+    out = dict(settings)
+    hooks = remove_hooks(out).get("hooks")
+    hooks = dict(hooks) if isinstance(hooks, dict) else {}
+    for event, groups in hook_config(launcher)["hooks"].items():
+        existing = hooks.get(event) if isinstance(hooks.get(event), list) else []
+        hooks[event] = list(existing) + groups
+    out["hooks"] = hooks
+    return out
+
+
+def remove_hooks(settings: dict) -> dict:
+    """`settings` without any cairn handler (groups left empty by that are dropped)."""
+    out = dict(settings)
+    hooks = out.get("hooks")
+    if not isinstance(hooks, dict):
+        return out
+    cleaned: dict = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            cleaned[event] = groups
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                handlers = [h for h in group["hooks"] if not is_cairn_handler(h)]
+                if not handlers and group["hooks"]:
+                    continue
+                group = {**group, "hooks": handlers}
+            kept.append(group)
+        if kept:
+            cleaned[event] = kept
+    if cleaned:
+        out["hooks"] = cleaned
+    else:
+        out.pop("hooks", None)
+    return out
+
+
+def mcp_entry(python: str | None = None) -> dict:
+    return {"type": "stdio", "command": python or sys.executable, "args": ["-m", "cairn", "serve"], "env": {}}
+
+
+# ---------------------------------------------------------------- files, backups, plan
+
+
+@dataclass
+class Change:
+    path: Path
+    before: str | None  # None: the file does not exist
+    after: str | None  # None: delete the file
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        a = (self.before or "").splitlines(keepends=True)
+        b = (self.after or "").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(a, b, f"{self.path} (before)", f"{self.path} (after)"))
+
+
+@dataclass
+class Plan:
+    scope: str
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {"scope": self.scope, "files": [{"path": str(c.path), "changed": c.changed} for c in self.changes],
+                "notes": self.notes}
+
+
+def _read_json(path: Path) -> tuple[str | None, dict]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise CairnError(f"cannot read {path}: {exc}") from None
+    if not text.strip():
+        return text, {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise CairnError(f"{path} is not valid JSON ({exc}); fix it first, cairn will not overwrite it") from None
+    if not isinstance(data, dict):
+        raise CairnError(f"{path} does not hold a JSON object; cairn will not overwrite it")
+    return text, data
+
+
+def _dump(data: dict) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def targets(scope: str, root: Path | None) -> tuple[Path, Path]:
+    """(settings file, MCP file) for a scope: the project's `.claude/settings.json` and `.mcp.json`,
+    or the user's `~/.claude/settings.json` and `~/.claude.json` (both inside CLAUDE_CONFIG_DIR
+    when that is set, as Claude Code does)."""
+    import os
+
+    if scope == "project":
+        if root is None:
+            raise CairnError("--project needs a project: run it inside one or pass --root DIR")
+        return root / ".claude" / "settings.json", root / ".mcp.json"
+    env = os.environ.get("CLAUDE_CONFIG_DIR", "").split(",")[0].strip()
+    if env:
+        base = Path(env).expanduser()
+        return base / "settings.json", base / ".claude.json"
+    return Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"
+
+
+def compact_window(value: str | None) -> int | None:
+    """`--compact-window N|best` as a token count Claude Code accepts (100k..1M), or None."""
+    if value is None:
+        return None
+    if value.strip().lower() == "best":
+        from cairn.sessions.prices import load_prices
+        from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, simulate
+        from cairn.sessions.usage import load_transcripts
+
+        ds = load_transcripts()
+        best = simulate(ds, load_prices(), DEFAULT_THRESHOLDS, DEFAULT_HANDOFF)["best"] if ds.turns else None
+        if best is None:
+            raise CairnError("--compact-window best: no threshold saves money on your recorded sessions "
+                             "(see `cairn xray simulate`); give a number instead")
+        return min(max(int(best), WINDOW_MIN), WINDOW_MAX)
+    from cairn.sessions.simulate import parse_tokens
+
+    n = parse_tokens(value, "--compact-window")
+    if not WINDOW_MIN <= n <= WINDOW_MAX:
+        raise CairnError(f"--compact-window must be between {WINDOW_MIN} and {WINDOW_MAX} tokens (Claude Code's range)")
+    return n
+
+
+def plan_install(scope: str, root: Path | None, *, window: int | None = None, python: str | None = None) -> Plan:
+    """What installing would write (nothing is written until `apply`)."""
+    settings_path, mcp_path = targets(scope, root)
+    plan = Plan(scope)
+    before, settings = _read_json(settings_path)
+    settings = merge_hooks(settings, python_launcher(python))
+    if window is not None:
+        env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
+        env[WINDOW_ENV] = str(window)
+        settings["env"] = env
+        plan.notes.append(f"{WINDOW_ENV}={window}")
+    plan.changes.append(Change(settings_path, before, _dump(settings)))
+    before, mcp = _read_json(mcp_path)
+    servers = dict(mcp.get("mcpServers") or {}) if isinstance(mcp.get("mcpServers"), dict) else {}
+    servers[MCP_NAME] = mcp_entry(python)
+    plan.changes.append(Change(mcp_path, before, _dump({**mcp, "mcpServers": servers})))
+    return plan
+
+
+def plan_undo(scope: str, root: Path | None) -> Plan:
+    """Byte-for-byte restore where the file is as cairn left it; otherwise remove only cairn's entries."""
+    settings_path, mcp_path = targets(scope, root)
+    manifest = _load_manifest()
+    plan = Plan(scope)
+    for path in (settings_path, mcp_path):
+        key = str(path)
+        before, data = _read_json(path)
+        entry = manifest.get(key)
+        if entry and before is not None and _digest(before) == entry.get("written"):
+            original = entry.get("original")
+            after = None if original is None else Path(original).read_text(encoding="utf-8")
+            plan.changes.append(Change(path, before, after))
+            continue
+        if before is None:
+            continue
+        if path == settings_path:
+            cleaned = remove_hooks(data)
+            if entry is not None and isinstance(cleaned.get("env"), dict) and WINDOW_ENV in cleaned["env"]:
+                env = {k: v for k, v in cleaned["env"].items() if k != WINDOW_ENV}
+                cleaned = {**cleaned, "env": env} if env else {k: v for k, v in cleaned.items() if k != "env"}
+        else:
+            servers = {k: v for k, v in (data.get("mcpServers") or {}).items() if k != MCP_NAME}
+            cleaned = {**data, "mcpServers": servers}
+        plan.changes.append(Change(path, before, _dump(cleaned)))
+        if entry:
+            plan.notes.append(f"{path} changed since install: removed only cairn's entries")
+    return plan
+
+
+def _manifest_path() -> Path:
+    from cairn.home import cairn_home
+
+    return cairn_home() / "install" / "manifest.json"
+
+
+def _load_manifest() -> dict:
+    try:
+        data = json.loads(_manifest_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def apply(plan: Plan, *, undo: bool = False) -> list[Path]:
+    """Write the plan (backing files up first on install); the files written or removed."""
+    from cairn.util.atomic import atomic_write_text
+
+    manifest = _load_manifest()
+    done = []
+    for ch in plan.changes:
+        key = str(ch.path)
+        if not ch.changed:
+            continue
+        if not undo and key not in manifest:
+            backup = None
+            if ch.before is not None:
+                backup = _manifest_path().parent / (hashlib.sha1(key.encode()).hexdigest()[:12] + "-" + ch.path.name)
+                atomic_write_text(backup, ch.before)
+                backup.chmod(0o600)
+            manifest[key] = {"original": str(backup) if backup else None}
+        if ch.after is None:
+            ch.path.unlink(missing_ok=True)
+        else:
+            atomic_write_text(ch.path, ch.after)
+        if undo:
+            manifest.pop(key, None)
+        else:
+            manifest[key]["written"] = _digest(ch.after or "")
+        done.append(ch.path)
+    if not undo:
+        for ch in plan.changes:  # unchanged files still record what cairn expects to find there
+            if str(ch.path) in manifest and ch.after is not None:
+                manifest[str(ch.path)]["written"] = _digest(ch.after)
+    atomic_write_text(_manifest_path(), json.dumps(manifest, indent=2) + "\n", mode=0o600)
+    return done
