@@ -55,8 +55,10 @@ def parse(text: str) -> tuple[dict, str]:
 
 
 def new_path(folder: Path, title: str, ts: float | None = None) -> Path:
-    """A fresh `YYYYMMDD-HHMMSS-<slug>.md` in `folder` (never an existing name)."""
-    base = time.strftime("%Y%m%d-%H%M%S", time.gmtime(ts)) + "-" + slug(title)
+    """A fresh `YYYYMMDD-HHMMSS-mmm-<slug>.md` in `folder` (never an existing name); milliseconds so
+    two records written in one second still sort in the order they were written."""
+    ts = time.time() if ts is None else ts
+    base = time.strftime("%Y%m%d-%H%M%S", time.gmtime(ts)) + f"-{int(ts * 1000) % 1000:03d}-" + slug(title)
     path = folder / f"{base}.md"
     n = 2
     while path.exists():

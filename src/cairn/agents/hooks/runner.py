@@ -143,7 +143,7 @@ def run(event: str | None, payload: dict, *, inline: bool = False) -> tuple[str,
     ctx = HookContext(event, payload, inline=inline)
     status = "ok"
     result: HookResult | None = None
-    _bound((INLINE_LIMITS if inline else TIME_LIMITS).get(event, 5.0))
+    _bound((INLINE_LIMITS.get(event) if inline else None) or TIME_LIMITS.get(event, 5.0))
     try:
         module = importlib.import_module(f"cairn.agents.hooks.{HANDLERS[event]}")
         result = module.handle(ctx)

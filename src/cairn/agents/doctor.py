@@ -1,0 +1,243 @@
+"""`cairn doctor`: is cairn wired into Claude Code and alive?
+
+Checks, each ok / warn / fail with one line of detail: the hooks registered in the settings files
+(every event, pointing to an interpreter that exists and imports cairn), the MCP registration,
+the freshness of this project's index (indexed files changed on disk since), hook errors logged
+in the last day, how long each hook took recently (p50/p95 from logs/hook-times.jsonl), and the
+knowledge graph's own doctor (stale, orphaned, broken, malformed notes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.agents.install import HOOK_EVENTS, MCP_NAME, is_cairn_handler, targets
+
+RECENT_RUNS = 200  # timing samples per event
+ERROR_WINDOW = 24 * 3600
+_LOG_HEAD = re.compile(r"^--- (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}) (\S+): (.*)$")
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # ok | warn | fail
+    detail: str
+    data: dict = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        return {"name": self.name, "status": self.status, "detail": self.detail, **({"data": self.data}
+                                                                                    if self.data else {})}
+
+
+def settings_files(root: Path | None) -> list[Path]:
+    files = [targets("user", None)[0]]
+    if root is not None:
+        files += [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+    return files
+
+
+def _handlers(path: Path) -> dict[str, list[str]]:
+    """{event: [cairn hook commands]} registered in one settings file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, list[str]] = {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            for h in group.get("hooks", []) if isinstance(group, dict) else []:
+                if is_cairn_handler(h):
+                    out.setdefault(event, []).append(h["command"])
+    return out
+
+
+def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
+    """None when the command's program exists (and imports cairn, for `python -m cairn`), else why not."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return "cannot parse the command"
+    if not words:
+        return "empty command"
+    prog = words[0]
+    if "${" in prog or "$CLAUDE" in prog:
+        return None  # a plugin path: resolved by Claude Code
+    if prog in cache:
+        return cache[prog]
+    why = None
+    if not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
+        why = f"{prog} does not exist or is not executable"
+    elif words[1:3] == ["-m", "cairn"]:
+        try:
+            r = subprocess.run([prog, "-c", "import cairn"], capture_output=True, timeout=20)
+            if r.returncode != 0:
+                why = f"{prog} cannot import cairn"
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = f"{prog}: {exc}"
+    cache[prog] = why
+    return why
+
+
+def check_hooks(root: Path | None) -> Check:
+    found: dict[str, list[str]] = {}
+    where: list[str] = []
+    for path in settings_files(root):
+        got = _handlers(path)
+        if got:
+            where.append(str(path))
+        for event, cmds in got.items():
+            found.setdefault(event, []).extend(cmds)
+    if not found:
+        return Check("hooks", "fail", "no cairn hooks in " + ", ".join(map(str, settings_files(root)))
+                     + ": run `cairn install claude` (or install the plugin; plugin hooks are not listed here)")
+    cache: dict[str, str | None] = {}
+    broken = sorted({why for cmds in found.values() for c in cmds if (why := _interpreter_ok(c, cache))})
+    missing = [e for e in HOOK_EVENTS if e not in found]
+    if broken:
+        return Check("hooks", "fail", "; ".join(broken), {"files": where, "events": sorted(found)})
+    if missing:
+        return Check("hooks", "warn", f"registered in {', '.join(where)}, but not for: {', '.join(missing)}",
+                     {"files": where, "events": sorted(found)})
+    return Check("hooks", "ok", f"all {len(HOOK_EVENTS)} events registered in {', '.join(where)}",
+                 {"files": where, "events": sorted(found)})
+
+
+def check_mcp(root: Path | None) -> Check:
+    paths = [targets("user", None)[1]] + ([root / ".mcp.json"] if root is not None else [])
+    for path in paths:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        servers = data.get("mcpServers") if isinstance(data, dict) else None
+        if isinstance(servers, dict) and MCP_NAME in servers:
+            return Check("mcp", "ok", f"MCP server `{MCP_NAME}` registered in {path}")
+    return Check("mcp", "warn", "cairn's MCP server is not registered (`cairn install claude`, or the plugin)")
+
+
+def check_index(project) -> Check:
+    if project is None or project.root is None:
+        return Check("index", "warn", "not inside a project: no index to check")
+    path = project.index_path()
+    if not path.exists():
+        return Check("index", "fail", f"no index for {project.root}: run `cairn index`")
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+        rows = con.execute("SELECT path, size, mtime_ns FROM files").fetchall()
+        con.close()
+    except sqlite3.Error as exc:
+        return Check("index", "fail", f"cannot read {path}: {exc}; run `cairn index`")
+    changed = 0
+    for rel, size, mtime in rows:
+        try:
+            st = os.stat(project.root / rel)
+        except OSError:
+            changed += 1
+            continue
+        if st.st_size != size or st.st_mtime_ns != mtime:
+            changed += 1
+    age = time.time() - path.stat().st_mtime
+    data = {"files": len(rows), "changed": changed, "age_seconds": round(age)}
+    if changed:
+        return Check("index", "warn", f"{changed} of {len(rows)} indexed files changed on disk since; "
+                                      "the next session start (or `cairn index`) refreshes it", data)
+    return Check("index", "ok", f"{len(rows)} files, up to date", data)
+
+
+def check_errors(logs: Path, now: float | None = None) -> Check:
+    now = now or time.time()
+    try:
+        text = (logs / "hooks.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return Check("hook errors", "ok", "no hook errors logged")
+    recent = []
+    for line in text.splitlines():
+        m = _LOG_HEAD.match(line)
+        if not m:
+            continue
+        try:
+            when = time.mktime(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S"))
+        except ValueError:
+            continue
+        if now - when <= ERROR_WINDOW:
+            recent.append(f"{m.group(1)} {m.group(2)}: {m.group(3)}")
+    if not recent:
+        return Check("hook errors", "ok", "none in the last 24 h")
+    return Check("hook errors", "warn", f"{len(recent)} in the last 24 h (details in {logs / 'hooks.log'}); last: "
+                 + recent[-1], {"recent": recent[-5:]})
+
+
+def _pct(values: list[float], q: float) -> float:
+    vals = sorted(values)
+    return vals[min(len(vals) - 1, int(round(q * (len(vals) - 1))))]
+
+
+def hook_timings(logs: Path) -> dict[str, dict]:
+    """{event: {runs, p50_ms, p95_ms, max_ms, timeouts, errors}} over the recent runs."""
+    from cairn.util.jsonl import read_tail_lines
+
+    try:
+        lines = read_tail_lines(logs / "hook-times.jsonl", 1024 * 1024)
+    except OSError:
+        return {}
+    per: dict[str, list[dict]] = {}
+    for raw in lines:
+        try:
+            rec = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("ms"), int | float) and isinstance(rec.get("event"), str):
+            per.setdefault(rec["event"], []).append(rec)
+    out = {}
+    for event, recs in sorted(per.items()):
+        recs = recs[-RECENT_RUNS:]
+        ms = [float(r["ms"]) for r in recs]
+        out[event] = {"runs": len(recs), "p50_ms": round(_pct(ms, 0.5), 1), "p95_ms": round(_pct(ms, 0.95), 1),
+                      "max_ms": round(max(ms), 1), "timeouts": sum(r.get("status") == "timeout" for r in recs),
+                      "errors": sum(r.get("status") == "error" for r in recs)}
+    return out
+
+
+def check_timings(logs: Path) -> Check:
+    t = hook_timings(logs)
+    if not t:
+        return Check("hook timings", "ok", "no hook has run yet", {})
+    slow = [e for e, v in t.items() if v["timeouts"]]
+    detail = "; ".join(f"{e} p50 {v['p50_ms']:.0f} ms p95 {v['p95_ms']:.0f} ms ({v['runs']} runs)"
+                       for e, v in t.items())
+    return Check("hook timings", "warn" if slow else "ok",
+                 (f"timeouts in {', '.join(slow)}; " if slow else "") + detail, t)
+
+
+def check_memory(project) -> Check:
+    if project is None or project.root is None:
+        return Check("memory", "ok", "not inside a project")
+    from cairn.memory import load_knowledge_with_problems
+    from cairn.memory.doctor import diagnose
+
+    k = load_knowledge_with_problems(project)
+    report = diagnose(k.nodes, k.problems, project.root)
+    if report.ok:
+        return Check("memory", "ok", f"{report.nodes} knowledge nodes, no problems", report.to_dict())
+    lines = report.lines()
+    return Check("memory", "warn", f"{len(lines)} problems: " + "; ".join(lines[:3]), report.to_dict())
+
+
+def run_doctor(project) -> list[Check]:
+    from cairn.home import logs_dir
+
+    root = project.root if project is not None else None
+    logs = logs_dir()
+    return [check_hooks(root), check_mcp(root), check_index(project), check_errors(logs), check_timings(logs),
+            check_memory(project)]

@@ -1,0 +1,52 @@
+"""`cairn doctor`: hooks wired to an existing interpreter, index freshness, hook errors and timings."""
+
+from __future__ import annotations
+
+import json
+
+from test_hook_support import payload, run_hook
+
+from helpers import make_git_repo
+
+
+def _doctor(run_cli, cwd, home):
+    r = run_cli("doctor", "--json", cwd=cwd, env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""})
+    return r.returncode, {c["name"]: c for c in json.loads(r.stdout)["checks"]}
+
+
+def test_doctor_before_and_after_install(tmp_path, run_cli, cairn_home):
+    home = tmp_path / "home"
+    home.mkdir()
+    root = make_git_repo(tmp_path / "p", {"src/a.py": "def a():\n    return 1\n"})
+    code, checks = _doctor(run_cli, root, home)
+    assert code == 1 and checks["hooks"]["status"] == "fail" and checks["index"]["status"] == "fail"
+    assert run_cli("install", "claude", cwd=root, env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}).returncode == 0
+    assert run_cli("index", "-q", cwd=root).returncode == 0
+    run_hook("PreToolUse", payload("PreToolUse", root, tool_name="Read", tool_input={"file_path": str(root / "x")}),
+             home=cairn_home, cwd=root)
+    code, checks = _doctor(run_cli, root, home)
+    assert code == 0, checks
+    assert checks["hooks"]["status"] == "ok" and checks["mcp"]["status"] == "ok"
+    assert checks["index"]["status"] == "ok"
+    assert checks["hook timings"]["data"]["PreToolUse"]["runs"] == 1
+    (root / "src/a.py").write_text("def a():\n    return 2\n")
+    code, checks = _doctor(run_cli, root, home)
+    assert checks["index"]["status"] == "warn" and checks["index"]["data"]["changed"] == 1
+
+
+def test_doctor_flags_a_missing_interpreter_and_recent_errors(tmp_path, run_cli, cairn_home):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": "/nonexistent/python -m cairn hook SessionStart"}]}]}}))
+    logs = cairn_home / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    import time
+
+    (logs / "hooks.log").write_text(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} UserPromptSubmit: timed out\n")
+    code, checks = _doctor(run_cli, tmp_path, home)
+    assert code == 1
+    assert "/nonexistent/python does not exist" in checks["hooks"]["detail"]
+    assert checks["hook errors"]["status"] == "warn" and "timed out" in checks["hook errors"]["detail"]
+    r = run_cli("doctor", cwd=tmp_path, env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""})
+    assert "[FAIL] hooks" in r.stdout

@@ -1,0 +1,120 @@
+"""`cairn install claude`: backup, only cairn's entries replaced, idempotent, byte-for-byte undo,
+the compaction window, and the plugin's hooks.json kept identical to the installed table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cairn.agents.install import hook_config, is_cairn_handler
+
+REPO = Path(__file__).resolve().parents[2]
+USER_SETTINGS = ('{"model": "opus",\n "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": '
+                 '[{"type": "command", "command": "prettier --write"}]}]}}\n')
+
+
+@pytest.fixture
+def home(tmp_path):
+    h = tmp_path / "home"
+    (h / ".claude").mkdir(parents=True)
+    return h
+
+
+def _run(run_cli, home, *args, cwd=None):
+    return run_cli("install", "claude", *args, cwd=cwd, env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""})
+
+
+def test_install_merge_idempotent_and_undo_byte_for_byte(run_cli, home):
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    r = _run(run_cli, home)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(settings.read_text())
+    assert data["model"] == "opus"
+    post = data["hooks"]["PostToolUse"]
+    assert post[0]["hooks"][0]["command"] == "prettier --write"  # the user's hook kept
+    assert sum(is_cairn_handler(h) for g in post for h in g["hooks"]) == 1
+    assert set(data["hooks"]) >= {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact",
+                                  "Stop", "SessionEnd"}
+    cmd = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert cmd.endswith("-m cairn hook SessionStart") and Path(cmd.split()[0].strip("'")).exists()
+    mcp = json.loads((home / ".claude.json").read_text())
+    assert mcp["mcpServers"]["cairn"]["args"] == ["-m", "cairn", "serve"]
+    first = settings.read_text()
+    assert _run(run_cli, home).returncode == 0
+    assert settings.read_text() == first  # idempotent
+    assert _run(run_cli, home, "--undo").returncode == 0
+    assert settings.read_text() == USER_SETTINGS  # byte for byte
+    assert not (home / ".claude.json").exists()  # created by install, removed by undo
+
+
+def test_undo_after_user_edit_removes_only_cairn_entries(run_cli, home):
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    assert _run(run_cli, home, "--compact-window", "200k").returncode == 0
+    data = json.loads(settings.read_text())
+    assert data["env"]["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] == "200000"
+    data["theme"] = "dark"  # the user edits the file after install
+    settings.write_text(json.dumps(data))
+    assert _run(run_cli, home, "--undo").returncode == 0
+    after = json.loads(settings.read_text())
+    assert after["theme"] == "dark" and "env" not in after
+    assert not any(is_cairn_handler(h) for gs in after["hooks"].values() for g in gs for h in g["hooks"])
+    assert after["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "prettier --write"
+
+
+def test_dry_run_writes_nothing_and_bad_input_is_one_line(run_cli, home):
+    settings = home / ".claude" / "settings.json"
+    settings.write_text(USER_SETTINGS)
+    r = _run(run_cli, home, "--dry-run")
+    assert r.returncode == 0 and "would change" in r.stdout and "+" in r.stdout
+    assert settings.read_text() == USER_SETTINGS and not (home / ".claude.json").exists()
+    r = _run(run_cli, home, "--compact-window", "5000")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "between" in r.stderr
+    settings.write_text("{ not json")
+    r = _run(run_cli, home)
+    assert r.returncode == 1 and "not valid JSON" in r.stderr and "Traceback" not in r.stderr
+    assert settings.read_text() == "{ not json"
+
+
+def test_project_scope(run_cli, home, tmp_path):
+    from helpers import make_git_repo
+
+    root = make_git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
+    assert _run(run_cli, home, "--project", cwd=root).returncode == 0
+    assert "SessionStart" in json.loads((root / ".claude" / "settings.json").read_text())["hooks"]
+    assert "cairn" in json.loads((root / ".mcp.json").read_text())["mcpServers"]
+    assert _run(run_cli, home, "--project", "--undo", cwd=root).returncode == 0
+    assert not (root / ".claude" / "settings.json").exists() and not (root / ".mcp.json").exists()
+
+
+def test_plugin_files_match_the_installed_table():
+    plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())
+    assert plugin["hooks"] == hook_config('"${CLAUDE_PLUGIN_ROOT}/bin/cairn"')["hooks"]
+    assert all(is_cairn_handler(h) for gs in plugin["hooks"].values() for g in gs for h in g["hooks"])
+    manifest = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "cairn"
+    market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text())
+    assert market["plugins"][0]["name"] == "cairn"
+    assert json.loads((REPO / ".mcp.json").read_text())["mcpServers"]["cairn"]["args"] == ["serve"]
+    for skill in ("cairn-memory", "cairn-handoff", "cairn-organize-claude-md"):
+        text = (REPO / "skills" / skill / "SKILL.md").read_text()
+        assert text.startswith("---\nname: " + skill + "\ndescription: ")
+    assert (REPO / "agents" / "researcher.md").read_text().startswith("---\nname: researcher\n")
+
+
+def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home):
+    import os
+    import subprocess
+
+    big = tmp_path / "big.txt"
+    big.write_text("x\n" * 2000)
+    stdin = json.dumps({"session_id": "l1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
+                        "tool_name": "Read", "tool_input": {"file_path": str(big)}})
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home),
+           "CAIRN_PYTHON": os.environ.get("CAIRN_TEST_PYTHON", __import__("sys").executable)}
+    r = subprocess.run([str(REPO / "bin" / "cairn"), "hook", "PreToolUse"], input=stdin, capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert r.returncode == 2 and "read guard" in r.stderr
