@@ -1,0 +1,152 @@
+"""Hook speed: p50/p95 wall time of each `cairn hook EVENT` process on a ~5,000-file repository,
+beside floors measured the same way (a process started, fed stdin, waited for).
+
+Setup: the repository (default /tmp/terraform, 5.4k files) is copied to a temp folder, made a
+git repository, opted in and indexed (`cairn init`) under a fresh CAIRN_HOME. Then every case
+runs --runs times as Claude Code runs a hook: `python -m cairn hook EVENT` with the documented
+payload on stdin, cwd = the repository. Cases that would answer only once per session (recall
+dedupe, the read guard, the meter) get a fresh session id per run so each run does the full work.
+
+Floors: `python -I -S -c pass`; `python -c pass` (the venv's site); and python + opening the
+index with sqlite3 + one FTS5 query (what any hook that searches must pay at least).
+
+Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 30] [--write docs/benchmarks-hooks.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts" / "claude-code"
+LONG = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+PY = sys.executable
+
+
+def timed(cmd: list[str], stdin: str = "", cwd: Path | None = None, env: dict | None = None) -> tuple[float, int]:
+    t = time.perf_counter()
+    r = subprocess.run(cmd, input=stdin.encode(), capture_output=True, cwd=cwd, env=env)
+    return (time.perf_counter() - t) * 1000, r.returncode
+
+
+def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
+    """`make(i)` -> (cmd, stdin); one warm-up run, then `runs` timed runs."""
+    cmd, stdin = make(-1)
+    timed(cmd, stdin, cwd, env)
+    times, codes = [], set()
+    for i in range(runs):
+        cmd, stdin = make(i)
+        ms, code = timed(cmd, stdin, cwd, env)
+        times.append(ms)
+        codes.add(code)
+    times.sort()
+    return {"case": name, "p50": statistics.median(times), "p95": times[max(0, int(round(0.95 * len(times))) - 1)],
+            "runs": runs, "exit": sorted(codes)}
+
+
+def hook(event: str, payload_of):
+    def make(i: int):
+        return [PY, "-m", "cairn", "hook", event], json.dumps(payload_of(i))
+    return make
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repo", default="/tmp/terraform")
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--write", metavar="FILE", help="write the results as markdown to FILE")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="cairn-hookbench-"))
+    try:
+        return run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args, tmp: Path) -> int:
+    repo = tmp / Path(args.repo).name
+    shutil.copytree(args.repo, repo, symlinks=True, ignore=shutil.ignore_patterns(".git", ".cairn"))
+    genv = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
+            "GIT_COMMITTER_EMAIL": "b@b"}
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
+        subprocess.run(cmd, cwd=repo, env=genv, check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_AUTO_COMPACT_WINDOW"}
+    env["CAIRN_HOME"] = str(tmp / "home")
+    t = time.perf_counter()
+    subprocess.run([PY, "-m", "cairn", "init", "--json"], cwd=repo, env=env, check=True, capture_output=True)
+    init_s = time.perf_counter() - t
+    n_files = int(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout.count("\n"))
+    transcript = tmp / LONG.name
+    shutil.copy(LONG, transcript)
+    huge = repo / "bench-huge.log"
+    huge.write_text("".join(f"line {i}\n" for i in range(5000)))
+    small = next(p for p in sorted(repo.rglob("*.go")) if 2_000 < p.stat().st_size < 20_000)
+    index = next((tmp / "home" / "projects").glob("*/index-*.db"))
+
+    def base(event: str, i: int, **extra) -> dict:
+        return {"session_id": f"bench-{event}-{i}", "transcript_path": str(transcript), "cwd": str(repo),
+                "permission_mode": "default", "hook_event_name": event, **extra}
+
+    fts = ("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+           "c.execute(\"SELECT rowid FROM files_fts WHERE files_fts MATCH 'schema' LIMIT 10\").fetchall()")
+    cases = [
+        ("floor: python -I -S -c pass", lambda i: ([PY, "-I", "-S", "-c", "pass"], "")),
+        ("floor: python -c pass (venv site)", lambda i: ([PY, "-c", "pass"], "")),
+        ("floor: python + open index + one FTS query", lambda i: ([PY, "-c", fts, str(index)], "")),
+        ("SessionStart startup (nothing changed)", hook("SessionStart", lambda i: base("SessionStart", 0,
+                                                                                      source="startup"))),
+        ("SessionStart compact (handoff restore)", hook("SessionStart", lambda i: base("SessionStart", 0,
+                                                                                      source="compact"))),
+        ("UserPromptSubmit trivial prompt (gated out)", hook("UserPromptSubmit", lambda i: base(
+            "UserPromptSubmit", i, prompt="ok, go on"))),
+        ("UserPromptSubmit vague prompt (gated out by the index)", hook("UserPromptSubmit", lambda i: base(
+            "UserPromptSubmit", i, prompt="please make the thing work the way we said"))),
+        ("UserPromptSubmit matching prompt (recall injected)", hook("UserPromptSubmit", lambda i: base(
+            "UserPromptSubmit", i, prompt="how are provider schemas cached between plan and apply?"))),
+        ("PreToolUse Edit (not a Read: passes at once)", hook("PreToolUse", lambda i: base(
+            "PreToolUse", i, tool_name="Edit", tool_input={"file_path": str(small), "old_string": "a",
+                                                          "new_string": "b"}, tool_use_id="t"))),
+        ("PreToolUse Read small file (allowed)", hook("PreToolUse", lambda i: base(
+            "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"))),
+        ("PreToolUse Read 5,000-line file (denied)", hook("PreToolUse", lambda i: base(
+            "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(huge)}, tool_use_id="t"))),
+        ("PostToolUse meter (2.7 MB transcript)", hook("PostToolUse", lambda i: base(
+            "PostToolUse", i, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
+            duration_ms=3))),
+        ("Stop (harvest off by default)", hook("Stop", lambda i: base(
+            "Stop", i, stop_hook_active=False, last_assistant_message="Done."))),
+        ("PreCompact session record (2.7 MB transcript)", hook("PreCompact", lambda i: base(
+            "PreCompact", i, trigger="auto", custom_instructions=""))),
+        ("SessionEnd (hands off to a detached run)", hook("SessionEnd", lambda i: base(
+            "SessionEnd", i, reason="other"))),
+    ]
+    subprocess.run([PY, "-m", "cairn", "handoff", "save", "--goal", "bench", "--where", "measuring hooks"],
+                   cwd=repo, env=env, capture_output=True, check=True)
+    results = [measure(name, args.runs, make, repo, env) for name, make in cases]
+    time.sleep(2)  # let detached SessionEnd runs finish before the folder goes
+    head = (f"- command: `python bench/hook_speed.py --repo {args.repo} --runs {args.runs}`\n"
+            f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
+            f"- machine: {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+            f"Python {platform.python_version()}\n"
+            f"- repository: a copy of {args.repo} ({n_files} git files), `cairn init` in {init_s:.1f} s\n")
+    table = ["| case | p50 ms | p95 ms | runs | exit codes |", "|---|---:|---:|---:|---|"]
+    table += [f"| {r['case']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['runs']} | {', '.join(map(str, r['exit']))} |"
+              for r in results]
+    text = head + "\n" + "\n".join(table) + "\n"
+    print(text)
+    if args.write:
+        Path(args.write).write_text("# Hook speed\n\n" + text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
