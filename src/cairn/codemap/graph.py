@@ -21,9 +21,10 @@ from cairn.store.db import transaction
 DAMPING = 0.85
 IMPORT_WEIGHT = 1.0  # an import is a strong, explicit dependency
 REF_WEIGHT = 0.5  # a shared name is a guess: a reference edge weighs at most half an import
+REF_MAX_OUT = 16  # reference edges kept per file, strongest first
 HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
 HUB_SHARE = 0.05  # ...and by at least this share of all code files
-GRAPH_VERSION = "1"
+GRAPH_VERSION = "2"
 # Languages whose imports do not name the files a file depends on (Go packages, C# namespaces,
 # Ruby autoload, Kotlin top-level functions...): there, shared names fill in the graph. Elsewhere
 # imports resolve precisely and name-based edges mostly add noise (`x.search()` is not `search`).
@@ -98,8 +99,13 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
             sorted(REF_FALLBACK_LANGS)):
         refs[files[fid][0]][name] = count
     by_path = {p: fid for fid, (p, _, _) in files.items()}
-    return {(by_path[s], by_path[d]): w for s, d, w in reference_edges(defs, refs)
-            if s in by_path and d in by_path}
+    out: dict[int, list[tuple[float, int]]] = defaultdict(list)
+    for s, d, w in reference_edges(defs, refs):
+        if s in by_path and d in by_path:
+            out[by_path[s]].append((w, by_path[d]))
+    # Keep each file's strongest references only: in a Go package every file names every other,
+    # and a dense graph makes the query-time walk slow without making it wiser.
+    return {(s, d): w for s, lst in out.items() for w, d in sorted(lst, reverse=True)[:REF_MAX_OUT]}
 
 
 def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:

@@ -202,7 +202,9 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
             if k is None and passed.get(e.path) == (e.size, e.mtime_ns):
                 continue  # skipped before (binary, generated...) and unchanged since
         todo.append(e)
-    graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") is None
+    from cairn.codemap.graph import GRAPH_VERSION
+
+    graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") != GRAPH_VERSION
     if get_meta(con, "ignore_fingerprint") != result.ignore_fingerprint:
         with transaction(con):
             set_meta(con, "ignore_fingerprint", result.ignore_fingerprint)

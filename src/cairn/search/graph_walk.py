@@ -13,8 +13,10 @@ import sqlite3
 from collections import deque
 
 ALPHA = 0.2  # restart probability: higher keeps the walk closer to the seeds
-EPS = 1e-4  # residual threshold per unit of degree
+EPS = 1e-3  # residual below which a node does not push
+DEGREE_SHARE = 0.25  # ...and, once its degree is known, below EPS * degree * this
 MAX_PUSHES = 4000
+MAX_NEIGHBOURS = 16  # strongest edges per direction: a Go package import fans out to every file in it
 
 
 class _Neighbours:
@@ -23,20 +25,21 @@ class _Neighbours:
     def __init__(self, con: sqlite3.Connection):
         self.con = con
         self.cache: dict[int, tuple[list[tuple[int, float]], float, bool]] = {}
+        self.hubs = {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}
 
     def get(self, u: int) -> tuple[list[tuple[int, float]], float, bool]:
         hit = self.cache.get(u)
         if hit is None:
             rows = self.con.execute(
-                "SELECT dst, weight FROM edges WHERE src = ? UNION ALL SELECT src, weight FROM edges WHERE dst = ?",
-                (u, u)).fetchall()
+                "SELECT * FROM (SELECT dst, weight FROM edges WHERE src = ? ORDER BY weight DESC LIMIT ?) "
+                "UNION ALL SELECT * FROM (SELECT src, weight FROM edges WHERE dst = ? ORDER BY weight DESC LIMIT ?)",
+                (u, MAX_NEIGHBOURS, u, MAX_NEIGHBOURS)).fetchall()
             merged: dict[int, float] = {}
             for v, w in rows:
                 if v != u:
                     merged[v] = merged.get(v, 0.0) + w
-            hub = self.con.execute("SELECT is_hub FROM files WHERE id = ?", (u,)).fetchone()
             nbrs = list(merged.items())
-            hit = (nbrs, sum(merged.values()), bool(hub and hub[0]))
+            hit = (nbrs, sum(merged.values()), u in self.hubs)
             self.cache[u] = hit
         return hit
 
@@ -57,8 +60,10 @@ def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], *, a
         u = queue.popleft()
         queued.discard(u)
         ru = r.get(u, 0.0)
+        if ru <= eps:  # too little to spread: decided before touching the database
+            continue
         nbrs, wsum, hub = nb.get(u)
-        if ru <= eps * max(len(nbrs), 1):
+        if ru <= eps * max(len(nbrs), 1) * DEGREE_SHARE:
             continue
         pushes += 1
         r[u] = 0.0
