@@ -28,7 +28,7 @@ def test_unknown_or_missing_event_is_ignored(cairn_home, tmp_path):
 
 def test_event_from_payload_and_aliases(cairn_home, tmp_path):
     big = tmp_path / "big.txt"
-    big.write_text("x\n" * 2000)
+    big.write_text("".join(f"line {i}\n" for i in range(2000)))
     data = payload("PreToolUse", tmp_path, tool_name="Read", tool_input={"file_path": str(big)}, tool_use_id="t1")
     assert run_hook(None, data, home=cairn_home).returncode == 2  # event taken from hook_event_name
     data["session_id"] = "other"

@@ -110,7 +110,7 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
     import subprocess
 
     big = tmp_path / "big.txt"
-    big.write_text("x\n" * 2000)
+    big.write_text("".join(f"line {i}\n" for i in range(2000)))
     stdin = json.dumps({"session_id": "l1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
                         "tool_name": "Read", "tool_input": {"file_path": str(big)}})
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home),

@@ -13,6 +13,9 @@ from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
 
 # Read renders these itself (images, PDFs by page, notebooks by cell): size says nothing.
+# Reading a file this small whole costs ~2k tokens at most: never worth a denial, whatever the
+# settings say, and deciding it needs no project or settings lookup.
+NEVER_GUARD_BYTES = 8192
 NOT_TEXT = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".svg", ".pdf", ".ipynb"})
 
 
@@ -44,7 +47,7 @@ def handle(ctx: HookContext) -> HookResult | None:
         st = os.stat(path)
     except (OSError, ValueError):
         return None
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or st.st_size < NEVER_GUARD_BYTES:
         return None
     cfg = ctx.section("read_guard")
     if not cfg.get("enabled", True):

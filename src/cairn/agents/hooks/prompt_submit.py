@@ -112,15 +112,17 @@ def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    cfg = ctx.section("recall")
     prompt = strip_injected(ctx.text("prompt")).strip()
-    if not cfg.get("enabled", True) or not prompt or prompt.startswith("/"):
+    if not prompt or prompt.startswith("/"):
         return None
-    project = ctx.project
-    if project is None:
-        return None
-    from cairn.agents.tracker import expand
+    from cairn.agents.tracker import expand, find_refs
 
+    if not find_refs(prompt) and not worth_searching(prompt):
+        return None  # decided before resolving the project: most prompts stop here
+    project = ctx.project
+    cfg = ctx.section("recall")
+    if project is None or not cfg.get("enabled", True):
+        return None
     items = expand(project.root, prompt, list(cfg.get("tracker_files") or []))
     query = " ".join([prompt] + [it["title"] for it in items])
     if not items and not worth_searching(prompt):
