@@ -109,7 +109,7 @@ def run(args, tmp: Path) -> int:
         ("UserPromptSubmit trivial prompt (gated out)", hook("UserPromptSubmit", lambda i: base(
             "UserPromptSubmit", i, prompt="ok, go on"))),
         ("UserPromptSubmit vague prompt (gated out by the index)", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", i, prompt="please make the thing work the way we said"))),
+            "UserPromptSubmit", i, prompt="update the provider plan output"))),
         ("UserPromptSubmit matching prompt (recall injected)", hook("UserPromptSubmit", lambda i: base(
             "UserPromptSubmit", i, prompt="how are provider schemas cached between plan and apply?"))),
         ("PreToolUse Edit (not a Read: passes at once)", hook("PreToolUse", lambda i: base(

@@ -197,7 +197,20 @@ def main(argv: list[str] | None = None) -> int:
     if status != "skipped":
         event = canonical_event(names[0] if names else None) or canonical_event(str(payload.get("hook_event_name")))
         _record_time(f"{event}{'+inline' if inline else ''}", started, status, project_id)
+    _exit_past_refresh(code)
     return code
+
+
+def _exit_past_refresh(code: int) -> None:
+    """If SessionStart's index refresh overran (a detached run is finishing it), exit now rather
+    than wait for the thread; everything this process had to say is already written."""
+    threads = sys.modules.get("threading")
+    if threads is None:
+        return
+    from cairn.agents.hooks.session_start import REFRESH_THREAD
+
+    if any(t.name == REFRESH_THREAD and t.is_alive() for t in threads.enumerate()):
+        os._exit(code)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
 from cairn.search.budget import estimate_tokens
 
+REFRESH_THREAD = "cairn-refresh"  # the runner exits without waiting for a thread of this name
 HEADER = "cairn: project memory for {name} (auto-injected; `cairn search`, `cairn map MODULE`, `cairn handoff last`)."
 
 
@@ -67,11 +68,14 @@ def refresh_now(project) -> None:
 
 
 def refresh_bounded(ctx: HookContext, seconds: float) -> str:
-    """Refresh in a detached child and wait for it up to `seconds`: 'fresh', 'background' (still
-    running; it finishes on its own and the current index is used now), or 'building' (no index
-    yet: never built inline). A child process rather than a thread: a thread cut off at exit
-    could leave parser workers holding the index lock."""
-    import subprocess
+    """Refresh the index for up to `seconds`: 'fresh', 'background' (not done in time: a detached
+    `_refresh` run finishes it) or 'building' (no index yet: built in the background, never inline).
+
+    The refresh runs in a thread of this process (no second interpreter to start: a no-change
+    refresh is one stat walk) with a single parser process, so when it overruns, the runner can
+    exit without waiting for it (os._exit; its open transaction rolls back, the index lock is
+    released by the kernel) and the detached run takes over."""
+    import threading
 
     from cairn.agents.hooks.background import spawn_hook
 
@@ -80,11 +84,26 @@ def refresh_bounded(ctx: HookContext, seconds: float) -> str:
     if not project.index_path().exists():
         spawn_hook("_refresh", payload)
         return "building"
-    proc = spawn_hook("_refresh", payload)
-    try:
-        proc.wait(seconds)
-    except subprocess.TimeoutExpired:
+    from cairn.codemap.indexer import index_project
+
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            index_project(project, workers=1)
+        except Exception as exc:  # logged below; the current index is still usable
+            errors.append(exc)
+
+    thread = threading.Thread(target=work, name=REFRESH_THREAD, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        spawn_hook("_refresh", payload)
         return "background"
+    if errors:
+        from cairn.agents.hooks.runner import log_error
+
+        log_error("SessionStart", f"index refresh: {type(errors[0]).__name__}: {errors[0]}", with_traceback=False)
     return "fresh"
 
 
