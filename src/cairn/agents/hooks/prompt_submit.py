@@ -81,12 +81,17 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     """The index's verdict on the request: its terms rare enough in this repository to steer a
     search (weight from document frequency, see search/query.py), and whether it names an
     identifier or file the repository actually has."""
-    from cairn.codemap.indexer import open_index
-    from cairn.search.query import analyze
+    import sqlite3
 
-    con = open_index(ctx.project)
+    from cairn.search.query import analyze
+    from cairn.store.db import connect
+
+    # read-only and without the indexer module (its imports cost ~70 ms): most prompts stop here
+    con = connect(ctx.project.index_path(), readonly=True)
     try:
         q = analyze(con, query)
+    except sqlite3.Error:  # an index of another format: the next SessionStart rebuilds it
+        return set(), False
     finally:
         con.close()
     named = any(t.identifier and t.df > 0 for t in q.terms)
