@@ -151,3 +151,22 @@ def test_session_end_detaches(tmp_path, run_cli, cairn_home):
     while time.time() < deadline and not list((root / ".cairn" / "journal").glob("*.md")):
         time.sleep(0.1)
     assert "rename the invoice renderer" in next((root / ".cairn" / "journal").glob("*.md")).read_text()
+
+
+def test_stop_archives_the_transcript_tail(tmp_path, run_cli, cairn_home):
+    import time
+
+    root = make_project(tmp_path / "shop", run_cli)
+    transcript = tmp_path / "short.jsonl"
+    shutil.copy(FIXTURES / "short.jsonl", transcript)
+    proc = _stop(root, cairn_home, transcript)
+    assert (proc.returncode, proc.stdout) == (0, "")
+    deadline = time.time() + 30
+    found = ""
+    while time.time() < deadline:
+        r = run_cli("sessions", "search", "phx.server", "--all-projects", "--json")
+        if r.returncode == 0 and "phx" in r.stdout:
+            found = r.stdout
+            break
+        time.sleep(0.2)
+    assert "phx" in found

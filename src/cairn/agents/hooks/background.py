@@ -1,6 +1,7 @@
 """Work a hook starts but must not wait for: handing a payload to a detached `cairn hook EVENT
---inline` (SessionEnd's journal entry), and the internal `_refresh` event that finishes an index
-refresh SessionStart could not complete within its second.
+--inline` (SessionEnd's journal entry), the internal `_refresh` event that finishes an index
+refresh SessionStart could not complete within its second, and `_ingest`, the session archive's
+tail ingest after each turn (started by Stop; its cost grows with what a turn wrote).
 
 A detached child gets its own session (no terminal signals from the agent), no stdout/stderr,
 and the payload on stdin; the hook returns as soon as the payload is written.
@@ -32,7 +33,14 @@ def spawn_hook(event: str, payload: dict):
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    """`_refresh`: bring the index of the payload's cwd up to date, then its maps."""
+    """`_refresh`: bring the index of the payload's cwd up to date, then its maps.
+    `_ingest`: archive what is new in the payload's transcript (sessions/archive.py)."""
+    if ctx.event == "_ingest":
+        if ctx.transcript is not None:
+            from cairn.sessions.archive import ingest_file
+
+            ingest_file(ctx.transcript)
+        return None
     project = ctx.project
     if project is None:
         return None

@@ -33,13 +33,14 @@ HANDLERS = {
     "PreCompact": "pre_compact",
     "SessionEnd": "session_end",
     "_refresh": "background",  # internal: finish an index refresh SessionStart started
+    "_ingest": "background",  # internal: archive a transcript's new tail (started by Stop)
 }
 # Seconds each event may take before the runner gives up and answers with nothing. Claude Code's
 # own limits are far longer (600 s, 30 s for prompts, 1.5 s shared by SessionEnd hooks); ours
 # are what an agent should ever wait for cairn.
 TIME_LIMITS = {
     "SessionStart": 8.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "PostToolUse": 2.0,
-    "Stop": 3.0, "PreCompact": 25.0, "SessionEnd": 1.2, "_refresh": 600.0,
+    "Stop": 3.0, "PreCompact": 25.0, "SessionEnd": 1.2, "_refresh": 600.0, "_ingest": 600.0,
 }
 INLINE_LIMITS = {"SessionEnd": 30.0}  # the detached SessionEnd run has time
 MAX_STDIN = 32 * 1024 * 1024

@@ -47,6 +47,7 @@ HOOK_DEFAULTS: dict[str, dict[str, object]] = {
         "max_bytes": 80_000,
     },
     "journal": {"enabled": True},
+    "archive": {"enabled": True},  # Stop: archive the transcript's new tail (detached) for session search
     "session_record": {"enabled": True},
 }
 

@@ -1,4 +1,5 @@
-"""Stop: the harvest (off by default: `[hooks.harvest] enabled = true`). When the turn explored a
+"""Stop: hand the transcript's new tail to the session archive (a detached `_ingest` run, so the
+turn never waits for it), then the harvest (off by default: `[hooks.harvest] enabled = true`). When the turn explored a
 lot (>= `min_explore` reads and searches) and registered nothing, ask once for 1-5 durable facts
 before the agent stops. Never when `stop_hook_active` (the agent is already continuing because
 of a Stop hook) and at most `max_per_session` times. The transcript may lag the last message
@@ -27,6 +28,11 @@ def turn_records(records: list[dict]) -> list[dict]:
 
 
 def handle(ctx: HookContext) -> HookResult | None:
+    if ctx.transcript is not None and ctx.section("archive").get("enabled", True):
+        from cairn.agents.hooks.background import spawn_hook
+
+        spawn_hook("_ingest", {"transcript_path": str(ctx.transcript), "cwd": ctx.cwd,
+                               "hook_event_name": "_ingest"})
     cfg = ctx.section("harvest")
     if not cfg.get("enabled", False) or ctx.payload.get("stop_hook_active") is True or ctx.transcript is None:
         return None
