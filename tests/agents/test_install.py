@@ -118,3 +118,21 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
     r = subprocess.run([str(REPO / "bin" / "cairn"), "hook", "PreToolUse"], input=stdin, capture_output=True,
                        text=True, env=env, timeout=60)
     assert r.returncode == 2 and "read guard" in r.stderr
+
+
+def test_compact_window_best_uses_the_simulator(run_cli, tmp_path):
+    import shutil
+
+    fixtures = REPO.parent / "shared" / "fixtures" / "transcripts" / "claude-code"
+    config = tmp_path / "claude-config"
+    sessions = config / "projects" / "p"
+    sessions.mkdir(parents=True)
+    for f in fixtures.glob("*.jsonl"):
+        shutil.copy(f, sessions / f.name)
+    sim = run_cli("xray", "simulate", "--json", env={"CLAUDE_CONFIG_DIR": str(config)})
+    best = json.loads(sim.stdout)["best"]
+    r = run_cli("install", "claude", "--compact-window", "best", env={"CLAUDE_CONFIG_DIR": str(config)})
+    assert r.returncode == 0, r.stderr
+    settings = json.loads((config / "settings.json").read_text())
+    assert settings["env"]["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] == str(max(best, 100_000))
+    assert "cairn" in json.loads((config / ".claude.json").read_text())["mcpServers"]
