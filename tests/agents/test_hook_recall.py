@@ -96,3 +96,21 @@ def test_secrets_in_injected_text_are_redacted(tmp_path, run_cli, cairn_home):
         {"id": "shop-9aa", "title": f"Rotate the leaked key {token}", "description": "coupon service"}) + "\n")
     text = ask(root, cairn_home, "look at shop-9aa")
     assert token not in text and "[REDACTED:github-token]" in text
+
+
+def test_past_session_of_this_project_is_recalled(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    old = tmp_path / "transcripts" / "old-sess.jsonl"
+    old.parent.mkdir()
+    base = {"cwd": str(root), "sessionId": "old-sess", "version": "2.1.39", "isSidechain": False}
+    write_transcript(old, [
+        {**base, **user("the coupon discount was applied twice at checkout: apply_coupon ran in cart and invoice",
+                        "u1"), "timestamp": "2026-01-05T10:00:00Z"},
+        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-01-05T10:00:05Z", "requestId": "r1",
+         "message": {"id": "m1", "role": "assistant", "model": "claude-opus-4-6",
+                     "content": [{"type": "text", "text": "Fixed: checkout now applies the coupon discount once."}],
+                     "usage": {"input_tokens": 5, "output_tokens": 5}}}])
+    assert run_cli("sessions", "ingest", str(old)).returncode == 0
+    text = ask(root, cairn_home, PROMPT, session="new-sess")
+    assert "past session old-sess" in text and "applied twice" in text
+    assert "past session" not in ask(root, cairn_home, PROMPT, session="old-sess")  # never the session itself

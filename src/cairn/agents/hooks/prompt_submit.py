@@ -107,7 +107,7 @@ def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]
     out = []
     for hit in search_sessions(ctx.project.id, query, limit=2, exclude_session=ctx.text("session_id") or None):
         key = f"session:{hit.get('session_id')}"
-        snippet = " ".join(str(hit.get("snippet") or "").split())
+        snippet = " ".join(str(hit.get("snippet") or "").replace("«", "").replace("»", "").split())
         if key in seen or len(terms & set(_content_terms(snippet))) < 2:
             continue
         when = str(hit.get("time") or "")[:10]
