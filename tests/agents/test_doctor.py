@@ -50,3 +50,11 @@ def test_doctor_flags_a_missing_interpreter_and_recent_errors(tmp_path, run_cli,
     assert checks["hook errors"]["status"] == "warn" and "timed out" in checks["hook errors"]["detail"]
     r = run_cli("doctor", cwd=tmp_path, env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""})
     assert "[FAIL] hooks" in r.stdout
+
+
+def test_doctor_accepts_hooks_from_the_enabled_plugin(tmp_path, run_cli):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"cairn@cairn": True}}))
+    code, checks = _doctor(run_cli, tmp_path, home)
+    assert checks["hooks"]["status"] == "ok" and "cairn@cairn" in checks["hooks"]["detail"]

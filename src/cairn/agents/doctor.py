@@ -60,6 +60,20 @@ def _handlers(path: Path) -> dict[str, list[str]]:
     return out
 
 
+def _plugin_enabled(files: list[Path]) -> str | None:
+    """The `cairn@<marketplace>` plugin key enabled in any settings file (`enabledPlugins`), if any."""
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        plugins = data.get("enabledPlugins") if isinstance(data, dict) else None
+        for key, on in (plugins or {}).items() if isinstance(plugins, dict) else []:
+            if on is True and str(key).split("@")[0] == "cairn":
+                return str(key)
+    return None
+
+
 def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     """None when the command's program exists (and imports cairn, for `python -m cairn`), else why not."""
     try:
@@ -97,8 +111,11 @@ def check_hooks(root: Path | None) -> Check:
         for event, cmds in got.items():
             found.setdefault(event, []).extend(cmds)
     if not found:
+        plugin = _plugin_enabled(settings_files(root))
+        if plugin:
+            return Check("hooks", "ok", f"provided by the enabled plugin `{plugin}` (its hooks/hooks.json)")
         return Check("hooks", "fail", "no cairn hooks in " + ", ".join(map(str, settings_files(root)))
-                     + ": run `cairn install claude` (or install the plugin; plugin hooks are not listed here)")
+                     + ": run `cairn install claude` (or install the cairn plugin)")
     cache: dict[str, str | None] = {}
     broken = sorted({why for cmds in found.values() for c in cmds if (why := _interpreter_ok(c, cache))})
     missing = [e for e in HOOK_EVENTS if e not in found]

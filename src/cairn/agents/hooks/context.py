@@ -57,8 +57,11 @@ class HookContext:
         raw = self.text("transcript_path")
         if not raw:
             return None
-        path = Path(raw).expanduser()
-        return path if path.is_file() else None
+        try:
+            path = Path(raw).expanduser()
+            return path if path.is_file() else None
+        except (OSError, ValueError, RuntimeError):  # NUL bytes, unknown ~user...
+            return None
 
     # ------------------------------------------------------------ project
     @cached_property
