@@ -1,5 +1,6 @@
-"""An objective digest of a session segment, built from the transcript alone (no model call):
-what the user asked, which files changed or were read, which commands ran, which errors came
+"""An objective digest of a session segment, from the transcript alone (no model call).
+
+What the user asked, which files changed or were read, which commands ran, which errors came
 back, and what was registered in the knowledge graph. PreCompact turns it into a session
 record, SessionEnd into a daily-journal entry (after `is_trivial` filters out sessions that did
 nothing worth a line). Text comes through `sessions.turns.extract`, so it is cleaned of hook

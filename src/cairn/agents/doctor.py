@@ -1,4 +1,4 @@
-"""`cairn doctor`: is cairn wired into Claude Code and alive?
+"""`cairn doctor`: is cairn wired into Claude Code and alive? One check per line, ok/warn/fail.
 
 Checks, each ok / warn / fail with one line of detail: the hooks registered in the settings files
 (every event, pointing to an interpreter that exists and imports cairn), the MCP registration,

@@ -1,4 +1,4 @@
-"""`cairn install claude`: register cairn's hooks and MCP server with Claude Code.
+"""`cairn install claude`: register cairn's hooks and MCP server with Claude Code (and undo it).
 
 Hooks go into a settings file (`~/.claude/settings.json` with --user, `<project>/.claude/
 settings.json` with --project), the MCP server into `~/.claude.json` (user scope) or the

@@ -1,5 +1,6 @@
-"""The active project's leaf for SessionStart: its most important live decisions and gotchas and
-its open tasks, one line each, read from the code index's `nodes` table (the indexer stores every
+"""The active project's leaf for SessionStart: top live decisions and gotchas, open tasks.
+
+One line each, read from the code index's `nodes` table (the indexer stores every
 knowledge node of the project there, see codemap/knowledge_index.py). Reading the index instead
 of the vault keeps YAML parsing and the graph load off the session-start path.
 

@@ -1,5 +1,6 @@
-"""Small markdown records cairn writes for people and for the next session (handoffs, session
-records): a JSON-valued front matter block (valid YAML, read back without a YAML parser so the
+"""Markdown records with JSON-valued front matter (handoffs, session records), newest first.
+
+A JSON-valued front matter block (valid YAML, read back without a YAML parser so the
 hooks stay light), then markdown. Stored in `.cairn/<kind>/` when the project opted in, else in
 CAIRN_HOME/projects/<id>/<kind>/; file names start with a UTC timestamp so name order is time
 order.

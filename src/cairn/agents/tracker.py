@@ -1,7 +1,9 @@
-"""Expand tracker references in a prompt: `#123`, a ticket key like `ABC-42`, or an id found in
-the repository's own tracker files (`.beads/issues.jsonl` by default; any JSON-lines file whose
-records have an `id` and a `title`). "fix #123" says little to a search engine; the item's title
-and text say what the work is about.
+"""Expand tracker references in a prompt (`#123`, `ABC-42`, `.beads` ids) to their title and text.
+
+A reference is `#123`, a ticket key like `ABC-42`, or an id found in the repository's own tracker
+files (`.beads/issues.jsonl` by default; any JSON-lines file whose records have an `id` and a
+`title`). "fix #123" says little to a search engine; the item's title and text say what the work
+is about.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""Work a hook starts but must not wait for: handing a payload to a detached `cairn hook EVENT
---inline` (SessionEnd's journal entry), the internal `_refresh` event that finishes an index
-refresh SessionStart could not complete within its second, and `_ingest`, the session archive's
-tail ingest after each turn (started by Stop; its cost grows with what a turn wrote).
+"""Detached work a hook starts but must not wait for (journal entry, index refresh, archive ingest).
+
+Handing a payload to a detached `cairn hook EVENT --inline` (SessionEnd's journal entry), the
+internal `_refresh` event that finishes an index refresh SessionStart could not complete within
+its second, and `_ingest`, the session archive's tail ingest after each turn (started by Stop; its
+cost grows with what a turn wrote).
 
 A detached child gets its own session (no terminal signals from the agent), no stdout/stderr,
 and the payload on stdin; the hook returns as soon as the payload is written.

@@ -1,5 +1,7 @@
-"""What every hook needs from its stdin payload: typed accessors that tolerate garbage, the
-project of the session's cwd, its settings, and where per-session state and records live.
+"""HookContext: the stdin payload read defensively, plus the project, settings, state and records.
+
+Typed accessors that tolerate garbage, the project of the session's cwd, its settings, and
+where per-session state and records live.
 
 Records a person may want to keep (handoffs, session records, the daily journal) go into the
 repository only when it opted in with `.cairn/`; otherwise into CAIRN_HOME/projects/<id>/.

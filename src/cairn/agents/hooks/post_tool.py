@@ -1,4 +1,6 @@
-"""PostToolUse: the context meter. Reads the real context size from the transcript tail and,
+"""PostToolUse: the context meter (register facts and save a handoff before the window fills).
+
+Reads the real context size from the transcript tail and,
 once per session (again after a compaction), tells the agent to register what it learned and
 save a handoff before the window fills, so compaction loses nothing that matters.
 """

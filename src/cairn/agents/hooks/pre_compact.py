@@ -1,7 +1,8 @@
-"""PreCompact: write an objective record of the segment about to be compacted (requests, files
-changed and read, commands, errors; from the transcript, no model call) to `.cairn/sessions/`
-(git-ignored by `cairn init`) or CAIRN_HOME/projects/<id>/sessions/. Its front matter lists the
-files it touched; SessionStart(compact) injects it beside the latest handoff.
+"""PreCompact: write an objective session record of the segment about to be compacted.
+
+Requests, files changed and read, commands, errors; from the transcript, no model call; written to
+`.cairn/sessions/` (git-ignored by `cairn init`) or CAIRN_HOME/projects/<id>/sessions/. Its front
+matter lists the files it touched; SessionStart(compact) injects it beside the latest handoff.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""PreToolUse: the read guard. A whole-file Read of a huge file (more than `max_lines` lines or
+"""PreToolUse: the read guard (deny a whole-file Read of a huge file once, then allow it).
+
+A whole-file Read of a huge file (more than `max_lines` lines or
 `max_bytes` bytes, no offset/limit) is denied once with a reason pointing to search or
 offset/limit; the same read asked again is allowed, so the agent keeps the last word. Only Read
 is ever looked at: edits, writes and every other tool pass untouched.

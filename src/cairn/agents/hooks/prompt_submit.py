@@ -1,5 +1,6 @@
-"""UserPromptSubmit: recall. Search the project's knowledge and code with the prompt and inject
-only what clearly matches: at most a few items within ~700 tokens, each with its reason.
+"""UserPromptSubmit: recall of the project's knowledge, code and past sessions for the prompt.
+
+Inject only what clearly matches: at most a few items within ~700 tokens, each with its reason.
 
 The gate, in order (the cheap checks first, so a trivial prompt never opens the index):
 slash commands and prompts without two content words or a named file/symbol inject nothing;

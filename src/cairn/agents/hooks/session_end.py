@@ -1,6 +1,8 @@
-"""SessionEnd: append a short entry (requests, files changed, decisions registered) to the
-project's daily journal `.cairn/journal/YYYY-MM-DD.md` (CAIRN_HOME/projects/<id>/journal/
-without `.cairn/`), after a deterministic filter that skips empty and trivial sessions.
+"""SessionEnd: append a short entry to the project's daily journal (detached, trivial sessions skipped).
+
+The entry lists requests, files changed, decisions registered; the journal is
+`.cairn/journal/YYYY-MM-DD.md` (CAIRN_HOME/projects/<id>/journal/ without `.cairn/`), after a
+deterministic filter that skips empty and trivial sessions.
 
 SessionEnd hooks share a 1.5 s budget, so the hook itself only hands the payload to a detached
 `cairn hook SessionEnd --inline` and returns; that run reads the transcript and writes.

@@ -1,5 +1,7 @@
-"""Hook settings: defaults here, overridden by `[hooks.*]` tables in the user's and the project's
-config.toml (see cairn.config), so a team can tune thresholds without touching code.
+"""Hook settings: defaults here, overridden by `[hooks.*]` tables in config.toml.
+
+The user's and the project's config.toml (see cairn.config) win, so a team can tune thresholds
+without touching code.
 
 Example `.cairn/config.toml`:
 

@@ -1,9 +1,11 @@
-"""Stop: hand the transcript's new tail to the session archive (a detached `_ingest` run, so the
-turn never waits for it), then the harvest (off by default: `[hooks.harvest] enabled = true`). When the turn explored a
-lot (>= `min_explore` reads and searches) and registered nothing, ask once for 1-5 durable facts
-before the agent stops. Never when `stop_hook_active` (the agent is already continuing because
-of a Stop hook) and at most `max_per_session` times. The transcript may lag the last message
-(integration.md §1.2), so `last_assistant_message` is checked too.
+"""Stop: archive the turn (detached) and, if enabled, ask once for durable facts after heavy exploring.
+
+Hand the transcript's new tail to the session archive (a detached `_ingest` run, so the turn never
+waits for it), then the harvest (off by default: `[hooks.harvest] enabled = true`). When the turn
+explored a lot (>= `min_explore` reads and searches) and registered nothing, ask once for 1-5
+durable facts before the agent stops. Never when `stop_hook_active` (the agent is already
+continuing because of a Stop hook) and at most `max_per_session` times. The transcript may lag the
+last message (integration.md §1.2), so `last_assistant_message` is checked too.
 """
 
 from __future__ import annotations
