@@ -16,7 +16,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +108,7 @@ def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Prog
     batches = [args[i: i + size] for i in range(0, total, size)]
     done = 0
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:

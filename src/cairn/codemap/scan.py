@@ -74,13 +74,30 @@ def _git_files(root: Path) -> list[str] | None:
 
 
 def _walk_files(root: Path) -> list[str]:
-    """Every file under root outside junk folders; symlinked folders are not entered."""
+    """Every file under root outside junk folders; symlinked folders are not entered.
+
+    os.scandir with relative prefixes carried down (no relpath per folder): this walk is most of
+    a no-change re-index outside git.
+    """
     out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in JUNK_DIRS and not d.endswith(".egg-info")]
-        rel = os.path.relpath(dirpath, root)
-        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-        out.extend(prefix + f for f in filenames)
+    stack = [("", str(root))]
+    while stack:
+        prefix, path = stack.pop()
+        try:
+            it = os.scandir(path)
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                name = entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if name not in JUNK_DIRS and not name.endswith(".egg-info"):
+                            stack.append((prefix + name + "/", entry.path))
+                    else:
+                        out.append(prefix + name)
+                except OSError:
+                    continue
     out.sort()
     return out
 
