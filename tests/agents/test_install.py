@@ -136,3 +136,23 @@ def test_compact_window_best_uses_the_simulator(run_cli, tmp_path):
     settings = json.loads((config / "settings.json").read_text())
     assert settings["env"]["CLAUDE_CODE_AUTO_COMPACT_WINDOW"] == str(max(best, 100_000))
     assert "cairn" in json.loads((config / ".claude.json").read_text())["mcpServers"]
+
+
+def test_launcher_without_any_interpreter_keeps_hooks_silent(tmp_path):
+    import shutil
+    import subprocess
+
+    bin_dir = tmp_path / "plugin" / "bin"
+    bin_dir.mkdir(parents=True)
+    shutil.copy(REPO / "bin" / "cairn", bin_dir / "cairn")  # a plugin root without .venv
+    env = {"PATH": str(tmp_path / "nothing"), "HOME": str(tmp_path)}
+    sh = shutil.which("sh") or "/bin/sh"
+    r = subprocess.run([sh, str(bin_dir / "cairn"), "hook", "SessionStart"], input='{"cwd": "/"}',
+                       capture_output=True, text=True, env=env, timeout=60)
+    if r.returncode == 0 and r.stdout:  # a system-wide cairn exists on this machine: nothing to check
+        return
+    assert (r.returncode, r.stdout) == (0, "")
+    r = subprocess.run([sh, str(bin_dir / "cairn"), "serve"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode in (0, 127)
+    if r.returncode == 127:
+        assert "CAIRN_PYTHON" in r.stderr
