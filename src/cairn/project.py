@@ -16,7 +16,6 @@ import functools
 import hashlib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.errors import CairnError
@@ -25,13 +24,33 @@ from cairn.home import cairn_home, project_data_dir
 GLOBAL_ID = "_global"
 
 
-@dataclass(frozen=True)
 class Project:
-    id: str  # stable, filesystem-safe: "<slug>-<hash of identity>" (or a route slug, or _global)
-    name: str  # human name (folder name or route slug)
-    kind: str  # git | cairn | route | root | global
-    identity: str  # what makes two directories the same project
-    root: Path | None  # the tree to index (a worktree root); None for _global
+    """A project: `id` (stable, filesystem-safe "<slug>-<hash of identity>", a route slug, or
+    _global), `name`, `kind` (git | cairn | route | root | global), `identity` (what makes two
+    directories the same project) and `root` (the tree to index, a worktree root; None for _global).
+
+    A plain immutable class rather than a dataclass: every hook resolves a project, and the
+    dataclasses machinery costs more start-up than the class itself.
+    """
+
+    __slots__ = ("id", "name", "kind", "identity", "root")
+
+    def __init__(self, id: str, name: str, kind: str, identity: str, root: Path | None):  # noqa: A002
+        for key, value in (("id", id), ("name", name), ("kind", kind), ("identity", identity), ("root", root)):
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key, value):
+        raise AttributeError("Project is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Project) and (self.id, self.identity, self.root) == (other.id, other.identity,
+                                                                                    other.root)
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.identity, self.root))
+
+    def __repr__(self) -> str:
+        return f"Project(id={self.id!r}, kind={self.kind!r}, root={str(self.root)!r})"
 
     @property
     def is_global(self) -> bool:

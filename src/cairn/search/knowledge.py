@@ -99,6 +99,11 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
 
 def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
     """Notes of the personal vault that match the request (scored in memory, same term weights)."""
+    from cairn.home import personal_vault_dir
+
+    vault = personal_vault_dir()
+    if not q.main or not vault.is_dir() or not any(vault.glob("*.md")):
+        return []  # the common case: no personal notes, and no YAML import on the request path
     from cairn.codemap.schema import FTS_TOKENIZER
     from cairn.search.engine import Hit
     from cairn.search.text import weighted_bm25

@@ -26,6 +26,14 @@ def handle(ctx: HookContext) -> HookResult | None:
 
         spawn_hook("SessionEnd", ctx.payload)
         return None
+    try:  # the archive gets the session's last turns too (Stop may not have run after them)
+        from cairn.sessions.archive import ingest_file
+
+        ingest_file(ctx.transcript)
+    except Exception as exc:  # the journal entry matters more than the archive here
+        from cairn.agents.hooks.runner import log_error
+
+        log_error("SessionEnd", f"archive ingest: {exc}")
     write_entry(ctx)
     return None
 
