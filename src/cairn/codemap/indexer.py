@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.codemap.extract import FileRecord, extract_file, extract_many
+from cairn.codemap.index_db import open_index
 from cairn.codemap.scan import ScanEntry, scan
-from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
+from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import load_config
 from cairn.errors import CairnError
 from cairn.project import Project
-from cairn.store.db import connect, transaction
+from cairn.store.db import transaction
 
-INDEX_FORMAT = "4"  # bump when the schema or what is stored changes: old indexes are rebuilt
 BATCH = 256  # files per transaction
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 
@@ -49,33 +49,6 @@ class IndexStats:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-def open_index(project: Project) -> sqlite3.Connection:
-    """The project's index database (created if needed).
-
-    The index is derived data: when its format is not the one this version writes (an older
-    cairn, a half-created file), it is deleted and rebuilt rather than migrated.
-    """
-    path = project.index_path()
-    con = connect(path, MIGRATIONS)
-    try:
-        fmt = get_meta(con, "index_format")
-    except sqlite3.DatabaseError:
-        fmt = "broken"
-    if fmt == INDEX_FORMAT:
-        return con
-    if fmt is None and con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0:
-        with transaction(con):
-            set_meta(con, "index_format", INDEX_FORMAT)
-        return con
-    con.close()
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(path) + suffix).unlink(missing_ok=True)
-    con = connect(path, MIGRATIONS)
-    with transaction(con):
-        set_meta(con, "index_format", INDEX_FORMAT)
-    return con
 
 
 class _Lock:

@@ -37,7 +37,7 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     False and rely on SessionStart. `seed_paths` (repo-relative path -> weight) personalizes the
     graph walk with files the session is already working on.
     """
-    from cairn.codemap.indexer import index_project, open_index
+    from cairn.codemap.index_db import open_index
     from cairn.search.engine import search_code
     from cairn.search.render import pack
 
@@ -50,6 +50,8 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     if project.root is None:
         raise CairnError("not inside a project: pass --root DIR")
     if refresh or not project.index_path().exists():
+        from cairn.codemap.indexer import index_project
+
         index_project(project)
     con = open_index(project)
     try:

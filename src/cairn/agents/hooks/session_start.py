@@ -115,7 +115,7 @@ def startup_sections(ctx: HookContext, cfg: dict) -> list[Section]:
     sections: list[Section] = []
     con = None
     if state != "building":
-        from cairn.codemap.indexer import open_index
+        from cairn.codemap.index_db import open_index
 
         con = open_index(project)
     try:
