@@ -86,3 +86,21 @@ def test_garbage_cases_file_and_bad_numbers(tmp_path, run_cli):
     _fails_cleanly(run_cli("eval", "run", "--cases", str(tmp_path / "cases.jsonl"), "--root", str(root)), "not a case")
     _fails_cleanly(run_cli("search", "x", "--root", str(root), "--limit", "0"), "limit")
     _fails_cleanly(run_cli("search", "x", "--root", str(root), "--budget", "-5"), "budget")
+
+
+def test_secrets_never_reach_the_index(tmp_path):
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    root = write_tree(tmp_path / "r", {
+        ".env": f"GITHUB_TOKEN={token}\n", "deploy/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
+        "certs/server.pem": "x", ".env.example": "GITHUB_TOKEN=\n", "config/app.yaml": f"token: {token}\n",
+        "app.py": "def main():\n    return 1\n",
+    })
+    p = project_for_root(root)
+    s = index_project(p)
+    con = open_index(p)
+    paths = {r[0] for r in con.execute("SELECT path FROM files")}
+    con.close()
+    assert paths == {".env.example", "config/app.yaml", "app.py"} and s.skipped.get("secret") == 3
+    for f in p.index_path().parent.glob(p.index_path().name + "*"):  # the database and its WAL
+        assert token.encode() not in f.read_bytes()
+    assert (p.index_path().stat().st_mode & 0o777) == 0o600

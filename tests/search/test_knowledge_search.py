@@ -92,3 +92,14 @@ def test_knowledge_search_never_returns_another_projects_nodes(tmp_path, run_cli
     assert _search(run_cli, a, "zebra coupon midnight", "--kind", "knowledge")
     assert _search(run_cli, b, "zebra coupon midnight", "--kind", "knowledge") == []
     assert all("zebra" not in json.dumps(r).lower() for r in _search(run_cli, b, "zebra coupon", "--kind", "all"))
+
+
+def test_secrets_pasted_into_notes_and_summaries_are_redacted(tmp_path, run_cli):
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    run_cli("init", "--root", str(root))
+    _remember(run_cli, root, {"type": "gotcha", "title": f"CI token {token} expires",
+                              "body": f"export GITHUB_TOKEN={token}"})
+    assert run_cli("summary", "set", f"uses {token}", "--root", str(root)).returncode == 0
+    for f in (root / ".cairn").rglob("*.md"):
+        assert token not in f.read_text()

@@ -102,11 +102,12 @@ def _log_exception(argv: list[str]) -> str | None:
         import traceback
 
         from cairn.home import logs_dir
+        from cairn.sessions.redact import redact
 
         path = logs_dir() / "cli.log"
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cairn {' '.join(argv[:1])}\n")
-            fh.write(traceback.format_exc())
+            fh.write(redact(traceback.format_exc()))
         return str(path)
     except Exception:
         return None

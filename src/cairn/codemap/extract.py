@@ -15,6 +15,9 @@ from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.search.tokens import expand_identifiers, path_text
 
 DOC_LANGS = frozenset({"markdown", "rst", "text"})
+# Text kinds whose indexed copy is passed through secret redaction (see sessions/redact.py).
+REDACTED_EXTS = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".sh", ".bash",
+                 ".zsh", ".tf", ".tfvars", ".hcl", ".xml", ".txt", ".md", ".ps1", ".bat", ".cmd")
 
 
 @dataclass
@@ -68,6 +71,10 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
         rec.skip = gen
         return rec
     text = data.decode("utf-8", errors="replace")
+    if path.lower().endswith(REDACTED_EXTS):
+        from cairn.sessions.redact import redact
+
+        text = redact(text)  # configuration is where keys get pasted; code is left as it is (speed)
     rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     lang = language_for_path(path, data[:8192])
     rec.lang = lang

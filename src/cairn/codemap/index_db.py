@@ -23,7 +23,7 @@ def open_index(project: Project) -> sqlite3.Connection:
     cairn, a half-created file), it is deleted and rebuilt rather than migrated.
     """
     path = project.index_path()
-    con = connect(path, MIGRATIONS)
+    con = connect(path, MIGRATIONS, private=True)
     try:
         fmt = get_meta(con, "index_format")
     except sqlite3.DatabaseError:
@@ -37,7 +37,7 @@ def open_index(project: Project) -> sqlite3.Connection:
     con.close()
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
-    con = connect(path, MIGRATIONS)
+    con = connect(path, MIGRATIONS, private=True)
     with transaction(con):
         set_meta(con, "index_format", INDEX_FORMAT)
     return con

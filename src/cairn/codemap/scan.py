@@ -150,10 +150,23 @@ class _FastIgnore:
         return self.spec.match_file(path)
 
 
+_SECRET_NAME = re.compile(
+    r"^(\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.pgpass|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
+    r"credentials(\.json)?|secrets?\.(json|ya?ml|toml)|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|gpg|asc))$", re.I)
+_SECRET_OK = re.compile(r"\.(example|sample|template|dist|defaults?)$", re.I)
+
+
+def is_secret_file(name: str) -> bool:
+    """Files that hold credentials by convention (`.env`, keys, keystores): never read into the index."""
+    return bool(_SECRET_NAME.match(name)) and not _SECRET_OK.search(name)
+
+
 def skip_reason_for_path(rel: str) -> str | None:
     """Why a path is never indexed, judged from its name alone (None = keep)."""
     parts = rel.split("/")
     name = parts[-1]
+    if is_secret_file(name):
+        return "secret"
     if any(p in JUNK_DIRS for p in parts[:-1]):
         return "vendored"
     if name in LOCKFILES:

@@ -37,9 +37,12 @@ def get_summary(project: Project, module: str | None = None) -> str:
 
 
 def set_summary(project: Project, module: str | None, text: str) -> Path:
+    """Store (or, with empty text, remove) a summary; secrets are redacted before anything is written."""
+    from cairn.sessions.redact import redact
+
     path = summary_path(project, module)
     if text.strip():
-        atomic_write_text(path, text.strip() + "\n")
+        atomic_write_text(path, redact(text.strip()) + "\n")
     elif path.exists():
         path.unlink()
     return path

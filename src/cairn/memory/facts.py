@@ -31,7 +31,10 @@ class Fact:
     personal: bool = False
 
     def __post_init__(self) -> None:
-        self.title = " ".join(str(self.title or "").split())
+        from cairn.sessions.redact import redact
+
+        # Notes are committed with the code: a secret pasted into a fact never reaches the file.
+        self.title = redact(" ".join(str(self.title or "").split()))
         if not self.title:
             raise CairnError("a fact needs a non-empty title")
         self.type = str(self.type or "note").strip().lower()
@@ -39,7 +42,7 @@ class Fact:
             raise CairnError(f"type {self.type!r} is not one of {', '.join(TYPES)}")
         if self.status not in ("active", "done"):
             raise CairnError(f"status {self.status!r}: a new fact is active or done")
-        self.body = normalize_body(str(self.body or ""))
+        self.body = redact(normalize_body(str(self.body or "")))
         self.tags = _dedupe(t.strip().lstrip("#") for t in self.tags if t.strip())
         self.symbols = _dedupe(s.strip() for s in self.symbols if s.strip())
         self.files = _dedupe(f.strip() for f in self.files if f.strip())
