@@ -283,3 +283,22 @@ def test_a_bug_in_a_tool_is_a_one_line_tool_error_and_logged(repo, monkeypatch, 
     assert "internal error in search_code: ValueError: boom" in text(res[0]) and "Traceback" not in text(res[0])
     assert "Traceback" in (cairn_home / "logs" / "mcp.log").read_text()
     assert not res[1].is_error
+
+
+def test_the_log_and_the_tool_error_hold_no_token(repo, monkeypatch, cairn_home):
+    import random
+    import string
+
+    import cairn.search.service
+
+    token = "ghp_" + "".join(random.Random(8).choices(string.ascii_letters + string.digits, k=36))
+
+    def leak(*args, **kwargs):
+        raise RuntimeError(f"push failed with GITHUB_TOKEN {token} for origin")
+
+    monkeypatch.setattr(cairn.search.service, "search", leak)
+    res = run(build_server(str(repo)), [("search_code", {"query": "x"})])
+    assert res[0].is_error and token not in text(res[0])
+    log = (cairn_home / "logs" / "mcp.log").read_text()
+    assert "Traceback" in log and "push failed" in log and "[REDACTED:" in log
+    assert token not in log and token[4:] not in log

@@ -4,7 +4,9 @@ Why this shape: the SDK turns each tool's signature into its input schema and ru
 worker threads, so two clients (or two calls) never block each other. Every tool goes through
 `_guarded`, which turns cairn's expected failures into MCP tool errors with the plain message and
 any other exception into a one-line "internal error" (traceback in CAIRN_HOME/logs/mcp.log):
-a bad call never takes the server down and never leaks a stack to the agent. `instructions`
+a bad call never takes the server down and never leaks a stack to the agent. Both the log and the
+error text go through `redact`: an exception message can quote a token from a file or an argument,
+and a log kept on disk for months must not hold it in clear. `instructions`
 teach the agent the routine cairn exists for: map first, search before exploring, register
 what you learned.
 """
@@ -62,16 +64,18 @@ def handoff_available() -> bool:
 
 
 def _log_internal(name: str) -> str | None:
-    """Append the current traceback to CAIRN_HOME/logs/mcp.log; never raises."""
+    """Append the current traceback, secrets masked, to CAIRN_HOME/logs/mcp.log; never raises."""
     try:
         import time
         import traceback
 
         from cairn.home import logs_dir
+        from cairn.sessions.redact import redact
 
         path = logs_dir() / "mcp.log"
+        entry = redact(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} tool {name}\n{traceback.format_exc()}")
         with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} tool {name}\n{traceback.format_exc()}")
+            fh.write(entry)
         return str(path)
     except Exception:
         return None
@@ -89,8 +93,10 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         except ToolError:
             raise
         except Exception as exc:
+            from cairn.sessions.redact import redact
+
             where = _log_internal(name)
-            raise ToolError(f"internal error in {name}: {type(exc).__name__}: {exc}"
+            raise ToolError(redact(f"internal error in {name}: {type(exc).__name__}: {exc}")
                             + (f" (details in {where})" if where else "")) from None
 
     return tool
