@@ -269,3 +269,21 @@ def test_cli_bad_input_gives_one_clear_line(tmp_path, cairn_home, setup, needle)
     assert res.returncode == 1
     assert needle in res.stderr and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_cli_empty_days_window_is_an_empty_result_not_an_error(tmp_path, cairn_home):
+    # T0 is months in the past, so a one-day window holds nothing: zero totals, exit 0.
+    write(tmp_path / "p" / "old.jsonl", [assistant(0, "m1", "r1", inp=5, out=10, cr=100)])
+    res = run_cli(str(tmp_path), "--days", "1", "--json", home=cairn_home)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["sessions"] == []
+    assert out["totals"]["sessions"] == 0 and out["totals"]["total_tokens"] == 0
+    assert out["totals"]["cost_usd"] == 0 and out["included"]["filters"]["days"] == 1
+    assert out["findings"] == ["No sessions in the last day (1 session read, 1 file); try a larger --days."]
+    res = run_cli(str(tmp_path), "--days", "3", home=cairn_home)
+    assert res.returncode == 0, res.stderr
+    assert "No sessions in the last 3 days" in res.stdout and "Cost by kind" not in res.stdout
+    sim = run_cli("simulate", str(tmp_path), "--days", "3", "--json", home=cairn_home)
+    assert sim.returncode == 0, sim.stderr
+    assert json.loads(sim.stdout)["sessions"] == 0

@@ -66,7 +66,12 @@ def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
 
 
 def _load(args: argparse.Namespace, paths: list[str]):
-    """Transcripts read, filtered by --days/--project/--session, plus the filters for the report."""
+    """Transcripts read, filtered by --days/--project/--session, the filters, and why it is empty.
+
+    A --days window with no activity is an answer, not an error: scripts polling `--days 1 --json`
+    get the normal shape with zero totals and exit 0. The third value is the plain-words line for
+    that case (None when something is left), which the terminal output prints instead of empty tables.
+    """
     from cairn.errors import CairnError
     from cairn.sessions.usage import load_transcripts, select
 
@@ -88,10 +93,16 @@ def _load(args: argparse.Namespace, paths: list[str]):
             raise CairnError(f"no session matches {args.session!r}")
         keep = hits
     out = select(ds, days=args.days, sessions=keep)
+    empty: str | None = None
     if not out.turns:
-        raise CairnError(f"no activity in the last {args.days} days ({len(all_sessions)} sessions read)")
+        def n(count: int, word: str) -> str:
+            return f"{count} {word}" + ("" if count == 1 else "s")
+
+        days = "day" if args.days == 1 else f"{args.days} days"
+        empty = (f"No sessions in the last {days} ({n(len(keep or all_sessions), 'session')} read, "
+                 f"{n(ds.files, 'file')}); try a larger --days.")
     filters = {"paths": paths, "project": args.project, "days": args.days, "session": args.session}
-    return out, filters
+    return out, filters, empty
 
 
 def cmd_xray(args: argparse.Namespace) -> int:
@@ -103,8 +114,10 @@ def cmd_xray(args: argparse.Namespace) -> int:
         return _cmd_simulate(args, paths[1:])
     from cairn.sessions.xray import analyze
 
-    ds, filters = _load(args, paths)
+    ds, filters, empty = _load(args, paths)
     report = analyze(ds, load_prices(), filters=filters)
+    if empty:
+        report["findings"] = [empty]
     if args.html:
         from cairn.sessions.xray_html import render_html
 
@@ -116,9 +129,12 @@ def cmd_xray(args: argparse.Namespace) -> int:
         report.pop("curves", None)  # per-turn points: for the HTML page, too bulky for programs
         print_json(report)
         return 0
-    from cairn.sessions.xray_report import render
+    if empty:
+        print(empty)
+    else:
+        from cairn.sessions.xray_report import render
 
-    render(report)
+        render(report)
     if args.html:
         print(f"HTML report written to {args.html}")
     return 0
@@ -130,10 +146,13 @@ def _cmd_simulate(args: argparse.Namespace, paths: list[str]) -> int:
 
     thresholds = parse_thresholds(args.thresholds)
     handoff = parse_tokens(args.handoff, "--handoff")
-    ds, _ = _load(args, paths)
+    ds, _, empty = _load(args, paths)
     sim = simulate(ds, load_prices(), thresholds, handoff)
     if args.json:
         print_json(sim)
+        return 0
+    if empty:
+        print(empty)
         return 0
     from cairn.sessions.xray_report import render_simulation
 
