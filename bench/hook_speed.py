@@ -10,7 +10,7 @@ dedupe, the read guard, the meter) get a fresh session id per run so each run do
 Floors: `python -I -S -c pass`; `python -c pass` (the venv's site); and python + opening the
 index with sqlite3 + one FTS5 query (what any hook that searches must pay at least).
 
-Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 30] [--write docs/benchmarks-hooks.md]
+Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 30] [--write FILE]
 """
 
 from __future__ import annotations
