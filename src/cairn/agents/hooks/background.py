@@ -5,6 +5,13 @@ internal `_refresh` event that finishes an index refresh SessionStart could not 
 its second, and `_ingest`, the session archive's tail ingest after each turn (started by Stop; its
 cost grows with what a turn wrote).
 
+A session is its main transcript plus the subagents' files beside it
+(`<sessionId>.jsonl` + `<sessionId>/subagents/agent-*.jsonl`, see sessions/transcript.py), so
+`archive_session` ingests both: a Task run's findings are often the part worth finding later.
+`_ingest` also takes the archive's throttled automatic backup (at most daily) once it added
+turns: the hooks are the archive's only writer for most users, and the detached run is the one
+place with time to copy it; the hook's own process never does.
+
 A detached child gets its own session (no terminal signals from the agent), no stdout/stderr,
 and the payload on stdin; the hook returns as soon as the payload is written.
 """
@@ -14,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
@@ -34,14 +42,48 @@ def spawn_hook(event: str, payload: dict):
     return proc
 
 
+def session_files(transcript: Path) -> list[Path]:
+    """The main transcript, then its subagents' files (`<transcript minus .jsonl>/subagents/*.jsonl`)."""
+    folder = transcript.with_suffix("") / "subagents"
+    try:
+        agents = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+    except OSError:
+        agents = []
+    return [transcript, *agents]
+
+
+def archive_session(transcript: Path, *, backup: bool = False):
+    """Archive what is new in a session's files (main + subagents), each from its own offset;
+    with `backup`, then take the throttled daily backup if turns were added. The IngestStats."""
+    from cairn.sessions.archive import IngestStats, ingest_file, open_archive
+
+    total = IngestStats()
+    con = open_archive()
+    try:
+        for path in session_files(transcript):
+            stats = ingest_file(path, con)  # a missing or unreadable file is an error entry, not a raise
+            total.files += stats.files
+            total.files_read += stats.files_read
+            total.bytes += stats.bytes
+            total.turns += stats.turns
+            total.reread += stats.reread
+            total.errors += stats.errors
+            total.sessions |= stats.sessions
+        if backup and total.turns:
+            from cairn.sessions.backup import maybe_auto_backup
+
+            maybe_auto_backup(con)
+    finally:
+        con.close()
+    return total
+
+
 def handle(ctx: HookContext) -> HookResult | None:
     """`_refresh`: bring the index of the payload's cwd up to date, then its maps.
-    `_ingest`: archive what is new in the payload's transcript (sessions/archive.py)."""
+    `_ingest`: archive what is new in the payload's session (sessions/archive.py), then back up."""
     if ctx.event == "_ingest":
         if ctx.transcript is not None:
-            from cairn.sessions.archive import ingest_file
-
-            ingest_file(ctx.transcript)
+            archive_session(ctx.transcript, backup=True)
         return None
     project = ctx.project
     if project is None:

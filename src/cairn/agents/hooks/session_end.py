@@ -5,41 +5,97 @@ The entry lists requests, files changed, decisions registered; the journal is
 deterministic filter that skips empty and trivial sessions.
 
 SessionEnd hooks share a 1.5 s budget, so the hook itself only hands the payload to a detached
-`cairn hook SessionEnd --inline` and returns; that run reads the transcript and writes.
+`cairn hook SessionEnd --inline` and returns; that run first archives the session's last turns
+(main transcript and subagents: Stop may not have run after them), then builds the entry from the
+archive's digest of the session (`archive_search.session_digest`: one source of truth with
+`cairn sessions`, and it covers every file of the session). When the archive has nothing (turned
+off with `[hooks.archive] enabled = false`, or the ingest failed), the entry comes from the
+transcript's own digest instead (agents/digest.py).
 """
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
+
+if TYPE_CHECKING:
+    from cairn.agents.digest import Digest
 
 KIND = "journal"
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    if ctx.transcript is None or not ctx.section("journal").get("enabled", True) or ctx.project is None:
+    if ctx.transcript is None or ctx.project is None:
+        return None
+    journal = ctx.section("journal").get("enabled", True)
+    archive = ctx.section("archive").get("enabled", True)
+    if not (journal or archive):
         return None
     if not ctx.inline:
         from cairn.agents.hooks.background import spawn_hook
 
         spawn_hook("SessionEnd", ctx.payload)
         return None
-    try:  # the archive gets the session's last turns too (Stop may not have run after them)
-        from cairn.sessions.archive import ingest_file
+    if archive:
+        try:  # the archive gets the session's last turns too (Stop may not have run after them)
+            from cairn.agents.hooks.background import archive_session
 
-        ingest_file(ctx.transcript)
-    except Exception as exc:  # the journal entry matters more than the archive here
-        from cairn.agents.hooks.runner import log_error
+            archive_session(ctx.transcript)
+        except Exception as exc:  # the journal entry matters more than the archive here
+            from cairn.agents.hooks.runner import log_error
 
-        log_error("SessionEnd", f"archive ingest: {exc}")
-    write_entry(ctx)
+            log_error("SessionEnd", f"archive ingest: {exc}")
+    if journal:
+        write_entry(ctx, from_archive=archive)
     return None
 
 
-def write_entry(ctx: HookContext) -> str | None:
-    """Append this session's entry (new work since its last entry only); the entry, or None."""
+def archive_digest(ctx: HookContext) -> Digest | None:
+    """The session's Digest built from the archive (`session_digest`, plus its turns for what the
+    digest does not list: MCP registrations, searches, error texts); None when the archive has
+    no such session, so the caller falls back to the transcript."""
+    from cairn.agents.digest import _REMEMBER_TOOL, MAX_ERRORS, Digest, _remember_title, _short
+    from cairn.agents.hooks.context import relpath
+    from cairn.agents.hooks.transcript import SEARCH_TOOLS
+    from cairn.sessions.archive import archive_path, open_archive
+    from cairn.sessions.archive_search import session_detail, session_digest
+
+    if not archive_path().exists():
+        return None
+    sid = ctx.text("session_id") or ctx.transcript.stem
+    con = open_archive()
+    try:
+        data = session_digest(sid, con)
+        if not data or not data.get("turns"):
+            return None
+        _info, turns = session_detail(con, sid)
+    finally:
+        con.close()
+    root = ctx.project.root
+    d = Digest()
+    d.requests = [p for p in data["prompts"] if not p.startswith("/")]
+    d.changed = list(dict.fromkeys(relpath(root, f) or f for f in data["files_changed"]))
+    d.read = [p for p in dict.fromkeys(relpath(root, f) or f for f in data["files_read"]) if p not in d.changed]
+    d.commands = list(data["commands"])
+    d.errors = [_short(t["text"], 200) for t in turns if t["role"] == "error"][-MAX_ERRORS:]
+    for t in turns:
+        if t["role"] != "tool" or not t["tool"] or t["agent"]:
+            continue
+        if t["tool"] in SEARCH_TOOLS or "search" in t["tool"].lower():
+            d.explored += 1
+        title = _remember_title(t["arg"] or "") if t["tool"] == "Bash" else (
+            t["arg"] if _REMEMBER_TOOL.match(t["tool"]) else None)
+        if title:
+            d.registered.append(_short(title, 120))
+    return d
+
+
+def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
+    """Append this session's entry (new work since its last entry only); the entry, or None.
+    Built from the archive when it knows the session (see the module doc), else the transcript."""
     from cairn.agents.digest import build_digest, is_trivial, journal_entry
     from cairn.agents.hooks.transcript import segment_records
 
@@ -48,7 +104,16 @@ def write_entry(ctx: HookContext) -> str | None:
     state = ctx.load_state("journal")
     if state.get("size") == size:  # SessionEnd again with nothing new (resume, then exit)
         return None
-    d = build_digest(segment_records(path), ctx.project.root)
+    d = None
+    if from_archive:
+        try:
+            d = archive_digest(ctx)
+        except Exception as exc:  # a broken archive must not cost the journal its entry
+            from cairn.agents.hooks.runner import log_error
+
+            log_error("SessionEnd", f"archive digest: {exc}")
+    if d is None:
+        d = build_digest(segment_records(path), ctx.project.root)
     ctx.save_state("journal", {"size": size})
     if is_trivial(d):
         return None
