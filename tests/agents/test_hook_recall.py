@@ -114,3 +114,46 @@ def test_past_session_of_this_project_is_recalled(tmp_path, run_cli, cairn_home)
     text = ask(root, cairn_home, PROMPT, session="new-sess")
     assert "past session old-sess" in text and "applied twice" in text
     assert "past session" not in ask(root, cairn_home, PROMPT, session="old-sess")  # never the session itself
+
+
+def _archived_session(tmp_path, run_cli, root, sid: str, said: list[tuple[str, str]]) -> None:
+    """A past session of the project at `root` (its records carry that cwd), ingested into the archive."""
+    path = tmp_path / "transcripts" / f"{sid}.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    base = {"cwd": str(root), "sessionId": sid, "version": "2.1.39", "isSidechain": False}
+    records = []
+    for i, (role, text) in enumerate(said):
+        stamp = f"2026-01-0{i + 1}T10:00:00Z"
+        if role == "user":
+            records.append({**base, **user(text, f"{sid}-u{i}"), "timestamp": stamp})
+        else:
+            records.append({**base, "type": "assistant", "uuid": f"{sid}-a{i}", "timestamp": stamp,
+                            "requestId": f"r{i}", "message": {
+                                "id": f"m{i}", "role": "assistant", "model": "claude-opus-4-6",
+                                "content": [{"type": "text", "text": text}],
+                                "usage": {"input_tokens": 5, "output_tokens": 5}}})
+    write_transcript(path, records)
+    assert run_cli("sessions", "ingest", str(path)).returncode == 0
+
+
+WEBHOOK_PROMPT = "what did we decide about the webhook retries"
+
+
+def test_past_session_alone_is_recalled_in_its_own_project_only(tmp_path, run_cli, cairn_home):
+    shop = make_project(tmp_path / "shop", run_cli)  # its code never mentions webhooks
+    bank = make_project(tmp_path / "bank", run_cli, files={
+        "ledger.py": "def post_entry(entry):\n    return entry\n",
+        **{f"misc_{i}.py": f"def helper_{i}():\n    return {i}\n" for i in range(6)}})
+    _archived_session(tmp_path, run_cli, shop, "hooks-past", [
+        ("user", "the payment provider says our webhook retries hammer them during outages"),
+        ("assistant", "Decided: webhook retries back off exponentially, capped at 5 attempts over an hour.")])
+    _archived_session(tmp_path, run_cli, shop, "other-past", [
+        ("user", "rename the cart total helper"), ("assistant", "Renamed it.")])
+    text = ask(shop, cairn_home, WEBHOOK_PROMPT, session="now")
+    assert "past session hooks-pa" in text and "webhook retries" in text
+    assert "other-pa" not in text and "src/shop" not in text  # no code hit rode along
+    assert len(text) <= 700 * 3.5 + 100
+    assert ask(shop, cairn_home, WEBHOOK_PROMPT, session="now") == ""  # once per session
+    assert ask(bank, cairn_home, WEBHOOK_PROMPT, session="now") == ""  # another project's past stays there
+    # words the code lacks are not enough by themselves: the past session must share two of them
+    assert ask(shop, cairn_home, "what did we decide about the deploy freeze", session="later") == ""

@@ -13,6 +13,14 @@ the files this session read or edited (transcript tail) and the latest handoff's
 graph walk, so a vague follow-up still lands near the work in progress (with such files, one
 distinctive term is enough). Nothing is injected
 twice in a session (state under CAIRN_HOME; reset after compaction).
+
+Past sessions of the same project (the session archive) come along with code hits, and also on
+their own: a question about something the code never mentions ("what did we decide about the
+webhook retries") finds no distinctive term in the index, yet the conversation that settled it
+is archived. A word absent from the code counts toward the gate for the archive only; one or
+two past sessions then pass when their snippet holds two of the prompt's distinctive or
+code-absent words. Only this project's sessions are searched (never `_global`), the archive
+holds redacted text, one hit per session, within the same token budget.
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ _NAMED = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za
 _MATCHES = re.compile(r"^matches (.+)$")
 STRONG = ("named in the request", "defines ")
 MAX_SEEDS = 24
+SESSION_TERMS = 2  # distinctive or code-absent words a past-session hit must share with the prompt
+SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits / on their own
 
 
 def _content_terms(text: str) -> list[str]:
@@ -78,10 +88,11 @@ def seed_paths(ctx: HookContext) -> dict[str, float]:
     return dict(sorted(seeds.items(), key=lambda kv: -kv[1])[:MAX_SEEDS])
 
 
-def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[set[str], bool]:
+def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[set[str], bool, set[str]]:
     """The index's verdict on the request: its terms rare enough in this repository to steer a
-    search (weight from document frequency, see search/query.py), and whether it names an
-    identifier or file the repository actually has."""
+    search (weight from document frequency, see search/query.py), whether it names an
+    identifier or file the repository actually has, and its content words the code never
+    mentions (no weight for a code search, but what a past session may have discussed)."""
     import sqlite3
 
     from cairn.search.query import analyze
@@ -92,28 +103,52 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     try:
         q = analyze(con, query)
     except sqlite3.Error:  # an index of another format: the next SessionStart rebuilds it
-        return set(), False
+        return set(), False, set()
     finally:
         con.close()
     named = any(t.identifier and t.df > 0 for t in q.terms)
-    return {t.text for t in q.main if t.weight >= min_weight}, named
+    absent = {t.text for t in q.terms if t.df == 0 and not t.expansion and len(t.text) >= 3 and not t.text.isdigit()}
+    return {t.text for t in q.main if t.weight >= min_weight}, named, absent
 
 
-def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]) -> list[tuple[str, str]]:
-    """(key, text) of the best past-session hit of this project, when it shares two terms."""
+def _folded(words: set[str] | list[str]) -> set[str]:
+    """Words with plurals folded ("retries" = "retry"), as the archive's own terms are."""
+    from cairn.sessions.archive_tags import singular
+
+    return {singular(w) for w in words}
+
+
+def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str],
+                   limit: int = SESSIONS_WITH_CODE) -> list[tuple[str, str]]:
+    """(key, text) of up to `limit` past sessions of this project whose best hit shares
+    SESSION_TERMS of `terms`; never this session, one hit per session, never `_global`."""
+    from cairn.project import GLOBAL_ID
+
+    if ctx.project is None or ctx.project.id == GLOBAL_ID:
+        return []
     try:
         from cairn.sessions.archive_search import search_sessions
     except ImportError:
         return []
+    try:
+        hits = search_sessions(ctx.project.id, query, limit=limit + 2, exclude_session=ctx.text("session_id") or None)
+    except Exception as exc:  # a damaged archive must not cost the prompt its code hits
+        from cairn.agents.hooks.runner import log_error
+
+        log_error("UserPromptSubmit", f"session archive: {type(exc).__name__}: {exc}", with_traceback=False)
+        return []
+    wanted = _folded(terms)
     out = []
-    for hit in search_sessions(ctx.project.id, query, limit=2, exclude_session=ctx.text("session_id") or None):
+    for hit in hits:
         key = f"session:{hit.get('session_id')}"
         snippet = " ".join(str(hit.get("snippet") or "").replace("«", "").replace("»", "").split())
-        if key in seen or len(terms & set(_content_terms(snippet))) < 2:
+        if key in seen or len(wanted & _folded(_content_terms(snippet))) < SESSION_TERMS:
             continue
         when = str(hit.get("time") or "")[:10]
         out.append((key, f"past session {str(hit.get('session_id'))[:8]} ({when}, {hit.get('role')}): {snippet[:300]}"))
-        break
+        seen = seen | {key}
+        if len(out) >= limit:
+            break
     return out
 
 
@@ -135,30 +170,59 @@ def handle(ctx: HookContext) -> HookResult | None:
         return None
     if not project.index_path().exists():
         return None  # SessionStart builds it; never index inside a prompt
-    distinctive, named = distinctive_terms(ctx, query, float(cfg.get("min_weight") or 0.6))
+    distinctive, named, absent = distinctive_terms(ctx, query, float(cfg.get("min_weight") or 0.6))
     seeds = seed_paths(ctx)
     needed = max(1, int(cfg.get("min_terms") or 2) - (1 if seeds else 0))  # work in progress narrows it
-    if not items and not named and len(distinctive) < needed:
-        return None
-    return recall(ctx, cfg, query, items, distinctive, seeds)
+    if items or named or len(distinctive) >= needed:
+        return recall(ctx, cfg, query, items, distinctive, seeds, absent=absent)
+    if cfg.get("sessions", True) and len(distinctive | absent) >= SESSION_TERMS:
+        # nothing in the code to point at, but the words may be in a past conversation
+        return recall(ctx, cfg, query, [], distinctive, seeds, absent=absent, code=False)
+    return None
 
 
 def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
-           seeds: dict[str, float]) -> HookResult | None:
-    from cairn.search.service import search
-
+           seeds: dict[str, float], *, absent: set[str] | None = None, code: bool = True) -> HookResult | None:
+    """Inject the code/knowledge hits that pass the gate (unless `code` is False), then past
+    sessions: one beside code hits, up to two on their own (see the module doc)."""
     state = ctx.load_state("recall")
     seen = set(state.get("seen") or [])
+    budget, max_items = int(cfg.get("budget") or 700), int(cfg.get("max_items") or 3)
+    header = "cairn recall (matches for this prompt from the project's memory and code; open only what helps):"
+    lines = [header] + [f"- {it['ref']} is \"{it['title']}\"" for it in items]
+    used = estimate_tokens("\n".join(lines))
+    picked: list[str] = []
+    if code:
+        used = _code_hits(ctx, cfg, query, items, distinctive, seeds, seen, lines, picked, used)
+    if cfg.get("sessions", True) and len(picked) < max_items:
+        if picked:  # beside code hits, as before: any two of the prompt's content words
+            hits = _past_sessions(ctx, query, set(_content_terms(query)), seen, SESSIONS_WITH_CODE)
+        else:  # on their own: two of its distinctive or code-absent words
+            hits = _past_sessions(ctx, query, distinctive | (absent or set()), seen, SESSIONS_ALONE)
+        for key, text in hits[: max_items - len(picked)]:
+            cost = estimate_tokens(text + "\n")
+            if used + cost <= budget:
+                lines.append(text)
+                picked.append(key)
+                used += cost
+    if not picked:
+        return None
+    ctx.save_state("recall", {"seen": sorted(seen | set(picked))})
+    return HookResult(context="\n".join(lines))
+
+
+def _code_hits(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
+               seeds: dict[str, float], seen: set[str], lines: list[str], picked: list[str], used: int) -> int:
+    """Append the knowledge and code hits that pass (strong reason, score floor, budget) to
+    `lines` and their keys to `picked`; the tokens used after them."""
+    from cairn.search.service import search
+
     budget, max_items = int(cfg.get("budget") or 700), int(cfg.get("max_items") or 3)
     floor = float(cfg.get("score_floor") or 0.0)
     terms = [w for it in items for w in _content_terms(it["text"])][:40]
     answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
                     seed_paths=seeds or None)
-    header = "cairn recall (matches for this prompt from the project's memory and code; open only what helps):"
-    lines = [header] + [f"- {it['ref']} is \"{it['title']}\"" for it in items]
-    used = estimate_tokens("\n".join(lines))
     top = answer.results[0]["score"] if answer.results else 0.0
-    picked: list[str] = []
     for result, text in zip(answer.results, answer.texts, strict=False):
         key = item_key(result)
         if key in seen or result["score"] < max(floor, 0.5 * top) or not strong_reason(result.get("why") or [], distinctive):
@@ -171,12 +235,4 @@ def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distincti
         used += cost
         if len(picked) >= max_items:
             break
-    if picked and cfg.get("sessions", True) and len(picked) < max_items:
-        for key, text in _past_sessions(ctx, query, set(_content_terms(query)), seen):
-            if used + estimate_tokens(text) <= budget:
-                lines.append(text)
-                picked.append(key)
-    if not picked:
-        return None
-    ctx.save_state("recall", {"seen": sorted(seen | set(picked))})
-    return HookResult(context="\n".join(lines))
+    return used
