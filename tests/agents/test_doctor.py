@@ -58,3 +58,35 @@ def test_doctor_accepts_hooks_from_the_enabled_plugin(tmp_path, run_cli):
     (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"cairn@cairn": True}}))
     code, checks = _doctor(run_cli, tmp_path, home)
     assert checks["hooks"]["status"] == "ok" and "cairn@cairn" in checks["hooks"]["detail"]
+
+
+def test_doctor_warns_when_hooks_are_registered_twice(tmp_path, run_cli):
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}
+    root = make_git_repo(tmp_path / "p", {"src/a.py": "def a():\n    return 1\n"})
+    assert run_cli("install", "claude", cwd=root, env=env).returncode == 0
+    code, checks = _doctor(run_cli, root, home)
+    assert checks["hooks"]["status"] == "ok", checks["hooks"]
+    settings = home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["enabledPlugins"] = {"cairn@cairn": True}  # the plugin too: its hooks run beside these
+    settings.write_text(json.dumps(data))
+    code, checks = _doctor(run_cli, root, home)
+    hooks = checks["hooks"]
+    assert hooks["status"] == "warn" and "registered twice" in hooks["detail"]
+    assert "cairn@cairn" in hooks["detail"] and str(settings) in hooks["detail"]
+    assert sorted(hooks["data"]["duplicates"]) == sorted(["PostToolUse", "PreCompact", "PreToolUse", "SessionEnd",
+                                                          "SessionStart", "Stop", "UserPromptSubmit"])
+    # the same command in the project's settings as well is one handler (Claude Code runs it once) ...
+    data.pop("enabledPlugins")
+    settings.write_text(json.dumps(data))
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(json.dumps({"hooks": data["hooks"]}))
+    assert _doctor(run_cli, root, home)[1]["hooks"]["status"] == "ok"
+    # ... but another command for the same event runs as well
+    other = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "/usr/bin/env cairn hook Stop"}]}]}}
+    local = root / ".claude" / "settings.local.json"
+    local.write_text(json.dumps(other))
+    hooks = _doctor(run_cli, root, home)[1]["hooks"]
+    assert hooks["status"] == "warn" and list(hooks["data"]["duplicates"]) == ["Stop"]
+    assert str(local) in hooks["detail"]

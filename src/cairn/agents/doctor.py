@@ -1,10 +1,12 @@
 """`cairn doctor`: is cairn wired into Claude Code and alive? One check per line, ok/warn/fail.
 
 Checks, each ok / warn / fail with one line of detail: the hooks registered in the settings files
-(every event, pointing to an interpreter that exists and imports cairn), the MCP registration,
-the freshness of this project's index (indexed files changed on disk since), hook errors logged
-in the last day, how long each hook took recently (p50/p95 from logs/hook-times.jsonl), and the
-knowledge graph's own doctor (stale, orphaned, broken, malformed notes).
+(every event, pointing to an interpreter that exists and imports cairn, and only once: the
+plugin enabled beside hooks installed in a settings file makes every event fire twice), the MCP
+registration, the freshness of this project's index (indexed files changed on disk since), hook
+errors logged in the last day, how long each hook took recently (p50/p95 from
+logs/hook-times.jsonl), and the knowledge graph's own doctor (stale, orphaned, broken, malformed
+notes).
 """
 
 from __future__ import annotations
@@ -101,31 +103,58 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     return why
 
 
+PLUGIN_LAUNCHER = '"${CLAUDE_PLUGIN_ROOT}/bin/cairn"'  # what the plugin's hooks/hooks.json runs
+
+
+def duplicate_hooks(sources: dict[str, dict[str, str]]) -> dict[str, list[str]]:
+    """{event: [where each of its distinct cairn commands comes from]} for events with more than
+    one. `sources` is {event: {command: where}}. Claude Code runs an identical handler once
+    however many files hold it, but two different commands for one event (the plugin's and an
+    installed one, or two interpreters) both run: every prompt would be recalled twice, every
+    turn archived twice."""
+    return {event: sorted(set(cmds.values())) for event, cmds in sources.items() if len(cmds) > 1}
+
+
 def check_hooks(root: Path | None) -> Check:
-    found: dict[str, list[str]] = {}
+    """Every event registered once, with an interpreter that runs cairn (see the module doc)."""
+    files = settings_files(root)
+    sources: dict[str, dict[str, str]] = {}  # event -> {command: where it is registered}
     where: list[str] = []
-    for path in settings_files(root):
+    for path in files:
         got = _handlers(path)
         if got:
             where.append(str(path))
         for event, cmds in got.items():
-            found.setdefault(event, []).extend(cmds)
-    if not found:
-        plugin = _plugin_enabled(settings_files(root))
+            for cmd in cmds:
+                sources.setdefault(event, {}).setdefault(cmd, str(path))
+    plugin = _plugin_enabled(files)
+    if not sources:
         if plugin:
             return Check("hooks", "ok", f"provided by the enabled plugin `{plugin}` (its hooks/hooks.json)")
-        return Check("hooks", "fail", "no cairn hooks in " + ", ".join(map(str, settings_files(root)))
+        return Check("hooks", "fail", "no cairn hooks in " + ", ".join(map(str, files))
                      + ": run `cairn install claude` (or install the cairn plugin)")
+    data = {"files": where, "events": sorted(sources)}
     cache: dict[str, str | None] = {}
-    broken = sorted({why for cmds in found.values() for c in cmds if (why := _interpreter_ok(c, cache))})
-    missing = [e for e in HOOK_EVENTS if e not in found]
+    broken = sorted({why for cmds in sources.values() for c in cmds if (why := _interpreter_ok(c, cache))})
     if broken:
-        return Check("hooks", "fail", "; ".join(broken), {"files": where, "events": sorted(found)})
+        return Check("hooks", "fail", "; ".join(broken), data)
+    if plugin:
+        for event in HOOK_EVENTS:
+            sources.setdefault(event, {}).setdefault(f"{PLUGIN_LAUNCHER} hook {event}", f"plugin `{plugin}`")
+    twice = duplicate_hooks(sources)
+    missing = [e for e in HOOK_EVENTS if e not in sources]
+    problems = []
+    if twice:
+        data["duplicates"] = twice
+        origins = sorted({w for ws in twice.values() for w in ws})
+        problems.append(f"registered twice, so each fires twice ({', '.join(sorted(twice))}): "
+                        f"{' and '.join(origins)}; keep one (disable the plugin, or `cairn install claude --undo` "
+                        "with that file's scope)")
     if missing:
-        return Check("hooks", "warn", f"registered in {', '.join(where)}, but not for: {', '.join(missing)}",
-                     {"files": where, "events": sorted(found)})
-    return Check("hooks", "ok", f"all {len(HOOK_EVENTS)} events registered in {', '.join(where)}",
-                 {"files": where, "events": sorted(found)})
+        problems.append(f"registered in {', '.join(where)}, but not for: {', '.join(missing)}")
+    if problems:
+        return Check("hooks", "warn", "; ".join(problems), data)
+    return Check("hooks", "ok", f"all {len(HOOK_EVENTS)} events registered in {', '.join(where)}", data)
 
 
 def check_mcp(root: Path | None) -> Check:
