@@ -115,6 +115,8 @@ def test_codex_details(env):
     assert hooks["SessionStart"][0] == USER_HOOKS["hooks"]["SessionStart"][0]
     assert "-m cairn hook SessionStart" in hooks["SessionStart"][1]["hooks"][0]["command"]
     assert "-m cairn hook UserPromptSubmit" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert tomllib.loads(text)["features"] == {"codex_hooks": True}  # hooks.json is dead without it
+    assert text.endswith("\n[features]\ncodex_hooks = true\n")
     agents_md = (repo / "AGENTS.md").read_text()
     assert agents_md.startswith(USER_AGENTS_MD)
     assert agents_md.count("<!-- cairn:agent:start -->") == 1 and "`context`" in agents_md
@@ -229,9 +231,11 @@ def test_every_snippet_parses_in_its_format(env, agent, capsys):
     assert connect(agent, "--dry-run", "--json") == 0
     report = json.loads(capsys.readouterr().out)
     assert report["done"] == []
-    targets = {t.role: t for t in AGENTS[agent].targets}
     for step in report["steps"]:
-        fmt, paste = targets[step["role"]].fmt, step["paste"]
+        fmt, paste = step["format"], step["paste"]
+        if paste == "[features]\ncodex_hooks = true\n":  # Codex's hooks switch, printed with its hooks
+            assert agent == "codex" and tomllib.loads(paste) == {"features": {"codex_hooks": True}}
+            continue
         if fmt in ("json", "jsonc", "hooks-json"):
             doc = json.loads(paste)
         elif fmt == "toml":
@@ -242,3 +246,144 @@ def test_every_snippet_parses_in_its_format(env, agent, capsys):
             assert "<!-- cairn:agent:start -->" in paste or "`context`" in paste
             continue
         assert "serve" in json.dumps(doc) or "cairn hook" in json.dumps(doc), (agent, paste)
+
+
+# --- one journal per agent and project: undo in B never touches A -----------------------------
+
+
+@pytest.fixture
+def two_projects(env, tmp_path):
+    """Project A (the cwd of `env`) and project B, both with a user AGENTS.md, and Codex installed."""
+    home, a = env
+    seed_user_files(home, a)
+    b = make_git_repo(tmp_path / "proj-b", {"lib.py": "x = 1\n"})
+    (b / "AGENTS.md").write_text("# B rules\n")
+    return home, a, b
+
+
+def test_undo_in_one_project_leaves_the_other_projects_files(two_projects, cairn_home, capsys):
+    home, a, b = two_projects
+    before_a, before_b, before_home = snapshot(a), snapshot(b), snapshot(home)
+    for agent in ("codex", "cursor"):
+        assert connect(agent, "--root", str(a)) == 0
+    after_a = snapshot(a)
+    for agent in ("codex", "cursor"):
+        assert connect(agent, "--root", str(b)) == 0
+    assert snapshot(a) == after_a and snapshot(b) != before_b
+    capsys.readouterr()
+    for agent in ("codex", "cursor"):
+        assert connect(agent, "--undo", "--root", str(b)) == 0
+    out = capsys.readouterr().out
+    assert snapshot(b) == before_b  # B's AGENTS.md and .cursor/ back, byte for byte
+    assert snapshot(a) == after_a  # A's AGENTS.md block and .cursor/ files untouched
+    assert "cairn:agent:start" in (a / "AGENTS.md").read_text()
+    # Codex's config.toml and hooks.json are shared by every project: restored from any of them
+    assert snapshot(home) == before_home and f"stays connected in {a}" in out
+    assert connect("cursor", "--undo", "--root", str(b)) == 0
+    assert f"nothing to undo for cursor in {b} (connected in: {a}" in capsys.readouterr().out
+    for agent in ("codex", "cursor"):
+        assert connect(agent, "--undo", "--root", str(a)) == 0
+    assert snapshot(a) == before_a and not (a / ".cursor").exists()
+    assert not list((cairn_home / "connect").glob("*.json"))
+
+
+def windsurf_config(home: Path) -> Path:
+    return home / ".codeium" / "windsurf" / "mcp_config.json"
+
+
+def pinned_to(home: Path) -> str:
+    return json.loads(windsurf_config(home).read_text())["mcpServers"]["cairn"]["env"]["CAIRN_PROJECT_DIR"]
+
+
+def test_a_pinned_shared_entry_is_taken_back_only_by_its_project(two_projects, cairn_home, capsys):
+    home, a, b = two_projects
+    original = windsurf_config(home).read_bytes()
+    assert connect("windsurf", "--root", str(a)) == 0
+    pinned_a = windsurf_config(home).read_bytes()
+    assert connect("windsurf", "--root", str(b)) == 0
+    assert pinned_to(home) == str(b)
+    capsys.readouterr()
+    # undo in B puts back exactly what B's connect replaced: A's entry
+    assert connect("windsurf", "--undo", "--root", str(b)) == 0
+    assert windsurf_config(home).read_bytes() == pinned_a
+    assert f"serves {a} again" in capsys.readouterr().out
+    assert connect("windsurf", "--undo", "--root", str(b)) == 0
+    assert windsurf_config(home).read_bytes() == pinned_a  # nothing of B's is left to take back
+    assert connect("windsurf", "--undo", "--root", str(a)) == 0
+    assert windsurf_config(home).read_bytes() == original
+    assert not (cairn_home / "connect" / "windsurf.json").exists()
+    # the other order: A's undo while B's entry is on top leaves the file serving B
+    assert connect("windsurf", "--root", str(a)) == 0
+    assert connect("windsurf", "--root", str(b)) == 0
+    pinned_b = windsurf_config(home).read_bytes()
+    assert connect("windsurf", "--undo", "--root", str(a)) == 0
+    assert windsurf_config(home).read_bytes() == pinned_b and pinned_to(home) == str(b)
+    assert connect("windsurf", "--undo", "--root", str(b)) == 0
+    assert windsurf_config(home).read_bytes() == original
+    assert not list((cairn_home / "connect" / "backups").rglob("*.json"))
+
+
+def test_a_version_1_journal_is_still_undone_per_project(two_projects, cairn_home):
+    """A journal written before per-project keys (one flat `files` list) is read and migrated."""
+    home, a, b = two_projects
+    before_a, before_b, before_home = snapshot(a), snapshot(b), snapshot(home)
+    assert connect("codex", "--root", str(a)) == 0
+    after_a = snapshot(a)
+    assert connect("codex", "--root", str(b)) == 0
+    path = cairn_home / "connect" / "codex.json"
+    v2 = json.loads(path.read_text())
+    flat = {**v2["user"], **{k: r for files in v2["projects"].values() for k, r in files.items()}}
+    path.write_text(json.dumps({"files": flat}, indent=1))
+    assert connect("codex", "--undo", "--root", str(b)) == 0
+    assert snapshot(b) == before_b and snapshot(a) == after_a and snapshot(home) == before_home
+    assert json.loads(path.read_text())["version"] == 2  # rewritten in the new layout
+    assert connect("codex", "--undo", "--root", str(a)) == 0
+    assert snapshot(a) == before_a and not path.exists()
+
+
+# --- Codex hooks need [features] codex_hooks = true -------------------------------------------
+
+
+def test_codex_hooks_switch_goes_inside_the_users_features_table(env, capsys):
+    home, repo = env
+    seed_user_files(home, repo)
+    config = home / ".codex" / "config.toml"
+    user = USER_TOML + '\n[features]\nweb_search = true  # mine\n\n[profiles.fast]\nmodel = "mini"\n'
+    config.write_text(user)
+    assert connect("codex") == 0
+    text = config.read_text()
+    doc = tomllib.loads(text)
+    assert doc["features"] == {"web_search": True, "codex_hooks": True}
+    assert doc["profiles"] == {"fast": {"model": "mini"}}
+    assert "[features]\ncodex_hooks = true\nweb_search = true  # mine\n" in text
+    assert text.count("[features]") == 1
+    assert connect("codex") == 0 and config.read_text() == text  # idempotent
+    assert connect("codex", "--undo") == 0
+    assert config.read_text() == user
+
+
+def test_codex_hooks_switch_set_false_by_the_user_is_printed_not_overruled(env, capsys):
+    home, repo = env
+    seed_user_files(home, repo)
+    config = home / ".codex" / "config.toml"
+    config.write_text(USER_TOML + "\n[features]\ncodex_hooks = false\n")
+    assert connect("codex") == 0
+    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": False}
+    out = capsys.readouterr().out
+    assert "paste into" in out and "codex_hooks = true" in out and "set to false" in out
+
+
+def test_a_version_1_pinned_entry_stays_undoable_under_a_new_projects_entry(two_projects, cairn_home):
+    home, a, b = two_projects
+    original = windsurf_config(home).read_bytes()
+    assert connect("windsurf", "--root", str(a)) == 0
+    pinned_a = windsurf_config(home).read_bytes()
+    path = cairn_home / "connect" / "windsurf.json"
+    v2 = json.loads(path.read_text())
+    path.write_text(json.dumps({"files": {k: {f: v for f, v in r.items() if f != "layers"}
+                                          for k, r in v2["user"].items()}}))
+    assert connect("windsurf", "--root", str(b)) == 0
+    assert connect("windsurf", "--undo", "--root", str(b)) == 0
+    assert windsurf_config(home).read_bytes() == pinned_a
+    assert connect("windsurf", "--undo", "--root", str(b)) == 0  # no project owns the old entry: any undo
+    assert windsurf_config(home).read_bytes() == original and not path.exists()

@@ -17,13 +17,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Register `cairn serve` in AGENT's MCP config, write cairn's usage block into the "
         "instruction file it reads (between <!-- cairn:agent:start/end --> markers), and enable hooks where "
         "the agent has them. Files are backed up under CAIRN_HOME/connect/ first; re-running changes nothing; "
-        "--undo restores them byte for byte. Formats that are risky to edit (YAML, JSON with comments, "
-        "unverified layouts) are printed for you to paste.")
+        "--undo, run in the same project, restores them byte for byte. Formats that are risky to edit (YAML, "
+        "JSON with comments, unverified layouts) are printed for you to paste.")
     p.add_argument("agent", nargs="?", help="codex, gemini, cursor, vscode, windsurf, cline, opencode, continue, "
                    "goose, zed or claude-desktop")
     p.add_argument("--list", action="store_true", help="show every agent and what is automatic for it")
     p.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
-    p.add_argument("--undo", action="store_true", help="restore the files cairn changed for AGENT")
+    p.add_argument("--undo", action="store_true",
+                   help="restore the files cairn changed for AGENT in this project (and AGENT's shared files)")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_connect)
@@ -43,15 +44,21 @@ def cmd_connect(args: argparse.Namespace) -> int:
     if args.undo:
         if args.dry_run:
             raise CairnError("--undo and --dry-run do not combine")
-        lines = undo(agent)
-        print_json({"agent": agent.name, "undo": lines}) if args.json else print("\n".join(lines))
+        # outside any project only the agent's shared files (in the home folder) can be undone
+        root = resolve(args, need_root=False).root
+        lines = undo(agent, root)
+        if args.json:
+            print_json({"agent": agent.name, "project": str(root) if root else None, "undo": lines})
+        else:
+            print("\n".join(lines))
         return 0
     project = resolve(args)
     steps = plan(agent, project.root)
-    done = [] if args.dry_run else apply(agent, steps)
+    done = [] if args.dry_run else apply(agent, steps, project.root)
     if args.json:
         print_json({"agent": agent.name, "project": str(project.root), "dry_run": args.dry_run, "done": done,
-                    "steps": [{"role": s.target.role, "path": str(s.path), "action": s.action, "reason": s.reason,
+                    "steps": [{"role": s.target.role, "format": s.target.fmt, "path": str(s.path),
+                               "action": s.action, "reason": s.reason,
                                **({"paste": s.text} if s.action == "print" or args.dry_run else {})}
                               for s in steps]})
         return 0
@@ -70,7 +77,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
     if agent.notes:
         print(f"  note: {agent.notes}")
     if done and not args.dry_run:
-        print(f"  undo with: cairn connect {agent.name} --undo")
+        print(f"  undo with: cairn connect {agent.name} --undo (in this project)")
     return 0
 
 

@@ -43,6 +43,9 @@ class Agent:
     pin_project: bool  # GUI apps start servers in an unknown cwd: pin CAIRN_PROJECT_DIR
     targets: tuple[Target, ...] = field(default_factory=tuple)
     notes: str = ""
+    # (table, key) set to true in the agent's TOML config when cairn writes its hooks: Codex
+    # ignores hooks.json unless `[features] codex_hooks = true` (integration.md §5)
+    hook_flag: tuple[str, str] | None = None
 
 
 def _app_support(home: Path, *parts: str) -> Path:
@@ -63,7 +66,7 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
         _instructions("AGENTS.md"),
         Target("hooks", lambda h, r: h / ".codex" / "hooks.json", "hooks-json", needs_parent=True,
                note="SessionStart and UserPromptSubmit; Codex asks you to trust new hooks once"),
-    )),
+    ), hook_flag=("features", "codex_hooks")),
     Agent("gemini", "Gemini CLI", "standard", pin_project=False, targets=(
         Target("mcp", lambda h, r: h / ".gemini" / "settings.json", "json", keypath=("mcpServers",),
                needs_parent=True),

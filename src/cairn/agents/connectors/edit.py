@@ -156,6 +156,49 @@ def toml_set_table(text: str | None, table: tuple[str, ...], entry: dict[str, An
     return new
 
 
+def toml_set_true(text: str | None, table: str, key: str) -> str:
+    """Make `[table] key = true` hold by adding one line of cairn's own, never rewriting the user's.
+
+    Already true: the text comes back unchanged. No `table` anywhere: `[table]` and the key are
+    appended. One plain `[table]` header: the key goes on the line after it, the table's other
+    keys untouched. Anything else (the key set to another value, the table inline, dotted or
+    repeated) raises NeedsManual. The result must parse to the old document plus that one key.
+    """
+    text = text or ""
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise NeedsManual(f"the file does not parse as TOML: {exc}") from None
+    current = before.get(table)
+    if isinstance(current, dict) and current.get(key) is True:
+        return text
+    if current is not None and not isinstance(current, dict):
+        raise NeedsManual(f"`{table}` is not a table")
+    if isinstance(current, dict) and key in current:
+        raise NeedsManual(f"{table}.{key} is set to {_toml_value(current[key])}; cairn does not overrule it")
+    line = f"{_toml_key(key)} = true\n"
+    if current is None:
+        new = text + ("\n" if text and not text.endswith("\n") else "")
+        new += ("\n" if new.strip() else "") + f"[{_toml_key(table)}]\n" + line
+    else:
+        header = re.compile(r"^\s*\[\s*" + re.escape(table) + r"\s*\]\s*(#.*)?$")
+        lines = text.splitlines(keepends=True)
+        at = [i for i, raw in enumerate(lines) if header.match(raw.rstrip("\r\n"))]
+        if len(at) != 1:
+            raise NeedsManual(f"[{table}] is defined in a form cairn does not edit (inline or dotted keys)")
+        head = lines[at[0]]
+        lines[at[0]] = head if head.endswith("\n") else head + "\n"
+        lines.insert(at[0] + 1, line)
+        new = "".join(lines)
+    expected = {**before, table: {**(current or {}), key: True}}
+    try:
+        if tomllib.loads(new) != expected:
+            raise NeedsManual(f"adding {key} to [{table}] would change other settings")
+    except tomllib.TOMLDecodeError as exc:
+        raise NeedsManual(f"{key} could not be added to [{table}] safely ({exc})") from None
+    return new
+
+
 def _without(doc: dict[str, Any], table: tuple[str, ...]) -> dict[str, Any]:
     """`doc` with the table at `table` removed (and parents left empty by that removed too)."""
     if not table or not isinstance(doc, dict):
