@@ -61,3 +61,61 @@ def test_handler_error_is_logged_not_shown(cairn_home, tmp_path, monkeypatch):
 def test_hook_help_is_listed(run_cli):
     assert "hook" in run_cli("--help").stdout
     assert "SessionStart" in run_cli("hook", "--help").stdout
+
+
+def test_handler_past_its_time_bound_exits_zero_silently(cairn_home, tmp_path, monkeypatch):
+    import time
+
+    from cairn.agents.hooks import runner
+
+    calls = []
+
+    def slow(ctx):
+        calls.append(ctx.event)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # a handler stuck in its own work, swallowing errors
+            try:
+                time.sleep(0.01)
+            except Exception:
+                pass
+        return runner.HookResult(context="too late")
+
+    import cairn.agents.hooks.post_tool as post_tool
+
+    monkeypatch.setattr(post_tool, "handle", slow)
+    monkeypatch.setitem(runner.TIME_LIMITS, "PostToolUse", 0.3)
+    started = time.monotonic()
+    out, err, code, status, _ = runner.run("PostToolUse", payload("PostToolUse", tmp_path))
+    assert (out, err, code, status) == ("", "", 0, "timeout") and calls == ["PostToolUse"]
+    assert time.monotonic() - started < 3  # bounded by the budget, not by the handler
+    assert "PostToolUse: timed out" in (cairn_home / "logs" / "hooks.log").read_text()
+
+
+HEAVY = ("numpy", "scipy", "mcp", "rich", "yaml", "tree_sitter")
+
+
+def test_prompt_hook_imports_no_heavy_package(tmp_path, run_cli, cairn_home):
+    """The hook runs on every prompt: a matching prompt (code search and the session archive
+    both consulted) must not pull in numpy, scipy, the MCP SDK, rich, YAML or tree-sitter."""
+    import os
+    import subprocess
+    import sys
+
+    from test_hook_support import context_of, make_project, user, write_transcript
+
+    root = make_project(tmp_path / "shop", run_cli)
+    past = write_transcript(tmp_path / "past.jsonl", [
+        {**user("the coupon discount was applied twice at checkout", "u1"), "cwd": str(root), "sessionId": "past",
+         "timestamp": "2026-01-05T10:00:00Z"}])
+    assert run_cli("sessions", "ingest", str(past)).returncode == 0
+    data = payload("UserPromptSubmit", root, prompt="the coupon discount is applied twice at checkout, "
+                                                    "where does apply_coupon get called?")
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "cairn", "hook", "UserPromptSubmit"],
+                          input=json.dumps(data), capture_output=True, text=True, env=env, cwd=root, timeout=60)
+    assert "src/shop/coupons.py" in context_of(proc, "UserPromptSubmit")  # the whole path ran
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line}
+    assert {"cairn.search.service", "cairn.sessions.archive_search"} <= modules  # both were consulted
+    heavy = sorted({m for m in modules if m.split(".")[0] in HEAVY})
+    assert not heavy, heavy

@@ -107,3 +107,64 @@ def test_clear_without_anything_saved_is_silent(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
     proc = run_hook("SessionStart", payload("SessionStart", root, source="clear"), home=cairn_home, cwd=root)
     assert (proc.returncode, proc.stdout) == (0, "")
+
+
+def _wait_for(check, seconds: float = 60) -> bool:
+    import time
+
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _indexed(root, rel: str) -> bool:
+    """Whether the project's index lists `rel` (read as it is: `cairn search` would refresh it)."""
+    import sqlite3
+
+    from cairn.project import resolve_project
+
+    index = resolve_project(root).index_path()
+    if not index.exists():
+        return False
+    try:
+        con = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT 1 FROM files WHERE path = ?", (rel,)).fetchone() is not None
+        finally:
+            con.close()
+    except sqlite3.Error:  # still being created
+        return False
+
+
+def test_first_session_builds_the_index_in_the_background(tmp_path, run_cli, cairn_home):
+    import time
+
+    from cairn.project import resolve_project
+
+    root = make_project(tmp_path / "shop", run_cli, init=False)  # never indexed
+    index = resolve_project(root).index_path()
+    assert not index.exists()
+    started = time.monotonic()
+    text = context_of(run_hook("SessionStart", payload("SessionStart", root, source="startup"), home=cairn_home,
+                               cwd=root), "SessionStart")
+    assert time.monotonic() - started < 8  # the hook's own bound; building is left to the detached run
+    assert "being built in the background" in text
+    assert _wait_for(lambda: _indexed(root, "src/shop/coupons.py"))  # the detached `_refresh` built it
+    later = context_of(run_hook("SessionStart", payload("SessionStart", root, source="startup"), home=cairn_home,
+                                cwd=root), "SessionStart")
+    assert "## Map" in later and "being built" not in later
+
+
+def test_refresh_past_its_bound_finishes_in_the_background(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    (root / ".cairn" / "config.toml").write_text("[hooks.session_start]\nrefresh_seconds = 0.001\n")
+    for i in range(150):  # far more than a millisecond of indexing
+        (root / "src" / "shop" / f"report_{i}.py").write_text(
+            f"def quarterly_report_{i}(rows):\n    \"\"\"Sum the rows of report {i}.\"\"\"\n    return sum(rows)\n")
+    proc = run_hook("SessionStart", payload("SessionStart", root, source="startup"), home=cairn_home, cwd=root)
+    text = context_of(proc, "SessionStart")
+    assert "## Map" in text  # the current index served this session
+    assert _wait_for(lambda: all(_indexed(root, f"src/shop/report_{i}.py") for i in (0, 149)))
