@@ -4,6 +4,7 @@ SessionEnd journal entry is built from the archive."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -38,6 +39,14 @@ def _ingest(transcript: Path, cwd: Path):
     return runner.run("_ingest", data, inline=True)
 
 
+def _turns(home: Path) -> int:
+    con = _archive(home)
+    try:
+        return con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    finally:
+        con.close()
+
+
 def _subagent_turns(home: Path, session: str) -> dict[str, int]:
     con = _archive(home)
     try:
@@ -50,8 +59,6 @@ def _subagent_turns(home: Path, session: str) -> dict[str, int]:
 
 def _subagent_text() -> str:
     """A line only the subagent's file holds (its prompt), to look for in the archive."""
-    import json
-
     first = (FIXTURES / SESSION / "subagents" / "agent-a881341.jsonl").read_text().splitlines()[0]
     return json.loads(first)["message"]["content"]
 
@@ -94,14 +101,12 @@ def test_ingest_takes_the_daily_backup_once(tmp_path, cairn_home):
         assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] > 0  # a real snapshot of the archive
     finally:
         con.close()
-    before = _archive(cairn_home).execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    before = _turns(cairn_home)
     with open(transcript, "a", encoding="utf-8") as fh:  # the next turn of the session
-        import json
-
         fh.write(json.dumps({**user("now add the retry budget to the deploy script", "u-next"),
                              "timestamp": "2026-02-12T10:00:00Z"}) + "\n")
     assert _ingest(transcript, tmp_path)[3] == "ok"
-    assert _archive(cairn_home).execute("SELECT COUNT(*) FROM turns").fetchone()[0] > before  # it did ingest
+    assert _turns(cairn_home) > before  # it did ingest
     assert sorted((cairn_home / "backups").glob("sessions-*.db")) == backups  # but no second backup today
 
 
@@ -133,4 +138,8 @@ def test_session_end_journal_entry_comes_from_the_archive(tmp_path, run_cli, cai
              home=cairn_home, cwd=root, inline=True)
     last = next((root / ".cairn" / "journal").glob("*.md")).read_text().split("\n## ")[-1]
     assert "render invoices as PDF" in last and "session other" in last
-    assert run_cli("sessions", "search", "PDF", "--all-projects", "--json").stdout.count("render invoices") == 0
+    con = _archive(cairn_home)
+    try:  # and the archive, turned off, was left alone
+        assert con.execute("SELECT COUNT(*) FROM turns WHERE session_id = 'other'").fetchone()[0] == 0
+    finally:
+        con.close()
