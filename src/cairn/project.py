@@ -133,11 +133,20 @@ def _routes() -> list[tuple[str, Path]]:
     from cairn.config import user_config
 
     out: list[tuple[str, Path]] = []
-    for route in user_config().get("routes", []) or []:
+    routes = user_config().get("routes", []) or []
+    if not isinstance(routes, list):
+        raise CairnError("config.toml: `routes` must be a list of [[routes]] tables")
+    for route in routes:
         if not isinstance(route, dict) or not route.get("slug"):
             continue
-        for prefix in route.get("prefixes", []) or []:
-            out.append((str(route["slug"]), Path(os.path.expanduser(str(prefix))).resolve()))
+        prefixes = route.get("prefixes", []) or []
+        if not isinstance(prefixes, list):
+            raise CairnError(f"config.toml: route {route['slug']!r}: `prefixes` must be a list of folders")
+        for prefix in prefixes:
+            path = Path(os.path.expanduser(str(prefix))).resolve()
+            if len(path.parts) < 2:  # "/" would route the whole machine into one project
+                raise CairnError(f"config.toml: route {route['slug']!r}: prefix {prefix!r} is the filesystem root")
+            out.append((str(route["slug"]), path))
     return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import sqlite3
@@ -188,3 +189,34 @@ def test_graph_follows_changed_and_new_imports(tmp_path):
     (root / "app/util.py").write_text("from app.cli import main\n\ndef helper():\n    return 1\n")
     index_project(p)
     assert {("app/cli.py", "app/service.py"), ("app/util.py", "app/cli.py")} <= _edges(p)
+
+
+def test_killing_the_indexer_leaves_no_worker_holding_the_lock(tmp_path, cairn_home):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = {f"pkg/m{i}.py": "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(40))
+             for i in range(700)}
+    root = write_tree(tmp_path / "big", files)
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    child = subprocess.Popen([sys.executable, "-m", "cairn", "index", "--root", str(root), "--workers", "2", "-q"],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = project_for_root(root).index_path()
+    deadline = time.time() + 60
+    while time.time() < deadline and not (db.exists() and db.stat().st_size > 100_000):
+        time.sleep(0.05)  # kill while the pool is parsing and the parent is writing
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    out = subprocess.run([sys.executable, "-m", "cairn", "index", "--root", str(root), "--json"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["files"] == 700
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_counted(tmp_path):
+    root = write_tree(tmp_path / "r", {"ok.py": "def ok():\n    pass\n"})
+    (root / os.fsdecode(b"bad-\xff.py")).write_text("def bad():\n    pass\n")
+    s = index_project(project_for_root(root))
+    assert s.files == 1 and s.skipped.get("bad filename") == 1

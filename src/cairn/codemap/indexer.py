@@ -58,13 +58,43 @@ class _Lock:
         self.path = path
 
     def __enter__(self):
+        global _LOCK_FD
         self.fh = open(self.path, "a+")
         fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
+        _LOCK_FD = self.fh.fileno()
         return self
 
     def __exit__(self, *exc):
+        global _LOCK_FD
+        _LOCK_FD = None
         fcntl.flock(self.fh.fileno(), fcntl.LOCK_UN)
         self.fh.close()
+
+
+_LOCK_FD: int | None = None  # the held index lock, which forked workers must not keep alive
+
+
+def _worker_init(lock_fd: int | None) -> None:
+    """Start of every parser process: drop the inherited index lock and die with the parent.
+
+    A forked worker shares the parent's open lock file; if the parent is killed (kill -9), a
+    worker still holding it would block every later index run. Closing our copy leaves the
+    parent's lock intact; PR_SET_PDEATHSIG makes the kernel end the worker with its parent.
+    """
+    if lock_fd is not None:
+        try:
+            os.close(lock_fd)
+        except OSError:
+            pass
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before the line above ran
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass  # not Linux: the pool still ends its workers when the parent exits normally
 
 
 def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Progress | None):
@@ -84,7 +114,8 @@ def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Prog
     from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
+                             initargs=(_LOCK_FD,)) as pool:
         for recs in pool.map(extract_many, batches):
             yield from recs
             done += len(recs)

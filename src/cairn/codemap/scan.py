@@ -88,16 +88,19 @@ def _walk_files(root: Path) -> list[str]:
         except OSError:
             continue
         with it:
-            for entry in it:
-                name = entry.name
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if name not in JUNK_DIRS and not name.endswith(".egg-info"):
-                            stack.append((prefix + name + "/", entry.path))
-                    else:
-                        out.append(prefix + name)
-                except OSError:
-                    continue
+            try:
+                for entry in it:
+                    name = entry.name
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if name not in JUNK_DIRS and not name.endswith(".egg-info"):
+                                stack.append((prefix + name + "/", entry.path))
+                        else:
+                            out.append(prefix + name)
+                    except OSError:
+                        continue
+            except OSError:  # a folder that cannot be listed to the end: keep what was read
+                continue
     out.sort()
     return out
 
@@ -202,6 +205,11 @@ def scan(root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None
         kept = set()
     root_str = str(root)
     for rel in names:
+        try:
+            rel.encode("utf-8")
+        except UnicodeEncodeError:  # a name that is not UTF-8 cannot be stored or shown: count it
+            result.skip("bad filename")
+            continue
         reason = skip_reason_for_path(rel)
         if reason:
             result.skip(reason)
