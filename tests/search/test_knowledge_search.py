@@ -103,3 +103,36 @@ def test_secrets_pasted_into_notes_and_summaries_are_redacted(tmp_path, run_cli)
     assert run_cli("summary", "set", f"uses {token}", "--root", str(root)).returncode == 0
     for f in (root / ".cairn").rglob("*.md"):
         assert token not in f.read_text()
+
+
+def test_cited_files_must_be_inside_the_project(tmp_path, run_cli):
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    run_cli("init", "--root", str(root))
+    out = run_cli("remember", "--json", "--root", str(root),
+                  input=json.dumps({"type": "note", "title": "x", "files": ["../../etc/passwd"]}))
+    assert out.returncode == 1 and "inside the project" in out.stderr and "Traceback" not in out.stderr
+    assert not list((root / ".cairn" / "knowledge").glob("*.md"))
+    ok = run_cli("remember", "--json", "--root", str(root),
+                 input=json.dumps({"type": "note", "title": "coupons", "files": ["src/cart/../cart/coupons.ts"]}))
+    assert ok.returncode == 0
+    assert json.loads(run_cli("read", "coupons", "--root", str(root), "--json").stdout)["files"] == ["src/cart/coupons.ts"]
+
+
+def test_maps_follow_a_refresh_by_search_and_a_new_note(tmp_path, run_cli):
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    run_cli("init", "--root", str(root))
+    (root / "src/ui/header.ts").unlink()
+    run_cli("search", "header", "--root", str(root))  # the refresh comes from a search, not `cairn index`
+    assert "header.ts" not in "".join(p.read_text() for p in (root / ".cairn").rglob("*.md"))
+    _remember(run_cli, root, {"type": "decision", "title": "Totals are computed server side",
+                              "files": ["src/cart/coupons.ts"]})
+    assert "Totals are computed server side" in (root / ".cairn" / "map.md").read_text()
+
+
+def test_init_outside_git_uses_the_current_folder(tmp_path, run_cli):
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    (plain / "a.md").write_text("# A\n")
+    out = run_cli("init", cwd=plain)
+    assert out.returncode == 0, out.stderr
+    assert (plain / ".cairn" / "map.md").exists()

@@ -90,28 +90,32 @@ def _refresh_maps(project) -> int:
 def cmd_index(args: argparse.Namespace) -> int:
     project = resolve(args)
     stats = run_index(project, quiet=args.quiet or args.json, full=args.full, workers=args.workers)
-    maps = _refresh_maps(project) if stats.graph_rebuilt else 0
     if args.json:
-        print_json({"project": project.id, "root": str(project.root), **stats.as_dict(), "maps_written": maps})
+        print_json({"project": project.id, "root": str(project.root), **stats.as_dict()})
     else:
         print(summary_line(stats))
     return 0
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    import os
+
+    from cairn.project import project_for_root
     from cairn.util.atomic import atomic_write_text
 
-    project = resolve(args)
+    project = resolve(args, need_root=False)
+    if project.root is None:  # outside any project: the folder you stand in becomes one
+        project = project_for_root(os.getcwd())
     base = project.memory_dir
     created = not base.exists()
     (base / "knowledge").mkdir(parents=True, exist_ok=True)
     if not (base / ".gitignore").exists():
         atomic_write_text(base / ".gitignore", CAIRN_GITIGNORE)
     stats = run_index(project, quiet=args.json)
-    maps = _refresh_maps(project)
+    maps = stats.maps_written or _refresh_maps(project)
     if args.json:
         print_json({"project": project.id, "root": str(project.root), "created": created,
-                    "memory_dir": str(base), "maps_written": maps, **stats.as_dict()})
+                    "memory_dir": str(base), **stats.as_dict(), "maps_written": maps})
     else:
         print(f"{'created' if created else 'kept'} {base}")
         print(summary_line(stats))

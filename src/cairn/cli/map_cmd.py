@@ -21,14 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_map(args: argparse.Namespace) -> int:
     from cairn.codemap.indexer import index_project, open_index
-    from cairn.codemap.maps import find_module, render_level0, render_level1, write_maps
+    from cairn.codemap.maps import find_module, render_level0, render_level1
 
     project = resolve(args)
-    stats = index_project(project)
+    index_project(project)  # refreshes the index and, in an opted-in project, the maps in .cairn/
     con = open_index(project)
     try:
-        if stats.graph_rebuilt:
-            write_maps(con, project)
         if args.module:
             module = find_module(con, args.module)
             text = render_level1(con, project, module)

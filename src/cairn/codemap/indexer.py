@@ -44,6 +44,7 @@ class IndexStats:
     symbols: int = 0
     edges: int = 0
     graph_rebuilt: bool = False
+    maps_written: int = 0
     seconds: float = 0.0
     parse_errors: int = 0
 
@@ -261,6 +262,15 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
 
         rebuild_graph(con, project)
         stats.graph_rebuilt = True
+        with transaction(con):
+            set_meta(con, "maps_dirty", "1")
+    if project.has_memory_dir and get_meta(con, "maps_dirty") == "1":
+        # Whoever refreshed the index (index, search, a hook, MCP), the committed maps follow it.
+        from cairn.codemap.maps import write_maps
+
+        stats.maps_written = write_maps(con, project)
+        with transaction(con):
+            set_meta(con, "maps_dirty", "0")
     _fill_totals(con, stats)
 
 

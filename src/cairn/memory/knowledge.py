@@ -94,6 +94,28 @@ def index_symbol_range(project: Any):
     return symbol_range
 
 
+def _inside(project: Any, path: str, cwd: Path | None) -> str:
+    """A cited file as a repo-relative path; anything outside the project is refused (it would be
+    read and hashed for staleness)."""
+    import os
+
+    from cairn.errors import CairnError
+
+    if project.root is None:
+        raise CairnError(f"{path}: cited files need a project (pass --root)")
+    root = Path(project.root).resolve()
+    raw = Path(os.path.expanduser(path))
+    cands = [raw] if raw.is_absolute() else [root / raw] + ([Path(cwd) / raw] if cwd else [])
+    inside = []
+    for cand in cands:
+        real = Path(os.path.normpath(cand))
+        if real.is_relative_to(root) and real.resolve().is_relative_to(root):  # symlinks may not lead out
+            inside.append(real)
+    for real in sorted(inside, key=lambda r: not r.exists()):  # an existing file first
+        return real.relative_to(root).as_posix()
+    raise CairnError(f"{path}: a cited file must be inside the project ({root})")
+
+
 def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
     """Write facts where they belong: team facts in the project vault (merge, link, supersede, with
     the project's decision records as link targets), personal ones in the personal vault."""
@@ -101,6 +123,8 @@ def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
 
     shared = [f for f in facts if not f.personal]
     personal = [f for f in facts if f.personal]
+    for f in shared:
+        f.files = [_inside(project, p, cwd) for p in f.files]
     results = []
     if shared:
         context = ([n for n in load_knowledge(project) if n.origin != "project"]
@@ -109,4 +133,11 @@ def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
         results += Vault.for_project(project).remember(shared, context=context, cwd=cwd, symbol_range=symbol_range)
     if personal:
         results += Vault.personal().remember(personal, cwd=cwd)
+    if shared and project.has_memory_dir:
+        try:  # the new notes reach the index, the graph and the maps in .cairn/ right away
+            from cairn.codemap.indexer import index_project
+
+            index_project(project)
+        except Exception:  # the notes are written; the next refresh indexes them
+            pass
     return results

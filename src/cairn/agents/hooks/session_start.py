@@ -53,18 +53,10 @@ def assemble(header: str, sections: list[Section], budget: int) -> str:
 
 
 def refresh_now(project) -> None:
-    """Incremental index refresh, then the maps in `.cairn/` if the graph changed (as `cairn index`)."""
-    from cairn.codemap.indexer import index_project, open_index
+    """Incremental index refresh (which also rewrites the maps in `.cairn/` when the graph changed)."""
+    from cairn.codemap.indexer import index_project
 
-    stats = index_project(project)
-    if stats.graph_rebuilt and project.has_memory_dir:
-        from cairn.codemap.maps import write_maps
-
-        con = open_index(project)
-        try:
-            write_maps(con, project)
-        finally:
-            con.close()
+    index_project(project)
 
 
 def refresh_bounded(ctx: HookContext, seconds: float) -> str:
