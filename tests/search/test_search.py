@@ -152,3 +152,11 @@ def test_eval_run_reports_metrics_beside_baseline(tmp_path, run_cli):
     assert rep["cases"] == 1 and set(rep["systems"]) == {"cairn", "bm25-files"}
     for m in rep["systems"].values():
         assert {"files@5", "files@10", "hit@1", "mrr@10", "ms/query"} <= set(m)
+
+
+def test_the_named_definition_comes_first_in_the_lines(repo):
+    _, p = repo
+    _, hits = _paths(p, "what does vat_rate return for an unknown country")
+    top = hits[0]
+    assert top.path == "billing/tax.py" and top.snippets[0][2].startswith("def vat_rate")
+    assert list(top.lines[0]) == [4, 6]

@@ -97,8 +97,6 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
                               (m["name"],)).fetchall()
         names = ", ".join(PurePosixPath(c["path"]).name for c in central)
         mod_lines.append(f"- `{m['name']}` ({m['files']} files)" + (f": {names}" if names else ""))
-    if len(mods) > MAX_MODULES:
-        mod_lines.append(f"- ... {len(mods) - MAX_MODULES} more modules")
     top = con.execute("SELECT id, path, is_hub, indegree FROM files WHERE kind='code' ORDER BY rank DESC, path LIMIT 10"
                       ).fetchall()
     file_lines = ["", "## Central files"]
@@ -112,13 +110,20 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
     know_lines = ["", "## Key decisions and gotchas (`cairn read ID`)",
                   *(f"- {n.type}: {n.title} (`{n.id}`)" for n in notes)] if notes else []
     lines = head + know_lines + mod_lines + file_lines + entry_lines
+
+    def assemble() -> list[str]:
+        shown = len(mod_lines) - 1  # say what the list leaves out, so nobody takes it as complete
+        more = [f"- ... {len(mods) - shown} more modules (`cairn map MODULE` opens one)"] if len(mods) > shown else []
+        return head + know_lines + mod_lines + more + file_lines + entry_lines
+
+    lines = assemble()
     # trim the longest section from its bottom until the map fits (every section keeps a few rows)
     while estimate_tokens("\n".join(lines)) > budget:
         section = max((know_lines, mod_lines, file_lines, entry_lines), key=len)
         if len(section) <= 4:
             break
         section.pop()
-        lines = head + know_lines + mod_lines + file_lines + entry_lines
+        lines = assemble()
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -132,7 +137,9 @@ def find_module(con: sqlite3.Connection, name: str) -> str:
     cands = [n for n in names if n.endswith("/" + clean) or n.startswith(clean)]
     if len(cands) == 1:
         return cands[0]
-    hint = ", ".join(cands[:8] or names[:8])
+    if not names:
+        raise CairnError("the index has no modules yet: run `cairn index` first")
+    hint = ", ".join(cands[:8] or names[:8]) + (" ..." if len(cands or names) > 8 else "")
     raise CairnError(f"no module '{name}'" + (" (ambiguous)" if cands else "") + f"; modules: {hint}")
 
 

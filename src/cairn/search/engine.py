@@ -135,16 +135,21 @@ def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, s
         for r in con.execute(f"SELECT id, path FROM files WHERE id IN ({','.join('?' * len(seeds))})", list(seeds)):
             seed_paths[r[0]] = r[1]
     for h in hits:
-        for kind, name, _line in name_reasons.get(h.file_id, [])[:3]:
+        for kind, name, line in name_reasons.get(h.file_id, [])[:3]:
             h.why.append(f"named in the request: {name}" if kind == "named" else f"defines {name}")
             if kind == "defines" and name not in h.symbols:
                 h.symbols.append(name)
+                d = con.execute("SELECT line, end_line, signature FROM symbols WHERE file_id = ? AND line = ? "
+                                "AND name = ?", (h.file_id, line, name)).fetchone()
+                if d is not None:  # the definition the request names comes first, before any budget cut
+                    h.snippets.append((d["line"], d["end_line"], d["signature"] or name))
+                    h.lines.append((d["line"], d["end_line"]))
         matched = sorted(set(file_terms.get(h.file_id, [])), key=lambda t: -weights.get(t, 0))[:4]
         if matched:
             h.why.append("matches " + ", ".join(matched))
         for _score, cid in chunks.get(h.file_id, [])[:3]:
             c = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?", (cid,)).fetchone()
-            if c is None:
+            if c is None or (c["line"], c["end_line"]) in h.lines:
                 continue
             h.snippets.append((c["line"], c["end_line"], c["signature"] or c["name"]))
             h.lines.append((c["line"], c["end_line"]))
