@@ -136,3 +136,18 @@ def test_init_outside_git_uses_the_current_folder(tmp_path, run_cli):
     out = run_cli("init", cwd=plain)
     assert out.returncode == 0, out.stderr
     assert (plain / ".cairn" / "map.md").exists()
+
+
+def test_personal_notes_found_by_words_the_code_never_uses_even_outside_a_project(tmp_path, run_cli):
+    root = make_git_repo(tmp_path / "shop", SHOP)
+    run_cli("init", "--root", str(root))
+    out = run_cli("remember", "--personal", "--type", "preference", "Indent with tabs, never spaces",
+                  "--body", "The user prefers tabs for indentation in every project.")
+    assert out.returncode == 0, out.stderr
+    res = _search(run_cli, root, "should I indent with tabs or spaces", "--kind", "knowledge")
+    assert res and res[0]["title"] == "Indent with tabs, never spaces" and res[0]["origin"] == "personal"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = run_cli("search", "tabs or spaces", "--kind", "knowledge", "--json", cwd=elsewhere)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["results"][0]["origin"] == "personal"

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_search(args: argparse.Namespace) -> int:
     from cairn.search.service import search
 
-    project = resolve(args)
+    project = resolve(args, need_root=args.kind != "knowledge")  # the personal vault needs no project
     terms = [t.strip() for t in args.terms.split(",") if t.strip()]
     answer = search(project, args.query, terms=terms, limit=args.limit, budget=args.budget,
                     refresh=not args.no_refresh, kind=args.kind)

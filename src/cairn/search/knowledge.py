@@ -102,7 +102,7 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
     from cairn.home import personal_vault_dir
 
     vault = personal_vault_dir()
-    if not q.main or not vault.is_dir() or not any(vault.glob("*.md")):
+    if not q.terms or not vault.is_dir() or not any(vault.glob("*.md")):
         return []  # the common case: no personal notes, and no YAML import on the request path
     from cairn.codemap.schema import FTS_TOKENIZER
     from cairn.search.engine import Hit
@@ -115,13 +115,18 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
         nodes = Vault.personal().load(resolve_links=False).nodes
     except Exception:
         return []
-    if not nodes or not q.main:
+    if not nodes:
         return []
     mem = sqlite3.connect(":memory:")
     mem.execute(f"CREATE VIRTUAL TABLE p USING fts5(path, names, body, tokenize='{FTS_TOKENIZER}')")
     mem.executemany("INSERT INTO p(rowid, path, names, body) VALUES(?,?,?,?)",
                     [(i, "", expand_identifiers(n.title), expand_identifiers(n.body)) for i, n in enumerate(nodes)])
-    scores, matched = weighted_bm25(mem, "p", "0, 3.0, 1.0", q.main + q.expansion)
+    # Weights from the project's code would silence words the code never uses ("tabs", "commit
+    # message"): personal notes are about the person, so every request word counts here.
+    from cairn.search.query import Term
+
+    terms = [Term(t.text, t.df, max(t.weight, 0.5 if t.expansion else 1.0), t.identifier, t.expansion) for t in q.terms]
+    scores, matched = weighted_bm25(mem, "p", "0, 3.0, 1.0", terms)
     mem.close()
     hits = []
     for rank, i in enumerate(ranked(scores)[:limit], 1):

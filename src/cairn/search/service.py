@@ -28,6 +28,23 @@ class Answer:
         return "\n".join(self.texts)
 
 
+def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int | None) -> Answer:
+    """Outside any project only the personal vault is searchable (no index to weigh terms by)."""
+    import sqlite3
+
+    from cairn.search.knowledge import personal_hits
+    from cairn.search.query import analyze
+    from cairn.search.render import pack
+
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE files(id INTEGER)")  # an empty index: every term is equally rare
+    con.execute("CREATE VIRTUAL TABLE files_fts USING fts5(path, names, body)")
+    hits = personal_hits(analyze(con, query, terms), limit)
+    con.close()
+    kept, texts, tokens = pack(hits, budget)
+    return Answer([h.as_json() for h in kept], texts, tokens)
+
+
 def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
            budget: int | None = None, kind: str = "code", refresh: bool = True,
            seed_paths: dict[str, float] | None = None) -> Answer:
@@ -48,7 +65,9 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     if budget is not None and budget < 1:
         raise CairnError("budget must be a positive number of tokens")
     if project.root is None:
-        raise CairnError("not inside a project: pass --root DIR")
+        if kind != "knowledge":
+            raise CairnError("not inside a project: pass --root DIR (or --kind knowledge for the personal vault)")
+        return _personal_only(query, terms, limit, budget)
     if refresh or not project.index_path().exists():
         from cairn.codemap.indexer import index_project
 
