@@ -21,32 +21,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cairn.errors import CairnError
-from cairn.home import cairn_home, ensure_private_dir
 from cairn.project import project_for_recorded_cwd
-from cairn.sessions.archive_schema import MIGRATIONS
+from cairn.sessions.archive_schema import ARCHIVE_NAME, archive_path, open_archive  # noqa: F401 (re-exported)
 from cairn.sessions.archive_tags import add_tags, add_terms, file_ext, refresh_topics, terms
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, iter_records, session_id_for
 from cairn.sessions.turns import FILE_TOOLS, Turn, extract, record_meta
-from cairn.store.db import connect, transaction
+from cairn.store.db import transaction
 
-ARCHIVE_NAME = "sessions.db"
 BATCH_RECORDS = 2000  # records per write transaction: bounds memory and lock time
 HEAD_BYTES = 1024  # first bytes hashed to notice a file replaced in place
 _UUID_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TERM_ROLES = ("user", "assistant", "summary")
-
-
-def archive_path() -> Path:
-    return cairn_home() / ARCHIVE_NAME
-
-
-def open_archive(path: Path | None = None) -> sqlite3.Connection:
-    """Open (creating) the archive: private file in a private folder, freed pages zeroed."""
-    path = Path(path) if path else archive_path()
-    ensure_private_dir(path.parent)
-    con = connect(path, MIGRATIONS, private=True)
-    con.execute("PRAGMA secure_delete = ON")  # forgotten text must not linger in free pages
-    return con
 
 
 @dataclass

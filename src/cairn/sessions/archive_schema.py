@@ -9,6 +9,10 @@ index entries too (forget relies on it).
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
+
+from cairn.home import cairn_home, ensure_private_dir
+from cairn.store.db import connect
 
 # Tables a restored backup must have before it may replace the live archive.
 EXPECTED_TABLES = ("files", "sessions", "turns", "turns_fts", "session_tags", "session_terms")
@@ -115,3 +119,21 @@ def _v1(con: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = [_v1]
+
+
+# Opening the archive lives here, with its schema, so readers (recall in a hook) do not import
+# the ingest side (transcript parsing, redaction patterns, tagging).
+ARCHIVE_NAME = "sessions.db"
+
+
+def archive_path() -> Path:
+    return cairn_home() / ARCHIVE_NAME
+
+
+def open_archive(path: Path | None = None) -> sqlite3.Connection:
+    """Open (creating) the archive: private file in a private folder, freed pages zeroed."""
+    path = Path(path) if path else archive_path()
+    ensure_private_dir(path.parent)
+    con = connect(path, MIGRATIONS, private=True)
+    con.execute("PRAGMA secure_delete = ON")  # forgotten text must not linger in free pages
+    return con

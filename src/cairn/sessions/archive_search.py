@@ -207,7 +207,7 @@ def search_sessions(project_id: str, query: str, limit: int = 2, *,
     """Recall for the UserPromptSubmit hook: the best hit of up to `limit` past sessions of one
     project (any query word may match; stopwords ignored). Silent and empty when there is no
     archive yet. Each dict: session_id, project, time, role, snippet, score."""
-    from cairn.sessions.archive import archive_path, open_archive
+    from cairn.sessions.archive_schema import archive_path, open_archive
 
     if not archive_path().exists():
         return []
@@ -316,7 +316,7 @@ def session_digest(session_id: str, con: sqlite3.Connection | None = None) -> di
     """What one session did, from the archive, for the SessionEnd journal entry: the user's
     prompts, files changed and read, commands run, error count, tags and the agent's last words.
     None when there is no archive or no such session (a hook must not fail over it)."""
-    from cairn.sessions.archive import archive_path, open_archive
+    from cairn.sessions.archive_schema import archive_path, open_archive
 
     own = con is None
     if own:
