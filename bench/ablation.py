@@ -2,7 +2,7 @@
 """Ablations of the search method on the shared cases: change one constant, re-measure.
 
 Each VARIANT is a JSON object of overrides: module constants of cairn.search.engine (W_TEXT,
-W_NAME, W_CHUNK, W_GRAPH_CLEAR, TEST_FACTOR...), graph_walk (EPS, MAX_NEIGHBOURS) and names
+W_NAME, W_CHUNK, W_GRAPH_CLEAR, TEST_FACTOR...), graph_walk (EPS, MAX_NEIGHBOURS), text (FILE_COLUMNS) and names
 (MIN_SCORE), plus "rrf_k", "hubs_pass_rank" and "chatty" (wrap queries as `eval run
 --conversational` does). Trees are materialized with `git archive` into --cache.
 
@@ -30,7 +30,7 @@ def main() -> None:
     os.environ["CAIRN_HOME"] = str(cache / "home")
     from cairn.codemap.indexer import index_project, open_index
     from cairn.project import project_for_root
-    from cairn.search import engine, graph_walk, names
+    from cairn.search import engine, graph_walk, names, text
     from cairn.search.eval.metrics import aggregate, case_metrics
     from cairn.search.eval.run import chatty, materialize
 
@@ -42,7 +42,7 @@ def main() -> None:
         rrf_k, hubs, conv = kw.pop("rrf_k", 60), kw.pop("hubs_pass_rank", False), kw.pop("chatty", False)
         saved = []
         for key, val in kw.items():
-            mod = next(m for m in (engine, graph_walk, names) if hasattr(m, key))
+            mod = next(m for m in (engine, graph_walk, names, text) if hasattr(m, key))
             saved.append((mod, key, getattr(mod, key)))
             setattr(mod, key, val)
         per_repo = {}
