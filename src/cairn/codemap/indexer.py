@@ -134,7 +134,7 @@ def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
 
 def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
     """Write one file's rows (replacing what was there). Caller holds the transaction."""
-    from cairn.search.tokens import name_key, stem_of
+    from cairn.search.tokens import name_key, stem_of, symbol_key
 
     parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
@@ -152,7 +152,7 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
         con.executemany(
             "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
             "VALUES(?,?,?,?,?,?,?,?,?)",
-            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level), name_key(d.name))
+            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level), symbol_key(d.name, d.kind))
              for d in parsed.defs])
         con.executemany("INSERT INTO refs(file_id, name, count) VALUES(?,?,?)",
                         [(file_id, n, c) for n, c in parsed.refs.items()])

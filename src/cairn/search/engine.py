@@ -8,33 +8,24 @@ those. Reads only SQLite and the standard library, so it can run inside a hook.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
-from cairn.search.names import name_channel
+from cairn.search.names import definitions, name_channel
 from cairn.search.query import Query, analyze
 from cairn.search.text import file_text_channel
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION = 1.0, 1.0, 1.2, 0.5
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
+W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
 SEEDS = 8
 CHANNEL_DEPTH = 100  # ranks kept per channel
 CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
-TEST_FACTOR = 0.6  # tests and examples matter less than the code they exercise
-DOC_FACTOR = 0.8
-
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|benchmarks?|[\w-]*-tests?)/|"
-    r"(^|/)test_[^/]+$|_test\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|Tests?\.(java|kt|cs|swift)$|\.snap$")
-
-
-def is_test_path(path: str) -> bool:
-    return bool(_TEST_PATH.search(path))
 
 
 @dataclass
@@ -74,6 +65,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     q = analyze(con, text, terms)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
+    defined = definitions(con, q.symbols)
     exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
@@ -95,7 +87,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
         know += kn.personal_hits(q, limit, rrf_k)
         know.sort(key=lambda h: (-h.score, h.path))
-    hits = _code_hits(con, fused, nodes, limit) if kind in ("code", "all") and fused else []
+    hits = _code_hits(con, fused, nodes, limit, q, defined) if kind in ("code", "all") and fused else []
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
     if kind == "code":
@@ -105,26 +97,40 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     return out, q
 
 
-def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int) -> list[Hit]:
-    """The best code/doc files (knowledge node files excluded), tests and docs discounted."""
+def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
+               q: Query, defined: dict[int, tuple[float, str, int]]) -> list[Hit]:
+    """The best code/doc files (knowledge node files excluded): files that define what the request
+    names first, then the rest, each weighed by its role (source, test, prose, data) for this request."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
+    ids += [f for f in defined if f not in nodes and f not in set(ids)]
+    top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []
     rows = {r["id"]: r for r in con.execute(
-        f"SELECT id, path, kind, rank, is_hub FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
+        f"SELECT id, path, kind, lang, rank, is_hub FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
+    factors = roles.role_factors(q.text, _prose_share(con))
     hits: list[Hit] = []
     for fid in ids:
         row = rows.get(fid)
         if row is None:
             continue
-        score = fused[fid]
-        if is_test_path(row["path"]):
-            score *= TEST_FACTOR
-        elif row["kind"] != "code":
-            score *= DOC_FACTOR
+        score = fused.get(fid, 0.0) + W_DEFINES * defined.get(fid, (0.0,))[0] * top
+        score *= factors[roles.role(row["path"], row["kind"], row["lang"])]
         hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
     hits.sort(key=lambda h: (-h.score, h.path))
     return hits[:limit]
+
+
+def _prose_share(con: sqlite3.Connection) -> float:
+    """Share of the repository's prose and program files that are prose."""
+    counts = {roles.SOURCE: 0, roles.PROSE: 0}
+    for kind, lang, n in con.execute("SELECT kind, lang, COUNT(*) FROM files WHERE lang IS NOT NULL "
+                                     "AND lang != 'html' GROUP BY kind, lang"):
+        r = roles.role("", kind, lang)
+        if r in counts:
+            counts[r] += n
+    total = counts[roles.SOURCE] + counts[roles.PROSE]
+    return counts[roles.PROSE] / total if total else 0.0
 
 
 def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused) -> None:

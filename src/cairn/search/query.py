@@ -32,10 +32,21 @@ class Term:
 
 
 @dataclass
+class Symbol:
+    """A token of the request that may name a definition: `Conn`, `Plug.Conn`, `applyCoupon`, `(.:?)`."""
+
+    token: str  # as written, qualifier included
+    key: str  # lookup key of its last segment (tokens.symbol_key)
+    strength: float  # SYM_* below
+    last: str = ""  # its last segment as written (case kept)
+
+
+@dataclass
 class Query:
     text: str
     terms: list[Term] = field(default_factory=list)
     name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: KEY_IDENT/NGRAM/WORD)
+    symbols: list[Symbol] = field(default_factory=list)  # names of definitions the request may mean
     n_files: int = 0
 
     @property
@@ -101,6 +112,51 @@ def _name_keys(text: str) -> list[tuple[str, float]]:
     return list(keys.items())
 
 
+# How sure we are that a token names a definition, by its shape and place in the request.
+SYM_BARE = 1.0  # the whole request is one name: `Conn`, `Rack::Response`, `inferProcedureInput`
+SYM_CODE = 0.6  # a code-shaped token inside a sentence: `Ecto.Schema`, `applyCoupon`, `apply_coupon`, `(.:?)`
+SYM_CAPITAL = 0.35  # a capitalized word inside a sentence: "how the Session manages ..."
+SYM_FIRST = 0.2  # a capitalized first word: "Transaction block and session management"
+_SYM_TOKEN = re.compile(r"\([^\w\s()]{1,5}\)|[A-Za-z_][\w]*(?:(?:::|->|[.#])[A-Za-z_][\w]*)*[?!]?")
+_QUALIFIED = re.compile(r"::|->|[.#]")
+
+
+def _is_file_name(tok: str) -> bool:
+    from cairn.codemap.languages import EXTENSIONS, TEXT_EXTENSIONS
+
+    ext = "." + tok.rsplit(".", 1)[-1] if "." in tok else ""
+    return ext in EXTENSIONS or ext in TEXT_EXTENSIONS
+
+
+def _symbols(text: str) -> list[Symbol]:
+    """Tokens of the request that may name definitions, each with how likely that is."""
+    from cairn.search.tokens import symbol_key
+
+    stripped = text.strip().strip("`'\"")
+    out: dict[str, Symbol] = {}
+    bare = bool(_SYM_TOKEN.fullmatch(stripped))
+    for i, m in enumerate(_SYM_TOKEN.finditer(stripped)):
+        tok = m.group(0)
+        if tok.startswith("("):
+            strength, last = (SYM_BARE if bare else SYM_CODE), tok[1:-1]
+        else:
+            last = _QUALIFIED.split(tok)[-1].rstrip("?!")
+            if _is_file_name(tok):
+                continue  # a file name (`conn.ex`), looked up by the name channel
+            if bare:
+                strength = SYM_BARE
+            elif _QUALIFIED.search(tok) or (_IDENT.fullmatch(tok) and not tok.isupper()) or "_" in tok.strip("_"):
+                strength = SYM_CODE
+            elif tok[:1].isupper() and len(tok) > 1:
+                strength = SYM_FIRST if i == 0 else SYM_CAPITAL
+            else:
+                continue
+        key = symbol_key(last)
+        if len(key) >= 2 and (key not in out or out[key].strength < strength):
+            out[key] = Symbol(tok, key, strength, last)
+    return list(out.values())
+
+
 def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys."""
     n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
@@ -118,5 +174,6 @@ def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = 
         df = _df(con, t)
         q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
         seen.add(t)
+    q.symbols = _symbols(text)
     q.name_keys = _name_keys(text) + [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q
