@@ -17,10 +17,11 @@ from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
 from cairn.search.names import definitions, name_channel
+from cairn.search.paths import path_channel
 from cairn.search.query import Query, analyze
 from cairn.search.text import file_text_channel
 
-W_TEXT, W_CHUNK, W_NAME, W_EXPANSION = 1.0, 1.0, 1.2, 0.5
+W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
 SEEDS = 8
@@ -69,7 +70,9 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
-    base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION)]
+    path_scores = path_channel(con, q.main)
+    base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION),
+            (_top(path_scores), W_PATH)]
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
     chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
