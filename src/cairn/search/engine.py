@@ -27,6 +27,7 @@ W_DEFINES = 1.5  # a file that defines the name the request gives moves up by th
 SEEDS = 8
 CHANNEL_DEPTH = 100  # ranks kept per channel
 CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
+CHUNK_SPREAD = 0.3  # how much a file's other matching declarations add to its best one
 
 
 @dataclass
@@ -75,7 +76,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
             (_top(path_scores), W_PATH)]
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
-    chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
+    chunk_scores = {fid: lst[0][0] + CHUNK_SPREAD * sum(x[0] for x in lst[1:]) for fid, lst in chunks.items()}
     base.append((_top(chunk_scores), W_CHUNK))
     fused = rrf(base, k=rrf_k)
     seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}

@@ -83,10 +83,11 @@ def definitions(con: sqlite3.Connection, symbols) -> dict[int, tuple[float, str,
             "SELECT s.file_id, s.name, s.kind, s.line, s.top_level, f.path FROM symbols s JOIN files f ON f.id = s.file_id "
             "WHERE s.key = ? AND s.kind != 'heading' LIMIT ?", (sym.key, MAX_DEFINERS)).fetchall()
         stems = _stem_variants(sym.key)
+        rarity = 1.0 if sym.strength >= 1.0 else 1.0 / (1.0 + math.log2(len({r[0] for r in rows}) or 1))
         qualified = sym.token != sym.last and not sym.token.startswith("(")
         for fid, name, kind, line, top, path in rows:
             last = _QUAL.split(name)[-1]
-            w = sym.strength * KIND_WEIGHT.get(kind or "", OTHER_KIND)
+            w = sym.strength * rarity * KIND_WEIGHT.get(kind or "", OTHER_KIND)
             w *= 1.0 if top else NESTED
             w *= 1.0 if last == sym.last else OTHER_CASE
             if qualified and _norm(name).endswith(_norm(sym.token)):

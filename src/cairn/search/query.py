@@ -13,7 +13,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
-from cairn.search.tokens import fold, fts_quote, name_key, query_terms, split_identifier
+from cairn.search.tokens import STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 # A term found in more than this share of files says little about any of them.
 COMMON_SHARE = 0.25
@@ -139,6 +139,7 @@ SYM_BARE = 1.0  # the whole request is one name: `Conn`, `Rack::Response`, `infe
 SYM_CODE = 0.6  # a code-shaped token inside a sentence: `Ecto.Schema`, `applyCoupon`, `apply_coupon`, `(.:?)`
 SYM_CAPITAL = 0.35  # a capitalized word inside a sentence: "how the Session manages ..."
 SYM_FIRST = 0.2  # a capitalized first word: "Transaction block and session management"
+SYM_WORD = 0.1  # a plain word that a definition may carry: "how halt stops the pipeline", "retry with load"
 _SYM_TOKEN = re.compile(r"\([^\w\s()]{1,5}\)|[A-Za-z_][\w]*(?:(?:::|->|[.#])[A-Za-z_][\w]*)*[?!]?")
 _QUALIFIED = re.compile(r"::|->|[.#]")
 
@@ -176,6 +177,8 @@ def _symbols(text: str) -> list[Symbol]:
                 strength = SYM_CODE
             elif tok[:1].isupper() and len(tok) > 1:
                 strength = SYM_FIRST if i == 0 else SYM_CAPITAL
+            elif len(tok) >= 3 and tok.lower() not in STOPWORDS:
+                strength = SYM_WORD
             else:
                 continue
         key = symbol_key(last)
