@@ -16,15 +16,18 @@ from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
+from cairn.search.intent import wants_change
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import Query, analyze
 from cairn.search.text import file_text_channel
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
+W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
 SEEDS = 8
+ROLES_IN_CHANNELS = True
 CHANNEL_DEPTH = 100  # ranks kept per channel
 CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
 CHUNK_SPREAD = 0.3  # how much a file's other matching declarations add to its best one
@@ -72,20 +75,24 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
     path_scores = path_channel(con, q.main)
+    nodes = kn.node_file_ids(con)
+    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes)
+    file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
+                                                                            path_scores))
+    w_path = W_PATH_CHANGE if wants_change(text) else W_PATH
     base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION),
-            (_top(path_scores), W_PATH)]
+            (_top(path_scores), w_path)]
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
     chunk_scores = {fid: lst[0][0] + CHUNK_SPREAD * sum(x[0] for x in lst[1:]) for fid, lst in chunks.items()}
-    base.append((_top(chunk_scores), W_CHUNK))
+    base.append((_top(weigh(chunk_scores)), W_CHUNK))
     fused = rrf(base, k=rrf_k)
     seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}
     for fid, w in (seed_files or {}).items():
         seeds[fid] = seeds.get(fid, 0.0) + w
     ppr = personalized_pagerank(con, seeds, hubs_pass_rank=hubs_pass_rank) if seeds else {}
     w_graph = W_GRAPH_VAGUE if q.distinctive <= 1 else W_GRAPH_CLEAR
-    fused = rrf(base + [(_top(ppr), w_graph)], k=rrf_k)
-    nodes = kn.node_file_ids(con)
+    fused = rrf(base + [(_top(weigh(ppr)), w_graph)], k=rrf_k)
     know: list[Hit] = []
     if kind in ("knowledge", "all"):
         know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
@@ -99,6 +106,27 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     out = know[:limit] if kind == "knowledge" else kn.interleave(hits, know, limit)
     kn.finish(out, root)
     return out, q
+
+
+class _RoleWeights:
+    """A channel's scores times each file's role factor for this request, so that in every ranked
+    list the prose of a code question (or the code of a documentation question) gives way."""
+
+    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int]):
+        self.con, self.factors, self.nodes = con, factors, nodes
+        self.known: dict[int, float] = {}
+
+    def __call__(self, scores: dict[int, float], depth: int = CHANNEL_DEPTH * 3) -> dict[int, float]:
+        if not ROLES_IN_CHANNELS:
+            return scores
+        ids = ranked(scores)[:depth]
+        todo = [f for f in ids if f not in self.known]
+        for i in range(0, len(todo), 900):
+            part = todo[i:i + 900]
+            for fid, path, kind, lang in self.con.execute(
+                    f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+                self.known[fid] = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
+        return {f: scores[f] * self.known.get(f, 1.0) for f in ids}
 
 
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,

@@ -10,6 +10,7 @@ SQLite's LIKE narrows the files for each word; only those few are split and comp
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections import defaultdict
 
@@ -18,6 +19,7 @@ from cairn.search.tokens import split_identifier
 
 MIN_WORD = 3
 STEM_PART, DIR_PART = 1.0, 0.4  # a match in the file's own name, in its folder's name
+PARTIAL, COVER_POWER = 0.5, 1.0  # a name the request covers in full counts double
 MAX_CANDIDATES = 2000  # files per word: a word in thousands of paths says nothing about any
 
 
@@ -63,20 +65,29 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
                            (f"%{_root(w)}%", MAX_CANDIDATES + 1)).fetchall()
         if len(rows) <= MAX_CANDIDATES:
             cands.update(rows)
-    scores: dict[int, float] = defaultdict(float)
+    hits: dict[int, list[tuple[str, float, set[int], int]]] = defaultdict(list)  # fid -> (word, part, covered, n)
+    named: dict[str, int] = defaultdict(int)  # word -> files it names
     for fid, path in cands.items():
         stem_parts, dir_parts = _parts(path)
         if not stem_parts:
             continue
+        for w in words:
+            hit = {i for i, p in enumerate(stem_parts) if matches(w, p)}
+            if hit:
+                hits[fid].append((w, STEM_PART, hit, len(stem_parts)))
+                named[w] += 1
+            elif any(matches(w, p) for p in dir_parts):
+                hits[fid].append((w, DIR_PART, set(), len(stem_parts)))
+                named[w] += 1
+    n = max(con.execute("SELECT COUNT(*) FROM files").fetchone()[0], 2)
+    rarity = {w: math.log(1 + n / c) / math.log(1 + n) for w, c in named.items()}  # a word in many names says less
+    scores: dict[int, float] = {}
+    for fid, found in hits.items():
         covered: set[int] = set()
         total = 0.0
-        for w, weight in words.items():
-            hit = [i for i, p in enumerate(stem_parts) if matches(w, p)]
-            if hit:
-                covered.update(hit)
-                total += weight * STEM_PART
-            elif any(matches(w, p) for p in dir_parts):
-                total += weight * DIR_PART
-        if total > 0:
-            scores[fid] = total * (0.5 + 0.5 * len(covered) / len(stem_parts))
-    return dict(scores)
+        for w, part, hit, _ in found:
+            covered |= hit
+            total += words[w] * part * rarity[w]
+        cover = len(covered) / found[0][3]
+        scores[fid] = total * (PARTIAL + (1 - PARTIAL) * cover ** COVER_POWER)
+    return scores

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from cairn.search.intent import wants_docs
+
 SOURCE, TEST, PROSE, DATA, OTHER = "source", "test", "prose", "data", "other"
 
 # Languages indexed as text that are data or markup, not a program (see codemap/languages.py).
@@ -25,14 +27,6 @@ _TEST_PATH = re.compile(
     r"[\w-]*-tests?)/|"
     r"(^|/)test_[^/]+$|_test\.[a-z]+$|_spec\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|"
     r"(Tests?|Spec|Suite)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
-
-# Request wording that asks for documentation, usage or project process rather than code.
-_DOC_INTENT = re.compile(
-    r"\b(how (do|can|should) (i|we|you)|how to|docs?|documentation|documented|guides?|tutorials?|readme|"
-    r"changelog|release notes?|what('s| is| are) new|migrat(e|ion) (guide|to)|upgrad(e|ing) (to|from|guide)|"
-    r"getting started|install(ation|ing)?|contribut(e|ing|ors?)|faq|examples? of (using|how)|"
-    r"(release|review|deploy(ment)?|branching|versioning|support) (process|policy|workflow|cycle)|"
-    r"code of conduct|licen[cs]e)\b", re.I)
 
 # Multipliers by role for a code question and for a documentation question.
 CODE_INTENT = {SOURCE: 1.0, TEST: 0.6, PROSE: 0.5, DATA: 0.6, OTHER: 0.7}
@@ -56,11 +50,6 @@ def role(path: str, kind: str, lang: str | None) -> str:
     if lang is None:
         return TEST if is_test_path(path) else OTHER
     return TEST if is_test_path(path) else SOURCE  # a program in a language we have no grammar for
-
-
-def wants_docs(text: str) -> bool:
-    """True when the request's wording asks for documentation, usage or process."""
-    return bool(_DOC_INTENT.search(text))
 
 
 def role_factors(text: str, prose_share: float) -> dict[str, float]:

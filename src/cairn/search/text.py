@@ -17,6 +17,7 @@ from cairn.search.tokens import fts_quote
 MAX_TERMS = 12  # the most informative terms of a long request; the rest add noise and time
 PER_TERM_LIMIT = 300  # best rows per term; a common term's tail adds nothing
 FILE_COLUMNS = "3.0, 2.0, 1.0"  # files_fts: path, names, body
+KEEP_TF_ONLY = True
 
 
 def _top_terms(terms: list[Term]) -> list[Term]:
@@ -52,7 +53,7 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
             continue
         idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
         for rowid, s in rows:
-            scores[rowid] += t.weight * s / idf
+            scores[rowid] += t.weight * s / (idf if KEEP_TF_ONLY else 1.0)
             matched[rowid].append(t.text)
     return dict(scores), dict(matched)
 
