@@ -205,5 +205,9 @@ def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = 
         q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
         seen.add(t)
     q.symbols = _symbols(text)
-    q.name_keys = _name_keys(text) + [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
+    weights = {t.text: t.weight for t in q.terms}
+    if len(q.terms) == 1:  # a one-word request names something, whatever its case
+        weights = {}
+    q.name_keys = [(k, s * min(1.0, weights.get(k, 1.0)) if s == KEY_WORD else s) for k, s in _name_keys(text)]
+    q.name_keys += [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q
