@@ -20,7 +20,7 @@ from cairn.search.tokens import split_identifier
 MIN_WORD = 3
 STEM_PART, DIR_PART = 1.0, 0.4  # a match in the file's own name, in its folder's name
 PARTIAL, COVER_POWER = 0.5, 1.0  # a name the request covers in full counts double
-MAX_CANDIDATES = 2000  # files per word: a word in thousands of paths says nothing about any
+MAX_CANDIDATES = 600  # files per word: a word in thousands of paths says nothing about any
 
 
 def _root(word: str) -> str:
@@ -59,19 +59,26 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
             words[t.text] = max(words.get(t.text, 0.0), t.weight)
     if not words:
         return {}
-    cands: dict[int, str] = {}
-    for w in words:
+    roots = {w: _root(w) for w in words}
+    cands: dict[int, tuple[str, str]] = {}  # fid -> (path, lowercased name and folder)
+    for root in set(roots.values()):
         rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? LIMIT ?",
-                           (f"%{_root(w)}%", MAX_CANDIDATES + 1)).fetchall()
-        if len(rows) <= MAX_CANDIDATES:
-            cands.update(rows)
+                           (f"%{root}%", MAX_CANDIDATES + 1)).fetchall()
+        if len(rows) > MAX_CANDIDATES:
+            continue
+        for fid, path in rows:
+            if fid not in cands:
+                tail = "/".join(path.rsplit("/", 2)[-2:]).lower()
+                if root in tail:
+                    cands[fid] = (path, tail)
     hits: dict[int, list[tuple[str, float, set[int], int]]] = defaultdict(list)  # fid -> (word, part, covered, n)
     named: dict[str, int] = defaultdict(int)  # word -> files it names
-    for fid, path in cands.items():
+    for fid, (path, tail) in cands.items():
+        present = [w for w, root in roots.items() if root in tail]
         stem_parts, dir_parts = _parts(path)
         if not stem_parts:
             continue
-        for w in words:
+        for w in present:
             hit = {i for i, p in enumerate(stem_parts) if matches(w, p)}
             if hit:
                 hits[fid].append((w, STEM_PART, hit, len(stem_parts)))

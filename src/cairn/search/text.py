@@ -25,7 +25,7 @@ def _top_terms(terms: list[Term]) -> list[Term]:
 
 
 def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list[Term],
-                  limit: int = PER_TERM_LIMIT) -> tuple[dict[int, float], dict[int, list[str]]]:
+                  limit: int = PER_TERM_LIMIT, n_rows: int | None = None) -> tuple[dict[int, float], dict[int, list[str]]]:
     """rowid -> sum over terms of weight * BM25 term frequency part, and rowid -> the terms that matched it.
 
     FTS5's bm25() multiplies each term's saturated, length-normalized frequency by its own IDF,
@@ -38,14 +38,13 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
     matched: dict[int, list[str]] = defaultdict(list)
     sql = (f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
            f"ORDER BY bm25({table}, {columns}) LIMIT ?")
-    n_rows = None
     for t in _top_terms(terms):
         expr = fts_quote(t.text)
         try:
             rows = con.execute(sql, (expr, limit)).fetchall()
             if not rows:
                 continue
-            if n_rows is None:
+            if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
                 n_rows = con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             hits = len(rows) if len(rows) < limit else con.execute(
                 f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
@@ -60,4 +59,5 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
 
 def file_text_channel(con: sqlite3.Connection, terms: list[Term]) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> text score over whole files (path, symbol names, body)."""
-    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms)
+    n_rows = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]  # one FTS row per file
+    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=n_rows)
