@@ -16,7 +16,7 @@ from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
-from cairn.search.intent import wants_change
+from cairn.search.intent import wants_change, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import Query, analyze
@@ -61,12 +61,17 @@ def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
                 rrf_k: int = RRF_K, kind: str = "code") -> tuple[list[Hit], Query]:
-    """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all).
+    """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
+    `auto` reads the request: a why/what-did-we-decide question gets code and knowledge interleaved
+    (the decision record first when it matches), any other request gets code first and knowledge after.
     `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk.
     """
     from cairn.search import knowledge as kn
 
+    code_first = kind == "auto" and not wants_reason(text)
+    if kind == "auto":
+        kind = "all"
     q = analyze(con, text, terms)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
@@ -103,7 +108,12 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
     if kind == "code":
         return hits, q
-    out = know[:limit] if kind == "knowledge" else kn.interleave(hits, know, limit)
+    if kind == "knowledge":
+        out = know[:limit]
+    elif code_first:
+        out = (hits + know)[:limit]
+    else:
+        out = kn.interleave(hits, know, limit)
     kn.finish(out, root)
     return out, q
 
