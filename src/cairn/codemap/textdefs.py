@@ -21,7 +21,7 @@ PROSE_LANGS = frozenset({"markdown", "rst", "text", "asciidoc", "tex"})
 MAX_DEFS = 2000
 _MODIFIERS = (r"(?:(?:export|pub(?:\([^)]*\))?|public|private|protected|internal|open|abstract|final|sealed|static|"
               r"async|inline|override|extern|default|lazy|implicit|unsafe|partial|readonly|virtual|noinline|"
-              r"comptime|threadlocal|declare)\s+)*")
+              r"comptime|threadlocal|declare|case|mutable|given|extension|opaque)\s+)*")
 _KIND = {
     "defmodule": "module", "defprotocol": "interface", "module": "module",
     "namespace": "module", "package": "module", "class": "class", "object": "class", "struct": "class",
@@ -37,7 +37,7 @@ _KEYWORD = re.compile(
     r"local\s+function|let|val|var|const)"
     r"\s+(?:(?:case|rec|mut|inline)\s+)?(?P<name>[A-Za-z_][\w.:!?'$]*|\([^\s()\w]{1,5}\))")
 _SHELL_FN = re.compile(r"^(?P<indent>[ \t]*)(?:function\s+)?(?P<name>[A-Za-z_][\w:.-]*)\s*\(\)\s*[{(]?\s*(?:#.*)?$")
-_ASSIGN_FN = re.compile(r"^(?P<indent>[ \t]*)(?:local\s+)?(?P<name>[A-Za-z_][\w.:]*)\s*=\s*function\b")
+_ASSIGN_FN = re.compile(r"^(?P<indent>[ \t]*)(?:local\s+)?(?P<name>[A-Za-z_][\w.:]*)\s*(?:=|<-)\s*function\b")
 _SIGNATURE = re.compile(r"^(?P<name>[a-z_][\w']*|\([^\s()\w]{1,5}\))\s*::")  # Haskell/Elm: name :: Type
 _LISP = re.compile(r"^(?P<indent>[ \t]*)\((?P<kw>defn-?|defmacro|defprotocol|defrecord|deftype|defmulti|defun|"
                    r"define|def)\s+\(?(?P<name>[^\s()\[\]{}\"]+)")
