@@ -23,10 +23,10 @@ DATA_LANGS = frozenset({"json", "yaml", "toml", "ini", "xml", "csv", "graphql", 
 PROSE_LANGS = frozenset({"markdown", "rst", "text", "asciidoc", "tex", "html"})
 
 _TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|_examples?|benchmarks?|"
+    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|_examples?|benchmarks?|benches|"
     r"[\w-]*-tests?|docs?|documentation)/|"
     r"(^|/)test_[^/]+\.(py|c|cc|cpp|dart|lua|rs|go)$|_test\.[a-z]+$|_spec\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|"
-    r"(Tests?|Spec|Suite)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
+    r"(Tests?|Spec|Suite|Benchmarks?)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
 
 # Multipliers by role for a code question and for a documentation question.
 CODE_INTENT = {SOURCE: 1.0, TEST: 0.6, PROSE: 0.5, DATA: 0.6, OTHER: 0.7}
