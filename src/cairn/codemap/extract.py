@@ -10,6 +10,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 
+from cairn.codemap.doc_role import document_role
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.search.tokens import expand_identifiers, path_text
@@ -44,6 +45,7 @@ class FileRecord:
     fts_path: str = ""  # searchable words of the path
     fts_names: str = ""  # expanded names of the definitions
     chunks: list[ChunkRecord] = field(default_factory=list)
+    role: str | None = None  # "log" for chat histories, diaries, changelogs (codemap/doc_role.py)
 
 
 def content_hash(data: bytes) -> str:
@@ -91,6 +93,7 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
             rec.parsed = parse_source(lang, data, path)
         except Exception as exc:  # a grammar bug must not lose the file: index it as text
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
+    rec.role = document_role(path, rec.kind, text)
     rec.body = expand_identifiers(text)
     rec.fts_path = path_text(path)
     if rec.parsed:

@@ -45,6 +45,7 @@ class IndexStats:
     edges: int = 0
     graph_rebuilt: bool = False
     maps_written: int = 0
+    commits_mined: int = 0
     seconds: float = 0.0
     parse_errors: int = 0
 
@@ -138,15 +139,15 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
 
     parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
-           parsed.error if parsed else None)
+           parsed.error if parsed else None, rec.role)
     if file_id is None:
         file_id = con.execute(
-            "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error) "
-            "VALUES(?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
+            "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error, role) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
     else:
         _delete_file_rows(con, file_id)
-        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, dirty=1 "
-                    "WHERE id=?",
+        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
+                    "dirty=1 WHERE id=?",
                     (*row, file_id))
     if parsed:
         con.executemany(
@@ -264,6 +265,10 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
         stats.graph_rebuilt = True
         with transaction(con):
             set_meta(con, "maps_dirty", "1")
+    if result.git and cfg["index"].get("history", True) is not False:
+        from cairn.codemap.history import update_history
+
+        stats.commits_mined = update_history(con, root)
     if project.has_memory_dir and get_meta(con, "maps_dirty") == "1":
         # Whoever refreshed the index (index, search, a hook, MCP), the committed maps follow it.
         from cairn.codemap.maps import write_maps

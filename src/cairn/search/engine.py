@@ -22,6 +22,17 @@ from cairn.search.text import file_text_channel
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION = 1.0, 1.0, 1.2, 0.5
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
+# Session channels (search/session_signals.py): what the session so far says.
+W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
+W_TOPIC = 0.5  # earlier prompts' distinctive words
+W_RECENT_CLEAR, W_RECENT_VAGUE = 0.8, 1.5  # files already in play; they explain a vague follow-up best
+W_COCHANGE = 0.6  # files that change together with those in play (git history)
+W_CHURN = 0.3  # what changes often and lately, for vague prompts only
+SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
+LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
+_ASKS_HISTORY = re.compile(
+    r"\b(session|sessions|conversation|chat|discuss(?:ed|ion)?|decid(?:e|ed)|yesterday|last (?:time|week)|earlier|"
+    r"changelog|release notes?|history|journal|diary|transcript|log)\b", re.I)
 SEEDS = 8
 CHANNEL_DEPTH = 100  # ranks kept per channel
 CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
@@ -49,10 +60,13 @@ class Hit:
     why: list[str] = field(default_factory=list)
     hub: bool = False
     meta: dict | None = None  # knowledge hits: id, type, status, title, files, superseded_by, stale...
+    seen: bool = False  # the session already read it and it has not changed since
 
     def as_json(self) -> dict:
         out = {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
                "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
+        if self.seen:
+            out["seen"] = True
         if self.meta:
             out.update(self.meta)
         return out
@@ -64,40 +78,61 @@ def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
 
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
-                rrf_k: int = RRF_K, kind: str = "code") -> tuple[list[Hit], Query]:
+                rrf_k: int = RRF_K, kind: str = "code", session=None, use_history: bool = True,
+                ) -> tuple[list[Hit], Query]:
     """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all).
 
-    `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk.
+    `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk;
+    `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
+    their git co-change (search/session_signals.py).
     """
     from cairn.search import knowledge as kn
+    from cairn.search.session_signals import build_signals
 
     q = analyze(con, text, terms)
+    sig = build_signals(con, root, text, q, session, use_history=use_history)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
     exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
     base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION)]
+    if sig.mentions:
+        base.append((ranked(sig.mentions), W_MENTION))
+    if sig.topic:
+        base.append((_top(sig.topic), W_TOPIC))
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
     chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
     base.append((_top(chunk_scores), W_CHUNK))
     fused = rrf(base, k=rrf_k)
     seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}
-    for fid, w in (seed_files or {}).items():
+    extra_seeds = dict(seed_files or {})
+    for fid, w in sig.seeds.items():
+        extra_seeds[fid] = max(extra_seeds.get(fid, 0.0), w * SESSION_SEED_SHARE)
+    for fid, w in extra_seeds.items():
         seeds[fid] = seeds.get(fid, 0.0) + w
     ppr = personalized_pagerank(con, seeds, hubs_pass_rank=hubs_pass_rank) if seeds else {}
-    w_graph = W_GRAPH_VAGUE if q.distinctive <= 1 else W_GRAPH_CLEAR
-    fused = rrf(base + [(_top(ppr), w_graph)], k=rrf_k)
+    vague = q.distinctive <= 1
+    lists = base + [(_top(ppr), W_GRAPH_VAGUE if vague else W_GRAPH_CLEAR)]
+    if sig.recent:
+        lists.append((sig.recent, W_RECENT_VAGUE if vague else W_RECENT_CLEAR))
+    if sig.cochange:
+        lists.append((_top(sig.cochange), W_COCHANGE))
+    if sig.churn:
+        lists.append((_top(sig.churn), W_CHURN))
+    fused = rrf(lists, k=rrf_k)
     nodes = kn.node_file_ids(con)
     know: list[Hit] = []
     if kind in ("knowledge", "all"):
         know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
         know += kn.personal_hits(q, limit, rrf_k)
         know.sort(key=lambda h: (-h.score, h.path))
-    hits = _code_hits(con, fused, nodes, limit) if kind in ("code", "all") and fused else []
+    log_factor = LOG_ASKED if _ASKS_HISTORY.search(text) else LOG_FACTOR
+    hits = _code_hits(con, fused, nodes, limit, log_factor) if kind in ("code", "all") and fused else []
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
+        _explain_session(con, hits, sig)
     if kind == "code":
         return hits, q
     out = know[:limit] if kind == "knowledge" else kn.interleave(hits, know, limit)
@@ -105,13 +140,14 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     return out, q
 
 
-def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int) -> list[Hit]:
-    """The best code/doc files (knowledge node files excluded), tests and docs discounted."""
+def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
+               log_factor: float = 1.0) -> list[Hit]:
+    """The best code/doc files (knowledge node files excluded), tests, docs and logs discounted."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
     if not ids:
         return []
     rows = {r["id"]: r for r in con.execute(
-        f"SELECT id, path, kind, rank, is_hub FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
+        f"SELECT id, path, kind, rank, is_hub, role FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
     hits: list[Hit] = []
     for fid in ids:
         row = rows.get(fid)
@@ -122,6 +158,8 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
             score *= TEST_FACTOR
         elif row["kind"] != "code":
             score *= DOC_FACTOR
+        if row["role"] == "log":
+            score *= log_factor
         hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
     hits.sort(key=lambda h: (-h.score, h.path))
     return hits[:limit]
@@ -180,3 +218,29 @@ def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, s
                 h.snippets.append((s["line"], s["end_line"], s["signature"] or s["name"]))
         if not h.why:
             h.why.append("related by the import graph")
+
+
+def _explain_session(con: sqlite3.Connection, hits: list[Hit], sig) -> None:
+    """Session reasons first: named in the prompt, already in play, changes together with what is."""
+    from cairn.codemap.history import together
+
+    for h in hits:
+        why = []
+        if h.file_id in sig.mention_why:
+            why.append(sig.mention_why[h.file_id])
+        how = sig.touched.get(h.file_id)
+        if how in ("edited", "created"):
+            why.append("edited in this session")
+        elif how == "read":
+            why.append("read in this session")
+        elif how == "named":
+            why.append("searched in this session")
+        if h.file_id in sig.cochange and sig.seeds:
+            best = max(sig.seeds, key=lambda f: sig.seeds[f])
+            both, n = together(con, h.path, sig.paths[best])
+            if both:
+                why.append(f"changes with {sig.paths[best].rsplit('/', 1)[-1]} in {both} of its last {n} commits")
+        if h.file_id in sig.topic and not how:
+            why.append("matches the earlier prompts")
+        h.seen = h.file_id in sig.seen
+        h.why[:0] = why
