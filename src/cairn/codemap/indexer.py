@@ -45,7 +45,8 @@ class IndexStats:
     graph_rebuilt: bool = False
     maps_written: int = 0
     seconds: float = 0.0
-    parse_errors: int = 0
+    parse_errors: int = 0  # files of a parsed language indexed as text instead (see parse_failures)
+    parse_failures: dict[str, int] = field(default_factory=dict)  # language -> such files
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -237,4 +238,6 @@ def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
     stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
     for reason, n in con.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason"):
         stats.skipped[reason] = stats.skipped.get(reason, 0) + n
-    stats.parse_errors = con.execute("SELECT COUNT(*) FROM files WHERE parse_error IS NOT NULL").fetchone()[0]
+    stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
+        "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
+    stats.parse_errors = sum(stats.parse_failures.values())

@@ -71,9 +71,9 @@ def build_index(ctx: ResolverContext) -> ModuleIndex:
     return idx
 
 
-def _names(raw: str, conv: Convention) -> list[list[str]]:
-    """Candidate segment lists for an import, most specific first."""
-    out: list[list[str]] = []
+def _names(raw: str, conv: Convention) -> list[list[list[str]]]:
+    """Per imported name, its candidate segment lists, most specific first."""
+    out: list[list[list[str]]] = []
     for name in expand_group(raw.strip(), conv.sep) if "{" in raw else [raw.strip()]:
         segs = [s for s in name.split(conv.sep) if s]
         if not segs:
@@ -82,9 +82,7 @@ def _names(raw: str, conv: Convention) -> list[list[str]]:
             segs = segs[:1]
         if conv.underscore:
             segs = [underscore(s) for s in segs]
-        out.append(segs)
-        if conv.drop_parent and len(segs) >= 3:
-            out.append(segs[:-1])
+        out.append([segs, segs[:-1]] if conv.drop_parent and len(segs) >= 3 else [segs])
     return out
 
 
@@ -119,12 +117,13 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef, fam: str) -> l
     if not tails:
         return []
     out: list[str] = []
-    for segs in _names(imp.raw, conv):
-        key = "/".join(segs).lower()
-        hits = list(tails.get(key, ()))
-        for index_file in conv.index_files:
-            hits += tails.get(f"{key}/{index_file}", [])
-        if hits:
-            out.extend(_pick(hits, key, conv, from_path))
-            break
+    for alternatives in _names(imp.raw, conv):
+        for segs in alternatives:
+            key = "/".join(segs).lower()
+            hits = list(tails.get(key, ()))
+            for index_file in conv.index_files:
+                hits += tails.get(f"{key}/{index_file}", [])
+            if hits:
+                out.extend(_pick(hits, key, conv, from_path))
+                break
     return out
