@@ -95,7 +95,7 @@ REGISTRY: tuple[Lang, ...] = (
           queries=("shipped:php", "php-tags.scm", "php-imports.scm"), imports="php", family="php", ref_edges=True),
     _code("swift", ".swift", "swift", imports="swift", family="swift", ref_edges=True),
     _code("dart", ".dart", "dart", imports="dart", family="dart", ref_edges=True),
-    _code("elixir", ".ex .exs", "elixir", queries=("shipped:elixir", "elixir-tags.scm", "elixir-imports.scm"),
+    _code("elixir", ".ex .exs", "elixir",
           family="elixir", ref_edges=True),
     _code("haskell", ".hs .lhs .hs-boot", "haskell", family="haskell"),
     _code("lua", ".lua", "lua", queries=("shipped:lua", "lua-tags.scm", "lua-imports.scm"), family="lua",
