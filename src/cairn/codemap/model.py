@@ -61,6 +61,12 @@ class ImportRef:
       csharp      kind "namespace": using X.Y
       swift       kind "module": import X
       dart        the URI string: "package:app/x.dart", "src/y.dart", "dart:async"
+      scala       like java: "a.b.C" (one ref per selector of `a.b.{C, D}`), "a.b.*"
+      others      the captured module name or path as written, unquoted (extract_imports._plain):
+                  elixir "Plug.Conn" / "Plug.Conn.{A, B}", haskell "Data.Aeson.Types", perl
+                  "Foo::Bar", lua "lazy.core.config", ocaml "Store_io", fortran "kinds_mod",
+                  zig "util/arena.zig", julia "shapes.jl" / "Geometry", bash "$DIR/lib/x.sh" /
+                  bats "test_helper", powershell "$PSScriptRoot\\x.ps1", hcl "./modules/vpc"
     """
 
     raw: str
