@@ -1,11 +1,11 @@
-"""Imports resolved by naming convention (modules.py) and by path (paths.py), and Scala through jvm."""
+"""Imports resolved by naming convention (conventions.py) and by path (paths.py), and Scala through jvm."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from cairn.codemap.imports import ResolverContext, resolve_import
-from cairn.codemap.imports.modules import underscore
+from cairn.codemap.imports.conventions import underscore
 from cairn.codemap.model import ImportRef
 
 

@@ -1,7 +1,7 @@
 """Parsing of the languages added with issue 12, on realistic snippets in tests/fixtures/langs/.
 
 Each case pins the definitions (name, kind, line, parent) and the imports as written (the
-`raw` the resolvers in codemap/imports/modules.py and paths.py read), plus a few references.
+`raw` the resolvers in codemap/imports/conventions.py and paths.py read), plus a few references.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import ImportRef
-from . import cfamily, dart, go, javascript, jvm, modules, other, paths, php, python, ruby, rust
+from . import cfamily, conventions, dart, go, javascript, jvm, other, paths, php, python, ruby, rust
 from .context import ResolverContext
 
 __all__ = ["FAMILIES", "Family", "ResolverContext", "family_of", "resolve_import"]
@@ -35,8 +35,8 @@ class Family:
 
 
 def _conv(fam: str) -> Family:
-    """A family resolved by naming convention or by path (modules.py, paths.py)."""
-    module = paths if fam in paths.STYLES else modules
+    """A family resolved by naming convention or by path (conventions.py, paths.py)."""
+    module = paths if fam in paths.STYLES else conventions
     return Family(lambda ctx, f, imp: module.resolve(ctx, f, imp, fam), module.build_index, module.INDEX)
 
 
@@ -52,7 +52,7 @@ FAMILIES: dict[str, Family] = {
     "dart": Family(dart.resolve, dart.build_index, "dart"),
     "csharp": Family(lambda ctx, f, imp: other.resolve(ctx, f, imp, "csharp"), other.build_index, "other"),
     "swift": Family(lambda ctx, f, imp: other.resolve(ctx, f, imp, "swift"), other.build_index, "other"),
-    **{fam: _conv(fam) for fam in (*modules.CONVENTIONS, *paths.STYLES)},
+    **{fam: _conv(fam) for fam in (*conventions.CONVENTIONS, *paths.STYLES)},
 }
 
 
