@@ -26,8 +26,8 @@ from cairn.codemap.indexer import index_project
 p = project_for_root(sys.argv[1])
 t = time.perf_counter(); s = index_project(p); cold = time.perf_counter() - t
 t = time.perf_counter(); index_project(p); noop = time.perf_counter() - t
-f = next(Path(sys.argv[1]).rglob("*.py"), None) or next(Path(sys.argv[1]).rglob("*.rs"), None) \
-    or next(Path(sys.argv[1]).rglob("*.go"), None) or next(Path(sys.argv[1]).rglob("*.ts"), None)
+root = Path(sys.argv[1])
+f = next((q for ext in ("py", "rs", "go", "ts", "ex", "hs", "lua", "zig", "sh") for q in root.rglob("*." + ext)), None)
 orig = f.read_bytes(); f.write_bytes(orig + b"\n")
 t = time.perf_counter(); index_project(p); one = time.perf_counter() - t
 f.write_bytes(orig); index_project(p)

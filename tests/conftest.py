@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-FIXTURE_TRANSCRIPTS = SHARED / "fixtures" / "transcripts" / "claude-code"
+# Real Claude Code transcripts (MIT, see its SOURCES.md), copied so a fresh clone tests alone.
+FIXTURE_TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts" / "claude-code"
 
 
 @pytest.fixture(autouse=True)

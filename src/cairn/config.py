@@ -16,6 +16,7 @@ DEFAULTS: dict[str, Any] = {
     "index": {
         "max_file_bytes": 1_000_000,  # larger files are skipped and counted
         "workers": 0,  # 0 = one per core when the cold index is large enough to pay
+        "history": True,  # mine git history (co-change, churn) for recall; false skips `git log`
     },
     "search": {
         "rrf_k": 60,

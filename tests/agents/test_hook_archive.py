@@ -11,7 +11,7 @@ from pathlib import Path
 
 from test_hook_support import make_project, payload, run_hook, tool_call, user, write_transcript
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 SESSION = "258c7280-ae70-4798-800f-63464d01a85d"  # has subagents/agent-a881341.jsonl (+ a compaction run)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers import make_git_repo
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 
 PROJECT_FILES = {
     "README.md": "# Shop\n\nA tiny shop: carts, coupons and invoices.\n",

@@ -123,7 +123,7 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
 def test_compact_window_best_uses_the_simulator(run_cli, tmp_path):
     import shutil
 
-    fixtures = REPO.parent / "shared" / "fixtures" / "transcripts" / "claude-code"
+    fixtures = REPO / "tests" / "fixtures" / "transcripts" / "claude-code"
     config = tmp_path / "claude-config"
     sessions = config / "projects" / "p"
     sessions.mkdir(parents=True)

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from cairn.codemap import indexer
+from cairn.codemap import extract, indexer
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import project_for_root, resolve_project
 from helpers import git, make_git_repo, write_tree
@@ -60,13 +60,13 @@ def test_only_changed_files_are_reparsed(tmp_path, monkeypatch):
     p = resolve_project(root)
     index_project(p)
     seen: list[str] = []
-    real = indexer.extract_file
+    real = extract.extract_file
 
     def spy(r, path, size, mtime):
         seen.append(path)
         return real(r, path, size, mtime)
 
-    monkeypatch.setattr(indexer, "extract_file", spy)
+    monkeypatch.setattr(extract, "extract_file", spy)
     (root / "app/util.py").write_text("def helper():\n    return 2\n\ndef other():\n    pass\n")
     s = index_project(p)
     assert seen == ["app/util.py"] and s.changed == 1 and s.graph_rebuilt
@@ -95,7 +95,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
     root = make_git_repo(tmp_path / "r", files)
     p = resolve_project(root)
     monkeypatch.setattr(indexer, "BATCH", 5)
-    real = indexer.extract_file
+    real = extract.extract_file
     calls = {"n": 0}
 
     def dying(*a):
@@ -104,7 +104,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
             raise KeyboardInterrupt  # like Ctrl-C in the middle of a run
         return real(*a)
 
-    monkeypatch.setattr(indexer, "extract_file", dying)
+    monkeypatch.setattr(extract, "extract_file", dying)
     with pytest.raises(KeyboardInterrupt):
         index_project(p, workers=1)
     con = open_index(p)
@@ -112,7 +112,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
     done = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     assert 0 < done < 20 and con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
-    monkeypatch.setattr(indexer, "extract_file", real)
+    monkeypatch.setattr(extract, "extract_file", real)
     s = index_project(p, workers=1)
     assert s.files == 20 and s.changed == 20 - done and s.graph_rebuilt and _orphans(p) == 0
     assert not index_project(p).graph_rebuilt

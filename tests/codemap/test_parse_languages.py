@@ -23,7 +23,7 @@ from cairn.codemap.languages import (
         ("x.c", "c"), ("x.h", "c"), ("x.cc", "cpp"), ("x.HPP", "cpp"), ("p.cs", "csharp"),
         ("r.rb", "ruby"), ("Rakefile", "ruby"), ("Gemfile", "ruby"), ("i.php", "php"),
         ("v.swift", "swift"), ("w.dart", "dart"), ("README.md", "markdown"), ("doc.markdown", "markdown"),
-        ("run.sh", "shell"), ("c.yaml", "yaml"), ("c.yml", "yaml"), ("p.toml", "toml"),
+        ("run.sh", "bash"), ("run.fish", "shell"), ("c.yaml", "yaml"), ("c.yml", "yaml"), ("p.toml", "toml"),
         ("d.json", "json"), ("q.sql", "sql"), ("i.html", "html"), ("s.css", "css"), ("App.vue", "vue"),
         ("C.svelte", "svelte"), ("Makefile", "make"), ("Dockerfile", "dockerfile"),
         ("Dockerfile.dev", "dockerfile"), ("CMakeLists.txt", "cmake"),

@@ -15,7 +15,7 @@ from cairn.sessions.archive import archive_path, ingest_file, ingest_paths, open
 from cairn.sessions.archive_search import search
 from cairn.sessions.markers import wrap_injected
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 BIG = "4d5611e5-241a-462a-8d15-5122611a9569"
 
 

@@ -22,7 +22,7 @@ from cairn.sessions.archive_search import (
     search_sessions,
 )
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 GQC = "258c7280-ae70-4798-800f-63464d01a85d"
 DOV = "4d5611e5-241a-462a-8d15-5122611a9569"
 XTERM = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"

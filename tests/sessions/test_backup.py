@@ -24,7 +24,7 @@ from cairn.sessions.backup import (
     verify,
 )
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 XTERM = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
 
 

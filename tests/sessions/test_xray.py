@@ -18,7 +18,7 @@ from cairn.sessions.simulate import parse_thresholds, simulate
 from cairn.sessions.usage import load_transcripts, select
 from cairn.sessions.xray import analyze
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 SONNET = "claude-sonnet-4-5-20250929"
 OPUS = "claude-opus-4-6"

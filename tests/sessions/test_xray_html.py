@@ -14,7 +14,7 @@ from cairn.sessions.usage import load_transcripts
 from cairn.sessions.xray import analyze
 from cairn.sessions.xray_html import render_html
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 
 
 def test_page_is_self_contained():

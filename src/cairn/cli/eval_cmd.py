@@ -33,6 +33,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("-v", "--verbose", action="store_true", help="print each case's top results")
     add_json(r)
     r.set_defaults(func=cmd_run)
+    s = esub.add_parser("sessions", help="replay your archived sessions prompt by prompt: files@5, novel@5",
+                        description="Replay this project's archived agent sessions (cairn sessions ingest) prompt "
+                        "by prompt, each with the session so far, and measure whether cairn finds the files the "
+                        "agent then read or edited: files@5, and novel@5 (only files the session had not touched "
+                        "yet). Flat BM25 and a session-recency baseline are shown beside it. Searches the index "
+                        "as it is now.")
+    add_root(s)
+    s.add_argument("--max-sessions", type=int, default=200, help="newest sessions to replay (default 200)")
+    add_json(s)
+    s.set_defaults(func=cmd_sessions)
 
 
 def _repo_arg(args) -> Path:
@@ -108,4 +118,49 @@ def cmd_run(args: argparse.Namespace) -> int:
     for name, m in report["systems"].items():
         print(f"{name:<12} {m['files@5']:>8.3f} {m['files@10']:>9.3f} {m['hit@1']:>6.3f} {m['mrr@10']:>7.3f} "
               f"{m['ms/query']:>9.1f}")
+    return 0
+
+
+def cmd_sessions(args: argparse.Namespace) -> int:
+    from cairn.cli.common import resolve
+    from cairn.codemap.index_db import open_index
+    from cairn.codemap.indexer import index_project
+    from cairn.errors import CairnError
+    from cairn.search.eval.sessions import archived_cases, replay
+    from cairn.sessions.archive_schema import archive_path
+    from cairn.store.db import connect
+
+    project = resolve(args)
+    if not archive_path().exists():
+        raise CairnError("no session archive yet: run `cairn sessions ingest` (or use the Claude Code hooks) first")
+    archive = connect(archive_path(), readonly=True)
+    root = project.root
+
+    def to_repo(path: str) -> str | None:
+        from cairn.agents.hooks.context import relpath
+
+        return relpath(root, path)
+
+    try:
+        cases = archived_cases(archive, project.id, to_repo, max_sessions=max(1, args.max_sessions))
+    finally:
+        archive.close()
+    if not cases:
+        raise CairnError(f"no replayable prompts for {project.name}: the archive holds no session of this project "
+                         "with a prompt followed by a file read or edit")
+    index_project(project)
+    con = open_index(project)
+    try:
+        report = replay(con, root, cases)
+    finally:
+        con.close()
+    if args.json:
+        print_json({"project": project.name, "cases": len(cases), "systems": report})
+        return 0
+    print(f"{project.name}: {len(cases)} prompts from {len({c.session_id for c in cases})} sessions "
+          "(searched on the index as it is now)")
+    print(f"{'system':<16} {'files@5':>8} {'novel@5':>8}")
+    for name, m in report.items():
+        nov = "-" if m["novel@5"] is None else f"{m['novel@5']:.3f}"
+        print(f"{name:<16} {m['files@5']:>8.3f} {nov:>8}")
     return 0

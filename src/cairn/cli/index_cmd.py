@@ -70,8 +70,12 @@ def run_index(project, *, quiet: bool, full: bool = False, workers: int | None =
 def summary_line(stats) -> str:
     langs = ", ".join(f"{k} {v}" for k, v in list(stats.languages.items())[:5])
     skipped = sum(stats.skipped.values())
-    return (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols, {stats.edges} edges; "
+    line = (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols, {stats.edges} edges; "
             f"{stats.changed} changed, {stats.deleted} removed, {skipped} skipped in {stats.seconds:.2f}s")
+    if stats.parse_errors:
+        by_lang = ", ".join(f"{k} {v}" for k, v in list(stats.parse_failures.items())[:5])
+        line += f"; {stats.parse_errors} indexed as text after a parser failure ({by_lang})"
+    return line
 
 
 def _refresh_maps(project) -> int:

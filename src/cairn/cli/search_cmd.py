@@ -28,18 +28,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="auto (default: decision records first for why-questions, code first otherwise), code, "
                    "knowledge (decisions, bugs, gotchas, concepts, personal notes) or all (interleaved)")
     p.add_argument("--no-refresh", action="store_true", help="search the index as it is (skip the refresh)")
+    p.add_argument("--transcript", metavar="FILE",
+                   help="the session so far (a Claude Code JSONL transcript): files it read or edited, earlier "
+                   "prompts and their git co-change steer the ranking; results it already read are marked seen")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_search)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from cairn.search.service import search
+    from cairn.search.service import search, session_context
 
     project = resolve(args, need_root=args.kind != "knowledge")  # the personal vault needs no project
     terms = [t.strip() for t in args.terms.split(",") if t.strip()]
+    session = None
+    if args.transcript:
+        session = session_context(project, _readable(args.transcript))
     answer = search(project, args.query, terms=terms, limit=args.limit, budget=args.budget,
-                    refresh=not args.no_refresh, kind=args.kind)
+                    refresh=not args.no_refresh, kind=args.kind, session=session)
     if args.json:
         print_json(answer.as_json())
     elif not answer.results:
@@ -47,3 +53,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         print(answer.text)
     return 0
+
+
+def _readable(path: str) -> str:
+    """The transcript path, or one clear error when it cannot be read."""
+    import os
+
+    from cairn.errors import CairnError
+
+    p = os.path.expanduser(path)
+    if not os.path.isfile(p):
+        raise CairnError(f"{path}: no such transcript file (--transcript wants a session's .jsonl)")
+    if not os.access(p, os.R_OK):
+        raise CairnError(f"{path}: transcript not readable")
+    return p

@@ -10,15 +10,11 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 
+from cairn.codemap.doc_role import document_role
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.codemap.textdefs import flat_spans, is_program, text_definitions
 from cairn.search.tokens import expand_identifiers, path_text
-
-DOC_LANGS = frozenset({"markdown", "rst", "text"})
-# Text kinds whose indexed copy is passed through secret redaction (see sessions/redact.py).
-REDACTED_EXTS = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".sh", ".bash",
-                 ".zsh", ".tf", ".tfvars", ".hcl", ".xml", ".txt", ".md", ".ps1", ".bat", ".cmd")
 
 
 @dataclass
@@ -45,15 +41,19 @@ class FileRecord:
     fts_path: str = ""  # searchable words of the path
     fts_names: str = ""  # expanded names of the definitions
     chunks: list[ChunkRecord] = field(default_factory=list)
+    role: str | None = None  # "log" for chat histories, diaries, changelogs (codemap/doc_role.py)
 
 
 def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
-    """Read and analyse one file. Errors become a `skip` reason, never an exception."""
-    from cairn.codemap.languages import CODE_LANGUAGES, language_for_path
+def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None = None) -> FileRecord:
+    """Read and analyse one file. Errors become a `skip` reason, never an exception.
+
+    `parse_error` set: do not parse (the parser crashed on this file before), index it as text.
+    """
+    from cairn.codemap.languages import CODE_LANGUAGES, REDACTED_EXTENSIONS, kind_of, language_for_path
 
     rec = FileRecord(path=path, size=size, mtime_ns=mtime_ns)
     try:
@@ -72,26 +72,24 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
         rec.skip = gen
         return rec
     text = data.decode("utf-8", errors="replace")
-    if path.lower().endswith(REDACTED_EXTS):
+    if path.lower().endswith(REDACTED_EXTENSIONS):
         from cairn.sessions.redact import redact
 
         text = redact(text)  # configuration is where keys get pasted; code is left as it is (speed)
     rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     lang = language_for_path(path, data[:8192])
     rec.lang = lang
-    if lang in DOC_LANGS or lang in ("asciidoc", "tex"):
-        rec.kind = "doc"
+    rec.kind = kind_of(lang)
+    if lang in CODE_LANGUAGES and parse_error:
+        rec.parsed = ParsedFile(lang=lang, error=parse_error)
     elif lang in CODE_LANGUAGES:
-        rec.kind = "code"
-    else:
-        rec.kind = "text"
-    if lang in CODE_LANGUAGES:
         try:
             from cairn.codemap.parse import parse_source
 
             rec.parsed = parse_source(lang, data, path)
         except Exception as exc:  # a grammar bug must not lose the file: index it as text
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
+    rec.role = document_role(path, rec.kind, text)
     rec.body = expand_identifiers(text)
     rec.fts_path = path_text(path)
     if (rec.parsed is None or rec.parsed.error) and rec.kind != "doc" and is_program(lang, text[:2]):

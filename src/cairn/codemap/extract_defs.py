@@ -39,6 +39,11 @@ _WRAPPERS: dict[str, bool] = {
     "const_declaration": True,
     "var_declaration": True,
 }
+# OCaml binds names inside `let`/`type`/`module` definitions: the keyword belongs to the signature.
+_LANG_WRAPPERS: dict[str, frozenset[str]] = dict.fromkeys(
+    ("ocaml", "ocaml_interface"),
+    frozenset({"value_definition", "type_definition", "module_definition", "class_definition"}),
+)
 # Wrappers that may hold several declarations: only part of the span when holding just one.
 _LIST_WRAPPERS = frozenset(
     {"lexical_declaration", "variable_declaration", "type_declaration", "const_declaration", "var_declaration"}
@@ -61,12 +66,18 @@ _BODY_TYPES = frozenset(
         "block", "statement_block", "class_body", "declaration_list", "compound_statement",
         "field_declaration_list", "function_body", "enum_body", "enum_class_body", "interface_body",
         "protocol_body", "body_statement", "enumerator_list", "enum_member_declaration_list",
-        "extension_body", "enum_variant_list", "computed_property", "getter", "setter",
+        "extension_body", "enum_variant_list", "computed_property", "getter", "setter", "do_block",
+        "block_start", "template_body", "script_block",
     }
 )  # fmt: skip
 _TYPE_HOLDERS = frozenset(
-    {"struct_type", "interface_type", "struct_specifier", "union_specifier", "enum_specifier", "class_specifier"}
+    {"struct_type", "interface_type", "struct_specifier", "union_specifier", "enum_specifier", "class_specifier",
+     "struct_declaration", "enum_declaration", "union_declaration", "opaque_declaration"}
 )
+# Languages whose body-less multi-line definitions (an @interface, a Fortran module, an F# type)
+# are named by their first line; elsewhere a short body-less declaration is kept whole.
+_FIRST_LINE_LANGS = frozenset({"objc", "fortran", "fsharp", "powershell", "haskell", "sql", "hcl"})
+_HEADER_TYPES = frozenset({"signature", "type_head"})  # a child that is the whole declaration header
 _FN_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function", "class"})
 _C_DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
@@ -107,16 +118,18 @@ def _fix_node(node: Node) -> Node | None:
     return cur
 
 
-def _span(node: Node) -> tuple[Node, Node, int, int]:
+def _span(node: Node, lang: str = "") -> tuple[Node, Node, int, int]:
     """(outermost wrapper, first node of the span, start byte of the signature, end byte of the span)."""
     outer = node
     sig_start = node.start_byte
     parent = node.parent
-    while parent is not None and parent.type in _WRAPPERS:
-        if parent.type in _LIST_WRAPPERS and parent.named_child_count != 1:
+    extra = _LANG_WRAPPERS.get(lang, frozenset())
+    while parent is not None and (parent.type in _WRAPPERS or parent.type in extra):
+        listy = parent.type in _LIST_WRAPPERS or parent.type in extra
+        if listy and parent.named_child_count != 1:
             break  # `const a = 1, b = 2`: keep the declarator's own span
         outer = parent
-        if _WRAPPERS[parent.type]:
+        if _WRAPPERS.get(parent.type, True):
             sig_start = parent.start_byte
         parent = parent.parent
     end = outer.end_byte
@@ -155,14 +168,17 @@ def _body(node: Node) -> Node | None:
     return None
 
 
-def signature(node: Node, sig_start: int, src: bytes) -> str:
+def signature(node: Node, sig_start: int, src: bytes, lang: str = "") -> str:
     """The declaration header: text before the body, whitespace collapsed, <= MAX_SIGNATURE chars."""
     body = _body(node)
-    if body is not None and body.start_byte > sig_start:
+    header = next((c for c in node.named_children if c.type in _HEADER_TYPES), None)
+    if header is not None and (body is None or body.start_byte <= sig_start):
+        text = _collapse(src[sig_start : header.end_byte])  # Julia: `function f(x)` / `struct P <: S`
+    elif body is not None and body.start_byte > sig_start:
         text = _collapse(src[sig_start : body.start_byte])
         if text.endswith((":", "{", ";")) or (text.endswith("=") and not text.endswith("==")):
             text = text[:-1].rstrip()
-    elif node.end_point[0] - node.start_point[0] < _SHORT_DECLARATION_LINES:
+    elif node.end_point[0] - node.start_point[0] < _SHORT_DECLARATION_LINES and lang not in _FIRST_LINE_LANGS:
         # Body-less and short (interface method, prototype, type alias): the whole declaration.
         text = _collapse(src[sig_start : node.end_byte]).rstrip(";").rstrip()
     else:
@@ -195,6 +211,8 @@ def _refine_kind(lang: str, kind: str, node: Node) -> str:
                     return "interface"
                 if child.type == "enum_class_body":
                     return "enum"
+    elif lang == "fsharp" and node.type == "type_definition" and node.named_child_count:
+        return {"anon_type_defn": "class", "interface_type_defn": "interface"}.get(node.named_children[0].type, kind)
     elif node.type == "declaration" and kind == "class":  # c/cpp tags: `union u {..};`
         return "union"
     elif node.type == "type_spec":
@@ -248,7 +266,7 @@ def build_definitions(
         if not name:
             continue
         kind = _refine_kind(lang, raw.kind, node)
-        outer, first, sig_start, end = _span(node)
+        outer, first, sig_start, end = _span(node, lang)
         start_row = first.start_point[0]
         end_point = outer.end_point if end == outer.end_byte else _end_point(node)
         end_row = end_point[0] - 1 if end_point[1] == 0 and end_point[0] > start_row else end_point[0]
@@ -257,7 +275,7 @@ def build_definitions(
             kind=kind,
             line=start_row + 1,
             end_line=end_row + 1,
-            signature=signature(node, sig_start, src),
+            signature=signature(node, sig_start, src, lang),
         )
         owner = _explicit_parent(lang, node, raw.name_node, src)
         if owner:
@@ -271,6 +289,7 @@ def build_definitions(
     items.sort(key=lambda it: (it.start, -it.end))
     out: list[Definition] = []
     stack: list[tuple[_Item, bool]] = []  # (item, dropped)
+    mergeable = False  # the last definition kept was the item just before this one
     for item in items:
         while stack and stack[-1][0].end <= item.start:
             stack.pop()
@@ -282,6 +301,7 @@ def build_definitions(
             stack.append((item, dropped))
         definition = item.definition
         if definition is None or dropped:
+            mergeable = mergeable and dropped and definition is not None
             continue
         if enclosing is not None:
             definition.parent = enclosing[0].name
@@ -295,6 +315,14 @@ def build_definitions(
             definition.parent = owner
             if definition.kind == "function":
                 definition.kind = "method"
+        previous = out[-1] if out and mergeable else None
+        mergeable = True
+        if (previous is not None and previous.name == definition.name and previous.kind == definition.kind
+                and previous.parent == definition.parent and previous.end_line <= definition.line):
+            # Clauses of one function (Elixir `def f(0)`/`def f(n)`, Haskell signature + equations,
+            # overload signatures): one definition spanning them all, headed by the first.
+            previous.end_line = max(previous.end_line, definition.end_line)
+            continue
         out.append(definition)
     return out
 

@@ -246,34 +246,74 @@ def _dart(node: Node, src: bytes) -> list[ImportRef]:
     return [ImportRef(raw=_unquote(_text(uri, src)), line=_line(node), names=names)]
 
 
+def _scala(node: Node, src: bytes) -> list[ImportRef]:
+    """`import a.b.C`, `import a.b.{C, D => E}`, `import a.b._` / `a.b.*` -> one ref per name."""
+    path = ".".join(_text(c, src) for c in node.children_by_field_name("path") if c.is_named)
+    if not path:
+        return []
+    line = _line(node)
+    refs: list[ImportRef] = []
+    for child in node.named_children:
+        if child.type == "namespace_wildcard":
+            refs.append(ImportRef(raw=path + ".*", line=line, names=["*"]))
+        elif child.type == "namespace_selectors":
+            for sel in child.named_children:
+                target = sel.named_children[0] if sel.type == "arrow_renamed_identifier" else sel
+                name = _text(target, src)
+                if name and name != "_":
+                    refs.append(ImportRef(raw=f"{path}.{name}", line=line, names=[name]))
+    return refs or [ImportRef(raw=path, line=line, names=[path.rsplit(".", 1)[-1]])]
+
+
+def _plain(node: Node, src: bytes) -> list[ImportRef]:
+    """The captured node IS the imported name or path (a string, a module name): its text, unquoted.
+
+    The default for languages whose query captures exactly that node (see Lang.imports), so a new
+    language needs no handler of its own.
+    """
+    text = _text(node, src)
+    if node.type in ("string", "string_literal", "interpreted_string_literal", "raw_string") or text[:1] in "\"'":
+        text = _unquote(text)
+    text = " ".join(text.split())
+    return [ImportRef(raw=text, line=_line(node))] if text else []
+
+
+# Handler names (Lang.imports in the language registry) -> handler.
 HANDLERS: dict[str, Handler] = {
+    "plain": _plain,
     "python": _python,
-    "javascript": _js,
-    "typescript": _js,
-    "tsx": _js,
+    "js": _js,
     "go": _go,
     "rust": _rust,
     "java": _java,
     "kotlin": _kotlin,
     "c": _c,
-    "cpp": _c,
     "csharp": _csharp,
     "ruby": _ruby,
     "php": _php,
     "swift": _swift,
     "dart": _dart,
+    "scala": _scala,
 }
 
 
 def extract_imports(lang: str, nodes: list[Node], src: bytes) -> list[ImportRef]:
     """ImportRefs for the captured import nodes, in source order, one bad node never spoiling the rest."""
-    handler = HANDLERS.get(lang)
+    from cairn.codemap.languages import BY_NAME
+
+    spec = BY_NAME.get(lang)
+    handler = HANDLERS.get(spec.imports) if spec is not None else None
     if handler is None:
         return []
     out: list[ImportRef] = []
+    seen: set[str] = set()
+    plain = handler is _plain
     for node in sorted(nodes, key=lambda n: n.start_byte):
         try:
-            out.extend(ref for ref in handler(node, src) if ref.raw)
+            for ref in handler(node, src):
+                if ref.raw and not (plain and ref.raw in seen):  # a name used twice is one import
+                    seen.add(ref.raw)
+                    out.append(ref)
         except (AttributeError, IndexError, ValueError, RecursionError):
             continue
     return out

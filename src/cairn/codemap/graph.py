@@ -12,7 +12,8 @@ import sqlite3
 from collections import defaultdict
 from pathlib import Path
 
-from cairn.codemap.model import ImportRef
+from cairn.codemap.languages import REF_EDGE_LANGUAGES
+from cairn.codemap.model import ImportRef, short_name
 from cairn.codemap.modules import assign_modules
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.project import Project
@@ -28,7 +29,8 @@ GRAPH_VERSION = "2"
 # Languages whose imports do not name the files a file depends on (Go packages, C# namespaces,
 # Ruby autoload, Kotlin top-level functions...): there, shared names fill in the graph. Elsewhere
 # imports resolve precisely and name-based edges mostly add noise (`x.search()` is not `search`).
-REF_FALLBACK_LANGS = frozenset({"go", "csharp", "swift", "kotlin", "ruby", "php", "c", "cpp", "dart", "java"})
+# Which languages these are is a column of the language registry (Lang.ref_edges).
+REF_FALLBACK_LANGS = REF_EDGE_LANGUAGES
 
 
 def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPING,
@@ -91,7 +93,7 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
 
     defs: dict[str, set[str]] = defaultdict(set)
     for fid, name in con.execute("SELECT file_id, name FROM symbols WHERE kind != 'heading'"):
-        defs[files[fid][0]].add(name)
+        defs[files[fid][0]].add(short_name(name))
     refs: dict[str, dict[str, int]] = defaultdict(dict)
     langs = ",".join("?" * len(REF_FALLBACK_LANGS))
     for fid, name, count in con.execute(

@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.codemap.extract import FileRecord, extract_file, extract_many
+from cairn.codemap.extract import FileRecord
 from cairn.codemap.index_db import open_index
-from cairn.codemap.scan import ScanEntry, scan
+from cairn.codemap.scan import scan
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import load_config
 from cairn.errors import CairnError
@@ -29,7 +29,6 @@ from cairn.project import Project
 from cairn.store.db import transaction
 
 BATCH = 256  # files per transaction
-POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 
 Progress = Callable[[int, int], None]
 
@@ -45,8 +44,10 @@ class IndexStats:
     edges: int = 0
     graph_rebuilt: bool = False
     maps_written: int = 0
+    commits_mined: int = 0
     seconds: float = 0.0
-    parse_errors: int = 0
+    parse_errors: int = 0  # files of a parsed language indexed as text instead (see parse_failures)
+    parse_failures: dict[str, int] = field(default_factory=dict)  # language -> such files
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -75,55 +76,6 @@ class _Lock:
 _LOCK_FD: int | None = None  # the held index lock, which forked workers must not keep alive
 
 
-def _worker_init(lock_fd: int | None) -> None:
-    """Start of every parser process: drop the inherited index lock and die with the parent.
-
-    A forked worker shares the parent's open lock file; if the parent is killed (kill -9), a
-    worker still holding it would block every later index run. Closing our copy leaves the
-    parent's lock intact; PR_SET_PDEATHSIG makes the kernel end the worker with its parent.
-    """
-    if lock_fd is not None:
-        try:
-            os.close(lock_fd)
-        except OSError:
-            pass
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
-        if os.getppid() == 1:  # the parent died before the line above ran
-            os._exit(1)
-    except (OSError, AttributeError):
-        pass  # not Linux: the pool still ends its workers when the parent exits normally
-
-
-def _extract_all(root: Path, todo: list[ScanEntry], workers: int, progress: Progress | None):
-    """Yield FileRecords for `todo`, in a process pool when the job is large enough."""
-    args = [(str(root), e.path, e.size, e.mtime_ns) for e in todo]
-    total = len(args)
-    if workers <= 1 or total < POOL_MIN_FILES:
-        for i, a in enumerate(args, 1):
-            yield extract_file(*a)
-            if progress and (i % 50 == 0 or i == total):
-                progress(i, total)
-        return
-    size = max(16, min(128, total // (workers * 8) or 16))
-    batches = [args[i: i + size] for i in range(0, total, size)]
-    done = 0
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_worker_init,
-                             initargs=(_LOCK_FD,)) as pool:
-        for recs in pool.map(extract_many, batches):
-            yield from recs
-            done += len(recs)
-            if progress:
-                progress(done, total)
-
-
 def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
     con.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
@@ -134,25 +86,27 @@ def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
 
 def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
     """Write one file's rows (replacing what was there). Caller holds the transaction."""
-    from cairn.search.tokens import name_key, stem_of, symbol_key
+    from cairn.codemap.model import symbol_key
+    from cairn.search.tokens import name_key, stem_of
 
     parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
-           parsed.error if parsed else None)
+           parsed.error if parsed else None, rec.role)
     if file_id is None:
         file_id = con.execute(
-            "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error) "
-            "VALUES(?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
+            "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error, role) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
     else:
         _delete_file_rows(con, file_id)
-        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, dirty=1 "
-                    "WHERE id=?",
+        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
+                    "dirty=1 WHERE id=?",
                     (*row, file_id))
     if parsed:
         con.executemany(
             "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
             "VALUES(?,?,?,?,?,?,?,?,?)",
-            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level), symbol_key(d.name, d.kind))
+            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level),
+              symbol_key(d.name, d.kind))
              for d in parsed.defs])
         con.executemany("INSERT INTO refs(file_id, name, count) VALUES(?,?,?)",
                         [(file_id, n, c) for n, c in parsed.refs.items()])
@@ -252,7 +206,10 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
                 stats.changed += 1
         pending.clear()
 
-    for rec in _extract_all(root, todo, n_workers, progress):
+    from cairn.codemap.workers import extract_all
+
+    jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
+    for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
         pending.append(rec)
         if len(pending) >= BATCH:
             flush()
@@ -264,6 +221,10 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
         stats.graph_rebuilt = True
         with transaction(con):
             set_meta(con, "maps_dirty", "1")
+    if result.git and cfg["index"].get("history", True) is not False:
+        from cairn.codemap.history import update_history
+
+        stats.commits_mined = update_history(con, root)
     if project.has_memory_dir and get_meta(con, "maps_dirty") == "1":
         # Whoever refreshed the index (index, search, a hook, MCP), the committed maps follow it.
         from cairn.codemap.maps import write_maps
@@ -282,4 +243,6 @@ def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
     stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
     for reason, n in con.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason"):
         stats.skipped[reason] = stats.skipped.get(reason, 0) + n
-    stats.parse_errors = con.execute("SELECT COUNT(*) FROM files WHERE parse_error IS NOT NULL").fetchone()[0]
+    stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
+        "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
+    stats.parse_errors = sum(stats.parse_failures.values())

@@ -5,7 +5,30 @@ Kept free of tree-sitter and SQLite so every stage can be tested on its own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+# Definition kinds that name a type or a namespace (what a bare capitalised request usually means),
+# as opposed to functions, methods, fields, constants and headings.
+TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "type", "object", "mixin",
+                        "extension", "module", "protocol", "record"})
+_QUALIFIER = re.compile(r"(?:\.|::|/|\\|:)(?=[^.:/\\])")
+
+
+def short_name(name: str) -> str:
+    """The last segment of a qualified name, the part a person types: `Plug.Conn` -> `Conn`,
+    `Foo::Bar` -> `Bar`, `Data.Aeson.Types` -> `Types`; simple names are returned unchanged."""
+    parts = _QUALIFIER.split(name.strip())
+    last = parts[-1] if parts else name
+    return last or name
+
+
+def symbol_key(name: str, kind: str = "") -> str:
+    """The lookup key stored for a definition: its short name as a name key (headings keep theirs);
+    an operator (`.:?`, `<>`), which has no letters to key on, is its own key."""
+    from cairn.search.tokens import name_key
+
+    return name_key(name if kind == "heading" else short_name(name)) or name_key(name) or name.strip()[:40]
 
 
 @dataclass
@@ -39,6 +62,12 @@ class ImportRef:
       csharp      kind "namespace": using X.Y
       swift       kind "module": import X
       dart        the URI string: "package:app/x.dart", "src/y.dart", "dart:async"
+      scala       like java: "a.b.C" (one ref per selector of `a.b.{C, D}`), "a.b.*"
+      others      the captured module name or path as written, unquoted (extract_imports._plain):
+                  elixir "Plug.Conn" / "Plug.Conn.{A, B}", haskell "Data.Aeson.Types", perl
+                  "Foo::Bar", lua "lazy.core.config", ocaml "Store_io", fortran "kinds_mod",
+                  zig "util/arena.zig", julia "shapes.jl" / "Geometry", bash "$DIR/lib/x.sh" /
+                  bats "test_helper", powershell "$PSScriptRoot\\x.ps1", hcl "./modules/vpc"
     """
 
     raw: str

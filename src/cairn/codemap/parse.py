@@ -2,15 +2,18 @@
 
 One tree-sitter parse and ONE query pass per file (tags + imports compiled together, see
 parse_queries); everything after that is a linear walk over the captures. parse_source never
-raises: a file we cannot parse is still indexed as text by later stages.
+raises: a file we cannot parse (no grammar wheel, a parser error, a parse past PARSE_TIMEOUT_S)
+is still indexed as text by later stages, with the reason in ParsedFile.error.
 
 Definition kinds produced: function, method, class, struct, interface (also traits, protocols),
 trait (PHP), enum, union, type, object (Kotlin), mixin, extension (Dart), module (namespaces,
-packages, Rust `mod`), constant, variable (Go `var`), property, field, macro, heading (markdown).
+packages, Rust `mod`, Elixir/Haskell/OCaml modules), constant, variable (Go `var`), property,
+field, macro, table and view (SQL), heading (markdown). TYPE_KINDS (model.py) are the type-like ones.
 """
 
 from __future__ import annotations
 
+import time
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +33,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # Bigger files are almost always generated or minified: parsing them is slow and their
 # "definitions" are noise. They are still indexed as text.
 MAX_PARSE_BYTES = 1_000_000
+# A pathological file can keep a parser busy for minutes: past this, the file is indexed as text.
+PARSE_TIMEOUT_S = 10.0
+_CHUNK = 1 << 16
 
 
 def parse_source(lang: str, source: bytes | str, path: str = "") -> ParsedFile:
@@ -55,7 +61,7 @@ def _parse_code(lang: str, src: bytes) -> ParsedFile:
     from cairn.codemap.languages import get_parser
     from cairn.codemap.parse_queries import get_query
 
-    tree = get_parser(lang).parse(src)
+    tree = _parse_tree(get_parser(lang), src)
     compiled = get_query(lang)
     root = tree.root_node
     found = _collect_fast(compiled, QueryCursor(compiled.query).captures(root))
@@ -69,6 +75,24 @@ def _parse_code(lang: str, src: bytes) -> ParsedFile:
         refs=count_refs(lang, ref_nodes, set(chosen), src),
         imports=extract_imports(lang, import_nodes, src),
     )
+
+
+def _parse_tree(parser, src: bytes):
+    """Parse with a deadline (tree-sitter only checks one while reading through a callback).
+
+    The tree is then re-parsed from the bytes with itself as the old tree (no edits: nearly free),
+    because queries on a tree read through a callback evaluate text predicates ten times slower.
+    """
+    deadline = time.monotonic() + PARSE_TIMEOUT_S
+    try:
+        tree = parser.parse(lambda byte, _point: src[byte : byte + _CHUNK],
+                            progress_callback=lambda *_: time.monotonic() > deadline)
+        return parser.parse(src, old_tree=tree)
+    except ValueError as exc:  # the callback stopped the parse (or the parser gave up)
+        parser.reset()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"parse took over {PARSE_TIMEOUT_S:g}s") from exc
+        raise
 
 
 # (name site -> (pattern index, RawDef), scopes, reference name nodes, import nodes)

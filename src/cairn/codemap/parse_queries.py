@@ -14,36 +14,18 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from cairn.codemap.languages import get_language, shipped_queries_dir
+from cairn.codemap.languages import REGISTRY, get_language, shipped_queries_dir
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Query
 
-_JS = ("shipped:javascript", "javascript-tags.scm")
-_TS = (*_JS, "shipped:typescript", "typescript-tags.scm", "javascript-imports.scm", "typescript-imports.scm")
-
-# Query sources per language, in priority order: when two patterns define the same name site,
-# the earlier one wins. "shipped:<lang>" = that grammar wheel's queries/tags.scm.
-QUERY_SOURCES: dict[str, tuple[str, ...]] = {
-    "python": ("shipped:python", "python-tags.scm", "python-imports.scm"),
-    "javascript": (*_JS, "jsx-tags.scm", "javascript-only-tags.scm", "javascript-imports.scm"),
-    "typescript": _TS,
-    "tsx": (*_TS, "jsx-tags.scm"),
-    "go": ("shipped:go", "go-tags.scm", "go-imports.scm"),
-    "rust": ("shipped:rust", "rust-tags.scm", "rust-imports.scm"),
-    "java": ("shipped:java", "java-tags.scm", "java-imports.scm"),
-    "kotlin": ("kotlin-tags.scm", "kotlin-imports.scm"),
-    "c": ("shipped:c", "c-tags.scm", "c-imports.scm"),
-    "cpp": ("shipped:cpp", "c-tags.scm", "cpp-tags.scm", "c-imports.scm"),
-    "csharp": ("csharp-tags.scm", "csharp-imports.scm"),
-    "ruby": ("shipped:ruby", "ruby-tags.scm", "ruby-imports.scm"),
-    "php": ("shipped:php", "php-tags.scm", "php-imports.scm"),
-    "swift": ("swift-tags.scm", "swift-imports.scm"),
-    "dart": ("dart-tags.scm", "dart-imports.scm"),
-}
+# Query sources per language (see Lang.queries), in priority order: when two patterns define the
+# same name site, the earlier one wins. "shipped:<lang>" = that grammar wheel's queries/tags.scm.
+QUERY_SOURCES: dict[str, tuple[str, ...]] = {lang.name: lang.queries for lang in REGISTRY if lang.grammar}
 
 # Captures whose nodes we never read; disabling them saves work in the C matcher.
-_UNUSED_CAPTURES = ("doc", "ignore", "local.scope", "module")
+# (Never "ignore": shipped tags test it in predicates, and a disabled capture skips its predicate.)
+_UNUSED_CAPTURES = ("doc", "local.scope", "module")
 _CAPTURE = re.compile(r"@([A-Za-z_][\w.\-]*)")
 
 

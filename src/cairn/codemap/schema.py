@@ -88,7 +88,24 @@ def _v1(con: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_v1]
+def _v2(con: sqlite3.Connection) -> None:
+    """Git history (codemap/history.py): commits, the files each changed, churn per path; document roles."""
+    run_script(
+        con,
+        """
+        CREATE TABLE commits (id INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, time INTEGER, nfiles INTEGER);
+        CREATE TABLE commit_files (
+            path TEXT NOT NULL, commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+            PRIMARY KEY (path, commit_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX commit_files_commit ON commit_files(commit_id);
+        CREATE TABLE churn (path TEXT PRIMARY KEY, commits INTEGER, score REAL, last INTEGER) WITHOUT ROWID;
+        ALTER TABLE files ADD COLUMN role TEXT;  -- "log": chat histories, diaries, changelogs (doc_role.py)
+        """,
+    )
+
+
+MIGRATIONS = [_v1, _v2]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

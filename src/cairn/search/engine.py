@@ -16,7 +16,7 @@ from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
-from cairn.search.intent import wants_change, wants_reason
+from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import Query, analyze
@@ -26,8 +26,16 @@ W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
+# Session channels (search/session_signals.py): what the session so far says.
+W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
+W_TOPIC = 0.5  # earlier prompts' distinctive words
+W_RECENT_CLEAR, W_RECENT_VAGUE = 0.8, 1.5  # files already in play; they explain a vague follow-up best
+W_COCHANGE = 0.6  # files that change together with those in play (git history)
+W_CHURN = 0.3  # what changes often and lately, for vague prompts only
+SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
+LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
 SEEDS = 8
-ROLES_IN_CHANNELS = True
+ROLES_IN_CHANNELS = True  # weigh each channel's list by role (see roles.py), not only the final one
 CHANNEL_DEPTH = 100  # ranks kept per channel
 CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
 CHUNK_SPREAD = 0.3  # how much a file's other matching declarations add to its best one
@@ -45,10 +53,13 @@ class Hit:
     why: list[str] = field(default_factory=list)
     hub: bool = False
     meta: dict | None = None  # knowledge hits: id, type, status, title, files, superseded_by, stale...
+    seen: bool = False  # the session already read it and it has not changed since
 
     def as_json(self) -> dict:
         out = {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
                "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
+        if self.seen:
+            out["seen"] = True
         if self.meta:
             out.update(self.meta)
         return out
@@ -60,19 +71,24 @@ def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
 
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
-                rrf_k: int = RRF_K, kind: str = "code") -> tuple[list[Hit], Query]:
+                rrf_k: int = RRF_K, kind: str = "code", session=None, use_history: bool = True,
+                ) -> tuple[list[Hit], Query]:
     """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
     `auto` reads the request: a why/what-did-we-decide question gets code and knowledge interleaved
     (the decision record first when it matches), any other request gets code first and knowledge after.
-    `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk.
+    `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk;
+    `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
+    their git co-change (search/session_signals.py).
     """
     from cairn.search import knowledge as kn
+    from cairn.search.session_signals import build_signals
 
     code_first = kind == "auto" and not wants_reason(text)
     if kind == "auto":
         kind = "all"
     q = analyze(con, text, terms)
+    sig = build_signals(con, root, text, q, session, use_history=use_history)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
     defined = definitions(con, q.symbols)
@@ -81,31 +97,47 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         file_terms.setdefault(fid, []).extend(ts)
     path_scores = path_channel(con, q.main)
     nodes = kn.node_file_ids(con)
-    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes)
+    log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
+    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor)
     file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
                                                                             path_scores))
     w_path = W_PATH_CHANGE if wants_change(text) else W_PATH
     base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION),
             (_top(path_scores), w_path)]
+    if sig.mentions:
+        base.append((ranked(sig.mentions), W_MENTION))
+    if sig.topic:
+        base.append((_top(sig.topic), W_TOPIC))
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
     chunk_scores = {fid: lst[0][0] + CHUNK_SPREAD * sum(x[0] for x in lst[1:]) for fid, lst in chunks.items()}
     base.append((_top(weigh(chunk_scores)), W_CHUNK))
     fused = rrf(base, k=rrf_k)
     seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}
-    for fid, w in (seed_files or {}).items():
+    extra_seeds = dict(seed_files or {})
+    for fid, w in sig.seeds.items():
+        extra_seeds[fid] = max(extra_seeds.get(fid, 0.0), w * SESSION_SEED_SHARE)
+    for fid, w in extra_seeds.items():
         seeds[fid] = seeds.get(fid, 0.0) + w
     ppr = personalized_pagerank(con, seeds, hubs_pass_rank=hubs_pass_rank) if seeds else {}
-    w_graph = W_GRAPH_VAGUE if q.distinctive <= 1 else W_GRAPH_CLEAR
-    fused = rrf(base + [(_top(weigh(ppr)), w_graph)], k=rrf_k)
+    vague = q.distinctive <= 1
+    lists = base + [(_top(weigh(ppr)), W_GRAPH_VAGUE if vague else W_GRAPH_CLEAR)]
+    if sig.recent:
+        lists.append((sig.recent, W_RECENT_VAGUE if vague else W_RECENT_CLEAR))
+    if sig.cochange:
+        lists.append((_top(sig.cochange), W_COCHANGE))
+    if sig.churn:
+        lists.append((_top(sig.churn), W_CHURN))
+    fused = rrf(lists, k=rrf_k)
     know: list[Hit] = []
     if kind in ("knowledge", "all"):
         know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
         know += kn.personal_hits(q, limit, rrf_k)
         know.sort(key=lambda h: (-h.score, h.path))
-    hits = _code_hits(con, fused, nodes, limit, q, defined) if kind in ("code", "all") and fused else []
+    hits = _code_hits(con, fused, nodes, limit, weigh, defined) if kind in ("code", "all") and fused else []
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
+        _explain_session(con, hits, sig)
     if kind == "code":
         return hits, q
     if kind == "knowledge":
@@ -119,12 +151,18 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
 
 
 class _RoleWeights:
-    """A channel's scores times each file's role factor for this request, so that in every ranked
-    list the prose of a code question (or the code of a documentation question) gives way."""
+    """A channel's scores times each file's role factor for this request (roles.py; logs count
+    `log_factor` more), so that in every ranked list the prose of a code question gives way."""
 
-    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int]):
-        self.con, self.factors, self.nodes = con, factors, nodes
+    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int], log_factor: float):
+        self.con, self.factors, self.nodes, self.log_factor = con, factors, nodes, log_factor
         self.known: dict[int, float] = {}
+
+    def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
+        if fid not in self.known:
+            f = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
+            self.known[fid] = f * (self.log_factor if doc_role == "log" else 1.0)
+        return self.known[fid]
 
     def __call__(self, scores: dict[int, float], depth: int = CHANNEL_DEPTH * 3) -> dict[int, float]:
         if not ROLES_IN_CHANNELS:
@@ -133,31 +171,30 @@ class _RoleWeights:
         todo = [f for f in ids if f not in self.known]
         for i in range(0, len(todo), 900):
             part = todo[i:i + 900]
-            for fid, path, kind, lang in self.con.execute(
-                    f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(part))})", part):
-                self.known[fid] = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
+            for row in self.con.execute(
+                    f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+                self.factor(*row)
         return {f: scores[f] * self.known.get(f, 1.0) for f in ids}
 
 
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
-               q: Query, defined: dict[int, tuple[float, str, int]]) -> list[Hit]:
+               weigh: _RoleWeights, defined: dict[int, tuple[float, str, int]]) -> list[Hit]:
     """The best code/doc files (knowledge node files excluded): files that define what the request
-    names first, then the rest, each weighed by its role (source, test, prose, data) for this request."""
+    names first, then the rest, each weighed by its role (source, test, prose, data, log) for this request."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
     ids += [f for f in defined if f not in nodes and f not in set(ids)]
     top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []
     rows = {r["id"]: r for r in con.execute(
-        f"SELECT id, path, kind, lang, rank, is_hub FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    factors = roles.role_factors(q.text, _prose_share(con))
+        f"SELECT id, path, kind, lang, rank, is_hub, role FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
     hits: list[Hit] = []
     for fid in ids:
         row = rows.get(fid)
         if row is None:
             continue
         score = fused.get(fid, 0.0) + W_DEFINES * defined.get(fid, (0.0,))[0] * top
-        score *= factors[roles.role(row["path"], row["kind"], row["lang"])]
+        score *= weigh.factor(fid, row["path"], row["kind"], row["lang"], row["role"])
         hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
     hits.sort(key=lambda h: (-h.score, h.path))
     return hits[:limit]
@@ -228,3 +265,29 @@ def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, s
                 h.snippets.append((s["line"], s["end_line"], s["signature"] or s["name"]))
         if not h.why:
             h.why.append("related by the import graph")
+
+
+def _explain_session(con: sqlite3.Connection, hits: list[Hit], sig) -> None:
+    """Session reasons first: named in the prompt, already in play, changes together with what is."""
+    from cairn.codemap.history import together
+
+    for h in hits:
+        why = []
+        if h.file_id in sig.mention_why:
+            why.append(sig.mention_why[h.file_id])
+        how = sig.touched.get(h.file_id)
+        if how in ("edited", "created"):
+            why.append("edited in this session")
+        elif how == "read":
+            why.append("read in this session")
+        elif how == "named":
+            why.append("searched in this session")
+        if h.file_id in sig.cochange and sig.seeds:
+            best = max(sig.seeds, key=lambda f: sig.seeds[f])
+            both, n = together(con, h.path, sig.paths[best])
+            if both:
+                why.append(f"changes with {sig.paths[best].rsplit('/', 1)[-1]} in {both} of its last {n} commits")
+        if h.file_id in sig.topic and not how:
+            why.append("matches the earlier prompts")
+        h.seen = h.file_id in sig.seen
+        h.why[:0] = why

@@ -30,6 +30,11 @@ _CHANGE_VERBS = frozenset("""add adjust allow avoid bump change check clean clea
     update upgrade use validate warn""".split())
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
 
+# Wording that asks about past sessions or releases: chat histories, diaries and changelogs count fully.
+_HISTORY = re.compile(
+    r"\b(session|sessions|conversation|chat|discuss(?:ed|ion)?|decid(?:e|ed)|yesterday|last (?:time|week)|earlier|"
+    r"changelog|release notes?|history|journal|diary|transcript|log)\b", re.I)
+
 
 def wants_docs(text: str) -> bool:
     """True when the wording asks for documentation, usage or process."""
@@ -39,6 +44,11 @@ def wants_docs(text: str) -> bool:
 def wants_reason(text: str) -> bool:
     """True for "why did we ...", "what did we decide about ..." questions."""
     return bool(_WHY.search(text))
+
+
+def wants_history(text: str) -> bool:
+    """True when the request asks about past sessions, discussions or releases (logs are what it wants)."""
+    return bool(_HISTORY.search(text))
 
 
 def wants_change(text: str) -> bool:

@@ -14,6 +14,7 @@ import re
 import sqlite3
 from collections import defaultdict
 
+from cairn.codemap.model import short_name
 from cairn.search.tokens import name_key
 
 MAX_PLACES = 40  # a key defined in more places than this is too generic to be a name hit
@@ -86,7 +87,7 @@ def definitions(con: sqlite3.Connection, symbols) -> dict[int, tuple[float, str,
         rarity = 1.0 if sym.strength >= 1.0 else 1.0 / (1.0 + math.log2(len({r[0] for r in rows}) or 1))
         qualified = sym.token != sym.last and not sym.token.startswith("(")
         for fid, name, kind, line, top, path in rows:
-            last = _QUAL.split(name)[-1]
+            last = short_name(name) if name_key(name) else name  # an operator is all of its name
             w = sym.strength * rarity * KIND_WEIGHT.get(kind or "", OTHER_KIND)
             w *= 1.0 if top else NESTED
             w *= 1.0 if last == sym.last else OTHER_CASE

@@ -36,7 +36,7 @@ class Symbol:
     """A token of the request that may name a definition: `Conn`, `Plug.Conn`, `applyCoupon`, `(.:?)`."""
 
     token: str  # as written, qualifier included
-    key: str  # lookup key of its last segment (tokens.symbol_key)
+    key: str  # lookup key of its last segment (codemap.model.symbol_key)
     strength: float  # SYM_* below
     last: str = ""  # its last segment as written (case kept)
 
@@ -150,15 +150,15 @@ def _code_shaped(tok: str) -> bool:
 
 
 def _is_file_name(tok: str) -> bool:
-    from cairn.codemap.languages import EXTENSIONS, TEXT_EXTENSIONS
+    from cairn.codemap.languages import EXTENSIONS
 
-    ext = "." + tok.rsplit(".", 1)[-1] if "." in tok else ""
-    return ext in EXTENSIONS or ext in TEXT_EXTENSIONS
+    ext = "." + tok.rsplit(".", 1)[-1].lower() if "." in tok else ""
+    return ext in EXTENSIONS
 
 
 def _symbols(text: str) -> list[Symbol]:
     """Tokens of the request that may name definitions, each with how likely that is."""
-    from cairn.search.tokens import symbol_key
+    from cairn.codemap.model import symbol_key
 
     stripped = text.strip().strip("`'\"")
     out: dict[str, Symbol] = {}

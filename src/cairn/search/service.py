@@ -47,13 +47,14 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
 
 def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
            budget: int | None = None, kind: str = "auto", refresh: bool = True,
-           seed_paths: dict[str, float] | None = None) -> Answer:
+           seed_paths: dict[str, float] | None = None, session=None) -> Answer:
     """Search the project's code and knowledge for a request (`kind`: auto, code, knowledge or all).
 
     `auto` puts the decision record first for why-questions and code first otherwise (engine.py).
     `refresh` brings the index up to date first (a stat walk when nothing changed); hooks pass
-    False and rely on SessionStart. `seed_paths` (repo-relative path -> weight) personalizes the
-    graph walk with files the session is already working on.
+    False and rely on SessionStart. `session` (a sessions.context.SessionContext, see
+    `session_context`) is what the session so far knows: files in play, earlier prompts.
+    `seed_paths` (repo-relative path -> weight) adds files to start the graph walk from.
     """
     from cairn.codemap.index_db import open_index
     from cairn.search.engine import search_code
@@ -81,8 +82,29 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
             seeds = {r[0]: seed_paths[r[1]] for r in con.execute(
                 f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))}
         hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
-                              kind=kind)
+                              kind=kind, session=session)
     finally:
         con.close()
     kept, texts, tokens = pack(hits, budget)
     return Answer([h.as_json() for h in kept], texts, tokens)
+
+
+def session_context(project: Project | None, transcript: str | None, session_id: str | None = None):
+    """The SessionContext of a transcript, for every front end (hook, CLI, MCP).
+
+    With a `session_id` (the hook) the reader resumes from the byte offset it reached last time
+    (a cache under CAIRN_HOME); otherwise the transcript is read whole, bounded. A missing or
+    unreadable transcript gives an empty context, never an error (callers that want to tell the
+    user check the path first).
+    """
+    from cairn.sessions.context import SessionContext, read_session
+
+    if not transcript:
+        return SessionContext()
+    cache = None
+    if session_id and project is not None:
+        import hashlib
+
+        key = hashlib.blake2b(session_id.encode("utf-8", "replace"), digest_size=10).hexdigest()
+        cache = project.data_dir() / "hook-state" / f"context-{key}.json"
+    return read_session(transcript, cache)

@@ -98,20 +98,6 @@ def name_key(name: str) -> str:
     return _NON_ALNUM.sub("", fold(name)) if name else ""
 
 
-_QUALIFIER = re.compile(r"::|->|[.#\\/:]")
-
-
-def symbol_key(name: str, kind: str = "") -> str:
-    """The lookup key of a definition: its last segment when qualified (`Plug.Conn`, `Rack::Request`,
-    `M.load` -> conn, request, load), an operator as written (`.:?`), a heading's whole title."""
-    if not name:
-        return ""
-    if kind == "heading":
-        return name_key(name)
-    last = _QUALIFIER.split(name)[-1] or name
-    return name_key(last) or name_key(name) or name.strip()[:40]
-
-
 def stem_of(path: str) -> str:
     """`src/cart/apply_coupon.test.ts` -> `apply_coupon` (the base name before its first dot)."""
     base = path.rsplit("/", 1)[-1]

@@ -36,7 +36,7 @@ from cairn.sessions.markers import strip_injected
 KIND = "all"  # knowledge and code together
 _NAMED = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
 _MATCHES = re.compile(r"^matches (.+)$")
-STRONG = ("named in the request", "defines ")
+STRONG = ("named in the request", "named in the prompt", "the item the prompt names", "defines ")
 MAX_SEEDS = 24
 SESSION_TERMS = 2  # distinctive or code-absent words a past-session hit must share with the prompt
 SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits / on their own
@@ -68,17 +68,11 @@ def item_key(result: dict) -> str:
 
 
 def seed_paths(ctx: HookContext) -> dict[str, float]:
-    """Files the session is working on: edited (1.0) and read (0.5) in the transcript tail, and
-    the latest handoff's files (0.7)."""
+    """The latest handoff's files (0.7): where the previous session or segment left the work.
+    (The files this session read or edited come from its transcript: see `session_of`.)"""
     from cairn.agents.handoff import latest_handoff
-    from cairn.agents.hooks.transcript import tail_records, touched_files
 
     seeds: dict[str, float] = {}
-    if ctx.transcript is not None:
-        for path, how in touched_files(tail_records(ctx.transcript)).items():
-            rel = ctx.relpath(path)
-            if rel:
-                seeds[rel] = max(seeds.get(rel, 0.0), 1.0 if how == "edited" else 0.5)
     handoff = latest_handoff(ctx.project)
     if handoff is not None:
         for f in handoff.files:
@@ -86,6 +80,14 @@ def seed_paths(ctx: HookContext) -> dict[str, float]:
             if rel:
                 seeds[rel] = max(seeds.get(rel, 0.0), 0.7)
     return dict(sorted(seeds.items(), key=lambda kv: -kv[1])[:MAX_SEEDS])
+
+
+def session_of(ctx: HookContext):
+    """The session so far (files in play, earlier prompts), read incrementally from the transcript by
+    the same reader `cairn search --transcript` and MCP `context` use."""
+    from cairn.search.service import session_context
+
+    return session_context(ctx.project, str(ctx.transcript) if ctx.transcript else None, ctx.text("session_id"))
 
 
 def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[set[str], bool, set[str]]:
@@ -172,9 +174,11 @@ def handle(ctx: HookContext) -> HookResult | None:
         return None  # SessionStart builds it; never index inside a prompt
     distinctive, named, absent = distinctive_terms(ctx, query, float(cfg.get("min_weight") or 0.6))
     seeds = seed_paths(ctx)
-    needed = max(1, int(cfg.get("min_terms") or 2) - (1 if seeds else 0))  # work in progress narrows it
+    session = session_of(ctx)
+    in_play = bool(seeds) or any(t.how != "named" for t in session.files.values())
+    needed = max(1, int(cfg.get("min_terms") or 2) - (1 if in_play else 0))  # work in progress narrows it
     if items or named or len(distinctive) >= needed:
-        return recall(ctx, cfg, query, items, distinctive, seeds, absent=absent)
+        return recall(ctx, cfg, query, items, distinctive, seeds, absent=absent, session=session)
     if cfg.get("sessions", True) and len(distinctive | absent) >= SESSION_TERMS:
         # nothing in the code to point at, but the words may be in a past conversation
         return recall(ctx, cfg, query, [], distinctive, seeds, absent=absent, code=False)
@@ -182,7 +186,8 @@ def handle(ctx: HookContext) -> HookResult | None:
 
 
 def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
-           seeds: dict[str, float], *, absent: set[str] | None = None, code: bool = True) -> HookResult | None:
+           seeds: dict[str, float], *, absent: set[str] | None = None, code: bool = True,
+           session=None) -> HookResult | None:
     """Inject the code/knowledge hits that pass the gate (unless `code` is False), then past
     sessions: one beside code hits, up to two on their own (see the module doc)."""
     state = ctx.load_state("recall")
@@ -193,7 +198,7 @@ def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distincti
     used = estimate_tokens("\n".join(lines))
     picked: list[str] = []
     if code:
-        used = _code_hits(ctx, cfg, query, items, distinctive, seeds, seen, lines, picked, used)
+        used = _code_hits(ctx, cfg, query, items, distinctive, seeds, seen, lines, picked, used, session)
     if cfg.get("sessions", True) and len(picked) < max_items:
         if picked:  # beside code hits, as before: any two of the prompt's content words
             hits = _past_sessions(ctx, query, set(_content_terms(query)), seen, SESSIONS_WITH_CODE)
@@ -212,20 +217,23 @@ def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distincti
 
 
 def _code_hits(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
-               seeds: dict[str, float], seen: set[str], lines: list[str], picked: list[str], used: int) -> int:
+               seeds: dict[str, float], seen: set[str], lines: list[str], picked: list[str], used: int,
+               session=None) -> int:
     """Append the knowledge and code hits that pass (strong reason, score floor, budget) to
-    `lines` and their keys to `picked`; the tokens used after them."""
+    `lines` and their keys to `picked`; the tokens used after them. A file the session already
+    read and that has not changed since is never injected: the agent has it."""
     from cairn.search.service import search
 
     budget, max_items = int(cfg.get("budget") or 700), int(cfg.get("max_items") or 3)
     floor = float(cfg.get("score_floor") or 0.0)
     terms = [w for it in items for w in _content_terms(it["text"])][:40]
     answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
-                    seed_paths=seeds or None)
+                    seed_paths=seeds or None, session=session)
     top = answer.results[0]["score"] if answer.results else 0.0
     for result, text in zip(answer.results, answer.texts, strict=False):
         key = item_key(result)
-        if key in seen or result["score"] < max(floor, 0.5 * top) or not strong_reason(result.get("why") or [], distinctive):
+        if key in seen or result.get("seen") or result["score"] < max(floor, 0.5 * top) \
+                or not strong_reason(result.get("why") or [], distinctive):
             continue
         cost = estimate_tokens(text + "\n")
         if used + cost > budget:

@@ -13,12 +13,11 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS  # noqa: F401  (re-exported for digest.py)
 from cairn.util.jsonl import read_tail_lines
 
 TAIL_BYTES = 256 * 1024
 MAX_TAIL_BYTES = 4 * 1024 * 1024
-READ_TOOLS = frozenset({"Read", "NotebookRead"})
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 SEARCH_TOOLS = frozenset({"Read", "NotebookRead", "Grep", "Glob", "LS", "WebFetch", "WebSearch"})
 _SKIP = (b'"type":"progress"', b'"type":"file-history-snapshot"', b'"type":"queue-operation"')
 
@@ -100,40 +99,6 @@ def segment_records(path: Path) -> list[dict]:
         cut = data.find(b"\n", cut)
         data = data[cut + 1:] if cut >= 0 else b""
     return list(_parse(ln for ln in data.split(b"\n") if ln.strip()))
-
-
-def tool_uses(records: Iterable[dict]) -> Iterator[tuple[str, dict]]:
-    """(tool name, input) of every main-thread tool call in `records`."""
-    for rec in records:
-        if rec.get("type") != "assistant" or rec.get("isSidechain"):
-            continue
-        msg = rec.get("message")
-        content = msg.get("content") if isinstance(msg, dict) else None
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                params = block.get("input")
-                yield str(block.get("name") or ""), params if isinstance(params, dict) else {}
-
-
-def tool_path(params: dict) -> str | None:
-    val = params.get("file_path") or params.get("notebook_path")
-    return val if isinstance(val, str) and val else None
-
-
-def touched_files(records: Iterable[dict]) -> dict[str, str]:
-    """{path as written in the call: 'edited' | 'read'} for the file tools in `records`."""
-    out: dict[str, str] = {}
-    for name, params in tool_uses(records):
-        path = tool_path(params)
-        if not path:
-            continue
-        if name in EDIT_TOOLS:
-            out[path] = "edited"
-        elif name in READ_TOOLS:
-            out.setdefault(path, "read")
-    return out
 
 
 def user_prompts(records: Iterable[dict]) -> list[str]:

@@ -38,6 +38,9 @@ Terms = Annotated[list[Str] | None, Field(max_length=40, description="Your own r
                                           "likely identifiers, file names. They widen the search.")]
 Budget = Annotated[Int | None, Field(ge=1, description=f"Token budget for the answer (clamped to {MAX_BUDGET}).")]
 Limit = Annotated[Int, Field(ge=1, description=f"Maximum number of results (clamped to {MAX_LIMIT}).")]
+TranscriptPath = Annotated[Str | None, Field(max_length=4096, description=(
+    "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, or a .jsonl inside the "
+    "project): files already read or edited and earlier prompts then steer the ranking."))]
 NodeType = Literal[TYPES]  # type: ignore[valid-type]
 
 
@@ -75,24 +78,26 @@ class CairnTools:
     # ------------------------------------------------------------------ search
 
     def _search(self, kind: str, query: str, terms: list[str] | None, limit: int, budget: int | None,
-                root: str | None) -> str:
-        from cairn.search.service import search
+                root: str | None, transcript_path: str | None = None) -> str:
+        from cairn.search.service import search, session_context
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
+        session = session_context(project, transcript_file(project, transcript_path)) if transcript_path else None
         answer = search(project, query, terms=terms or None, limit=_clamp(limit, 10, MAX_LIMIT),
-                        budget=_clamp(budget, 2000, MAX_BUDGET), kind=kind)
+                        budget=_clamp(budget, 2000, MAX_BUDGET), kind=kind, session=session)
         if not answer.texts:
             return f"No {kind if kind != 'all' else 'code or knowledge'} matches for {query!r}. " \
                    "Try other words (pass `terms`), or open the map."
         return f"{answer.text}\n({len(answer.results)} results, ~{answer.tokens} tokens)"
 
     def context(self, query: Query, terms: Terms = None, budget: Budget = 2000, limit: Limit = 12,
-                root: Root = None) -> str:
+                root: Root = None, transcript_path: TranscriptPath = None) -> str:
         """Start here for any task: the places in the code and the project knowledge (decisions, gotchas,
         bugs) that matter for a request, ranked and packed into a token budget. Read these before
-        exploring files yourself; pass `terms` with your own related words to widen the net."""
-        return self._search("all", query, terms, limit, budget, root)
+        exploring files yourself; pass `terms` with your own related words to widen the net, and
+        `transcript_path` (your session's .jsonl) so the files already in play steer the ranking."""
+        return self._search("all", query, terms, limit, budget, root, transcript_path)
 
     def search_code(self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None,
                     root: Root = None) -> str:
@@ -247,6 +252,27 @@ class CairnTools:
         if last is None:
             return "No handoff saved yet in this project."
         return f"(handoff of {last.created}, {relative_to_root(project, last.path.resolve())})\n\n{last.body}"
+
+
+def transcript_file(project, raw: str) -> str:
+    """A transcript an agent may hand over: a regular .jsonl file inside the project or under an
+    agent's own session folder (~/.claude, ~/.codex, ~/.gemini, $CLAUDE_CONFIG_DIR); never anything else."""
+    import os
+
+    path = Path(os.path.expanduser(raw))
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise CairnError(f"transcript_path {raw!r}: no such file") from None
+    home = Path.home()
+    allowed = [project.root, home / ".claude", home / ".codex", home / ".gemini"]
+    if os.environ.get("CLAUDE_CONFIG_DIR"):
+        allowed.append(Path(os.environ["CLAUDE_CONFIG_DIR"]).expanduser())
+    inside = any(a is not None and real.is_relative_to(Path(a).resolve()) for a in allowed)
+    if real.suffix != ".jsonl" or not real.is_file() or not inside:
+        raise CairnError(f"transcript_path {raw!r}: not a session transcript (.jsonl inside the project or an "
+                         "agent's session folder)")
+    return str(real)
 
 
 def _indexed_paths(project) -> list[str] | None:

@@ -2,86 +2,80 @@
 
 Build a ResolverContext once per index run (it precomputes every lookup table and reads the
 project's config files), then call resolve_import for each ImportRef: a few dict lookups,
-never an exception, never the importing file itself.
+never an exception, never the importing file itself. Which family a language belongs to is a
+column of the language registry (codemap/languages.py); FAMILIES says how each family builds
+its lookup tables and resolves.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from ..model import ImportRef
-from . import cfamily, dart, go, javascript, jvm, other, php, python, ruby, rust
+from . import cfamily, conventions, dart, go, javascript, jvm, other, paths, php, python, ruby, rust
 from .context import ResolverContext
 
-__all__ = ["ResolverContext", "resolve_import", "family_of", "LANG_FAMILY"]
+__all__ = ["FAMILIES", "Family", "ResolverContext", "family_of", "resolve_import"]
 
 log = logging.getLogger(__name__)
 
-# Parser language names (and common aliases) -> resolver family.
-LANG_FAMILY: dict[str, str] = {
-    **dict.fromkeys(("python", "py", "pyi"), "python"),
-    **dict.fromkeys(
-        ("javascript", "js", "jsx", "mjs", "cjs", "typescript", "ts", "tsx", "mts", "cts", "vue", "svelte"),
-        "javascript",
-    ),
-    **dict.fromkeys(("go", "golang"), "go"),
-    **dict.fromkeys(("rust", "rs"), "rust"),
-    **dict.fromkeys(("java", "kotlin", "kt", "kts"), "jvm"),
-    "php": "php",
-    **dict.fromkeys(("ruby", "rb"), "ruby"),
-    **dict.fromkeys(
-        ("c", "h", "cpp", "c++", "cxx", "cc", "hpp", "objc", "objective-c", "objcpp", "cuda", "cu"), "cfamily"
-    ),
-    **dict.fromkeys(("csharp", "c_sharp", "c#", "cs"), "csharp"),
-    "swift": "swift",
-    "dart": "dart",
-}
+Resolver = Callable[[ResolverContext, str, ImportRef], list[str]]
 
-_EXT_LANG = {
-    ".py": "python", ".pyi": "python", ".pyw": "python", ".js": "javascript", ".jsx": "javascript",
-    ".mjs": "javascript", ".cjs": "javascript", ".ts": "javascript", ".tsx": "javascript",
-    ".mts": "javascript", ".cts": "javascript", ".vue": "javascript", ".svelte": "javascript",
-    ".go": "go", ".rs": "rust", ".java": "jvm", ".kt": "jvm", ".kts": "jvm", ".php": "php",
-    ".phtml": "php", ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby", ".ru": "ruby",
-    ".c": "cfamily", ".h": "cfamily", ".cc": "cfamily", ".cpp": "cfamily", ".cxx": "cfamily",
-    ".c++": "cfamily", ".hpp": "cfamily", ".hh": "cfamily", ".hxx": "cfamily", ".h++": "cfamily",
-    ".ipp": "cfamily", ".inl": "cfamily", ".tpp": "cfamily", ".m": "cfamily", ".mm": "cfamily",
-    ".cu": "cfamily", ".cs": "csharp", ".swift": "swift", ".dart": "dart",
-}  # fmt: skip
 
-_RESOLVERS: dict[str, Callable[[ResolverContext, str, ImportRef], list[str]]] = {
-    "python": python.resolve,
-    "javascript": javascript.resolve,
-    "go": go.resolve,
-    "rust": rust.resolve,
-    "jvm": jvm.resolve,
-    "php": php.resolve,
-    "ruby": ruby.resolve,
-    "cfamily": cfamily.resolve,
-    "dart": dart.resolve,
-    "csharp": lambda ctx, f, imp: other.resolve(ctx, f, imp, "csharp"),
-    "swift": lambda ctx, f, imp: other.resolve(ctx, f, imp, "swift"),
+@dataclass(frozen=True)
+class Family:
+    """How one family of languages turns an import into repository files."""
+
+    resolve: Resolver
+    build_index: Callable[[ResolverContext], Any] | None  # lookup tables built once per run
+    index: str  # key of those tables in ResolverContext.indexes (families may share one)
+
+
+def _conv(fam: str) -> Family:
+    """A family resolved by naming convention or by path (conventions.py, paths.py)."""
+    module = paths if fam in paths.STYLES else conventions
+    return Family(lambda ctx, f, imp: module.resolve(ctx, f, imp, fam), module.build_index, module.INDEX)
+
+
+FAMILIES: dict[str, Family] = {
+    "python": Family(python.resolve, python.build_index, "python"),
+    "javascript": Family(javascript.resolve, javascript.build_index, "js"),
+    "go": Family(go.resolve, go.build_index, "go"),
+    "rust": Family(rust.resolve, rust.build_index, "rust"),
+    "jvm": Family(jvm.resolve, jvm.build_index, "jvm"),
+    "php": Family(php.resolve, php.build_index, "php"),
+    "ruby": Family(ruby.resolve, ruby.build_index, "ruby"),
+    "cfamily": Family(cfamily.resolve, cfamily.build_index, "c"),
+    "dart": Family(dart.resolve, dart.build_index, "dart"),
+    "csharp": Family(lambda ctx, f, imp: other.resolve(ctx, f, imp, "csharp"), other.build_index, "other"),
+    "swift": Family(lambda ctx, f, imp: other.resolve(ctx, f, imp, "swift"), other.build_index, "other"),
+    **{fam: _conv(fam) for fam in (*conventions.CONVENTIONS, *paths.STYLES)},
 }
 
 
 def family_of(lang: str, path: str = "") -> str | None:
-    """Resolver family for a parser language name, falling back to the file extension."""
-    fam = LANG_FAMILY.get((lang or "").lower())
-    if fam is None and "." in path:
-        fam = _EXT_LANG.get("." + path.rsplit(".", 1)[1].lower())
-    return fam
+    """Resolver family for a language name (any case), falling back to the file's extension."""
+    from cairn.codemap.languages import BY_NAME, language_for_path
+
+    spec = BY_NAME.get((lang or "").lower())
+    if spec is None and path:
+        name = language_for_path(path)
+        spec = BY_NAME.get(name) if name else None
+    return spec.family if spec else None
 
 
 def resolve_import(ctx: ResolverContext, lang: str, from_path: str, imp: ImportRef) -> list[str]:
     """Repo-relative paths this import refers to (empty when external/unresolvable). Never raises."""
     try:
         fam = family_of(lang, from_path)
-        resolver = _RESOLVERS.get(fam) if fam else None
-        if resolver is None or not imp.raw:
+        family = FAMILIES.get(fam) if fam else None
+        if family is None or not imp.raw:
             return []
         out: list[str] = []
-        for p in resolver(ctx, from_path, imp):
+        for p in family.resolve(ctx, from_path, imp):
             if p != from_path and p not in out:
                 out.append(p)
         return out

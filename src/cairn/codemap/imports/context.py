@@ -14,19 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .cfamily import CIndex
-    from .dart import DartIndex
-    from .go import GoIndex
-    from .javascript import JsIndex
-    from .jvm import JvmIndex
-    from .other import OtherIndex
-    from .php import PhpIndex
-    from .python import PythonIndex
-    from .ruby import RubyIndex
-    from .rust import RustIndex
+from typing import Any
 
 # Project files that tell a resolver where code lives. Looked up on disk (they are often not
 # among the indexed source files) in every directory that holds indexed files.
@@ -42,38 +30,6 @@ CONFIG_NAMES = frozenset(
     }
 )
 MAX_CONFIG_BYTES = 1_000_000
-
-# Extensions that tell which resolver families have work to do (no files -> no index built).
-FAMILY_EXTS: dict[str, tuple[str, ...]] = {
-    "python": (".py", ".pyi", ".pyw"),
-    "javascript": (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte"),
-    "go": (".go",),
-    "rust": (".rs",),
-    "jvm": (".java", ".kt", ".kts"),
-    "php": (".php", ".phtml"),
-    "ruby": (".rb", ".rake", ".gemspec", ".ru"),
-    "cfamily": (
-        ".c",
-        ".h",
-        ".cc",
-        ".cpp",
-        ".cxx",
-        ".hpp",
-        ".hh",
-        ".hxx",
-        ".ipp",
-        ".inl",
-        ".tpp",
-        ".c++",
-        ".h++",
-        ".m",
-        ".mm",
-        ".cu",
-    ),
-    "dart": (".dart",),
-    "other": (".cs", ".swift"),
-}
-
 
 def dirname(path: str) -> str:
     """Repo-relative parent directory; the repository root is ''."""
@@ -190,16 +146,7 @@ class ResolverContext:
     dirs: frozenset[str]  # every directory holding indexed files, and their ancestors ('' = root)
     by_basename: dict[str, list[str]]  # "foo.h" -> every path with that basename
     configs: dict[str, list[str]]  # config file name -> repo paths, shallowest first
-    python: PythonIndex | None = None
-    js: JsIndex | None = None
-    go: GoIndex | None = None
-    rust: RustIndex | None = None
-    jvm: JvmIndex | None = None
-    php: PhpIndex | None = None
-    ruby: RubyIndex | None = None
-    c: CIndex | None = None
-    dart: DartIndex | None = None
-    other: OtherIndex | None = None
+    indexes: dict[str, Any] = field(default_factory=dict)  # resolver index name -> its lookup tables
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
@@ -234,30 +181,19 @@ class ResolverContext:
         return ctx
 
     def _build_families(self) -> None:
-        present = (
-            {fam for fam, exts in FAMILY_EXTS.items() if any(f.endswith(exts) for f in self.files)}
-            if self.files
-            else set()
-        )
-        from . import cfamily, dart, go, javascript, jvm, other, php, python, ruby, rust
+        """Build the lookup tables of each family that has files here (imports.FAMILIES)."""
+        from cairn.codemap.languages import family_extensions
 
-        builders = {
-            "python": ("python", python.build_index),
-            "javascript": ("js", javascript.build_index),
-            "go": ("go", go.build_index),
-            "rust": ("rust", rust.build_index),
-            "jvm": ("jvm", jvm.build_index),
-            "php": ("php", php.build_index),
-            "ruby": ("ruby", ruby.build_index),
-            "cfamily": ("c", cfamily.build_index),
-            "dart": ("dart", dart.build_index),
-            "other": ("other", other.build_index),
-        }
-        for fam, (attr, builder) in builders.items():
-            if fam not in present:
+        from . import FAMILIES
+
+        exts = family_extensions()
+        present = {fam for fam, e in exts.items() if any(f.endswith(e) for f in self.files)} if self.files else set()
+        for fam in sorted(present):
+            family = FAMILIES.get(fam)
+            if family is None or family.build_index is None or family.index in self.indexes:
                 continue
             try:
-                setattr(self, attr, builder(self))
+                self.indexes[family.index] = family.build_index(self)
             except Exception as exc:  # a broken config must not stop indexing
                 self.warnings.append(f"imports: {fam} index failed: {exc!r}")
 

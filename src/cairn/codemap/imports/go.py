@@ -54,7 +54,7 @@ def build_index(ctx: ResolverContext) -> GoIndex:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """Import path -> files of the package directory, via the longest matching module path."""
-    idx = ctx.go
+    idx = ctx.indexes.get('go')
     if idx is None:
         return []
     path = imp.raw.strip().strip('"`')

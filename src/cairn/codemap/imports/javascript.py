@@ -296,7 +296,7 @@ def _subpath_import(ctx: ResolverContext, idx: JsIndex, here: str, spec: str) ->
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """Relative specifiers, tsconfig aliases, baseUrl, workspace packages; npm packages -> []."""
-    idx = ctx.js
+    idx = ctx.indexes.get('js')
     if idx is None:
         return []
     spec = imp.raw.strip().strip("'\"`").split("?", 1)[0]

@@ -1,4 +1,4 @@
-"""Java / Kotlin: qualified names to files through package declarations.
+"""Java / Kotlin / Scala / Groovy: qualified names to files through package declarations.
 
 Source roots vary (src/main/java, src/main/kotlin, app/src/..., plain src/), and Kotlin does not
 require directories to match packages, so the package of each directory is read from the
@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from ..model import ImportRef
 from .context import ResolverContext
 
-JVM_EXTS = (".java", ".kt", ".kts")
+
+def _jvm_exts() -> tuple[str, ...]:
+    from cairn.codemap.languages import family_extensions
+
+    return family_extensions()["jvm"]
+
+
+JVM_EXTS = _jvm_exts()  # .java .kt .kts .scala .groovy ... (every language of the jvm family)
 HEAD_BYTES = 8192
 FILES_TRIED_PER_DIR = 3
 _PACKAGE = re.compile(r"^\s*package\s+([\w.`]+)", re.M)
@@ -72,7 +79,7 @@ def build_index(ctx: ResolverContext) -> JvmIndex:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """`com.x.Y` -> Y's file (nested/static members fall back to the outer class); `com.x.*` -> package."""
-    idx = ctx.jvm
+    idx = ctx.indexes.get('jvm')
     if idx is None:
         return []
     raw = imp.raw.strip().rstrip(";").removeprefix("import ").removeprefix("static ").strip()

@@ -127,7 +127,7 @@ def _relative(
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """`import a.b`, `from a.b import c` (c may be a submodule), `from ..x import y`."""
-    idx = ctx.python
+    idx = ctx.indexes.get('python')
     if idx is None:
         return []
     raw = imp.raw.strip()

@@ -165,7 +165,7 @@ def _resolve_path(ctx: ResolverContext, idx: RustIndex, from_path: str, path: st
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """kind "mod": sibling/child module file; kind "use": walk the module tree."""
-    idx = ctx.rust
+    idx = ctx.indexes.get('rust')
     if idx is None:
         return []
     raw = imp.raw.strip()

@@ -1,0 +1,1 @@
+(use_statement (module_name) @import)

@@ -1,0 +1,1 @@
+(import_decl (long_identifier) @import)

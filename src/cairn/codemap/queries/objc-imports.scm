@@ -1,0 +1,1 @@
+(module_import path: (identifier) @import)

@@ -1,0 +1,6 @@
+; Scala (supplements the grammar's tags.scm)
+(function_declaration name: (identifier) @name) @definition.function
+(object_definition name: (identifier) @name) @definition.object
+
+(call_expression function: (field_expression field: (identifier) @name)) @reference.call
+(type_identifier) @name @reference.type

@@ -1,0 +1,4 @@
+(builtin_function
+  (builtin_identifier) @_b
+  (arguments . (string) @import)
+  (#eq? @_b "@import"))

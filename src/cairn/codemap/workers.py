@@ -1,0 +1,112 @@
+"""Run file extraction in worker processes, where a parser that kills its process costs one file.
+
+Extraction runs in a process pool when the job is large enough. A grammar bug can crash a
+worker outright (a segfault is not an exception), which breaks the whole pool: the batches
+that were in flight are then retried in a fresh pool, and a batch that breaks it again is
+re-run one file per process. The file that still kills its process is indexed as text,
+with the reason recorded; the run goes on.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from cairn.codemap import extract
+from cairn.codemap.extract import FileRecord
+
+POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
+CRASHED = "parser crashed its process"
+
+Args = tuple[str, str, int, int]
+Progress = Callable[[int, int], None]
+
+
+def worker_init(lock_fd: int | None) -> None:
+    """Start of every parser process: drop the inherited index lock and die with the parent.
+
+    A forked worker shares the parent's open lock file; if the parent is killed (kill -9), a
+    worker still holding it would block every later index run. Closing our copy leaves the
+    parent's lock intact; PR_SET_PDEATHSIG makes the kernel end the worker with its parent.
+    """
+    if lock_fd is not None:
+        try:
+            os.close(lock_fd)
+        except OSError:
+            pass
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before the line above ran
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass  # not Linux: the pool still ends its workers when the parent exits normally
+
+
+def _pool(workers: int, lock_fd: int | None) -> ProcessPoolExecutor:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(lock_fd,))
+
+
+def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
+    """Each file of a batch in its own process; a file that kills it again is indexed as text."""
+    out: list[FileRecord] = []
+    for args in batch:
+        with _pool(1, lock_fd) as solo:
+            try:
+                out.append(solo.submit(extract.extract_file, *args).result())
+            except BrokenProcessPool:
+                out.append(extract.extract_file(*args, parse_error=CRASHED))
+    return out
+
+
+def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
+                 retried: bool) -> Iterator[list[FileRecord]]:
+    """Results batch by batch, in order; batches caught in a broken pool are retried (once), then isolated."""
+    broken: list[list[Args]] = []
+    with _pool(workers, lock_fd) as pool:
+        futures = [pool.submit(extract.extract_many, batch) for batch in batches]
+        for batch, future in zip(batches, futures, strict=True):
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                broken.append(batch)
+                continue
+            if broken:  # keep the order simple: everything after a break is redone below
+                broken.append(batch)
+                continue
+            yield result
+    if not broken:
+        return
+    if retried:
+        for batch in broken:
+            yield _one_by_one(batch, lock_fd)
+        return
+    yield from _run_batches(broken, workers, lock_fd, retried=True)
+
+
+def extract_all(root: str, todo: list[tuple[str, int, int]], workers: int, progress: Progress | None,
+                lock_fd: int | None = None) -> Iterator[FileRecord]:
+    """Yield a FileRecord for each (path, size, mtime_ns), in a process pool when the job is large enough."""
+    args = [(root, path, size, mtime) for path, size, mtime in todo]
+    total = len(args)
+    if workers <= 1 or total < POOL_MIN_FILES:
+        for i, a in enumerate(args, 1):
+            yield extract.extract_file(*a)
+            if progress and (i % 50 == 0 or i == total):
+                progress(i, total)
+        return
+    size = max(16, min(128, total // (workers * 8) or 16))
+    batches = [args[i: i + size] for i in range(0, total, size)]
+    done = 0
+    for recs in _run_batches(batches, workers, lock_fd, retried=False):
+        yield from recs
+        done += len(recs)
+        if progress:
+            progress(done, total)

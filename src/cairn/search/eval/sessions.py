@@ -1,0 +1,129 @@
+"""`cairn eval sessions`: replay the user's own archived sessions prompt by prompt and measure recall.
+
+Cases are cut from the session archive by the rules of the shared benchmark: a counted prompt (the
+person's own words, at least MIN_WORDS words, not a bare "continue"; a slash command ends the
+window, a short reply such as "yes" does not) and, as gold, the project files the agent then read
+or changed (Read/Edit/MultiEdit/Write/NotebookEdit) before the next counted prompt; Grep, Glob and
+Bash never count. Each prompt is searched with the session so far (earlier prompts, the files
+touched after each) on the project's index as it is now, not as it was then: files since deleted
+cannot be found and are left out of gold. Reported beside flat BM25 (blind to the session) and
+session-recency (touched files newest first, then BM25): files@5 and novel@5, where novel@5 counts
+only gold the session had not touched yet, with touched files removed from the ranking, which is
+what recall adds to what the agent already has.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from statistics import mean
+
+from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS, SessionContext, iso_epoch
+
+MIN_WORDS = 5
+_TRIVIAL = frozenset({"continue", "go on", "go ahead", "keep going", "proceed"})
+SYSTEMS = ("cairn", "bm25-files", "session-recency")
+
+
+@dataclass
+class ReplayCase:
+    session_id: str
+    index: int
+    prompt: str
+    gold: list[str]
+    before: SessionContext  # the session as it stood when the prompt was typed
+    touched: list[str] = field(default_factory=list)  # repo paths touched before, oldest first
+
+
+def _counted(text: str) -> bool:
+    words = text.split()
+    return len(words) >= MIN_WORDS and " ".join(words).lower().strip(".!") not in _TRIVIAL
+
+
+def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, str | None, str | None]],
+                     to_repo) -> list[ReplayCase]:
+    """Cases of one session from its archived main-thread turns (role, text, tool, arg, ts), oldest
+    first. `to_repo` maps a path as the agent wrote it to a repository path (None: not ours)."""
+    ctx = SessionContext()
+    cases: list[ReplayCase] = []
+    current: ReplayCase | None = None
+    touched: list[str] = []
+    for role, text, tool, arg, ts in turns:
+        if role == "user":
+            text = (text or "").strip()
+            if text.startswith("/"):
+                current = None  # a slash command ends the window
+            elif _counted(text):
+                current = ReplayCase(session_id, len(cases), text, [], _copy(ctx), list(touched))
+                cases.append(current)
+            if text:
+                ctx.prompts = (ctx.prompts + [text])[-8:]
+                ctx.steps += 1
+            continue
+        if role != "tool" or tool not in READ_TOOLS | EDIT_TOOLS or not arg:
+            continue
+        rel = to_repo(arg)
+        if rel is None:
+            continue
+        how = "read" if tool in READ_TOOLS else ("created" if tool == "Write" else "edited")
+        ctx.touch(rel, how, iso_epoch(ts))
+        touched.append(rel)
+        if current is not None and rel not in current.gold:
+            current.gold.append(rel)
+    return [c for c in cases if c.gold]
+
+
+def _copy(ctx: SessionContext) -> SessionContext:
+    return SessionContext.from_json(ctx.as_json())
+
+
+def archived_cases(archive: sqlite3.Connection, project_id: str, to_repo, max_sessions: int = 200) -> list[ReplayCase]:
+    """Replay cases of the project's newest archived sessions."""
+    sids = [r[0] for r in archive.execute(
+        "SELECT session_id FROM sessions WHERE project_id = ? ORDER BY start DESC LIMIT ?", (project_id, max_sessions))]
+    cases: list[ReplayCase] = []
+    for sid in reversed(sids):
+        turns = archive.execute(
+            "SELECT role, text, tool, arg, ts FROM turns WHERE session_id = ? AND agent IS NULL ORDER BY ts, id",
+            (sid,)).fetchall()
+        cases.extend(cases_from_turns(sid, [tuple(t) for t in turns], to_repo))
+    return cases
+
+
+def _novel(gold: list[str], ranked: list[str], seen: set[str]) -> float | None:
+    novel = [g for g in gold if g not in seen]
+    if not novel:
+        return None
+    top = [r for r in ranked if r not in seen][:5]
+    return len(set(novel) & set(top)) / len(novel)
+
+
+def replay(con: sqlite3.Connection, root, cases: list[ReplayCase], progress=None) -> dict:
+    """files@5 / novel@5 per system over `cases`, searched on the open index `con` of `root`."""
+    from cairn.search.engine import search_code
+    from cairn.search.eval.run import FlatBM25
+
+    paths = [r[0] for r in con.execute("SELECT path FROM files ORDER BY path")]
+    known = set(paths)
+    flat = FlatBM25(root, paths)
+    rows: dict[str, list[tuple[float, float | None]]] = {s: [] for s in SYSTEMS}
+    for c in cases:
+        gold = [g for g in c.gold if g in known]
+        if not gold:
+            continue
+        seen = set(c.touched)
+        hits, _ = search_code(con, c.prompt, root=root, limit=10, session=c.before)
+        bm = flat.search(c.prompt, 10)
+        recency = list(dict.fromkeys(reversed(c.touched)))
+        ranked = {"cairn": [h.path for h in hits], "bm25-files": bm,
+                  "session-recency": recency + [p for p in bm if p not in recency]}
+        for name, got in ranked.items():
+            rows[name].append((len(set(gold) & set(got[:5])) / len(gold), _novel(gold, got, seen)))
+        if progress:
+            progress(c.prompt)
+    out = {}
+    for name, rs in rows.items():
+        nov = [n for _, n in rs if n is not None]
+        out[name] = {"cases": len(rs), "files@5": round(mean(f for f, _ in rs), 3) if rs else None,
+                     "novel@5": round(mean(nov), 3) if nov else None, "novel_cases": len(nov)}
+    return out

@@ -1,0 +1,218 @@
+"""What the session so far says about where the next prompt's answer lies.
+
+A lone query knows only its words; a live session also knows which files the agent read or edited
+(and how recently), what the person asked before, which paths and tracker items the prompt names,
+and, through git history, what changes together with the files in play. This module turns a
+`sessions.context.SessionContext` plus the prompt into ranked lists over the index's file ids,
+which the engine fuses with its own channels (search/engine.py):
+
+- mentions: files the prompt names by path or `@path` (also a longer path from another checkout,
+  matched by its longest indexed suffix), or a tracker item it names ("task 008", "#12", ABC-42)
+  that the repository holds as a file: near-certain hits;
+- recent: the files touched, edited before read, newest first; named-only files (Grep/Glob/Bash) last;
+- seeds: the same files as graph-walk seeds, weighted by recency;
+- topic: the earlier prompts' distinctive words, counted less (the topic carries over, but a new
+  topic must be able to win);
+- cochange: files that change together with the session's files in git history;
+- churn: what changes often and lately, a prior for vague prompts;
+- seen: files the session read and that have not changed since (the agent already has them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cairn.search.query import Query, Term, analyze
+from cairn.search.text import file_text_channel
+
+RECENT_DECAY = 0.6  # a touch one prompt older counts this much of a newer one
+HOW_WEIGHT = {"edited": 1.0, "created": 1.0, "read": 0.6, "named": 0.2}
+TOPIC_PROMPTS = 3  # earlier prompts whose words carry over
+TOPIC_SHARE = 0.35  # weight of the previous prompt's words against the current prompt's
+TOPIC_MIN_WEIGHT = 1.0  # only distinctive words carry over
+SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
+MAX_SEEDS = 24
+_MENTION = re.compile(r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)*/?)")
+_FILE_SHAPE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_TRACKER = re.compile(
+    r"\b(task|issue|ticket|story|bug|item|step|phase|milestone|adr|rfc|spec|epic|feature|todo)s?[\s#:-]*(\d{1,6})\b"
+    r"|(?<![\w&])#(\d{1,6})\b|\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b", re.I)
+
+
+@dataclass
+class SessionSignals:
+    mentions: dict[int, float] = field(default_factory=dict)
+    recent: list[int] = field(default_factory=list)
+    seeds: dict[int, float] = field(default_factory=dict)
+    topic: dict[int, float] = field(default_factory=dict)
+    topic_terms: list[Term] = field(default_factory=list)
+    cochange: dict[int, float] = field(default_factory=dict)
+    churn: dict[int, float] = field(default_factory=dict)
+    seen: set[int] = field(default_factory=set)
+    touched: dict[int, str] = field(default_factory=dict)  # file id -> how (edited/read/named...)
+    paths: dict[int, str] = field(default_factory=dict)  # file id -> path, for explanations
+    mention_why: dict[int, str] = field(default_factory=dict)
+
+
+def _lookup(con: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for i in range(0, len(paths), 500):
+        part = paths[i:i + 500]
+        out.update((p, fid) for fid, p in con.execute(
+            f"SELECT id, path FROM files WHERE path IN ({','.join('?' * len(part))})", part))
+    return out
+
+
+def map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dict[str, tuple[int, str]]:
+    """raw path (absolute, relative, `~/other-checkout/...`) -> (file id, indexed path).
+
+    Under the root: its relative path. Elsewhere (another checkout or worktree of the same
+    repository): the longest suffix of two or more segments that the index holds."""
+    rel: dict[str, list[str]] = {}
+    for r in raw:
+        p = r.strip().lstrip("@").rstrip("/")
+        if not p:
+            continue
+        cands = []
+        if root is not None and os.path.isabs(p):
+            try:
+                rp = os.path.relpath(os.path.normpath(p), root)
+                if not rp.startswith(".."):
+                    cands.append(rp.replace(os.sep, "/"))
+            except ValueError:
+                pass
+        parts = [x for x in p.replace("\\", "/").split("/") if x not in ("", ".", "~")]
+        cands.append("/".join(parts))
+        cands += ["/".join(parts[k:]) for k in range(1, len(parts) - 1)]
+        rel[r] = [c for c in cands if c and not c.startswith("..")]
+    found = _lookup(con, sorted({c for cs in rel.values() for c in cs}))
+    out = {}
+    for r, cands in rel.items():
+        for c in cands:
+            if c in found:
+                out[r] = (found[c], c)
+                break
+    return out
+
+
+def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> dict[int, tuple[float, str]]:
+    """Files the prompt names: by path (strength 1.0), by a unique bare file name (0.8), or a
+    tracker item the repository holds as a file ("task 008" -> tasks/008-export.md; 0.9)."""
+    out: dict[int, tuple[float, str]] = {}
+    tokens = [m.group(1) for m in _MENTION.finditer(prompt[:20_000])]
+    pathish = [t.rstrip(".,;:") for t in tokens if _FILE_SHAPE.search(t.rstrip(".,;:")) and len(t) < 400]
+    with_slash = [t for t in pathish if "/" in t.strip("/")]
+    for fid, path in map_paths(con, root, with_slash).values():
+        out[fid] = (1.0, f"named in the prompt: {path}")
+    for t in pathish:
+        if "/" in t.strip("/") or "." not in t.strip("."):
+            continue
+        name = t.strip("./")
+        rows = con.execute("SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 4",
+                           (name, "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"))).fetchall()
+        if 0 < len(rows) <= 3:
+            for fid, _path in rows:
+                out.setdefault(fid, (0.8, f"named in the prompt: {name}"))
+    for fid, (w, why) in tracker_files(con, prompt).items():
+        out.setdefault(fid, (w, why))
+    return out
+
+
+def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float, str]]:
+    """Tracker references resolved to the repository's own files ("task 008" -> .../008-*.md)."""
+    out: dict[int, tuple[float, str]] = {}
+    for m in list(_TRACKER.finditer(prompt[:20_000]))[:5]:
+        word, num, hashnum, key = m.group(1), m.group(2), m.group(3), m.group(4)
+        ident = (num or hashnum or key or "").lower()
+        if not ident:
+            continue
+        digits = ident.lstrip("0") or "0"
+        like = "%" + (digits if not key else ident) + "%"
+        pattern = re.compile(r"(?:^|[^0-9a-z])" + (re.escape(ident) if key else "0*" + re.escape(digits)) + r"(?:[^0-9]|$)")
+        rows = con.execute("SELECT id, path, kind FROM files WHERE lower(path) LIKE ? LIMIT 400", (like,)).fetchall()
+        hits = []
+        for fid, path, kind in rows:
+            base = path.lower().rsplit("/", 1)[-1]
+            if not pattern.search(base):
+                continue
+            keyword = bool(word) and word.lower() in path.lower()
+            if keyword or key or kind != "code":
+                hits.append((fid, path, 0.9 if (keyword or key) else 0.5))
+        if 0 < len(hits) <= 3:
+            for fid, path, w in hits:
+                out.setdefault(fid, (w, f"the item the prompt names ({m.group(0).strip()}): {path}"))
+    return out
+
+
+def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query) -> list[Term]:
+    """Distinctive words of the last few earlier prompts, at a reduced weight (newer count more)."""
+    have = {t.text for t in current.terms}
+    merged: dict[str, Term] = {}
+    for age, text in enumerate(reversed(prompts[-TOPIC_PROMPTS:])):
+        share = TOPIC_SHARE * (0.6 ** age)
+        for t in analyze(con, text[:4000]).main:
+            if t.weight < TOPIC_MIN_WEIGHT or t.text in have:
+                continue
+            w = round(t.weight * share, 4)
+            if t.text not in merged or merged[t.text].weight < w:
+                merged[t.text] = Term(t.text, t.df, w, identifier=t.identifier, expansion=True)
+    return sorted(merged.values(), key=lambda t: -t.weight)[:12]
+
+
+def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query, session=None,
+                  *, use_history: bool = True) -> SessionSignals:
+    """All session evidence for one prompt, as file-id maps (see the module doc). `session` is a
+    SessionContext or None (then only the prompt's own mentions count)."""
+    from cairn.codemap import history
+
+    sig = SessionSignals()
+    for fid, (w, why) in prompt_mentions(con, root, prompt).items():
+        sig.mentions[fid] = w
+        sig.mention_why[fid] = why
+    if session is None or session.empty:
+        if use_history and q.distinctive <= 1:
+            sig.churn = _ids(con, history.churn(con))
+        return sig
+    prompts = [p for p in session.prompts if p.strip() != prompt.strip()]
+    if prompts:
+        sig.topic_terms = _topic_terms(con, prompts, q)
+        if sig.topic_terms:
+            sig.topic, _ = file_text_channel(con, sig.topic_terms)
+    touched = map_paths(con, root, list(session.files))
+    scored: dict[int, float] = {}
+    for raw, (fid, path) in touched.items():
+        t = session.files[raw]
+        w = HOW_WEIGHT[t.how] * RECENT_DECAY ** max(0, session.steps - t.step) * (1 + 0.01 * min(t.count, 10))
+        if w > scored.get(fid, 0.0):
+            scored[fid] = w
+            sig.touched[fid] = t.how
+            sig.paths[fid] = path
+        if t.how != "named" and t.time and _unchanged_since(root, path, t.time):
+            sig.seen.add(fid)
+    order = {fid: session.files[raw].order for raw, (fid, _) in touched.items()}
+    sig.recent = sorted(scored, key=lambda f: (-scored[f], -order[f]))
+    sig.seeds = {f: scored[f] for f in sig.recent[:MAX_SEEDS] if sig.touched[f] != "named"}
+    if use_history and sig.seeds:
+        co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
+        sig.cochange = {fid: s for fid, s in _ids(con, co).items() if fid not in sig.seeds}
+    if use_history and q.distinctive <= 1:
+        sig.churn = _ids(con, history.churn(con))
+    return sig
+
+
+def _ids(con: sqlite3.Connection, by_path: dict[str, float]) -> dict[int, float]:
+    found = _lookup(con, list(by_path))
+    return {fid: by_path[p] for p, fid in found.items()}
+
+
+def _unchanged_since(root: Path | None, path: str, when: float) -> bool:
+    if root is None:
+        return False
+    try:
+        return os.stat(root / path).st_mtime <= when + SEEN_SLACK
+    except OSError:
+        return False

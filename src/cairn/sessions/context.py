@@ -1,0 +1,259 @@
+"""The session so far, as recall needs it: the files in play and the person's earlier prompts.
+
+One reader for every front end (the UserPromptSubmit hook, `cairn search --transcript`, the MCP
+`context` tool), so they can never disagree about what a session has seen. From a Claude Code
+JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
+a Grep/Glob/Bash call), when (the prompt it followed, a global order, the record's time) and how
+often; and the last few prompts the person typed. Paths stay as the agent wrote them (absolute,
+usually); the search side maps them onto the index.
+
+Bounded on the hook path: a cache file remembers the byte offset reached and the context built so
+far, so each prompt reads only what was appended since; a file that shrank or was replaced is read
+again from the start, and a backlog over MAX_CATCHUP bytes is skipped to its tail. Lines still
+being written are left for the next read. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from cairn.sessions.markers import strip_injected
+
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+READ_TOOLS = frozenset({"Read", "NotebookRead"})
+WEAK_TOOLS = frozenset({"Grep", "Glob", "LS", "Bash"})
+STRENGTH = {"named": 0, "read": 1, "edited": 2, "created": 2}
+MAX_PROMPTS = 8  # earlier prompts kept (newest last)
+MAX_FILES = 400  # files kept, the most recently touched
+MAX_CATCHUP = 8 * 1024 * 1024  # bytes read in one go; an older backlog is skipped to its tail
+CACHE_VERSION = 1
+_SKIP_LINES = (b'"type":"progress"', b'"type":"file-history-snapshot"', b'"type":"queue-operation"')
+_WRAPPERS = re.compile(
+    r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout|local-command-stderr"
+    r"|command-message|command-name|command-args|task-notification|bash-input|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
+    re.S)
+_PATHISH = re.compile(r"^[\w.@~+-]*[/.][\w./@~+-]*$")
+
+
+@dataclass
+class Touch:
+    """One file the session touched: its strongest kind of touch and its latest one."""
+
+    how: str  # created | edited | read | named
+    step: int  # prompts typed before the latest touch (0 = before any prompt)
+    order: int  # global order of the latest touch
+    time: float = 0.0  # epoch seconds of the latest read or edit (0 = unknown)
+    count: int = 1
+
+    def as_list(self) -> list:
+        return [self.how, self.step, self.order, self.time, self.count]
+
+
+@dataclass
+class SessionContext:
+    """What a live session knows before the next prompt."""
+
+    files: dict[str, Touch] = field(default_factory=dict)  # path as written -> latest touch
+    prompts: list[str] = field(default_factory=list)  # earlier prompts, oldest first
+    steps: int = 0  # prompts typed so far
+    order: int = 0
+    cwd: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.prompts
+
+    def recent_files(self, strongest_first: bool = False) -> list[str]:
+        """Touched paths, newest first (strong touches only before weak ones when asked)."""
+        key = (lambda kv: (-STRENGTH[kv[1].how] // 2, -kv[1].order)) if strongest_first else (lambda kv: -kv[1].order)
+        return [p for p, _ in sorted(self.files.items(), key=key)]
+
+    def touch(self, path: str, how: str, when: float) -> None:
+        self.order += 1
+        old = self.files.get(path)
+        if old is None:
+            self.files[path] = Touch(how, self.steps, self.order, when)
+            if len(self.files) > MAX_FILES:
+                oldest = min(self.files, key=lambda p: self.files[p].order)
+                del self.files[oldest]
+            return
+        if how == "named" and old.how != "named":
+            return  # a Grep over a file already read says nothing new
+        if STRENGTH[how] >= STRENGTH[old.how]:
+            old.how = "edited" if old.how == "created" and how == "edited" else how
+        old.step, old.order, old.count = self.steps, self.order, old.count + 1
+        if when and how != "named":
+            old.time = when
+
+    def as_json(self) -> dict:
+        return {"files": {p: t.as_list() for p, t in self.files.items()}, "prompts": self.prompts,
+                "steps": self.steps, "order": self.order, "cwd": self.cwd}
+
+    @classmethod
+    def from_json(cls, data: dict) -> SessionContext:
+        ctx = cls(steps=int(data.get("steps") or 0), order=int(data.get("order") or 0), cwd=str(data.get("cwd") or ""))
+        ctx.prompts = [p for p in data.get("prompts") or [] if isinstance(p, str)][-MAX_PROMPTS:]
+        for path, v in (data.get("files") or {}).items():
+            if isinstance(v, list) and len(v) == 5 and v[0] in STRENGTH:
+                ctx.files[str(path)] = Touch(v[0], int(v[1]), int(v[2]), float(v[3]), int(v[4]))
+        return ctx
+
+
+def iso_epoch(ts: object) -> float:
+    if not isinstance(ts, str) or not ts:
+        return 0.0
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def prompt_text(content: object) -> str:
+    """The words a person typed in a user record's content ('' for tool results, wrappers, commands)."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return ""
+        text = "\n".join(b.get("text") for b in content
+                         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+    else:
+        return ""
+    text = strip_injected(text)
+    if "<" in text:
+        text = _WRAPPERS.sub("", text)
+    text = text.strip()
+    if text.startswith(("[Request interrupted", "Caveat:")):
+        return ""
+    return text
+
+
+def _weak_paths(name: str, params: dict) -> list[str]:
+    """Paths a Grep/Glob/LS/Bash call names: weaker evidence than a Read."""
+    out = []
+    for key in ("path", "file_path"):
+        val = params.get(key)
+        if isinstance(val, str) and val:
+            out.append(val)
+    if name == "Glob" and isinstance(params.get("pattern"), str) and "*" not in params["pattern"]:
+        out.append(params["pattern"])
+    if name == "Bash" and isinstance(params.get("command"), str):
+        cmd = params["command"][:2000]
+        try:
+            words = shlex.split(cmd, comments=False)
+        except ValueError:
+            words = cmd.split()
+        out.extend(w for w in words[:60] if 2 < len(w) < 300 and _PATHISH.match(w) and "/" in w)
+    return out
+
+
+def apply_record(ctx: SessionContext, rec: dict) -> None:
+    """Fold one transcript record into the context (main thread only; subagents' own reads are theirs)."""
+    if rec.get("isSidechain"):
+        return
+    kind = rec.get("type")
+    if isinstance(rec.get("cwd"), str) and rec["cwd"]:
+        ctx.cwd = rec["cwd"]
+    msg = rec.get("message")
+    if not isinstance(msg, dict):
+        return
+    if kind == "user":
+        if rec.get("isMeta") or rec.get("isCompactSummary"):
+            return
+        text = prompt_text(msg.get("content"))
+        if text:
+            ctx.prompts = (ctx.prompts + [text[:4000]])[-MAX_PROMPTS:]
+            ctx.steps += 1
+        return
+    if kind != "assistant" or not isinstance(msg.get("content"), list):
+        return
+    when = iso_epoch(rec.get("timestamp"))
+    for block in msg["content"]:
+        if not (isinstance(block, dict) and block.get("type") == "tool_use"):
+            continue
+        name, params = str(block.get("name") or ""), block.get("input")
+        if not isinstance(params, dict):
+            continue
+        path = params.get("file_path") or params.get("notebook_path")
+        if name in EDIT_TOOLS and isinstance(path, str) and path:
+            ctx.touch(path, "created" if name == "Write" else "edited", when)
+        elif name in READ_TOOLS and isinstance(path, str) and path:
+            ctx.touch(path, "read", when)
+        elif name in WEAK_TOOLS:
+            for p in _weak_paths(name, params):
+                ctx.touch(p, "named", when)
+
+
+def _fold_lines(ctx: SessionContext, data: bytes) -> None:
+    for raw in data.split(b"\n"):
+        if not raw.strip() or any(m in raw for m in _SKIP_LINES):
+            continue
+        try:
+            rec = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            continue
+        if isinstance(rec, dict):
+            apply_record(ctx, rec)
+
+
+def _read_from(path: Path, offset: int, max_bytes: int) -> tuple[bytes, int]:
+    """Complete lines from `offset` (at most the last `max_bytes` of them) and the offset after them."""
+    with open(path, "rb") as fh:
+        size = fh.seek(0, 2)
+        start = offset if size - offset <= max_bytes else size - max_bytes
+        fh.seek(start)
+        data = fh.read(size - start)
+    if start != offset and start > 0:  # jumped into the middle of a line: drop its piece
+        nl = data.find(b"\n")
+        data, start = (data[nl + 1:], start + nl + 1) if nl >= 0 else (b"", size)
+    end = data.rfind(b"\n")  # a trailing line without its newline is still being written
+    if end < 0:
+        return b"", start
+    return data[: end + 1], start + end + 1
+
+
+def read_session(transcript: str | os.PathLike, cache: Path | None = None,
+                 max_bytes: int = MAX_CATCHUP) -> SessionContext:
+    """The session context of a transcript, read incrementally when `cache` is given.
+
+    Never raises for a bad transcript: a missing, unreadable or non-JSONL file gives an empty
+    (or the cached) context. The cache is a small JSON file owned by the caller.
+    """
+    path = Path(transcript)
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return SessionContext()
+    ctx, offset = SessionContext(), 0
+    if cache is not None:
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            if (data.get("v") == CACHE_VERSION and data.get("ino") == st.st_ino
+                    and 0 <= int(data.get("offset", 0)) <= st.st_size):
+                ctx, offset = SessionContext.from_json(data.get("ctx") or {}), int(data["offset"])
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass
+    if offset < st.st_size:
+        try:
+            chunk, offset = _read_from(path, offset, max_bytes)
+        except OSError:
+            return ctx
+        _fold_lines(ctx, chunk)
+        if cache is not None:
+            _save_cache(cache, {"v": CACHE_VERSION, "ino": st.st_ino, "offset": offset, "ctx": ctx.as_json()})
+    return ctx
+
+
+def _save_cache(cache: Path, data: dict) -> None:
+    try:
+        from cairn.util.atomic import atomic_write_text
+
+        atomic_write_text(cache, json.dumps(data), mode=0o600)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next prompt a longer read
