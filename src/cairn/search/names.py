@@ -58,6 +58,7 @@ OTHER_CASE = 0.6  # `session` when the request wrote `Session`
 QUALIFIED_MATCH = 1.2  # `defmodule Plug.Conn` when the request wrote `Plug.Conn`
 NAMED_FILE = 1.5  # the defining file is named after the symbol: SqlMapper.cs, session.swift, sessions.py
 NAMED_PART = 1.2  # ...or its name starts with it: SqlMapper.CacheInfo.cs, URLConvertible+URLRequestConvertible.swift
+DEEPER = 0.9  # per folder level below the shallowest file that defines the same name
 MAX_DEFINERS = 200
 
 
@@ -76,7 +77,8 @@ def definitions(con: sqlite3.Connection, symbols) -> dict[int, tuple[float, str,
 
     Strength is the request token's SYM_* strength times what is defined there (a type or module
     counts most, a member or a value less), whether the case matches, whether a qualified request
-    (`Plug.Conn`) matches the qualified definition, and whether the file is named after it.
+    (`Plug.Conn`) matches the qualified definition, whether the file is named after it, and how
+    far below the shallowest definer of the same name it lies (the canonical one is usually on top).
     """
     out: dict[int, tuple[float, str, int]] = {}
     for sym in symbols:
@@ -86,6 +88,7 @@ def definitions(con: sqlite3.Connection, symbols) -> dict[int, tuple[float, str,
         stems = _stem_variants(sym.key)
         rarity = 1.0 if sym.strength >= 1.0 else 1.0 / (1.0 + math.log2(len({r[0] for r in rows}) or 1))
         qualified = sym.token != sym.last and not sym.token.startswith("(")
+        shallowest = min((r[5].count("/") for r in rows), default=0)
         for fid, name, kind, line, top, path in rows:
             last = short_name(name) if name_key(name) else name  # an operator is all of its name
             w = sym.strength * rarity * KIND_WEIGHT.get(kind or "", OTHER_KIND)
@@ -98,6 +101,7 @@ def definitions(con: sqlite3.Connection, symbols) -> dict[int, tuple[float, str,
                 w *= NAMED_FILE
             elif name_key(re.split(r"[^A-Za-z0-9_]", base, maxsplit=1)[0]) in stems:
                 w *= NAMED_PART
+            w *= DEEPER ** (path.count("/") - shallowest)  # Ecto.Schema before Ecto.Repo.Schema
             if w > out.get(fid, (0.0,))[0]:
                 out[fid] = (w, name, line)
     return out

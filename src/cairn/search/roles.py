@@ -24,7 +24,7 @@ PROSE_LANGS = frozenset({"markdown", "rst", "text", "asciidoc", "tex", "html"})
 
 _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|_examples?|benchmarks?|benches|"
-    r"[\w-]*-tests?|docs?|documentation)/|"
+    r"[\w-]*[-_]tests?|docs?|documentation)/|"
     r"(^|/)test_[^/]+\.(py|c|cc|cpp|dart|lua|rs|go)$|_test\.[a-z]+$|_spec\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|"
     r"(Tests?|Spec|Suite|Benchmarks?)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
 
