@@ -11,13 +11,14 @@ from cairn.search.roles import PROSE, SOURCE, TEST, is_test_path, role, role_fac
 
 
 @pytest.mark.parametrize("text", ["how do I configure the proxy?", "what is the release process",
-                                  "where is the changelog for 2.0", "install instructions", "how to use retries"])
+                                  "where is the changelog for 2.0", "installation steps", "how to use retries"])
 def test_documentation_questions(text):
     assert wants_docs(text)
 
 
 @pytest.mark.parametrize("text", ["how does the router dispatch requests", "Plug.Conn struct",
-                                  "error types and per-request error collection", "Conn"])
+                                  "error types and per-request error collection", "Conn",
+                                  "how the install command resolves plugins", "license header check"])
 def test_code_questions(text):
     assert not wants_docs(text)
 
@@ -26,7 +27,8 @@ def test_change_requests_and_reason_questions():
     assert wants_change("preserve placeholder for conditional slots") and wants_change("Fix retry on 429")
     assert not wants_change("how upload requests stream data") and not wants_change("UploadRequest")
     assert wants_reason("why did we pick Postgres over Mongo?") and wants_reason("what did we decide about caching")
-    assert not wants_reason("how are sessions stored")
+    assert not wants_reason("how are sessions stored") and not wants_reason("Allow header according to RFC 7231")
+    assert wants_reason("which ADR covers caching")
 
 
 def test_roles_by_kind_language_and_path_shape():

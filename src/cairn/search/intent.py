@@ -12,14 +12,15 @@ import re
 
 # Wording that asks for documentation, usage or project process rather than code.
 _DOC = re.compile(
-    r"\b(how (do|can|should) (i|we|you)|how to|docs?|documentation|documented|guides?|tutorials?|readme|"
+    r"\b(how (do|can|should) (i|we|you)|how to|docs|documentation|documented|guides?|tutorials?|readme|"
     r"changelog|release notes?|what('s| is| are) new|migrat(e|ion) (guide|to)|upgrad(e|ing) (to|from|guide)|"
-    r"getting started|install(ation|ing)?|contribut(e|ing|ors?)|faq|examples? of (using|how)|"
+    r"getting started|installation (guide|instructions|steps)|contributing|faq|"
     r"(release|review|deploy(ment)?|branching|versioning|support) (process|policy|workflow|cycle)|"
-    r"code of conduct|licen[cs]e)\b", re.I)
+    r"code of conduct|what licen[cs]e)\b", re.I)
 
 # Wording that asks why something was decided: the decision record should come first.
-_WHY = re.compile(r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adr|rfc|postmortem)\b", re.I)
+_WHY = re.compile(r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adrs?|rfcs?(?!\s*\d)|postmortem)\b",
+                  re.I)  # "RFC 7231" cites a standard, it does not ask for a record
 
 # A request that opens with one of these verbs asks for a change ("preserve the placeholder when ...",
 # "fix retry on 429"): the code to touch is often where a thing is used, not the file named after it.
