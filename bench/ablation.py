@@ -5,9 +5,10 @@ Each VARIANT is a JSON object of overrides: module constants of cairn.search.eng
 W_CHUNK, W_PATH, W_PATH_CHANGE, W_DEFINES, CHUNK_SPREAD, ROLES_IN_CHANNELS, W_GRAPH_CLEAR...), roles
 (CODE_INTENT, DOC_INTENT), query (SYM_*, KEY_*, _COUNTED), names (MIN_SCORE, NAMED_FILE...), paths
 (STEM_PART, PARTIAL...), text (KEEP_TF_ONLY, FILE_COLUMNS), chunks, graph_walk (EPS, MAX_NEIGHBOURS),
-plus "rrf_k", "hubs_pass_rank", "chatty" (wrap queries as `eval run --conversational` does) and
+plus "rrf_k", "hubs_pass_rank", "chatty" (wrap queries as `eval run --conversational` does),
 "text_defs": false (index files without a grammar as plain text, as before declaration lines were
-read; such a variant gets its own index folder).
+read) and "no_grammars": [languages] (index those languages as if they had no grammar); variants
+that change the index get their own index folder.
 
 --set cases: the commit-subject cases (files@5, hit@1, MRR@10, mean of repositories).
 --set semble: the semble set (NDCG@10 as semble defines it: binary gain, ideal over min(10, targets),
@@ -85,15 +86,18 @@ def main() -> None:
         kw = json.loads(spec)
         rrf_k, hubs, conv = kw.pop("rrf_k", 60), kw.pop("hubs_pass_rank", False), kw.pop("chatty", False)
         text_defs = kw.pop("text_defs", True)
-        os.environ["CAIRN_HOME"] = str(cache / ("home" if text_defs else "home-no-text-defs"))
-        from cairn.codemap import extract
+        no_grammars = frozenset(kw.pop("no_grammars", ()))
+        home = "home" + ("" if text_defs else "-no-text-defs") + "".join(f"-{g}" for g in sorted(no_grammars))
+        os.environ["CAIRN_HOME"] = str(cache / home)
+        from cairn.codemap import extract, languages
         from cairn.codemap.index_db import open_index
         from cairn.codemap.indexer import index_project
         from cairn.project import project_for_root
         from cairn.search import engine
 
-        real_is_program = extract.is_program
+        real_is_program, real_code = extract.is_program, languages.CODE_LANGUAGES
         extract.is_program = real_is_program if text_defs else (lambda lang, head: False)
+        languages.CODE_LANGUAGES = real_code - no_grammars
         saved = _patch(kw)
         cons: dict = {}
         per_repo, per_cat, lang_of = {}, defaultdict(dict), {}
@@ -131,7 +135,7 @@ def main() -> None:
             con.close()
         for mod, key, val in saved:
             setattr(mod, key, val)
-        extract.is_program = real_is_program
+        extract.is_program, languages.CODE_LANGUAGES = real_is_program, real_code
         if a.set == "semble":
             langs = defaultdict(list)
             for repo, s in per_repo.items():
