@@ -1,0 +1,135 @@
+"""Secrets by assignment: a secret-ish name, a separator, a value that has a secret's shape.
+
+Every shape people write a credential in: `password = "..."`, `"apiKey": "..."`, `api_key: ...`,
+`export DB_PASSWORD=...`, `Password=...;` in a connection string, `<password>...</password>`,
+`--token VALUE`, `aws configure set aws_secret_access_key VALUE`, `os.environ["KEY"] = "..."`.
+Each occurrence of a secret word is tried on its own (a failed try never hides the next one,
+so `the password password: X` is caught). The name decides how much the value must prove:
+strong names (password, secret, api key, ...) take any value that is not a reference,
+placeholder or code; weak ones (token, key, auth, salt, ...) only generated-looking values;
+names whose head noun says "not the secret" (`key_id`, `token_count`, `password_hash`,
+`secret_name`, `public_key`) take nothing. Value checks live in shape.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cairn.redact.rx import compile_bytes
+from cairn.redact.shape import is_secret_value
+
+_WORDS = compile_bytes(
+    rb"(?i)pass(?:wd|word|phrase)?|pwd|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
+)
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_VALUE = compile_bytes(
+    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+)"
+    rb"(?:(\\?[\"'`])([^\"'`\\\r\n]{1,512})\\?[\"'`]|([^\s\"'`;<>&|(){}\[\]\\]{1,512}))"
+)
+_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_STRONG_JOINED = re.compile(
+    r"pass(?:wd|word|phrase)|pwd|secret|apikey|accesskey|privatekey|signingkey|masterkey|encryptionkey"
+    r"|(?:auth|access|refresh|bearer|api|bot|session|id|personal|deploy|admin|service)token|credential|creds"
+)
+_WEAK_PARTS = frozenset("token tokens key keys auth sig signature cookie salt session pat cred".split())
+_PASS_PARTS = frozenset("pass pw passwd pwd passwort".split())
+# Head nouns that say the value is about the secret, not the secret
+_NOT_SECRET_HEADS = frozenset(
+    "id ids name names file files path paths dir url uri endpoint length len size count type types hash hashed "
+    "digest checksum sum fingerprint version format prefix suffix field fields header headers env var ref label "
+    "placeholder hint policy mode algorithm alg method manager provider store rotation expiry expires expiration "
+    "at in ttl timeout limit max min budget usage issuer audience scope scopes kind template regex pattern source "
+    "location region host port user username login email enabled required reset confirm valid invalid strength "
+    "rules rule min_length index column table arn ids list arg args param params schema description desc doc docs "
+    "help text msg message error errors prompt title key_id flag flags option options default defaults".split()
+)
+_NOT_SECRET_MODIFIERS = frozenset(
+    "public pub cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
+    "page cursor continuation csrf xsrf etag request trace span correlation lock unique natural sequence max min "
+    "num total input output completion prompt cached".split()
+)
+_KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key", "api-key"),
+          ("token", "token"), ("cred", "credential"), ("cookie", "cookie"), ("sig", "signature"))
+_WORD_ONLY = re.compile(r"[A-Za-z]+[:=]?")
+
+
+def name_strength(name: str) -> str | None:
+    """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`."""
+    parts = [p.lower() for p in _PARTS.findall(name)]
+    if not parts:
+        return None
+    if parts[-1] in _NOT_SECRET_HEADS or (len(parts) > 1 and "_".join(parts[-2:]) in _NOT_SECRET_HEADS):
+        return None
+    joined = "".join(parts)
+    if _STRONG_JOINED.search(joined) or any(p in _PASS_PARTS for p in parts):
+        return "strong" if not any(p in _NOT_SECRET_MODIFIERS for p in parts[:-1]) or "pass" in joined else None
+    if any(p in _WEAK_PARTS for p in parts):
+        return None if any(p in _NOT_SECRET_MODIFIERS for p in parts) else "weak"
+    return None
+
+
+def _kind(name: str) -> str:
+    low = name.lower()
+    if "aws" in low and "secret" in low:
+        return "aws-secret-key"
+    for word, kind in _KINDS:
+        if word in low:
+            return kind
+    return "credential"
+
+
+def spans(data: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, kind) byte spans of values assigned to secret-ish names."""
+    out: list[tuple[int, int, str]] = []
+    n = len(data)
+    done_until = -1
+    for hit in _WORDS.finditer(data):
+        start, end = hit.start(), hit.end()
+        while end < n and end - hit.end() < 64 and data[end] in _IDENT_BYTES:
+            end += 1
+        if end <= done_until:
+            continue
+        done_until = end
+        while start > 0 and hit.start() - start < 64 and data[start - 1] in _IDENT_BYTES:
+            start -= 1
+        raw = data[start:end]
+        flag = raw.startswith(b"-")
+        name = raw.lstrip(b"-.").rstrip(b"-.").decode("ascii", "replace")
+        if end < n and data[end:end + 1] == b"." or not name:
+            continue
+        strength = name_strength(name)
+        if strength is None:
+            continue
+        found = _value_span(data, end, name, strength, flag)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool) -> tuple[int, int, str] | None:
+    m = _VALUE.match(data, pos)
+    if m is None:
+        return None
+    sep = m.group(1)  # groups: 1 separator, 2 opening quote, 3 quoted value, 4 bare value
+    quoted = m.span(3)[0] >= 0
+    group = 3 if quoted else 4
+    vs, ve = m.span(group)
+    if not quoted:  # trailing punctuation belongs to the sentence or the code around it
+        while ve > vs and data[ve - 1:ve] in (b",", b".", b")", b"}", b"]", b":"):
+            ve -= 1
+        if data[ve:ve + 1] == b"(" or data[m.end(group):m.end(group) + 1] == b"(":
+            return None  # a call: getpass(), anthropic_api_key()
+    value = data[vs:ve].decode("utf-8", "replace")
+    if not value:
+        return None
+    if not sep.strip():  # `password VALUE`: only a flag, or a value that cannot be a word
+        if not (flag or strength == "strong") or _WORD_ONLY.fullmatch(value):
+            return None
+        if not flag and not (any(c.isdigit() for c in value) and len(value) >= 6):
+            return None
+    env_style = sep == b"=" and name.isupper()
+    if sep.strip() in (b">", b"==") and not quoted and strength == "weak":
+        return None
+    if not is_secret_value(value, strong=strength == "strong", quoted=quoted, env_style=env_style):
+        return None
+    return vs, ve, _kind(name)

@@ -1,0 +1,81 @@
+"""Secrets found by where they sit: URLs, headers, command lines and credential-file layouts.
+
+`scheme://user:PASSWORD@host`, `Authorization: Bearer|Basic|Token ...`, `Cookie:` values,
+`curl -u user:PASSWORD`, `mysql -pPASSWORD`, `sshpass -p`, `docker login -p`, `.netrc`
+`password`, `.pgpass` lines, Docker `config.json` `"auth"` (base64 of user:password), `.npmrc`
+`_auth`, Azure `AccountKey=`/`SharedAccessSignature=`/`sig=`, Discord webhooks and Telegram bot
+tokens (bare, where gitleaks asks for a nearby name). Each pattern is RE2 (linear) and
+bounded; the masked span is the secret, never the name or the user before it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from cairn.redact.rx import compile_bytes
+from cairn.redact.shape import is_placeholder, is_reference, looks_random
+
+_E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
+
+# (needle that must be in the lowered text, pattern, group of the secret, kind, check)
+# check: "any" masks every value that is not a reference or placeholder, "random" only generated ones
+_LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
+    (b"://", rb"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]{0,128}:([^\s@/'\"<>\[\]]{1,256})@", 1,
+     "url-password", "any"),
+    (b"authorization", rb"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)"
+     rb"\s+([A-Za-z0-9._~+/=:\-]{8,})", 1, "auth-header", "any"),
+    (b"bearer", rb"(?i)(?:^|[^A-Za-z0-9_])bearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1, "bearer-token", "random"),
+    (b"basic", rb"(?i)(?:^|[^A-Za-z0-9_])basic\s+([A-Za-z0-9+/]{12,}={0,2})", 1, "basic-auth", "basic"),
+    (b"cookie", rb"(?i)(?:set-)?cookie[\"']?\s*:\s*[^\r\n=]{1,64}=([^\s;\"',]{16,1000})", 1, "cookie", "random"),
+    (b"-u", rb"(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:'\"]{1,128}:([^\s'\"]{1,256})", 1, "password", "any"),
+    (b"-p", rb"(?i)(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]{0,300}?\s-p"
+     rb"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))", 0, "password", "any"),
+    (b"sshpass", rb"sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))",
+     0, "password", "any"),
+    (b"login", rb"(?i)(?:docker|podman|helm\s+registry|oras|skopeo)\s+login\b[^\n|;&]{0,300}?\s(?:-p|--password)(?:\s+|=)"
+     rb"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))", 0, "password", "any"),
+    (b"machine", rb"(?i)(?:machine\s+\S{1,256}|default)(?:\s+(?:login|account|port)\s+\S{1,256}){0,3}\s+password\s+(\S{1,256})",
+     1, "password", "any"),
+    (b":", rb"(?m)^[ \t]*(?:[A-Za-z0-9.\-]{1,253}|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}"
+     rb":(\S{1,256})[ \t]*\r?$", 1, "pgpass-password", "any"),
+    (b"auth", rb"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", 1, "docker-auth", "basic"),
+    (b"_auth", rb"(?:^|[\s:])_auth\s*=\s*\"?([A-Za-z0-9+/]{6,}={0,2})", 1, "npm-auth", "any"),
+    (b"accountkey", rb"(?i)(?:AccountKey|SharedAccessKey|SharedSecret)\s*=\s*([A-Za-z0-9+/]{16,}={0,2})", 1,
+     "azure-key", "any"),
+    (b"sharedaccesssignature", rb"(?i)SharedAccessSignature\s*=\s*([^;\s\"']{16,})", 1, "azure-sas", "any"),
+    (b"sig=", rb"[?&]sig=([A-Za-z0-9%+/=]{16,})", 1, "azure-sas", "any"),
+    (b"webhooks", rb"(?i)https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/([A-Za-z0-9_\-]{30,})", 1,
+     "discord-webhook", "any"),
+]
+_COMPILED = [(needle, compile_bytes(pattern), group, kind, check) for needle, pattern, group, kind, check in _LAYOUTS]
+
+
+def _ok(value: bytes, check: str) -> bool:
+    text = value.decode("utf-8", "replace")
+    if check == "random":
+        return looks_random(text)
+    if check == "basic":  # base64 of user:password
+        try:
+            decoded = base64.b64decode(value + b"=" * (-len(value) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        return b":" in decoded and decoded.isascii()
+    return not (is_reference(text) or is_placeholder(text))
+
+
+def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, kind) byte spans of secrets found by their surroundings."""
+    out: list[tuple[int, int, str]] = []
+    for needle, rx, group, kind, check in _COMPILED:
+        if needle not in lower:
+            continue
+        for m in rx.finditer(data):
+            if group:
+                s, e = m.span(group)
+            else:  # the first alternative that matched
+                s, e = next((m.span(g) for g in range(1, m.re.groups + 1) if m.span(g)[0] >= 0), (-1, -1))
+            if s < 0 or e <= s or not _ok(data[s:e], check):
+                continue
+            out.append((s, e, kind))
+    return out

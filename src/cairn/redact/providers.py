@@ -1,0 +1,143 @@
+"""Provider token formats: gitleaks' maintained rules (gitleaks_rules.py), run the way gitleaks runs them.
+
+One RE2 set pass finds which rule keywords occur in the lowered text; only those rules run, each
+compiled the first time it is needed. A hit is kept when its secret (the rule's secret group, or
+the first non-empty group) passes the rule's entropy threshold and no allowlist (the global one,
+then the rule's own, on the secret, the match or the line) lets it go. The span masked is the
+secret itself, so `aws_access_key_id = ` stays readable before `[REDACTED:aws-access-token]`.
+
+`SKIPPED` rules are left to cairn's own detectors: `generic-api-key` guesses from a name and a
+value's entropy alone, which damages look-alikes (`secret: SignatureKey`, lockfile hashes);
+`assign.py` does that job with shape checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cairn.redact.rx import LazyRegex, keyword_set
+from cairn.redact.shape import entropy
+
+SKIPPED = frozenset({"generic-api-key"})
+
+
+class Rule:
+    __slots__ = ("id", "regex", "group", "entropy", "allow")
+
+    def __init__(self, row: tuple) -> None:
+        rid, regex, group, ent, _keywords, allow = row
+        self.id = rid
+        self.regex = LazyRegex(regex.encode())
+        self.group = group
+        self.entropy = ent
+        self.allow = [(target, [LazyRegex(r.encode()) for r in regexes], stopwords)
+                      for target, regexes, stopwords in allow]
+
+
+class RuleSet:
+    """A table of gitleaks-format rules with its keyword prefilter, built on first use."""
+
+    def __init__(self, rows: list[tuple], global_regexes: tuple = (), global_stopwords: tuple = (),
+                 skip: frozenset[str] = frozenset()) -> None:
+        self.rows = [r for r in rows if r[0] not in skip]
+        self.global_allow = ("secret", [LazyRegex(r.encode()) for r in global_regexes], global_stopwords)
+        self._rules: list[Rule] | None = None
+        self._keywords: list[bytes] = []
+        self._by_keyword: list[list[int]] = []
+        self._always: list[int] = []
+        self._set: Any = None
+
+    def _build(self) -> None:
+        index: dict[bytes, int] = {}
+        self._rules = [Rule(row) for row in self.rows]
+        for i, row in enumerate(self.rows):
+            if not row[4]:
+                self._always.append(i)
+            for kw in row[4]:
+                k = kw.encode()
+                if k not in index:
+                    index[k] = len(self._keywords)
+                    self._keywords.append(k)
+                    self._by_keyword.append([])
+                self._by_keyword[index[k]].append(i)
+        self._set = keyword_set(self._keywords)
+
+    def candidates(self, lower: bytes) -> list[Rule]:
+        if self._rules is None:
+            self._build()
+        assert self._rules is not None
+        hit = set(self._always)
+        for k in self._set.Match(lower) or ():
+            hit.update(self._by_keyword[k])
+        return [self._rules[i] for i in sorted(hit)]
+
+    def findings(self, data: bytes, lower: bytes | None = None) -> list[tuple[int, int, str]]:
+        """(start, end, rule id) of every secret the rules find in `data`."""
+        out = []
+        for rule in self.candidates(data.lower() if lower is None else lower):
+            for m in rule.regex.finditer(data):
+                span = _secret_span(m, rule.group)
+                if span is None:
+                    continue
+                secret = data[span[0]:span[1]]
+                if rule.entropy and entropy(secret.decode("utf-8", "replace")) <= rule.entropy:
+                    continue
+                if _allowed(self.global_allow, data, m, secret) or any(
+                        _allowed(a, data, m, secret) for a in rule.allow):
+                    continue
+                out.append((span[0], span[1], rule.id))
+        return out
+
+
+def _secret_span(m: Any, group: int) -> tuple[int, int] | None:
+    n = m.re.groups
+    if n >= 1:
+        if group:
+            if group > n or m.start(group) < 0:
+                return None
+            return m.span(group)
+        for g in range(1, n + 1):
+            s, e = m.span(g)
+            if s >= 0 and e > s:
+                return s, e
+    s, e = m.span(0)
+    while e > s and data_is_newline(m.string, e - 1):  # gitleaks trims newlines off a match
+        e -= 1
+    return (s, e) if e > s else None
+
+
+def data_is_newline(data: bytes, i: int) -> bool:
+    return data[i:i + 1] == b"\n"
+
+
+def _allowed(allow: tuple, data: bytes, m: Any, secret: bytes) -> bool:
+    target_kind, regexes, stopwords = allow
+    if stopwords:
+        low = secret.decode("utf-8", "replace").lower()
+        if any(w in low for w in stopwords):
+            return True
+    if not regexes:
+        return False
+    if target_kind == "match":
+        target = m.group(0)
+    elif target_kind == "line":
+        start = data.rfind(b"\n", 0, m.start()) + 1
+        end = data.find(b"\n", m.end())
+        target = data[start:end if end != -1 else len(data)]
+    else:
+        target = secret
+    return any(rx.search(target) is not None for rx in regexes)
+
+
+_RULES: RuleSet | None = None
+
+
+def provider_rules() -> RuleSet:
+    """cairn's provider table: gitleaks' default rules less SKIPPED, then extra_rules.py."""
+    global _RULES
+    if _RULES is None:
+        from cairn.redact import extra_rules
+        from cairn.redact import gitleaks_rules as g
+
+        _RULES = RuleSet(g.RULES + extra_rules.RULES, g.GLOBAL_REGEXES, g.GLOBAL_STOPWORDS, SKIPPED)
+    return _RULES
