@@ -32,12 +32,27 @@ def find(text: str) -> list[tuple[int, int, str]]:
     return _merge(data, found)
 
 
+def _marks(data: bytes) -> list[tuple[int, int]]:
+    """Placeholders already in the text: never masked again, never part of a new span."""
+    out, pos = [], data.find(_MARK)
+    while pos != -1:
+        end = data.find(b"]", pos, pos + 80)
+        end = end + 1 if end != -1 else pos + len(_MARK)
+        out.append((pos, end))
+        pos = data.find(_MARK, end)
+    return out
+
+
 def _merge(data: bytes, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     found.sort(key=lambda s: (s[0], -s[1]))
+    marks = _marks(data) if _MARK in data else []
     out: list[tuple[int, int, str]] = []
+    i = 0
     for s, e, kind in found:
-        if data.startswith(_MARK, s):
-            continue
+        while i < len(marks) and marks[i][1] <= s:
+            i += 1
+        if i < len(marks) and marks[i][0] < e:
+            continue  # touches a placeholder: already redacted
         if out and s < out[-1][1]:
             ps, pe, pkind = out[-1]
             out[-1] = (ps, max(pe, e), pkind)

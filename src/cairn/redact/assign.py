@@ -23,7 +23,7 @@ _WORDS = compile_bytes(
 )
 _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _VALUE = compile_bytes(
-    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+)"
+    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are)[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
     rb"(?:(\\?[\"'`])([^\"'`\\\r\n]{1,512})\\?[\"'`]|([^\s\"'`;<>&|(){}\[\]\\]{1,512}))"
 )
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -44,7 +44,7 @@ _NOT_SECRET_HEADS = frozenset(
     "help text msg message error errors prompt title key_id flag flags option options default defaults".split()
 )
 _NOT_SECRET_MODIFIERS = frozenset(
-    "public pub cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
+    "public pub publishable cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
     "page cursor continuation csrf xsrf etag request trace span correlation lock unique natural sequence max min "
     "num total input output completion prompt cached".split()
 )
@@ -92,6 +92,9 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         done_until = end
         while start > 0 and hit.start() - start < 64 and data[start - 1] in _IDENT_BYTES:
             start -= 1
+        if start > 0 and data[start - 1:start] in (b":", b"/", b"@", b"\\") \
+                and data[max(0, start - 4):start].lower() != b"env:":
+            continue  # inside an ARN, a URL or a path (`arn:...:secret:name`), not `$env:NAME`
         raw = data[start:end]
         flag = raw.startswith(b"-")
         name = raw.lstrip(b"-.").rstrip(b"-.").decode("ascii", "replace")
@@ -127,6 +130,8 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool) -> 
             return None
         if not flag and not (any(c.isdigit() for c in value) and len(value) >= 6):
             return None
+    if b"," in sep and not quoted:
+        return None  # `"NAME", value`: only a quoted value is an argument pair (define, setenv)
     env_style = sep == b"=" and name.isupper()
     if sep.strip() in (b">", b"==") and not quoted and strength == "weak":
         return None

@@ -19,7 +19,7 @@ MAX_BODY = 64 * 1024  # no real key block is longer
 _HEADER = compile_bytes(rb"-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY( BLOCK)?-----")
 # base64 body lines (real newlines or JSON-escaped ones), armour headers (Proc-Type, Comment)
 _BODY = compile_bytes(
-    rb"(?:(?:\r?\n|(?:\\r)?\\n)(?:[A-Za-z0-9+/=]{1,100}|[A-Za-z][A-Za-z0-9-]{1,30}: [^\r\n\\]{0,200}|\s{0,4}))*"
+    rb"(?:(?:\r?\n|(?:\\r)?\\n)(?:[A-Za-z0-9+/=]{1,100}|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset): [^\r\n\\]{0,200}|\s{0,4}))*"
 )
 _PUTTY = compile_bytes(rb"Private-Lines: (\d{1,3})\r?\n")
 _B64_LINE = compile_bytes(rb"[A-Za-z0-9+/=]{1,100}\r?\n?")

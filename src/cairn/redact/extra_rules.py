@@ -57,7 +57,7 @@ RULES: list[tuple] = [
      ("atatt3", "atctt3"), ()),
     ("grafana-token", _START + r"(gl(?:sa|c)_[A-Za-z0-9_\-+/=]{32,})" + _END, 1, 3.0, ("glsa_", "glc_"), ()),
     ("twilio-key", _START + r"(SK[0-9a-f]{32})" + _END, 1, 3.0, ("sk",), ()),
-    ("stripe-key", _START + r"((?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,})" + _END, 1, 3.0, ("_live_", "_test_"), ()),
+    ("stripe-key", _START + r"((?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})" + _END, 1, 3.0, ("_live_", "_test_"), ()),
     ("aws-access-key-id", _START + r"((?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA|A3T[A-Z0-9])[A-Z0-9]{16})" + _END, 1, 3.0,
      ("akia", "asia", "abia", "acca", "aroa", "aida", "a3t"), ()),
     ("google-api-key", _START + r"(AIza[A-Za-z0-9_\-]{35})" + _END, 1, 3.0, ("aiza",), ()),

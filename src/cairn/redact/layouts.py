@@ -35,6 +35,12 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      0, "password", "any"),
     (b"login", rb"(?i)(?:docker|podman|helm\s+registry|oras|skopeo)\s+login\b[^\n|;&]{0,300}?\s(?:-p|--password)(?:\s+|=)"
      rb"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))", 0, "password", "any"),
+    (b"--password-stdin", rb"(?:echo|printf)\s+(?:-n\s+)?(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"|]{1,256}))\s*\|"
+     rb"\s*(?:docker|podman|helm|oras|skopeo|nerdctl)\b[^\n]{0,120}--password-stdin", 0, "password", "any"),
+    (b"redis-cli", rb"redis-cli\b[^\n|;&]{0,200}?\s(?:-a|--pass)\s+(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))",
+     0, "password", "any"),
+    (b"variable", rb"(?i)variable\s+\"[^\"\n]{0,60}(?:pass|secret|token|key|cred)[^\"\n]{0,60}\"\s*\{[^}]{0,300}?"
+     rb"default\s*=\s*\"([^\"\n]{4,512})\"", 1, "password", "any"),
     (b"machine", rb"(?i)(?:machine\s+\S{1,256}|default)(?:\s+(?:login|account|port)\s+\S{1,256}){0,3}\s+password\s+(\S{1,256})",
      1, "password", "any"),
     (b":", rb"(?m)^[ \t]*(?:[A-Za-z0-9.\-]{1,253}|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}"

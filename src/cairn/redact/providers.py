@@ -8,7 +8,9 @@ secret itself, so `aws_access_key_id = ` stays readable before `[REDACTED:aws-ac
 
 `SKIPPED` rules are left to cairn's own detectors: `generic-api-key` guesses from a name and a
 value's entropy alone, which damages look-alikes (`secret: SignatureKey`, lockfile hashes);
-`assign.py` does that job with shape checks.
+`assign.py` does that job with shape checks. `private-key` runs from a BEGIN line to the next
+`KEY-----` anywhere after it, so a key cut short swallows the text up to a later key; blocks.py
+masks each block exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from cairn.redact.rx import LazyRegex, keyword_set
 from cairn.redact.shape import entropy
 
-SKIPPED = frozenset({"generic-api-key"})
+SKIPPED = frozenset({"generic-api-key", "private-key"})
 
 
 class Rule:

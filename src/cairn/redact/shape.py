@@ -28,7 +28,7 @@ _PLACEHOLDER = re.compile(
     r"""|change[-_ ]?me|change[-_ ]?it|replace[-_ ]?me|redacted|masked|hidden|secret|secrets|password|passwd|pass|pwd|token|key"""
     r"""|api[-_]?key|apikey|example|sample|dummy|fake|test|testing|foo|bar|baz|foobar|placeholder|default|string|str|bytes"""
     r"""|(?:your|my|the|some|insert|enter|put|add)[-_ ]?[a-z_\- ]*|[a-z_\-]*[-_](?:here|goes[-_ ]?here)|<.*>|\[.*\]|\(.*\)"""
-    r"""|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z]+(?:_[a-z]+)+|\w*example\w*|\w*dummy\w*|\w*changeme\w*)$""",
+    r"""|(?-i:[A-Z]+(?:_[A-Z0-9]+)+)|[a-z]+(?:_[a-z]+)+|\w*example\w*|\w*dummy\w*|\w*changeme\w*)$""",
     re.I,
 )
 _CODE_WORDS = frozenset(
