@@ -12,8 +12,6 @@ importing this package costs nothing until the first call.
 
 from __future__ import annotations
 
-from typing import Any
-
 PLACEHOLDER = "[REDACTED:{}]"
 _MARK = b"[REDACTED:"
 
@@ -79,7 +77,7 @@ def redact(text: str) -> str:
     return b"".join(parts).decode("utf-8", "surrogatepass")
 
 
-def redact_obj(obj: Any) -> Any:
+def redact_obj(obj: object) -> object:
     """Redact every string inside a JSON-like value (hook payloads, log records)."""
     if isinstance(obj, str):
         return redact(obj)

@@ -14,6 +14,7 @@ names whose head noun says "not the secret" (`key_id`, `token_count`, `password_
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cairn.redact.rx import compile_bytes
 from cairn.redact.shape import is_secret_value
@@ -21,11 +22,16 @@ from cairn.redact.shape import is_secret_value
 _WORDS = compile_bytes(
     rb"(?i)pass(?:wd|word|phrase)?|pwd|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
 )
+MAX_VALUE = 600  # bytes looked at after a name: separator, quotes and a value of up to ~512
 _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_VALUE = compile_bytes(
+# separator (group 1) and an opening quote (group 2), matched in a short window; the value's end is
+# then found by a search without groups (cheap in RE2, whatever the value's length)
+_SEP = compile_bytes(
     rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are)[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
-    rb"(?:(\\?[\"'`])([^\"'`\\\r\n]{1,512})\\?[\"'`]|([^\s\"'`;<>&|(){}\[\]\\]{1,512}))"
+    rb"(\\?[\"'`])?"
 )
+_QUOTED_END = compile_bytes(rb"[\"'`\\\r\n]")
+_BARE_END = compile_bytes(rb"[\s\"'`;<>&|(){}\[\]\\]")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _STRONG_JOINED = re.compile(
     r"pass(?:wd|word|phrase)|pwd|secret|apikey|accesskey|privatekey|signingkey|masterkey|encryptionkey"
@@ -53,6 +59,7 @@ _KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key
 _WORD_ONLY = re.compile(r"[A-Za-z]+[:=]?")
 
 
+@lru_cache(maxsize=4096)
 def name_strength(name: str) -> str | None:
     """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`."""
     parts = [p.lower() for p in _PARTS.findall(name)]
@@ -84,13 +91,14 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
     n = len(data)
     done_until = -1
     for hit in _WORDS.finditer(data):
-        start, end = hit.start(), hit.end()
-        while end < n and end - hit.end() < 64 and data[end] in _IDENT_BYTES:
+        (h0, h1) = hit[0]
+        start, end = h0, h1
+        while end < n and end - h1 < 64 and data[end] in _IDENT_BYTES:
             end += 1
         if end <= done_until:
             continue
         done_until = end
-        while start > 0 and hit.start() - start < 64 and data[start - 1] in _IDENT_BYTES:
+        while start > 0 and h0 - start < 64 and data[start - 1] in _IDENT_BYTES:
             start -= 1
         if start > 0 and data[start - 1:start] in (b":", b"/", b"@", b"\\") \
                 and data[max(0, start - 4):start].lower() != b"env:":
@@ -110,17 +118,31 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
 
 
 def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool) -> tuple[int, int, str] | None:
-    m = _VALUE.match(data, pos)
+    n = len(data)
+    m = _SEP.match(data, pos, min(n, pos + 48))
     if m is None:
         return None
-    sep = m.group(1)  # groups: 1 separator, 2 opening quote, 3 quoted value, 4 bare value
-    quoted = m.span(3)[0] >= 0
-    group = 3 if quoted else 4
-    vs, ve = m.span(group)
-    if not quoted:  # trailing punctuation belongs to the sentence or the code around it
+    sep = data[m[1][0]:m[1][1]]
+    quoted = m[2][0] >= 0
+    vs = m[0][1]
+    window = min(n, vs + MAX_VALUE)
+    if quoted:
+        stop = _QUOTED_END.search(data, vs, window)
+        if stop is None:
+            return None
+        ve = stop[0][0]
+        closer = data[ve:ve + 2] if data[ve:ve + 1] == b"\\" else data[ve:ve + 1]
+        if ve == vs or closer[-1:] not in (b'"', b"'", b"`"):
+            return None  # no closing quote on this line
+    else:
+        stop = _BARE_END.search(data, vs, window)
+        ve = stop[0][0] if stop is not None else window
+        if ve == vs:
+            return None
+        raw_end = ve
         while ve > vs and data[ve - 1:ve] in (b",", b".", b")", b"}", b"]", b":"):
-            ve -= 1
-        if data[ve:ve + 1] == b"(" or data[m.end(group):m.end(group) + 1] == b"(":
+            ve -= 1  # trailing punctuation belongs to the sentence or the code around it
+        if data[raw_end:raw_end + 1] == b"(":
             return None  # a call: getpass(), anthropic_api_key()
     value = data[vs:ve].decode("utf-8", "replace")
     if not value:
@@ -128,7 +150,7 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool) -> 
     if not sep.strip():  # `password VALUE`: only a flag, or a value that cannot be a word
         if not (flag or strength == "strong") or _WORD_ONLY.fullmatch(value):
             return None
-        if not flag and not (any(c.isdigit() for c in value) and len(value) >= 6):
+        if not flag and not (len(value) >= 6 and any(c.isdigit() for c in value)):
             return None
     if b"," in sep and not quoted:
         return None  # `"NAME", value`: only a quoted value is an argument pair (define, setenv)

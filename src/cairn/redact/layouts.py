@@ -21,30 +21,30 @@ _E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
 # (needle that must be in the lowered text, pattern, group of the secret, kind, check)
 # check: "any" masks every value that is not a reference or placeholder, "random" only generated ones
 _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
-    (b"://", rb"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]{0,128}:([^\s@/'\"<>\[\]]{1,256})@", 1,
+    (b"://", rb"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]*:([^\s@/'\"<>\[\]]+)@", 1,
      "url-password", "any"),
     (b"authorization", rb"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)"
      rb"\s+([A-Za-z0-9._~+/=:\-]{8,})", 1, "auth-header", "any"),
     (b"bearer", rb"(?i)(?:^|[^A-Za-z0-9_])bearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1, "bearer-token", "random"),
     (b"basic", rb"(?i)(?:^|[^A-Za-z0-9_])basic\s+([A-Za-z0-9+/]{12,}={0,2})", 1, "basic-auth", "basic"),
-    (b"cookie", rb"(?i)(?:set-)?cookie[\"']?\s*:\s*[^\r\n=]{1,64}=([^\s;\"',]{16,1000})", 1, "cookie", "random"),
-    (b"-u", rb"(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:'\"]{1,128}:([^\s'\"]{1,256})", 1, "password", "any"),
-    (b"-p", rb"(?i)(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]{0,300}?\s-p"
-     rb"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))", 0, "password", "any"),
-    (b"sshpass", rb"sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))",
+    (b"cookie", rb"(?i)(?:set-)?cookie[\"']?\s*:\s*[^\r\n=]+=([^\s;\"',]{16,})", 1, "cookie", "random"),
+    (b"-u", rb"(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:'\"]+:([^\s'\"]+)", 1, "password", "any"),
+    (b"-p", rb"(?i)(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]*?\s-p"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    (b"sshpass", rb"sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
      0, "password", "any"),
-    (b"login", rb"(?i)(?:docker|podman|helm\s+registry|oras|skopeo)\s+login\b[^\n|;&]{0,300}?\s(?:-p|--password)(?:\s+|=)"
-     rb"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))", 0, "password", "any"),
-    (b"--password-stdin", rb"(?:echo|printf)\s+(?:-n\s+)?(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"|]{1,256}))\s*\|"
-     rb"\s*(?:docker|podman|helm|oras|skopeo|nerdctl)\b[^\n]{0,120}--password-stdin", 0, "password", "any"),
-    (b"redis-cli", rb"redis-cli\b[^\n|;&]{0,200}?\s(?:-a|--pass)\s+(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"]{1,256}))",
+    (b"login", rb"(?i)(?:docker|podman|helm\s+registry|oras|skopeo)\s+login\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    (b"--password-stdin", rb"(?:echo|printf)\s+(?:-n\s+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"|]+))\s*\|"
+     rb"\s*(?:docker|podman|helm|oras|skopeo|nerdctl)\b[^\n]*?--password-stdin", 0, "password", "any"),
+    (b"redis-cli", rb"redis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
      0, "password", "any"),
-    (b"variable", rb"(?i)variable\s+\"[^\"\n]{0,60}(?:pass|secret|token|key|cred)[^\"\n]{0,60}\"\s*\{[^}]{0,300}?"
-     rb"default\s*=\s*\"([^\"\n]{4,512})\"", 1, "password", "any"),
-    (b"machine", rb"(?i)(?:machine\s+\S{1,256}|default)(?:\s+(?:login|account|port)\s+\S{1,256}){0,3}\s+password\s+(\S{1,256})",
+    (b"variable", rb"(?i)variable\s+\"[^\"\n]{0,60}(?:pass|secret|token|key|cred)[^\"\n]{0,60}\"\s*\{[^}]*?"
+     rb"default\s*=\s*\"([^\"\n]{4,})\"", 1, "password", "any"),
+    (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
-    (b":", rb"(?m)^[ \t]*(?:[A-Za-z0-9.\-]{1,253}|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}"
-     rb":(\S{1,256})[ \t]*\r?$", 1, "pgpass-password", "any"),
+    (b":", rb"(?m)^[ \t]*(?:[A-Za-z0-9.\-]+|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
+     rb":(\S+)[ \t]*\r?$", 1, "pgpass-password", "any"),
     (b"auth", rb"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", 1, "docker-auth", "basic"),
     (b"_auth", rb"(?:^|[\s:])_auth\s*=\s*\"?([A-Za-z0-9+/]{6,}={0,2})", 1, "npm-auth", "any"),
     (b"accountkey", rb"(?i)(?:AccountKey|SharedAccessKey|SharedSecret)\s*=\s*([A-Za-z0-9+/]{16,}={0,2})", 1,
@@ -78,9 +78,9 @@ def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
             continue
         for m in rx.finditer(data):
             if group:
-                s, e = m.span(group)
+                s, e = m[group]
             else:  # the first alternative that matched
-                s, e = next((m.span(g) for g in range(1, m.re.groups + 1) if m.span(g)[0] >= 0), (-1, -1))
+                s, e = next((span for span in m[1:] if span[0] >= 0), (-1, -1))
             if s < 0 or e <= s or not _ok(data[s:e], check):
                 continue
             out.append((s, e, kind))

@@ -15,11 +15,10 @@ masks each block exactly.
 
 from __future__ import annotations
 
-from typing import Any
-
 from cairn.redact.rx import LazyRegex, keyword_set
 from cairn.redact.shape import entropy
 
+CHUNK = 8192
 SKIPPED = frozenset({"generic-api-key", "private-key"})
 
 
@@ -47,7 +46,7 @@ class RuleSet:
         self._keywords: list[bytes] = []
         self._by_keyword: list[list[int]] = []
         self._always: list[int] = []
-        self._set: Any = None
+        self._set = None
 
     def _build(self) -> None:
         index: dict[bytes, int] = {}
@@ -74,11 +73,26 @@ class RuleSet:
         return [self._rules[i] for i in sorted(hit)]
 
     def findings(self, data: bytes, lower: bytes | None = None) -> list[tuple[int, int, str]]:
-        """(start, end, rule id) of every secret the rules find in `data`."""
-        out = []
-        for rule in self.candidates(data.lower() if lower is None else lower):
-            for m in rule.regex.finditer(data):
-                span = _secret_span(m, rule.group)
+        """(start, end, rule id) of every secret the rules find in `data`.
+
+        Long texts are cut at line ends into chunks of about CHUNK bytes, each with its own keyword
+        pass, so a rule scans only the chunks that hold one of its keywords (provider tokens never
+        span lines; multi-line blocks are blocks.py's job).
+        """
+        lower = data.lower() if lower is None else lower
+        out: list[tuple[int, int, str]] = []
+        start, n = 0, len(data)
+        while start < n:
+            end = -1 if n - start <= CHUNK else data.find(b"\n", start + CHUNK)
+            end = n if end == -1 else end + 1
+            self._chunk(data, lower, start, end, out)
+            start = end
+        return out
+
+    def _chunk(self, data: bytes, lower: bytes, start: int, end: int, out: list) -> None:
+        for rule in self.candidates(lower[start:end] if (start, end) != (0, len(data)) else lower):
+            for m in rule.regex.finditer(data, start, end):
+                span = _secret_span(data, m, rule.group)
                 if span is None:
                     continue
                 secret = data[span[0]:span[1]]
@@ -88,31 +102,26 @@ class RuleSet:
                         _allowed(a, data, m, secret) for a in rule.allow):
                     continue
                 out.append((span[0], span[1], rule.id))
-        return out
 
 
-def _secret_span(m: Any, group: int) -> tuple[int, int] | None:
-    n = m.re.groups
+def _secret_span(data: bytes, m: list, group: int) -> tuple[int, int] | None:
+    """The rule's secret group, else the first non-empty group, else the match less its newlines."""
+    n = len(m) - 1
     if n >= 1:
         if group:
-            if group > n or m.start(group) < 0:
+            if group > n or m[group][0] < 0:
                 return None
-            return m.span(group)
-        for g in range(1, n + 1):
-            s, e = m.span(g)
+            return m[group]
+        for s, e in m[1:]:
             if s >= 0 and e > s:
                 return s, e
-    s, e = m.span(0)
-    while e > s and data_is_newline(m.string, e - 1):  # gitleaks trims newlines off a match
+    s, e = m[0]
+    while e > s and data[e - 1:e] == b"\n":  # gitleaks trims newlines off a match
         e -= 1
     return (s, e) if e > s else None
 
 
-def data_is_newline(data: bytes, i: int) -> bool:
-    return data[i:i + 1] == b"\n"
-
-
-def _allowed(allow: tuple, data: bytes, m: Any, secret: bytes) -> bool:
+def _allowed(allow: tuple, data: bytes, m: list, secret: bytes) -> bool:
     target_kind, regexes, stopwords = allow
     if stopwords:
         low = secret.decode("utf-8", "replace").lower()
@@ -121,10 +130,10 @@ def _allowed(allow: tuple, data: bytes, m: Any, secret: bytes) -> bool:
     if not regexes:
         return False
     if target_kind == "match":
-        target = m.group(0)
+        target = data[m[0][0]:m[0][1]]
     elif target_kind == "line":
-        start = data.rfind(b"\n", 0, m.start()) + 1
-        end = data.find(b"\n", m.end())
+        start = data.rfind(b"\n", 0, m[0][0]) + 1
+        end = data.find(b"\n", m[0][1])
         target = data[start:end if end != -1 else len(data)]
     else:
         target = secret

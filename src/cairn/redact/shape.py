@@ -44,6 +44,8 @@ _DIGEST = re.compile(r"(?:sha(?:1|224|256|384|512)|md5|blake2b?|h1|xxh64|crc32)[
 _VERSION = re.compile(r"[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.\-]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)")
+_DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
 _WORDY = re.compile(r"[a-z]+(?:[-_][a-z]+)*")
 
 
@@ -70,12 +72,12 @@ def is_code(value: str) -> bool:
     low = value.lower()
     if low in _CODE_WORDS:
         return True
-    if _DOTTED.fullmatch(value) and not any(c.isdigit() for c in value.split(".")[-1][:1]):
+    if _DOTTED.fullmatch(value) and not value.split(".")[-1][:1].isdigit():
         return not looks_random(value.replace(".", ""))
     if _CALLISH.match(value):
         return True
     # a bare identifier without digits: a type, a constant's name, an enum member
-    return bool(_IDENT.fullmatch(value)) and not any(c.isdigit() for c in value)
+    return bool(_IDENT.fullmatch(value)) and not _DIGIT.search(value)
 
 
 def is_not_secret_data(value: str) -> bool:
@@ -97,7 +99,7 @@ def looks_random(value: str) -> bool:
     v = value.rstrip("=")
     if len(v) < 16 or " " in v or v.count("/") > 2 or _UUID.fullmatch(v):
         return False
-    if not any(c.isdigit() for c in v) or not any(c.isalpha() for c in v):
+    if not _DIGIT.search(v) or not _LETTER.search(v):
         return False
     if _HEX.fullmatch(v):
         return len(v) >= 32 or entropy(v) >= 3.4
@@ -128,7 +130,7 @@ def is_secret_value(value: str, *, strong: bool, quoted: bool, env_style: bool =
     if " " in v:
         return looks_random(v.replace(" ", "")) and v.count(" ") <= 2
     if quoted:
-        return not (_DOTTED.fullmatch(v) and not any(c.isdigit() for c in v)) or looks_random(v)
+        return not (_DOTTED.fullmatch(v) and not _DIGIT.search(v)) or looks_random(v)
     if is_code(v):
         return env_style and not (_IDENT.fullmatch(v) and v[:1].isupper() and not v.isupper()) \
             and v.lower() not in _CODE_WORDS
