@@ -33,7 +33,7 @@ def texts() -> dict[str, str]:
     prose = ("The test failed because the fixture was stale; I re-ran `pytest -q tests/search` and "
              "it passed. Next I will open src/app/api.py around line 120 and look at the retry loop.\n")
     lines = []
-    for (_, s, _), (_, look) in zip(corpus.secrets(), corpus.lookalikes()):
+    for (_, s, _), (_, look) in zip(corpus.secrets(), corpus.lookalikes(), strict=False):
         lines += [prose, s, "\n", look, "\n", prose * 3]
     transcript = "".join(lines)
     transcript = transcript * max(1, (1 << 20) // len(transcript))

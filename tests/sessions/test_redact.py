@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cairn.sessions.redact import looks_random, redact, redact_obj
+from cairn.redact import redact, redact_obj
+from cairn.redact.shape import looks_random
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "secrets"
 _ALNUM = string.ascii_letters + string.digits

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except CairnError as exc:
         print(f"cairn: error: {exc}", file=sys.stderr)
-        return 1
+        return exc.exit_code
     except KeyboardInterrupt:
         print("cairn: interrupted", file=sys.stderr)
         return 130
@@ -96,7 +96,7 @@ def _log_exception(argv: list[str]) -> str | None:
         import traceback
 
         from cairn.home import logs_dir
-        from cairn.sessions.redact import redact
+        from cairn.redact import redact
 
         path = logs_dir() / "cli.log"
         with open(path, "a", encoding="utf-8") as fh:

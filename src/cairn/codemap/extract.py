@@ -15,9 +15,6 @@ from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.search.tokens import expand_identifiers, path_text
 
 DOC_LANGS = frozenset({"markdown", "rst", "text"})
-# Text kinds whose indexed copy is passed through secret redaction (see sessions/redact.py).
-REDACTED_EXTS = (".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".sh", ".bash",
-                 ".zsh", ".tf", ".tfvars", ".hcl", ".xml", ".txt", ".md", ".ps1", ".bat", ".cmd")
 
 
 @dataclass
@@ -70,11 +67,11 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
     if gen:
         rec.skip = gen
         return rec
-    text = data.decode("utf-8", errors="replace")
-    if path.lower().endswith(REDACTED_EXTS):
-        from cairn.sessions.redact import redact
+    from cairn.redact import redact
 
-        text = redact(text)  # configuration is where keys get pasted; code is left as it is (speed)
+    raw_text = data.decode("utf-8", errors="replace")
+    text = redact(raw_text)  # the index keeps no secret: not in its text, nor in a signature
+    has_secret = text != raw_text
     rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     lang = language_for_path(path, data[:8192])
     rec.lang = lang
@@ -91,6 +88,9 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int) -> FileRecord:
             rec.parsed = parse_source(lang, data, path)
         except Exception as exc:  # a grammar bug must not lose the file: index it as text
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
+    if has_secret and rec.parsed:
+        for d in rec.parsed.defs:
+            d.signature = redact(d.signature)
     rec.body = expand_identifiers(text)
     rec.fts_path = path_text(path)
     if rec.parsed:

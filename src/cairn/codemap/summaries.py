@@ -38,7 +38,7 @@ def get_summary(project: Project, module: str | None = None) -> str:
 
 def set_summary(project: Project, module: str | None, text: str) -> Path:
     """Store (or, with empty text, remove) a summary; secrets are redacted before anything is written."""
-    from cairn.sessions.redact import redact
+    from cairn.redact import redact
 
     path = summary_path(project, module)
     if text.strip():

@@ -181,7 +181,9 @@ class CairnTools:
         """A cited file must lie in the project (it is hashed for staleness); stored repo-relative."""
         real = safe_path(project, path, must_exist=False)
         if project.root is None or not real.is_relative_to(Path(project.root).resolve()):
-            raise CairnError(f"{path}: a cited file must be inside the project")
+            from cairn.errors import PathRefused
+
+            raise PathRefused(path, "a cited file must be inside the project")
         return relative_to_root(project, real)
 
     def read(self, id: Annotated[Str | None, Field(max_length=300, description="A knowledge node id or title "
@@ -231,6 +233,7 @@ class CairnTools:
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
+        files = [self._cited(project, f) for f in files] if files else files  # names inside the project only
         fields = {"goal": goal, "where": where, "files": files, "decisions": decisions, "next": next,
                   "blockers": blockers}
         saved = save_handoff(project, fields=fields, body=body)
