@@ -69,7 +69,7 @@ def confine(path: str | os.PathLike, bases: list[Path], *, relative_to: Path | N
     home = next((b for b in bases if inside(resolved, b)), None)
     if home is None:
         names = " or ".join(str(b) for b in bases) or "nowhere"
-        raise PathRefused(path, f"outside the project: {what} must be inside {names} (symlinks included)")
+        raise PathRefused(path, f"outside the project: {what} must be inside the project ({names}; symlinks included)")
     if not allow_git and has_git_part(resolved, home):
         raise PathRefused(path, "git internals (.git/) are not read or written through cairn")
     return resolved
