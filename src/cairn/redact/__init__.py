@@ -59,8 +59,12 @@ def _merge(data: bytes, found: list[tuple[int, int, str]]) -> list[tuple[int, in
     return out
 
 
-def redact(text: str) -> str:
-    """`text` with every recognised secret replaced by `[REDACTED:<kind>]`."""
+def redact(text: str, *, keep_lines: bool = False) -> str:
+    """`text` with every recognised secret replaced by `[REDACTED:<kind>]`.
+
+    `keep_lines`: a masked span keeps its line breaks (after the placeholder), so line numbers
+    of the text around it stay true (file regions shown with numbers).
+    """
     if not text or len(text) < 6:
         return text
     spans = find(text)
@@ -72,6 +76,8 @@ def redact(text: str) -> str:
     for s, e, kind in spans:
         parts.append(data[last:s])
         parts.append(PLACEHOLDER.format(kind).encode())
+        if keep_lines:
+            parts.append(b"\n" * data.count(b"\n", s, e))
         last = e
     parts.append(data[last:])
     return b"".join(parts).decode("utf-8", "surrogatepass")

@@ -100,7 +100,10 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         done_until = end
         while start > 0 and h0 - start < 64 and data[start - 1] in _IDENT_BYTES:
             start -= 1
-        if start > 0 and data[start - 1:start] in (b":", b"/", b"@", b"\\") \
+        if start > 0 and data[start - 1:start] == b"\\" and data[start:start + 1] in (b"n", b"t", b"r") \
+                and start < h0:
+            start += 1  # `\npassword=...`: an escaped line break (JSON, a quoted string) ends the name before
+        elif start > 0 and data[start - 1:start] in (b":", b"/", b"@") \
                 and data[max(0, start - 4):start].lower() != b"env:":
             continue  # inside an ARN, a URL or a path (`arn:...:secret:name`), not `$env:NAME`
         raw = data[start:end]

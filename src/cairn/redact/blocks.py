@@ -19,10 +19,10 @@ MAX_BODY = 64 * 1024  # no real key block is longer
 _HEADER = compile_bytes(rb"-----BEGIN ((?:[A-Z0-9]+ ){0,3})PRIVATE KEY( BLOCK)?-----")
 # base64 body lines (real newlines or JSON-escaped ones), armour headers (Proc-Type, Comment)
 _BODY = compile_bytes(
-    rb"(?:(?:\r?\n|(?:\\r)?\\n)(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset): [^\r\n\\]*|[ \t]*))*"
+    rb"(?:(?:\r?\n|(?:\\+r)?\\+n)(?:[A-Za-z0-9+/=]+|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset): [^\r\n\\]*|[ \t]*))*"
 )
-_PUTTY = compile_bytes(rb"Private-Lines: (\d{1,3})\r?\n")
-_B64_LINE = compile_bytes(rb"[A-Za-z0-9+/=]+\r?\n?")
+_PUTTY = compile_bytes(rb"Private-Lines: (\d{1,3})(?:\r?\n|(?:\\+r)?\\+n)")
+_B64_LINE = compile_bytes(rb"[A-Za-z0-9+/=]+(?:\r?\n|(?:\\+r)?\\+n)?")
 # "-----BEGIN " base64-encoded starts LS0tLS1CRUdJTi; the header names what follows
 _WRAPPED = compile_bytes(rb"LS0tLS1CRUdJTi[A-Za-z0-9+/]+={0,2}")
 

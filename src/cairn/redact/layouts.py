@@ -43,8 +43,8 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      rb"default\s*=\s*\"([^\"\n]{4,})\"", 1, "password", "any"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
-    (b":", rb"(?m)^[ \t]*(?:[A-Za-z0-9.\-]+|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
-     rb":(\S+)[ \t]*\r?$", 1, "pgpass-password", "any"),
+    (b":", rb"(?m)(?:^|[\s\"'=]|\\n)(?:[A-Za-z0-9.\-]+|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
+     rb":([^\s'\"\\]+)(?:[ \t]*\r?$|['\"\\]|\s)", 1, "pgpass-password", "any"),
     (b"auth", rb"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", 1, "docker-auth", "basic"),
     (b"_auth", rb"(?:^|[\s:])_auth\s*=\s*\"?([A-Za-z0-9+/]{6,}={0,2})", 1, "npm-auth", "any"),
     (b"accountkey", rb"(?i)(?:AccountKey|SharedAccessKey|SharedSecret)\s*=\s*([A-Za-z0-9+/]{16,}={0,2})", 1,
