@@ -47,6 +47,8 @@ def _merge(data: bytes, found: list[tuple[int, int, str]]) -> list[tuple[int, in
     out: list[tuple[int, int, str]] = []
     i = 0
     for s, e, kind in found:
+        if e <= s:
+            continue
         while i < len(marks) and marks[i][1] <= s:
             i += 1
         if i < len(marks) and marks[i][0] < e:

@@ -72,7 +72,10 @@ def _putty_spans(data: bytes) -> list[tuple[int, int, str]]:
             if line is None or line[0][1] == pos:
                 break
             pos = line[0][1]
-        out.append((m[0][1], pos, "private-key"))
+        while pos > m[0][1] and data[pos - 1:pos] in (b"\n", b"\r"):
+            pos -= 1  # the line break after the last line is not key material
+        if pos > m[0][1]:
+            out.append((m[0][1], pos, "private-key"))
     return out
 
 
