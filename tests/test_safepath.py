@@ -84,7 +84,9 @@ def test_symlinks_in_dot_cairn_are_never_followed(repo, tmp_path, run_cli, cairn
     from cairn.agents.mcp.tools import CairnTools
 
     tools = CairnTools(Scope(str(repo)))
-    with pytest.raises(Exception):
+    from cairn.errors import CairnError
+
+    with pytest.raises(CairnError, match="no knowledge node"):
         tools.read(id="creds")
     with pytest.raises(PathRefused):
         tools.read(path=".cairn/knowledge/creds.md")
