@@ -1,6 +1,6 @@
 """Redaction speed per MB, cold start, and the adversarial inputs that made the old redactor quadratic.
 
-    python bench/redact_speed.py [--runs 5]
+    python bench/redact_speed.py [--runs 5] [--tree DIR]
 
 Texts: cairn's own source (code, few secrets), a transcript-like text (the corpus' secrets and
 look-alikes between lines of prose and tool output, ~1 MB), and adversarial inputs: 260 KB of
@@ -66,9 +66,30 @@ def cold(cmd: str, runs: int) -> float:
     return statistics.median(times) * 1000
 
 
+def tree_cost(tree: Path) -> None:
+    """What redacting every indexed text file adds to indexing `tree` (files <= 1 MB, not binary)."""
+    total_bytes, total_s, files, with_secret = 0, 0.0, 0, 0
+    for p in sorted(tree.rglob("*")):
+        if not p.is_file() or p.is_symlink() or ".git" in p.parts or p.stat().st_size > 1_000_000:
+            continue
+        data = p.read_bytes()
+        if b"\x00" in data[:8192]:
+            continue
+        text = data.decode("utf-8", "replace")
+        t = time.perf_counter()
+        out = redact(text)
+        total_s += time.perf_counter() - t
+        total_bytes += len(data)
+        files += 1
+        with_secret += out != text
+    print(f"\ntree {tree}: {files} text files, {total_bytes / 1e6:.1f} MB, redaction {total_s:.2f} s "
+          f"({total_bytes / 1e6 / total_s:.1f} MB/s); {with_secret} files had something masked")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--tree", type=Path, help="also: what redaction adds to indexing this tree")
     args = ap.parse_args()
     print("| text | size | median s | MB/s |\n|---|---:|---:|---:|")
     for name, text in texts().items():
@@ -80,6 +101,8 @@ def main() -> int:
     one = cold("from cairn.redact import redact; redact('export DB_PASSWORD=Tr0ub4dor-88x and ghp_' + 'a1' * 18)", args.runs)
     print(f"\ncold start (median of {args.runs}): python -c pass {floor:.1f} ms; import cairn.redact "
           f"{imp:.1f} ms; import + first redaction {one:.1f} ms")
+    if args.tree:
+        tree_cost(args.tree)
     return 0
 
 

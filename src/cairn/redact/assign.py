@@ -47,12 +47,13 @@ _NOT_SECRET_HEADS = frozenset(
     "at in ttl timeout limit max min budget usage issuer audience scope scopes kind template regex pattern source "
     "location region host port user username login email enabled required reset confirm valid invalid strength "
     "rules rule min_length index column table arn ids list arg args param params schema description desc doc docs "
-    "help text msg message error errors prompt title key_id flag flags option options default defaults".split()
+    "help text msg message error errors prompt title key_id flag flags option options default defaults "
+    "bucket queue topic stream log logs schema schemas map maps".split()
 )
 _NOT_SECRET_MODIFIERS = frozenset(
     "public pub publishable cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
     "page cursor continuation csrf xsrf etag request trace span correlation lock unique natural sequence max min "
-    "num total input output completion prompt cached".split()
+    "num total input output completion prompt cached magic".split()
 )
 _KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key", "api-key"),
           ("token", "token"), ("cred", "credential"), ("cookie", "cookie"), ("sig", "signature"))
@@ -60,6 +61,10 @@ _WORD_ONLY = re.compile(r"[A-Za-z]+[:=]?")
 
 
 @lru_cache(maxsize=4096)
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
 def name_strength(name: str) -> str | None:
     """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`."""
     parts = [p.lower() for p in _PARTS.findall(name)]
@@ -114,13 +119,14 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         strength = name_strength(name)
         if strength is None:
             continue
-        found = _value_span(data, end, name, strength, flag)
+        found = _value_span(data, end, name, strength, flag, start)
         if found is not None:
             out.append(found)
     return out
 
 
-def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool) -> tuple[int, int, str] | None:
+def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
+                name_start: int = 0) -> tuple[int, int, str] | None:
     n = len(data)
     m = _SEP.match(data, pos, min(n, pos + 48))
     if m is None:
@@ -155,11 +161,15 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool) -> 
             return None
         if not flag and not (len(value) >= 6 and any(c.isdigit() for c in value)):
             return None
-    if b"," in sep and not quoted:
-        return None  # `"NAME", value`: only a quoted value is an argument pair (define, setenv)
+    if b"," in sep and (not quoted or data[name_start - 1:name_start] not in (b'"', b"'")
+                        or data[name_start - 2:name_start - 1] not in (b"(", b" ", b",", b"[")
+                        or data[ve + 1:ve + 3].lstrip()[:1] == b":"):
+        return None  # `f("NAME", "value")` (define, setenv); not a JSON object's next key
     env_style = sep == b"=" and name.isupper()
     if sep.strip() in (b">", b"==") and not quoted and strength == "weak":
         return None
+    if quoted and len(value) < 64 and _squash(value) and _squash(value) in _squash(name):
+        return None  # `SECRET_SUFFIX_KEY = "secretSuffix"`: the value names the name
     if not is_secret_value(value, strong=strength == "strong", quoted=quoted, env_style=env_style):
         return None
     return vs, ve, _kind(name)

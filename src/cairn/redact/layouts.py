@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 from cairn.redact.rx import compile_bytes
 from cairn.redact.shape import is_placeholder, is_reference, looks_random
@@ -43,8 +44,9 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      rb"default\s*=\s*\"([^\"\n]{4,})\"", 1, "password", "any"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
-    (b":", rb"(?m)(?:^|[\s\"'=]|\\n)(?:[A-Za-z0-9.\-]+|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
-     rb":([^\s'\"\\]+)(?:[ \t]*\r?$|['\"\\]|\s)", 1, "pgpass-password", "any"),
+    (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
+     rb":[A-Za-z_*][\w.\-*$]*:[A-Za-z_*][\w.\-@*$]*:([^\s'\"\\:][^\s'\"\\]*)(?:[ \t]*\r?$|['\"\\]|\s)", 2,
+     "pgpass-password", "pgpass"),
     (b"auth", rb"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", 1, "docker-auth", "basic"),
     (b"_auth", rb"(?:^|[\s:])_auth\s*=\s*\"?([A-Za-z0-9+/]{6,}={0,2})", 1, "npm-auth", "any"),
     (b"accountkey", rb"(?i)(?:AccountKey|SharedAccessKey|SharedSecret)\s*=\s*([A-Za-z0-9+/]{16,}={0,2})", 1,
@@ -57,8 +59,13 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
 _COMPILED = [(needle, compile_bytes(pattern), group, kind, check) for needle, pattern, group, kind, check in _LAYOUTS]
 
 
-def _ok(value: bytes, check: str) -> bool:
+def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> bool:
     text = value.decode("utf-8", "replace")
+    if check == "pgpass":  # host:port:db:user:password; an IPv6 address or a time is not one
+        host = data[m[1][0]:m[1][1]].decode("ascii", "replace") if m else ""
+        if re.fullmatch(r"[0-9a-fA-F]{1,4}|[0-9.\-]+", host):
+            return False
+        check = "any"
     if check == "random":
         return looks_random(text)
     if check == "basic":  # base64 of user:password
@@ -81,7 +88,7 @@ def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
                 s, e = m[group]
             else:  # the first alternative that matched
                 s, e = next((span for span in m[1:] if span[0] >= 0), (-1, -1))
-            if s < 0 or e <= s or not _ok(data[s:e], check):
+            if s < 0 or e <= s or not _ok(data[s:e], check, data, m):
                 continue
             out.append((s, e, kind))
     return out

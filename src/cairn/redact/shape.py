@@ -45,6 +45,9 @@ _VERSION = re.compile(r"[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.\-]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)")
 _DIGIT = re.compile(r"[0-9]")
+_CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_INNER_CAP = re.compile(r"[a-z][A-Z]")
+_SEGMENTS = re.compile(r"[A-Za-z0-9]+")
 _LETTER = re.compile(r"[A-Za-z]")
 _WORDY = re.compile(r"[a-z]+(?:[-_][a-z]+)*")
 
@@ -67,17 +70,31 @@ def is_placeholder(value: str) -> bool:
     return bool(_PLACEHOLDER.fullmatch(value)) or len(set(value.lower())) <= 2
 
 
+def is_wordy(ident: str) -> bool:
+    """An identifier made of words: `encryptionKey2`, `SSECustomerKeySHA256`, `k8sSchema` (a
+    generated token's camel parts are mostly one or two characters long)."""
+    parts = _CAMEL_PARTS.findall(ident)
+    letters = [p for p in parts if not p.isdigit()]
+    if not letters or len(parts) - len(letters) > 2:
+        return False
+    return sum(len(p) for p in letters) >= 2.5 * len(letters)
+
+
 def is_code(value: str) -> bool:
-    """`settings.SECRET_KEY`, `getpass()`, `self.token`, `SignatureKey`, `str`: code, not a value."""
+    """`settings.SECRET_KEY`, `getpass()`, `self.token`, `SignatureKey`, `*accountKey`, `str`: code."""
     low = value.lower()
     if low in _CODE_WORDS:
         return True
-    if _DOTTED.fullmatch(value) and not value.split(".")[-1][:1].isdigit():
-        return not looks_random(value.replace(".", ""))
-    if _CALLISH.match(value):
+    v = value.lstrip("*&")
+    if _DOTTED.fullmatch(v) and not v.split(".")[-1][:1].isdigit():
+        segments = [x for x in re.split(r"\.|::|->|\?\.", v.split("(")[0].split("[")[0]) if x]
+        return all(is_wordy(x) or not _DIGIT.search(x) for x in segments) or not looks_random(v.replace(".", ""))
+    if _CALLISH.match(v):
         return True
-    # a bare identifier without digits: a type, a constant's name, an enum member
-    return bool(_IDENT.fullmatch(value)) and not _DIGIT.search(value)
+    if not _IDENT.fullmatch(v):
+        return False
+    # a bare identifier without digits (a type, a constant, an enum member), a camelCase variable
+    return not _DIGIT.search(v) or (v != value or _INNER_CAP.search(v) is not None) and is_wordy(v)
 
 
 def is_not_secret_data(value: str) -> bool:
@@ -103,8 +120,13 @@ def looks_random(value: str) -> bool:
         return False
     if _HEX.fullmatch(v):
         return len(v) >= 32 or entropy(v) >= 3.4
-    if _WORDY.fullmatch(v.lower()) or is_not_secret_data(v):
+    if _WORDY.fullmatch(v.lower()) or is_not_secret_data(v) or "," in v or ";" in v:
         return False
+    segments = _SEGMENTS.findall(v)
+    if len(segments) >= 3 and all(x.isdigit() or x.isalpha() for x in segments):
+        return False  # `bytes,1,opt,name=key,proto3`, `tf_backend.s3.bucket`: words and numbers
+    if len(segments) >= 2 and all(is_wordy(x) for x in segments if not x.isdigit()):
+        return False  # `tf_backend.s3.bucket`, `archives/plugin_SHA256SUMS.sig`: names and paths
     return entropy(v) >= (3.0 if len(v) >= 24 else 3.3)
 
 
@@ -120,7 +142,7 @@ def is_secret_value(value: str, *, strong: bool, quoted: bool, env_style: bool =
     if not v or len(v) > 1024 or is_reference(v) or "[REDACTED" in v:
         return False
     if not strong:
-        return looks_random(v) and not is_placeholder(v)
+        return looks_random(v) and not is_placeholder(v) and not is_code(v)
     if len(v) < 4 or is_placeholder(v):
         return False
     if is_uuid(v):
