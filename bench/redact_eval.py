@@ -1,6 +1,6 @@
 """Redaction quality on the generated corpus: recall and look-alikes damaged, per kind, cairn beside gitleaks.
 
-    python bench/redact_eval.py [--seed 13] [--markdown] [--show-misses]
+    python bench/redact_eval.py [--seed 13] [--held-out] [--markdown] [--show-misses] [--also FILE]
 
 A secret counts as caught when no 12-character piece of its value (the whole value, if shorter)
 is left in the output. A look-alike is damaged when the output differs from the input at all.
@@ -53,9 +53,20 @@ def gitleaks_redact(text: str, rules: RuleSet) -> str:
     return b"".join(parts).decode("utf-8", "replace")
 
 
-def evaluate(seed: int, show: bool = False, held_out: bool = False) -> dict:
+def _load(path: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("other_redact", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.redact
+
+
+def evaluate(seed: int, show: bool = False, held_out: bool = False, also: Path | None = None) -> dict:
     gl = RuleSet(g.RULES, g.GLOBAL_REGEXES, g.GLOBAL_STOPWORDS)
     systems = {"cairn": redact, "gitleaks": lambda t: gitleaks_redact(t, gl)}
+    if also is not None:
+        systems["other"] = _load(also)
     res: dict = {name: {"secrets": defaultdict(lambda: [0, 0]), "look": defaultdict(lambda: [0, 0])} for name in systems}
     if held_out:
         sec, look = corpus.heldout()
@@ -90,8 +101,10 @@ def main() -> int:
     ap.add_argument("--markdown", action="store_true", help="per-kind tables for docs/benchmarks.md")
     ap.add_argument("--show-misses", action="store_true")
     ap.add_argument("--held-out", action="store_true", help="the second set, written after tuning (corpus.heldout)")
+    ap.add_argument("--also", type=Path, metavar="FILE", help="also score the `redact` function of FILE (e.g. an "
+                    "older cairn redactor: git show REV:src/cairn/sessions/redact.py > FILE)")
     args = ap.parse_args()
-    res = evaluate(args.seed, args.show_misses, args.held_out)
+    res = evaluate(args.seed, args.show_misses, args.held_out, args.also)
     for name in res:
         c, n = totals(res[name]["secrets"])
         d, m = totals(res[name]["look"])
