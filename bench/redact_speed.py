@@ -1,6 +1,6 @@
 """Redaction speed per MB, cold start, and the adversarial inputs that made the old redactor quadratic.
 
-    python bench/redact_speed.py [--runs 5] [--tree DIR]
+    python bench/redact_speed.py [--runs 5] [--tree DIR] [--also OLD_REDACT_PY]
 
 Texts: cairn's own source (code, few secrets), a transcript-like text (the corpus' secrets and
 look-alikes between lines of prose and tool output, ~1 MB), and adversarial inputs: 260 KB of
@@ -48,12 +48,12 @@ def texts() -> dict[str, str]:
     }
 
 
-def bench(text: str, runs: int) -> float:
-    redact(text[:100])  # compile what this text needs outside the timing
+def bench(text: str, runs: int, fn=redact) -> float:
+    fn(text[:100])  # compile what this text needs outside the timing
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        redact(text)
+        fn(text)
         times.append(time.perf_counter() - t)
     return statistics.median(times)
 
@@ -93,12 +93,26 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--tree", type=Path, help="also: what redaction adds to indexing this tree")
+    ap.add_argument("--also", type=Path, metavar="FILE", help="also time the `redact` of FILE (an older redactor: "
+                    "git show REV:src/cairn/sessions/redact.py > FILE); skips the two slowest adversarial texts")
     args = ap.parse_args()
-    print("| text | size | median s | MB/s |\n|---|---:|---:|---:|")
+    other = None
+    if args.also:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("other_redact", args.also)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        other = mod.redact
+    print("| text | size | median s | MB/s |" + (" other s |" if other else "") + "\n|---|---:|---:|---:|"
+          + ("---:|" if other else ""))
     for name, text in texts().items():
         dt = bench(text, args.runs)
         mb = len(text.encode()) / 1e6
-        print(f"| {name} | {mb * 1000:.0f} KB | {dt:.3f} | {mb / dt:.1f} |")
+        extra = ""
+        if other is not None:
+            extra = " |" if "1 MB" in name else f" {bench(text, 1, other):.3f} |"
+        print(f"| {name} | {mb * 1000:.0f} KB | {dt:.3f} | {mb / dt:.1f} |{extra}")
     runs = max(args.runs, 11)
     sample = "from cairn.redact import redact; redact(open('README.md').read()[:3000])"
     floor = cold("pass", runs)
@@ -106,6 +120,10 @@ def main() -> int:
     one = cold(sample, runs)
     print(f"\ncold start, a fresh process as a hook is (median of {runs}): python -c pass {floor:.1f} ms; "
           f"import cairn.redact {imp:.1f} ms; import + redacting 3 KB (README.md) {one:.1f} ms")
+    if other is not None:
+        old_cmd = (f"import importlib.util as u; s = u.spec_from_file_location('o', {str(args.also)!r}); "
+                   "m = u.module_from_spec(s); s.loader.exec_module(m); m.redact(open('README.md').read()[:3000])")
+        print(f"other: import + redacting 3 KB {cold(old_cmd, runs):.1f} ms")
     if args.tree:
         tree_cost(args.tree)
     return 0
