@@ -178,3 +178,23 @@ def test_confine_and_memory_path_rules(tmp_path):
     with pytest.raises(PathRefused, match="symlink"):
         memory_path(base / ".cairn", "journal", "x.md")
     assert slug("../../etc/passwd") == "etc-passwd" and slug("") == "item"
+
+
+def test_memory_md_default_file_linked_out_is_refused(tmp_path, repo, run_cli):
+    outside = tmp_path / "shared-notes.md"
+    outside.write_text("# mine\n")
+    (repo / "CLAUDE.md").symlink_to(outside)
+    _refused(run_cli("memory-md", cwd=repo), "CLAUDE.md")
+    assert outside.read_text() == "# mine\n"
+    (repo / "CLAUDE.md").unlink()
+    (repo / "AGENTS.md").write_text("# agents\n")
+    (repo / "CLAUDE.md").symlink_to(repo / "AGENTS.md")  # a link inside the project is fine
+    assert run_cli("memory-md", cwd=repo).returncode == 0
+    assert "cairn:memory" in (repo / "AGENTS.md").read_text() and (repo / "CLAUDE.md").is_symlink()
+
+
+def test_cli_output_is_redacted(repo, run_cli):
+    token = "ghp_" + "".join("aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW0xY5z"[i % 34] for i in range(36))
+    (repo / "src/app/settings.py").write_text(f"TOKEN = '{token}'\n")
+    out = run_cli("search", "settings TOKEN", cwd=repo)
+    assert out.returncode == 0 and token not in out.stdout and token[:12] not in out.stdout

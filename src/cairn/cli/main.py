@@ -64,8 +64,8 @@ class RedactedStdout:
 
     Everything a command prints (search hits, notes, handoffs, file regions, session turns) goes
     through the same redaction as every stored text. Output is released at the end of a command,
-    or in pieces ending at a line break once more than FLUSH_AT characters are waiting (a PEM block
-    or a JSON object is then seen whole in the common case).
+    on an explicit flush, or once more than FLUSH_AT characters are waiting, always in pieces that
+    end at a line break (so a PEM block or a JSON object printed at once is redacted whole).
     """
 
     FLUSH_AT = 1 << 20
@@ -93,8 +93,9 @@ class RedactedStdout:
             self._inner.write(redact(text[:cut]))
             self._inner.flush()
 
-    def flush(self) -> None:  # held back on purpose: released by close()
-        pass
+    def flush(self) -> None:  # an explicit flush (progress lines) releases the complete lines
+        if self._parts:
+            self._release(final=False)
 
     def close(self) -> None:
         self._release(final=True)

@@ -158,8 +158,8 @@ def target_file(root: Path, file: str | Path | None, *, force: bool = False) -> 
     or, with `force`, exactly the path the user typed."""
     from cairn.safepath import confine
 
-    if not file:
-        return default_file(root)
+    if not file:  # CLAUDE.md may be a link (to AGENTS.md, say): it must still land in the project
+        return confine(default_file(root), [root], what="a memory-md target")
     raw = Path(str(file)).expanduser()
     path = raw if raw.is_absolute() else root / raw
     if force:
