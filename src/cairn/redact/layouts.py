@@ -15,7 +15,8 @@ import binascii
 import re
 
 from cairn.redact.rx import compile_bytes
-from cairn.redact.shape import is_placeholder, is_reference, looks_random
+from cairn.redact.assign import name_strength
+from cairn.redact.shape import is_placeholder, is_reference, is_secret_value, looks_random
 
 _E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
 
@@ -34,7 +35,7 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
     (b"sshpass", rb"sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
      0, "password", "any"),
-    (b"login", rb"(?i)(?:docker|podman|helm\s+registry|oras|skopeo)\s+login\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)"
+    (b"login", rb"(?i)(?:docker|podman|nerdctl|helm\s+registry|oras|skopeo|az|cf|oc)\s+login\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)"
      rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
     (b"--password-stdin", rb"(?:echo|printf)\s+(?:-n\s+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"|]+))\s*\|"
      rb"\s*(?:docker|podman|helm|oras|skopeo|nerdctl)\b[^\n]*?--password-stdin", 0, "password", "any"),
@@ -42,6 +43,12 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      0, "password", "any"),
     (b"variable", rb"(?i)variable\s+\"[^\"\n]{0,60}(?:pass|secret|token|key|cred)[^\"\n]{0,60}\"\s*\{[^}]*?"
      rb"default\s*=\s*\"([^\"\n]{4,})\"", 1, "password", "any"),
+    # a secret's name in one field, its value in the next: Kubernetes/ECS env lists, .NET appSettings,
+    # Postman environments (`- name: DB_PASSWORD` / `value: ...`, `key="ApiKey" value="..."`)
+    (b"value", rb"(?i)\\?[\"']?(?:name|key)\\?[\"']?\s*[:=]\s*\\?[\"']?([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|"
+     rb"api[_\-]?key|credential|auth|private[_\-]?key)[A-Za-z0-9_.\-]*)\\?[\"']?\s*(?:,|\r?\n|(?:\\+n)+)?\s*-?\s*"
+     rb"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?:\\?\"([^\"\\\r\n]+)\\?\"|\\?'([^'\\\r\n]+)\\?'|([^\s,}\]\"'<>\\]+))",
+     0, "secret", "pair"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
     (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
@@ -61,6 +68,10 @@ _COMPILED = [(needle, compile_bytes(pattern), group, kind, check) for needle, pa
 
 def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> bool:
     text = value.decode("utf-8", "replace")
+    if check == "pair":  # the name in group 1, the value in the first of groups 2-4 that took part
+        name = data[m[1][0]:m[1][1]].decode("ascii", "replace")
+        strength = name_strength(name)
+        return strength is not None and is_secret_value(text, strong=strength == "strong", quoted=m[4][0] < 0)
     if check == "pgpass":  # host:port:db:user:password; an IPv6 address or a time is not one
         host = data[m[1][0]:m[1][1]].decode("ascii", "replace") if m else ""
         if re.fullmatch(r"[0-9a-fA-F]{1,4}|[0-9.\-]+", host):
@@ -86,8 +97,8 @@ def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
         for m in rx.finditer(data):
             if group:
                 s, e = m[group]
-            else:  # the first alternative that matched
-                s, e = next((span for span in m[1:] if span[0] >= 0), (-1, -1))
+            else:  # the first alternative that matched (after the name, for a pair)
+                s, e = next((span for span in m[2 if check == "pair" else 1:] if span[0] >= 0), (-1, -1))
             if s < 0 or e <= s or not _ok(data[s:e], check, data, m):
                 continue
             out.append((s, e, kind))
