@@ -123,7 +123,7 @@ def latest_handoff(project) -> Handoff | None:
     """The newest handoff of the project, or None."""
     if project is None or project.root is None:
         return None
-    for path in records.newest(records.records_dir(project, KIND)):
+    for path in records.newest(records.read_dir(project, KIND)):
         found = load_handoff(path)
         if found is not None:
             return found

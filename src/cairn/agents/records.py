@@ -26,6 +26,16 @@ def records_dir(project, kind: str) -> Path:
     return project.data_dir() / kind
 
 
+def read_dir(project, kind: str) -> Path | None:
+    """`records_dir` for reading: None when `.cairn/` links it elsewhere (nothing is read then)."""
+    from cairn.errors import PathRefused
+
+    try:
+        return records_dir(project, kind)
+    except PathRefused:
+        return None
+
+
 def utc_stamp(ts: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
@@ -85,8 +95,10 @@ def write(path: Path, meta: dict, body: str) -> Path:
     return path
 
 
-def newest(folder: Path, pattern: str = "*.md") -> list[Path]:
+def newest(folder: Path | None, pattern: str = "*.md") -> list[Path]:
     """Records in `folder`, newest first (by name, which starts with the UTC time)."""
+    if folder is None:
+        return []
     try:  # a symlink is never a record: it could point anywhere on the machine
         return sorted((p for p in folder.glob(pattern) if p.is_file() and not p.is_symlink()),
                       key=lambda p: p.name, reverse=True)

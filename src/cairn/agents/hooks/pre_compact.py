@@ -39,7 +39,7 @@ def latest_record(project, session_id: str | None = None):
     from cairn.agents import records
 
     found = None
-    for path in records.newest(records.records_dir(project, KIND)):
+    for path in records.newest(records.read_dir(project, KIND)):
         try:
             meta, body = records.parse(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:

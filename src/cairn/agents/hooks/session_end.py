@@ -140,7 +140,7 @@ def latest_entry(project) -> str | None:
     """The last `##` entry of the newest journal day, for SessionStart."""
     from cairn.agents import records
 
-    for day in records.newest(records.records_dir(project, KIND)):
+    for day in records.newest(records.read_dir(project, KIND)):
         try:
             text = day.read_text(encoding="utf-8", errors="replace")
         except OSError:
