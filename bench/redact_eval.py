@@ -110,12 +110,17 @@ def main() -> int:
         d, m = totals(res[name]["look"])
         print(f"{name:9s} recall {c}/{n} = {c / n:.3f}   look-alikes damaged {d}/{m} = {d / m:.3f}")
     if args.markdown:
-        print("\n| secret kind | n | cairn caught | gitleaks caught |\n|---|---:|---:|---:|")
+        extra = "other" in res
+        head = " | before" if extra else ""
+        print(f"\n| secret kind | n | cairn caught | gitleaks caught{head} |\n|---|---:|---:|---:|" + ("---:|" if extra else ""))
         for kind, (c, n) in sorted(res["cairn"]["secrets"].items()):
-            print(f"| {kind} | {n} | {c} | {res['gitleaks']['secrets'][kind][0]} |")
-        print("\n| look-alike kind | n | cairn damaged | gitleaks damaged |\n|---|---:|---:|---:|")
+            more = f" {res['other']['secrets'][kind][0]} |" if extra else ""
+            print(f"| {kind} | {n} | {c} | {res['gitleaks']['secrets'][kind][0]} |{more}")
+        print(f"\n| look-alike kind | n | cairn damaged | gitleaks damaged{head} |\n|---|---:|---:|---:|"
+              + ("---:|" if extra else ""))
         for kind, (d, n) in sorted(res["cairn"]["look"].items()):
-            print(f"| {kind} | {n} | {d} | {res['gitleaks']['look'][kind][0]} |")
+            more = f" {res['other']['look'][kind][0]} |" if extra else ""
+            print(f"| {kind} | {n} | {d} | {res['gitleaks']['look'][kind][0]} |{more}")
     return 0
 
 
