@@ -14,8 +14,8 @@ import base64
 import binascii
 import re
 
-from cairn.redact.rx import compile_bytes
 from cairn.redact.assign import name_strength
+from cairn.redact.rx import compile_bytes
 from cairn.redact.shape import is_placeholder, is_reference, is_secret_value, looks_random
 
 _E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
