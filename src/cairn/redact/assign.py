@@ -20,14 +20,14 @@ from cairn.redact.rx import compile_bytes
 from cairn.redact.shape import is_secret_value
 
 _WORDS = compile_bytes(
-    rb"(?i)pass(?:wd|word|phrase)?|pwd|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
+    rb"(?i)pass(?:wd|word|phrase)?|pwd|pw|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
 )
 MAX_VALUE = 600  # bytes looked at after a name: separator, quotes and a value of up to ~512
 _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # separator (group 1) and an opening quote (group 2), matched in a short window; the value's end is
 # then found by a search without groups (cheap in RE2, whatever the value's length)
 _SEP = compile_bytes(
-    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are)[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
+    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are)[ \t]*:?[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
     rb"(\\?[\"'`])?"
 )
 _QUOTED_END = compile_bytes(rb"[\"'`\\\r\n]")

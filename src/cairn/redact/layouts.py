@@ -49,6 +49,11 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      rb"api[_\-]?key|credential|auth|private[_\-]?key)[A-Za-z0-9_.\-]*)\\?[\"']?\s*(?:,|\r?\n|(?:\\+n)+)?\s*-?\s*"
      rb"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?:\\?\"([^\"\\\r\n]+)\\?\"|\\?'([^'\\\r\n]+)\\?'|([^\s,}\]\"'<>\\]+))",
      0, "secret", "pair"),
+    # `auth=('user', 'PASSWORD')`, `credentials: ["user", "PASSWORD"]` (requests, httpx, aiohttp...)
+    (b"auth", rb"(?i)(?:auth|basic_auth|http_auth|login)\s*[=:]\s*[\(\[]\s*(?:'[^'\n]*'|\"[^\"\n]*\")"
+     rb"\s*,\s*(?:'([^'\n]+)'|\"([^\"\n]+)\")\s*[\)\]]", 0, "password", "any"),
+    (b"cred", rb"(?i)(?:credentials?)\s*[=:]\s*[\(\[]\s*(?:'[^'\n]*'|\"[^\"\n]*\")"
+     rb"\s*,\s*(?:'([^'\n]+)'|\"([^\"\n]+)\")\s*[\)\]]", 0, "password", "any"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
     (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
