@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 
 from cairn.redact.rx import compile_bytes
-from cairn.redact.shape import is_secret_value
+from cairn.redact.shape import is_secret_value, is_uuid
 
 _WORDS = compile_bytes(
     rb"(?i)pass(?:wd|word|phrase)?|pwd|pw|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
@@ -78,6 +78,17 @@ def name_strength(name: str) -> str | None:
     if any(p in _WEAK_PARTS for p in parts):
         return None if any(p in _NOT_SECRET_MODIFIERS for p in parts) else "weak"
     return None
+
+
+_KEY_OWNERS = frozenset("api license auth access secret private service account subscription master admin app "
+                        "client sdk write read ingest deploy".split())
+
+
+def _uuid_secret(name: str) -> bool:
+    """A UUID is a secret under `*_token`, `*_secret`, `api_key` (not under a lone `key`)."""
+    parts = [p.lower() for p in _PARTS.findall(name)]
+    return bool(parts) and (parts[-1] in ("token", "tokens", "secret", "pat", "auth")
+                            or (parts[-1] in ("key", "keys") and any(p in _KEY_OWNERS for p in parts[:-1])))
 
 
 def _kind(name: str) -> str:
@@ -170,6 +181,8 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
         return None
     if quoted and len(value) < 64 and _squash(value) and _squash(value) in _squash(name):
         return None  # `SECRET_SUFFIX_KEY = "secretSuffix"`: the value names the name
+    if strength == "weak" and is_uuid(value.strip()) and _uuid_secret(name):
+        return vs, ve, _kind(name)  # CODECOV_TOKEN=<uuid>: many services issue UUID tokens
     if not is_secret_value(value, strong=strength == "strong", quoted=quoted, env_style=env_style):
         return None
     return vs, ve, _kind(name)

@@ -54,6 +54,13 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      rb"\s*,\s*(?:'([^'\n]+)'|\"([^\"\n]+)\")\s*[\)\]]", 0, "password", "any"),
     (b"cred", rb"(?i)(?:credentials?)\s*[=:]\s*[\(\[]\s*(?:'[^'\n]*'|\"[^\"\n]*\")"
      rb"\s*,\s*(?:'([^'\n]+)'|\"([^\"\n]+)\")\s*[\)\]]", 0, "password", "any"),
+    (b"openssl", rb"openssl\b[^\n|;&]*?\s-(?:k|pass\s+pass:|passin\s+pass:|passout\s+pass:)\s*"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    (b"htpasswd", rb"htpasswd\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*b[a-zA-Z]*\s+(?:-[a-zA-Z]+\s+)*\S+\s+\S+\s+"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    # `wandb login KEY`, `vault login TOKEN`: a login command's bare argument, when it is generated
+    (b"login", rb"(?i)\b[a-z][\w.\-]*\s+(?:auth\s+)?login\s+(?:--?[a-z][\w\-]*\s+)*([A-Za-z0-9._~+/=\-]{20,})", 1,
+     "token", "random"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
     (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
