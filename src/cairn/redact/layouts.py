@@ -61,6 +61,8 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
     # `wandb login KEY`, `vault login TOKEN`: a login command's bare argument, when it is generated
     (b"login", rb"(?i)\b[a-z][\w.\-]*\s+(?:auth\s+)?login\s+(?:--?[a-z][\w\-]*\s+)*([A-Za-z0-9._~+/=\-]{20,})", 1,
      "token", "random"),
+    # Twilio's Client(ACCOUNT_SID, AUTH_TOKEN): the token has no name, only its place after the SID
+    (b"ac", rb"AC[0-9a-f]{32}[\"']?\s*[,:]\s*[\"']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)", 1, "twilio-auth-token", "any"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
     (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"

@@ -19,7 +19,7 @@ _REFERENCE = re.compile(
     r"""^(?:\$\{?[A-Za-z_]|\$\(|\$\{\{|\{\{|\{%|%[A-Za-z_]+%|%\(|<[A-Za-z_ /.\-]{1,40}>|\[REDACTED|@Microsoft\.KeyVault"""
     r"""|(?:os\.environ|os\.getenv|process\.env|env\.|ENV\[|Deno\.env|System\.getenv|getenv|secrets\.|vars\.)"""
     r"""|(?:secretKeyRef|secretRef|valueFrom|secretName|fromSecret|vault:|ref\+|op://|arn:aws:|projects/[^/]+/secrets/"""
-    r"""|!(?:Ref|Sub|GetAtt|vault|secret)\b|keyvault:|awssm:|sm://|gcp:secretmanager:)|\*{3,}|•{3,}|#\{)""",
+    r"""|!(?:Ref|Sub|GetAtt|ImportValue|vault|secret|env|ENV|include|file|sops)\b|keyvault:|awssm:|sm://|gcp:secretmanager:)|\*{3,}|•{3,}|#\{)""",
     re.I,
 )
 # Placeholders people type where a secret will go.
@@ -45,6 +45,7 @@ _VERSION = re.compile(r"[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.\-]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?")
 _PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)")
 _DIGIT = re.compile(r"[0-9]")
+_B64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _INNER_CAP = re.compile(r"[a-z][A-Z]")
 _SEGMENTS = re.compile(r"[A-Za-z0-9]+")
@@ -114,7 +115,9 @@ def looks_random(value: str) -> bool:
     tokens are hex) while UUIDs, paths and identifiers without digits do not.
     """
     v = value.rstrip("=")
-    if len(v) < 16 or " " in v or v.count("/") > 2 or _UUID.fullmatch(v):
+    if len(v) < 16 or " " in v or _UUID.fullmatch(v):
+        return False
+    if v.count("/") > 2 and not (len(v) >= 32 and _B64_CHARS.fullmatch(v)):
         return False
     if not _DIGIT.search(v) or not _LETTER.search(v):
         return False
