@@ -27,7 +27,7 @@ _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 # separator (group 1) and an opening quote (group 2), matched in a short window; the value's end is
 # then found by a search without groups (cheap in RE2, whatever the value's length)
 _SEP = compile_bytes(
-    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are)[ \t]*:?[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
+    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are|to|as)[ \t]*:?[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
     rb"(\\?[\"'`])?"
 )
 _QUOTED_END = compile_bytes(rb"[\"'`\\\r\n]")

@@ -67,6 +67,12 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
      "token", "random"),
     # Twilio's Client(ACCOUNT_SID, AUTH_TOKEN): the token has no name, only its place after the SID
     (b"ac", rb"AC[0-9a-f]{32}[\"']?\s*[,:]\s*[\"']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)", 1, "twilio-auth-token", "any"),
+    # `gh secret set NAME --body VALUE`, `aws secretsmanager ... --secret-string VALUE`
+    (b"secret", rb"(?i)(?:secrets?\s+(?:set|put|create|add)\b[^\n|;&]*?\s(?:--body|-b|--value|--data)|--secret-string)"
+     rb"(?:\s+|=)(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "secret", "any"),
+    # prose: "the password for the admin account is VALUE"
+    (b"pass", rb"(?i)\b(?:password|passphrase|passcode|pin code)\s+(?:for|of)\s[\w .'\-]{1,60}?\s(?:is|was)\s*:?\s+"
+     rb"[\"'`]?([^\s\"'`]{6,})", 1, "password", "strongvalue"),
     (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
      1, "password", "any"),
     (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
@@ -90,6 +96,9 @@ def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> b
         name = data[m[1][0]:m[1][1]].decode("ascii", "replace")
         strength = name_strength(name)
         return strength is not None and is_secret_value(text, strong=strength == "strong", quoted=m[4][0] < 0)
+    if check == "strongvalue":  # a password in prose: not a word, has a digit or a symbol
+        v = text.rstrip(".,;:!?)")
+        return len(v) >= 6 and not v.isalpha() and is_secret_value(v, strong=True, quoted=True)
     if check == "pgpass":  # host:port:db:user:password; an IPv6 address or a time is not one
         host = data[m[1][0]:m[1][1]].decode("ascii", "replace") if m else ""
         if re.fullmatch(r"[0-9a-fA-F]{1,4}|[0-9.\-]+", host):
