@@ -116,3 +116,25 @@ def test_importing_the_redactor_loads_no_regex_engine():
             "print(any(m in sys.modules for m in ('re2', 'cairn.redact.gitleaks_rules', 'typing')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_first_calls_from_many_threads_at_once_are_safe():
+    import subprocess
+
+    code = (
+        "import threading\n"
+        "from cairn.redact import redact\n"
+        "tok = 'ghp_' + 'aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW0xY5zQ2'\n"
+        "out, errors = [], []\n"
+        "def work():\n"
+        "    try:\n"
+        "        out.append(redact(f'export GITHUB_TOKEN={tok} and password=Tr0ub4dor-99x'))\n"
+        "    except Exception as exc:\n"
+        "        errors.append(repr(exc))\n"
+        "ts = [threading.Thread(target=work) for _ in range(16)]\n"
+        "[t.start() for t in ts]; [t.join() for t in ts]\n"
+        "assert not errors, errors\n"
+        "assert len(out) == 16 and all(tok not in o and 'Tr0ub4dor' not in o for o in out), out\n"
+    )
+    for _ in range(3):  # a race shows only sometimes: a fresh process each time
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)

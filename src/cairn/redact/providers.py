@@ -49,19 +49,25 @@ class RuleSet:
         self._set = None
 
     def _build(self) -> None:
+        """Build the rules and the keyword set; `_rules` is set last, so another thread (a hook's
+        background refresh, the MCP server's workers) never sees a half-built table."""
         index: dict[bytes, int] = {}
-        self._rules = [Rule(row) for row in self.rows]
+        keywords: list[bytes] = []
+        by_keyword: list[list[int]] = []
+        always: list[int] = []
         for i, row in enumerate(self.rows):
             if not row[4]:
-                self._always.append(i)
+                always.append(i)
             for kw in row[4]:
                 k = kw.encode()
                 if k not in index:
-                    index[k] = len(self._keywords)
-                    self._keywords.append(k)
-                    self._by_keyword.append([])
-                self._by_keyword[index[k]].append(i)
-        self._set = keyword_set(self._keywords)
+                    index[k] = len(keywords)
+                    keywords.append(k)
+                    by_keyword.append([])
+                by_keyword[index[k]].append(i)
+        self._keywords, self._by_keyword, self._always = keywords, by_keyword, always
+        self._set = keyword_set(keywords)
+        self._rules = [Rule(row) for row in self.rows]
 
     def candidates(self, lower: bytes) -> list[Rule]:
         if self._rules is None:
