@@ -16,6 +16,7 @@ TITLES = {
     "cairn": "Foundation: identity, settings, errors, entry",
     "cairn/util": "Stdlib helpers",
     "cairn/store": "SQLite plumbing",
+    "cairn/redact": "Secret redaction: one function at every way in and out (RE2, gitleaks rules)",
     "cairn/codemap": "Code map (index path)",
     "cairn/codemap/imports": "Import resolution, one resolver per language family",
     "cairn/search": "Search (request path)",

@@ -56,5 +56,9 @@ def load_config(root: Path | None = None) -> dict:
     """Effective settings for a project root (defaults < user < project)."""
     cfg = _merge(DEFAULTS, user_config())
     if root is not None:
-        cfg = _merge(cfg, read_toml(Path(root) / ".cairn" / "config.toml"))
+        from cairn.safepath import memory_member_ok
+
+        path = Path(root) / ".cairn" / "config.toml"
+        if memory_member_ok(path.parent, path):  # a link out of .cairn/ is not the project's config
+            cfg = _merge(cfg, read_toml(path))
     return cfg

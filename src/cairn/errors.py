@@ -2,4 +2,17 @@
 
 
 class CairnError(Exception):
-    """An expected failure: the CLI prints its message (no traceback) and exits 1."""
+    """An expected failure: the CLI prints its message (no traceback) and exits `exit_code` (1)."""
+
+    exit_code = 1
+
+
+class PathRefused(CairnError):
+    """A path cairn will not read or write: the message names the path and the rule; exit code 2."""
+
+    exit_code = 2
+
+    def __init__(self, path: object, rule: str) -> None:
+        super().__init__(f"{path}: refused: {rule}")
+        self.path = str(path)
+        self.rule = rule

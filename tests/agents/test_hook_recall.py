@@ -95,7 +95,7 @@ def test_secrets_in_injected_text_are_redacted(tmp_path, run_cli, cairn_home):
     (root / ".beads" / "issues.jsonl").write_text(json.dumps(
         {"id": "shop-9aa", "title": f"Rotate the leaked key {token}", "description": "coupon service"}) + "\n")
     text = ask(root, cairn_home, "look at shop-9aa")
-    assert token not in text and "[REDACTED:github-token]" in text
+    assert token not in text and "[REDACTED:github-" in text
 
 
 def test_past_session_of_this_project_is_recalled(tmp_path, run_cli, cairn_home):

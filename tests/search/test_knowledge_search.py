@@ -110,7 +110,7 @@ def test_cited_files_must_be_inside_the_project(tmp_path, run_cli):
     run_cli("init", "--root", str(root))
     out = run_cli("remember", "--json", "--root", str(root),
                   input=json.dumps({"type": "note", "title": "x", "files": ["../../etc/passwd"]}))
-    assert out.returncode == 1 and "inside the project" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "inside the project" in out.stderr and "Traceback" not in out.stderr
     assert not list((root / ".cairn" / "knowledge").glob("*.md"))
     ok = run_cli("remember", "--json", "--root", str(root),
                  input=json.dumps({"type": "note", "title": "coupons", "files": ["src/cart/../cart/coupons.ts"]}))

@@ -183,7 +183,7 @@ def test_injected_secret_is_masked_in_the_database_file(transcripts: Path, tmp_p
     ingest_file(f)
     con = open_archive()
     assert _rows(con, "SELECT text FROM turns WHERE role = 'user'") == [
-        ("push with [REDACTED:github-token] and db password=[REDACTED:password] please",)]
+        ("push with [REDACTED:github-pat] and db password=[REDACTED:password] please",)]
     con.close()
     for p in archive_path().parent.glob("sessions.db*"):
         raw = p.read_bytes()

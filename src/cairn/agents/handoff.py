@@ -77,8 +77,7 @@ def files_of(body: str) -> list[str]:
 def save_handoff(project, *, fields: dict[str, str | list[str] | None] | None = None, body: str | None = None,
                  session: str | None = None, now: float | None = None) -> Handoff:
     """Write a handoff from structured `fields` or a markdown `body` (redacted) and return it."""
-    from cairn.sessions.redact import redact
-    from cairn.util.atomic import atomic_write_text
+    from cairn.redact import redact
 
     if project is None or project.root is None:
         raise CairnError("not inside a project: pass --root DIR or cd into the project")
@@ -90,13 +89,14 @@ def save_handoff(project, *, fields: dict[str, str | list[str] | None] | None = 
         raise CairnError("empty handoff: give --goal/--where/--next... or pipe markdown on stdin")
     text = redact(text)
     files = _as_list(fields.get("files")) if fields and fields.get("files") else files_of(text)
+    files = [redact(f) for f in files]
     title = _title(text)
     folder = records.records_dir(project, KIND)
     path = records.new_path(folder, title, now)
     meta = {"created": records.utc_stamp(now), "title": title, "files": files}
     if session:
         meta["session"] = session
-    atomic_write_text(path, records.render(meta, text))
+    records.write(path, meta, text)
     return Handoff(path, meta["created"], title, text, files, session)
 
 
@@ -123,7 +123,7 @@ def latest_handoff(project) -> Handoff | None:
     """The newest handoff of the project, or None."""
     if project is None or project.root is None:
         return None
-    for path in records.newest(records.records_dir(project, KIND)):
+    for path in records.newest(records.read_dir(project, KIND)):
         found = load_handoff(path)
         if found is not None:
             return found

@@ -14,14 +14,26 @@ import time
 from pathlib import Path
 
 _FM = re.compile(r"\A---\n(.*?)\n---\n?", re.S)
-_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def records_dir(project, kind: str) -> Path:
-    """Where records of `kind` live for a project (see the module docstring)."""
+    """Where records of `kind` live for a project (see the module docstring). Under `.cairn/` no
+    component may be a symlink (a cloned repository could point one anywhere): PathRefused."""
     if project.has_memory_dir:
-        return project.memory_dir / kind
+        from cairn.safepath import memory_path
+
+        return memory_path(project.memory_dir, kind)
     return project.data_dir() / kind
+
+
+def read_dir(project, kind: str) -> Path | None:
+    """`records_dir` for reading: None when `.cairn/` links it elsewhere (nothing is read then)."""
+    from cairn.errors import PathRefused
+
+    try:
+        return records_dir(project, kind)
+    except PathRefused:
+        return None
 
 
 def utc_stamp(ts: float | None = None) -> str:
@@ -29,7 +41,9 @@ def utc_stamp(ts: float | None = None) -> str:
 
 
 def slug(text: str, max_len: int = 40) -> str:
-    return _SLUG.sub("-", text.lower()).strip("-")[:max_len].strip("-") or "record"
+    from cairn.safepath import slug as safe_slug
+
+    return safe_slug(text, max_len, default="record")
 
 
 def render(meta: dict, body: str) -> str:
@@ -68,9 +82,25 @@ def new_path(folder: Path, title: str, ts: float | None = None) -> Path:
     return path
 
 
-def newest(folder: Path, pattern: str = "*.md") -> list[Path]:
+def write(path: Path, meta: dict, body: str) -> Path:
+    """Write a record atomically, secrets redacted (front matter included), through no symlink."""
+    from cairn.redact import redact
+    from cairn.util.atomic import atomic_write_text
+
+    if path.is_symlink():
+        from cairn.errors import PathRefused
+
+        raise PathRefused(path, "a symlink is never written through")
+    atomic_write_text(path, redact(render(meta, body)))
+    return path
+
+
+def newest(folder: Path | None, pattern: str = "*.md") -> list[Path]:
     """Records in `folder`, newest first (by name, which starts with the UTC time)."""
-    try:
-        return sorted((p for p in folder.glob(pattern) if p.is_file()), key=lambda p: p.name, reverse=True)
+    if folder is None:
+        return []
+    try:  # a symlink is never a record: it could point anywhere on the machine
+        return sorted((p for p in folder.glob(pattern) if p.is_file() and not p.is_symlink()),
+                      key=lambda p: p.name, reverse=True)
     except OSError:
         return []

@@ -2,7 +2,8 @@
 
 A reference is `#123`, a ticket key like `ABC-42`, or an id found in the repository's own tracker
 files (`.beads/issues.jsonl` by default; any JSON-lines file whose records have an `id` and a
-`title`). "fix #123" says little to a search engine; the item's title and text say what the work
+`title`). A configured file outside the project (a committed `.cairn/config.toml` could name any
+file on the machine) is never read. "fix #123" says little to a search engine; the item's title and text say what the work
 is about.
 """
 
@@ -22,10 +23,16 @@ TEXT_KEYS = ("description", "body", "text", "design", "acceptance_criteria", "no
 
 
 def _records(root: Path, files: list[str]):
+    from cairn.errors import PathRefused
+    from cairn.safepath import confine, is_regular
+
     for rel in files:
-        path = root / rel
+        try:  # a committed config names these: each must stay inside the project (symlinks too)
+            path = confine(str(rel), [root], relative_to=root, what="a tracker file")
+        except PathRefused:
+            continue
         try:
-            if not path.is_file() or path.stat().st_size > MAX_TRACKER_BYTES:
+            if not is_regular(path) or path.stat().st_size > MAX_TRACKER_BYTES:
                 continue
             data = path.read_bytes()
         except OSError:

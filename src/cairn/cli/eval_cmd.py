@@ -59,7 +59,9 @@ def cmd_cases(args: argparse.Namespace) -> int:
 
     repo = _repo_arg(args)
     cases = case_dicts(mine_cases(repo, limit=args.limit, scan_commits=args.scan))
-    atomic_write_text(Path(args.out), "".join(json.dumps(c) + "\n" for c in cases))
+    from cairn.redact import redact
+
+    atomic_write_text(Path(args.out), redact("".join(json.dumps(c) + "\n" for c in cases)))  # commit messages too
     if args.json:
         print_json({"cases": len(cases), "out": args.out})
     else:

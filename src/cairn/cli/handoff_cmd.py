@@ -37,14 +37,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_save(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from cairn.agents.handoff import save_handoff
-    from cairn.agents.hooks.context import relpath
     from cairn.errors import CairnError
+    from cairn.safepath import confine
 
     project = resolve(args)
+    root = Path(project.root).resolve()
+    files = [confine(f, [root], relative_to=Path.cwd(), what="a file in play").relative_to(root).as_posix()
+             for f in args.files]
     fields = {"goal": args.goal, "where": args.where, "decisions": args.decisions, "next": args.next,
-              "blockers": args.blockers,
-              "files": [relpath(project.root, f) or f for f in args.files]}
+              "blockers": args.blockers, "files": files}
     body = None
     if not any(v for v in fields.values()):
         if sys.stdin is None or sys.stdin.isatty():

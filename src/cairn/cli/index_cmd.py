@@ -110,11 +110,13 @@ def cmd_init(args: argparse.Namespace) -> int:
     project = resolve(args, need_root=False)
     if project.root is None:  # outside any project: the folder you stand in becomes one
         project = project_for_root(os.getcwd())
+    from cairn.safepath import memory_path
+
     base = project.memory_dir
     created = not base.exists()
-    (base / "knowledge").mkdir(parents=True, exist_ok=True)
+    memory_path(base, "knowledge").mkdir(parents=True, exist_ok=True)
     if not (base / ".gitignore").exists():
-        atomic_write_text(base / ".gitignore", CAIRN_GITIGNORE)
+        atomic_write_text(memory_path(base, ".gitignore"), CAIRN_GITIGNORE)
     stats = run_index(project, quiet=args.json)
     maps = stats.maps_written or _refresh_maps(project)
     if args.json:

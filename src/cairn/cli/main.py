@@ -59,12 +59,76 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class RedactedStdout:
+    """Standard output held back and passed through `redact` before it reaches the terminal.
+
+    Everything a command prints (search hits, notes, handoffs, file regions, session turns) goes
+    through the same redaction as every stored text. Output is released at the end of a command,
+    on an explicit flush, or once more than FLUSH_AT characters are waiting, always in pieces that
+    end at a line break (so a PEM block or a JSON object printed at once is redacted whole).
+    """
+
+    FLUSH_AT = 1 << 20
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self._parts: list[str] = []
+        self._size = 0
+
+    def write(self, text: str) -> int:
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size > self.FLUSH_AT:
+            self._release(final=False)
+        return len(text)
+
+    def _release(self, *, final: bool) -> None:
+        from cairn.redact import redact
+
+        text = "".join(self._parts)
+        cut = len(text) if final else text.rfind("\n") + 1
+        self._parts = [text[cut:]] if cut < len(text) else []
+        self._size = len(text) - cut
+        if cut:
+            self._inner.write(redact(text[:cut]))
+            self._inner.flush()
+
+    def flush(self) -> None:  # an explicit flush (progress lines) releases the complete lines
+        if self._parts:
+            self._release(final=False)
+
+    def close(self) -> None:
+        self._release(final=True)
+
+    def __getattr__(self, name: str):  # isatty, encoding, fileno...: the real stream's
+        return getattr(self._inner, name)
+
+
+UNREDACTED_COMMANDS = ("hook", "serve")  # their stdout is a protocol (hook JSON, MCP stdio), redacted inside
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
         from cairn.agents.hooks.runner import main as hook_main
 
         return hook_main(argv[1:])
+    if argv[:1] and argv[0] in UNREDACTED_COMMANDS:
+        return _run(argv)
+    real_stdout = sys.stdout
+    held = RedactedStdout(real_stdout)
+    sys.stdout = held
+    try:
+        return _run(argv)
+    finally:
+        sys.stdout = real_stdout
+        try:
+            held.close()
+        except BrokenPipeError:
+            pass
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -73,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except CairnError as exc:
-        print(f"cairn: error: {exc}", file=sys.stderr)
-        return 1
+        from cairn.redact import redact
+
+        print(f"cairn: error: {redact(str(exc))}", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         print("cairn: interrupted", file=sys.stderr)
         return 130
@@ -96,7 +162,7 @@ def _log_exception(argv: list[str]) -> str | None:
         import traceback
 
         from cairn.home import logs_dir
-        from cairn.sessions.redact import redact
+        from cairn.redact import redact
 
         path = logs_dir() / "cli.log"
         with open(path, "a", encoding="utf-8") as fh:

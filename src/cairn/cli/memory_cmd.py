@@ -51,7 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write a byte-budgeted block between <!-- cairn:memory:start --> and "
                        "<!-- cairn:memory:end -->: pinned then highest-value live nodes, one line each. "
                        "Re-running replaces only that block; the file is backed up before the first edit.")
-    p.add_argument("--file", metavar="PATH", help="target file (default: CLAUDE.md, or MEMORY.md if only that exists)")
+    p.add_argument("--file", metavar="PATH", help="target file inside the project: an agent instruction file "
+                   "(CLAUDE.md, AGENTS.md, MEMORY.md, GEMINI.md, ...; default: CLAUDE.md, or MEMORY.md if only "
+                   "that exists)")
+    p.add_argument("--force", action="store_true", help="write exactly the --file given, whatever its name or place")
     p.add_argument("--bytes", type=int, default=6000, metavar="N", help="byte budget of the block (default 6000)")
     p.add_argument("--lines", type=int, default=60, metavar="N", help="line budget of the block (default 60)")
     add_root(p)
@@ -200,8 +203,10 @@ def cmd_memory_md(args: argparse.Namespace) -> int:
     project = resolve(args)
     nodes = load_knowledge(project, personal=False)
     stale_ids = {n.id for n in nodes if n.is_live and n.cites and stale_files(n, project.root)}
+    if args.force and not args.file:
+        raise CairnError("--force needs an explicit --file PATH")
     res = write_memory_md(project, nodes, args.file, max_bytes=args.bytes, max_lines=args.lines,
-                          stale_ids=stale_ids)
+                          stale_ids=stale_ids, force=args.force)
     if args.json:
         print_json(res.to_dict())
     else:

@@ -122,7 +122,9 @@ def cmd_xray(args: argparse.Namespace) -> int:
         from cairn.sessions.xray_html import render_html
 
         try:
-            Path(args.html).expanduser().write_text(render_html(report), encoding="utf-8")
+            from cairn.redact import redact
+
+            Path(args.html).expanduser().write_text(redact(render_html(report)), encoding="utf-8")
         except OSError as exc:
             raise CairnError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     if args.json:

@@ -53,7 +53,7 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
 
     `parse_error` set: do not parse (the parser crashed on this file before), index it as text.
     """
-    from cairn.codemap.languages import CODE_LANGUAGES, REDACTED_EXTENSIONS, kind_of, language_for_path
+    from cairn.codemap.languages import CODE_LANGUAGES, kind_of, language_for_path
 
     rec = FileRecord(path=path, size=size, mtime_ns=mtime_ns)
     try:
@@ -71,11 +71,11 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
     if gen:
         rec.skip = gen
         return rec
-    text = data.decode("utf-8", errors="replace")
-    if path.lower().endswith(REDACTED_EXTENSIONS):
-        from cairn.sessions.redact import redact
+    from cairn.redact import redact
 
-        text = redact(text)  # configuration is where keys get pasted; code is left as it is (speed)
+    raw_text = data.decode("utf-8", errors="replace")
+    text = redact(raw_text)  # the index keeps no secret: not in its text, nor in a signature
+    has_secret = text != raw_text
     rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     lang = language_for_path(path, data[:8192])
     rec.lang = lang
@@ -89,6 +89,9 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
             rec.parsed = parse_source(lang, data, path)
         except Exception as exc:  # a grammar bug must not lose the file: index it as text
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
+    if has_secret and rec.parsed:
+        for d in rec.parsed.defs:
+            d.signature = redact(d.signature)
     rec.role = document_role(path, rec.kind, text)
     rec.body = expand_identifiers(text)
     rec.fts_path = path_text(path)

@@ -57,6 +57,8 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
         nodes = load_knowledge(project, personal=False, paths=record_candidates(con, by_path, project))
     except Exception:  # knowledge must never break indexing; `cairn memory doctor` reports problems
         return [], {}
+    from cairn.redact import redact
+
     by_id = {n.id: n for n in nodes}
     rows: list[tuple] = []
     edges: dict[tuple[int, int], tuple[str, float]] = {}
@@ -66,7 +68,8 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
             continue
         data = {"files": list(n.files), "symbols": list(n.symbols), "tags": list(n.tags),
                 "supersedes": n.supersedes, "updated": n.updated}
-        rows.append((fid, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, json.dumps(data)))
+        rows.append((fid, n.id, n.type, n.status, n.state, redact(n.title), n.origin, n.superseded_by,
+                     redact(json.dumps(data))))  # a note written by hand may quote a key
         for cited in n.files:
             dst = by_path.get(cited.strip("/"))
             if dst is not None and dst != fid:

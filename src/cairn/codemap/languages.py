@@ -38,7 +38,6 @@ class Lang:
     imports: str = "plain"  # import handler in extract_imports.HANDLERS
     family: str | None = None  # import resolver family in imports.FAMILIES
     ref_edges: bool = False  # imports do not name files: shared names fill in the graph
-    redact: bool = False  # configuration-like: secrets are masked in the indexed copy
 
 
 def _code(name: str, exts: str, grammar: tuple[str, str] | str, *, queries: tuple[str, ...] | None = None,
@@ -101,32 +100,32 @@ REGISTRY: tuple[Lang, ...] = (
     _code("lua", ".lua", "lua", queries=("shipped:lua", "lua-tags.scm", "lua-imports.scm"), family="lua",
           ref_edges=True),
     _code("zig", ".zig", "zig", family="paths", ref_edges=True),
-    _code("bash", ".sh .bash .zsh .bats .ksh", "bash", family="shell", redact=True),
+    _code("bash", ".sh .bash .zsh .bats .ksh", "bash", family="shell"),
     _code("ocaml", ".ml", ("tree_sitter_ocaml", "language_ocaml"), family="ocaml", ref_edges=True),
     _code("ocaml_interface", ".mli", ("tree_sitter_ocaml", "language_ocaml_interface"),
           queries=("ocaml-tags.scm", "ocaml-imports.scm"), family="ocaml", ref_edges=True),
     _code("julia", ".jl", "julia", family="paths", ref_edges=True),
     _code("perl", ".pl .pm .t .psgi", "perl", family="perl"),
-    _code("hcl", ".tf .hcl .tfvars", "hcl", family="paths", ref_edges=True, redact=True),
+    _code("hcl", ".tf .hcl .tfvars", "hcl", family="paths", ref_edges=True),
     _code("sql", ".sql", "sql", queries=("sql-tags.scm",), ref_edges=True),
     _code("fsharp", ".fs .fsx", "fsharp", ref_edges=True),
-    _code("powershell", ".ps1 .psm1", "powershell", family="paths", ref_edges=True, redact=True),
+    _code("powershell", ".ps1 .psm1", "powershell", family="paths", ref_edges=True),
     _code("fortran", ".f90 .f95 .f03 .f08 .f .for .f77", "fortran", family="fortran", ref_edges=True),
     # -- documents --
-    _text("markdown", ".md .markdown .mdx", kind="doc", redact=True),
+    _text("markdown", ".md .markdown .mdx", kind="doc"),
     _text("rst", ".rst", kind="doc"),
-    _text("text", ".txt", kind="doc", redact=True,
+    _text("text", ".txt", kind="doc",
           filenames=("Procfile", ".gitignore", ".dockerignore", "go.mod", "requirements.txt")),
     _text("asciidoc", ".adoc", kind="doc"),
     _text("tex", ".tex", kind="doc"),
     # -- indexed as plain text (searchable, no definitions) --
     _text("shell", ".fish .psd1"),
-    _text("batch", ".bat .cmd", redact=True),
-    _text("yaml", ".yaml .yml", redact=True),
-    _text("toml", ".toml", redact=True),
-    _text("json", ".json .jsonc .json5", redact=True),
-    _text("ini", ".ini .cfg .conf .properties", redact=True, filenames=(".editorconfig",)),
-    _text("xml", ".xml .plist .csproj", redact=True),
+    _text("batch", ".bat .cmd"),
+    _text("yaml", ".yaml .yml"),
+    _text("toml", ".toml"),
+    _text("json", ".json .jsonc .json5"),
+    _text("ini", ".ini .cfg .conf .properties", filenames=(".editorconfig",)),
+    _text("xml", ".xml .plist .csproj"),
     _text("graphql", ".graphql .gql"),
     _text("protobuf", ".proto"),
     _text("html", ".html .htm"),
@@ -158,7 +157,6 @@ GRAMMARS: dict[str, tuple[str, str]] = {lang.name: lang.grammar for lang in REGI
 CODE_LANGUAGES: frozenset[str] = frozenset(GRAMMARS) | {"markdown"}
 DOC_LANGUAGES: frozenset[str] = frozenset(lang.name for lang in REGISTRY if lang.kind == "doc")
 REF_EDGE_LANGUAGES: frozenset[str] = frozenset(lang.name for lang in REGISTRY if lang.ref_edges)
-REDACTED_EXTENSIONS: tuple[str, ...] = tuple(ext for lang in REGISTRY if lang.redact for ext in lang.extensions)
 
 
 def family_extensions() -> dict[str, tuple[str, ...]]:

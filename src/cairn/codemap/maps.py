@@ -184,19 +184,22 @@ def write_maps(con: sqlite3.Connection, project: Project) -> int:
     """Write `.cairn/map.md` and `.cairn/modules/*.md` (only in an opted-in project). Returns files changed."""
     if not project.has_memory_dir:
         return 0
+    from cairn.redact import redact
+    from cairn.safepath import memory_path
     from cairn.util.atomic import write_if_changed
 
     base = project.memory_dir
-    changed = int(write_if_changed(base / "map.md", render_level0(con, project)))
-    mod_dir = base / "modules"
+    changed = int(write_if_changed(memory_path(base, "map.md"), redact(render_level0(con, project))))
+    mod_dir = memory_path(base, "modules")
     mod_dir.mkdir(exist_ok=True)
     wanted = set()
     for (name,) in con.execute("SELECT name FROM modules ORDER BY name").fetchall():
         fname = module_slug(name) + ".md"
         wanted.add(fname)
-        changed += int(write_if_changed(mod_dir / fname, render_level1(con, project, name)))
+        page = redact(render_level1(con, project, name))  # constants' values are quoted on the pages
+        changed += int(write_if_changed(memory_path(base, "modules", fname), page))
     for stale in mod_dir.glob("*.md"):
-        if stale.name not in wanted:
+        if stale.name not in wanted and not stale.is_symlink():
             stale.unlink()
             changed += 1
     return changed

@@ -16,7 +16,12 @@ MAP_KEY = "_map"
 
 def module_slug(module: str) -> str:
     """A file name for a module: `src/cairn/codemap` -> `src__cairn__codemap`."""
-    return module.replace("/", "__").replace("(", "").replace(")", "") or "root"
+    from cairn.safepath import slug
+
+    name = module.replace("/", "__").replace("(", "").replace(")", "")
+    if name and ".." not in name and all(c.isalnum() or c in "_-." for c in name):
+        return name
+    return slug(name, 120, "root")  # an odd directory name never becomes an odd file name
 
 
 def _dir(project: Project) -> Path:
@@ -26,19 +31,29 @@ def _dir(project: Project) -> Path:
 
 
 def summary_path(project: Project, module: str | None) -> Path:
-    return _dir(project) / f"{MAP_KEY if module is None else module_slug(module)}.md"
+    """The summary's file; under `.cairn/`, never through a symlink (PathRefused)."""
+    name = f"{MAP_KEY if module is None else module_slug(module)}.md"
+    if project.has_memory_dir:
+        from cairn.safepath import memory_path
+
+        return memory_path(project.memory_dir, "summaries", name)
+    return _dir(project) / name
 
 
 def get_summary(project: Project, module: str | None = None) -> str:
+    from cairn.errors import CairnError
+    from cairn.safepath import is_regular
+
     try:
-        return summary_path(project, module).read_text(encoding="utf-8").strip()
-    except OSError:
+        path = summary_path(project, module)
+        return path.read_text(encoding="utf-8").strip() if is_regular(path) else ""
+    except (OSError, CairnError):
         return ""
 
 
 def set_summary(project: Project, module: str | None, text: str) -> Path:
     """Store (or, with empty text, remove) a summary; secrets are redacted before anything is written."""
-    from cairn.sessions.redact import redact
+    from cairn.redact import redact
 
     path = summary_path(project, module)
     if text.strip():

@@ -31,7 +31,7 @@ class Fact:
     personal: bool = False
 
     def __post_init__(self) -> None:
-        from cairn.sessions.redact import redact
+        from cairn.redact import redact
 
         # Notes are committed with the code: a secret pasted into a fact never reaches the file.
         self.title = redact(" ".join(str(self.title or "").split()))

@@ -95,25 +95,30 @@ def index_symbol_range(project: Any):
 
 
 def _inside(project: Any, path: str, cwd: Path | None) -> str:
-    """A cited file as a repo-relative path; anything outside the project is refused (it would be
-    read and hashed for staleness)."""
+    """A cited file as a repo-relative path. It is read and hashed for staleness, so it must be a
+    regular file inside the project (symlinks resolved; no FIFO, no `.git/`); else PathRefused."""
     import os
 
-    from cairn.errors import CairnError
+    from cairn.errors import CairnError, PathRefused
+    from cairn.safepath import confine, is_regular
 
     if project.root is None:
         raise CairnError(f"{path}: cited files need a project (pass --root)")
     root = Path(project.root).resolve()
     raw = Path(os.path.expanduser(path))
-    cands = [raw] if raw.is_absolute() else [root / raw] + ([Path(cwd) / raw] if cwd else [])
-    inside = []
-    for cand in cands:
-        real = Path(os.path.normpath(cand))
-        if real.is_relative_to(root) and real.resolve().is_relative_to(root):  # symlinks may not lead out
-            inside.append(real)
-    for real in sorted(inside, key=lambda r: not r.exists()):  # an existing file first
+    bases = [None] if raw.is_absolute() else [root] + ([Path(cwd)] if cwd else [])
+    first: PathRefused | None = None
+    found = []
+    for base in bases:
+        try:
+            found.append(confine(raw, [root], relative_to=base, what="a cited file"))
+        except PathRefused as exc:
+            first = first or exc
+    for real in sorted(found, key=lambda r: not r.exists()):  # an existing file first
+        if real.exists() and not is_regular(real):
+            raise PathRefused(path, "a cited file must be a regular file (not a FIFO, device or directory)")
         return real.relative_to(root).as_posix()
-    raise CairnError(f"{path}: a cited file must be inside the project ({root})")
+    raise first or PathRefused(path, f"a cited file must be inside the project ({root})")
 
 
 def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:

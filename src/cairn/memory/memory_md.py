@@ -147,6 +147,32 @@ class MemoryMdResult:
                 "bytes": self.bytes, "backup": str(self.backup) if self.backup else None}
 
 
+# Files agents load as project instructions: the only ones memory-md writes without --force
+MEMORY_FILE_NAMES = frozenset(n.lower() for n in (
+    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "MEMORY.md", "GEMINI.md", "AGENT.md", "CONVENTIONS.md",
+    "copilot-instructions.md", ".cursorrules", ".windsurfrules", ".clinerules", "QWEN.md", "CRUSH.md"))
+
+
+def target_file(root: Path, file: str | Path | None, *, force: bool = False) -> Path:
+    """Where memory-md may write: an agent instruction file inside the project (symlinks resolved),
+    or, with `force`, exactly the path the user typed."""
+    from cairn.safepath import confine
+
+    if not file:  # CLAUDE.md may be a link (to AGENTS.md, say): it must still land in the project
+        return confine(default_file(root), [root], what="a memory-md target")
+    raw = Path(str(file)).expanduser()
+    path = raw if raw.is_absolute() else root / raw
+    if force:
+        return path
+    resolved = confine(path, [root], what="a memory-md target", allow_git=False)
+    if resolved.name.lower() not in MEMORY_FILE_NAMES and not resolved.name.lower().endswith(".mdc"):
+        from cairn.errors import PathRefused
+
+        raise PathRefused(file, "memory-md writes only agent instruction files (CLAUDE.md, AGENTS.md, "
+                                "MEMORY.md, GEMINI.md, ...); pass --force to write another file")
+    return resolved
+
+
 def default_file(root: Path) -> Path:
     for name in ("CLAUDE.md", "MEMORY.md"):
         if (root / name).exists():
@@ -156,20 +182,26 @@ def default_file(root: Path) -> Path:
 
 def write_memory_md(project: Any, nodes: list[Node], file: str | Path | None = None, *,
                     max_bytes: int = DEFAULT_BYTES, max_lines: int = DEFAULT_LINES,
-                    stale_ids: set[str] | frozenset[str] = frozenset()) -> MemoryMdResult:
+                    stale_ids: set[str] | frozenset[str] = frozenset(), force: bool = False) -> MemoryMdResult:
     """Write the block into the project's CLAUDE.md (or `file`); a no-op when nothing changed."""
+    from cairn.redact import redact
+    from cairn.safepath import is_regular, memory_path
+
     if project.root is None or not (Path(project.root) / ".cairn").is_dir():
         raise CairnError("no .cairn/ folder here: run `cairn init` first (cairn edits a repository "
                          "only after it opted in)")
     root = Path(project.root)
-    path = Path(file) if file else default_file(root)
-    if not path.is_absolute():
-        path = root / path
+    path = target_file(root, file, force=force)
+    if path.exists() and not is_regular(path):
+        from cairn.errors import PathRefused
+
+        raise PathRefused(path, "not a regular file")
     try:
         old = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as exc:
         raise CairnError(f"cannot read {path}: {exc}") from None
     block, shown = render_block(nodes, max_bytes=max_bytes, max_lines=max_lines, stale_ids=stale_ids)
+    block = redact(block)
     new = splice(old, block)
     total = len(ranked(nodes))
     if new == old:
@@ -177,9 +209,9 @@ def write_memory_md(project: Any, nodes: list[Node], file: str | Path | None = N
     backup = None
     if old and START not in old:
         stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-        backup = root / ".cairn" / ".state" / "backups" / f"{path.name}.{stamp}.bak"
+        backup = memory_path(root / ".cairn", ".state", "backups", f"{path.name}.{stamp}.bak")
         backup.parent.mkdir(parents=True, exist_ok=True)
-        ignore = root / ".cairn" / ".state" / ".gitignore"
+        ignore = memory_path(root / ".cairn", ".state", ".gitignore")
         if not ignore.exists():
             atomic_write_text(ignore, "*\n")
         shutil.copy2(path, backup)

@@ -93,20 +93,38 @@ def head_commit(root: Path | None) -> str | None:
         return None
 
 
-def file_sha1(path: Path) -> str | None:
-    """sha1 of a file's bytes, None when it is missing or unreadable."""
+def _read(path: Path) -> bytes | None:
+    """A regular file's bytes, None otherwise (opened non-blocking: a FIFO must not hang the lock)."""
+    import os
+    import stat
+
     try:
-        return hashlib.sha1(path.read_bytes()).hexdigest()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def file_sha1(path: Path) -> str | None:
+    """sha1 of a file's bytes, None when it is missing, unreadable or not a regular file."""
+    data = _read(path)
+    return None if data is None else hashlib.sha1(data).hexdigest()
 
 
 def symbol_sha1(path: Path, start: int, end: int) -> str | None:
     """sha1 of lines start..end (1-based, inclusive) of a file."""
-    try:
-        lines = path.read_bytes().split(b"\n")
-    except OSError:
+    data = _read(path)
+    if data is None:
         return None
+    lines = data.split(b"\n")
     return hashlib.sha1(b"\n".join(lines[max(start - 1, 0):end])).hexdigest()
 
 
@@ -150,7 +168,7 @@ def stale_files(node: Node, root: Path | None, symbol_range: SymbolRange | None 
     out = []
     for cite in node.cites:
         path = root / cite.path
-        if not path.is_file():
+        if not path.is_file() or not path.resolve().is_relative_to(root.resolve()):
             out.append(cite.path)
             continue
         if cite.symbols and symbol_range is not None:

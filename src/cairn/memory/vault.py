@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import errno
 import fcntl
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -155,7 +156,23 @@ class Vault:
         p = Path(node.path or "")
         return p if p.is_absolute() or self.root is None else self.root / p
 
+    @property
+    def trusted_base(self) -> Path:
+        """The folder no read may leave and no write may pass a symlink in (`.cairn/`, or the vault)."""
+        return self.opt_in_dir if self.opt_in_dir is not None else self.dir
+
+    def _safe(self, path: Path) -> Path:
+        """`path` for a write: no symlink from the trusted base's parent down (PathRefused)."""
+        from cairn.safepath import no_links_below
+
+        no_links_below(self.trusted_base.parent, path)
+        return path
+
     def files(self) -> list[Path]:
+        """The vault's node files; a symlink whose target leaves `.cairn/` (or is no regular file) is skipped."""
+        return [f for f in self._candidates() if self._member_ok(f)]
+
+    def _candidates(self) -> list[Path]:
         if not self.dir.is_dir():
             return []
         out = []
@@ -164,12 +181,21 @@ class Vault:
                 out.append(f)
         return sorted(out)
 
+    def _member_ok(self, path: Path) -> bool:
+        from cairn.safepath import memory_member_ok
+
+        return memory_member_ok(self.trusted_base, path)
+
     def load(self, *, resolve_links: bool = True) -> LoadResult:
         """All nodes of the vault; unreadable files become Problems, never exceptions."""
         nodes: list[Node] = []
         problems: list[Problem] = []
         first_path: dict[str, str] = {}
-        for f in self.files():
+        for f in self._candidates():
+            if not self._member_ok(f):
+                disp = str(f)
+                problems.append(Problem(disp, 1, "a symlink leaving .cairn/ (or not a regular file): not read"))
+                continue
             disp = self.display_path(f)
             try:
                 text = f.read_text(encoding="utf-8")
@@ -206,8 +232,9 @@ class Vault:
                              "(cairn writes into a repository only after it opted in)")
 
     def _ensure_state_dir(self) -> None:
+        self._safe(self.state_dir / LOCK_NAME)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        ignore = self.state_dir / ".gitignore"
+        ignore = self._safe(self.state_dir / ".gitignore")
         if not ignore.exists():
             atomic_write_text(ignore, "*\n")
 
@@ -216,7 +243,9 @@ class Vault:
         """Exclusive lock for read-modify-write of the vault (other writers wait, up to 20 s)."""
         self._check_writable()
         self._ensure_state_dir()
-        with open(self.state_dir / LOCK_NAME, "a+") as fh:
+        from cairn.safepath import open_append
+
+        with os.fdopen(open_append(self._safe(self.state_dir / LOCK_NAME), 0o600), "a") as fh:
             deadline = time.monotonic() + LOCK_TIMEOUT_S
             while True:
                 try:
@@ -247,6 +276,7 @@ class Vault:
 
             ensure_private_dir(self.dir)
         with self.lock():
+            self._safe(self.dir)
             self.dir.mkdir(parents=True, exist_ok=True)
             loaded = self.load(resolve_links=False)
             originals = {n.id: self._read(n) for n in loaded.nodes}
@@ -258,13 +288,16 @@ class Vault:
         return results
 
     def _read(self, node: Node) -> str:
+        path = self.file_of(node)
+        if not self._member_ok(path):
+            return ""
         try:
-            return self.file_of(node).read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8")
         except OSError:
             return ""
 
     def _write(self, edit: _Edit) -> None:
-        path = self.file_of(edit.node)
+        path = self._safe(self.file_of(edit.node))
         if edit.original is not None:
             try:
                 now = path.read_text(encoding="utf-8")

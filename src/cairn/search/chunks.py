@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cairn.search.query import Term
 
-MAX_FILE_BYTES = 400_000
+MAX_FILE_BYTES = 256_000
 K1 = 1.2  # BM25-style saturation: the fifth occurrence adds little
 _SUFFIXES = ("ational", "ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
 
@@ -65,7 +65,10 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
             f"SELECT id, file_id, line, end_line FROM chunks WHERE file_id IN ({marks}) ORDER BY file_id, line",
             file_ids):
         chunks[fid].append((line, end, cid))
-    paths = dict(con.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", file_ids).fetchall())
+    # logs (chat histories, changelogs: codemap/doc_role.py) are megabytes of prose whose sections say
+    # little about code; scanning them cost a prompt half a second
+    paths = dict(con.execute(f"SELECT id, path FROM files WHERE id IN ({marks}) AND role IS NOT 'log'",
+                             file_ids).fetchall())
     out: dict[int, list[tuple[float, int]]] = {}
     for fid, spans in chunks.items():
         try:

@@ -8,6 +8,7 @@ those. Reads only SQLite and the standard library, so it can run inside a hook.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +30,12 @@ W_DEFINES = 1.5  # a file that defines the name the request gives moves up by th
 # Session channels (search/session_signals.py): what the session so far says.
 W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
 W_TOPIC = 0.5  # earlier prompts' distinctive words
-W_RECENT_CLEAR, W_RECENT_VAGUE = 0.8, 1.5  # files already in play; they explain a vague follow-up best
+W_RECENT = 3.0  # files already in play: what a follow-up is most often about
 W_COCHANGE = 0.6  # files that change together with those in play (git history)
+W_NEAR = 0.5  # untouched files in the folders of those in play
 W_CHURN = 0.3  # what changes often and lately, for vague prompts only
 SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
+IN_PLAY_SHARE = 0.5  # of a result list, at most this share are files the session already touched
 LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
 SEEDS = 8
 ROLES_IN_CHANNELS = True  # weigh each channel's list by role (see roles.py), not only the final one
@@ -82,12 +85,12 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     their git co-change (search/session_signals.py).
     """
     from cairn.search import knowledge as kn
-    from cairn.search.session_signals import build_signals
+    from cairn.search.session_signals import build_signals, without_urls
 
     code_first = kind == "auto" and not wants_reason(text)
     if kind == "auto":
         kind = "all"
-    q = analyze(con, text, terms)
+    q = analyze(con, without_urls(text)[0], terms)
     sig = build_signals(con, root, text, q, session, use_history=use_history)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
@@ -123,9 +126,11 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     vague = q.distinctive <= 1
     lists = base + [(_top(weigh(ppr)), W_GRAPH_VAGUE if vague else W_GRAPH_CLEAR)]
     if sig.recent:
-        lists.append((sig.recent, W_RECENT_VAGUE if vague else W_RECENT_CLEAR))
+        lists.append((sig.recent, W_RECENT))
     if sig.cochange:
         lists.append((_top(sig.cochange), W_COCHANGE))
+    if sig.near:  # ties within a folder go to the better text/name match
+        lists.append((sorted(sig.near, key=lambda f: (-sig.near[f], -fused.get(f, 0.0), f))[:CHANNEL_DEPTH], W_NEAR))
     if sig.churn:
         lists.append((_top(sig.churn), W_CHURN))
     fused = rrf(lists, k=rrf_k)
@@ -134,7 +139,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
         know += kn.personal_hits(q, limit, rrf_k)
         know.sort(key=lambda h: (-h.score, h.path))
-    hits = _code_hits(con, fused, nodes, limit, weigh, defined) if kind in ("code", "all") and fused else []
+    hits = _code_hits(con, fused, nodes, limit, weigh, defined, in_play=set(sig.touched) - sig.mentions.keys()) \
+        if kind in ("code", "all") and fused else []
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
         _explain_session(con, hits, sig)
@@ -178,9 +184,13 @@ class _RoleWeights:
 
 
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
-               weigh: _RoleWeights, defined: dict[int, tuple[float, str, int]]) -> list[Hit]:
+               weigh: _RoleWeights, defined: dict[int, tuple[float, str, int]],
+               in_play: set[int] | None = None) -> list[Hit]:
     """The best code/doc files (knowledge node files excluded): files that define what the request
-    names first, then the rest, each weighed by its role (source, test, prose, data, log) for this request."""
+    names first, then the rest, each weighed by its role (source, test, prose, data, log) for this request.
+
+    Files already in play in the session (`in_play`) are ranked like any other, but fill at most
+    IN_PLAY_SHARE of the list: the agent has them, so they never crowd out what it has not seen."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
     ids += [f for f in defined if f not in nodes and f not in set(ids)]
     top = max(fused.values(), default=0.0) or 1.0
@@ -197,6 +207,15 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
         score *= weigh.factor(fid, row["path"], row["kind"], row["lang"], row["role"])
         hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
     hits.sort(key=lambda h: (-h.score, h.path))
+    if in_play:
+        cap, kept, n = max(1, math.ceil(limit * IN_PLAY_SHARE)), [], 0
+        for h in hits:
+            if h.file_id in in_play:
+                n += 1
+                if n > cap:
+                    continue
+            kept.append(h)
+        hits = kept
     return hits[:limit]
 
 

@@ -20,6 +20,14 @@ COMMON_SHARE = 0.25
 # Tokens that look like code names: camelCase, snake_case, dotted/slashed paths, file names.
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/]*[\w]|[\w]+", re.UNICODE)
+MAX_IDENT_CHARS = 256  # _IDENT backtracks over a whole run: only tried on tokens this short (linear time)
+
+
+def _ident_matches(text: str):
+    """_IDENT matches, looked for inside each token of at most MAX_IDENT_CHARS (a 20 KB word is no name)."""
+    for m in _RAW_TOKEN.finditer(text):
+        if len(m.group(0)) <= MAX_IDENT_CHARS:
+            yield from _IDENT.finditer(m.group(0))
 
 
 @dataclass
@@ -97,7 +105,7 @@ def _name_keys(text: str) -> list[tuple[str, float]]:
     words: list[str] = []
     for m in _RAW_TOKEN.finditer(text):
         tok = m.group(0)
-        ident = _code_shaped(tok)
+        ident = len(tok) <= MAX_IDENT_CHARS and _code_shaped(tok)
         if ident and "." in tok and "/" not in tok and not _is_file_name(tok):
             ident = bool(_IDENT.fullmatch(tok.replace(".", "")))  # `lazy.nvim` is a project name, `Plug.Conn` a name
         for piece in re.split(r"[/\\]", tok):
@@ -175,7 +183,7 @@ def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = 
     """Turn a request (and the caller's related terms) into weighted terms and name keys."""
     n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     q = Query(text=text, n_files=n)
-    shaped = [m.group(0) for m in _IDENT.finditer(text) if _code_shaped(m.group(0))]
+    shaped = [m.group(0) for m in _ident_matches(text) if _code_shaped(m.group(0))]
     idents = {name_key(t) for t in shaped} | {p for t in shaped for p in split_identifier(t)}
     seen: set[str] = set()
     for t in query_terms(text):

@@ -20,6 +20,7 @@ which the engine fuses with its own channels (search/engine.py):
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sqlite3
@@ -36,7 +37,11 @@ TOPIC_SHARE = 0.35  # weight of the previous prompt's words against the current 
 TOPIC_MIN_WEIGHT = 1.0  # only distinctive words carry over
 SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
 MAX_SEEDS = 24
+COUNTERPART_SHARE, COUNTERPART_ASKED = 0.3, 1.0  # a file's test (or tested file), beside it / when tests are asked for
+_ASKS_TESTS = re.compile(r"\b(?:unit |integration )?(?:tests?|specs?|testing|tdd|coverage)\b", re.I)
 _MENTION = re.compile(r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)*/?)")
+_URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]{1,2000}")
+_BLOB = re.compile(r"/(?:blob|tree|raw|src)/[^/]+/([^?#]+)")
 _FILE_SHAPE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _TRACKER = re.compile(
     r"\b(task|issue|ticket|story|bug|item|step|phase|milestone|adr|rfc|spec|epic|feature|todo)s?[\s#:-]*(\d{1,6})\b"
@@ -51,6 +56,7 @@ class SessionSignals:
     topic: dict[int, float] = field(default_factory=dict)
     topic_terms: list[Term] = field(default_factory=list)
     cochange: dict[int, float] = field(default_factory=dict)
+    near: dict[int, float] = field(default_factory=dict)  # untouched files beside the ones in play
     churn: dict[int, float] = field(default_factory=dict)
     seen: set[int] = field(default_factory=set)
     touched: dict[int, str] = field(default_factory=dict)  # file id -> how (edited/read/named...)
@@ -99,11 +105,22 @@ def map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dic
     return out
 
 
+def without_urls(prompt: str) -> tuple[str, list[str]]:
+    """The prompt with its URLs taken out (their host, owner and issue-number words match files that
+    merely contain links), and the repository paths that source-browser URLs point at
+    (`.../blob/main/src/shell/init.go` -> `src/shell/init.go`)."""
+    if "://" not in prompt:
+        return prompt, []
+    paths = [m.group(1) for u in _URL.findall(prompt) if (m := _BLOB.search(u))]
+    return _URL.sub(" ", prompt), paths
+
+
 def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> dict[int, tuple[float, str]]:
     """Files the prompt names: by path (strength 1.0), by a unique bare file name (0.8), or a
     tracker item the repository holds as a file ("task 008" -> tasks/008-export.md; 0.9)."""
     out: dict[int, tuple[float, str]] = {}
-    tokens = [m.group(1) for m in _MENTION.finditer(prompt[:20_000])]
+    prompt, url_paths = without_urls(prompt[:20_000])
+    tokens = [m.group(1) for m in _MENTION.finditer(prompt)] + url_paths
     pathish = [t.rstrip(".,;:") for t in tokens if _FILE_SHAPE.search(t.rstrip(".,;:")) and len(t) < 400]
     with_slash = [t for t in pathish if "/" in t.strip("/")]
     for fid, path in map_paths(con, root, with_slash).values():
@@ -154,7 +171,7 @@ def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query) ->
     merged: dict[str, Term] = {}
     for age, text in enumerate(reversed(prompts[-TOPIC_PROMPTS:])):
         share = TOPIC_SHARE * (0.6 ** age)
-        for t in analyze(con, text[:4000]).main:
+        for t in analyze(con, without_urls(text[:4000])[0]).main:
             if t.weight < TOPIC_MIN_WEIGHT or t.text in have:
                 continue
             w = round(t.weight * share, 4)
@@ -196,12 +213,55 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     order = {fid: session.files[raw].order for raw, (fid, _) in touched.items()}
     sig.recent = sorted(scored, key=lambda f: (-scored[f], -order[f]))
     sig.seeds = {f: scored[f] for f in sig.recent[:MAX_SEEDS] if sig.touched[f] != "named"}
+    in_play = {sig.paths[f]: w for f, w in sig.seeds.items()}
+    sig.near = _neighbours(con, in_play, set(sig.touched))
+    share = COUNTERPART_ASKED if _ASKS_TESTS.search(prompt) else COUNTERPART_SHARE
+    for fid, w in _counterparts(con, in_play, set(sig.touched)).items():
+        sig.near[fid] = max(sig.near.get(fid, 0.0), w * share)
     if use_history and sig.seeds:
         co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
         sig.cochange = {fid: s for fid, s in _ids(con, co).items() if fid not in sig.seeds}
     if use_history and q.distinctive <= 1:
         sig.churn = _ids(con, history.churn(con))
     return sig
+
+
+def _neighbours(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int]) -> dict[int, float]:
+    """Untouched files in the folders of the files in play: a folder's weight is its best file's,
+    shared out over the folder's size (a folder of 200 files says less than one of 5)."""
+    folders: dict[str, float] = {}
+    for path, w in weights.items():
+        d = path.rsplit("/", 1)[0] if "/" in path else ""
+        folders[d] = max(folders.get(d, 0.0), w)
+    out: dict[int, float] = {}
+    for d, w in folders.items():
+        like = (d.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%") if d else "%"
+        rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? ESCAPE '\\' LIMIT 2000", (like,)).fetchall()
+        rows = [(fid, p) for fid, p in rows if "/" not in p[len(d) + 1 if d else 0:] and fid not in exclude]
+        for fid, _ in rows:
+            out[fid] = max(out.get(fid, 0.0), w / math.log2(2 + len(rows)))
+    return out
+
+
+def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int]) -> dict[int, float]:
+    """A file's test and the file a test exercises (`parser.go` <-> `parser_test.go`, `cart.py` <->
+    `test_cart.py`, `Cart.java` <-> `CartTest.java`), by the stem key the index keeps per file."""
+    from cairn.search.tokens import name_key, stem_of
+
+    wanted: dict[str, float] = {}
+    for path, w in weights.items():
+        key = name_key(stem_of(path))
+        if not key:
+            continue
+        bare = re.sub(r"^(test|tests|spec)|(test|tests|spec|specs)$", "", key)
+        keys = {bare} if bare != key else {key + "test", "test" + key, key + "spec", key + "tests"}
+        for k in keys - {"", key}:
+            wanted[k] = max(wanted.get(k, 0.0), w)
+    if not wanted:
+        return {}
+    keys = list(wanted)[:200]
+    rows = con.execute(f"SELECT id, stem FROM files WHERE stem IN ({','.join('?' * len(keys))})", keys).fetchall()
+    return {fid: wanted[stem] for fid, stem in rows if fid not in exclude}
 
 
 def _ids(con: sqlite3.Connection, by_path: dict[str, float]) -> dict[int, float]:

@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cairn.redact import redact
 from cairn.sessions.markers import strip_injected
-from cairn.sessions.redact import redact
 
 RESULT_HEAD = 300  # characters kept of a tool result
 ARG_MAX = 500  # characters kept of a tool's main argument

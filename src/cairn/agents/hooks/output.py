@@ -46,7 +46,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _clean(text: str) -> str:
-    from cairn.sessions.redact import redact
+    from cairn.redact import redact
 
     return redact(text.strip())
 

@@ -17,7 +17,6 @@ def handle(ctx: HookContext) -> HookResult | None:
     from cairn.agents import records
     from cairn.agents.digest import build_digest, render_record
     from cairn.agents.hooks.transcript import segment_records
-    from cairn.util.atomic import atomic_write_text
 
     path = ctx.transcript
     project = ctx.project
@@ -31,7 +30,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     body = render_record(d, title=f"Session record before {trigger} compaction ({stamp})")
     meta = {"session": ctx.text("session_id"), "trigger": trigger, "created": stamp, "files": d.files}
     folder = records.records_dir(project, KIND)
-    atomic_write_text(records.new_path(folder, f"{ctx.session_id[:8]}-{trigger}"), records.render(meta, body))
+    records.write(records.new_path(folder, f"{ctx.session_id[:8]}-{trigger}"), meta, body)
     return None
 
 
@@ -40,7 +39,7 @@ def latest_record(project, session_id: str | None = None):
     from cairn.agents import records
 
     found = None
-    for path in records.newest(records.records_dir(project, KIND)):
+    for path in records.newest(records.read_dir(project, KIND)):
         try:
             meta, body = records.parse(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:

@@ -118,7 +118,7 @@ def log_error(event: str, message: str, *, with_traceback: bool = True) -> None:
     try:
         import traceback
 
-        from cairn.sessions.redact import redact
+        from cairn.redact import redact
 
         body = traceback.format_exc() if with_traceback else ""
         body = body if body.endswith("\n") or not body else body + "\n"

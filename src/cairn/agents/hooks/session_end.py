@@ -120,10 +120,16 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
     now = time.localtime()
     entry = journal_entry(d, when=time.strftime("%H:%M", now), session=ctx.session_id,
                           reason=ctx.text("reason"))
+    import os
+
+    from cairn.redact import redact
+    from cairn.safepath import open_append
+
+    entry = redact(entry)
     folder = ctx.records_dir(KIND)
     folder.mkdir(parents=True, exist_ok=True)
     day = folder / f"{time.strftime('%Y-%m-%d', now)}.md"
-    with open(day, "a", encoding="utf-8") as fh:
+    with os.fdopen(open_append(day), "a", encoding="utf-8") as fh:  # never through a symlink
         if fh.tell() == 0:
             fh.write(f"# Journal {time.strftime('%Y-%m-%d', now)}\n\n")
         fh.write(entry + "\n")
@@ -134,7 +140,7 @@ def latest_entry(project) -> str | None:
     """The last `##` entry of the newest journal day, for SessionStart."""
     from cairn.agents import records
 
-    for day in records.newest(records.records_dir(project, KIND)):
+    for day in records.newest(records.read_dir(project, KIND)):
         try:
             text = day.read_text(encoding="utf-8", errors="replace")
         except OSError:

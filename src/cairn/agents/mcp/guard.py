@@ -2,9 +2,9 @@
 
 An MCP client is a model acting on text it read somewhere; a prompt injection can make it ask
 for `../../.ssh/id_rsa` or a symlink that leaves the tree. Every path a tool touches goes through
-`safe_path`, which refuses `..` parts, NUL bytes and `.git/` internals (credentials live in
-`.git/config`), then resolves symlinks and checks that the real target still lies inside an
-allowed root. A tool call may name another `root`, but only a worktree of the server's own
+`safe_path`, which refuses `..` parts, NUL bytes and `.git/` internals at any depth (credentials
+live in `.git/config`, a nested clone's too), then resolves symlinks and checks that the real
+target still lies inside an allowed root (the rules themselves live in cairn.safepath). A tool call may name another `root`, but only a worktree of the server's own
 project (same `Project.identity`), so one server never becomes a reader for every repository.
 
 Stdlib only: imported by every tool call.
@@ -48,10 +48,6 @@ def server_project(project_dir: str | None = None) -> Project:
     return resolve_project(root=explicit) if project.is_global else project
 
 
-def _inside(path: Path, base: Path) -> bool:
-    return path == base or base in path.parents
-
-
 def allowed_bases(project: Project) -> list[Path]:
     """The real (symlink-free) directories a tool may read: the worktree and the personal vault."""
     bases = []
@@ -64,33 +60,33 @@ def allowed_bases(project: Project) -> list[Path]:
 def safe_path(project: Project, path: str, *, must_exist: bool = True) -> Path:
     """The real path for `path` (relative to the project root, or absolute inside an allowed base).
 
-    Raises CairnError for anything that could leave the project: `..` parts, NUL bytes, `.git/`
-    internals, absolute paths elsewhere, symlinks whose target is outside.
+    Raises CairnError (PathRefused) for anything that could leave the project: `..` parts, NUL
+    bytes, `.git/` internals at any depth, absolute paths elsewhere, symlinks whose target is
+    outside, a `.cairn/` file whose real path leaves `.cairn/`; see cairn.safepath.
     """
+    from cairn.errors import PathRefused
+    from cairn.safepath import confine, inside, memory_member_ok
+
     if not isinstance(path, str) or not path.strip():
         raise CairnError("path must be a non-empty string")
     if "\x00" in path:
-        raise CairnError("path contains a NUL byte")
+        raise PathRefused(repr(path), "a NUL byte in a path")
     raw = PurePath(path.strip())
     if ".." in raw.parts:
-        raise CairnError(f"{path}: '..' is not allowed; give a path inside the project")
+        raise PathRefused(path, "'..' is not allowed; give a path inside the project")
     if project.root is None and not raw.is_absolute():
         raise CairnError("no project: the server was not started inside one (set CAIRN_PROJECT_DIR)")
-    candidate = Path(raw) if raw.is_absolute() else Path(project.root) / raw
-    try:
-        real = candidate.resolve(strict=must_exist)
-    except FileNotFoundError:
-        raise CairnError(f"{path}: no such file in the project") from None
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
-        raise CairnError(f"{path}: cannot resolve ({exc})") from None
-    bases = allowed_bases(project)
-    if not any(_inside(real, base) for base in bases):
-        raise CairnError(f"{path}: outside the project (symlinks and absolute paths must stay inside it)")
-    root = bases[0] if project.root is not None else None
-    if root is not None and _inside(real, root) and real != root:
-        first = real.relative_to(root).parts[0]
-        if first == ".git":
-            raise CairnError(f"{path}: git internals are not readable through cairn")
+    real = confine(raw, allowed_bases(project), relative_to=Path(project.root) if project.root else None,
+                   what="a path")
+    if must_exist and not real.exists():
+        raise CairnError(f"{path}: no such file in the project")
+    if project.root is not None:
+        root = Path(project.root)
+        lexical = raw if raw.is_absolute() else root / raw
+        memory = root / ".cairn"
+        if inside(Path(os.path.normpath(lexical)), memory) and real.exists() \
+                and not memory_member_ok(memory, Path(os.path.normpath(lexical))):
+            raise PathRefused(path, "a symlink inside .cairn/ is never followed out of it")
     return real
 
 

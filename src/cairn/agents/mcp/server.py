@@ -2,7 +2,8 @@
 
 Why this shape: the SDK turns each tool's signature into its input schema and runs sync tools in
 worker threads, so two clients (or two calls) never block each other. Every tool goes through
-`_guarded`, which turns cairn's expected failures into MCP tool errors with the plain message and
+`_guarded`, which redacts every answer (a file region or a note can quote a key), turns cairn's
+expected failures into MCP tool errors with the plain message and
 any other exception into a one-line "internal error" (traceback in CAIRN_HOME/logs/mcp.log):
 a bad call never takes the server down and never leaks a stack to the agent. Both the log and the
 error text go through `redact`: an exception message can quote a token from a file or an argument,
@@ -70,7 +71,7 @@ def _log_internal(name: str) -> str | None:
         import traceback
 
         from cairn.home import logs_dir
-        from cairn.sessions.redact import redact
+        from cairn.redact import redact
 
         path = logs_dir() / "mcp.log"
         entry = redact(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} tool {name}\n{traceback.format_exc()}")
@@ -86,14 +87,16 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def tool(*args: Any, **kwargs: Any) -> Any:
+        from cairn.redact import redact, redact_obj
+
         try:
-            return fn(*args, **kwargs)
+            return redact_obj(fn(*args, **kwargs))  # nothing leaves the server unredacted
         except CairnError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(redact(str(exc))) from None
         except ToolError:
             raise
         except Exception as exc:
-            from cairn.sessions.redact import redact
+            from cairn.redact import redact
 
             where = _log_internal(name)
             raise ToolError(redact(f"internal error in {name}: {type(exc).__name__}: {exc}")

@@ -25,6 +25,7 @@ MAX_LIMIT = 50
 MAX_READ_LINES = 400
 MAX_READ_CHARS = 40_000
 MAX_LINE_CHARS = 2_000  # minified files: one line can be megabytes
+REDACT_CONTEXT_LINES = 120  # lines above a region read along for redaction (a private key block fits)
 MAX_COUNT_BYTES = 16 << 20  # past this, a read stops instead of counting the file's lines
 MAX_SUMMARY_CHARS = 8_000
 MAX_FACTS = 20
@@ -186,7 +187,9 @@ class CairnTools:
         """A cited file must lie in the project (it is hashed for staleness); stored repo-relative."""
         real = safe_path(project, path, must_exist=False)
         if project.root is None or not real.is_relative_to(Path(project.root).resolve()):
-            raise CairnError(f"{path}: a cited file must be inside the project")
+            from cairn.errors import PathRefused
+
+            raise PathRefused(path, "a cited file must be inside the project")
         return relative_to_root(project, real)
 
     def read(self, id: Annotated[Str | None, Field(max_length=300, description="A knowledge node id or title "
@@ -236,6 +239,7 @@ class CairnTools:
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
+        files = [self._cited(project, f) for f in files] if files else files  # names inside the project only
         fields = {"goal": goal, "where": where, "files": files, "decisions": decisions, "next": next,
                   "blockers": blockers}
         saved = save_handoff(project, fields=fields, body=body)
@@ -329,21 +333,30 @@ def _read_region(project, path: str, start: int, end: int | None) -> str:
         last = min(end if end is not None else start + MAX_READ_LINES - 1, start + MAX_READ_LINES - 1)
         if last < start:
             raise CairnError("end_line is before start_line")
-        out: list[str] = []
+        before: list[str] = []  # lines just above the region: a key block may start there
+        lines: list[str] = []
         used = total = 0
         for total, raw in enumerate(fh, 1):
             if total < start:
+                if total >= start - REDACT_CONTEXT_LINES:
+                    before.append(raw.decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS * 4])
                 continue
             if total > last or used >= MAX_READ_CHARS:
                 if fh.tell() > MAX_COUNT_BYTES:  # a huge file: stop here, do not count every line
                     total = None
                     break
                 continue
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            lines.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            used += min(len(lines[-1]), MAX_LINE_CHARS) + 9
+    out: list[str] = []
+    if lines:  # redacted as a whole (blocks span lines), line breaks kept so the numbers stay true
+        from cairn.redact import redact
+
+        shown = redact("\n".join(before + lines), keep_lines=True).split("\n")[len(before):]
+        for i, line in enumerate(shown):
             if len(line) > MAX_LINE_CHARS:
                 line = line[:MAX_LINE_CHARS] + f" ... [{len(line) - MAX_LINE_CHARS} more characters]"
-            out.append(f"{total:>6}| {line}")
-            used += len(out[-1]) + 1
+            out.append(f"{start + i:>6}| {line}")
     name = relative_to_root(project, real)
     if total == 0:
         return f"{name}: empty file\n"

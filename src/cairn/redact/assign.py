@@ -1,0 +1,190 @@
+"""Secrets by assignment: a secret-ish name, a separator, a value that has a secret's shape.
+
+Every shape people write a credential in: `password = "..."`, `"apiKey": "..."`, `api_key: ...`,
+`export DB_PASSWORD=...`, `Password=...;` in a connection string, `<password>...</password>`,
+`--token VALUE`, `aws configure set aws_secret_access_key VALUE`, `os.environ["KEY"] = "..."`.
+Each occurrence of a secret word is tried on its own (a failed try never hides the next one,
+so `the password password: X` is caught). The name decides how much the value must prove:
+strong names (password, secret, api key, ...) take any value that is not a reference,
+placeholder or code; weak ones (token, key, auth, salt, ...) only generated-looking values;
+names whose head noun says "not the secret" (`key_id`, `token_count`, `password_hash`,
+`secret_name`, `public_key`) take nothing. Value checks live in shape.py.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from cairn.redact.rx import compile_bytes
+from cairn.redact.shape import is_secret_value, is_uuid, looks_random
+
+_WORDS = compile_bytes(
+    rb"(?i)pass(?:wd|word|phrase)?|pwd|pw|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
+)
+MAX_VALUE = 600  # bytes looked at after a name: separator, quotes and a value of up to ~512
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+# separator (group 1) and an opening quote (group 2), matched in a short window; the value's end is
+# then found by a search without groups (cheap in RE2, whatever the value's length)
+_SEP = compile_bytes(
+    rb"(?:\\?[\"'])?\]?([ \t]*(?::=|=>|==|\+=|=|:|>)[ \t]*|[ \t]+(?:(?:is|was|are|to|as)[ \t]*:?[ \t]+)?|\\?[\"'][ \t]*,[ \t]*)"
+    rb"(\\?[\"'`])?"
+)
+_QUOTED_END = compile_bytes(rb"[\"'`\\\r\n]")
+_BARE_END = compile_bytes(rb"[\s\"'`;<>&|(){}\[\]\\]")
+_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_STRONG_JOINED = re.compile(
+    r"pass(?:wd|word|phrase)|pwd|secret|apikey|accesskey|privatekey|signingkey|masterkey|encryptionkey"
+    r"|(?:auth|access|refresh|bearer|api|bot|session|id|personal|deploy|admin|service)token|credential|creds"
+)
+_WEAK_PARTS = frozenset("token tokens key keys auth sig signature cookie salt session pat cred".split())
+_PASS_PARTS = frozenset("pass pw passwd pwd passwort".split())
+# Head nouns that say the value is about the secret, not the secret
+_NOT_SECRET_HEADS = frozenset(
+    "id ids name names file files path paths dir url uri endpoint length len size count type types hash hashed "
+    "digest checksum sum fingerprint version format prefix suffix field fields header headers env var ref label "
+    "placeholder hint policy mode algorithm alg method manager provider store rotation expiry expires expiration "
+    "at in ttl timeout limit max min budget usage issuer audience scope scopes kind template regex pattern source "
+    "location region host port user username login email enabled required reset confirm valid invalid strength "
+    "rules rule min_length index column table arn ids list arg args param params schema description desc doc docs "
+    "help text msg message error errors prompt title key_id flag flags option options default defaults "
+    "bucket queue topic stream log logs schema schemas map maps".split()
+)
+_NOT_SECRET_MODIFIERS = frozenset(
+    "public pub publishable cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
+    "page cursor continuation csrf xsrf etag request trace span correlation lock unique natural sequence max min "
+    "num total input output completion prompt cached magic".split()
+)
+_KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key", "api-key"),
+          ("token", "token"), ("cred", "credential"), ("cookie", "cookie"), ("sig", "signature"))
+_WORD_ONLY = re.compile(r"[A-Za-z]+[:=]?")
+
+
+@lru_cache(maxsize=4096)
+def _squash(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def name_strength(name: str) -> str | None:
+    """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`."""
+    parts = [p.lower() for p in _PARTS.findall(name)]
+    if not parts:
+        return None
+    if parts[-1] in _NOT_SECRET_HEADS or (len(parts) > 1 and "_".join(parts[-2:]) in _NOT_SECRET_HEADS):
+        return None
+    joined = "".join(parts)
+    if _STRONG_JOINED.search(joined) or any(p in _PASS_PARTS for p in parts):
+        return "strong" if not any(p in _NOT_SECRET_MODIFIERS for p in parts[:-1]) or "pass" in joined else None
+    if any(p in _WEAK_PARTS for p in parts):
+        return None if any(p in _NOT_SECRET_MODIFIERS for p in parts) else "weak"
+    return None
+
+
+_KEY_OWNERS = frozenset("api license auth access secret private service account subscription master admin app "
+                        "client sdk write read ingest deploy".split())
+
+
+def _uuid_secret(name: str) -> bool:
+    """A UUID is a secret under `*_token`, `*_secret`, `api_key` (not under a lone `key`)."""
+    parts = [p.lower() for p in _PARTS.findall(name)]
+    return bool(parts) and (parts[-1] in ("token", "tokens", "secret", "pat", "auth")
+                            or (parts[-1] in ("key", "keys") and any(p in _KEY_OWNERS for p in parts[:-1])))
+
+
+def _kind(name: str) -> str:
+    low = name.lower()
+    if "aws" in low and "secret" in low:
+        return "aws-secret-key"
+    for word, kind in _KINDS:
+        if word in low:
+            return kind
+    return "credential"
+
+
+def spans(data: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, kind) byte spans of values assigned to secret-ish names."""
+    out: list[tuple[int, int, str]] = []
+    n = len(data)
+    done_until = -1
+    for hit in _WORDS.finditer(data):
+        (h0, h1) = hit[0]
+        start, end = h0, h1
+        while end < n and end - h1 < 64 and data[end] in _IDENT_BYTES:
+            end += 1
+        if end <= done_until:
+            continue
+        done_until = end
+        while start > 0 and h0 - start < 64 and data[start - 1] in _IDENT_BYTES:
+            start -= 1
+        if start > 0 and data[start - 1:start] == b"\\" and data[start:start + 1] in (b"n", b"t", b"r") \
+                and start < h0:
+            start += 1  # `\npassword=...`: an escaped line break (JSON, a quoted string) ends the name before
+        elif start > 0 and data[start - 1:start] in (b":", b"/", b"@") \
+                and data[max(0, start - 4):start].lower() != b"env:":
+            continue  # inside an ARN, a URL or a path (`arn:...:secret:name`), not `$env:NAME`
+        raw = data[start:end]
+        flag = raw.startswith(b"-")
+        name = raw.lstrip(b"-.").rstrip(b"-.").decode("ascii", "replace")
+        if end < n and data[end:end + 1] == b"." or not name:
+            continue
+        strength = name_strength(name)
+        if strength is None:
+            continue
+        found = _value_span(data, end, name, strength, flag, start)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
+                name_start: int = 0) -> tuple[int, int, str] | None:
+    n = len(data)
+    m = _SEP.match(data, pos, min(n, pos + 48))
+    if m is None:
+        return None
+    sep = data[m[1][0]:m[1][1]]
+    quoted = m[2][0] >= 0
+    vs = m[0][1]
+    window = min(n, vs + MAX_VALUE)
+    if quoted:
+        stop = _QUOTED_END.search(data, vs, window)
+        if stop is None:
+            return None
+        ve = stop[0][0]
+        closer = data[ve:ve + 2] if data[ve:ve + 1] == b"\\" else data[ve:ve + 1]
+        if ve == vs or closer[-1:] not in (b'"', b"'", b"`"):
+            return None  # no closing quote on this line
+    else:
+        stop = _BARE_END.search(data, vs, window)
+        ve = stop[0][0] if stop is not None else window
+        if ve == vs:
+            return None
+        raw_end = ve
+        while ve > vs and data[ve - 1:ve] in (b",", b".", b")", b"}", b"]", b":"):
+            ve -= 1  # trailing punctuation belongs to the sentence or the code around it
+        if data[raw_end:raw_end + 1] == b"(":
+            return None  # a call: getpass(), anthropic_api_key()
+    value = data[vs:ve].decode("utf-8", "replace")
+    if not value:
+        return None
+    if not sep.strip():  # `password VALUE`: a flag, a value that cannot be a word, or generated bytes
+        if _WORD_ONLY.fullmatch(value):
+            return None
+        if not flag and strength == "weak" and not (len(value) >= 20 and looks_random(value)):
+            return None
+        if not flag and strength == "strong" and not (len(value) >= 6 and any(c.isdigit() for c in value)):
+            return None
+    if b"," in sep and (not quoted or data[name_start - 1:name_start] not in (b'"', b"'")
+                        or data[name_start - 2:name_start - 1] not in (b"(", b" ", b",", b"[")
+                        or data[ve + 1:ve + 3].lstrip()[:1] == b":"):
+        return None  # `f("NAME", "value")` (define, setenv); not a JSON object's next key
+    env_style = sep == b"=" and name.isupper()
+    if sep.strip() in (b">", b"==") and not quoted and strength == "weak":
+        return None
+    if quoted and len(value) < 64 and _squash(value) and _squash(value) in _squash(name):
+        return None  # `SECRET_SUFFIX_KEY = "secretSuffix"`: the value names the name
+    if strength == "weak" and is_uuid(value.strip()) and _uuid_secret(name):
+        return vs, ve, _kind(name)  # CODECOV_TOKEN=<uuid>: many services issue UUID tokens
+    if not is_secret_value(value, strong=strength == "strong", quoted=quoted, env_style=env_style):
+        return None
+    return vs, ve, _kind(name)

@@ -1,0 +1,132 @@
+"""Secrets found by where they sit: URLs, headers, command lines and credential-file layouts.
+
+`scheme://user:PASSWORD@host`, `Authorization: Bearer|Basic|Token ...`, `Cookie:` values,
+`curl -u user:PASSWORD`, `mysql -pPASSWORD`, `sshpass -p`, `docker login -p`, `.netrc`
+`password`, `.pgpass` lines, Docker `config.json` `"auth"` (base64 of user:password), `.npmrc`
+`_auth`, Azure `AccountKey=`/`SharedAccessSignature=`/`sig=`, Discord webhooks and Telegram bot
+tokens (bare, where gitleaks asks for a nearby name). Each pattern is RE2 (linear) and
+bounded; the masked span is the secret, never the name or the user before it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from cairn.redact.assign import name_strength
+from cairn.redact.rx import compile_bytes
+from cairn.redact.shape import is_placeholder, is_reference, is_secret_value, looks_random
+
+_E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
+
+# (needle that must be in the lowered text, pattern, group of the secret, kind, check)
+# check: "any" masks every value that is not a reference or placeholder, "random" only generated ones
+_LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
+    (b"://", rb"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]*:([^\s@/'\"<>\[\]]+)@", 1,
+     "url-password", "any"),
+    (b"authorization", rb"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token|digest|bot|apikey|sso-key|negotiate|ntlm)"
+     rb"\s+([A-Za-z0-9._~+/=:\-]{8,})", 1, "auth-header", "any"),
+    (b"bearer", rb"(?i)(?:^|[^A-Za-z0-9_])bearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1, "bearer-token", "random"),
+    (b"basic", rb"(?i)(?:^|[^A-Za-z0-9_])basic\s+([A-Za-z0-9+/]{12,}={0,2})", 1, "basic-auth", "basic"),
+    (b"cookie", rb"(?i)(?:set-)?cookie[\"']?\s*:\s*[^\r\n=]+=([^\s;\"',]{16,})", 1, "cookie", "random"),
+    # curl -u user:PASS, lftp -u user,PASS, smbclient -U user%PASS
+    (b"-u", rb"(?i)(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:,%'\"]+[:,%]([^\s'\"]+)", 1, "password", "any"),
+    # --password-file=<(echo PASS): a secret fed through process substitution
+    (b"<(", rb"(?i)(?:pass|secret|token|key)[\w\-]*(?:=|\s+)<\(\s*(?:echo|printf)\s+(?:-n\s+)?"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\")]+))\s*\)", 0, "password", "any"),
+    (b"-p", rb"(?i)(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]*?\s-p"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    (b"sshpass", rb"sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
+     0, "password", "any"),
+    (b"login", rb"(?i)(?:docker|podman|nerdctl|helm\s+registry|oras|skopeo|az|cf|oc)\s+login\b[^\n|;&]*?\s(?:-p|--password)(?:\s+|=)"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    (b"--password-stdin", rb"(?:echo|printf)\s+(?:-n\s+)?(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"|]+))\s*\|"
+     rb"\s*(?:docker|podman|helm|oras|skopeo|nerdctl)\b[^\n]*?--password-stdin", 0, "password", "any"),
+    (b"redis-cli", rb"redis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
+     0, "password", "any"),
+    (b"variable", rb"(?i)variable\s+\"[^\"\n]{0,60}(?:pass|secret|token|key|cred)[^\"\n]{0,60}\"\s*\{[^}]*?"
+     rb"default\s*=\s*\"([^\"\n]{4,})\"", 1, "password", "any"),
+    # a secret's name in one field, its value in the next: Kubernetes/ECS env lists, .NET appSettings,
+    # Postman environments (`- name: DB_PASSWORD` / `value: ...`, `key="ApiKey" value="..."`)
+    (b"value", rb"(?i)\\?[\"']?(?:name|key)\\?[\"']?\s*[:=]\s*\\?[\"']?([A-Za-z0-9_.\-]*(?:pass|pwd|secret|token|"
+     rb"api[_\-]?key|credential|auth|private[_\-]?key)[A-Za-z0-9_.\-]*)\\?[\"']?\s*(?:,|\r?\n|(?:\\+n)+)?\s*-?\s*"
+     rb"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?:\\?\"([^\"\\\r\n]+)\\?\"|\\?'([^'\\\r\n]+)\\?'|([^\s,}\]\"'<>\\]+))",
+     0, "secret", "pair"),
+    # `auth=('user', 'PASSWORD')`, `credentials: ["user", "PASSWORD"]` (requests, httpx, aiohttp...)
+    (b"auth", rb"(?i)(?:auth|basic_auth|http_auth|login)\s*[=:]\s*[\(\[]\s*(?:'[^'\n]*'|\"[^\"\n]*\")"
+     rb"\s*,\s*(?:'([^'\n]+)'|\"([^\"\n]+)\")\s*[\)\]]", 0, "password", "any"),
+    (b"cred", rb"(?i)(?:credentials?)\s*[=:]\s*[\(\[]\s*(?:'[^'\n]*'|\"[^\"\n]*\")"
+     rb"\s*,\s*(?:'([^'\n]+)'|\"([^\"\n]+)\")\s*[\)\]]", 0, "password", "any"),
+    (b"openssl", rb"openssl\b[^\n|;&]*?\s-(?:k|pass\s+pass:|passin\s+pass:|passout\s+pass:)\s*"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    (b"htpasswd", rb"htpasswd\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*b[a-zA-Z]*\s+(?:-[a-zA-Z]+\s+)*\S+\s+\S+\s+"
+     rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any"),
+    # `wandb login KEY`, `vault login TOKEN`: a login command's bare argument, when it is generated
+    (b"login", rb"(?i)\b[a-z][\w.\-]*\s+(?:auth\s+)?login\s+(?:--?[a-z][\w\-]*\s+)*([A-Za-z0-9._~+/=\-]{20,})", 1,
+     "token", "random"),
+    # Twilio's Client(ACCOUNT_SID, AUTH_TOKEN): the token has no name, only its place after the SID
+    (b"ac", rb"AC[0-9a-f]{32}[\"']?\s*[,:]\s*[\"']?([0-9a-f]{32})(?:[^0-9a-zA-Z]|$)", 1, "twilio-auth-token", "any"),
+    # `gh secret set NAME --body VALUE`, `aws secretsmanager ... --secret-string VALUE`
+    (b"secret", rb"(?i)(?:secrets?\s+(?:set|put|create|add)\b[^\n|;&]*?\s(?:--body|-b|--value|--data)|--secret-string)"
+     rb"(?:\s+|=)(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "secret", "any"),
+    # prose: "the password for the admin account is VALUE"
+    (b"pass", rb"(?i)\b(?:password|passphrase|passcode|pin code)\s+(?:for|of)\s[\w .'\-]{1,60}?\s(?:is|was)\s*:?\s+"
+     rb"[\"'`]?([^\s\"'`]{6,})", 1, "password", "strongvalue"),
+    (b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
+     1, "password", "any"),
+    (b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
+     rb":[A-Za-z_*][\w.\-*$]*:[A-Za-z_*][\w.\-@*$]*:([^\s'\"\\:][^\s'\"\\]*)(?:[ \t]*\r?$|['\"\\]|\s)", 2,
+     "pgpass-password", "pgpass"),
+    (b"auth", rb"\"auth\"\s*:\s*\"([A-Za-z0-9+/]{6,}={0,2})\"", 1, "docker-auth", "basic"),
+    (b"_auth", rb"(?:^|[\s:])_auth\s*=\s*\"?([A-Za-z0-9+/]{6,}={0,2})", 1, "npm-auth", "any"),
+    (b"accountkey", rb"(?i)(?:AccountKey|SharedAccessKey|SharedSecret)\s*=\s*([A-Za-z0-9+/]{16,}={0,2})", 1,
+     "azure-key", "any"),
+    (b"sharedaccesssignature", rb"(?i)SharedAccessSignature\s*=\s*([^;\s\"']{16,})", 1, "azure-sas", "any"),
+    (b"sig=", rb"[?&]sig=([A-Za-z0-9%+/=]{16,})", 1, "azure-sas", "any"),
+    (b"webhooks", rb"(?i)https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/([A-Za-z0-9_\-]{30,})", 1,
+     "discord-webhook", "any"),
+]
+_COMPILED = [(needle, compile_bytes(pattern), group, kind, check) for needle, pattern, group, kind, check in _LAYOUTS]
+
+
+def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> bool:
+    text = value.decode("utf-8", "replace")
+    if check == "pair":  # the name in group 1, the value in the first of groups 2-4 that took part
+        name = data[m[1][0]:m[1][1]].decode("ascii", "replace")
+        strength = name_strength(name)
+        return strength is not None and is_secret_value(text, strong=strength == "strong", quoted=m[4][0] < 0)
+    if check == "strongvalue":  # a password in prose: not a word, has a digit or a symbol
+        v = text.rstrip(".,;:!?)")
+        return len(v) >= 6 and not v.isalpha() and is_secret_value(v, strong=True, quoted=True)
+    if check == "pgpass":  # host:port:db:user:password; an IPv6 address or a time is not one
+        host = data[m[1][0]:m[1][1]].decode("ascii", "replace") if m else ""
+        if re.fullmatch(r"[0-9a-fA-F]{1,4}|[0-9.\-]+", host):
+            return False
+        check = "any"
+    if check == "random":
+        return looks_random(text)
+    if check == "basic":  # base64 of user:password
+        try:
+            decoded = base64.b64decode(value + b"=" * (-len(value) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        return b":" in decoded and decoded.isascii()
+    return not (is_reference(text) or is_placeholder(text))
+
+
+def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, kind) byte spans of secrets found by their surroundings."""
+    out: list[tuple[int, int, str]] = []
+    for needle, rx, group, kind, check in _COMPILED:
+        if needle not in lower:
+            continue
+        for m in rx.finditer(data):
+            if group:
+                s, e = m[group]
+            else:  # the first alternative that matched (after the name, for a pair)
+                s, e = next((span for span in m[2 if check == "pair" else 1:] if span[0] >= 0), (-1, -1))
+            if s < 0 or e <= s or not _ok(data[s:e], check, data, m):
+                continue
+            out.append((s, e, kind))
+    return out
