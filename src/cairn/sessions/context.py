@@ -244,10 +244,27 @@ def read_session(transcript: str | os.PathLike, cache: Path | None = None,
             chunk, offset = _read_from(path, offset, max_bytes)
         except OSError:
             return ctx
+        steps, order = ctx.steps, ctx.order
         _fold_lines(ctx, chunk)
         if cache is not None:
+            _redact_new(ctx, ctx.steps - steps, order)
             _save_cache(cache, {"v": CACHE_VERSION, "ino": st.st_ino, "offset": offset, "ctx": ctx.as_json()})
     return ctx
+
+
+def _redact_new(ctx: SessionContext, new_prompts: int, order: int) -> None:
+    """Before the context is cached on disk: mask secrets in the prompts added since the last read,
+    and drop names taken from shell commands that turn out to be secrets (a key with a `/` in it)."""
+    if not new_prompts and not any(t.order > order and t.how == "named" for t in ctx.files.values()):
+        return
+    from cairn.redact import redact
+
+    n = min(new_prompts, len(ctx.prompts))
+    if n:
+        ctx.prompts[-n:] = [redact(p) for p in ctx.prompts[-n:]]
+    for path in [p for p, t in ctx.files.items() if t.order > order and t.how == "named"]:
+        if redact(path) != path:
+            del ctx.files[path]
 
 
 def _save_cache(cache: Path, data: dict) -> None:
