@@ -13,17 +13,17 @@ Stdlib only and no subprocess: this runs on every hook call.
 from __future__ import annotations
 
 import functools
-
-try:  # CPython's built-in SHA-1: `hashlib` also loads OpenSSL, ~4 ms on every hook
-    from _sha1 import sha1
-except ImportError:  # another interpreter
-    from hashlib import sha1
 import os
 import re
 from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, project_data_dir
+
+try:  # CPython's built-in SHA-1: `hashlib` also loads OpenSSL, ~4 ms on every hook
+    from _sha1 import sha1
+except ImportError:  # another interpreter
+    from hashlib import sha1
 
 GLOBAL_ID = "_global"
 
