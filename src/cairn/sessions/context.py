@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from pathlib import Path
 
 from cairn.sessions.markers import strip_injected
@@ -36,7 +35,11 @@ _WRAPPERS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout|local-command-stderr"
     r"|command-message|command-name|command-args|task-notification|bash-input|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
     re.S)
-_PATHISH = re.compile(r"^[\w.@~+-]*[/.][\w./@~+-]*$")
+# Words of a shell command that name a file (`src/a.py`): short segments, the last with an extension.
+# Long random runs (keys with a `/` in them) fail the shape; the few that pass are redacted before
+# the context is cached (see _redact_new).
+_SHELL_WORD = re.compile(r"[\w./@~+-]+")
+_FILE_WORD = re.compile(r"^(?:[\w.@~+-]{1,40}/)+[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
 
 class Touch:
@@ -161,12 +164,8 @@ def _weak_paths(name: str, params: dict) -> list[str]:
     if name == "Glob" and isinstance(params.get("pattern"), str) and "*" not in params["pattern"]:
         out.append(params["pattern"])
     if name == "Bash" and isinstance(params.get("command"), str):
-        cmd = params["command"][:2000]
-        try:
-            words = shlex.split(cmd, comments=False)
-        except ValueError:
-            words = cmd.split()
-        out.extend(w for w in words[:60] if 2 < len(w) < 300 and _PATHISH.match(w) and "/" in w)
+        words = _SHELL_WORD.findall(params["command"][:2000])
+        out.extend(w for w in words[:80] if 2 < len(w) < 300 and _FILE_WORD.match(w))
     return out
 
 
@@ -279,15 +278,16 @@ def read_session(transcript: str | os.PathLike, cache: Path | None = None,
 
 def _redact_new(ctx: SessionContext, new_prompts: int, order: int) -> None:
     """Before the context is cached on disk: mask secrets in the prompts added since the last read,
-    and drop names taken from shell commands that turn out to be secrets (a key with a `/` in it)."""
-    if not new_prompts and not any(t.order > order and t.how == "named" for t in ctx.files.values()):
+    and drop names taken from commands since then that turn out to be secrets."""
+    n = min(new_prompts, len(ctx.prompts))
+    named = [p for p, t in ctx.files.items() if t.order > order and t.how == "named"]
+    if not n and not named:
         return
     from cairn.redact import redact
 
-    n = min(new_prompts, len(ctx.prompts))
     if n:
         ctx.prompts[-n:] = [redact(p) for p in ctx.prompts[-n:]]
-    for path in [p for p, t in ctx.files.items() if t.order > order and t.how == "named"]:
+    for path in named:
         if redact(path) != path:
             del ctx.files[path]
 
