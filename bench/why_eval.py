@@ -3,9 +3,11 @@
 
 For every decision record cairn finds in a tree (docs/adr, RFC folders, record-shaped files), the
 question is "why did we <the record's title, lowercased>?" and the record is the answer. Reported
-per tree: hit@1 (the record is the first result of `--kind all`), MRR@10, how often the record
-ranks ahead of every code or doc file, the same hit@1 for flat BM25 over all files, and for pairs
-where one record supersedes another, how often the live one ranks first.
+per tree: hit@1 (the record is the first result of the default kind, `auto`, as a plain
+`cairn search "why did we ..."` gives it), MRR@10, how often the record ranks ahead of every code
+or doc file, hit@1 when asked "what did we decide about <title>?", hit@1 for flat BM25 over all files, and for pairs
+where one record supersedes another, how often the live one ranks first. The last row sums all
+trees (micro: every record counts once).
 The question reuses the title's words, so this measures ranking among files that share them
 (code and docs that mention the topic), not paraphrase.
 
@@ -32,8 +34,10 @@ def main() -> None:
     from cairn.search.engine import search_code
     from cairn.search.eval.run import FlatBM25
 
-    print("| tree | records | hit@1 | MRR@10 | ahead of all code/docs | flat BM25 hit@1 | live before superseded |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| tree | records | hit@1 | MRR@10 | ahead of all code/docs | hit@1 'what did we decide about ...' | flat BM25 hit@1 "
+          "| live before superseded |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    sums = [0, 0, 0.0, 0, 0, 0, 0, 0]
     for arg in sys.argv[1:]:
         tree = Path(arg).resolve()
         project = project_for_root(tree)
@@ -42,13 +46,16 @@ def main() -> None:
         recs = con.execute("SELECT n.id, n.title, n.state, n.superseded_by, f.path FROM nodes n "
                            "JOIN files f ON f.id = n.file_id WHERE n.origin = 'adr'").fetchall()
         if not recs:
-            print(f"| {tree.name} | 0 | | | | | |")
+            print(f"| {tree.name} | 0 | | | | | | |")
             continue
         flat = FlatBM25(tree, [r[0] for r in con.execute("SELECT path FROM files ORDER BY path")])
-        hit = mrr = ahead = flat_hit = 0
+        hit = mrr = ahead = flat_hit = all_hit = 0
         for r in recs:
             q = f"why did we {r['title'][0].lower() + r['title'][1:]}?"
-            hits, _ = search_code(con, q, root=tree, limit=10, kind="all")
+            other = f"what did we decide about {r['title'][0].lower() + r['title'][1:]}?"
+            both, _ = search_code(con, other, root=tree, limit=10, kind="auto")
+            all_hit += [h.path for h in both[:1]] == [r["path"]]
+            hits, _ = search_code(con, q, root=tree, limit=10, kind="auto")
             paths = [h.path for h in hits]
             if r["path"] in paths:
                 i = paths.index(r["path"])
@@ -69,9 +76,15 @@ def main() -> None:
                 ok += live["path"] in paths and (r["path"] not in paths or
                                                  paths.index(live["path"]) < paths.index(r["path"]))
         n = len(recs)
-        print(f"| {tree.name} | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {flat_hit / n:.2f} | "
-              f"{ok}/{pairs} |")
+        print(f"| {tree.name} | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {all_hit / n:.2f} | "
+              f"{flat_hit / n:.2f} | {ok}/{pairs} |")
+        for i, v in enumerate((n, hit, mrr, ahead, all_hit, flat_hit, ok, pairs)):
+            sums[i] += v
         con.close()
+    n, hit, mrr, ahead, all_hit, flat_hit, ok, pairs = sums
+    if n:
+        print(f"| **all trees** | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {all_hit / n:.2f} | "
+              f"{flat_hit / n:.2f} | {ok}/{pairs} |")
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def test_code_kind_has_no_notes_and_knowledge_kind_only_notes(tmp_path, run_cli)
     run_cli("init", "--root", str(root))
     _remember(run_cli, root, {"type": "decision", "title": "Discounts come from one table",
                               "body": "lookupDiscount reads TABLE only.", "files": ["src/cart/discounts.ts"]})
-    code = _search(run_cli, root, "discount table lookup")
+    code = _search(run_cli, root, "discount table lookup", "--kind", "code")
     assert code and all(r["kind"] != "knowledge" for r in code)
     assert not any(r["path"].startswith(".cairn/") for r in code)
     assert code[0]["path"] == "src/cart/discounts.ts"

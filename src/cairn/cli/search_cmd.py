@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "The index is refreshed incrementally first.",
         epilog='examples:\n  cairn search "why is the coupon applied twice in checkout"\n'
         '  cairn search "retry failed webhooks" --terms backoff,retry_policy --budget 800\n'
-        '  cairn search "applyCoupon" --json --limit 5',
+        '  cairn search "applyCoupon" --json --limit 5\n'
+        '  cairn search "why did we pick Postgres over Mongo?"',
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("query", help="the request in plain words (names of files or symbols help)")
     p.add_argument("--limit", "-k", type=int, default=10, help="most results to return (default 10)")
@@ -23,8 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="token budget of the answer: results are packed until it is spent")
     p.add_argument("--terms", default="", help="comma-separated related words you expect in the code "
                    "(they count, but less than the request's own words)")
-    p.add_argument("--kind", choices=("code", "knowledge", "all"), default="code",
-                   help="code (default), knowledge (decisions, bugs, gotchas, concepts, personal notes) or all")
+    p.add_argument("--kind", choices=("auto", "code", "knowledge", "all"), default="auto",
+                   help="auto (default: decision records first for why-questions, code first otherwise), code, "
+                   "knowledge (decisions, bugs, gotchas, concepts, personal notes) or all (interleaved)")
     p.add_argument("--no-refresh", action="store_true", help="search the index as it is (skip the refresh)")
     p.add_argument("--transcript", metavar="FILE",
                    help="the session so far (a Claude Code JSONL transcript): files it read or edited, earlier "

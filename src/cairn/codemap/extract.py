@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from cairn.codemap.doc_role import document_role
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
+from cairn.codemap.textdefs import flat_spans, is_program, text_definitions
 from cairn.search.tokens import expand_identifiers, path_text
 
 
@@ -94,6 +95,9 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
     rec.role = document_role(path, rec.kind, text)
     rec.body = expand_identifiers(text)
     rec.fts_path = path_text(path)
+    if (rec.parsed is None or rec.parsed.error) and rec.kind != "doc" and is_program(lang, text[:2]):
+        _text_parse(rec, text)  # no grammar, or a broken one: declaration-shaped lines still name things
+        return rec
     if rec.parsed:
         rec.fts_names = expand_identifiers(" ".join(d.name for d in rec.parsed.defs))
     if rec.parsed and rec.parsed.defs:
@@ -102,6 +106,15 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
                 rec.chunks.append(ChunkRecord("section" if d.kind == "heading" else "def", d.name, d.line,
                                               d.end_line, d.signature))
     return rec
+
+
+def _text_parse(rec: FileRecord, text: str) -> None:
+    """Definitions and chunks of a program file from its declaration lines (see textdefs.py)."""
+    defs = text_definitions(text)
+    error = rec.parsed.error if rec.parsed else None
+    rec.parsed = ParsedFile(lang=rec.lang or "text", defs=defs, error=error)
+    rec.fts_names = expand_identifiers(" ".join(d.name for d in defs))
+    rec.chunks = [ChunkRecord("def", d.name, d.line, end, d.signature) for d, end in flat_spans(defs)]
 
 
 def extract_many(args: list[tuple[str, str, int, int]]) -> list[FileRecord]:

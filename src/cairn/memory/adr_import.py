@@ -191,14 +191,21 @@ def _status(fm: dict, body: str) -> tuple[str, str]:
 _NUMBER_PREFIX = re.compile(r"^(?:(?:adr|rfc)[-\s#]*)?\d+\s*[.:)-]\s+", re.I)
 
 
+# A first heading that names a section, not the record ("# Summary" in an RFC template): the file name
+# says what the record is about instead.
+_SECTION_HEADINGS = frozenset({"summary", "context", "status", "motivation", "background", "overview",
+                               "introduction", "abstract", "problem", "decision", "proposal"})
+
+
 def _heading(fm: dict, body: str, stem: str) -> str:
     """The record's own heading (what the file shows), e.g. "12. Use Postgres"."""
     if fm.get("title"):
         return str(fm["title"]).strip()
     m = re.search(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", body, re.M)
-    if m:
+    if m and m.group(1).strip().rstrip(":").lower() not in _SECTION_HEADINGS:
         return m.group(1).strip()
-    return re.sub(r"[-_]+", " ", stem).strip() or stem
+    words = re.sub(r"[-_]+", " ", re.sub(r"^\d+[-_.\s]*", "", stem)).strip()
+    return (words[:1].upper() + words[1:]) if words else stem
 
 
 def clean_title(heading: str) -> str:

@@ -9,20 +9,24 @@ those. Reads only SQLite and the standard library, so it can run inside a hook.
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
-from cairn.search.names import name_channel
+from cairn.search.intent import wants_change, wants_history, wants_reason
+from cairn.search.names import definitions, name_channel
+from cairn.search.paths import path_channel
 from cairn.search.query import Query, analyze
 from cairn.search.text import file_text_channel
 
-W_TEXT, W_CHUNK, W_NAME, W_EXPANSION = 1.0, 1.0, 1.2, 0.5
+W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
+W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
+W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
 # Session channels (search/session_signals.py): what the session so far says.
 W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
 W_TOPIC = 0.5  # earlier prompts' distinctive words
@@ -34,22 +38,11 @@ W_CHURN = 0.3  # what changes often and lately, for vague prompts only
 SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
 IN_PLAY_SHARE = 0.5  # of a result list, at most this share are files the session already touched
 LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
-_ASKS_HISTORY = re.compile(
-    r"\b(session|sessions|conversation|chat|discuss(?:ed|ion)?|decid(?:e|ed)|yesterday|last (?:time|week)|earlier|"
-    r"changelog|release notes?|history|journal|diary|transcript|log)\b", re.I)
 SEEDS = 8
+ROLES_IN_CHANNELS = True  # weigh each channel's list by role (see roles.py), not only the final one
 CHANNEL_DEPTH = 100  # ranks kept per channel
 CHUNK_CANDIDATES = 40  # files whose declarations are scored one by one
-TEST_FACTOR = 0.6  # tests and examples matter less than the code they exercise
-DOC_FACTOR = 0.8
-
-_TEST_PATH = re.compile(
-    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|benchmarks?|[\w-]*-tests?)/|"
-    r"(^|/)test_[^/]+$|_test\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|Tests?\.(java|kt|cs|swift)$|\.snap$")
-
-
-def is_test_path(path: str) -> bool:
-    return bool(_TEST_PATH.search(path))
+CHUNK_SPREAD = 0.3  # how much a file's other matching declarations add to its best one
 
 
 @dataclass
@@ -84,8 +77,10 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
                 rrf_k: int = RRF_K, kind: str = "code", session=None, use_history: bool = True,
                 ) -> tuple[list[Hit], Query]:
-    """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all).
+    """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
+    `auto` reads the request: a why/what-did-we-decide question gets code and knowledge interleaved
+    (the decision record first when it matches), any other request gets code first and knowledge after.
     `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk;
     `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
     their git co-change (search/session_signals.py).
@@ -93,22 +88,34 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     from cairn.search import knowledge as kn
     from cairn.search.session_signals import build_signals, without_urls
 
+    code_first = kind == "auto" and not wants_reason(text)
+    if kind == "auto":
+        kind = "all"
     q = analyze(con, without_urls(text)[0], terms)
     sig = build_signals(con, root, text, q, session, use_history=use_history)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
+    defined = definitions(con, q.symbols)
     exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
-    base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION)]
+    path_scores = path_channel(con, q.main)
+    nodes = kn.node_file_ids(con)
+    log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
+    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor)
+    file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
+                                                                            path_scores))
+    w_path = W_PATH_CHANGE if wants_change(text) else W_PATH
+    base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION),
+            (_top(path_scores), w_path)]
     if sig.mentions:
         base.append((ranked(sig.mentions), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
-    chunk_scores = {fid: lst[0][0] for fid, lst in chunks.items()}
-    base.append((_top(chunk_scores), W_CHUNK))
+    chunk_scores = {fid: lst[0][0] + CHUNK_SPREAD * sum(x[0] for x in lst[1:]) for fid, lst in chunks.items()}
+    base.append((_top(weigh(chunk_scores)), W_CHUNK))
     fused = rrf(base, k=rrf_k)
     seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(fused)[:SEEDS])}
     extra_seeds = dict(seed_files or {})
@@ -118,7 +125,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         seeds[fid] = seeds.get(fid, 0.0) + w
     ppr = personalized_pagerank(con, seeds, hubs_pass_rank=hubs_pass_rank) if seeds else {}
     vague = q.distinctive <= 1
-    lists = base + [(_top(ppr), W_GRAPH_VAGUE if vague else W_GRAPH_CLEAR)]
+    lists = base + [(_top(weigh(ppr)), W_GRAPH_VAGUE if vague else W_GRAPH_CLEAR)]
     if sig.recent:
         lists.append((sig.recent, W_RECENT))
     if sig.cochange:
@@ -128,21 +135,24 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     if sig.churn:
         lists.append((_top(sig.churn), W_CHURN))
     fused = rrf(lists, k=rrf_k)
-    nodes = kn.node_file_ids(con)
     know: list[Hit] = []
     if kind in ("knowledge", "all"):
         know = kn.project_knowledge_hits(con, q, fused, root, file_terms, name_reasons, limit)
         know += kn.personal_hits(q, limit, rrf_k)
         know.sort(key=lambda h: (-h.score, h.path))
-    log_factor = LOG_ASKED if _ASKS_HISTORY.search(text) else LOG_FACTOR
-    hits = _code_hits(con, fused, nodes, limit, log_factor, in_play=set(sig.touched) - sig.mentions.keys()) \
+    hits = _code_hits(con, fused, nodes, limit, weigh, defined, in_play=set(sig.touched) - sig.mentions.keys()) \
         if kind in ("code", "all") and fused else []
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
         _explain_session(con, hits, sig)
     if kind == "code":
         return hits, q
-    out = know[:limit] if kind == "knowledge" else kn.interleave(hits, know, limit)
+    if kind == "knowledge":
+        out = know[:limit]
+    elif code_first:
+        out = (hits + know)[:limit]
+    else:
+        out = kn.interleave(hits, know, limit)
     kn.finish(out, root)
     return out, q
 
@@ -155,29 +165,55 @@ def _near_ranking(near: dict[int, float], fused: dict[int, float]) -> list[int]:
     return sorted(near, key=lambda f: (-fused.get(f, 0.0), -near[f], f))[:CHANNEL_DEPTH]
 
 
+class _RoleWeights:
+    """A channel's scores times each file's role factor for this request (roles.py; logs count
+    `log_factor` more), so that in every ranked list the prose of a code question gives way."""
+
+    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int], log_factor: float):
+        self.con, self.factors, self.nodes, self.log_factor = con, factors, nodes, log_factor
+        self.known: dict[int, float] = {}
+
+    def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
+        if fid not in self.known:
+            f = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
+            self.known[fid] = f * (self.log_factor if doc_role == "log" else 1.0)
+        return self.known[fid]
+
+    def __call__(self, scores: dict[int, float], depth: int = CHANNEL_DEPTH * 3) -> dict[int, float]:
+        if not ROLES_IN_CHANNELS:
+            return scores
+        ids = ranked(scores)[:depth]
+        todo = [f for f in ids if f not in self.known]
+        for i in range(0, len(todo), 900):
+            part = todo[i:i + 900]
+            for row in self.con.execute(
+                    f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+                self.factor(*row)
+        return {f: scores[f] * self.known.get(f, 1.0) for f in ids}
+
+
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
-               log_factor: float = 1.0, in_play: set[int] | None = None) -> list[Hit]:
-    """The best code/doc files (knowledge node files excluded), tests, docs and logs discounted.
+               weigh: _RoleWeights, defined: dict[int, tuple[float, str, int]],
+               in_play: set[int] | None = None) -> list[Hit]:
+    """The best code/doc files (knowledge node files excluded): files that define what the request
+    names first, then the rest, each weighed by its role (source, test, prose, data, log) for this request.
 
     Files already in play in the session (`in_play`) are ranked like any other, but fill at most
     IN_PLAY_SHARE of the list: the agent has them, so they never crowd out what it has not seen."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
+    ids += [f for f in defined if f not in nodes and f not in set(ids)]
+    top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []
     rows = {r["id"]: r for r in con.execute(
-        f"SELECT id, path, kind, rank, is_hub, role FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
+        f"SELECT id, path, kind, lang, rank, is_hub, role FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
     hits: list[Hit] = []
     for fid in ids:
         row = rows.get(fid)
         if row is None:
             continue
-        score = fused[fid]
-        if is_test_path(row["path"]):
-            score *= TEST_FACTOR
-        elif row["kind"] != "code":
-            score *= DOC_FACTOR
-        if row["role"] == "log":
-            score *= log_factor
+        score = fused.get(fid, 0.0) + W_DEFINES * defined.get(fid, (0.0,))[0] * top
+        score *= weigh.factor(fid, row["path"], row["kind"], row["lang"], row["role"])
         hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
     hits.sort(key=lambda h: (-h.score, h.path))
     if in_play:
@@ -190,6 +226,18 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
             kept.append(h)
         hits = kept
     return hits[:limit]
+
+
+def _prose_share(con: sqlite3.Connection) -> float:
+    """Share of the repository's prose and program files that are prose."""
+    counts = {roles.SOURCE: 0, roles.PROSE: 0}
+    for kind, lang, n in con.execute("SELECT kind, lang, COUNT(*) FROM files WHERE lang IS NOT NULL "
+                                     "AND lang != 'html' GROUP BY kind, lang"):
+        r = roles.role("", kind, lang)
+        if r in counts:
+            counts[r] += n
+    total = counts[roles.SOURCE] + counts[roles.PROSE]
+    return counts[roles.PROSE] / total if total else 0.0
 
 
 def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused) -> None:

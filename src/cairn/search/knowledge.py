@@ -10,21 +10,20 @@ replaced them; nodes whose cited code changed since they were written say so (`s
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from pathlib import Path
 
 from cairn.search.fuse import RRF_K, ranked
+from cairn.search.intent import wants_reason
 from cairn.search.query import Query
 
 SUPERSEDED_FACTOR = 0.05  # still readable, never ahead of a live note
 WHY_FACTOR = 1.5  # "why did we ..." questions want the decision record first
 KNOWLEDGE_SHARE = 0.25  # in the `all` view, at least this share of slots goes to knowledge
-_WHY = re.compile(r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adr|rfc|postmortem)\b", re.I)
 
 
 def is_why_question(text: str) -> bool:
-    return bool(_WHY.search(text))
+    return wants_reason(text)
 
 
 def node_file_ids(con: sqlite3.Connection) -> set[int]:

@@ -13,7 +13,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 
-from cairn.search.tokens import fold, fts_quote, name_key, query_terms, split_identifier
+from cairn.search.tokens import STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 # A term found in more than this share of files says little about any of them.
 COMMON_SHARE = 0.25
@@ -40,10 +40,21 @@ class Term:
 
 
 @dataclass
+class Symbol:
+    """A token of the request that may name a definition: `Conn`, `Plug.Conn`, `applyCoupon`, `(.:?)`."""
+
+    token: str  # as written, qualifier included
+    key: str  # lookup key of its last segment (codemap.model.symbol_key)
+    strength: float  # SYM_* below
+    last: str = ""  # its last segment as written (case kept)
+
+
+@dataclass
 class Query:
     text: str
     terms: list[Term] = field(default_factory=list)
     name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: KEY_IDENT/NGRAM/WORD)
+    symbols: list[Symbol] = field(default_factory=list)  # names of definitions the request may mean
     n_files: int = 0
 
     @property
@@ -94,12 +105,18 @@ def _name_keys(text: str) -> list[tuple[str, float]]:
     words: list[str] = []
     for m in _RAW_TOKEN.finditer(text):
         tok = m.group(0)
-        ident = len(tok) <= MAX_IDENT_CHARS and bool(_IDENT.fullmatch(tok))
+        ident = len(tok) <= MAX_IDENT_CHARS and _code_shaped(tok)
+        if ident and "." in tok and "/" not in tok and not _is_file_name(tok):
+            ident = bool(_IDENT.fullmatch(tok.replace(".", "")))  # `lazy.nvim` is a project name, `Plug.Conn` a name
         for piece in re.split(r"[/\\]", tok):
-            stem = piece.split(".", 1)[0] if "." in piece and ident else piece
-            k = name_key(stem)
-            if len(k) >= 3:
-                keys[k] = max(keys.get(k, 0.0), KEY_IDENT if ident else KEY_WORD)
+            if "." in piece and ident:  # a file name keys on its stem, `Plug.Conn` on `Conn` and on the whole
+                stems = [piece.split(".", 1)[0]] if _is_file_name(piece) else [piece.rsplit(".", 1)[-1], piece]
+            else:
+                stems = [piece]
+            for stem in stems:
+                k = name_key(stem)
+                if len(k) >= 3:
+                    keys[k] = max(keys.get(k, 0.0), KEY_IDENT if ident else KEY_WORD)
         words.extend(p for p in split_identifier(fold(tok)) if p)
     for n in (2, 3):
         for i in range(len(words) - n + 1):
@@ -109,12 +126,65 @@ def _name_keys(text: str) -> list[tuple[str, float]]:
     return list(keys.items())
 
 
+# How sure we are that a token names a definition, by its shape and place in the request.
+SYM_BARE = 1.0  # the whole request is one name: `Conn`, `Rack::Response`, `inferProcedureInput`
+SYM_CODE = 0.6  # a code-shaped token inside a sentence: `Ecto.Schema`, `applyCoupon`, `apply_coupon`, `(.:?)`
+SYM_CAPITAL = 0.35  # a capitalized word inside a sentence: "how the Session manages ..."
+SYM_FIRST = 0.2  # a capitalized first word: "Transaction block and session management"
+SYM_WORD = 0.1  # a plain word that a definition may carry: "how halt stops the pipeline", "retry with load"
+_SYM_TOKEN = re.compile(r"\([^\w\s()]{1,5}\)|[A-Za-z_][\w]*(?:(?:::|->|[.#])[A-Za-z_][\w]*)*[?!]?")
+_QUALIFIED = re.compile(r"::|->|[.#]")
+
+
+def _code_shaped(tok: str) -> bool:
+    """camelCase, snake_case, a path or a file name; not an acronym written in capitals (SQL, HTTP)."""
+    return bool(_IDENT.fullmatch(tok)) and not (tok.isupper() and tok.isalpha())
+
+
+def _is_file_name(tok: str) -> bool:
+    from cairn.codemap.languages import EXTENSIONS
+
+    ext = "." + tok.rsplit(".", 1)[-1].lower() if "." in tok else ""
+    return ext in EXTENSIONS
+
+
+def _symbols(text: str) -> list[Symbol]:
+    """Tokens of the request that may name definitions, each with how likely that is."""
+    from cairn.codemap.model import symbol_key
+
+    stripped = text.strip().strip("`'\"")
+    out: dict[str, Symbol] = {}
+    bare = bool(_SYM_TOKEN.fullmatch(stripped))
+    for i, m in enumerate(_SYM_TOKEN.finditer(stripped)):
+        tok = m.group(0)
+        if tok.startswith("("):
+            strength, last = (SYM_BARE if bare else SYM_CODE), tok[1:-1]
+        else:
+            last = _QUALIFIED.split(tok)[-1].rstrip("?!")
+            if _is_file_name(tok):
+                continue  # a file name (`conn.ex`), looked up by the name channel
+            if bare:
+                strength = SYM_BARE
+            elif _QUALIFIED.search(tok) or (_IDENT.fullmatch(tok) and not tok.isupper()) or "_" in tok.strip("_"):
+                strength = SYM_CODE
+            elif tok[:1].isupper() and len(tok) > 1:
+                strength = SYM_FIRST if i == 0 else SYM_CAPITAL
+            elif len(tok) >= 3 and tok.lower() not in STOPWORDS:
+                strength = SYM_WORD
+            else:
+                continue
+        key = symbol_key(last)
+        if len(key) >= 2 and (key not in out or out[key].strength < strength):
+            out[key] = Symbol(tok, key, strength, last)
+    return list(out.values())
+
+
 def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys."""
     n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     q = Query(text=text, n_files=n)
-    idents = {name_key(m.group(0)) for m in _ident_matches(text)}
-    idents |= {p for m in _ident_matches(text) for p in split_identifier(m.group(0))}
+    shaped = [m.group(0) for m in _ident_matches(text) if _code_shaped(m.group(0))]
+    idents = {name_key(t) for t in shaped} | {p for t in shaped for p in split_identifier(t)}
     seen: set[str] = set()
     for t in query_terms(text):
         df = _df(con, t)
@@ -126,5 +196,10 @@ def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = 
         df = _df(con, t)
         q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
         seen.add(t)
-    q.name_keys = _name_keys(text) + [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
+    q.symbols = _symbols(text)
+    weights = {t.text: t.weight for t in q.terms}
+    if len(q.terms) == 1:  # a one-word request names something, whatever its case
+        weights = {}
+    q.name_keys = [(k, s * min(1.0, weights.get(k, 1.0)) if s == KEY_WORD else s) for k, s in _name_keys(text)]
+    q.name_keys += [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q

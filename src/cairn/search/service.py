@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from cairn.errors import CairnError
 from cairn.project import Project
 
-KINDS = ("code", "knowledge", "all")
+KINDS = ("auto", "code", "knowledge", "all")
 HOOK_CATCHUP = 2 * 1024 * 1024  # transcript bytes a prompt hook reads at most in one go
 
 
@@ -47,10 +47,11 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
 
 
 def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
-           budget: int | None = None, kind: str = "code", refresh: bool = True,
+           budget: int | None = None, kind: str = "auto", refresh: bool = True,
            seed_paths: dict[str, float] | None = None, session=None) -> Answer:
-    """Search the project's code (and, with kind knowledge/all, its knowledge) for a request.
+    """Search the project's code and knowledge for a request (`kind`: auto, code, knowledge or all).
 
+    `auto` puts the decision record first for why-questions and code first otherwise (engine.py).
     `refresh` brings the index up to date first (a stat walk when nothing changed); hooks pass
     False and rely on SessionStart. `session` (a sessions.context.SessionContext, see
     `session_context`) is what the session so far knows: files in play, earlier prompts.

@@ -7,6 +7,7 @@ Every term is quoted (see tokens.fts_quote): user input never becomes FTS syntax
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections import defaultdict
 
@@ -16,6 +17,7 @@ from cairn.search.tokens import fts_quote
 MAX_TERMS = 12  # the most informative terms of a long request; the rest add noise and time
 PER_TERM_LIMIT = 300  # best rows per term; a common term's tail adds nothing
 FILE_COLUMNS = "3.0, 2.0, 1.0"  # files_fts: path, names, body
+KEEP_TF_ONLY = True
 
 
 def _top_terms(terms: list[Term]) -> list[Term]:
@@ -23,23 +25,39 @@ def _top_terms(terms: list[Term]) -> list[Term]:
 
 
 def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list[Term],
-                  limit: int = PER_TERM_LIMIT) -> tuple[dict[int, float], dict[int, list[str]]]:
-    """rowid -> sum of weight * bm25 over terms, and rowid -> the terms that matched it."""
+                  limit: int = PER_TERM_LIMIT, n_rows: int | None = None) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """rowid -> sum over terms of weight * BM25 term frequency part, and rowid -> the terms that matched it.
+
+    FTS5's bm25() multiplies each term's saturated, length-normalized frequency by its own IDF,
+    which it clamps to ~0 for a term in more than half the rows: in a repository whose every
+    file says `upload`, the file about uploads would lose the word altogether. The term weight
+    already says how distinctive a word is (measured on the files that matter, see query.py), so
+    FTS5's IDF is divided back out and only the frequency part is kept.
+    """
     scores: dict[int, float] = defaultdict(float)
     matched: dict[int, list[str]] = defaultdict(list)
     sql = (f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
            f"ORDER BY bm25({table}, {columns}) LIMIT ?")
     for t in _top_terms(terms):
+        expr = fts_quote(t.text)
         try:
-            rows = con.execute(sql, (fts_quote(t.text), limit)).fetchall()
+            rows = con.execute(sql, (expr, limit)).fetchall()
+            if not rows:
+                continue
+            if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
+                n_rows = con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            hits = len(rows) if len(rows) < limit else con.execute(
+                f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
         except sqlite3.OperationalError:
             continue
+        idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
         for rowid, s in rows:
-            scores[rowid] += t.weight * s
+            scores[rowid] += t.weight * s / (idf if KEEP_TF_ONLY else 1.0)
             matched[rowid].append(t.text)
     return dict(scores), dict(matched)
 
 
 def file_text_channel(con: sqlite3.Connection, terms: list[Term]) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> text score over whole files (path, symbol names, body)."""
-    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms)
+    n_rows = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]  # one FTS row per file
+    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=n_rows)

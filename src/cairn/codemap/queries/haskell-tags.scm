@@ -11,6 +11,7 @@
 (instance name: (name) @name) @scope
 
 (declarations (signature name: (variable) @name) @definition.function)
+(declarations (signature name: (prefix_id (operator) @name)) @definition.function)
 (declarations (function name: (variable) @name) @definition.function)
 (declarations (bind name: (variable) @name) @definition.function)
 (class_declarations (signature name: (variable) @name) @definition.function)

@@ -1,0 +1,60 @@
+"""Which part a file plays for a request (source, test, prose, data) and how much that part counts.
+
+A code question ("how does the router dispatch requests") wants the source that does it; guides,
+changelogs and generated API pages that talk about it come after, and tests and examples that
+exercise it after the source. A documentation question ("how do I configure ...", "what is the
+release process") wants the prose first. The role comes from the file (its kind, language and
+path shape: test folders and test-file suffixes, never a repository's own folder names), the
+intent from the request's wording and from the repository (a repository that is mostly prose
+is documentation, whatever the request says).
+"""
+
+from __future__ import annotations
+
+import re
+
+from cairn.search.intent import wants_docs
+
+SOURCE, TEST, PROSE, DATA, OTHER = "source", "test", "prose", "data", "other"
+
+# Languages indexed as text that are data or markup, not a program (see codemap/languages.py).
+DATA_LANGS = frozenset({"json", "yaml", "toml", "ini", "xml", "csv", "graphql", "protobuf", "css", "sql"})
+# Markup that is read, not run: rendered documentation, generated API pages.
+PROSE_LANGS = frozenset({"markdown", "rst", "text", "asciidoc", "tex", "html"})
+
+_TEST_PATH = re.compile(
+    r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|_examples?|benchmarks?|benches|"
+    r"[\w-]*[-_]tests?|docs?|documentation)/|"
+    r"(^|/)test_[^/]+\.(py|c|cc|cpp|dart|lua|rs|go)$|_test\.[a-z]+$|_spec\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|"
+    r"(Tests?|Spec|Suite|Benchmarks?)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
+
+# Multipliers by role for a code question and for a documentation question.
+CODE_INTENT = {SOURCE: 1.0, TEST: 0.6, PROSE: 0.5, DATA: 0.6, OTHER: 0.7}
+DOC_INTENT = {SOURCE: 0.9, TEST: 0.5, PROSE: 1.3, DATA: 0.7, OTHER: 0.7}
+PROSE_REPO_SHARE = 0.6  # a repository whose files are mostly prose is documentation: prose counts fully
+
+
+def is_test_path(path: str) -> bool:
+    """Tests, fixtures, examples and benchmarks, by path shape alone."""
+    return bool(_TEST_PATH.search(path))
+
+
+def role(path: str, kind: str, lang: str | None) -> str:
+    """The role of one indexed file."""
+    if kind == "code" and lang not in PROSE_LANGS:
+        return TEST if is_test_path(path) else SOURCE
+    if lang in PROSE_LANGS or kind == "doc":
+        return PROSE
+    if lang in DATA_LANGS:
+        return DATA
+    if lang is None:
+        return TEST if is_test_path(path) else OTHER
+    return TEST if is_test_path(path) else SOURCE  # a program in a language we have no grammar for
+
+
+def role_factors(text: str, prose_share: float) -> dict[str, float]:
+    """Multiplier per role for this request in this repository."""
+    factors = dict(DOC_INTENT if wants_docs(text) else CODE_INTENT)
+    if prose_share >= PROSE_REPO_SHARE:
+        factors[PROSE] = max(factors[PROSE], 1.0)
+    return factors
