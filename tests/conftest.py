@@ -14,6 +14,7 @@ FIXTURE_TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcript
 def cairn_home(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("cairn_home")
     monkeypatch.setenv("CAIRN_HOME", str(home))
+    monkeypatch.setenv("CAIRN_WARM", "0")  # no warm hook server outliving a test (tests/agents/test_warm.py turn it on)
     return home
 
 

@@ -13,13 +13,17 @@ Stdlib only and no subprocess: this runs on every hook call.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, project_data_dir
+
+try:  # CPython's built-in SHA-1: `hashlib` also loads OpenSSL, ~4 ms on every hook
+    from _sha1 import sha1
+except ImportError:  # another interpreter
+    from hashlib import sha1
 
 GLOBAL_ID = "_global"
 
@@ -74,7 +78,7 @@ class Project:
         """The SQLite index of this worktree (one per worktree root, all in the project's folder)."""
         if self.root is None:
             raise CairnError("the _global project has no code to index; pass --root DIR or cd into a project")
-        worktree = hashlib.sha1(str(self.root).encode()).hexdigest()[:10]
+        worktree = sha1(str(self.root).encode()).hexdigest()[:10]
         return self.data_dir() / f"index-{worktree}.db"
 
 
@@ -84,7 +88,7 @@ def _slug(text: str) -> str:
 
 
 def _make_id(name: str, identity: str) -> str:
-    return f"{_slug(name)}-{hashlib.sha1(identity.encode()).hexdigest()[:10]}"
+    return f"{_slug(name)}-{sha1(identity.encode()).hexdigest()[:10]}"
 
 
 def _is_cairn_home(path: Path) -> bool:

@@ -302,3 +302,22 @@ def test_the_log_and_the_tool_error_hold_no_token(repo, monkeypatch, cairn_home)
     log = (cairn_home / "logs" / "mcp.log").read_text()
     assert "Traceback" in log and "push failed" in log and "[REDACTED:" in log
     assert token not in log and token[4:] not in log
+
+
+def test_context_takes_the_session_transcript_and_refuses_other_files(repo, tmp_path):
+    transcript = repo / ".claude-session.jsonl"
+    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "look at billing"}}) + "\n"
+                          + json.dumps({"type": "assistant", "timestamp": "2100-01-01T00:00:00Z", "message": {
+                              "role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Edit",
+                                                                "input": {"file_path": str(repo / "app/api.py")}}]}})
+                          + "\n")
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text(transcript.read_text())
+    server = build_server(str(repo))
+    ok, missing, foreign = run(server, [
+        ("context", {"query": "what else calls it", "transcript_path": str(transcript)}),
+        ("context", {"query": "checkout", "transcript_path": str(repo / "nope.jsonl")}),
+        ("context", {"query": "checkout", "transcript_path": str(outside)})])
+    assert not ok.is_error and "app/api.py" in text(ok) and "edited in this session" in text(ok)
+    assert missing.is_error and "no such file" in text(missing)
+    assert foreign.is_error and "not a session transcript" in text(foreign)

@@ -110,7 +110,7 @@ UNREDACTED_COMMANDS = ("hook", "serve")  # their stdout is a protocol (hook JSON
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
-        from cairn.agents.hooks.runner import main as hook_main
+        from cairn.agents.hooks.warm import hook_main
 
         return hook_main(argv[1:])
     if argv[:1] and argv[0] in UNREDACTED_COMMANDS:

@@ -25,7 +25,8 @@ REF_WEIGHT = 0.5  # a shared name is a guess: a reference edge weighs at most ha
 REF_MAX_OUT = 16  # reference edges kept per file, strongest first
 HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
 HUB_SHARE = 0.05  # ...and by at least this share of all code files
-GRAPH_VERSION = "2"
+GRAPH_VERSION = "3"  # 3: adjacency lists for the walk
+ADJ_PER_DIRECTION = 16  # strongest edges kept per direction: a Go package import fans out to every file in it
 # Languages whose imports do not name the files a file depends on (Go packages, C# namespaces,
 # Ruby autoload, Kotlin top-level functions...): there, shared names fill in the graph. Elsewhere
 # imports resolve precisely and name-based edges mostly add noise (`x.search()` is not `search`).
@@ -110,6 +111,25 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
     return {(s, d): w for s, lst in out.items() for w, d in sorted(lst, reverse=True)[:REF_MAX_OUT]}
 
 
+def adjacency_rows(con: sqlite3.Connection, per_direction: int = ADJ_PER_DIRECTION) -> list[tuple[int, str]]:
+    """(file id, JSON [[neighbour, weight], ...]) for the request path's graph walk: each file's
+    strongest `per_direction` edges out and in, both directions merged, read in one lookup."""
+    out: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    inc: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
+    for s, d, w in con.execute("SELECT src, dst, weight FROM edges"):
+        if s != d:
+            out[s][d] += w
+            inc[d][s] += w
+    rows = []
+    for fid in set(out) | set(inc):
+        merged: dict[int, float] = defaultdict(float)
+        for side in (out.get(fid, {}), inc.get(fid, {})):
+            for v, w in sorted(side.items(), key=lambda kv: -kv[1])[:per_direction]:
+                merged[v] += w
+        rows.append((fid, json.dumps([[v, round(w, 5)] for v, w in merged.items()], separators=(",", ":"))))
+    return rows
+
+
 def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction."""
     from cairn.codemap.knowledge_index import knowledge_rows, store_nodes
@@ -148,6 +168,8 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
                         [(s, d, "import", w) for (s, d), w in imp.items()]
                         + [(s, d, "ref", w) for (s, d), w in ref.items()]
                         + [(s, d, kind, w) for (s, d), (kind, w) in know.items()])
+        con.execute("DELETE FROM adjacency")
+        con.executemany("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?)", adjacency_rows(con))
         store_nodes(con, node_rows)
         rows = []
         for fid in ids:

@@ -13,7 +13,7 @@ from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
 from cairn.project import Project
 from cairn.store.db import connect, transaction
 
-INDEX_FORMAT = "8"  # bump when the schema or what is stored changes: old indexes are rebuilt
+INDEX_FORMAT = "9"  # bump when the schema or what is stored changes: old indexes are rebuilt
 
 
 def open_index(project: Project) -> sqlite3.Connection:

@@ -105,7 +105,12 @@ def _v2(con: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_v1, _v2]
+def _v3(con: sqlite3.Connection) -> None:
+    """Adjacency lists (codemap/graph.py): each file's strongest neighbours, for the request's graph walk."""
+    run_script(con, "CREATE TABLE adjacency (file_id INTEGER PRIMARY KEY, nbrs TEXT NOT NULL);")
+
+
+MIGRATIONS = [_v1, _v2, _v3]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

@@ -32,7 +32,8 @@ W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
 W_TOPIC = 0.5  # earlier prompts' distinctive words
 W_RECENT = 3.0  # files already in play: what a follow-up is most often about
 W_COCHANGE = 0.6  # files that change together with those in play (git history)
-W_NEAR = 0.5  # untouched files in the folders of those in play
+W_NEAR = 0.5  # untouched files in the folders of those in play, and their import neighbours
+NEAR_ORDER = "relevance"  # rank that neighbourhood by the request's match ("proximity": by closeness)
 W_CHURN = 0.3  # what changes often and lately, for vague prompts only
 SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
 IN_PLAY_SHARE = 0.5  # of a result list, at most this share are files the session already touched
@@ -129,8 +130,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         lists.append((sig.recent, W_RECENT))
     if sig.cochange:
         lists.append((_top(sig.cochange), W_COCHANGE))
-    if sig.near:  # ties within a folder go to the better text/name match
-        lists.append((sorted(sig.near, key=lambda f: (-sig.near[f], -fused.get(f, 0.0), f))[:CHANNEL_DEPTH], W_NEAR))
+    if sig.near:
+        lists.append((_near_ranking(sig.near, fused), W_NEAR))
     if sig.churn:
         lists.append((_top(sig.churn), W_CHURN))
     fused = rrf(lists, k=rrf_k)
@@ -154,6 +155,14 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         out = kn.interleave(hits, know, limit)
     kn.finish(out, root)
     return out, q
+
+
+def _near_ranking(near: dict[int, float], fused: dict[int, float]) -> list[int]:
+    """The neighbourhood of the files in play, best match for this request first (by proximity
+    when NEAR_ORDER says so, or when the request matched nothing there)."""
+    if NEAR_ORDER == "proximity":
+        return sorted(near, key=lambda f: (-near[f], -fused.get(f, 0.0), f))[:CHANNEL_DEPTH]
+    return sorted(near, key=lambda f: (-fused.get(f, 0.0), -near[f], f))[:CHANNEL_DEPTH]
 
 
 class _RoleWeights:

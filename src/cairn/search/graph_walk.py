@@ -1,7 +1,8 @@
 """Graph channel: Personalized PageRank from the best text/name hits over the file graph.
 
 Computed by local push (Andersen, Chung & Lang 2006): only the neighbourhood of the seeds is
-touched and edges are read from SQLite on demand, so a query costs milliseconds in pure Python
+touched and adjacency lists (precomputed by the indexer) are read from SQLite on demand, a batch of
+queued nodes per query, so a query costs milliseconds in pure Python
 (no numpy on the request path). Edges are walked both ways (a file is related to what it imports
 and to what imports it). Hub files receive rank but do not pass it on, so one `utils.py` that
 everything imports cannot connect everything to everything.
@@ -9,6 +10,7 @@ everything imports cannot connect everything to everything.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import deque
 
@@ -16,7 +18,7 @@ ALPHA = 0.2  # restart probability: higher keeps the walk closer to the seeds
 EPS = 1e-3  # residual below which a node does not push
 DEGREE_SHARE = 0.25  # ...and, once its degree is known, below EPS * degree * this
 MAX_PUSHES = 4000
-MAX_NEIGHBOURS = 16  # strongest edges per direction: a Go package import fans out to every file in it
+BATCH = 16  # nodes whose neighbours are read in one query
 
 
 class _Neighbours:
@@ -27,20 +29,18 @@ class _Neighbours:
         self.cache: dict[int, tuple[list[tuple[int, float]], float, bool]] = {}
         self.hubs = {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}
 
-    def get(self, u: int) -> tuple[list[tuple[int, float]], float, bool]:
+    def get(self, u: int, pending=()) -> tuple[list[tuple[int, float]], float, bool]:
+        """u's neighbours; on a miss, those of up to BATCH-1 `pending` nodes too, in one query on
+        the adjacency lists the index stores (codemap/graph.py)."""
         hit = self.cache.get(u)
         if hit is None:
-            rows = self.con.execute(
-                "SELECT * FROM (SELECT dst, weight FROM edges WHERE src = ? ORDER BY weight DESC LIMIT ?) "
-                "UNION ALL SELECT * FROM (SELECT src, weight FROM edges WHERE dst = ? ORDER BY weight DESC LIMIT ?)",
-                (u, MAX_NEIGHBOURS, u, MAX_NEIGHBOURS)).fetchall()
-            merged: dict[int, float] = {}
-            for v, w in rows:
-                if v != u:
-                    merged[v] = merged.get(v, 0.0) + w
-            nbrs = list(merged.items())
-            hit = (nbrs, sum(merged.values()), u in self.hubs)
-            self.cache[u] = hit
+            batch = [u] + [v for v in pending if v not in self.cache and v != u][: BATCH - 1]
+            found = dict(self.con.execute(
+                f"SELECT file_id, nbrs FROM adjacency WHERE file_id IN ({','.join('?' * len(batch))})", batch))
+            for v in batch:
+                nbrs = [(int(a), float(w)) for a, w in json.loads(found[v])] if v in found else []
+                self.cache[v] = (nbrs, sum(w for _, w in nbrs), v in self.hubs)
+            hit = self.cache[u]
         return hit
 
 
@@ -62,7 +62,7 @@ def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], *, a
         ru = r.get(u, 0.0)
         if ru <= eps:  # too little to spread: decided before touching the database
             continue
-        nbrs, wsum, hub = nb.get(u)
+        nbrs, wsum, hub = nb.get(u, queue)
         if ru <= eps * max(len(nbrs), 1) * DEGREE_SHARE:
             continue
         pushes += 1

@@ -12,6 +12,7 @@ from cairn.errors import CairnError
 from cairn.project import Project
 
 KINDS = ("auto", "code", "knowledge", "all")
+HOOK_CATCHUP = 2 * 1024 * 1024  # transcript bytes a prompt hook reads at most in one go
 
 
 @dataclass
@@ -101,10 +102,12 @@ def session_context(project: Project | None, transcript: str | None, session_id:
 
     if not transcript:
         return SessionContext()
-    cache = None
-    if session_id and project is not None:
-        import hashlib
+    cache, max_bytes = None, None
+    if session_id and project is not None:  # the hook: a prompt must stay fast, so a cold read is shorter
+        max_bytes = HOOK_CATCHUP
+        from zlib import crc32
 
-        key = hashlib.blake2b(session_id.encode("utf-8", "replace"), digest_size=10).hexdigest()
+        raw = session_id.encode("utf-8", "replace")
+        key = f"{crc32(raw):08x}{crc32(raw[::-1]):08x}"
         cache = project.data_dir() / "hook-state" / f"context-{key}.json"
-    return read_session(transcript, cache)
+    return read_session(transcript, cache, max_bytes) if max_bytes else read_session(transcript, cache)

@@ -37,6 +37,7 @@ TOPIC_SHARE = 0.35  # weight of the previous prompt's words against the current 
 TOPIC_MIN_WEIGHT = 1.0  # only distinctive words carry over
 SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
 MAX_SEEDS = 24
+NEAR_GRAPH = 0.5  # an import neighbour of a file in play, against a file in its folder (0: off)
 COUNTERPART_SHARE, COUNTERPART_ASKED = 0.3, 1.0  # a file's test (or tested file), beside it / when tests are asked for
 _ASKS_TESTS = re.compile(r"\b(?:unit |integration )?(?:tests?|specs?|testing|tdd|coverage)\b", re.I)
 _MENTION = re.compile(r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)*/?)")
@@ -215,6 +216,9 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     sig.seeds = {f: scored[f] for f in sig.recent[:MAX_SEEDS] if sig.touched[f] != "named"}
     in_play = {sig.paths[f]: w for f, w in sig.seeds.items()}
     sig.near = _neighbours(con, in_play, set(sig.touched))
+    if NEAR_GRAPH:
+        for fid, w in _graph_neighbours(con, sig.seeds, set(sig.touched)).items():
+            sig.near[fid] = max(sig.near.get(fid, 0.0), w)
     share = COUNTERPART_ASKED if _ASKS_TESTS.search(prompt) else COUNTERPART_SHARE
     for fid, w in _counterparts(con, in_play, set(sig.touched)).items():
         sig.near[fid] = max(sig.near.get(fid, 0.0), w * share)
@@ -240,6 +244,21 @@ def _neighbours(con: sqlite3.Connection, weights: dict[str, float], exclude: set
         rows = [(fid, p) for fid, p in rows if "/" not in p[len(d) + 1 if d else 0:] and fid not in exclude]
         for fid, _ in rows:
             out[fid] = max(out.get(fid, 0.0), w / math.log2(2 + len(rows)))
+    return out
+
+
+def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude: set[int]) -> dict[int, float]:
+    """Files that import, or are imported by, the files in play (one hop, hubs excluded)."""
+    if not seeds:
+        return {}
+    marks = ",".join("?" * len(seeds))
+    hubs = {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}
+    out: dict[int, float] = {}
+    for a, b in con.execute(f"SELECT src, dst FROM edges WHERE src IN ({marks}) UNION "
+                            f"SELECT dst, src FROM edges WHERE dst IN ({marks})", [*seeds, *seeds]):
+        if b in exclude or b in hubs:
+            continue
+        out[b] = max(out.get(b, 0.0), seeds[a] * NEAR_GRAPH)
     return out
 
 

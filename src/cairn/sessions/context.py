@@ -18,9 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from cairn.sessions.markers import strip_injected
@@ -38,32 +35,40 @@ _WRAPPERS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout|local-command-stderr"
     r"|command-message|command-name|command-args|task-notification|bash-input|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
     re.S)
-_PATHISH = re.compile(r"^[\w.@~+-]*[/.][\w./@~+-]*$")
+# Words of a shell command that name a file (`src/a.py`): short segments, the last with an extension.
+# Long random runs (keys with a `/` in them) fail the shape; the few that pass are redacted before
+# the context is cached (see _redact_new).
+_SHELL_WORD = re.compile(r"[\w./@~+-]+")
+_FILE_WORD = re.compile(r"^(?:[\w.@~+-]{1,40}/)+[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
 
-@dataclass
 class Touch:
-    """One file the session touched: its strongest kind of touch and its latest one."""
+    """One file the session touched: its strongest kind of touch and its latest one.
 
-    how: str  # created | edited | read | named
-    step: int  # prompts typed before the latest touch (0 = before any prompt)
-    order: int  # global order of the latest touch
-    time: float = 0.0  # epoch seconds of the latest read or edit (0 = unknown)
-    count: int = 1
+    (Plain classes here and below: `dataclasses` costs every prompt hook ~9 ms to import.)"""
+
+    __slots__ = ("how", "step", "order", "time", "count")
+
+    def __init__(self, how: str, step: int, order: int, time: float = 0.0, count: int = 1) -> None:
+        self.how = how  # created | edited | read | named
+        self.step = step  # prompts typed before the latest touch (0 = before any prompt)
+        self.order = order  # global order of the latest touch
+        self.time = time  # epoch seconds of the latest read or edit (0 = unknown)
+        self.count = count
 
     def as_list(self) -> list:
         return [self.how, self.step, self.order, self.time, self.count]
 
 
-@dataclass
 class SessionContext:
     """What a live session knows before the next prompt."""
 
-    files: dict[str, Touch] = field(default_factory=dict)  # path as written -> latest touch
-    prompts: list[str] = field(default_factory=list)  # earlier prompts, oldest first
-    steps: int = 0  # prompts typed so far
-    order: int = 0
-    cwd: str = ""
+    def __init__(self, steps: int = 0, order: int = 0, cwd: str = "") -> None:
+        self.files: dict[str, Touch] = {}  # path as written -> latest touch
+        self.prompts: list[str] = []  # earlier prompts, oldest first
+        self.steps = steps  # prompts typed so far
+        self.order = order
+        self.cwd = cwd
 
     @property
     def empty(self) -> bool:
@@ -105,13 +110,28 @@ class SessionContext:
         return ctx
 
 
+_ISO = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?$")
+
+
 def iso_epoch(ts: object) -> float:
-    if not isinstance(ts, str) or not ts:
+    """Epoch seconds of an ISO 8601 time as transcripts write it (`2026-01-16T15:10:51.123Z`); 0 when
+    unknown. Computed by hand: `datetime` costs a prompt hook ~2 ms to import."""
+    m = _ISO.match(ts) if isinstance(ts, str) else None
+    if m is None:
         return 0.0
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+    y, mo, d, h, mi, sec = (int(x) for x in m.groups()[:6])
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
         return 0.0
+    y -= mo <= 2  # days from the civil calendar (H. Hinnant's algorithm)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (mo + (-3 if mo > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    off, tz = 0, m.group(7)
+    if tz and tz != "Z":
+        sign = -1 if tz[0] == "-" else 1
+        off = sign * (int(tz[1:3]) * 3600 + int(tz[-2:]) * 60)
+    return float(days * 86400 + h * 3600 + mi * 60 + sec - off)
 
 
 def prompt_text(content: object) -> str:
@@ -144,12 +164,8 @@ def _weak_paths(name: str, params: dict) -> list[str]:
     if name == "Glob" and isinstance(params.get("pattern"), str) and "*" not in params["pattern"]:
         out.append(params["pattern"])
     if name == "Bash" and isinstance(params.get("command"), str):
-        cmd = params["command"][:2000]
-        try:
-            words = shlex.split(cmd, comments=False)
-        except ValueError:
-            words = cmd.split()
-        out.extend(w for w in words[:60] if 2 < len(w) < 300 and _PATHISH.match(w) and "/" in w)
+        words = _SHELL_WORD.findall(params["command"][:2000])
+        out.extend(w for w in words[:80] if 2 < len(w) < 300 and _FILE_WORD.match(w))
     return out
 
 
@@ -190,9 +206,17 @@ def apply_record(ctx: SessionContext, rec: dict) -> None:
                 ctx.touch(p, "named", when)
 
 
+def _wanted(raw: bytes) -> bool:
+    """Only prompts and tool calls matter: skip tool results (file contents, megabytes) and the rest
+    before paying for json.loads."""
+    if b'"tool_use"' in raw:
+        return b'"assistant"' in raw
+    return b'"user"' in raw and b'"tool_result"' not in raw
+
+
 def _fold_lines(ctx: SessionContext, data: bytes) -> None:
     for raw in data.split(b"\n"):
-        if not raw.strip() or any(m in raw for m in _SKIP_LINES):
+        if not raw.strip() or any(m in raw for m in _SKIP_LINES) or not _wanted(raw):
             continue
         try:
             rec = json.loads(raw)
@@ -244,16 +268,34 @@ def read_session(transcript: str | os.PathLike, cache: Path | None = None,
             chunk, offset = _read_from(path, offset, max_bytes)
         except OSError:
             return ctx
+        steps, order = ctx.steps, ctx.order
         _fold_lines(ctx, chunk)
         if cache is not None:
+            _redact_new(ctx, ctx.steps - steps, order)
             _save_cache(cache, {"v": CACHE_VERSION, "ino": st.st_ino, "offset": offset, "ctx": ctx.as_json()})
     return ctx
+
+
+def _redact_new(ctx: SessionContext, new_prompts: int, order: int) -> None:
+    """Before the context is cached on disk: mask secrets in the prompts added since the last read,
+    and drop names taken from commands since then that turn out to be secrets."""
+    n = min(new_prompts, len(ctx.prompts))
+    named = [p for p, t in ctx.files.items() if t.order > order and t.how == "named"]
+    if not n and not named:
+        return
+    from cairn.redact import redact
+
+    if n:
+        ctx.prompts[-n:] = [redact(p) for p in ctx.prompts[-n:]]
+    for path in named:
+        if redact(path) != path:
+            del ctx.files[path]
 
 
 def _save_cache(cache: Path, data: dict) -> None:
     try:
         from cairn.util.atomic import atomic_write_text
 
-        atomic_write_text(cache, json.dumps(data), mode=0o600)
+        atomic_write_text(cache, json.dumps(data), mode=0o600, durable=False)
     except OSError:
         pass  # a cache that cannot be written only costs the next prompt a longer read

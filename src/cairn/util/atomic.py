@@ -6,20 +6,34 @@ A reader never sees a half-written file and a crash never leaves a truncated one
 from __future__ import annotations
 
 import os
-import tempfile
+import time
 from pathlib import Path
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically (same directory temp file + os.replace)."""
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """An exclusively created temp file in `path`'s folder (tempfile costs a hook ~3 ms to import)."""
+    for attempt in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.getpid()}.{time.monotonic_ns() % 10**9}.{attempt}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp name beside {path}")
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
+    """Replace `path` with `data` atomically (same directory temp file + os.replace).
+
+    `durable=False` skips the fsync, for caches that are rebuilt when lost (a hook saves ~5 ms)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         elif path.exists():
@@ -35,9 +49,9 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
         raise
 
 
-def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+def atomic_write_text(path: Path, text: str, mode: int | None = None, *, durable: bool = True) -> None:
     """Text version of atomic_write_bytes (UTF-8)."""
-    atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+    atomic_write_bytes(path, text.encode("utf-8"), mode=mode, durable=durable)
 
 
 def write_if_changed(path: Path, text: str) -> bool:

@@ -64,21 +64,31 @@ def canonical_event(name: str | None) -> str | None:
     return None
 
 
-def read_payload(stream) -> dict:
-    """The JSON object on stdin, or {} for a terminal, nothing, garbage or a non-object."""
+def read_raw(stream) -> bytes:
+    """What is on stdin (bounded), or b"" for a terminal or an unreadable stream."""
     try:
         if stream is None or stream.isatty():
-            return {}
+            return b""
         raw = stream.buffer.read(MAX_STDIN) if hasattr(stream, "buffer") else stream.read(MAX_STDIN)
     except (OSError, ValueError):
-        return {}
+        return b""
+    return raw.encode("utf-8", "replace") if isinstance(raw, str) else raw
+
+
+def parse_payload(raw: bytes | str) -> dict:
+    """The JSON object in `raw`, or {} for nothing, garbage or a non-object."""
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     try:
         data = json.loads(raw) if raw.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def read_payload(stream) -> dict:
+    """The JSON object on stdin, or {} for a terminal, nothing, garbage or a non-object."""
+    return parse_payload(read_raw(stream))
 
 
 def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
@@ -128,7 +138,7 @@ def log_error(event: str, message: str, *, with_traceback: bool = True) -> None:
         pass
 
 
-def _record_time(event: str, started: float, status: str, project: str | None) -> None:
+def record_time(event: str, started: float, status: str, project: str | None) -> None:
     ms = round((time.perf_counter() - started) * 1000, 1)
     _append(TIMES_FILE, json.dumps({"ts": round(time.time(), 3), "event": event, "ms": ms, "status": status,
                                     "project": project}) + "\n")
@@ -165,8 +175,9 @@ def run(event: str | None, payload: dict, *, inline: bool = False) -> tuple[str,
     return out, err, code, status, getattr(project, "id", None)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of `cairn hook`; returns the exit code (0, or 2 for a read-guard deny)."""
+def main(argv: list[str] | None = None, raw: bytes | None = None) -> int:
+    """Entry point of `cairn hook`; returns the exit code (0, or 2 for a read-guard deny).
+    `raw`: stdin, when the warm client (warm.py) already read it."""
     started = time.perf_counter()
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hook"]:
@@ -177,14 +188,17 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write("usage: cairn hook [EVENT] [--inline] < hook-input.json\n"
                          f"events: {', '.join(e for e in HANDLERS if not e.startswith('_'))}\n")
         return 0
-    try:
-        _bound(5.0)  # a stdin that never closes must not hang the agent
+    if raw is not None:
+        payload = parse_payload(raw)
+    else:
         try:
-            payload = read_payload(sys.stdin)
-        finally:
-            _unbound()
-    except HookTimeout:
-        payload = {}
+            _bound(5.0)  # a stdin that never closes must not hang the agent
+            try:
+                payload = read_payload(sys.stdin)
+            finally:
+                _unbound()
+        except HookTimeout:
+            payload = {}
     out, err, code, status, project_id = run(names[0] if names else None, payload, inline=inline)
     try:
         if out:
@@ -197,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         pass
     if status != "skipped":
         event = canonical_event(names[0] if names else None) or canonical_event(str(payload.get("hook_event_name")))
-        _record_time(f"{event}{'+inline' if inline else ''}", started, status, project_id)
+        record_time(f"{event}{'+inline' if inline else ''}", started, status, project_id)
     _exit_past_refresh(code)
     return code
 

@@ -1,0 +1,317 @@
+"""A warm process that answers the prompt hook with cairn already loaded.
+
+The prompt hook runs on every message, each time in a fresh Python: starting the interpreter,
+importing the search path, compiling the redactor's patterns and warming SQLite's pages cost
+more than the search itself. So the first prompt hook of a CAIRN_HOME starts a detached server
+(`cairn hook _serve`) and answers that prompt itself; later prompt hooks hand their stdin to the
+server over a Unix socket (CAIRN_HOME/run/, 0700) and print its answer. The server runs exactly
+the handler an inline hook runs (runner.run), one request at a time, in the client's working
+directory and with its CLAUDE_PROJECT_DIR, and exits after IDLE_SECONDS without a request, or as
+soon as any of its cairn source files changed (an upgrade, an edit), or on a version mismatch.
+Anything wrong on the way (no server, a refused or slow connection, a bad answer) and the
+client answers inline as before: the warm path can only make a hook faster, never break it.
+
+`CAIRN_WARM=0` turns it off (the test suite does, except for the tests of this module).
+The client is what every prompt pays, so it imports next to nothing: the C `_socket` module (not
+`socket`, whose enums cost ~4 ms) and no `json` (~10 ms with its regexes): a request is a few
+header lines then the raw stdin; an answer is the exit code, the length of stdout, stdout, stderr.
+"""
+
+from __future__ import annotations
+
+import _socket
+import os
+import sys
+
+EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are cheap inline
+IDLE_SECONDS = 1800
+CONNECT_TIMEOUT = 0.05
+ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
+MAX_REQUEST = 32 * 1024 * 1024
+SOCKET_NAME = "hooks.sock"
+
+
+MAGIC = b"cairn-hook/1"
+
+
+def enabled() -> bool:
+    return os.environ.get("CAIRN_WARM", "1") not in ("0", "false", "no", "off") and hasattr(_socket, "AF_UNIX")
+
+
+def socket_path() -> str:
+    """CAIRN_HOME/run/hooks.sock (CAIRN_HOME resolved the way cairn.home does, without importing it)."""
+    home = os.environ.get("CAIRN_HOME")
+    base = os.path.realpath(os.path.expanduser(home)) if home else os.path.join(os.path.expanduser("~"), ".cairn")
+    return os.path.join(base, "run", SOCKET_NAME)
+
+
+def _version() -> str:
+    from cairn import __version__
+
+    return __version__
+
+
+NO_SERVER = "no server"
+
+
+def ask(event: str, raw: bytes) -> tuple[str, str, int] | str | None:
+    """The warm server's answer (stdout, stderr, exit code) to one hook call; None: answer inline;
+    NO_SERVER: answer inline, and no server is listening (none yet, or a dead one's socket file)."""
+    path = socket_path()
+    if len(path) > 100:
+        return None
+    if not os.path.exists(path):
+        return NO_SERVER
+    head = [MAGIC, _version().encode(), event.encode(), os.fsencode(os.getcwd()),
+            os.fsencode(os.environ.get("CLAUDE_PROJECT_DIR", "\0"))]
+    if any(b"\n" in h for h in head):
+        return None
+    try:
+        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            s.settimeout(CONNECT_TIMEOUT)
+            try:
+                s.connect(path)
+            except (ConnectionRefusedError, FileNotFoundError):
+                return NO_SERVER
+            s.settimeout(ANSWER_TIMEOUT)
+            s.sendall(b"\n".join(head) + b"\n" + raw)
+            s.shutdown(_socket.SHUT_WR)
+            data = _read_all(s, MAX_REQUEST)
+        finally:
+            s.close()
+        code, size, rest = data.split(b"\n", 2)
+        if code not in (b"0", b"2") or not size.isdigit() or int(size) > len(rest):
+            return None  # "fallback", or a broken answer
+        out, err = rest[: int(size)], rest[int(size):]
+        return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), int(code)
+    except (OSError, ValueError):
+        return None
+
+
+def _read_all(s, limit: int) -> bytes:
+    parts, size = [], 0
+    while size <= limit:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
+
+
+def hook_main(args: list[str]) -> int:
+    """`cairn hook ...`: through the warm server when it answers, else inline (runner.main)."""
+    names = [a for a in args if not a.startswith("-")]
+    event = names[0] if names else None
+    if event == "_serve":
+        return serve()
+    if event not in EVENTS or "--inline" in args or not enabled():
+        from cairn.agents.hooks import runner
+
+        return runner.main(args)
+    raw = _read_stdin()
+    answer = ask(event, raw)
+    if answer is None or answer == NO_SERVER:
+        if answer == NO_SERVER:
+            start()  # for the next prompt; this one is answered inline
+        from cairn.agents.hooks import runner
+
+        return runner.main(args, raw=raw)
+    out, err, code = answer
+    try:
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        if err:
+            sys.stderr.write(err)
+            sys.stderr.flush()
+    except OSError:
+        pass
+    return code
+
+
+def _read_stdin(seconds: float = 5.0) -> bytes:
+    """stdin, bounded in size and time (a stdin that never closes must not hang the agent).
+    `select` on the descriptor, not an alarm: `signal` costs the client ~10 ms to import."""
+    import select
+    import time
+
+    try:
+        if sys.stdin is None or sys.stdin.isatty():
+            return b""
+        fd = sys.stdin.fileno()
+        parts, size, deadline = [], 0, time.monotonic() + seconds
+        while size < MAX_REQUEST:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                break
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            parts.append(chunk)
+            size += len(chunk)
+        return b"".join(parts)
+    except (OSError, ValueError, AttributeError):
+        return b""
+
+
+def start() -> None:
+    """Start the server, detached (it exits at once if another one is already listening)."""
+    import subprocess
+
+    try:
+        subprocess.Popen([sys.executable, "-m", "cairn", "hook", "_serve"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                         close_fds=True, env=dict(os.environ))
+    except OSError:
+        pass
+
+
+# ------------------------------------------------------------------ the server side
+
+
+def _loaded_sources() -> dict[str, float]:
+    """mtime of every cairn source file this process has loaded: a change means new code."""
+    out = {}
+    for name, mod in list(sys.modules.items()):
+        path = getattr(mod, "__file__", None)
+        if name.startswith("cairn") and path:
+            try:
+                out[path] = os.stat(path).st_mtime
+            except OSError:
+                out[path] = -1.0
+    return out
+
+
+def _stale(seen: dict[str, float]) -> bool:
+    for path, mtime in seen.items():
+        try:
+            if os.stat(path).st_mtime != mtime:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _listen(path: str):
+    """A listening socket at `path`, or None when another server already answers there."""
+    import socket
+
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    os.chmod(os.path.dirname(path), 0o700)
+    if os.path.exists(path):
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(0.5)
+                probe.connect(path)
+            return None  # alive: leave it
+        except OSError:
+            os.unlink(path)  # a dead server's socket
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        srv.bind(path)
+    except OSError:
+        srv.close()
+        return None  # another server won the race
+    os.chmod(path, 0o600)
+    srv.listen(16)
+    return srv
+
+
+def serve(idle: float = IDLE_SECONDS) -> int:
+    """Answer hook calls on the socket until idle for `idle` seconds or the code changes."""
+    from cairn.agents.hooks import runner
+
+    path = socket_path()
+    srv = _listen(path)
+    if srv is None:
+        return 0
+    ours = os.stat(path).st_ino
+    pid_file = os.path.join(os.path.dirname(path), "hooks.pid")
+    with open(pid_file, "w", encoding="utf-8") as fh:
+        fh.write(f"{os.getpid()}\n")
+    for name in EVENTS:  # import the handlers (and what they import) before the first request
+        runner.importlib.import_module(f"cairn.agents.hooks.{runner.HANDLERS[name]}")
+    _warm_up()
+    seen = _loaded_sources()
+    srv.settimeout(idle)
+    try:
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except TimeoutError:
+                break
+            with conn:
+                if not _answer(conn, runner, seen):
+                    break
+    finally:
+        try:  # only our own socket: a successor may already listen at the same path
+            if os.stat(path).st_ino == ours:
+                os.unlink(path)
+                os.unlink(pid_file)
+        except OSError:
+            pass
+        srv.close()
+    return 0
+
+
+def _warm_up() -> None:
+    """What every prompt pays first in a fresh process: the search path and the redactor."""
+    try:
+        from cairn.redact import redact
+        from cairn.search import engine, session_signals  # noqa: F401
+
+        redact("warm up the redactor: password = not-a-real-secret-0000")
+    except Exception:  # a warm-up failure only costs the first request its speed
+        pass
+
+
+FALLBACK = b"fallback\n0\n"
+
+
+def _answer(conn, runner, seen: dict[str, float]) -> bool:
+    """Serve one request; False when this server must stop (its code changed)."""
+    conn.settimeout(5.0)
+    if _stale(seen):  # first, whatever the request: a client of newer code may speak another protocol
+        _send(conn, FALLBACK)
+        return False
+    try:
+        magic, version, event, cwd, project_dir, stdin = _read_all(conn, MAX_REQUEST).split(b"\n", 5)
+    except (OSError, ValueError):
+        _send(conn, FALLBACK)
+        return True
+    if magic != MAGIC or version.decode("utf-8", "replace") != _version():
+        _send(conn, FALLBACK)
+        return False
+    name = event.decode("utf-8", "replace")
+    if name not in EVENTS:
+        _send(conn, FALLBACK)
+        return True
+    old_cwd, old_dir = os.getcwd(), os.environ.get("CLAUDE_PROJECT_DIR")
+    try:
+        if os.path.isdir(cwd):
+            os.chdir(cwd)
+        if project_dir != b"\0":
+            os.environ["CLAUDE_PROJECT_DIR"] = os.fsdecode(project_dir)
+        else:
+            os.environ.pop("CLAUDE_PROJECT_DIR", None)
+        started = runner.time.perf_counter()
+        out, err, code, status, project_id = runner.run(name, runner.parse_payload(stdin))
+        runner.record_time(f"{name}+warm", started, status, project_id)
+    finally:
+        os.chdir(old_cwd)
+        if old_dir is None:
+            os.environ.pop("CLAUDE_PROJECT_DIR", None)
+        else:
+            os.environ["CLAUDE_PROJECT_DIR"] = old_dir
+    body = out.encode("utf-8", "replace")
+    _send(conn, b"%d\n%d\n" % (code, len(body)) + body + err.encode("utf-8", "replace"))
+    return True
+
+
+def _send(conn, data: bytes) -> None:
+    try:
+        conn.sendall(data)
+    except OSError:
+        pass
