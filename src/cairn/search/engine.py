@@ -257,7 +257,7 @@ def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, s
                 if d is not None:  # the definition the request names comes first, before any budget cut
                     h.snippets.append((d["line"], d["end_line"], d["signature"] or name))
                     h.lines.append((d["line"], d["end_line"]))
-        matched = sorted(set(file_terms.get(h.file_id, [])), key=lambda t: -weights.get(t, 0))[:4]
+        matched = sorted(set(file_terms.get(h.file_id, [])), key=lambda t: (-weights.get(t, 0), t))[:4]
         if matched:
             h.why.append("matches " + ", ".join(matched))
         for _score, cid in chunks.get(h.file_id, [])[:3]:
