@@ -10,6 +10,12 @@ dedupe, the read guard, the meter) get a fresh session id per run so each run do
 Floors: `python -I -S -c pass`; `python -c pass` (the venv's site); and python + opening the
 index with sqlite3 + one FTS5 query (what any hook that searches must pay at least).
 
+The prompt hook is measured three ways: inline in a cold process (CAIRN_WARM=0, a new session
+each run, so the 2.7 MB transcript is read from scratch every time); through the warm server
+(agents/hooks/warm.py) with a new session each run; and through the warm server in one session
+whose transcript cache is warm, as every prompt after a session's first one is (the recall
+dedupe state is removed before each run, outside the timing, so every run injects).
+
 Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 30] [--write FILE]
 """
 
@@ -27,9 +33,11 @@ import tempfile
 import time
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts" / "claude-code"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "transcripts" / "claude-code"
 LONG = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 PY = sys.executable
+PROMPT = "how are provider schemas cached between plan and apply?"
+cold = "cold"  # marks a case run with CAIRN_WARM=0
 
 
 def timed(cmd: list[str], stdin: str = "", cwd: Path | None = None, env: dict | None = None) -> tuple[float, int]:
@@ -53,9 +61,12 @@ def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
             "runs": runs, "exit": sorted(codes)}
 
 
+LAUNCH = "import sys; from cairn.cli.main import main; sys.exit(main())"  # as the plugin's bin/cairn starts it
+
+
 def hook(event: str, payload_of):
     def make(i: int):
-        return [PY, "-m", "cairn", "hook", event], json.dumps(payload_of(i))
+        return [PY, "-c", LAUNCH, "hook", event], json.dumps(payload_of(i))
     return make
 
 
@@ -79,8 +90,9 @@ def run(args, tmp: Path) -> int:
             "GIT_COMMITTER_EMAIL": "b@b"}
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
         subprocess.run(cmd, cwd=repo, env=genv, check=True, capture_output=True)
-    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CODE_AUTO_COMPACT_WINDOW"}
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CAIRN_WARM")}
     env["CAIRN_HOME"] = str(tmp / "home")
+    cold_env = {**env, "CAIRN_WARM": "0"}
     t = time.perf_counter()
     subprocess.run([PY, "-m", "cairn", "init", "--json"], cwd=repo, env=env, check=True, capture_output=True)
     init_s = time.perf_counter() - t
@@ -91,6 +103,10 @@ def run(args, tmp: Path) -> int:
     huge.write_text("".join(f"line {i}\n" for i in range(5000)))
     small = next(p for p in sorted(repo.rglob("*.go")) if 2_000 < p.stat().st_size < 20_000)
     index = next((tmp / "home" / "projects").glob("*/index-*.db"))
+
+    def forget_recall() -> None:
+        for f in (tmp / "home" / "projects").glob("*/hook-state/bench-UserPromptSubmit-0.recall.json"):
+            f.unlink()
 
     def base(event: str, i: int, **extra) -> dict:
         return {"session_id": f"bench-{event}-{i}", "transcript_path": str(transcript), "cwd": str(repo),
@@ -110,8 +126,12 @@ def run(args, tmp: Path) -> int:
             "UserPromptSubmit", i, prompt="ok, go on"))),
         ("UserPromptSubmit vague prompt (gated out by the index)", hook("UserPromptSubmit", lambda i: base(
             "UserPromptSubmit", i, prompt="update the provider plan output"))),
-        ("UserPromptSubmit matching prompt (recall injected)", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", i, prompt="how are provider schemas cached between plan and apply?"))),
+        ("UserPromptSubmit matching prompt, inline (cold process, new session)", hook("UserPromptSubmit", lambda i: base(
+            "UserPromptSubmit", i, prompt=PROMPT)), cold),
+        ("UserPromptSubmit matching prompt, warm server, new session", hook("UserPromptSubmit", lambda i: base(
+            "UserPromptSubmit", 1000 + i, prompt=PROMPT))),
+        ("UserPromptSubmit matching prompt, warm server, same session", hook("UserPromptSubmit", lambda i: (
+            forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1])),
         ("PreToolUse Edit (not a Read: passes at once)", hook("PreToolUse", lambda i: base(
             "PreToolUse", i, tool_name="Edit", tool_input={"file_path": str(small), "old_string": "a",
                                                           "new_string": "b"}, tool_use_id="t"))),
@@ -131,7 +151,16 @@ def run(args, tmp: Path) -> int:
     ]
     subprocess.run([PY, "-m", "cairn", "handoff", "save", "--goal", "bench", "--where", "measuring hooks"],
                    cwd=repo, env=env, capture_output=True, check=True)
-    results = [measure(name, args.runs, make, repo, env) for name, make in cases]
+    warm_up = hook("UserPromptSubmit", lambda i: base("UserPromptSubmit", 999_999, prompt=PROMPT))(0)
+    timed(*warm_up, repo, env)  # starts the warm server (this prompt is answered inline)
+    for _ in range(100):
+        if (tmp / "home" / "run" / "hooks.pid").exists():
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)
+    results = [measure(c[0], args.runs, c[1], repo, cold_env if c[2:] == (cold,) else env) for c in cases]
+    subprocess.run([PY, "-c", "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
+                    str(tmp / "home" / "run" / "hooks.pid")], capture_output=True)
     time.sleep(2)  # let detached SessionEnd runs finish before the folder goes
     head = (f"- command: `python bench/hook_speed.py --repo {args.repo} --runs {args.runs}`\n"
             f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"

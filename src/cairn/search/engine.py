@@ -20,7 +20,7 @@ from cairn.search.graph_walk import personalized_pagerank
 from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
-from cairn.search.query import Query, analyze
+from cairn.search.query import KEY_IDENT, Query, analyze
 from cairn.search.text import file_text_channel
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
@@ -36,6 +36,8 @@ W_NEAR = 0.5  # untouched files in the folders of those in play, and their impor
 NEAR_ORDER = "relevance"  # rank that neighbourhood by the request's match ("proximity": by closeness)
 W_CHURN = 0.3  # what changes often and lately, for vague prompts only
 SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
+NAMED_FULL_WEIGHT = True  # a file the request names by its name keeps its full weight, whatever its role
+NAMED_MIN_STRENGTH = KEY_IDENT  # spelt like code (`ReleaseNotes`, `cart.py`); KEY_NGRAM ("release notes") cost semble 0.006
 IN_PLAY_SHARE = 0.5  # of a result list, at most this share are files the session already touched
 LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
 SEEDS = 8
@@ -102,7 +104,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     path_scores = path_channel(con, q.main)
     nodes = kn.node_file_ids(con)
     log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
-    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor)
+    named = set(sig.mentions) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
+    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor, named)
     file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
                                                                             path_scores))
     w_path = W_PATH_CHANGE if wants_change(text) else W_PATH
@@ -157,6 +160,16 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     return out, q
 
 
+def _named_files(con: sqlite3.Connection, q: Query) -> set[int]:
+    """Files whose name the request spells like code (`ReleaseNotes`, `cart.py`, `src/cart`), not
+    as one plain word that happens to be a file name too ("the router")."""
+    keys = [k for k, strength in q.name_keys if strength >= NAMED_MIN_STRENGTH][:40]
+    if not keys:
+        return set()
+    rows = con.execute(f"SELECT id FROM files WHERE stem IN ({','.join('?' * len(keys))}) LIMIT 50", keys)
+    return {r[0] for r in rows}
+
+
 def _near_ranking(near: dict[int, float], fused: dict[int, float]) -> list[int]:
     """The neighbourhood of the files in play, best match for this request first (by proximity
     when NEAR_ORDER says so, or when the request matched nothing there)."""
@@ -169,14 +182,17 @@ class _RoleWeights:
     """A channel's scores times each file's role factor for this request (roles.py; logs count
     `log_factor` more), so that in every ranked list the prose of a code question gives way."""
 
-    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int], log_factor: float):
+    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int], log_factor: float,
+                 named: set[int] | frozenset[int] = frozenset()):
         self.con, self.factors, self.nodes, self.log_factor = con, factors, nodes, log_factor
+        self.named = named  # files the request names ("update the ReleaseNotes"): never weighed down
         self.known: dict[int, float] = {}
 
     def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
         if fid not in self.known:
             f = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
-            self.known[fid] = f * (self.log_factor if doc_role == "log" else 1.0)
+            f *= self.log_factor if doc_role == "log" else 1.0
+            self.known[fid] = max(f, 1.0) if fid in self.named else f
         return self.known[fid]
 
     def __call__(self, scores: dict[int, float], depth: int = CHANNEL_DEPTH * 3) -> dict[int, float]:

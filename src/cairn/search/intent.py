@@ -13,7 +13,7 @@ import re
 # Wording that asks for documentation, usage or project process rather than code.
 _DOC = re.compile(
     r"\b(how (do|can|should) (i|we|you)|how to|docs|documentation|documented|guides?|tutorials?|readme|"
-    r"changelog|release notes?|what('s| is| are) new|migrat(e|ion) (guide|to)|upgrad(e|ing) (to|from|guide)|"
+    r"change ?logs?|release ?notes?|what('s| is| are) new|migrat(e|ion) (guide|to)|upgrad(e|ing) (to|from|guide)|"
     r"getting started|installation (guide|instructions|steps)|contributing|faq|"
     r"(release|review|deploy(ment)?|branching|versioning|support) (process|policy|workflow|cycle)|"
     r"code of conduct|what licen[cs]e)\b", re.I)
@@ -34,7 +34,8 @@ _FIRST_WORD = re.compile(r"[A-Za-z]+")
 # Wording that asks about past sessions or releases: chat histories, diaries and changelogs count fully.
 _HISTORY = re.compile(
     r"\b(session|sessions|conversation|chat|discuss(?:ed|ion)?|decid(?:e|ed)|yesterday|last (?:time|week)|earlier|"
-    r"changelog|release notes?|history|journal|diary|transcript|log)\b", re.I)
+    r"change ?logs?|release ?notes?|(?:last|next|upcoming|previous|recent) release|what'?s new|history|journal|"
+    r"diary|transcript|log)\b", re.I)
 
 
 def wants_docs(text: str) -> bool:

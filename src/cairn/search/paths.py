@@ -43,12 +43,20 @@ def matches(word: str, part: str) -> bool:
     return common >= 4 and common >= 0.75 * len(short)
 
 
+_PARTS: dict[str, tuple[list[str], list[str]]] = {}  # memo: a warm process (agents/hooks/warm.py) reuses it
+
+
 def _parts(path: str) -> tuple[list[str], list[str]]:
-    segs = path.rsplit("/", 2)
-    base = segs[-1]
-    stem = base.split(".", 1)[0] if not base.startswith(".") else base
-    folder = segs[-2] if len(segs) > 1 else ""
-    return split_identifier(stem), split_identifier(folder)
+    hit = _PARTS.get(path)
+    if hit is None:
+        segs = path.rsplit("/", 2)
+        base = segs[-1]
+        stem = base.split(".", 1)[0] if not base.startswith(".") else base
+        folder = segs[-2] if len(segs) > 1 else ""
+        hit = (split_identifier(stem), split_identifier(folder))
+        if len(_PARTS) < 200_000:
+            _PARTS[path] = hit
+    return hit
 
 
 def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]:
