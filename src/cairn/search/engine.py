@@ -30,7 +30,7 @@ W_DEFINES = 1.5  # a file that defines the name the request gives moves up by th
 # Session channels (search/session_signals.py): what the session so far says.
 W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
 W_TOPIC = 0.5  # earlier prompts' distinctive words
-W_RECENT = 3.0  # files already in play: what a follow-up is most often about
+W_RECENT = 5.0  # files already in play: what a follow-up is most often about
 W_COCHANGE = 0.6  # files that change together with those in play (git history)
 W_NEAR = 0.5  # untouched files in the folders of those in play, and their import neighbours
 NEAR_ORDER = "relevance"  # rank that neighbourhood by the request's match ("proximity": by closeness)
