@@ -157,3 +157,19 @@ def test_past_session_alone_is_recalled_in_its_own_project_only(tmp_path, run_cl
     assert ask(bank, cairn_home, WEBHOOK_PROMPT, session="now") == ""  # another project's past stays there
     # words the code lacks are not enough by themselves: the past session must share two of them
     assert ask(shop, cairn_home, "what did we decide about the deploy freeze", session="later") == ""
+
+
+def test_a_file_the_session_already_read_is_not_injected_until_it_changes(tmp_path, run_cli, cairn_home):
+    import os
+    import time
+
+    root = make_project(tmp_path / "shop", run_cli)
+    coupons = root / "src/shop/coupons.py"
+    read_at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(coupons.stat().st_mtime + 60))
+    transcript = write_transcript(tmp_path / "t.jsonl", [
+        user("look at the coupons"), {**tool_call("Read", "a1", file_path=str(coupons)), "timestamp": read_at}])
+    text = ask(root, cairn_home, PROMPT, session="n1", transcript=transcript)
+    assert "src/shop/coupons.py" not in text  # the agent has it
+    later = coupons.stat().st_mtime + 3600
+    os.utime(coupons, (later, later))  # edited since it was read: new again
+    assert "src/shop/coupons.py" in ask(root, cairn_home, PROMPT, session="n2", transcript=transcript)
