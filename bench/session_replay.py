@@ -10,7 +10,8 @@ query. files@5 counts every gold file; novel@5 only the gold files the session h
 with touched files removed from the ranking; macro = mean of the repositories.
 
 Variants are JSON objects of module constants ("engine.W_RECENT": 0, "session_signals.NEAR_GRAPH":
-0, "graph_walk.BATCH": 8, ...) applied before the run; "history": true gives the search the git
+0, "graph_walk.BATCH": 8, ...) applied before the run; "session": false searches each prompt alone
+(the transcript is not given); "history": true gives the search the git
 history the harness's `--git-history` would give (mined from the bare mirror at the snapshot, so
 no tree needs a .git). Indexes persist under --homes (one CAIRN_HOME per snapshot), so variants
 after the first one cost seconds.
@@ -37,7 +38,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
 
 def _patch(variant: dict) -> None:
     for key, value in variant.items():
-        if key == "history":
+        if key in ("history", "session"):
             continue
         mod, name = key.rsplit(".", 1)
         module = importlib.import_module(mod if mod.startswith("cairn.") else f"cairn.search.{mod}")
@@ -92,7 +93,7 @@ def run_group(job: tuple) -> list[dict]:
         if sess is not None:
             sess.steps = [(p, [f for f in fs if f in present], e) for p, fs, e in sess.steps]
             sess.files = [f for f in sess.files if f in present]
-            if sess.files or sess.prompts:
+            if (sess.files or sess.prompts) and variant.get("session", True):
                 transcript.write_text(sess.transcript(root))
                 ctx = read_session(transcript)
         t = time.perf_counter()

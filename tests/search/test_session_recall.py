@@ -327,3 +327,16 @@ def test_eval_sessions_replays_the_archive(tmp_path, cairn_home):
     empty = make_git_repo(tmp_path / "other", {"a.py": "x = 1\n"})
     r = cli(["eval", "sessions", "--root", str(empty)], cairn_home)
     assert r.returncode != 0 and "no replayable prompts" in r.stderr
+
+
+def test_a_tracker_item_brings_its_words(tmp_path):
+    root = make_git_repo(tmp_path / "r", {**SHOP, "tasks/012-coupon-stacking.md":
+                                          "# Task 012: stop coupon stacking\n\nA cart must accept one discount coupon.\n"})
+    project = project_for_root(root)
+    index_project(project)
+    con = open_index(project)
+    hits, _ = search_code(con, "start working on task 012", root=root)
+    con.close()
+    top = paths(hits)
+    assert top[0] == "tasks/012-coupon-stacking.md"
+    assert "src/coupons.py" in top[:4]  # found by the item's own words, which the prompt never says

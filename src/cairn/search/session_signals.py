@@ -35,6 +35,7 @@ HOW_WEIGHT = {"edited": 1.0, "created": 1.0, "read": 0.6, "named": 0.2}
 TOPIC_PROMPTS = 3  # earlier prompts whose words carry over
 TOPIC_SHARE = 0.35  # weight of the previous prompt's words against the current prompt's
 TOPIC_MIN_WEIGHT = 1.0  # only distinctive words carry over
+ITEM_BYTES = 1200  # of a tracker item's file: its title and first lines
 SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
 MAX_SEEDS = 24
 NEAR_GRAPH = 0.5  # an import neighbour of a file in play, against a file in its folder (0: off)
@@ -166,11 +167,25 @@ def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float
     return out
 
 
+def _item_text(con: sqlite3.Connection, root: Path | None, fid: int) -> str:
+    """The opening of a tracker item's file (its title and first lines), read from disk."""
+    row = con.execute("SELECT path FROM files WHERE id = ?", (fid,)).fetchone()
+    if root is None or row is None:
+        return ""
+    path = row[0]
+    try:
+        with open(root / path, "rb") as fh:
+            return fh.read(ITEM_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query) -> list[Term]:
-    """Distinctive words of the last few earlier prompts, at a reduced weight (newer count more)."""
+    """Distinctive words of the last few earlier prompts (and of tracker items the prompt names),
+    at a reduced weight: the last text of the list counts most."""
     have = {t.text for t in current.terms}
     merged: dict[str, Term] = {}
-    for age, text in enumerate(reversed(prompts[-TOPIC_PROMPTS:])):
+    for age, text in enumerate(reversed(prompts)):
         share = TOPIC_SHARE * (0.6 ** age)
         for t in analyze(con, without_urls(text[:4000])[0]).main:
             if t.weight < TOPIC_MIN_WEIGHT or t.text in have:
@@ -191,15 +206,17 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     for fid, (w, why) in prompt_mentions(con, root, prompt).items():
         sig.mentions[fid] = w
         sig.mention_why[fid] = why
+    # the words of a tracker item the prompt names ("task 008" -> its file's title and opening lines)
+    items = [_item_text(con, root, fid) for fid, why in sig.mention_why.items() if why.startswith("the item")]
+    prompts = [p for p in session.prompts if p.strip() != prompt.strip()] if session is not None else []
+    if prompts or any(items):
+        sig.topic_terms = _topic_terms(con, prompts[-TOPIC_PROMPTS:] + [t for t in items if t], q)
+        if sig.topic_terms:
+            sig.topic, _ = file_text_channel(con, sig.topic_terms)
     if session is None or session.empty:
         if use_history and q.distinctive <= 1:
             sig.churn = _ids(con, history.churn(con))
         return sig
-    prompts = [p for p in session.prompts if p.strip() != prompt.strip()]
-    if prompts:
-        sig.topic_terms = _topic_terms(con, prompts, q)
-        if sig.topic_terms:
-            sig.topic, _ = file_text_channel(con, sig.topic_terms)
     touched = map_paths(con, root, list(session.files))
     scored: dict[int, float] = {}
     for raw, (fid, path) in touched.items():
