@@ -200,15 +200,9 @@ def main(argv: list[str] | None = None, raw: bytes | None = None) -> int:
         except HookTimeout:
             payload = {}
     out, err, code, status, project_id = run(names[0] if names else None, payload, inline=inline)
-    try:
-        if out:
-            sys.stdout.write(out)
-            sys.stdout.flush()
-        if err:
-            sys.stderr.write(err)
-            sys.stderr.flush()
-    except (BrokenPipeError, OSError):
-        pass
+    from cairn.agents.hooks.warm import write_answer
+
+    write_answer(out, err)
     if status != "skipped":
         event = canonical_event(names[0] if names else None) or canonical_event(str(payload.get("hook_event_name")))
         record_time(f"{event}{'+inline' if inline else ''}", started, status, project_id)

@@ -119,6 +119,12 @@ def hook_main(args: list[str]) -> int:
 
         return runner.main(args, raw=raw)
     out, err, code = answer
+    write_answer(out, err)
+    return code
+
+
+def write_answer(out: str, err: str) -> None:
+    """A hook's answer on stdout/stderr; a closed pipe (the agent gave up) is not an error."""
     try:
         if out:
             sys.stdout.write(out)
@@ -128,7 +134,6 @@ def hook_main(args: list[str]) -> int:
             sys.stderr.flush()
     except OSError:
         pass
-    return code
 
 
 def _read_stdin(seconds: float = 5.0) -> bytes:
