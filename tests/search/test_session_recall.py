@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from cairn.codemap import history
-from cairn.codemap.doc_role import document_role
+from cairn.codemap.doc_role import document_role, is_changelog
 from cairn.codemap.index_db import open_index
 from cairn.codemap.indexer import index_project
 from cairn.project import project_for_root
@@ -261,6 +261,7 @@ def test_log_like_documents_are_recognized_by_shape():
     assert document_role("notes/chat.md", "doc", "User: a\nAssistant: b\n" * 4) == "log"
     assert document_role("docs/guide.md", "doc", "# Guide\nHow to configure the export.\n") is None
     assert document_role("src/history.py", "code", "") is None
+    assert is_changelog("docs/ReleaseNotes.md") and not is_changelog(".specstory/history/2026-01-16_x.md")
 
 
 def test_logs_count_less_for_code_requests_but_are_found_when_asked(tmp_path):

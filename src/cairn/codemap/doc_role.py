@@ -16,8 +16,8 @@ import re
 
 LOG = "log"
 _DATED_NAME = re.compile(r"(?:^|[^0-9])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])[-_.]?(?:0[1-9]|[12]\d|3[01])(?:[^0-9]|$)")
-_LOG_STEMS = frozenset({"changelog", "changes", "history", "news", "releases", "releasenotes", "journal", "diary",
-                        "devlog", "worklog", "transcript", "chatlog", "conversation"})
+_CHANGELOG_STEMS = frozenset({"changelog", "changes", "history", "news", "releases", "releasenotes"})
+_LOG_STEMS = _CHANGELOG_STEMS | {"journal", "diary", "devlog", "worklog", "transcript", "chatlog", "conversation"}
 _LOG_DIRS = frozenset({"history", "histories", "transcripts", "sessions", "chats", "conversations", "journal",
                        "journals", "diary", "logs", "changelogs", "changelog", "devlog", "worklog"})
 _SPEAKER = re.compile(
@@ -28,6 +28,13 @@ _DATED_HEADING = re.compile(r"(?m)^\s*(?:#{1,6}|\*\*|-)\s*\[?v?\d+\.\d+[^\n]*\d{
 def _stem(name: str) -> str:
     base = name.rsplit(".", 1)[0] if "." in name else name
     return re.sub(r"[\W_]+", "", base.lower())
+
+
+def is_changelog(path: str) -> bool:
+    """A log by its name that people also edit on purpose (CHANGELOG.md, ReleaseNotes.md): it is
+    the target of "update the release notes", so the search counts it less than code but not as
+    little as a chat history."""
+    return _stem(path.rsplit("/", 1)[-1]) in _CHANGELOG_STEMS
 
 
 def document_role(path: str, kind: str, text: str) -> str | None:

@@ -13,6 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.codemap.doc_role import is_changelog
 from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
@@ -39,6 +40,7 @@ SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/
 NAMED_FULL_WEIGHT = True  # a file the request names by its name keeps its full weight, whatever its role
 NAMED_MIN_STRENGTH = KEY_IDENT  # spelt like code (`ReleaseNotes`, `cart.py`); KEY_NGRAM ("release notes") cost semble 0.006
 IN_PLAY_SHARE = 0.5  # of a result list, at most this share are files the session already touched
+CHANGELOG_FACTOR = 0.8  # a changelog (a log by name, also edited on purpose) against LOG_FACTOR
 LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
 SEEDS = 8
 ROLES_IN_CHANNELS = True  # weigh each channel's list by role (see roles.py), not only the final one
@@ -191,7 +193,8 @@ class _RoleWeights:
     def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
         if fid not in self.known:
             f = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
-            f *= self.log_factor if doc_role == "log" else 1.0
+            if doc_role == "log":
+                f *= max(self.log_factor, CHANGELOG_FACTOR) if is_changelog(path) else self.log_factor
             self.known[fid] = max(f, 1.0) if fid in self.named else f
         return self.known[fid]
 
