@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.codemap.extract import FileRecord
-from cairn.codemap.index_db import open_index
+from cairn.codemap.index_db import open_index, rebuild
 from cairn.codemap.scan import scan
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import load_config
 from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import transaction
+from cairn.store.repair import is_damage
 
 BATCH = 256  # files per transaction
 
@@ -121,8 +122,11 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
 
 
 def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
-                  workers: int | None = None) -> IndexStats:
-    """Bring the index of `project.root` up to date and return what happened."""
+                  workers: int | None = None, check: bool = False) -> IndexStats:
+    """Bring the index of `project.root` up to date and return what happened.
+
+    A damaged index (index_db.py) is rebuilt: found when opened (`check` adds SQLite's page
+    walk), or when a query of this run fails on it, in which case the run starts over once."""
     if project.root is None:
         raise CairnError("the _global project has no code to index; pass --root DIR")
     root = project.root
@@ -133,9 +137,16 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     stats = IndexStats()
     lock_path = project.index_path().with_suffix(".lock")
     with _Lock(lock_path):
-        con = open_index(project)
+        con = open_index(project, check=check)
         try:
             _run(con, project, cfg, stats, progress, full, workers)
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            if not is_damage(exc):
+                raise
+            con.close()
+            con = rebuild(project.index_path(), str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            stats = IndexStats()
+            _run(con, project, cfg, stats, progress, True, workers)
         finally:
             con.close()
     stats.seconds = round(time.perf_counter() - t0, 3)

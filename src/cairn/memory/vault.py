@@ -45,7 +45,7 @@ from cairn.memory.node import (
 )
 from cairn.memory.similar import duplicate_of
 from cairn.memory.staleness import SymbolRange, head_commit, make_cites
-from cairn.util.atomic import atomic_write_text
+from cairn.util.atomic import atomic_write_text, sweep_temps
 
 LOCK_NAME = "knowledge.lock"
 LOCK_TIMEOUT_S = 20.0
@@ -257,6 +257,7 @@ class Vault:
                                          "try again") from None
                     time.sleep(0.02)
             try:
+                sweep_temps(self.dir)  # what a writer killed mid-write left: never read, now gone
                 yield
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
