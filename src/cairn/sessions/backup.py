@@ -44,7 +44,8 @@ DEFAULT_KEEP = 7
 _PREFIX = "sessions-"
 DAMAGED_PREFIX = "damaged-sessions-"
 _WORK = re.compile(r"^\.work-(\d+)-")  # a run's private work folder: .work-<pid>-<random>
-_TEMP = re.compile(r"^\.(?:cairn-)?sessions-\w+\.db(?:\.enc)?\.(\d+)\.tmp$")  # being written: .<name>.<pid>.tmp
+# being written: .<name>.<pid>.tmp, and the rollback journal SQLite keeps beside it
+_TEMP = re.compile(r"^\.(?:cairn-)?sessions-\w+\.db(?:\.enc)?\.(\d+)\.tmp(?:-journal|-wal|-shm)?$")
 _OLD_WORK = re.compile(r"^tmp[a-z0-9_]{6,}$")  # work folders of cairn before issue 14 (tempfile names)
 
 
