@@ -43,22 +43,49 @@ def read_toml(path: Path) -> dict:
             return tomllib.load(fh)
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+    except (tomllib.TOMLDecodeError, OSError, ValueError) as exc:  # ValueError: not UTF-8
         raise CairnError(f"cannot read config {path}: {exc}") from None
 
 
-def user_config() -> dict:
-    """The user's own ~/.cairn/config.toml (routes, personal settings)."""
-    return read_toml(cairn_home() / "config.toml")
+def _checked(path: Path, problems: list[str] | None = None) -> dict:
+    """A config file's settings, values of the wrong shape dropped (their defaults apply)."""
+    from cairn.config_check import sanitize
+
+    data, found = sanitize(read_toml(path), str(path))
+    if problems is not None:
+        problems += found
+    return data
 
 
-def load_config(root: Path | None = None) -> dict:
-    """Effective settings for a project root (defaults < user < project)."""
-    cfg = _merge(DEFAULTS, user_config())
+def _files(root: Path | None) -> list[Path]:
+    files = [cairn_home() / "config.toml"]
     if root is not None:
         from cairn.safepath import memory_member_ok
 
         path = Path(root) / ".cairn" / "config.toml"
         if memory_member_ok(path.parent, path):  # a link out of .cairn/ is not the project's config
-            cfg = _merge(cfg, read_toml(path))
+            files.append(path)
+    return files
+
+
+def user_config() -> dict:
+    """The user's own ~/.cairn/config.toml (routes, personal settings)."""
+    return _checked(cairn_home() / "config.toml")
+
+
+def load_config(root: Path | None = None) -> dict:
+    """Effective settings for a project root (defaults < user < project)."""
+    cfg = DEFAULTS
+    for path in _files(root):
+        cfg = _merge(cfg, _checked(path))
     return cfg
+
+
+def check_config(root: Path | None = None) -> None:
+    """Raise a one-line CairnError naming the first unreadable file or wrong value (CLI use)."""
+    problems: list[str] = []
+    for path in _files(root):
+        _checked(path, problems)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise CairnError(problems[0] + more)

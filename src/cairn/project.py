@@ -160,7 +160,9 @@ def global_project() -> Project:
 
 def project_for_root(root: str | os.PathLike) -> Project:
     """The project for an explicit `--root DIR`."""
-    path = Path(root).expanduser()
+    path = Path(os.path.expanduser(root))  # never raises: `~nosuchuser` stays as written
+    if "\x00" in str(path):
+        raise CairnError(f"--root {root!r}: not a path (NUL byte)")
     if not path.exists():
         raise CairnError(f"--root {root}: no such directory")
     if not path.is_dir():
@@ -177,9 +179,9 @@ def resolve_project(cwd: str | os.PathLike | None = None, root: str | os.PathLik
     """The project a working directory belongs to (see the module docstring for the order)."""
     if root is not None:
         return project_for_root(root)
-    try:
-        here = Path(cwd if cwd is not None else os.getcwd()).expanduser().resolve()
-    except OSError as exc:
+    try:  # os.path.expanduser never raises: `~nosuchuser` stays as written (and does not exist)
+        here = Path(os.path.expanduser(cwd if cwd is not None else os.getcwd())).resolve()
+    except (OSError, ValueError, RuntimeError) as exc:  # NUL byte, symlink loop
         raise CairnError(f"cannot resolve working directory: {exc}") from None
     if not here.exists():
         raise CairnError(f"{here}: no such directory")

@@ -286,14 +286,14 @@ def test_file_changed_during_the_write_is_refused_not_overwritten(vault, project
 
     res = remember_one(vault, "Use WAL mode", type="decision", body="Readers never block.")
     path = project.root / res.path
-    real_finish = vault_mod._Batch.finish
+    real_finish = vault_mod.Batch.finish
 
     def finish_then_someone_saves(self, originals):
         edits = real_finish(self, originals)
         path.write_text(path.read_text() + "\nTyped by a person meanwhile.\n")
         return edits
 
-    monkeypatch.setattr(vault_mod._Batch, "finish", finish_then_someone_saves)
+    monkeypatch.setattr(vault_mod.Batch, "finish", finish_then_someone_saves)
     with pytest.raises(CairnError, match="changed while cairn was writing"):
         remember_one(vault, "Use WAL mode", type="decision", body="Checkpoint on close.")
     assert path.read_text().endswith("Typed by a person meanwhile.\n")

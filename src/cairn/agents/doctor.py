@@ -178,12 +178,21 @@ def check_index(project) -> Check:
         return Check("index", "fail", f"no index for {project.root}: run `cairn index`")
     import sqlite3
 
+    from cairn.codemap.index_db import expected_tables
+    from cairn.store.repair import printable, probe, quick_check
+
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
-        rows = con.execute("SELECT path, size, mtime_ns FROM files").fetchall()
-        con.close()
-    except sqlite3.Error as exc:
-        return Check("index", "fail", f"cannot read {path}: {exc}; run `cairn index`")
+        try:
+            damaged = quick_check(con) or probe(con, set(expected_tables()))
+            rows = [] if damaged else con.execute("SELECT path, size, mtime_ns FROM files").fetchall()
+        finally:
+            con.close()
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
+        damaged = str(exc)
+    if damaged:
+        return Check("index", "fail", f"the index {path} is damaged ({printable(damaged)[:120]}): "
+                                      "`cairn index` rebuilds it")
     changed = 0
     for rel, size, mtime in rows:
         try:

@@ -96,7 +96,7 @@ def save_handoff(project, *, fields: dict[str, str | list[str] | None] | None = 
     meta = {"created": records.utc_stamp(now), "title": title, "files": files}
     if session:
         meta["session"] = session
-    records.write(path, meta, text)
+    path = records.write(path, meta, text)
     return Handoff(path, meta["created"], title, text, files, session)
 
 

@@ -83,16 +83,26 @@ def new_path(folder: Path, title: str, ts: float | None = None) -> Path:
 
 
 def write(path: Path, meta: dict, body: str) -> Path:
-    """Write a record atomically, secrets redacted (front matter included), through no symlink."""
+    """Write a new record atomically, secrets redacted (front matter included), through no
+    symlink, and never over another record: when `path` is taken (a writer in the same
+    millisecond), the next free `-2`, `-3`... name is used. Returns the path written."""
     from cairn.redact import redact
-    from cairn.util.atomic import atomic_write_text
+    from cairn.util.atomic import atomic_create_bytes, sweep_temps
 
     if path.is_symlink():
         from cairn.errors import PathRefused
 
         raise PathRefused(path, "a symlink is never written through")
-    atomic_write_text(path, redact(render(meta, body)))
-    return path
+    data = redact(render(meta, body)).encode("utf-8")
+    sweep_temps(path.parent)  # temp files of a writer killed mid-write
+    stem, n = path.stem, 2
+    while True:
+        try:
+            atomic_create_bytes(path, data)
+            return path
+        except FileExistsError:
+            path = path.with_name(f"{stem}-{n}{path.suffix}")
+            n += 1
 
 
 def newest(folder: Path | None, pattern: str = "*.md") -> list[Path]:

@@ -40,7 +40,7 @@ def _records(root: Path, files: list[str]):
         for line in data.splitlines():
             try:
                 rec = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):
                 continue
             if isinstance(rec, dict) and isinstance(rec.get("id"), str | int) and isinstance(rec.get("title"), str):
                 yield rec

@@ -74,6 +74,11 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
     if not archive_path().exists():
         raise CairnError("no session archive yet: run `cairn sessions ingest` first")
+    from cairn.sessions.backup import damage_of, restore_hint
+
+    why = damage_of(archive_path())
+    if why is not None:  # checked before copying: a damaged archive never rotates out good backups
+        raise CairnError(f"the session archive is damaged ({why}): no backup taken; {restore_hint()}")
     if args.keep is not None and args.keep < 1:
         raise CairnError("--keep must be 1 or more")
     if (args.encrypt or args.passphrase_env) and not args.mirror:
@@ -82,7 +87,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     con = open_archive()
     try:
         snap = backup(con, keep=args.keep)
-        copy = mirror(con, args.mirror, passphrase=passphrase) if args.mirror else None
+        copy = mirror(con, args.mirror, passphrase=passphrase, source=snap) if args.mirror else None
     finally:
         con.close()
     if args.json:
@@ -108,6 +113,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
         print_json(info)
     else:
         print(f"restored {info['sessions']} sessions, {info['turns']} turns from {src}")
+        if info.get("damaged"):
+            print(f"the damaged archive it replaced is kept aside as {info['damaged']}")
         if info.get("previous"):
             print(f"the archive it replaced is kept as {info['previous']}")
     return 0

@@ -8,6 +8,18 @@ import sys
 from typing import Any
 
 
+class FreeTextParser(argparse.ArgumentParser):
+    """An argument that starts with a dash but names no option is text, not an unknown option:
+    `cairn search "-v flag ignored"` searches for it (misspelled options still fail, as extras)."""
+
+    def _parse_optional(self, arg_string: str):  # type: ignore[override]
+        found = super()._parse_optional(arg_string)
+        first = found[0] if isinstance(found, list) and found else found
+        if isinstance(first, tuple) and first[0] is None and arg_string not in self._option_string_actions:
+            return None  # no such option: a positional value
+        return found
+
+
 def add_root(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", metavar="DIR", help="project root (default: the project of the current directory)")
 
@@ -27,6 +39,9 @@ def resolve(args: argparse.Namespace, *, need_root: bool = True):
     from cairn.project import resolve_project
 
     project = resolve_project(root=getattr(args, "root", None))
+    from cairn.config import check_config
+
+    check_config(project.root)  # a wrong value in config.toml is one line here, not a crash later
     if need_root and project.root is None:
         raise CairnError(
             "not inside a project (no git repository, no .cairn/ folder, no route matches); "

@@ -53,17 +53,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_index(project, *, quiet: bool, full: bool = False, workers: int | None = None):
-    """Index with a progress bar on a terminal; returns IndexStats."""
+    """Index with a progress bar on a terminal; returns IndexStats. An explicit index run also
+    walks the index's pages for damage (`PRAGMA quick_check`): a damaged index is rebuilt."""
     from cairn.codemap.indexer import index_project
 
     if quiet or not sys.stderr.isatty():
-        return index_project(project, full=full, workers=workers)
+        return index_project(project, full=full, workers=workers, check=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   transient=True) as bar:
         task = bar.add_task("index", total=None)
-        return index_project(project, full=full, workers=workers,
+        return index_project(project, full=full, workers=workers, check=True,
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
 
 

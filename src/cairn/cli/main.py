@@ -49,7 +49,9 @@ Start here:
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # here, not at the top: the hook fast path in main() never needs it
 
-    parser = argparse.ArgumentParser(
+    from cairn.cli.common import FreeTextParser
+
+    parser = FreeTextParser(
         prog="cairn", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"cairn {__version__}")
@@ -138,8 +140,9 @@ def _run(argv: list[str]) -> int:
         return int(args.func(args) or 0)
     except CairnError as exc:
         from cairn.redact import redact
+        from cairn.store.repair import printable
 
-        print(f"cairn: error: {redact(str(exc))}", file=sys.stderr)
+        print(f"cairn: error: {printable(redact(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("cairn: interrupted", file=sys.stderr)
@@ -153,6 +156,10 @@ def _run(argv: list[str]) -> int:
         print(f"cairn: internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""),
               file=sys.stderr)
         return 2
+    finally:
+        repairs = sys.modules.get("cairn.store.repair")
+        for line in repairs.drain() if repairs else []:  # derived data rebuilt on the way: say so once
+            print(f"cairn: {line}", file=sys.stderr)
 
 
 def _log_exception(argv: list[str]) -> str | None:

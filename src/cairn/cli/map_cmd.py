@@ -20,21 +20,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_map(args: argparse.Namespace) -> int:
+    from cairn.codemap.index_db import repairing
     from cairn.codemap.indexer import index_project, open_index
     from cairn.codemap.maps import find_module, render_level0, render_level1
 
     project = resolve(args)
-    index_project(project)  # refreshes the index and, in an opted-in project, the maps in .cairn/
-    con = open_index(project)
-    try:
-        if args.module:
-            module = find_module(con, args.module)
-            text = render_level1(con, project, module)
-        else:
-            module = None
-            text = render_level0(con, project, budget=max(100, args.budget))
-    finally:
-        con.close()
+
+    def render(_again: bool) -> tuple[str | None, str]:
+        index_project(project)  # refreshes the index and, in an opted-in project, the maps in .cairn/
+        con = open_index(project)
+        try:
+            if args.module:
+                module = find_module(con, args.module)
+                return module, render_level1(con, project, module)
+            return None, render_level0(con, project, budget=max(100, args.budget))
+        finally:
+            con.close()
+
+    module, text = repairing(project, render)
     if args.json:
         print_json({"project": project.id, "module": module, "markdown": text})
     else:

@@ -44,8 +44,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     session = None
     if args.transcript:
         session = session_context(project, _readable(args.transcript))
-    answer = search(project, args.query, terms=terms, limit=args.limit, budget=args.budget,
-                    refresh=not args.no_refresh, kind=args.kind, session=session)
+    answer = repairing_search(project, lambda again: search(
+        project, args.query, terms=terms, limit=args.limit, budget=args.budget,
+        refresh=again or not args.no_refresh, kind=args.kind, session=session))
     if args.json:
         print_json(answer.as_json())
     elif not answer.results:
@@ -53,6 +54,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     else:
         print(answer.text)
     return 0
+
+
+def repairing_search(project, fn):
+    """`fn(again)` through index_db.repairing when there is a code index to repair."""
+    if project.root is None:
+        return fn(False)
+    from cairn.codemap.index_db import repairing
+
+    return repairing(project, fn)
 
 
 def _readable(path: str) -> str:

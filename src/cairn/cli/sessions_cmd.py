@@ -36,8 +36,15 @@ def db_errors(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 
         try:
             return fn(args)
-        except sqlite3.Error as exc:
-            raise CairnError(f"session archive: {exc}") from None
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            from cairn.store.repair import is_damage, printable
+
+            hint = ""
+            if is_damage(exc):
+                from cairn.sessions.backup import restore_hint
+
+                hint = f"; {restore_hint()}"
+            raise CairnError(f"session archive: {printable(str(exc))}{hint}") from None
 
     return run
 
@@ -155,7 +162,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"files": stats.files, "files_read": stats.files_read, "bytes": stats.bytes,
                     "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,
-                    "errors": stats.errors})
+                    "bad_lines": stats.bad_lines, "errors": stats.errors})
     elif stats.files == 0:
         where = " ".join(args.paths) if args.paths else "~/.claude/projects, ~/.config/claude/projects or $CLAUDE_CONFIG_DIR"
         print(f"no transcripts (*.jsonl) found in {where}")
@@ -285,13 +292,30 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if bool(args.session) == bool(args.before):
         raise CairnError("give a session ID or --before DATE (not both)")
     con = _open_existing()
+    in_archive = True
     try:
         if args.session:
-            ids = [resolve_session(con, args.session)]
+            try:
+                ids = [resolve_session(con, args.session)]
+            except CairnError:
+                if not args.purge_backups:
+                    raise
+                from cairn.sessions.backup import ids_in_backups
+
+                ids, in_archive = ids_in_backups(args.session), False  # forgotten before: backups only
         else:
             # --before is about age: every project unless --project narrows it
-            scope = project_ids(con, args.project) if args.project else None
-            ids = sessions_before(con, parse_when(args.before), scope)
+            try:
+                scope = project_ids(con, args.project) if args.project else None
+                ids = sessions_before(con, parse_when(args.before), scope)
+            except CairnError:
+                if not args.purge_backups:
+                    raise
+                ids = []
+            if not ids and args.purge_backups:  # forgotten before: what the backups still hold
+                from cairn.sessions.backup import ids_before_in_backups
+
+                ids, in_archive = ids_before_in_backups(parse_when(args.before), args.project), False
         if not ids:
             print("nothing to forget")
             return 0
@@ -302,22 +326,31 @@ def cmd_forget(args: argparse.Namespace) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("kept")
                 return 1
-        n = forget(con, ids)
+        n = forget(con, ids) if in_archive else 0
     finally:
         con.close()
-    from cairn.sessions.backup import backups_holding, purge_backups
+    from cairn.sessions.backup import backups_holding, purge_backups, unreadable_copies
 
     purged = purge_backups(ids) if args.purge_backups else 0
     left = backups_holding(ids)
+    unreadable = unreadable_copies() if args.purge_backups else []
     if args.json:
-        print_json({"forgotten": ids, "backups_purged": purged, "backups_still_holding": [str(p) for p in left]})
+        print_json({"forgotten": ids, "backups_purged": purged, "backups_still_holding": [str(p) for p in left],
+                    "backups_unreadable": [str(p) for p in unreadable]})
         return 0
-    print(f"forgot {n} session(s); their text is purged from the archive file")
+    if in_archive:
+        print(f"forgot {n} session(s); their text is purged from the archive file")
+    else:
+        print(f"{len(ids)} session(s) were already forgotten in the archive")
     if purged:
         print(f"also purged from {purged} snapshot(s) in the backups folder")
     if left:
-        print(f"{len(left)} snapshot(s) in {left[0].parent} still hold them: rerun with --purge-backups, "
+        again = (f"cairn sessions forget {ids[0]}" if args.session else f"cairn sessions forget --before {args.before}"
+                 + (f" --project {args.project}" if args.project else ""))
+        print(f"{len(left)} snapshot(s) in {left[0].parent} still hold them: run `{again} --purge-backups --yes`, "
               "or delete those files")
+    for path in unreadable:
+        print(f"cannot open {path} to purge it (damaged): delete it if it may hold them")
     if purged or left:
         print("mirror copies written with `cairn backup --mirror` elsewhere are not touched: delete them there")
     return 0

@@ -1,43 +1,121 @@
-"""Open a worktree's code index, rebuilding it when it was written in another format.
+"""Open a worktree's code index, rebuilding it when it was written in another format or is damaged.
 
 Kept apart from the indexer so the request path (hooks, search without refresh) opens the index
-without importing the scanner, the extractor and the process pool.
+without importing the scanner, the extractor and the process pool. The index is derived data:
+a file that cannot be opened, misses a table, fails a read, or was marked damaged by a reader
+that hit a malformed page (`mark_damaged`) is deleted and built again, and the front end says so
+in one line (store/repair.py).
 """
 
 from __future__ import annotations
 
+import functools
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
+from cairn.errors import CairnError
 from cairn.project import Project
+from cairn.store import repair
 from cairn.store.db import connect, transaction
 
 INDEX_FORMAT = "9"  # bump when the schema or what is stored changes: old indexes are rebuilt
+DAMAGED_SUFFIX = ".damaged"  # beside the index: a reader found it damaged; the next open rebuilds
+T = TypeVar("T")
 
 
-def open_index(project: Project) -> sqlite3.Connection:
-    """The project's index database (created if needed).
+@functools.lru_cache(maxsize=1)
+def expected_tables() -> frozenset[str]:
+    return frozenset(repair.tables_of(MIGRATIONS))
 
-    The index is derived data: when its format is not the one this version writes (an older
-    cairn, a half-created file), it is deleted and rebuilt rather than migrated.
-    """
-    path = project.index_path()
-    con = connect(path, MIGRATIONS, private=True)
+
+def _marker(path: Path) -> Path:
+    return Path(str(path) + DAMAGED_SUFFIX)
+
+
+def mark_damaged(path: Path, reason: str) -> None:
+    """Record that the index at `path` is damaged (a reader hit it); the next open rebuilds it."""
     try:
-        fmt = get_meta(con, "index_format")
-    except sqlite3.DatabaseError:
-        fmt = "broken"
-    if fmt == INDEX_FORMAT:
-        return con
-    if fmt is None and con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0:
-        with transaction(con):
-            set_meta(con, "index_format", INDEX_FORMAT)
-        return con
-    con.close()
-    for suffix in ("", "-wal", "-shm"):
+        _marker(path).write_text(repair.printable(reason)[:300] + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def _delete(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal", DAMAGED_SUFFIX):
         Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def _fresh(path: Path) -> sqlite3.Connection:
     con = connect(path, MIGRATIONS, private=True)
     with transaction(con):
         set_meta(con, "index_format", INDEX_FORMAT)
     return con
+
+
+def rebuild(path: Path, reason: str) -> sqlite3.Connection:
+    """Delete a damaged index and start an empty one (the next index run fills it), noting why."""
+    _delete(path)
+    repair.note(f"the code index was damaged ({reason}); rebuilding it from the files")
+    return _fresh(path)
+
+
+def open_index(project: Project, *, check: bool = False) -> sqlite3.Connection:
+    """The project's index database (created if needed).
+
+    The index is derived data: when its format is not the one this version writes (an older
+    cairn, a half-created file) it is deleted and rebuilt rather than migrated; when it is
+    damaged (see the module docstring) it is rebuilt too. `check` adds SQLite's page walk
+    (`PRAGMA quick_check`, ~0.1 s for a 150 MB index), which `cairn index` and doctor afford.
+    """
+    path = project.index_path()
+    marker = _marker(path)
+    if marker.exists():
+        try:
+            reason = marker.read_text(encoding="utf-8").strip() or "marked damaged"
+        except OSError:
+            reason = "marked damaged"
+        return rebuild(path, reason)
+    try:
+        con = connect(path, MIGRATIONS, private=True)
+    except CairnError as exc:  # not a database, malformed schema, truncated...
+        return rebuild(path, str(exc).split(f"{path}: ", 1)[-1])
+    try:
+        fmt = get_meta(con, "index_format")
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        con.close()
+        return rebuild(path, str(exc) or "unreadable")
+    if fmt == INDEX_FORMAT:
+        why = repair.probe(con, expected_tables()) or (repair.quick_check(con) if check else None)
+        if why is None:
+            return con
+        con.close()
+        return rebuild(path, why)
+    if fmt is None and _empty(con):
+        with transaction(con):
+            set_meta(con, "index_format", INDEX_FORMAT)
+        return con
+    con.close()
+    _delete(path)  # another format: rebuilt quietly, as an upgrade always did
+    return _fresh(path)
+
+
+def _empty(con: sqlite3.Connection) -> bool:
+    try:
+        return con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
+    except sqlite3.DatabaseError:
+        return False
+
+
+def repairing(project: Project, fn: Callable[[bool], T]) -> T:
+    """`fn(False)`; when it fails on a damaged index, mark the index and return `fn(True)` (the
+    True asks it to refresh: the reopened index is rebuilt empty and must be filled again)."""
+    try:
+        return fn(False)
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        if not repair.is_damage(exc):
+            raise
+        mark_damaged(project.index_path(), str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return fn(True)

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.codemap.extract import FileRecord
-from cairn.codemap.index_db import open_index
+from cairn.codemap.index_db import open_index, rebuild
 from cairn.codemap.scan import scan
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import load_config
 from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import transaction
+from cairn.store.repair import is_damage
 
 BATCH = 256  # files per transaction
 
@@ -53,16 +54,46 @@ class IndexStats:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+def pending_path(project: Project) -> Path:
+    """Beside the index: a refresh was handed to a detached run that has not started scanning."""
+    return project.index_path().with_suffix(".pending")
+
+
+def claim_pending(project: Project, max_age: float = 120.0) -> bool:
+    """True when the caller should start a detached refresh: none is pending (or it went stale)."""
+    path = pending_path(project)
+    try:
+        if time.time() - path.stat().st_mtime < max_age:
+            return False
+        path.unlink(missing_ok=True)
+    except FileNotFoundError:
+        pass
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return True
+    except FileExistsError:
+        return False
+
+
+class IndexBusy(CairnError):
+    """Another process is indexing this worktree right now (raised only when asked not to wait)."""
+
+
 class _Lock:
     """An exclusive advisory lock beside the index: one indexer per worktree at a time."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, wait: bool = True):
         self.path = path
+        self.wait = wait
 
     def __enter__(self):
         global _LOCK_FD
         self.fh = open(self.path, "a+")
-        fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
+        try:
+            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            self.fh.close()
+            raise IndexBusy(f"{self.path}: another cairn process is indexing this worktree") from None
         _LOCK_FD = self.fh.fileno()
         return self
 
@@ -121,8 +152,12 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
 
 
 def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
-                  workers: int | None = None) -> IndexStats:
-    """Bring the index of `project.root` up to date and return what happened."""
+                  workers: int | None = None, check: bool = False, wait: bool = True) -> IndexStats:
+    """Bring the index of `project.root` up to date and return what happened.
+
+    A damaged index (index_db.py) is rebuilt: found when opened (`check` adds SQLite's page
+    walk), or when a query of this run fails on it, in which case the run starts over once.
+    `wait=False` raises IndexBusy instead of queueing behind another run of this worktree."""
     if project.root is None:
         raise CairnError("the _global project has no code to index; pass --root DIR")
     root = project.root
@@ -132,10 +167,18 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     cfg = load_config(root)
     stats = IndexStats()
     lock_path = project.index_path().with_suffix(".lock")
-    with _Lock(lock_path):
-        con = open_index(project)
+    with _Lock(lock_path, wait):
+        pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
+        con = open_index(project, check=check)
         try:
             _run(con, project, cfg, stats, progress, full, workers)
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            if not is_damage(exc):
+                raise
+            con.close()
+            con = rebuild(project.index_path(), str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            stats = IndexStats()
+            _run(con, project, cfg, stats, progress, True, workers)
         finally:
             con.close()
     stats.seconds = round(time.perf_counter() - t0, 3)

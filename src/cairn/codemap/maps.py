@@ -186,12 +186,14 @@ def write_maps(con: sqlite3.Connection, project: Project) -> int:
         return 0
     from cairn.redact import redact
     from cairn.safepath import memory_path
-    from cairn.util.atomic import write_if_changed
+    from cairn.util.atomic import sweep_temps, write_if_changed
 
     base = project.memory_dir
     changed = int(write_if_changed(memory_path(base, "map.md"), redact(render_level0(con, project))))
     mod_dir = memory_path(base, "modules")
     mod_dir.mkdir(exist_ok=True)
+    for folder in (base, mod_dir):  # temp files of an index run killed mid-write
+        sweep_temps(folder)
     wanted = set()
     for (name,) in con.execute("SELECT name FROM modules ORDER BY name").fetchall():
         fname = module_slug(name) + ".md"

@@ -14,14 +14,23 @@ from cairn.util.atomic import atomic_write_text
 MAP_KEY = "_map"
 
 
+MAX_SLUG_BYTES = 100  # file systems allow 255 bytes a name; atomic writes add a ~40-byte temp suffix
+
+
 def module_slug(module: str) -> str:
-    """A file name for a module: `src/cairn/codemap` -> `src__cairn__codemap`."""
+    """A file name for a module: `src/cairn/codemap` -> `src__cairn__codemap`; a deep folder's name
+    is cut and ends in a hash of the whole module (`src__a__...-1f2e3d4c5b`), so it always fits."""
     from cairn.safepath import slug
 
     name = module.replace("/", "__").replace("(", "").replace(")", "")
-    if name and ".." not in name and all(c.isalnum() or c in "_-." for c in name):
+    if not (name and ".." not in name and all(c.isalnum() or c in "_-." for c in name)):
+        name = slug(name, 120, "root")  # an odd directory name never becomes an odd file name
+    if len(name.encode("utf-8")) <= MAX_SLUG_BYTES:
         return name
-    return slug(name, 120, "root")  # an odd directory name never becomes an odd file name
+    import hashlib
+
+    head = name.encode("utf-8")[:MAX_SLUG_BYTES - 11].decode("utf-8", "ignore").rstrip("_-.")
+    return f"{head}-{hashlib.sha1(module.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
 
 
 def _dir(project: Project) -> Path:

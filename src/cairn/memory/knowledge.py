@@ -139,10 +139,27 @@ def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
     if personal:
         results += Vault.personal().remember(personal, cwd=cwd)
     if shared and project.has_memory_dir:
-        try:  # the new notes reach the index, the graph and the maps in .cairn/ right away
-            from cairn.codemap.indexer import index_project
-
-            index_project(project)
-        except Exception:  # the notes are written; the next refresh indexes them
-            pass
+        refresh_index(project)
     return results
+
+
+def refresh_index(project: Any) -> None:
+    """Bring the new notes into the index, the graph and the maps in `.cairn/` right away; when
+    another process is indexing this worktree, hand it to one detached `cairn index` instead of
+    queueing (eight writers at once would each wait for every graph rebuild before theirs)."""
+    try:
+        from cairn.codemap.indexer import IndexBusy, claim_pending, index_project
+
+        try:
+            index_project(project, wait=False)
+        except IndexBusy:
+            if not claim_pending(project):  # a detached run will start scanning after this note was written
+                return
+            import subprocess
+            import sys
+
+            subprocess.Popen([sys.executable, "-m", "cairn", "index", "--quiet", "--root", str(project.root)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True, close_fds=True)
+    except Exception:  # the notes are written; the next refresh indexes them
+        pass

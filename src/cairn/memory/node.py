@@ -234,6 +234,20 @@ def _key_line(fm_lines: list[str], key: str) -> int:
     return 2
 
 
+def _bad_value_line(fm_lines: list[str]) -> int:
+    """1-based file line of the first frontmatter line YAML cannot turn into a value on its own."""
+    for i, line in enumerate(fm_lines):
+        if not line.strip() or line.startswith((" ", "\t", "-")):
+            continue
+        try:
+            yaml.load(line, Loader=_LOADER)
+        except yaml.YAMLError:
+            continue  # part of a multi-line value: judged with the whole text
+        except (ValueError, TypeError, OverflowError, RecursionError):
+            return i + 2
+    return 2
+
+
 def _str_list(data: dict, key: str, where: tuple[str, list[str]]) -> list[str]:
     val = data.get(key)
     if val is None:
@@ -328,6 +342,10 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
         line = mark.line + 2 if mark is not None else 2
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
         raise ParseError(path, line, f"malformed YAML frontmatter: {problem}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # A value YAML reads but Python cannot hold: `updated: 2024-13-45`, a list as a key...
+        raise ParseError(path, _bad_value_line(fm_lines), f"impossible value in frontmatter: "
+                         f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not isinstance(data, dict):
         raise ParseError(path, 2, "frontmatter must be a YAML mapping (key: value lines)")
     type_ = str(data.get("type") or "note").strip().lower()

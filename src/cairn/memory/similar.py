@@ -8,7 +8,13 @@ The rule is explicit so it can be tested and explained (see `duplicate_of`):
    folding) are a duplicate;
 3. else title-token Jaccard >= TITLE_JACCARD is a duplicate;
 4. else body-token Jaccard >= BODY_JACCARD (both bodies >= MIN_BODY_TOKENS tokens) with some
-   title overlap (>= BODY_TITLE_FLOOR) is a duplicate.
+   title overlap (>= BODY_TITLE_FLOOR) is a duplicate;
+5. but never when the titles name different specifics (rules 3 and 4): each title has a number,
+   a named entity (a capitalized or all-caps word, a code name or path) or a contrast word
+   (staging/production, read/write, ios/android...) the other lacks, as in "Staging API rate
+   limit is 100..." and "Production API rate limit is ..."; nor when both cite files and share
+   none. Adding detail ("... on Stripe") still merges; substituting one specific for another
+   does not.
 
 The highest-scoring candidate wins; ties go to the most recently updated node.
 """
@@ -29,6 +35,17 @@ STOPWORDS = frozenset(
     "we our use using do does did not no when why how what".split()
 )
 _WORD = re.compile(r"[a-z0-9]+")
+_RAW = re.compile(r"[\w./-]+")
+# Imperatives and adverbs a title starts with: capitalized by position, not names.
+LEADERS = frozenset("use avoid prefer never always don dont keep add run make set put call pass check ensure "
+                    "remember note beware watch only also".split())
+# Words whose substitution makes another fact (environments, platforms, sides, directions).
+CONTRAST = frozenset(
+    "staging production prod dev development test testing qa local ci preview sandbox beta "
+    "ios android windows linux macos web mobile desktop server client frontend backend "
+    "read write input output upload download import export before after min max minimum maximum "
+    "enable enabled disable disabled allow deny public private internal external sync async "
+    "request response".split())
 
 
 def _fold(word: str) -> str:
@@ -47,18 +64,53 @@ def normalize_title(title: str) -> str:
     return " ".join(words) or title.strip().lower()
 
 
+def specifics(text: str) -> set[str]:
+    """The words of `text` that pin a fact down: numbers, named entities, code names and paths
+    (kept whole, lowercased), contrast words (see rule 5)."""
+    out: set[str] = set()
+    for raw in _RAW.findall(text):
+        word = raw.strip("./-")
+        low = word.lower()
+        if not word or low in STOPWORDS or low in LEADERS and word[:1].isupper():
+            continue
+        if any(c in word for c in "._/") or (word[:1].islower() and any(c.isupper() for c in word)):
+            out.add(low)  # a code name or a path: one specific, whole
+        elif any(c.isdigit() for c in word) or word[:1].isupper() or low in CONTRAST:
+            out.add(_fold(low))
+    return out
+
+
+def _vocabulary(text: str) -> set[str]:
+    """Every way a word of `text` may be matched: whole, lowercased, folded, and its parts."""
+    out: set[str] = set()
+    for raw in _RAW.findall(text):
+        low = raw.strip("./-").lower()
+        out.add(low)
+        out.update(_fold(w) for w in _WORD.findall(low))
+    return out
+
+
+def different_specifics(title_a: str, title_b: str) -> bool:
+    """Each title names something the other does not mention at all (rule 5)."""
+    only_a = specifics(title_a) - _vocabulary(title_b)
+    only_b = specifics(title_b) - _vocabulary(title_a)
+    return bool(only_a) and bool(only_b)
+
+
 def jaccard(a: set[str], b: set[str]) -> float:
     if not a and not b:
         return 0.0
     return len(a & b) / len(a | b)
 
 
-def similarity(type_: str, title: str, body: str, node: Node) -> float:
+def similarity(type_: str, title: str, body: str, node: Node, files: list[str] | None = None) -> float:
     """How strongly a fact duplicates `node` (0 = not a duplicate); rules in the module doc."""
     if node.type != type_ or not node.is_live:
         return 0.0
     if normalize_title(title) == normalize_title(node.title):
         return 1.0
+    if different_specifics(title, node.title) or (files and node.files and not set(files) & set(node.files)):
+        return 0.0
     tj = jaccard(tokens(title), tokens(node.title))
     if tj >= TITLE_JACCARD:
         return tj
@@ -70,11 +122,12 @@ def similarity(type_: str, title: str, body: str, node: Node) -> float:
     return 0.0
 
 
-def duplicate_of(type_: str, title: str, body: str, nodes: list[Node]) -> Node | None:
+def duplicate_of(type_: str, title: str, body: str, nodes: list[Node],
+                 files: list[str] | None = None) -> Node | None:
     """The existing node a fact should merge into, or None to create a new one."""
     best: tuple[float, str, Node] | None = None
     for node in nodes:
-        score = similarity(type_, title, body, node)
+        score = similarity(type_, title, body, node, files)
         if score > 0:
             key = (score, node.updated or "", node)
             if best is None or key[:2] > best[:2]:

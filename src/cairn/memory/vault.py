@@ -17,35 +17,29 @@ The state folder (`.cairn/.state/`, or `personal/.state/`) ignores itself in git
 
 from __future__ import annotations
 
-import datetime as _dt
 import errno
 import fcntl
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cairn.errors import CairnError
-from cairn.memory.facts import Fact, repo_relative
-from cairn.memory.graph import find, live_version, resolve
+from cairn.memory.facts import Fact
+from cairn.memory.graph import find, resolve
 from cairn.memory.node import (
-    LINKS_HEADING,
-    Link,
     Node,
     ParseError,
-    is_unchanged_since_written,
-    make_id,
-    normalize_body,
-    now_iso,
     parse,
     render,
 )
-from cairn.memory.similar import duplicate_of
-from cairn.memory.staleness import SymbolRange, head_commit, make_cites
-from cairn.util.atomic import atomic_write_text
+from cairn.memory.remember_batch import Batch, Edit, Originals, Result
+from cairn.memory.staleness import SymbolRange
+from cairn.memory.vault_index import Entry, Signature, VaultIndex, list_notes, load_entries, signature
+from cairn.util.atomic import atomic_write_text, sweep_temps
 
 LOCK_NAME = "knowledge.lock"
 LOCK_TIMEOUT_S = 20.0
@@ -67,50 +61,9 @@ class Problem:
 
 
 @dataclass
-class Result:
-    """What `remember` did with one fact."""
-
-    action: str  # created | merged | superseded
-    id: str
-    path: str
-    title: str = ""
-    superseded: str | None = None  # the id this fact replaced
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"action": self.action, "id": self.id, "path": self.path, "title": self.title}
-        if self.superseded:
-            d["superseded"] = self.superseded
-        if self.notes:
-            d["notes"] = list(self.notes)
-        return d
-
-
-@dataclass
 class LoadResult:
     nodes: list[Node]
     problems: list[Problem]
-
-
-@dataclass
-class _Edit:
-    """A file to write at the end of a remember batch."""
-
-    node: Node
-    original: str | None  # file text as loaded (None for a new file)
-    append: str | None = None  # text-only append for a hand-edited file cairn cannot re-render
-
-
-def strip_hash(text: str) -> str:
-    return "\n".join(ln for ln in text.split("\n") if not ln.startswith("cairn_hash:"))
-
-
-def is_canonical(text: str, path: str) -> bool:
-    """Whether cairn's parse + render reproduce a file exactly (a rewrite would lose nothing)."""
-    try:
-        return strip_hash(render(parse(text, path))) == strip_hash(text.replace("\r\n", "\n"))
-    except ParseError:
-        return False
 
 
 class Vault:
@@ -123,6 +76,7 @@ class Vault:
         self.root = Path(root) if root is not None else None
         self.state_dir = Path(state_dir) if state_dir is not None else self.dir / ".state"
         self.opt_in_dir = Path(opt_in_dir) if opt_in_dir is not None else None
+        self._sigs: dict[str, Signature] = {}  # node path -> file signature at the last load
 
     @classmethod
     def for_project(cls, project: Any) -> Vault:
@@ -170,54 +124,95 @@ class Vault:
 
     def files(self) -> list[Path]:
         """The vault's node files; a symlink whose target leaves `.cairn/` (or is no regular file) is skipped."""
-        return [f for f in self._candidates() if self._member_ok(f)]
-
-    def _candidates(self) -> list[Path]:
-        if not self.dir.is_dir():
-            return []
-        out = []
-        for f in self.dir.rglob("*.md"):
-            if not any(part.startswith(".") for part in f.relative_to(self.dir).parts):
-                out.append(f)
-        return sorted(out)
+        return [e.path for e in list_notes(self.dir) if self._entry_ok(e)]
 
     def _member_ok(self, path: Path) -> bool:
         from cairn.safepath import memory_member_ok
 
         return memory_member_ok(self.trusted_base, path)
 
+    def _dir_ok(self) -> bool:
+        """The vault folder itself stays inside `.cairn/` (it could be a symlink): checked once a load."""
+        from cairn.safepath import inside
+
+        try:
+            base = self.trusted_base.resolve()
+            return inside(base, self.trusted_base.parent.resolve()) and inside(self.dir.resolve(), base)
+        except (OSError, RuntimeError):
+            return False
+
+    def _entry_ok(self, entry: Entry, dir_ok: bool | None = None) -> bool:
+        """A regular file in a real folder under a vault folder that is inside `.cairn/` is a member;
+        only a symlink (or anything odd) pays for resolving its path."""
+        if entry.sig is not None and (self._dir_ok() if dir_ok is None else dir_ok):
+            return True
+        return self._member_ok(entry.path)
+
+    def _display(self, entry: Entry, prefix: str | None) -> str:
+        return f"{prefix}/{entry.rel}" if prefix is not None else self.display_path(entry.path)
+
+    def _parse_entry(self, entry: Entry, shown: str) -> tuple[Node | None, dict | None, bool]:
+        """(node, problem, whether the outcome depends on the file alone and may be indexed)."""
+        try:
+            text = entry.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            return None, {"path": shown, "line": 1, "message": "not UTF-8 text"}, True
+        except OSError as exc:
+            return None, {"path": shown, "line": 1, "message": f"cannot read: {exc.strerror or exc}"}, False
+        try:
+            return parse(text, shown, origin=self.origin), None, True
+        except ParseError as exc:
+            return None, {"path": exc.path, "line": exc.line, "message": exc.message}, True
+
     def load(self, *, resolve_links: bool = True) -> LoadResult:
-        """All nodes of the vault; unreadable files become Problems, never exceptions."""
+        """All nodes of the vault; unreadable files become Problems, never exceptions. Unchanged
+        files come from the vault index (vault_index.py), so a load parses only what changed."""
         nodes: list[Node] = []
         problems: list[Problem] = []
         first_path: dict[str, str] = {}
-        for f in self._candidates():
-            if not self._member_ok(f):
-                disp = str(f)
-                problems.append(Problem(disp, 1, "a symlink leaving .cairn/ (or not a regular file): not read"))
-                continue
-            disp = self.display_path(f)
-            try:
-                text = f.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                problems.append(Problem(disp, 1, "not UTF-8 text"))
-                continue
-            except OSError as exc:
-                problems.append(Problem(disp, 1, f"cannot read: {exc.strerror or exc}"))
-                continue
-            try:
-                node = parse(text, disp, origin=self.origin)
-            except ParseError as exc:
-                problems.append(Problem(exc.path, exc.line, exc.message))
-                continue
-            if node.id in first_path:
-                problems.append(Problem(disp, 2, f"duplicate id {node.id!r} (also {first_path[node.id]}); ignored"))
-                continue
-            first_path[node.id] = disp
-            nodes.append(node)
+        entries = list_notes(self.dir)
+        dir_ok = self._dir_ok()
+        rel_dir = self.display_path(self.dir) if self.root is not None and dir_ok else None
+        members = []
+        for entry in entries:
+            if self._entry_ok(entry, dir_ok):
+                members.append(entry)
+            else:
+                problems.append(Problem(str(entry.path), 1,
+                                        "a symlink leaving .cairn/ (or not a regular file): not read"))
+        index = VaultIndex(self.state_dir if self._state_ready() else None)
+        try:
+            for entry, node, problem in load_entries(
+                    members, index, lambda e: self._parse_entry(e, self._display(e, rel_dir)),
+                    lambda e: self._display(e, rel_dir), self.origin):
+                if node is None:
+                    problems.append(Problem(str(problem["path"]), int(problem["line"]), str(problem["message"])))
+                    continue
+                if node.id in first_path:
+                    problems.append(Problem(node.path or "", 2,
+                                            f"duplicate id {node.id!r} (also {first_path[node.id]}); ignored"))
+                    continue
+                first_path[node.id] = node.path or ""
+                nodes.append(node)
+                if entry.sig is not None:
+                    self._sigs[node.path or ""] = entry.sig
+        finally:
+            index.close()
         if resolve_links:
             resolve(nodes)
         return LoadResult(nodes, problems)
+
+    def _state_ready(self) -> bool:
+        """Whether the state folder (where the vault index lives) exists or may be made now."""
+        if self.state_dir.is_dir():
+            return True
+        if not self.dir.is_dir() or (self.opt_in_dir is not None and not self.opt_in_dir.is_dir()):
+            return False
+        try:
+            self._ensure_state_dir()
+            return True
+        except (OSError, CairnError):
+            return False
 
     def find(self, ref: str) -> Node | None:
         """A node by id or title."""
@@ -257,6 +252,7 @@ class Vault:
                                          "try again") from None
                     time.sleep(0.02)
             try:
+                sweep_temps(self.dir)  # what a writer killed mid-write left: never read, now gone
                 yield
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
@@ -279,8 +275,8 @@ class Vault:
             self._safe(self.dir)
             self.dir.mkdir(parents=True, exist_ok=True)
             loaded = self.load(resolve_links=False)
-            originals = {n.id: self._read(n) for n in loaded.nodes}
-            batch = _Batch(self, loaded.nodes, list(context or []), symbol_range, cwd)
+            originals = Originals(self, loaded.nodes)  # a file is read only if this batch touches it
+            batch = Batch(self, loaded.nodes, list(context or []), symbol_range, cwd)
             results = [batch.apply(f) for f in facts]
             edits = batch.finish(originals)
             for edit in edits:
@@ -288,15 +284,24 @@ class Vault:
         return results
 
     def _read(self, node: Node) -> str:
+        """A node file's text, as it was when loaded (a file changed since is a CairnError: the
+        node in hand would be out of date)."""
         path = self.file_of(node)
         if not self._member_ok(path):
+            return ""
+        seen = self._sigs.get(node.path or "")
+        try:
+            if seen is not None and signature(os.lstat(path)) != seen:
+                raise CairnError(f"{node.path} changed while cairn was writing it; nothing was overwritten, "
+                                 "run the command again")
+        except OSError:
             return ""
         try:
             return path.read_text(encoding="utf-8")
         except OSError:
             return ""
 
-    def _write(self, edit: _Edit) -> None:
+    def _write(self, edit: Edit) -> None:
         path = self._safe(self.file_of(edit.node))
         if edit.original is not None:
             try:
@@ -311,152 +316,4 @@ class Vault:
         else:
             atomic_write_text(path, render(edit.node))
 
-
-def _today() -> str:
-    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d")
-
-
-def append_section(text: str, block: str) -> str:
-    """Insert `block` at the end of a file's body: before its `## Links` section if it has one."""
-    lines = text.rstrip("\n").split("\n")
-    idx = max((i for i, ln in enumerate(lines) if ln.strip() == LINKS_HEADING), default=-1)
-    if idx > 0:
-        head = "\n".join(lines[:idx]).rstrip("\n")
-        return f"{head}\n\n{block}\n\n" + "\n".join(lines[idx:]) + "\n"
-    return "\n".join(lines).rstrip("\n") + f"\n\n{block}\n"
-
-
-class _Batch:
-    """One remember call: decisions made in memory, then written together under the lock."""
-
-    def __init__(self, vault: Vault, nodes: list[Node], context: list[Node],
-                 symbol_range: SymbolRange | None, cwd: Path | None) -> None:
-        self.vault = vault
-        self.nodes = nodes
-        self.context = context
-        self.symbol_range = symbol_range
-        self.cwd = cwd
-        self.commit = head_commit(vault.root)
-        self.now = now_iso()
-        self.touched: dict[str, str] = {}  # id -> "new" | "update" | "mark"
-        self.appends: dict[str, list[str]] = {}  # id -> text blocks for hand-edited files
-
-    def _files(self, fact: Fact) -> list[str]:
-        if self.vault.root is None:
-            return list(fact.files)
-        return [repo_relative(f, self.vault.root, self.cwd) for f in fact.files]
-
-    def _cites(self, files: list[str], symbols: list[str]):
-        return make_cites(self.vault.root, files, symbols, self.symbol_range, self.commit)
-
-    def apply(self, fact: Fact) -> Result:
-        files = self._files(fact)
-        notes = [f"cited file not found: {f}" for f in files
-                 if self.vault.root is not None and not (self.vault.root / f).exists()]
-        if fact.supersedes:
-            return self._supersede(fact, files, notes)
-        dup = duplicate_of(fact.type, fact.title, fact.body, self.nodes)
-        if dup is not None:
-            return self._merge(dup, fact, files, notes)
-        node = self._create(fact, files)
-        return Result("created", node.id, node.path or "", node.title, notes=notes)
-
-    def _create(self, fact: Fact, files: list[str], supersedes: str | None = None) -> Node:
-        base = make_id(fact.type, fact.title, fact.body)
-        taken = {n.id for n in self.nodes} | {n.id for n in self.context}
-        node_id, i = base, 2
-        while node_id in taken or (self.vault.dir / f"{node_id}.md").exists():
-            node_id, i = f"{base}-{i}", i + 1
-        node = Node(id=node_id, type=fact.type, title=fact.title, status=fact.status, body=fact.body,
-                    files=files, symbols=list(fact.symbols),
-                    links=[Link(lk.rel, lk.target) for lk in fact.links], supersedes=supersedes,
-                    commit=self.commit, created=self.now, updated=self.now, tags=list(fact.tags),
-                    cites=self._cites(files, fact.symbols), origin=self.vault.origin)
-        node.path = self.vault.display_path(self.vault.dir / f"{node_id}.md")
-        self.nodes.append(node)
-        self.touched[node.id] = "new"
-        return node
-
-    def _merge(self, node: Node, fact: Fact, files: list[str], notes: list[str]) -> Result:
-        body = normalize_body(fact.body)
-        new_body = bool(body) and body not in node.body
-        new_files = [f for f in files if f not in node.files]
-        new_syms = [s for s in fact.symbols if s not in node.symbols]
-        new_tags = [t for t in fact.tags if t not in node.tags]
-        have = {(lk.rel, lk.target) for lk in node.links}
-        new_links = [lk for lk in fact.links if (lk.rel, lk.target) not in have]
-        fresh = {c.path: c for c in self._cites(files, fact.symbols)}
-        old = {c.path: c for c in node.cites}
-        recited = [p for p, c in fresh.items() if old.get(p) != c]
-        if not (new_body or new_files or new_syms or new_tags or new_links or recited):
-            return Result("merged", node.id, node.path or "", node.title, notes=notes + ["already known"])
-        block = f"### Update {_today()}\n\n{body}" if new_body else ""
-        if node.hand_edited and not is_canonical(self._text(node), node.path or ""):
-            extra = [f"Files: {', '.join(new_files)}" if new_files else "",
-                     f"Symbols: {', '.join(new_syms)}" if new_syms else "",
-                     f"Tags: {', '.join(new_tags)}" if new_tags else "",
-                     f"Links: {', '.join(f'{lk.rel} [[{lk.target}]]' for lk in new_links)}" if new_links else ""]
-            if not (new_body or any(extra)):  # only the cites changed: nothing to say in prose
-                return Result("merged", node.id, node.path or "", node.title,
-                              notes=notes + ["edited by hand: left as it is (cites not refreshed)"])
-            text = "\n\n".join(x for x in [block or f"### Update {_today()}", *extra] if x)
-            self.appends.setdefault(node.id, []).append(text)
-            self.touched.setdefault(node.id, "update")
-            notes = notes + ["edited by hand: appended under a dated heading, frontmatter left as it is"]
-            return Result("merged", node.id, node.path or "", node.title, notes=notes)
-        if new_body:
-            node.body = f"{node.body}\n\n{block}" if node.body else body
-        node.files += new_files
-        node.symbols += new_syms
-        node.tags += new_tags
-        node.links += [Link(lk.rel, lk.target) for lk in new_links]
-        node.cites = [c for c in node.cites if c.path not in fresh] + list(fresh.values())
-        node.updated, node.commit = self.now, self.commit or node.commit
-        self.touched[node.id] = "update"
-        return Result("merged", node.id, node.path or "", node.title, notes=notes)
-
-    def _supersede(self, fact: Fact, files: list[str], notes: list[str]) -> Result:
-        everything = self.nodes + self.context
-        target = find(everything, fact.supersedes or "")
-        if target is None:
-            raise CairnError(f"supersedes {fact.supersedes!r}: no node with that id or title")
-        live = live_version(everything, target.id) or target
-        if live.id != target.id:
-            notes = notes + [f"{target.id} was already superseded; replacing its live version {live.id}"]
-        node = self._create(fact, files, supersedes=live.id)
-        if live in self.nodes:
-            if live.hand_edited and not is_canonical(self._text(live), live.path or ""):
-                notes = notes + [f"{live.path} is edited by hand, left as it is; it reads as "
-                                 f"superseded through {node.id}"]
-            else:
-                live.status, live.superseded_by, live.updated = "superseded", node.id, self.now
-                self.touched.setdefault(live.id, "mark")
-        else:
-            notes = notes + [f"{live.id} is read-only ({live.origin}); it reads as superseded through {node.id}"]
-        return Result("superseded", node.id, node.path or "", node.title, superseded=live.id, notes=notes)
-
-    def _text(self, node: Node) -> str:
-        return self.vault._read(node)
-
-    def finish(self, originals: dict[str, str]) -> list[_Edit]:
-        """Resolve links across the batch and list every file to write."""
-        before = {n.id: [(lk.target, lk.pending) for lk in n.links] for n in self.nodes}
-        resolve(self.nodes + self.context)
-        edits: list[_Edit] = []
-        for node in self.nodes:
-            orig = originals.get(node.id)
-            if node.id in self.appends:
-                text = orig or ""
-                for block in self.appends[node.id]:
-                    text = append_section(text, block)
-                edits.append(_Edit(node, orig, append=text))
-                continue
-            kind = self.touched.get(node.id)
-            if kind is None:
-                # Untouched: rewrite only cairn's own files whose links just resolved.
-                links_now = [(lk.target, lk.pending) for lk in node.links]
-                if orig is None or not is_unchanged_since_written(orig) or links_now == before.get(node.id):
-                    continue
-            edits.append(_Edit(node, None if kind == "new" else orig))
-        return edits
 

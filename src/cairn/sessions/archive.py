@@ -41,6 +41,7 @@ class IngestStats:
     bytes: int = 0  # bytes read
     turns: int = 0  # turns added
     reread: int = 0  # files re-read from the start (shrunk or replaced)
+    bad_lines: int = 0  # lines skipped: not a JSON object, nested too deep, or a record that cannot be read
     errors: list[str] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
 
@@ -49,6 +50,8 @@ class IngestStats:
                  f"{self.turns} turns added", f"{len(self.sessions)} sessions"]
         if self.reread:
             parts.append(f"{self.reread} re-read (shrunk or replaced)")
+        if self.bad_lines:
+            parts.append(f"{self.bad_lines} bad lines skipped")
         if self.errors:
             parts.append(f"{len(self.errors)} unreadable")
         return ", ".join(parts)
@@ -251,8 +254,11 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
     lookup = _tool_lookup(con, file_id, seen_tools)
     batch: list[tuple[int, dict]] = []
     start = offset
+    def bad(_end: int) -> None:
+        stats.bad_lines += 1
+
     try:
-        for end, record in iter_records(path, offset):
+        for end, record in iter_records(path, offset, bad):
             batch.append((end, record))
             if len(batch) >= BATCH_RECORDS:
                 sid = _flush(con, path, file_id, sid, start, batch, seen_tools, lookup, st, stats)
@@ -279,13 +285,21 @@ def _flush(con: sqlite3.Connection, path: Path, file_id: int, sid: str | None, s
         con.execute("UPDATE files SET session_id = ?, agent_id = ? WHERE id = ?",
                     (sid, path.stem.removeprefix("agent-") if is_subagent_file(path) else None, file_id))
     turns: list[Turn] = []
+    kept: list[dict] = []
     for end, record in batch:
-        for t in extract(record, end, lookup):
+        try:  # one record of a shape nobody foresaw costs that record, never the file
+            got = list(extract(record, end, lookup))
+            record_meta(record)
+        except (ValueError, TypeError, AttributeError, KeyError, RecursionError, UnicodeError):
+            stats.bad_lines += 1
+            continue
+        for t in got:
             if t.role == "tool" and t.ref:
                 seen_tools[t.ref] = t.tool or ""
             turns.append(t)
+        kept.append(record)
     end = batch[-1][0]
-    added = _write_batch(con, file_id, sid, start, end, records, turns, st.st_size, st.st_ino)
+    added = _write_batch(con, file_id, sid, start, end, kept, turns, st.st_size, st.st_ino)
     if added is None:
         return None  # another process is ingesting this file: leave it to it
     stats.turns += added
@@ -337,7 +351,12 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
                 if progress:
                     progress(min(total, _base + pos), total)
 
-            _ingest_one(con, f, stats, on_bytes)
+            try:
+                _ingest_one(con, f, stats, on_bytes)
+            except sqlite3.Error:
+                raise  # the archive itself is at fault: say so once, not once per file
+            except Exception as exc:  # one transcript nobody foresaw must not cost the files after it
+                stats.errors.append(f"{f}: {type(exc).__name__}: {exc}")
             done = before + sizes[f]
             if progress:
                 progress(done, total)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from cairn.errors import CairnError
 from cairn.home import cairn_home, ensure_private_dir
 from cairn.store.db import connect
 
@@ -134,6 +135,15 @@ def open_archive(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating) the archive: private file in a private folder, freed pages zeroed."""
     path = Path(path) if path else archive_path()
     ensure_private_dir(path.parent)
-    con = connect(path, MIGRATIONS, private=True)
+    try:
+        con = connect(path, MIGRATIONS, private=True)
+    except CairnError as exc:
+        from cairn.store.repair import is_damage_text
+
+        if not is_damage_text(str(exc)):
+            raise
+        from cairn.sessions.backup import restore_hint  # malformed, not a database: a backup is the way back
+
+        raise CairnError(f"{exc}; {restore_hint()}") from None
     con.execute("PRAGMA secure_delete = ON")  # forgotten text must not linger in free pages
     return con

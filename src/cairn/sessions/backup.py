@@ -6,23 +6,33 @@ daily. `--mirror DIR` copies a snapshot to a synced folder; there it may be encr
 passphrase: scrypt (memory-hard) derives the key, AES-256-GCM seals the data in 1 MiB chunks
 (STREAM construction: per-chunk nonce = prefix | counter | last-flag, header as associated data),
 all from the `cryptography` package. Restore decrypts, checks integrity and schema, and only
-then copies into the live archive through the backup API (never a half-written archive).
+then copies into the live archive through the backup API (never a half-written archive); a
+live archive too damaged to open is set aside (`damaged-sessions-*.db`), not in the way.
+
+Nothing is left behind or rotated in by mistake: a snapshot that fails SQLite's page walk is
+deleted before any older one is (a damaged archive never pushes out good backups), an encrypted
+mirror copy is sealed from the snapshot just taken (no extra plaintext copy is ever written),
+and the temporary files of a run killed mid-way (`.work-<pid>-*` folders, `.*.<pid>.tmp`) are
+swept by the next run, in the backups folder and in the mirror folder alike.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import sqlite3
 import struct
-import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, ensure_private_dir
 from cairn.sessions.archive_schema import EXPECTED_TABLES, MIGRATIONS
+from cairn.util.atomic import pid_alive
 
 MAGIC = b"CAIRNBK1"
 CHUNK = 1 << 20
@@ -32,10 +42,54 @@ _VERSION = 1
 AUTO_BACKUP_EVERY = 24 * 3600  # seconds
 DEFAULT_KEEP = 7
 _PREFIX = "sessions-"
+DAMAGED_PREFIX = "damaged-sessions-"
+_WORK = re.compile(r"^\.work-(\d+)-")  # a run's private work folder: .work-<pid>-<random>
+# being written: .<name>.<pid>.tmp, and the rollback journal SQLite keeps beside it
+_TEMP = re.compile(r"^\.(?:cairn-)?sessions-\w+\.db(?:\.enc)?\.(\d+)\.tmp(?:-journal|-wal|-shm)?$")
+_OLD_WORK = re.compile(r"^tmp[a-z0-9_]{6,}$")  # work folders of cairn before issue 14 (tempfile names)
 
 
 def backups_dir() -> Path:
     return ensure_private_dir(cairn_home() / "backups")
+
+
+def sweep(folder: Path | None = None) -> list[Path]:
+    """Delete what runs killed mid-way left in `folder` (default: the backups folder): work
+    folders (which may hold a decrypted archive) and half-written files of dead processes."""
+    folder = backups_dir() if folder is None else Path(folder)
+    removed: list[Path] = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        m = _WORK.match(entry.name) or _TEMP.match(entry.name)
+        stale = (m is not None and not pid_alive(int(m.group(1)))) or (
+            folder == backups_dir() and _OLD_WORK.match(entry.name) is not None and entry.is_dir())
+        if not stale or entry.is_symlink():
+            continue
+        try:
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+            removed.append(entry)
+        except OSError:
+            continue
+    return removed
+
+
+@contextmanager
+def _workdir() -> Iterator[Path]:
+    """A private folder for one run's temporary files, removed at the end (or by the next run's
+    sweep when this one is killed)."""
+    sweep()
+    path = backups_dir() / f".work-{os.getpid()}-{os.urandom(4).hex()}"
+    path.mkdir(mode=0o700)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _stamp() -> str:
@@ -77,10 +131,45 @@ def snapshot(con: sqlite3.Connection, dest: Path) -> Path:
     return dest
 
 
+def damage_of(path: Path) -> str | None:
+    """Why the SQLite file at `path` is damaged (page walk, then the archive's tables), or None."""
+    from cairn.store.repair import is_damage, printable, probe, quick_check
+
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+        try:  # the page walk misses a damaged full-text index; reading every table finds it
+            why = quick_check(con) or probe(con, set(EXPECTED_TABLES))
+        finally:
+            con.close()
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        if not is_damage(exc):
+            raise
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return printable(why) if why else None
+
+
+def restore_hint() -> str:
+    """What to run when the live archive is damaged (names the newest backup if there is one)."""
+    try:
+        newest = list_backups()[-1:]
+    except OSError:
+        newest = []
+    where = str(newest[0]) if newest else "BACKUP"
+    return f"the session archive looks damaged: `cairn restore {where} --yes` replaces it (the damaged file is kept aside)"
+
+
 def backup(con: sqlite3.Connection, *, keep: int | None = None) -> Path:
-    """A new snapshot in CAIRN_HOME/backups; older ones beyond the newest `keep` are deleted."""
+    """A new snapshot in CAIRN_HOME/backups; older ones beyond the newest `keep` are deleted,
+    but only after the new one passed SQLite's page walk (a damaged archive raises instead)."""
     keep = keep or _keep_setting()
+    sweep()
     path = snapshot(con, backups_dir() / f"{_PREFIX}{_stamp()}.db")
+    why = damage_of(path)
+    if why is not None:
+        path.unlink(missing_ok=True)
+        kept = len(list_backups())
+        raise CairnError(f"the session archive is damaged ({why}): no backup taken, the {kept} older "
+                         f"backup(s) kept; {restore_hint()}")
     for old in list_backups()[:-keep]:
         old.unlink(missing_ok=True)
     return path
@@ -94,7 +183,7 @@ def maybe_auto_backup(con: sqlite3.Connection, *, every: int = AUTO_BACKUP_EVERY
             return None
     try:
         return backup(con)
-    except (OSError, sqlite3.Error):
+    except (OSError, sqlite3.Error, CairnError):
         return None  # a failed automatic backup must never fail the ingest
 
 
@@ -104,11 +193,78 @@ def _open_snapshot(path: Path) -> sqlite3.Connection:
     return con
 
 
+def _local_copies() -> list[Path]:
+    return list_backups() + damaged_copies()
+
+
+def ids_in_backups(ident: str) -> list[str]:
+    """Full session ids in the local snapshots matching an id or a unique prefix (for a forget
+    whose session has already left the archive); a clear error when none or several match."""
+    from cairn.sessions.archive_search import _prefix_pattern
+
+    found: set[str] = set()
+    for path in _local_copies():
+        try:
+            con = _open_snapshot(path)
+            try:
+                found.update(r[0] for r in con.execute(
+                    "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
+                    (_prefix_pattern(ident.strip()),)))
+            finally:
+                con.close()
+        except sqlite3.Error:
+            continue
+    if ident.strip() in found:
+        return [ident.strip()]
+    if not found:
+        raise CairnError(f"no archived session {ident!r}, in the archive or in its backups")
+    if len(found) > 1:
+        raise CairnError(f"session prefix {ident!r} is ambiguous in the backups ({', '.join(sorted(found)[:5])})")
+    return sorted(found)
+
+
+def ids_before_in_backups(when: str, project: str | None = None) -> list[str]:
+    """Sessions that ended before `when` in the local snapshots (`forget --before` after the
+    archive already forgot them), optionally of one project (name or id)."""
+    from cairn.sessions.archive_search import project_ids, sessions_before
+
+    found: set[str] = set()
+    for path in _local_copies():
+        try:
+            con = _open_snapshot(path)
+            con.row_factory = sqlite3.Row
+            try:
+                scope = project_ids(con, project) if project else None
+                found.update(sessions_before(con, when, scope))
+            except CairnError:  # no session of that project in this copy
+                continue
+            finally:
+                con.close()
+        except sqlite3.Error:
+            continue
+    return sorted(found)
+
+
+def unreadable_copies() -> list[Path]:
+    """Local copies (snapshots, damaged archives set aside) that cannot be opened to check."""
+    bad = []
+    for path in _local_copies():
+        try:
+            con = _open_snapshot(path)
+            try:
+                con.execute("SELECT 1 FROM sessions LIMIT 1").fetchall()
+            finally:
+                con.close()
+        except (sqlite3.Error, UnicodeDecodeError):
+            bad.append(path)
+    return bad
+
+
 def backups_holding(session_ids: list[str]) -> list[Path]:
-    """Local snapshots that still hold any of these sessions (after a forget)."""
+    """Local snapshots (and damaged archives set aside) that still hold any of these sessions."""
     found = []
     marks = ",".join("?" * len(session_ids))
-    for path in list_backups():
+    for path in _local_copies():
         try:
             con = _open_snapshot(path)
             try:
@@ -127,6 +283,7 @@ def purge_backups(session_ids: list[str]) -> int:
     Mirror copies in other folders (maybe encrypted) cannot be reached: the caller says so."""
     from cairn.sessions.archive import forget
 
+    sweep()  # decrypted or half-written copies left by a killed backup or restore hold them too
     changed = 0
     for path in backups_holding(session_ids):
         con = _open_snapshot(path)
@@ -223,25 +380,46 @@ def decrypt_file(src: Path, dest: Path, passphrase: str) -> None:
 # ---------------------------------------------------------------- mirror / restore
 
 
-def mirror(con: sqlite3.Connection, folder: Path, *, passphrase: str | None = None) -> Path:
-    """Write a snapshot into `folder` (a synced folder), encrypted when a passphrase is given."""
+def mirror(con: sqlite3.Connection, folder: Path, *, passphrase: str | None = None,
+           source: Path | None = None) -> Path:
+    """Write a snapshot into `folder` (a synced folder), encrypted when a passphrase is given.
+
+    `source` is a verified snapshot just taken (`backup`); without it one is taken. Encryption
+    reads that snapshot: no other plaintext copy is written anywhere."""
     folder = Path(folder).expanduser()
     if not folder.is_dir():
         raise CairnError(f"--mirror {folder}: no such directory")
+    sweep(folder)
     stamp = _stamp()
     if passphrase is None:
         return snapshot(con, folder / f"cairn-{_PREFIX}{stamp}.db")
-    with tempfile.TemporaryDirectory(dir=backups_dir()) as tmpdir:
-        plain = snapshot(con, Path(tmpdir) / "plain.db")
-        dest = folder / f"cairn-{_PREFIX}{stamp}.db.enc"
-        encrypt_file(plain, dest, passphrase)
+    plain = Path(source) if source is not None else backup(con)
+    dest = folder / f"cairn-{_PREFIX}{stamp}.db.enc"
+    encrypt_file(plain, dest, passphrase)
     return dest
 
 
-def verify(path: Path) -> dict:
-    """Check a plain archive file: integrity, expected tables, a schema this cairn understands."""
+def set_aside(live: Path) -> Path:
+    """Move a damaged archive (and its -wal/-shm) into the backups folder as damaged-sessions-*.db."""
+    dest = backups_dir() / f"{DAMAGED_PREFIX}{_stamp()}.db"
+    for suffix in ("-wal", "-shm", "-journal", ""):
+        part = Path(str(live) + suffix)
+        if part.exists():
+            os.replace(part, Path(str(dest) + suffix))
+    return dest
+
+
+def damaged_copies() -> list[Path]:
+    """Damaged archives set aside by restore (they may still hold forgotten sessions)."""
+    return sorted(backups_dir().glob(f"{DAMAGED_PREFIX}*.db"))
+
+
+def verify(path: Path, shown: Path | None = None) -> dict:
+    """Check a plain archive file: integrity, expected tables, a schema this cairn understands.
+    Errors name `shown` (the file the user gave) rather than a temporary copy."""
+    real_path, path = path, (shown or path)
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlite3.connect(f"file:{real_path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise CairnError(f"{path}: cannot open as SQLite ({exc})") from None
     try:
@@ -257,8 +435,10 @@ def verify(path: Path) -> dict:
             raise CairnError(f"{path}: made by a newer cairn (schema {version}); upgrade cairn first")
         sessions = con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise CairnError(f"{path}: not a valid archive ({exc})") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        from cairn.store.repair import printable
+
+        raise CairnError(f"{path}: not a valid archive ({printable(str(exc))})") from None
     finally:
         con.close()
     return {"sessions": sessions, "turns": turns, "schema": version}
@@ -272,7 +452,7 @@ def restore(src: Path, *, passphrase: str | None = None, yes: bool = False) -> d
     src = Path(src).expanduser()
     if not src.is_file():
         raise CairnError(f"{src}: no such backup file")
-    with tempfile.TemporaryDirectory(dir=backups_dir()) as tmpdir:
+    with _workdir() as tmpdir:
         plain = Path(tmpdir) / "restore.db"
         if is_encrypted(src):
             if passphrase is None:
@@ -283,14 +463,18 @@ def restore(src: Path, *, passphrase: str | None = None, yes: bool = False) -> d
             with open(src, "rb") as fin, os.fdopen(fd, "wb") as out:
                 while data := fin.read(CHUNK):
                     out.write(data)
-        info = verify(plain)
+        info = verify(plain, shown=src)
         live = archive_path()
         if live.exists() and not yes:
             raise CairnError(f"refusing to replace the live archive {live} without --yes "
                              f"(backup holds {info['sessions']} sessions, {info['turns']} turns)")
+        damaged = damage_of(live) if live.exists() else None
+        if damaged is not None:  # too damaged to snapshot or to write into: set it aside whole
+            info["damaged"] = str(set_aside(live))
+        had_live = live.exists()
         con = open_archive()
         try:
-            if live.exists():
+            if had_live:
                 info["previous"] = str(backup(con))
             src_con = sqlite3.connect(plain)
             try:

@@ -8,7 +8,7 @@ a subagent file belongs to the session named by its grandparent folder.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from cairn.util.jsonl import read_jsonl_from
@@ -50,9 +50,11 @@ def session_id_for(path: Path) -> str:
     return path.stem
 
 
-def iter_records(path: Path, offset: int = 0) -> Iterator[tuple[int, dict]]:
-    """(offset_after_line, record) for each complete JSON line from `offset` on; see util.jsonl."""
-    return read_jsonl_from(path, offset)
+def iter_records(path: Path, offset: int = 0,
+                 on_bad: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict]]:
+    """(offset_after_line, record) for each complete JSON line from `offset` on; see util.jsonl
+    (`on_bad` hears of each line skipped as broken)."""
+    return read_jsonl_from(path, offset, on_bad)
 
 
 def iter_raw_lines(path: Path) -> Iterator[bytes]:

@@ -277,7 +277,7 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
             continue
         try:
             rec = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             ds.bad_lines += 1
             continue
         if not isinstance(rec, dict):

@@ -42,8 +42,10 @@ def connect(path: Path, migrations: Sequence[Migration] = (), *, readonly: bool 
         if migrations and not readonly:
             migrate(con, migrations)
         return con
-    except sqlite3.DatabaseError as exc:
-        raise CairnError(f"cannot open database {path}: {exc}") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # not UTF-8: a damaged schema page
+        from cairn.store.repair import printable
+
+        raise CairnError(f"cannot open database {path}: {printable(str(exc))}") from None
 
 
 def migrate(con: sqlite3.Connection, migrations: Sequence[Migration]) -> None:

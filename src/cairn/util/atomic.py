@@ -6,8 +6,11 @@ A reader never sees a half-written file and a crash never leaves a truncated one
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
+
+_TEMP_NAME = re.compile(r"^\..+\.(\d+)\.\d+\.\d+\.tmp$")  # what _temp_beside names: .<name>.<pid>.<ns>.<n>.tmp
 
 
 def _temp_beside(path: Path) -> tuple[int, str]:
@@ -49,6 +52,35 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, dura
         raise
 
 
+def atomic_create_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Create `path` holding `data`, atomically and only if it does not exist (FileExistsError):
+    two writers that picked the same name never replace each other's file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = _temp_beside(path)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        try:
+            os.link(tmp, path)  # fails when the name is taken, unlike rename
+        except FileExistsError:
+            raise
+        except OSError:  # a file system without hard links: exclusive create, then write
+            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            with os.fdopen(out, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def atomic_write_text(path: Path, text: str, mode: int | None = None, *, durable: bool = True) -> None:
     """Text version of atomic_write_bytes (UTF-8)."""
     atomic_write_bytes(path, text.encode("utf-8"), mode=mode, durable=durable)
@@ -64,3 +96,36 @@ def write_if_changed(path: Path, text: str) -> bool:
         pass
     atomic_write_text(path, text)
     return True
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (another user's process counts as running)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def sweep_temps(folder: Path) -> int:
+    """Delete the temp files of writers killed before their rename (pid no longer running) in
+    `folder`; returns how many. Never follows a symlink, never touches another name."""
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _TEMP_NAME.match(entry.name)
+        if m is None or not entry.is_file(follow_symlinks=False) or pid_alive(int(m.group(1))):
+            continue
+        try:
+            os.unlink(entry.path)
+            removed += 1
+        except OSError:
+            pass
+    return removed

@@ -1,21 +1,90 @@
 """Read JSON Lines from a byte offset, tolerating files that are still being written.
 
 Only complete lines (ending in a newline) are consumed, so a reader can remember the offset it
-reached and resume there later; a broken line is skipped, never fatal.
+reached and resume there later; a broken line is skipped (and counted), never fatal. A line is
+broken when it is not a JSON object, nests deeper than the decoder allows, or its text cannot be
+stored: invalid UTF-8 and lone UTF-16 surrogates (JavaScript writes `"\\ud83d"` when it cuts an
+emoji in half) become U+FFFD instead, so the rest of the line is kept.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb", b"\\udc", b"\\udd", b"\\ude", b"\\udf",
+                      b"\\uD8", b"\\uD9", b"\\uDA", b"\\uDB", b"\\uDC", b"\\uDD", b"\\uDE", b"\\uDF")
 
 
-def read_jsonl_from(path: Path, offset: int = 0) -> Iterator[tuple[int, dict]]:
+def _clean(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD (pairs were already joined by the decoder)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+
+
+def _without_surrogates(obj: Any) -> Any:
+    """Every string in a decoded JSON value made encodable; iterative (the value may nest deep)."""
+    if isinstance(obj, str):
+        return _clean(obj)
+    stack = [obj]
+    while stack:
+        cur = stack.pop()
+        items = cur.items() if isinstance(cur, dict) else enumerate(cur)
+        fixes: list[tuple[Any, Any, Any]] = []  # (key, new key or None, new value or None)
+        for key, val in list(items):
+            new_key = _clean(key) if isinstance(key, str) else key
+            if isinstance(val, str):
+                new_val = _clean(val)
+                if new_val is not val or new_key is not key:
+                    fixes.append((key, new_key, new_val))
+            else:
+                if new_key is not key:
+                    fixes.append((key, new_key, val))
+                if isinstance(val, dict | list):
+                    stack.append(val)
+        for key, new_key, new_val in fixes:
+            if isinstance(cur, dict) and new_key != key:
+                del cur[key]
+            cur[new_key] = new_val
+    return obj
+
+
+def parse_line(raw: bytes | str) -> dict | None:
+    """The JSON object on one line, or None when the line is not one (see the module docstring)."""
+    if isinstance(raw, str):
+        text = _clean(raw)
+        suspect = "\\u" in text
+    else:
+        text = raw.decode("utf-8", "replace")
+        suspect = b"\\u" in raw and any(e in raw for e in _SURROGATE_ESCAPES)
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    if suspect:
+        try:
+            obj = _without_surrogates(obj)
+        except RecursionError:
+            return None
+    return obj
+
+
+def read_jsonl_from(path: Path, offset: int = 0,
+                    on_bad: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict]]:
     """Yield (offset_after_line, record) for each complete, parseable JSON object line.
 
     The offset yielded is where the next read should start. A trailing line without a newline
-    (a file still being written) is left unread. Lines that are not JSON objects are skipped.
+    (a file still being written) is left unread. Lines that are not JSON objects are skipped;
+    `on_bad(offset_after_line)` hears of each.
     """
     with open(path, "rb") as fh:
         fh.seek(offset)
@@ -27,12 +96,11 @@ def read_jsonl_from(path: Path, offset: int = 0) -> Iterator[tuple[int, dict]]:
             line = raw.strip()
             if not line:
                 continue
-            try:
-                obj = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
-                continue
-            if isinstance(obj, dict):
+            obj = parse_line(line)
+            if obj is not None:
                 yield pos, obj
+            elif on_bad is not None:
+                on_bad(pos)
 
 
 def read_tail_lines(path: Path, max_bytes: int = 262_144) -> list[bytes]:

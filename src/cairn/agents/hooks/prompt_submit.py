@@ -104,7 +104,13 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     con = connect(ctx.project.index_path(), readonly=True)
     try:
         q = analyze(con, query)
-    except sqlite3.Error:  # an index of another format: the next SessionStart rebuilds it
+    except sqlite3.Error as exc:  # another format or damaged: the next SessionStart rebuilds it
+        from cairn.store.repair import is_damage
+
+        if is_damage(exc):
+            from cairn.codemap.index_db import mark_damaged
+
+            mark_damaged(ctx.project.index_path(), str(exc))
         return set(), False, set()
     finally:
         con.close()

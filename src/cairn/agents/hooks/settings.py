@@ -54,12 +54,27 @@ HOOK_DEFAULTS: dict[str, dict[str, object]] = {
 }
 
 
+def _fits(default: object, value: object) -> bool:
+    """Whether a configured value can stand in for `default`: a wrong type (`enabled = "no"`,
+    `budget = "500"`, a negative number) keeps the default, so a typo never switches a hook off."""
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int | float):
+        return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e15
+    if isinstance(default, list):
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    return isinstance(value, type(default))
+
+
 def merge(base: dict, over: dict) -> dict:
-    """`over` on top of `base`, one level of tables deep (unknown keys are kept)."""
+    """`over` on top of `base`, one level of tables deep (unknown keys are kept; a value of the
+    wrong type for a known key, or a known table that is not a table, keeps the default)."""
     out = {k: dict(v) for k, v in base.items()}
-    for key, val in (over or {}).items():
-        if isinstance(val, dict) and isinstance(out.get(key), dict):
-            out[key].update(val)
+    for key, val in (over if isinstance(over, dict) else {}).items():
+        if isinstance(out.get(key), dict):
+            if isinstance(val, dict):
+                known = out[key]
+                out[key].update({k: v for k, v in val.items() if k not in known or _fits(known[k], v)})
         else:
             out[key] = val
     return out

@@ -9,12 +9,11 @@ See shared/docs/integration.md §2 for the record format.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS  # noqa: F401  (re-exported for digest.py)
-from cairn.util.jsonl import read_tail_lines
+from cairn.util.jsonl import parse_line, read_tail_lines
 
 TAIL_BYTES = 256 * 1024
 MAX_TAIL_BYTES = 4 * 1024 * 1024
@@ -26,11 +25,8 @@ def _parse(lines: Iterable[bytes]) -> Iterator[dict]:
     for raw in lines:
         if any(marker in raw for marker in _SKIP):
             continue
-        try:
-            rec = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            continue
-        if isinstance(rec, dict):
+        rec = parse_line(raw)
+        if rec is not None:
             yield rec
 
 

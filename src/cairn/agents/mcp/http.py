@@ -64,12 +64,17 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.expected = token.encode()
+
+    def authorized(self, header: bytes) -> bool:
+        """`Bearer <token>`; the scheme is case-insensitive (RFC 9110 §11.1), the token is not."""
+        scheme, _, given = header.strip().partition(b" ")
+        return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self.expected)
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope.get("type") == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            if not self.authorized(given):
                 body = b'{"error":"missing or wrong bearer token (see CAIRN_HOME/mcp-token)"}'
                 await send({"type": "http.response.start", "status": 401,
                             "headers": [(b"content-type", b"application/json"),
