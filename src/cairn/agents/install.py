@@ -72,8 +72,8 @@ def merge_hooks(settings: dict, launcher: str) -> dict:
     hooks = remove_hooks(out).get("hooks")
     hooks = dict(hooks) if isinstance(hooks, dict) else {}
     for event, groups in hook_config(launcher)["hooks"].items():
-        existing = hooks.get(event) if isinstance(hooks.get(event), list) else []
-        hooks[event] = list(existing) + groups
+        existing = hooks.get(event)
+        hooks[event] = (list(existing) if isinstance(existing, list) else []) + groups
     out["hooks"] = hooks
     return out
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cairn.project import Project
 
 
 def add_root(p: argparse.ArgumentParser) -> None:
@@ -21,15 +26,22 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def resolve(args: argparse.Namespace, *, need_root: bool = True):
+def resolve(args: argparse.Namespace, *, need_root: bool = True) -> Project:
     """The Project for a command's --root / cwd; a clear error when it has no tree to work on."""
     from cairn.errors import CairnError
     from cairn.project import resolve_project
 
     project = resolve_project(root=getattr(args, "root", None))
-    if need_root and project.root is None:
+    if need_root and project.root is None:  # callers with need_root may rely on project.root
         raise CairnError(
             "not inside a project (no git repository, no .cairn/ folder, no route matches); "
             "pass --root DIR or run `cairn init` in the project folder"
         )
     return project
+
+
+def resolve_root(args: argparse.Namespace) -> tuple[Project, Path]:
+    """`resolve(args)` and its root, for commands that work on a tree."""
+    project = resolve(args)
+    assert project.root is not None  # resolve() refused a project without a tree
+    return project, project.root

@@ -45,12 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=cmd_sessions)
 
 
-def _repo_arg(args) -> Path:
-    from cairn.cli.common import resolve
+def _repo_arg(args: argparse.Namespace) -> Path:
+    from cairn.cli.common import resolve_root
 
     if getattr(args, "repo", None):
         return Path(args.repo).expanduser().resolve()
-    return resolve(args).root
+    return resolve_root(args)[1]
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
@@ -124,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from cairn.cli.common import resolve
+    from cairn.cli.common import resolve_root
     from cairn.codemap.index_db import open_index
     from cairn.codemap.indexer import index_project
     from cairn.errors import CairnError
@@ -132,11 +132,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from cairn.sessions.archive_schema import archive_path
     from cairn.store.db import connect
 
-    project = resolve(args)
+    project, root = resolve_root(args)
     if not archive_path().exists():
         raise CairnError("no session archive yet: run `cairn sessions ingest` (or use the Claude Code hooks) first")
     archive = connect(archive_path(), readonly=True)
-    root = project.root
 
     def to_repo(path: str) -> str | None:
         from cairn.agents.hooks.context import relpath

@@ -17,6 +17,7 @@ from cairn.errors import CairnError
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ~5 ms
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, TextIO
 
 # Order here is the order in `cairn --help`.
 COMMAND_MODULES = [
@@ -70,7 +71,7 @@ class RedactedStdout:
 
     FLUSH_AT = 1 << 20
 
-    def __init__(self, inner) -> None:
+    def __init__(self, inner: TextIO) -> None:
         self._inner = inner
         self._parts: list[str] = []
         self._size = 0
@@ -100,7 +101,7 @@ class RedactedStdout:
     def close(self) -> None:
         self._release(final=True)
 
-    def __getattr__(self, name: str):  # isatty, encoding, fileno...: the real stream's
+    def __getattr__(self, name: str) -> Any:  # isatty, encoding, fileno...: the real stream's
         return getattr(self._inner, name)
 
 

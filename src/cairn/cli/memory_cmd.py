@@ -8,8 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from cairn.cli.common import add_json, add_root, print_json, resolve
+
+if TYPE_CHECKING:
+    from cairn.memory.facts import Fact
 
 NODE_TYPES = ("decision", "bug", "gotcha", "concept", "howto", "preference", "task", "note")
 
@@ -91,7 +95,7 @@ def _read_stdin_json():
         raise CairnError(f"stdin is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
 
-def _facts(args: argparse.Namespace):
+def _facts(args: argparse.Namespace) -> list[Fact]:
     from cairn.errors import CairnError
     from cairn.memory.facts import Fact, facts_from_json, parse_link
 

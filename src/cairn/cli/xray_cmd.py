@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.cli.common import add_json, print_json
+
+if TYPE_CHECKING:
+    from cairn.sessions.usage import Dataset
 
 DESCRIPTION = """\
 X-ray the agents' transcripts: tokens and cost by kind (cache read / cache write / input /
@@ -65,7 +69,7 @@ def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
     return False
 
 
-def _load(args: argparse.Namespace, paths: list[str]):
+def _load(args: argparse.Namespace, paths: list[str]) -> tuple[Dataset, dict, str | None]:
     """Transcripts read, filtered by --days/--project/--session, the filters, and why it is empty.
 
     A --days window with no activity is an answer, not an error: scripts polling `--days 1 --json`

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from cairn.codemap.summaries import get_summary, module_slug
 from cairn.errors import CairnError
 from cairn.project import Project
-from cairn.search.budget import estimate_tokens
+from cairn.text.budget import estimate_tokens
 
 LEVEL0_BUDGET = 500
 MAX_MODULES = 12
@@ -182,7 +182,7 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
 
 def write_maps(con: sqlite3.Connection, project: Project) -> int:
     """Write `.cairn/map.md` and `.cairn/modules/*.md` (only in an opted-in project). Returns files changed."""
-    if not project.has_memory_dir:
+    if project.memory_dir is None or not project.has_memory_dir:
         return 0
     from cairn.redact import redact
     from cairn.safepath import memory_path

@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 from cairn.memory.node import Link, Node, normalize_body, slugify
+from cairn.text.frontmatter import split_front_matter
 
 MAX_READ = 64_000  # a record is short; do not read megabytes of markdown to find one
 RECORD_DIRS = {"adr", "adrs", "decision-records", "architecture-decisions", "architecture-decision-records",
@@ -128,15 +129,14 @@ def rfc_shape(text: str) -> int:
 
 
 def _split_frontmatter(text: str) -> tuple[dict, str]:
-    if text.startswith("---\n"):
-        end = text.find("\n---", 4)
-        if end > 0:
-            try:
-                data = yaml.safe_load(text[4:end])
-            except yaml.YAMLError:
-                data = None
-            if isinstance(data, dict):
-                return data, text[end + 4:].lstrip("-").lstrip("\n")
+    fm_text, body = split_front_matter(text)
+    if fm_text is not None:
+        try:
+            data = yaml.safe_load(fm_text)
+        except yaml.YAMLError:
+            data = None
+        if isinstance(data, dict):
+            return data, body.lstrip("\n")
     return {}, text
 
 

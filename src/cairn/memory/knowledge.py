@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.memory.graph import resolve
 from cairn.memory.node import Node
 from cairn.memory.vault import Problem, Vault
+
+if TYPE_CHECKING:
+    from cairn.memory.staleness import SymbolRange
 
 
 @dataclass
@@ -72,7 +75,7 @@ def node_summary(node: Node, stale: list[str] | None = None) -> dict[str, Any]:
             "supersedes": node.supersedes, "updated": node.updated, "stale": list(stale or [])}
 
 
-def index_symbol_range(project: Any):
+def index_symbol_range(project: Any) -> SymbolRange | None:
     """A `symbol_range(path, symbol) -> (start, end) | None` backed by the code index (refreshed
     first, so the lines hashed for staleness are the lines on disk); None without an index."""
     if project.root is None:

@@ -4,8 +4,8 @@ Agents re-learn the same thing in every session; writing a twin each time would 
 The rule is explicit so it can be tested and explained (see `duplicate_of`):
 
 1. only a live node of the same type in the same vault can absorb a fact;
-2. equal normalized titles (lowercase, punctuation and stop words dropped, naive plural
-   folding) are a duplicate;
+2. equal normalized titles (lowercase, punctuation and function words dropped, plurals folded:
+   `cairn.text.words`) are a duplicate;
 3. else title-token Jaccard >= TITLE_JACCARD is a duplicate;
 4. else body-token Jaccard >= BODY_JACCARD (both bodies >= MIN_BODY_TOKENS tokens) with some
    title overlap (>= BODY_TITLE_FLOOR) is a duplicate.
@@ -18,32 +18,23 @@ from __future__ import annotations
 import re
 
 from cairn.memory.node import Node
+from cairn.text.words import FUNCTION_WORDS, singular
 
 TITLE_JACCARD = 0.75
 BODY_JACCARD = 0.8
 BODY_TITLE_FLOOR = 0.3
 MIN_BODY_TOKENS = 8
 
-STOPWORDS = frozenset(
-    "a an the is are was were be been of to in on at for and or with by from as it its this that "
-    "we our use using do does did not no when why how what".split()
-)
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-def _fold(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
 
 
 def tokens(text: str) -> set[str]:
     """Content words of a text, lowercased and plural-folded."""
-    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+    return {singular(w) for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS}
 
 
 def normalize_title(title: str) -> str:
-    words = [_fold(w) for w in _WORD.findall(title.lower()) if w not in STOPWORDS]
+    words = [singular(w) for w in _WORD.findall(title.lower()) if w not in FUNCTION_WORDS]
     return " ".join(words) or title.strip().lower()
 
 

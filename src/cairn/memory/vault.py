@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.errors import CairnError
 from cairn.memory.facts import Fact, repo_relative
@@ -46,6 +46,9 @@ from cairn.memory.node import (
 from cairn.memory.similar import duplicate_of
 from cairn.memory.staleness import SymbolRange, head_commit, make_cites
 from cairn.util.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from cairn.memory.staleness import Cite
 
 LOCK_NAME = "knowledge.lock"
 LOCK_TIMEOUT_S = 20.0
@@ -346,7 +349,7 @@ class _Batch:
             return list(fact.files)
         return [repo_relative(f, self.vault.root, self.cwd) for f in fact.files]
 
-    def _cites(self, files: list[str], symbols: list[str]):
+    def _cites(self, files: list[str], symbols: list[str]) -> list[Cite]:
         return make_cites(self.vault.root, files, symbols, self.symbol_range, self.commit)
 
     def apply(self, fact: Fact) -> Result:

@@ -12,10 +12,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.search.fuse import RRF_K, ranked
 from cairn.search.intent import wants_reason
 from cairn.search.query import Query
+
+if TYPE_CHECKING:
+    from cairn.search.engine import Hit
 
 SUPERSEDED_FACTOR = 0.05  # still readable, never ahead of a live note
 WHY_FACTOR = 1.5  # "why did we ..." questions want the decision record first
@@ -57,7 +61,7 @@ def _stale(root: Path | None, path: str, origin: str) -> list[str]:
 
 
 def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
-                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int):
+                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int) -> list[Hit]:
     """Knowledge Hits from the fused file ranking (node files only)."""
     from cairn.search.engine import Hit
 
@@ -96,7 +100,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
     return hits
 
 
-def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
+def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K) -> list[Hit]:
     """Notes of the personal vault that match the request (scored in memory, same term weights)."""
     from cairn.home import personal_vault_dir
 
@@ -106,7 +110,7 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
     from cairn.codemap.schema import FTS_TOKENIZER
     from cairn.search.engine import Hit
     from cairn.search.text import weighted_bm25
-    from cairn.search.tokens import expand_identifiers
+    from cairn.text.tokens import expand_identifiers
 
     try:
         from cairn.memory.vault import Vault

@@ -333,7 +333,7 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
         for f in files:
             before = done
 
-            def on_bytes(pos: int, _base=before) -> None:
+            def on_bytes(pos: int, _base: int = before) -> None:
                 if progress:
                     progress(min(total, _base + pos), total)
 

@@ -34,16 +34,16 @@ def meter_message(tokens: int, window: int) -> str:
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    cfg = ctx.section("meter")
+    cfg = ctx.settings.meter
     path = ctx.transcript
-    if not cfg.get("enabled", True) or path is None:
+    if not cfg.enabled or path is None:
         return None
     state = ctx.load_state("meter")
     if state.get("warned"):
         return None
     tokens = context_tokens(path)
-    window = compaction_window(int(cfg.get("window") or 150_000))
-    if tokens is None or tokens < float(cfg.get("share") or 0.8) * window:
+    window = compaction_window(cfg.window)
+    if tokens is None or tokens < cfg.share * window:
         return None
     ctx.save_state("meter", {"warned": True, "tokens": tokens, "window": window})
     return HookResult(context=meter_message(tokens, window))

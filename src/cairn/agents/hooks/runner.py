@@ -19,9 +19,13 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult, render
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 # event -> handler module (cairn.agents.hooks.<module>.handle(ctx) -> HookResult | None)
 HANDLERS = {
@@ -64,7 +68,7 @@ def canonical_event(name: str | None) -> str | None:
     return None
 
 
-def read_raw(stream) -> bytes:
+def read_raw(stream: BinaryIO) -> bytes:
     """What is on stdin (bounded), or b"" for a terminal or an unreadable stream."""
     try:
         if stream is None or stream.isatty():
@@ -86,12 +90,12 @@ def parse_payload(raw: bytes | str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def read_payload(stream) -> dict:
+def read_payload(stream: BinaryIO) -> dict:
     """The JSON object on stdin, or {} for a terminal, nothing, garbage or a non-object."""
     return parse_payload(read_raw(stream))
 
 
-def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+def _on_alarm(signum: int, frame: object) -> None:  # noqa: ARG001 - signal handler signature
     raise HookTimeout()
 
 
@@ -194,7 +198,7 @@ def main(argv: list[str] | None = None, raw: bytes | None = None) -> int:
         try:
             _bound(5.0)  # a stdin that never closes must not hang the agent
             try:
-                payload = read_payload(sys.stdin)
+                payload = read_payload(sys.stdin.buffer)
             finally:
                 _unbound()
         except HookTimeout:

@@ -17,7 +17,7 @@ from cairn.codemap.languages import CODE_LANGUAGES, language_for_path
 from cairn.codemap.scan import skip_reason_for_path
 from cairn.errors import CairnError
 from cairn.search.roles import is_test_path
-from cairn.search.tokens import stem_of
+from cairn.text.tokens import stem_of
 
 MIN_WORDS = 4
 MAX_GOLD = 4

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.search.eval.metrics import aggregate, case_metrics
-from cairn.search.tokens import fts_or_query, query_terms
+from cairn.text.tokens import fts_or_query, query_terms
 
 
 def materialize(git_dir: Path, sha: str, dest: Path) -> Path:
