@@ -28,3 +28,17 @@ def test_every_package_has_a_title():
     mod = _module_map()
     packages = {f.parent.relative_to(ROOT / "src").as_posix() for f in (ROOT / "src" / "cairn").rglob("*.py")}
     assert packages <= set(mod.TITLES), sorted(packages - set(mod.TITLES))
+
+
+def test_one_version_string():
+    """pyproject reads cairn.__version__; the plugin manifests (JSON, cannot read it) must repeat it."""
+    import json
+
+    from cairn import __version__
+
+    assert 'dynamic = ["version"]' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    assert plugin["version"] == __version__
+    assert {p["version"] for p in market["plugins"]} == {__version__}
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
