@@ -168,3 +168,30 @@ def test_refresh_past_its_bound_finishes_in_the_background(tmp_path, run_cli, ca
     text = context_of(proc, "SessionStart")
     assert "## Map" in text  # the current index served this session
     assert _wait_for(lambda: all(_indexed(root, f"src/shop/report_{i}.py") for i in (0, 149)))
+
+
+def test_compact_restores_this_sessions_handoff_never_another_sessions(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    transcript = write_transcript(tmp_path / "sess-9.jsonl", [
+        {**user("make coupons expire after 30 days"), "timestamp": "2026-11-30T10:00:00.000Z"}])
+    for session, where in (("sess-9", "expiry check written, tests pending"),
+                           ("sess-other", "someone else's invoice work")):
+        r = run_cli("handoff", "save", "--goal", "g", "--where", where, "--session", session, cwd=root)
+        assert r.returncode == 0, r.stderr
+    text = context_of(run_hook("SessionStart", payload("SessionStart", root, session="sess-9", source="compact",
+                                                       transcript=transcript), home=cairn_home, cwd=root),
+                      "SessionStart")
+    assert "expiry check written, tests pending" in text and "invoice" not in text
+    # another session after compaction: only another session's handoff exists -> none is restored
+    other = run_hook("SessionStart", payload("SessionStart", root, session="sess-3", source="compact",
+                                             transcript=transcript), home=cairn_home, cwd=root)
+    assert "expiry check" not in other.stdout and "invoice" not in other.stdout
+
+
+def test_compact_skips_an_unsessioned_handoff_older_than_the_session(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    assert run_cli("handoff", "save", "--goal", "g", "--where", "a teammate's old note", cwd=root).returncode == 0
+    later = write_transcript(tmp_path / "s.jsonl", [{**user("hi"), "timestamp": "2099-01-01T00:00:00.000Z"}])
+    out = run_hook("SessionStart", payload("SessionStart", root, session="s", source="compact", transcript=later),
+                   home=cairn_home, cwd=root)
+    assert "teammate" not in out.stdout

@@ -124,12 +124,28 @@ def load_handoff(path: Path) -> Handoff | None:
                    [str(f) for f in files], meta.get("session") if isinstance(meta.get("session"), str) else None)
 
 
-def latest_handoff(project: Project) -> Handoff | None:
-    """The newest handoff of the project, or None."""
+def latest_handoff(project: Project, *, session: str | None = None, since: float | None = None
+                   ) -> Handoff | None:
+    """The newest handoff of the project, or None.
+
+    With `session` (restoring a session after compaction): that session's newest handoff, else the
+    newest one saved without a session id since the session started (`since`, epoch seconds, when
+    known); never another session's handoff, nor an older one a teammate committed.
+    """
     if project is None or project.root is None:
         return None
+    from cairn.sessions.context import iso_epoch
+
+    fallback = None
     for path in records.newest(records.read_dir(project, KIND)):
         found = load_handoff(path)
-        if found is not None:
+        if found is None:
+            continue
+        if session is None:
             return found
-    return None
+        if found.session == session:
+            return found
+        if (fallback is None and found.session is None
+                and (not since or iso_epoch(found.created) >= since - 1)):
+            fallback = found
+    return fallback

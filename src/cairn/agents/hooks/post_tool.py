@@ -25,12 +25,13 @@ def compaction_window(configured: int) -> int:
     return configured
 
 
-def meter_message(tokens: int, window: int) -> str:
+def meter_message(tokens: int, window: int, session: str = "") -> str:
+    tag = f" --session {session}" if session and session.replace("-", "").isalnum() else ""
     return (f"cairn: this session's context is about {tokens // 1000}k tokens, {100 * tokens // window}% of the "
             f"{window // 1000}k compaction window. Before it compacts, register the durable things you learned "
             "(decisions, gotchas, how the code works) with `cairn remember \"TITLE\" --type decision|gotcha|concept "
             "--body ... --file PATH`, then save a handoff: `cairn handoff save --goal ... --where ... --file PATH "
-            "--next ...`. The newest handoff is restored automatically after compaction.")
+            f"--next ...{tag}`. This session's newest handoff is restored automatically after compaction.")
 
 
 def handle(ctx: HookContext) -> HookResult | None:
@@ -46,4 +47,4 @@ def handle(ctx: HookContext) -> HookResult | None:
     if tokens is None or tokens < cfg.share * window:
         return None
     ctx.save_state("meter", {"warned": True, "tokens": tokens, "window": window})
-    return HookResult(context=meter_message(tokens, window))
+    return HookResult(context=meter_message(tokens, window, ctx.text("session_id")))

@@ -156,6 +156,32 @@ def _map_lines(con: sqlite3.Connection, project: Project, budget: int) -> list[s
     return ["#" + ln if ln.startswith("## ") else ln for ln in lines if ln.strip()]
 
 
+def _session_started(ctx: HookContext) -> float | None:
+    """Epoch seconds of the transcript's first timestamped record (None when unknown)."""
+    if ctx.transcript is None:
+        return None
+    import json
+
+    from cairn.sessions.context import iso_epoch
+
+    try:
+        with open(ctx.transcript, "rb") as fh:
+            for _ in range(50):
+                line = fh.readline(1 << 20)
+                if not line:
+                    break
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                when = iso_epoch(rec.get("timestamp")) if isinstance(rec, dict) else 0.0
+                if when:
+                    return when
+    except OSError:
+        return None
+    return None
+
+
 def restore_sections(ctx: HookContext) -> list[Section]:
     """After compact/clear: the newest handoff, then the pre-compaction session record."""
     from cairn.agents.handoff import latest_handoff
@@ -164,10 +190,11 @@ def restore_sections(ctx: HookContext) -> list[Section]:
     project = ctx.project
     assert project is not None  # handle() returned early without one
     sections: list[Section] = []
-    handoff = latest_handoff(project)
+    session_id = ctx.text("session_id") or None
+    handoff = latest_handoff(project, session=session_id or "", since=_session_started(ctx))
     if handoff is not None:
         sections.append(Section(1, f"Latest handoff ({handoff.created})", handoff.body.strip().splitlines()))
-    found = latest_record(project, ctx.text("session_id") or None)
+    found = latest_record(project, session_id)
     if found is not None:
         _path, meta, body = found
         lines = [ln for ln in body.strip().splitlines() if not ln.startswith("# ")]
