@@ -275,9 +275,10 @@ def check_memory(project: Project) -> Check:
         return Check("memory", "ok", "not inside a project")
     from cairn.memory import load_knowledge_with_problems
     from cairn.memory.doctor import diagnose
+    from cairn.memory.knowledge import symbol_range_for
 
     k = load_knowledge_with_problems(project)
-    report = diagnose(k.nodes, k.problems, project.root)
+    report = diagnose(k.nodes, k.problems, project.root, symbol_range_for(project, k.nodes))
     if report.ok:
         return Check("memory", "ok", f"{report.nodes} knowledge nodes, no problems", report.to_dict())
     lines = report.lines()

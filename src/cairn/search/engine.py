@@ -162,7 +162,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         out = (hits + know)[:limit]
     else:
         out = kn.interleave(hits, know, limit)
-    kn.finish(out, root)
+    kn.finish(out, root, con)
     return out, q
 
 

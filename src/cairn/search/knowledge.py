@@ -47,15 +47,16 @@ def _chain(con: sqlite3.Connection, node_id: str | None) -> str | None:
     return cur
 
 
-def _stale(root: Path | None, path: str, origin: str) -> list[str]:
+def _stale(root: Path | None, path: str, origin: str, con: sqlite3.Connection) -> list[str]:
     if root is None or origin != "project":
         return []
     try:
         from cairn.memory import stale_files
         from cairn.memory.node import parse
+        from cairn.memory.staleness import symbols_from_index
 
         node = parse((root / path).read_text(encoding="utf-8"), path)
-        return stale_files(node, root)
+        return stale_files(node, root, symbols_from_index(con, root))
     except Exception:  # a malformed note is reported by `cairn memory doctor`, not here
         return []
 
@@ -143,11 +144,12 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K) -> list[Hit]:
     return hits
 
 
-def finish(hits: list, root: Path | None) -> None:
-    """Staleness for the hits actually returned (reads only their files)."""
+def finish(hits: list, root: Path | None, con: sqlite3.Connection) -> None:
+    """Staleness for the hits actually returned (reads only their files; symbol-precise through
+    the index `con`)."""
     for h in hits:
         if h.kind == "knowledge" and h.meta is not None:
-            h.meta["stale"] = _stale(root, h.path, h.meta.get("origin", ""))
+            h.meta["stale"] = _stale(root, h.path, h.meta.get("origin", ""), con)
             if h.meta["stale"]:
                 h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
 

@@ -298,13 +298,14 @@ def _indexed_paths(project: Project) -> list[str] | None:
 
 
 def _render_node(project: Project, ref: str) -> str:
-    from cairn.memory import find, live_version, load_knowledge, node_summary, stale_files
+    from cairn.memory import find, live_version, load_knowledge, node_summary
+    from cairn.memory.knowledge import node_stale_files
 
     nodes = load_knowledge(project, paths=_indexed_paths(project))
     node = find(nodes, ref)
     if node is None:
         raise CairnError(f"no knowledge node {ref!r} (search_knowledge lists ids)")
-    info = node_summary(node, stale_files(node, project.root) if project.root is not None else [])
+    info = node_summary(node, node_stale_files(project, [node]).get(node.id, []))
     titles = {n.id: n.title for n in nodes}
     lines = [f"# {node.title}", f"{node.id} · {node.type} · {node.status} · {node.origin} · {node.path}"]
     live = live_version(nodes, node.id)
