@@ -88,7 +88,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
             score *= SUPERSEDED_FACTOR
             live = _chain(con, r["superseded_by"])
             why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
-                                                                 else ""))
+                                                                 else "") if r["superseded_by"] else "superseded")
         if not why:
             why.append("linked to the best matches")
         data = json.loads(r["data"] or "{}")
