@@ -162,6 +162,9 @@ def check_hooks(root: Path | None) -> Check:
 
 
 def check_mcp(root: Path | None) -> Check:
+    plugin = _plugin_enabled(settings_files(root))
+    if plugin:  # the plugin ships .mcp.json with the server: Claude Code starts it from there
+        return Check("mcp", "ok", f"MCP server `{MCP_NAME}` provided by the enabled plugin `{plugin}`")
     paths = [targets("user", None)[1]] + ([root / ".mcp.json"] if root is not None else [])
     for path in paths:
         try:

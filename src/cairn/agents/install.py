@@ -286,12 +286,19 @@ def apply(plan: Plan, *, undo: bool = False) -> list[Path]:
                 atomic_write_text(backup, ch.before)
                 backup.chmod(0o600)
             manifest[key] = {"original": str(backup) if backup else None}
+            if not ch.path.parent.exists():  # install makes `.claude/`: undo removes it again (if empty)
+                manifest[key]["made_dir"] = str(ch.path.parent)
         if ch.after is None:
             ch.path.unlink(missing_ok=True)
         else:
             atomic_write_text(ch.path, ch.after)
         if undo:
-            manifest.pop(key, None)
+            made = (manifest.pop(key, None) or {}).get("made_dir")
+            if made and ch.after is None and Path(made) == ch.path.parent:
+                try:
+                    ch.path.parent.rmdir()  # only when empty: anything else there is the user's
+                except OSError:
+                    pass
         else:
             manifest[key]["written"] = _digest(ch.after or "")
         done.append(ch.path)
