@@ -21,6 +21,7 @@ from typing import Any
 from cairn.errors import CairnError
 from cairn.memory.graph import degree
 from cairn.memory.node import Node
+from cairn.safepath import AGENT_INSTRUCTION_FILES
 from cairn.util.atomic import atomic_write_text
 
 START = "<!-- cairn:memory:start -->"
@@ -147,10 +148,7 @@ class MemoryMdResult:
                 "bytes": self.bytes, "backup": str(self.backup) if self.backup else None}
 
 
-# Files agents load as project instructions: the only ones memory-md writes without --force
-MEMORY_FILE_NAMES = frozenset(n.lower() for n in (
-    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "MEMORY.md", "GEMINI.md", "AGENT.md", "CONVENTIONS.md",
-    "copilot-instructions.md", ".cursorrules", ".windsurfrules", ".clinerules", "QWEN.md", "CRUSH.md"))
+MEMORY_FILE_NAMES = AGENT_INSTRUCTION_FILES  # the only files memory-md writes without --force
 
 
 def target_file(root: Path, file: str | Path | None, *, force: bool = False) -> Path:

@@ -51,9 +51,16 @@ def _content_terms(text: str) -> list[str]:
     return [t for t in query_terms(text) if len(t) >= 3 and not t.isdigit()]
 
 
+# What a person says to carry on ("continue where you left off", "keep going", "pick it up from
+# there"): not a request to search for; the SessionStart restore and the transcript carry the work.
+_CARRY_ON = frozenset("""continue continuing resume proceed carry keep going ahead pick left off stopped
+where were last time next step steps finish finishing rest remaining""".split())
+
+
 def worth_searching(prompt: str) -> bool:
-    """The cheap gate: two content words, or something that looks like a file or symbol name."""
-    return len(_content_terms(prompt)) >= 2 or bool(_NAMED.search(prompt))
+    """The cheap gate: two content words beyond carrying on, or something that looks like a file
+    or symbol name."""
+    return len([t for t in _content_terms(prompt) if t not in _CARRY_ON]) >= 2 or bool(_NAMED.search(prompt))
 
 
 def strong_reason(why: list[str], distinctive: set[str]) -> bool:
@@ -237,11 +244,20 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, items: list[di
     assert ctx.project is not None  # handle() returned early without one
     answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
                     seed_paths=seeds or None, session=session)
+    from cairn.safepath import AGENT_INSTRUCTION_FILES
+
     top = answer.results[0]["score"] if answer.results else 0.0
+    slots = 0  # strong hits taken, injected now or earlier: a repeated prompt gets no weaker fill-ins
     for result, text in zip(answer.results, answer.texts, strict=False):
+        if slots >= max_items:
+            break
         key = item_key(result)
-        if key in seen or result.get("seen") or result["score"] < max(floor, 0.5 * top) \
+        name = str(result.get("path") or "").rsplit("/", 1)[-1].lower()
+        if name in AGENT_INSTRUCTION_FILES or result["score"] < max(floor, 0.5 * top) \
                 or not strong_reason(result.get("why") or [], distinctive):
+            continue  # CLAUDE.md and kin are loaded by the agent itself
+        slots += 1
+        if key in seen or result.get("seen"):
             continue
         cost = estimate_tokens(text + "\n")
         if used + cost > budget:
@@ -249,6 +265,4 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, items: list[di
         lines.append(text)
         picked.append(key)
         used += cost
-        if len(picked) >= max_items:
-            break
     return used
