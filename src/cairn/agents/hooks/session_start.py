@@ -152,8 +152,20 @@ def _map_lines(con: sqlite3.Connection, project: Project, budget: int) -> list[s
     lines = text.rstrip().splitlines()
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
+    lines = _without_section(lines, "## Key decisions and gotchas")  # listed once, above the map
     # the map's own headings sit one level under this section's
     return ["#" + ln if ln.startswith("## ") else ln for ln in lines if ln.strip()]
+
+
+def _without_section(lines: list[str], heading: str) -> list[str]:
+    """`lines` without the `## ` section whose heading starts with `heading` (up to the next one)."""
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith("## "):
+            skipping = line.startswith(heading)
+        if not skipping:
+            out.append(line)
+    return out
 
 
 def _session_started(ctx: HookContext) -> float | None:
