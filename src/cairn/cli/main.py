@@ -131,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
+        from cairn.cli.xray_cmd import simulate_parser
+
+        args = simulate_parser().parse_args(argv[2:])
+    else:
+        args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
@@ -140,7 +145,7 @@ def _run(argv: list[str]) -> int:
     except CairnError as exc:
         from cairn.redact import redact
 
-        print(f"cairn: error: {redact(str(exc))}", file=sys.stderr)
+        _error(argv, redact(str(exc)), exc.exit_code)
         return exc.exit_code
     except KeyboardInterrupt:
         print("cairn: interrupted", file=sys.stderr)
@@ -151,9 +156,18 @@ def _run(argv: list[str]) -> int:
         if os.environ.get("CAIRN_DEBUG"):
             raise
         where = _log_exception(argv)
-        print(f"cairn: internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""),
-              file=sys.stderr)
+        _error(argv, f"internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""), 2)
         return 2
+
+
+def _error(argv: list[str], message: str, code: int) -> None:
+    """One line on stderr; with --json also a JSON object on stdout, where the program reads."""
+    print(f"cairn: error: {message}" if not message.startswith("internal error") else f"cairn: {message}",
+          file=sys.stderr)
+    if "--json" in argv:
+        import json
+
+        print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
 
 
 def _log_exception(argv: list[str]) -> str | None:

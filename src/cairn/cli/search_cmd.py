@@ -37,10 +37,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
     from cairn.search.service import search, session_context
 
-    project = resolve(args, need_root=args.kind != "knowledge")  # the personal vault needs no project
     terms = [t.strip() for t in args.terms.split(",") if t.strip()]
+    if not args.query.strip() and not terms:
+        raise CairnError('empty query: say what to look for, e.g. cairn search "where are coupons applied"')
+    project = resolve(args, need_root=args.kind != "knowledge")  # the personal vault needs no project
     session = None
     if args.transcript:
         session = session_context(project, _readable(args.transcript))

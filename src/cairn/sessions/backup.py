@@ -239,27 +239,29 @@ def mirror(con: sqlite3.Connection, folder: Path, *, passphrase: str | None = No
     return dest
 
 
-def verify(path: Path) -> dict:
-    """Check a plain archive file: integrity, expected tables, a schema this cairn understands."""
+def verify(path: Path, shown: str | Path | None = None) -> dict:
+    """Check a plain archive file: integrity, expected tables, a schema this cairn understands.
+    Errors name `shown` (the file the user gave, not a decrypted temporary copy) when given."""
+    name = shown if shown is not None else path
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        raise CairnError(f"{path}: cannot open as SQLite ({exc})") from None
+        raise CairnError(f"{name}: cannot open as SQLite ({exc})") from None
     try:
         check = con.execute("PRAGMA integrity_check").fetchone()[0]
         if check != "ok":
-            raise CairnError(f"{path}: integrity check failed: {check}")
+            raise CairnError(f"{name}: integrity check failed: {check}")
         names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
         missing = [t for t in EXPECTED_TABLES if t not in names]
         if missing:
-            raise CairnError(f"{path}: not a cairn session archive (missing {', '.join(missing)})")
+            raise CairnError(f"{name}: not a cairn session archive (missing {', '.join(missing)})")
         version = con.execute("PRAGMA user_version").fetchone()[0]
         if version > len(MIGRATIONS):
-            raise CairnError(f"{path}: made by a newer cairn (schema {version}); upgrade cairn first")
+            raise CairnError(f"{name}: made by a newer cairn (schema {version}); upgrade cairn first")
         sessions = con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
     except sqlite3.DatabaseError as exc:
-        raise CairnError(f"{path}: not a valid archive ({exc})") from None
+        raise CairnError(f"{name}: not a valid archive ({exc})") from None
     finally:
         con.close()
     return {"sessions": sessions, "turns": turns, "schema": version}
@@ -284,7 +286,7 @@ def restore(src: Path, *, passphrase: str | None = None, yes: bool = False) -> d
             with open(src, "rb") as fin, os.fdopen(fd, "wb") as out:
                 while data := fin.read(CHUNK):
                     out.write(data)
-        info = verify(plain)
+        info = verify(plain, src)
         live = archive_path()
         if live.exists() and not yes:
             raise CairnError(f"refusing to replace the live archive {live} without --yes "

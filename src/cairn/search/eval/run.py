@@ -41,6 +41,20 @@ def materialize(git_dir: Path, sha: str, dest: Path) -> Path:
     return tree
 
 
+def prune_cache(cache: Path) -> tuple[int, int]:
+    """Delete what `run_cases` keeps under `cache` (its `trees/` and the indexes in `home/`, nothing
+    else there); (trees removed, bytes freed)."""
+    import shutil
+
+    trees = [p for p in (cache / "trees").iterdir() if p.is_dir()] if (cache / "trees").is_dir() else []
+    freed = 0
+    for top in [cache / "trees", cache / "home"]:
+        if top.is_dir() and not top.is_symlink():
+            freed += sum(f.stat().st_size for f in top.rglob("*") if f.is_file() and not f.is_symlink())
+            shutil.rmtree(top)
+    return len(trees), freed
+
+
 def _git_dir(repo: Path) -> Path:
     out = subprocess.run(["git", "-C", str(repo), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True)
     if out.returncode != 0:
