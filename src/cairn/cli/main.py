@@ -171,21 +171,11 @@ def _error(argv: list[str], message: str, code: int) -> None:
 
 
 def _log_exception(argv: list[str]) -> str | None:
-    """Append the current traceback to CAIRN_HOME/logs/cli.log (redacted argv); never raises."""
-    try:
-        import time
-        import traceback
+    """Append the current traceback to CAIRN_HOME/logs/cli.log (redacted, cairn.logs); never raises."""
+    from cairn.logs import log_exception
 
-        from cairn.home import logs_dir
-        from cairn.redact import redact
-
-        path = logs_dir() / "cli.log"
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cairn {' '.join(argv[:1])}\n")
-            fh.write(redact(traceback.format_exc()))
-        return str(path)
-    except Exception:
-        return None
+    path = log_exception("cli.log", f"cairn {' '.join(argv[:1])}")
+    return str(path) if path else None
 
 
 if __name__ == "__main__":
