@@ -49,7 +49,7 @@ def main() -> None:
     from cairn.codemap.indexer import index_project, open_index
     from cairn.project import project_for_root
     from cairn.search.engine import search_code
-    from cairn.search.tokens import split_identifier
+    from cairn.text.tokens import split_identifier
 
     p = project_for_root(tree)
     s = index_project(p)

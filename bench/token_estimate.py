@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from cairn.search.budget import estimate_tokens  # noqa: E402
+from cairn.text.budget import estimate_tokens  # noqa: E402
 
 # Samples for the unit test: cairn's own files plus short snippets written for this purpose.
 SNIPPETS = {

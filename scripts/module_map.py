@@ -3,7 +3,8 @@
 
 Everything above the `## Module map` heading is kept as written; the tables below it are
 rebuilt, one per package, one row per file (its docstring's first paragraph).
-Usage: python scripts/module_map.py   (run from the repository root)
+Usage: python scripts/module_map.py   (run from the repository root; `--check` exits 1 when the
+document differs from what it would write, which tests/test_architecture.py also asserts)
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 TITLES = {
     "cairn": "Foundation: identity, settings, errors, entry",
     "cairn/util": "Stdlib helpers",
+    "cairn/text": "Text helpers shared by every layer: tokens, token estimates, stop words, front matter",
     "cairn/store": "SQLite plumbing",
     "cairn/redact": "Secret redaction: one function at every way in and out (RE2, gitleaks rules)",
     "cairn/codemap": "Code map (index path)",
@@ -46,13 +48,24 @@ def tables(src: Path) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
-    doc = Path("docs/ARCHITECTURE.md")
-    text = doc.read_text(encoding="utf-8")
+def render(text: str, src: Path) -> str:
+    """`text` (docs/ARCHITECTURE.md) with everything below the module-map heading regenerated."""
     if MARK not in text:
-        sys.exit(f"{doc} has no '{MARK}' heading")
-    head = text.split(MARK)[0]
-    doc.write_text(head + MARK + "\n\n" + tables(Path("src/cairn")), encoding="utf-8")
+        raise ValueError(f"no '{MARK}' heading")
+    return text.split(MARK)[0] + MARK + "\n\n" + tables(src)
+
+
+def main() -> None:
+    root = Path(__file__).resolve().parents[1]
+    doc = root / "docs" / "ARCHITECTURE.md"
+    text = doc.read_text(encoding="utf-8")
+    try:
+        new = render(text, root / "src" / "cairn")
+    except ValueError as exc:
+        sys.exit(f"{doc}: {exc}")
+    if "--check" in sys.argv[1:]:
+        sys.exit(0 if new == text else f"{doc} is out of date: run python scripts/module_map.py")
+    doc.write_text(new, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,29 +1,180 @@
 """Settings: defaults in one place, overridden by ~/.cairn/config.toml, then <repo>/.cairn/config.toml.
 
-Stdlib only (tomllib) so hooks can read settings without paying for imports.
+`settings(root)` is the one typed object every reader uses (`settings(root).hooks.recall.budget`):
+each table below is a class whose annotated class attributes are the defaults, so a default is
+written once, a value is parsed once, and a configured 0 stays 0. A value of the wrong type falls
+back to its default (a hook must never fail on a typo; `cairn doctor` reads the file strictly).
+`load_config` keeps the raw merged tables for the free-form ones (`[[routes]]`, `[prices]`).
+
+Stdlib only (tomllib, imported when a config file exists) so hooks can read settings cheaply.
+
+Example `.cairn/config.toml`:
+
+    [hooks.recall]
+    budget = 500
+    [hooks.harvest]
+    enabled = true
 """
 
 from __future__ import annotations
 
-import tomllib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home
 
-DEFAULTS: dict[str, Any] = {
-    "index": {
-        "max_file_bytes": 1_000_000,  # larger files are skipped and counted
-        "workers": 0,  # 0 = one per core when the cold index is large enough to pay
-        "history": True,  # mine git history (co-change, churn) for recall; false skips `git log`
-    },
-    "search": {
-        "rrf_k": 60,
-        "budget": 2000,
-        "limit": 10,
-    },
-}
+
+class Table:
+    """One `[table]` of config.toml: class attributes are the keys, their defaults and types.
+
+    Read as attributes (`cfg.budget`) or, for older callers, like a mapping (`cfg.get("budget")`).
+    """
+
+    _keys: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls) -> None:
+        cls._keys = tuple(k for k, v in vars(cls).items() if not k.startswith("_") and not callable(v))
+
+    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
+        values = values if isinstance(values, Mapping) else {}
+        for key in self._keys:
+            if key in values:
+                default = getattr(type(self), key)
+                setattr(self, key, _coerce(values[key], default))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self._keys else default
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self._keys}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.as_dict()!r})"
+
+
+def _coerce(value: Any, default: Any) -> Any:
+    """`value` as the type of `default`, or `default` when it is not one (never raises). Numbers
+    must be real numbers in 0..1e15: `budget = "500"`, `max_items = -3` or `window = inf` keep the
+    default, so a typo never switches a feature off."""
+    if isinstance(default, bool):
+        return value if isinstance(value, bool) else default
+    if isinstance(default, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e15:
+            return default  # NaN fails the range test too
+        return int(value) if isinstance(default, int) else float(value)
+    if isinstance(default, tuple):
+        if isinstance(value, str):
+            return (value,)
+        if isinstance(value, (list, tuple)):
+            return tuple(str(v) for v in value)
+        return default
+    if isinstance(default, str):
+        return value if isinstance(value, str) else default
+    return value
+
+
+class IndexSettings(Table):
+    max_file_bytes: int = 1_000_000  # larger files are skipped and counted
+    workers: int = 0  # 0 = one per core when the cold index is large enough to pay
+    history: bool = True  # mine git history (co-change, churn) for recall; false skips `git log`
+
+
+class SearchSettings(Table):
+    rrf_k: int = 60
+    budget: int = 2000
+    limit: int = 10
+
+
+class SessionStartSettings(Table):
+    budget: int = 2000  # one hard cap on everything injected at session start (estimated tokens)
+    map_budget: int = 600  # the level-0 map's own share
+    refresh_seconds: float = 1.0  # inline index refresh; past this it finishes in the background
+    decisions: int = 5  # most important live decisions and gotchas
+    tasks: int = 5  # open tasks
+
+
+class RecallSettings(Table):
+    enabled: bool = True
+    budget: int = 700  # estimated tokens per prompt
+    max_items: int = 3
+    min_terms: int = 2  # distinctive terms needed when nothing is named
+    min_weight: float = 0.6  # term weight (search/query.py, 0.3..~3 by rarity) that counts as distinctive
+    score_floor: float = 0.02  # fused rank score of a code hit (one strong channel ~ 0.016)
+    sessions: bool = True  # also recall past sessions of this project from the archive
+    tracker_files: tuple[str, ...] = (".beads/issues.jsonl",)
+
+
+class MeterSettings(Table):
+    enabled: bool = True
+    window: int = 150_000  # compaction window; CLAUDE_CODE_AUTO_COMPACT_WINDOW wins when set
+    share: float = 0.8
+
+
+class HarvestSettings(Table):
+    enabled: bool = False  # writing after every answer costs more than it saves: opt in
+    min_explore: int = 10  # reads/searches in the turn before asking
+    max_per_session: int = 1
+
+
+class ReadGuardSettings(Table):
+    enabled: bool = True
+    max_lines: int = 800
+    max_bytes: int = 80_000
+
+
+class Switch(Table):
+    enabled: bool = True
+
+
+class HookSettings:
+    """The `[hooks.*]` tables: one typed table per hook feature."""
+
+    __slots__ = ("session_start", "recall", "meter", "harvest", "read_guard", "journal", "archive",
+                 "session_record")
+
+    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
+        v = values if isinstance(values, Mapping) else {}
+        self.session_start = SessionStartSettings(v.get("session_start"))
+        self.recall = RecallSettings(v.get("recall"))
+        self.meter = MeterSettings(v.get("meter"))
+        self.harvest = HarvestSettings(v.get("harvest"))
+        self.read_guard = ReadGuardSettings(v.get("read_guard"))
+        self.journal = Switch(v.get("journal"))  # SessionEnd: the daily journal entry
+        self.archive = Switch(v.get("archive"))  # Stop: archive the transcript's new tail (detached)
+        self.session_record = Switch(v.get("session_record"))  # PreCompact: the session record
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return getattr(self, name) if name in self.__slots__ else default
+
+    def __getitem__(self, name: str) -> Table:
+        if name not in self.__slots__:
+            raise KeyError(name)
+        return getattr(self, name)
+
+
+class Settings:
+    """Every setting cairn reads, typed; `raw` holds the merged tables as written."""
+
+    __slots__ = ("index", "search", "hooks", "raw")
+
+    def __init__(self, raw: Mapping[str, Any] | None = None) -> None:
+        self.raw: dict[str, Any] = dict(raw or {})
+        self.index = IndexSettings(self.raw.get("index"))
+        self.search = SearchSettings(self.raw.get("search"))
+        self.hooks = HookSettings(self.raw.get("hooks"))
+
+
+DEFAULTS: dict[str, Any] = {"index": IndexSettings().as_dict(), "search": SearchSettings().as_dict()}
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -38,6 +189,8 @@ def _merge(base: dict, over: dict) -> dict:
 
 def read_toml(path: Path) -> dict:
     """Parse a TOML file; a missing file is empty, a broken one is a clear CairnError."""
+    import tomllib
+
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -74,7 +227,8 @@ def user_config() -> dict:
 
 
 def load_config(root: Path | None = None) -> dict:
-    """Effective settings for a project root (defaults < user < project)."""
+    """Effective settings for a project root as raw tables (defaults < user < project); values
+    of the wrong shape are dropped, so their defaults apply."""
     cfg = DEFAULTS
     for path in _files(root):
         cfg = _merge(cfg, _checked(path))
@@ -89,3 +243,20 @@ def check_config(root: Path | None = None) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise CairnError(problems[0] + more)
+
+
+def settings(root: Path | None = None, *, strict: bool = False) -> Settings:
+    """The typed settings of a project root. A broken config.toml gives the defaults unless
+    `strict` (then it is the CairnError naming the file or value); without any config file no
+    TOML parser is even imported (the usual case on every hook call)."""
+    candidates = [cairn_home() / "config.toml"] + ([Path(root) / ".cairn" / "config.toml"] if root else [])
+    if not any(p.is_file() for p in candidates):
+        return Settings()
+    try:
+        if strict:
+            check_config(root)
+        return Settings(load_config(root))
+    except (CairnError, OSError, ValueError):
+        if strict:
+            raise
+        return Settings()

@@ -16,6 +16,7 @@ import functools
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, project_data_dir
@@ -38,12 +39,17 @@ class Project:
     """
 
     __slots__ = ("id", "name", "kind", "identity", "root")
+    id: str
+    name: str
+    kind: str
+    identity: str
+    root: Path | None
 
     def __init__(self, id: str, name: str, kind: str, identity: str, root: Path | None):  # noqa: A002
         for key, value in (("id", id), ("name", name), ("kind", kind), ("identity", identity), ("root", root)):
             object.__setattr__(self, key, value)
 
-    def __setattr__(self, key, value):
+    def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError("Project is immutable")
 
     def __eq__(self, other: object) -> bool:

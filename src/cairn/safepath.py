@@ -27,6 +27,12 @@ from cairn.errors import PathRefused
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
+# Files agents load as project instructions (lower-cased names): the only files `cairn memory-md`
+# writes without --force, and never worth injecting into a prompt (the agent already has them).
+AGENT_INSTRUCTION_FILES = frozenset(n.lower() for n in (
+    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "MEMORY.md", "GEMINI.md", "AGENT.md", "CONVENTIONS.md",
+    "copilot-instructions.md", ".cursorrules", ".windsurfrules", ".clinerules", "QWEN.md", "CRUSH.md"))
+
 
 def slug(text: str, max_len: int = 60, default: str = "item") -> str:
     """A file-name-safe slug: lower-case letters, digits and single dashes, never empty, never `..`."""

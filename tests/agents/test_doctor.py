@@ -90,3 +90,11 @@ def test_doctor_warns_when_hooks_are_registered_twice(tmp_path, run_cli):
     hooks = _doctor(run_cli, root, home)[1]["hooks"]
     assert hooks["status"] == "warn" and list(hooks["data"]["duplicates"]) == ["Stop"]
     assert str(local) in hooks["detail"]
+
+
+def test_doctor_accepts_the_mcp_server_from_the_enabled_plugin(tmp_path, run_cli):
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"cairn@cairn": True}}))
+    _, checks = _doctor(run_cli, tmp_path, home)
+    assert checks["mcp"]["status"] == "ok" and "cairn@cairn" in checks["mcp"]["detail"]

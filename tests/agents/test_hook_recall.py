@@ -29,7 +29,8 @@ def test_matching_prompt_injects_few_items_with_reasons(tmp_path, run_cli, cairn
 def test_trivial_and_slash_prompts_inject_nothing(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
     for prompt in ["ok", "yes please continue", "/compact", "/review src/shop/cart.py", "thanks!", "",
-                   "can you do the same thing again"]:
+                   "can you do the same thing again", "continue where you left off",
+                   "please pick up where we left off last time", "keep going with the next steps"]:
         assert ask(root, cairn_home, prompt) == "", prompt
 
 
@@ -173,3 +174,34 @@ def test_a_file_the_session_already_read_is_not_injected_until_it_changes(tmp_pa
     later = coupons.stat().st_mtime + 3600
     os.utime(coupons, (later, later))  # edited since it was read: new again
     assert "src/shop/coupons.py" in ask(root, cairn_home, PROMPT, session="n2", transcript=transcript)
+
+
+
+NAMES = ["total", "code", "limit", "expiry", "owner"]
+
+
+def _coupon_rules_project(tmp_path, run_cli):
+    from test_hook_support import PROJECT_FILES
+
+    return make_project(tmp_path / "shop", run_cli, files={
+        **PROJECT_FILES,
+        "CLAUDE.md": "# Shop\n\nCoupon rules: coupon_total, coupon_code, coupon_limit, coupon_expiry and "
+                     "coupon_owner live in src/shop; the coupon expiry and owner are checked at checkout.\n",
+        **{f"src/shop/c{i}.py": f"def coupon_{n}(cart):\n    return cart\n" for i, n in enumerate(NAMES)},
+        "src/shop/resume.py": "def resume_left_off(cart):\n    \"\"\"Continue the checkout where the cart left off."
+                              "\"\"\"\n    return cart\n"})
+
+
+def test_a_repeated_prompt_gets_no_weaker_fill_ins(tmp_path, run_cli, cairn_home):
+    root = _coupon_rules_project(tmp_path, run_cli)
+    prompt = "where are " + ", ".join(f"coupon_{n}" for n in NAMES) + " defined?"
+    first = ask(root, cairn_home, prompt)
+    assert first.count("defines coupon_") == 3  # max_items
+    assert ask(root, cairn_home, prompt) == ""  # the three best were given: no lesser two in their place
+
+
+def test_claude_md_and_carrying_on_are_never_recalled(tmp_path, run_cli, cairn_home):
+    root = _coupon_rules_project(tmp_path, run_cli)
+    docs = ask(root, cairn_home, "what do the docs say about the coupon rules for expiry and owner at checkout?")
+    assert "CLAUDE.md" not in docs  # the agent loads it itself
+    assert ask(root, cairn_home, "continue where you left off", session="s2") == ""  # resume.py matches the words

@@ -9,8 +9,8 @@ GOLDEN = """<!-- cairn:recall -->
 cairn: project memory for shop (auto-injected; `cairn search`, `cairn map MODULE`, `cairn handoff last`).
 
 ## Key decisions and gotchas
-- [decision] Invoices are rendered as PDF (files: src/shop/invoice.py) `{decision}`
 - [gotcha] Coupons are applied before tax (files: src/shop/coupons.py) `{gotcha}`
+- [decision] Invoices are rendered as PDF (files: src/shop/invoice.py) `{decision}`
 
 ## Open tasks
 - [task] Add a coupon expiry date `{task}`
@@ -48,12 +48,39 @@ def test_golden_startup_context(tmp_path, run_cli, cairn_home):
     text = context_of(run_hook("SessionStart", payload("SessionStart", root, source="startup"), home=cairn_home,
                                cwd=root), "SessionStart")
     map_text = run_cli("map", cwd=root).stdout.strip().splitlines()[1:]
+    assert any(ln.startswith("## Key decisions") for ln in map_text)  # the map lists them too ...
+    sections = "\n".join(map_text).split("\n## ")
+    map_text = "\n## ".join(s for s in sections if not s.startswith("Key decisions")).splitlines()
     map_lines = "\n".join("#" + ln if ln.startswith("## ") else ln for ln in map_text if ln.strip())
     expected = GOLDEN.format(gotcha=_node_id(run_cli, root, "Coupons are applied before tax"),
                              decision=_node_id(run_cli, root, "Invoices are rendered as PDF"),
                              task=_node_id(run_cli, root, "Add a coupon expiry date"), map=map_lines,
                              day="2026-01-02")
     assert text == expected
+    assert text.count("Coupons are applied before tax") == 1  # ... SessionStart shows the list once
+
+
+def test_startup_ranks_key_decisions_by_importance(tmp_path, run_cli, cairn_home):
+    import json
+
+    root = make_project(tmp_path / "shop", run_cli)
+
+    def remember(*args):
+        r = run_cli("remember", *args, "--json", cwd=root)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["results"][0]["id"]
+
+    remember("A note on logging format", "--type", "gotcha", "--body", "x")
+    hub = remember("Money is integer cents", "--type", "decision", "--body", "Never floats.")
+    for i, title in enumerate(["Invoices round per line", "Coupons round down", "Tax rounds half even"]):
+        remember(title, "--type", "note", "--body", f"n{i}", "--link", f"relates-to:{hub}")
+    pinned = remember("Zero downtime deploys", "--type", "decision", "--body", "y", "--tag", "pinned")
+    assert run_cli("index", "-q", cwd=root).returncode == 0
+    text = context_of(run_hook("SessionStart", payload("SessionStart", root, source="startup"), home=cairn_home,
+                               cwd=root), "SessionStart")
+    leaf = text.split("## Key decisions and gotchas\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [ln.rsplit("`", 2)[1] for ln in leaf][:2] == [pinned, hub]  # pinned, then the most linked
+    assert text.count("Money is integer cents") == 1
 
 
 def test_startup_cap_and_other_project_isolation(tmp_path, run_cli, cairn_home):
@@ -168,3 +195,30 @@ def test_refresh_past_its_bound_finishes_in_the_background(tmp_path, run_cli, ca
     text = context_of(proc, "SessionStart")
     assert "## Map" in text  # the current index served this session
     assert _wait_for(lambda: all(_indexed(root, f"src/shop/report_{i}.py") for i in (0, 149)))
+
+
+def test_compact_restores_this_sessions_handoff_never_another_sessions(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    transcript = write_transcript(tmp_path / "sess-9.jsonl", [
+        {**user("make coupons expire after 30 days"), "timestamp": "2026-11-30T10:00:00.000Z"}])
+    for session, where in (("sess-9", "expiry check written, tests pending"),
+                           ("sess-other", "someone else's invoice work")):
+        r = run_cli("handoff", "save", "--goal", "g", "--where", where, "--session", session, cwd=root)
+        assert r.returncode == 0, r.stderr
+    text = context_of(run_hook("SessionStart", payload("SessionStart", root, session="sess-9", source="compact",
+                                                       transcript=transcript), home=cairn_home, cwd=root),
+                      "SessionStart")
+    assert "expiry check written, tests pending" in text and "invoice" not in text
+    # another session after compaction: only another session's handoff exists -> none is restored
+    other = run_hook("SessionStart", payload("SessionStart", root, session="sess-3", source="compact",
+                                             transcript=transcript), home=cairn_home, cwd=root)
+    assert "expiry check" not in other.stdout and "invoice" not in other.stdout
+
+
+def test_compact_skips_an_unsessioned_handoff_older_than_the_session(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    assert run_cli("handoff", "save", "--goal", "g", "--where", "a teammate's old note", cwd=root).returncode == 0
+    later = write_transcript(tmp_path / "s.jsonl", [{**user("hi"), "timestamp": "2099-01-01T00:00:00.000Z"}])
+    out = run_hook("SessionStart", payload("SessionStart", root, session="s", source="compact", transcript=later),
+                   home=cairn_home, cwd=root)
+    assert "teammate" not in out.stdout

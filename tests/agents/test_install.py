@@ -88,6 +88,17 @@ def test_project_scope(run_cli, home, tmp_path):
     assert "cairn" in json.loads((root / ".mcp.json").read_text())["mcpServers"]
     assert _run(run_cli, home, "--project", "--undo", cwd=root).returncode == 0
     assert not (root / ".claude" / "settings.json").exists() and not (root / ".mcp.json").exists()
+    assert not (root / ".claude").exists()  # install made the folder: undo leaves no empty .claude/
+
+
+def test_undo_keeps_a_claude_folder_that_was_there_or_holds_other_files(run_cli, home, tmp_path):
+    from helpers import make_git_repo
+
+    root = make_git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
+    assert _run(run_cli, home, "--project", cwd=root).returncode == 0
+    (root / ".claude" / "commands.md").write_text("mine\n")
+    assert _run(run_cli, home, "--project", "--undo", cwd=root).returncode == 0
+    assert (root / ".claude" / "commands.md").exists()
 
 
 def test_plugin_files_match_the_installed_table():

@@ -6,6 +6,8 @@ import random
 import time
 from pathlib import Path
 
+import pytest
+
 from cairn.codemap.imports import ResolverContext, resolve_import
 from cairn.codemap.model import ImportRef
 
@@ -49,16 +51,26 @@ def synthetic_repo(root: Path) -> tuple[list[str], list[tuple[str, str, ImportRe
     return files, todo
 
 
-def test_fifty_thousand_imports_resolve_well_under_a_second(tmp_path: Path) -> None:
+def _resolve_all(tmp_path: Path) -> tuple[list, list, list, float, float]:
     files, todo = synthetic_repo(tmp_path)
     t0 = time.perf_counter()
     ctx = ResolverContext.build(tmp_path, files)
     t1 = time.perf_counter()
     results = [resolve_import(ctx, lang, f, imp) for lang, f, imp in todo]
     t2 = time.perf_counter()
+    return files, todo, results, t1 - t0, t2 - t1
+
+
+def test_fifty_thousand_imports_resolve(tmp_path: Path) -> None:
+    files, todo, results, _, _ = _resolve_all(tmp_path)
     resolved = sum(1 for r in results if r)
-    print(f"build {t1 - t0:.3f}s, resolve {len(todo)} imports {t2 - t1:.3f}s, {resolved} resolved")
     assert len(files) >= 6000 and len(todo) >= IMPORTS
     assert 0.58 * len(todo) < resolved < 0.61 * len(todo)  # 6 of every 10 are local (minus self-imports)
-    assert t1 - t0 < 1.0
-    assert t2 - t1 < 2.0  # about 0.3 s on a 2-core laptop; generous for loaded CI machines
+
+
+@pytest.mark.perf
+def test_fifty_thousand_imports_resolve_well_under_a_second(tmp_path: Path) -> None:
+    _, todo, _, build, resolve = _resolve_all(tmp_path)
+    print(f"build {build:.3f}s, resolve {len(todo)} imports {resolve:.3f}s")
+    assert build < 1.0
+    assert resolve < 2.0  # about 0.3 s on a 2-core laptop; generous for loaded CI machines

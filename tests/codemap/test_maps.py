@@ -6,7 +6,7 @@ import json
 
 from cairn.codemap.graph import pagerank
 from cairn.codemap.modules import ROOT_MODULE, assign_modules
-from cairn.search.budget import estimate_tokens
+from cairn.text.budget import estimate_tokens
 from helpers import make_git_repo
 
 

@@ -151,3 +151,76 @@ def test_status_styles(text: str, status: str) -> None:
 
     node, _ = parse_record("docs/adr/0001-x.md", text, "decision")
     assert node.status == status
+
+
+# The Status section of cometbft's ADR template (docs/references/architecture/adr-template.md,
+# Apache-2.0), left unfilled in three of its ADRs: guidance, not a status.
+TEMPLATE_STATUS = """# ADR 057: RPC
+
+## Context
+
+The RPC layer needs a redesign.
+
+## Decision
+
+Split it.
+
+## Status
+
+> A decision may be "proposed" if it hasn't been agreed upon yet, or "accepted" once it is agreed upon. \
+If a later ADR changes or reverses a decision, it may be marked as "deprecated" or "superseded" with a \
+reference to its replacement.
+
+{Deprecated|Proposed|Accepted}
+
+## Consequences
+
+Fewer endpoints.
+"""
+
+
+def _records(tmp_path, files: dict[str, str]):
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    return by_path(import_records(tmp_path, list(files)))
+
+
+def test_template_guidance_in_the_status_section_is_not_a_status(tmp_path) -> None:
+    got = _records(tmp_path, {"docs/references/architecture/adr-057-rpc.md": TEMPLATE_STATUS,
+                              "docs/references/architecture/adr-058-x.md": TEMPLATE_STATUS.replace(
+                                  "{Deprecated|Proposed|Accepted}", "<!-- pick one -->\nAccepted")})
+    assert got["docs/references/architecture/adr-057-rpc.md"].status == "active"
+    assert got["docs/references/architecture/adr-058-x.md"].status == "accepted"
+
+
+def test_superseded_by_a_bracketed_number_or_a_link_that_misses_is_linked(tmp_path) -> None:
+    base = "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nc\n\n## Decision\n\nd\n"
+    got = _records(tmp_path, {
+        "arch/adr-013-old.md": base.format(n=13, t="Old", s="Superseded by [ADR 14]"),
+        "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
+        "arch/adr-015-older.md": base.format(n=15, t="Older", s="Superseded by [ADR 14](./adr-14-renamed.md)"),
+    })
+    new = got["arch/adr-014-new.md"]
+    assert got["arch/adr-013-old.md"].superseded_by == new.id
+    assert got["arch/adr-015-older.md"].superseded_by == new.id
+
+
+def test_an_adr_without_a_status_heading_is_still_a_record(tmp_path) -> None:
+    got = _records(tmp_path, {"docs/references/architecture/tendermint-core/adr-008-priv-validator.md":
+                              "# ADR 008: SocketPV\n\nNodes should support only two PrivValidator implementations.\n",
+                              "docs/references/architecture/notes-on-logging.md": "# Logging\n\nSome notes.\n"})
+    assert list(got) == ["docs/references/architecture/tendermint-core/adr-008-priv-validator.md"]
+    assert got["docs/references/architecture/tendermint-core/adr-008-priv-validator.md"].title == "SocketPV"
+
+
+def test_search_never_prints_superseded_by_none(tmp_path, run_cli) -> None:
+    from helpers import make_git_repo
+
+    root = make_git_repo(tmp_path / "r", {"docs/adr/0001-use-cron.md": "# 1. Use cron for the nightly export\n\n"
+                                          "## Status\n\nSuperseded\n\n## Context\n\nnightly export\n\n"
+                                          "## Decision\n\nUse cron for the nightly export.\n",
+                                          "src/export.py": "def nightly_export():\n    pass\n"})
+    out = run_cli("search", "why cron for the nightly export", "--root", str(root))
+    assert out.returncode == 0, out.stderr
+    assert "0001-use-cron" in out.stdout and "superseded by None" not in out.stdout

@@ -35,6 +35,8 @@ def test_remember_read_list_end_to_end(tmp_path, run_cli) -> None:
     r = run_cli("memory", "doctor", "--json", cwd=root)
     report = json.loads(r.stdout)
     assert [s["id"] for s in report["stale"]] == [created["id"]] and report["malformed"] == []
+    assert r.returncode == 1  # problems found: a script can act on the exit code
+    assert run_cli("memory", "doctor", cwd=root).returncode == 1
 
 
 def test_supersede_and_personal_vault(tmp_path, run_cli, cairn_home) -> None:
@@ -81,3 +83,27 @@ def test_bad_input_is_one_clear_line(tmp_path, run_cli) -> None:
         assert r.returncode == 1, (args, r.stdout, r.stderr)
         assert r.stderr.count("\n") == 1 and fragment in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
     assert knowledge_files(root) == [] and not (plain / ".cairn").exists()
+
+
+def test_staleness_is_symbol_precise_and_ignores_comments_through_the_cli(tmp_path, run_cli) -> None:
+    root = make_project(tmp_path / "shop").root
+    assert run_cli("index", cwd=root).returncode == 0
+    r = run_cli("remember", "Coupons replace the discount", "-t", "gotcha", "--file", "src/checkout.py",
+                "--symbol", "apply_coupon", "--json", cwd=root)
+    node_id = json.loads(r.stdout)["results"][0]["id"]
+    path = root / "src/checkout.py"
+
+    def stale() -> list[str]:
+        return json.loads(run_cli("read", node_id, "--json", cwd=root).stdout)["stale"]
+
+    path.write_text(path.read_text().replace("return sum(line.price for line in order.lines)",
+                                             "return sum(line.price * line.qty for line in order.lines)"))
+    assert stale() == []  # another function of the cited file changed
+    path.write_text(path.read_text().replace("    order.discount = coupon.amount\n",
+                                             "    # the coupon replaces any earlier discount\n"
+                                             "    order.discount = coupon.amount\n"))
+    assert stale() == []  # a comment inside the cited function
+    assert run_cli("memory", "doctor", cwd=root).returncode == 0
+    path.write_text(path.read_text().replace("order.discount = coupon.amount", "order.discount += coupon.amount"))
+    assert stale() == ["src/checkout.py"]
+    assert run_cli("memory", "doctor", cwd=root).returncode == 1

@@ -40,7 +40,9 @@ def test_fresh_note_is_not_stale_and_edit_makes_it_stale(tmp_path) -> None:
     node = _note(project)
     assert stale_files(node, project.root) == []
     path = project.root / "src/checkout.py"
-    path.write_text(path.read_text() + "\n# touched\n")
+    path.write_text(path.read_text() + "\n# a comment, then blank lines and indentation\n\n")
+    assert stale_files(node, project.root) == []  # the code is as it was
+    path.write_text(path.read_text() + "\nTAX = 0.2\n")
     assert stale_files(node, project.root) == ["src/checkout.py"]
 
 

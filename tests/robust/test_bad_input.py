@@ -206,15 +206,15 @@ def test_a_wrong_config_value_is_one_config_line(shop, capsys, text, says) -> No
 
 
 def test_a_wrong_type_never_switches_a_hook_feature_off(tmp_path) -> None:
-    from cairn.agents.hooks.settings import HOOK_DEFAULTS, hook_settings
+    from cairn.config import HookSettings, settings
 
     root = make_project(tmp_path / "shop").root
     (root / ".cairn" / "config.toml").write_text(
         '[hooks.recall]\nenabled = "no"\nbudget = "500"\nmax_items = -3\nmin_weight = nan\n'
         '[hooks.read_guard]\nenabled = 0\nmax_lines = 120\n[hooks.meter]\nwindow = inf\n'
         '[hooks]\njournal = "off"\n')
-    s = hook_settings(root)
-    assert s["recall"] == HOOK_DEFAULTS["recall"]
-    assert s["read_guard"]["enabled"] is True and s["read_guard"]["max_lines"] == 120  # the valid one is kept
-    assert s["meter"]["window"] == HOOK_DEFAULTS["meter"]["window"]
-    assert s["journal"] == HOOK_DEFAULTS["journal"]
+    s, defaults = settings(root).hooks, HookSettings()
+    assert s.recall.as_dict() == defaults.recall.as_dict()
+    assert s.read_guard.enabled is True and s.read_guard.max_lines == 120  # the valid one is kept
+    assert s.meter.window == defaults.meter.window
+    assert s.journal.enabled is True

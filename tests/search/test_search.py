@@ -8,10 +8,10 @@ import pytest
 
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import resolve_project
-from cairn.search.budget import estimate_tokens
 from cairn.search.engine import search_code
 from cairn.search.eval.cases import clean_subject, mine_cases
 from cairn.search.service import search
+from cairn.text.budget import estimate_tokens
 from helpers import git, make_git_repo
 
 REPO = {

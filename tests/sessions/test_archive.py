@@ -360,3 +360,24 @@ def test_malformed_field_types_never_break_an_ingest(tmp_path: Path):
     assert _rows(con, "SELECT role, ts, ref, agent FROM turns ORDER BY id") == [
         ("tool_result", None, None, None), ("tool", None, None, None)]
     assert _rows(con, "SELECT cwd, git_branch, project_id FROM sessions") == [(None, None, None)]
+
+
+def test_a_session_in_two_files_is_counted_once(transcripts: Path, tmp_path: Path):
+    """Claude Code reads two transcript folders (~/.claude and ~/.config/claude): the same session file
+    can sit in both; the archive holds its turns once."""
+    second = tmp_path / "config-claude" / "projects" / "-home-USER-projects"
+    second.mkdir(parents=True)
+    shutil.copy(transcripts / f"{BIG}.jsonl", second / f"{BIG}.jsonl")
+    one = ingest_paths([transcripts / f"{BIG}.jsonl"], auto_backup=False)
+    two = ingest_paths([second / f"{BIG}.jsonl"], auto_backup=False)
+    assert one.turns > 0 and two.turns == 0
+    con = open_archive()
+    try:
+        turns = _count(con, "SELECT COUNT(*) FROM turns WHERE session_id = ?", BIG)
+        assert turns == one.turns
+        assert _count(con, "SELECT turns FROM sessions WHERE session_id = ?", BIG) == turns
+        uuids = _rows(con, "SELECT uuid, block, COUNT(*) FROM turns WHERE session_id = ? GROUP BY uuid, block "
+                           "HAVING COUNT(*) > 1", BIG)
+        assert uuids == []
+    finally:
+        con.close()

@@ -19,8 +19,12 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.agents.install import HOOK_EVENTS, MCP_NAME, is_cairn_handler, targets
+
+if TYPE_CHECKING:
+    from cairn.project import Project
 
 RECENT_RUNS = 200  # timing samples per event
 ERROR_WINDOW = 24 * 3600
@@ -133,7 +137,7 @@ def check_hooks(root: Path | None) -> Check:
             return Check("hooks", "ok", f"provided by the enabled plugin `{plugin}` (its hooks/hooks.json)")
         return Check("hooks", "fail", "no cairn hooks in " + ", ".join(map(str, files))
                      + ": run `cairn install claude` (or install the cairn plugin)")
-    data = {"files": where, "events": sorted(sources)}
+    data: dict[str, object] = {"files": where, "events": sorted(sources)}
     cache: dict[str, str | None] = {}
     broken = sorted({why for cmds in sources.values() for c in cmds if (why := _interpreter_ok(c, cache))})
     if broken:
@@ -158,6 +162,9 @@ def check_hooks(root: Path | None) -> Check:
 
 
 def check_mcp(root: Path | None) -> Check:
+    plugin = _plugin_enabled(settings_files(root))
+    if plugin:  # the plugin ships .mcp.json with the server: Claude Code starts it from there
+        return Check("mcp", "ok", f"MCP server `{MCP_NAME}` provided by the enabled plugin `{plugin}`")
     paths = [targets("user", None)[1]] + ([root / ".mcp.json"] if root is not None else [])
     for path in paths:
         try:
@@ -170,7 +177,7 @@ def check_mcp(root: Path | None) -> Check:
     return Check("mcp", "warn", "cairn's MCP server is not registered (`cairn install claude`, or the plugin)")
 
 
-def check_index(project) -> Check:
+def check_index(project: Project) -> Check:
     if project is None or project.root is None:
         return Check("index", "warn", "not inside a project: no index to check")
     path = project.index_path()
@@ -275,24 +282,27 @@ def check_timings(logs: Path) -> Check:
                  (f"timeouts in {', '.join(slow)}; " if slow else "") + detail, t)
 
 
-def check_memory(project) -> Check:
+def check_memory(project: Project) -> Check:
     if project is None or project.root is None:
         return Check("memory", "ok", "not inside a project")
     from cairn.memory import load_knowledge_with_problems
     from cairn.memory.doctor import diagnose
+    from cairn.memory.knowledge import symbol_range_for
 
     k = load_knowledge_with_problems(project)
-    report = diagnose(k.nodes, k.problems, project.root)
+    report = diagnose(k.nodes, k.problems, project.root, symbol_range_for(project, k.nodes))
     if report.ok:
         return Check("memory", "ok", f"{report.nodes} knowledge nodes, no problems", report.to_dict())
     lines = report.lines()
     return Check("memory", "warn", f"{len(lines)} problems: " + "; ".join(lines[:3]), report.to_dict())
 
 
-def run_doctor(project) -> list[Check]:
+def run_doctor(project: Project | None) -> list[Check]:
     from cairn.home import logs_dir
 
     root = project.root if project is not None else None
     logs = logs_dir()
+    if project is None:
+        return [check_hooks(root), check_mcp(root), check_errors(logs), check_timings(logs)]
     return [check_hooks(root), check_mcp(root), check_index(project), check_errors(logs), check_timings(logs),
             check_memory(project)]

@@ -12,9 +12,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cairn.agents import records
 from cairn.errors import CairnError
+
+if TYPE_CHECKING:
+    from cairn.project import Project
 
 KIND = "handoffs"
 SECTIONS = (("goal", "Goal"), ("where", "Where we are"), ("files", "Files in play"),
@@ -74,7 +78,7 @@ def files_of(body: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def save_handoff(project, *, fields: dict[str, str | list[str] | None] | None = None, body: str | None = None,
+def save_handoff(project: Project, *, fields: dict[str, str | list[str] | None] | None = None, body: str | None = None,
                  session: str | None = None, now: float | None = None) -> Handoff:
     """Write a handoff from structured `fields` or a markdown `body` (redacted) and return it."""
     from cairn.redact import redact
@@ -93,7 +97,7 @@ def save_handoff(project, *, fields: dict[str, str | list[str] | None] | None = 
     title = _title(text)
     folder = records.records_dir(project, KIND)
     path = records.new_path(folder, title, now)
-    meta = {"created": records.utc_stamp(now), "title": title, "files": files}
+    meta: dict[str, Any] = {"created": records.utc_stamp(now), "title": title, "files": files}
     if session:
         meta["session"] = session
     path = records.write(path, meta, text)
@@ -114,17 +118,34 @@ def load_handoff(path: Path) -> Handoff | None:
     except OSError:
         return None
     meta, body = records.parse(text)
-    files = meta.get("files") if isinstance(meta.get("files"), list) else files_of(body)
+    listed = meta.get("files")
+    files = listed if isinstance(listed, list) else files_of(body)
     return Handoff(Path(path), str(meta.get("created") or ""), str(meta.get("title") or _title(body)), body,
                    [str(f) for f in files], meta.get("session") if isinstance(meta.get("session"), str) else None)
 
 
-def latest_handoff(project) -> Handoff | None:
-    """The newest handoff of the project, or None."""
+def latest_handoff(project: Project, *, session: str | None = None, since: float | None = None
+                   ) -> Handoff | None:
+    """The newest handoff of the project, or None.
+
+    With `session` (restoring a session after compaction): that session's newest handoff, else the
+    newest one saved without a session id since the session started (`since`, epoch seconds, when
+    known); never another session's handoff, nor an older one a teammate committed.
+    """
     if project is None or project.root is None:
         return None
+    from cairn.sessions.context import iso_epoch
+
+    fallback = None
     for path in records.newest(records.read_dir(project, KIND)):
         found = load_handoff(path)
-        if found is not None:
+        if found is None:
+            continue
+        if session is None:
             return found
-    return None
+        if found.session == session:
+            return found
+        if (fallback is None and found.session is None
+                and (not since or iso_epoch(found.created) >= since - 1)):
+            fallback = found
+    return fallback

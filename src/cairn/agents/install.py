@@ -72,8 +72,8 @@ def merge_hooks(settings: dict, launcher: str) -> dict:
     hooks = remove_hooks(out).get("hooks")
     hooks = dict(hooks) if isinstance(hooks, dict) else {}
     for event, groups in hook_config(launcher)["hooks"].items():
-        existing = hooks.get(event) if isinstance(hooks.get(event), list) else []
-        hooks[event] = list(existing) + groups
+        existing = hooks.get(event)
+        hooks[event] = (list(existing) if isinstance(existing, list) else []) + groups
     out["hooks"] = hooks
     return out
 
@@ -286,12 +286,19 @@ def apply(plan: Plan, *, undo: bool = False) -> list[Path]:
                 atomic_write_text(backup, ch.before)
                 backup.chmod(0o600)
             manifest[key] = {"original": str(backup) if backup else None}
+            if not ch.path.parent.exists():  # install makes `.claude/`: undo removes it again (if empty)
+                manifest[key]["made_dir"] = str(ch.path.parent)
         if ch.after is None:
             ch.path.unlink(missing_ok=True)
         else:
             atomic_write_text(ch.path, ch.after)
         if undo:
-            manifest.pop(key, None)
+            made = (manifest.pop(key, None) or {}).get("made_dir")
+            if made and ch.after is None and Path(made) == ch.path.parent:
+                try:
+                    ch.path.parent.rmdir()  # only when empty: anything else there is the user's
+                except OSError:
+                    pass
         else:
             manifest[key]["written"] = _digest(ch.after or "")
         done.append(ch.path)

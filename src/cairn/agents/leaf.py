@@ -4,8 +4,9 @@ One line each, read from the code index's `nodes` table (the indexer stores ever
 knowledge node of the project there, see codemap/knowledge_index.py). Reading the index instead
 of the vault keeps YAML parsing and the graph load off the session-start path.
 
-Order: notes tagged `pinned` first, then by the day of their last update (newest first), then
-decisions before gotchas, then title; tasks the same way. Personal notes are not project knowledge and are left out.
+Order: by importance, the one formula of `memory/importance.py` (pinned first, then type weight,
+recency and links, as CLAUDE.md's block ranks them); tasks the same way. Personal notes are not
+project knowledge and are left out.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ def _rows(con: sqlite3.Connection, types: tuple[str, ...]) -> list[tuple[sqlite3
     marks = ",".join("?" * len(types))
     out = []
     try:
-        rows = con.execute(f"SELECT id, type, title, data FROM nodes WHERE state = 'active' AND origin != 'personal' "
-                           f"AND type IN ({marks})", types).fetchall()
+        rows = con.execute(
+            f"SELECT n.id, n.type, n.title, n.data, (SELECT COUNT(*) FROM edges e WHERE e.kind = 'link' AND "
+            f"(e.src = n.file_id OR e.dst = n.file_id)) AS links FROM nodes n WHERE n.state = 'active' AND "
+            f"n.origin != 'personal' AND n.type IN ({marks})", types).fetchall()
     except sqlite3.Error:  # an index without knowledge (older format): no leaf rather than an error
         return []
     for r in rows:
@@ -40,11 +43,12 @@ def _rows(con: sqlite3.Connection, types: tuple[str, ...]) -> list[tuple[sqlite3
 
 
 def _sorted(rows: list[tuple[sqlite3.Row, dict]]) -> list[tuple[sqlite3.Row, dict]]:
-    """Pinned first, then the most recently updated day, then decisions before gotchas, then title
-    (day granularity: notes written in one sitting keep a stable order)."""
-    rows = sorted(rows, key=lambda rd: (rd[0]["type"], rd[0]["title"] or ""))
-    rows = sorted(rows, key=lambda rd: str(rd[1].get("updated") or "")[:10], reverse=True)
-    return sorted(rows, key=lambda rd: "pinned" not in (rd[1].get("tags") or []))
+    """Most important first (`memory/importance.order`)."""
+    from cairn.memory.importance import order
+
+    items = [(r["id"], r["type"], str(d.get("updated") or "") or None, "pinned" in (d.get("tags") or []),
+              int(r["links"] or 0)) for r, d in rows]
+    return [rows[i] for i in order(items)]
 
 
 def project_leaf(con: sqlite3.Connection, *, decisions: int = 5, tasks: int = 5) -> dict[str, list[str]]:

@@ -9,24 +9,27 @@ order.
 from __future__ import annotations
 
 import json
-import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-_FM = re.compile(r"\A---\n(.*?)\n---\n?", re.S)
+from cairn.text.frontmatter import split_front_matter
+
+if TYPE_CHECKING:
+    from cairn.project import Project
 
 
-def records_dir(project, kind: str) -> Path:
+def records_dir(project: Project, kind: str) -> Path:
     """Where records of `kind` live for a project (see the module docstring). Under `.cairn/` no
     component may be a symlink (a cloned repository could point one anywhere): PathRefused."""
-    if project.has_memory_dir:
+    if project.memory_dir is not None and project.has_memory_dir:
         from cairn.safepath import memory_path
 
         return memory_path(project.memory_dir, kind)
     return project.data_dir() / kind
 
 
-def read_dir(project, kind: str) -> Path | None:
+def read_dir(project: Project, kind: str) -> Path | None:
     """`records_dir` for reading: None when `.cairn/` links it elsewhere (nothing is read then)."""
     from cairn.errors import PathRefused
 
@@ -54,11 +57,11 @@ def render(meta: dict, body: str) -> str:
 
 def parse(text: str) -> tuple[dict, str]:
     """(meta, body) of a record; a file without front matter is all body."""
-    m = _FM.match(text)
-    if not m:
+    block, body = split_front_matter(text)
+    if block is None:
         return {}, text
     meta: dict = {}
-    for line in m.group(1).splitlines():
+    for line in block.splitlines():
         key, sep, raw = line.partition(":")
         if not sep:
             continue
@@ -66,7 +69,7 @@ def parse(text: str) -> tuple[dict, str]:
             meta[key.strip()] = json.loads(raw.strip())
         except ValueError:
             meta[key.strip()] = raw.strip()
-    return meta, text[m.end():]
+    return meta, body
 
 
 def new_path(folder: Path, title: str, ts: float | None = None) -> Path:

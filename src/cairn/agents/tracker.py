@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 MAX_TRACKER_BYTES = 8 * 1024 * 1024
@@ -22,7 +23,7 @@ _ID_TOKEN = re.compile(r"\b[a-z][a-z0-9]{0,15}-[0-9a-z]{2,12}(?:\.\d{1,4})*\b", 
 TEXT_KEYS = ("description", "body", "text", "design", "acceptance_criteria", "notes")
 
 
-def _records(root: Path, files: list[str]):
+def _records(root: Path, files: list[str]) -> Iterator[dict]:
     from cairn.errors import PathRefused
     from cairn.safepath import confine, is_regular
 

@@ -5,14 +5,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cairn.project import Project
 
 
 class FreeTextParser(argparse.ArgumentParser):
     """An argument that starts with a dash but names no option is text, not an unknown option:
     `cairn search "-v flag ignored"` searches for it (misspelled options still fail, as extras)."""
 
-    def _parse_optional(self, arg_string: str):  # type: ignore[override]
+    def _parse_optional(self, arg_string: str) -> Any:
         found = super()._parse_optional(arg_string)
         first = found[0] if isinstance(found, list) and found else found
         if isinstance(first, tuple) and first[0] is None and arg_string not in self._option_string_actions:
@@ -33,7 +38,7 @@ def print_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
-def resolve(args: argparse.Namespace, *, need_root: bool = True):
+def resolve(args: argparse.Namespace, *, need_root: bool = True) -> Project:
     """The Project for a command's --root / cwd; a clear error when it has no tree to work on."""
     from cairn.errors import CairnError
     from cairn.project import resolve_project
@@ -48,3 +53,10 @@ def resolve(args: argparse.Namespace, *, need_root: bool = True):
             "pass --root DIR or run `cairn init` in the project folder"
         )
     return project
+
+
+def resolve_root(args: argparse.Namespace) -> tuple[Project, Path]:
+    """`resolve(args)` and its root, for commands that work on a tree."""
+    project = resolve(args)
+    assert project.root is not None  # resolve() refused a project without a tree
+    return project, project.root

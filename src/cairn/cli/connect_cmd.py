@@ -38,7 +38,7 @@ def cmd_connect(args: argparse.Namespace) -> int:
     if not args.agent:
         raise CairnError("name an agent (see `cairn connect --list`)")
     from cairn.agents.connectors.apply import agent_named, apply, plan, undo
-    from cairn.cli.common import resolve
+    from cairn.cli.common import resolve, resolve_root
 
     agent = agent_named(args.agent)
     if args.undo:
@@ -52,9 +52,9 @@ def cmd_connect(args: argparse.Namespace) -> int:
         else:
             print("\n".join(lines))
         return 0
-    project = resolve(args)
-    steps = plan(agent, project.root)
-    done = [] if args.dry_run else apply(agent, steps, project.root)
+    project, root = resolve_root(args)
+    steps = plan(agent, root)
+    done = [] if args.dry_run else apply(agent, steps, root)
     if args.json:
         print_json({"agent": agent.name, "project": str(project.root), "dry_run": args.dry_run, "done": done,
                     "steps": [{"role": s.target.role, "format": s.target.fmt, "path": str(s.path),

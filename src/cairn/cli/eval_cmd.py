@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from cairn.cli.common import add_json, add_root, print_json
@@ -33,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("-v", "--verbose", action="store_true", help="print each case's top results")
     add_json(r)
     r.set_defaults(func=cmd_run)
+    pr = esub.add_parser("prune", help="delete the trees and indexes `eval run` materialized",
+                         description="`cairn eval run` extracts the tree before each case's commit and indexes "
+                         "it, under --cache (default CAIRN_HOME/eval), and keeps them for the next run. This "
+                         "deletes them (the next run extracts again).")
+    pr.add_argument("--cache", help="the cache `eval run` used (default: CAIRN_HOME/eval)")
+    add_json(pr)
+    pr.set_defaults(func=cmd_prune)
     s = esub.add_parser("sessions", help="replay your archived sessions prompt by prompt: files@5, novel@5",
                         description="Replay this project's archived agent sessions (cairn sessions ingest) prompt "
                         "by prompt, each with the session so far, and measure whether cairn finds the files the "
@@ -45,12 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=cmd_sessions)
 
 
-def _repo_arg(args) -> Path:
-    from cairn.cli.common import resolve
+def _repo_arg(args: argparse.Namespace) -> Path:
+    from cairn.cli.common import resolve_root
 
     if getattr(args, "repo", None):
         return Path(args.repo).expanduser().resolve()
-    return resolve(args).root
+    return resolve_root(args)[1]
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
@@ -58,14 +66,34 @@ def cmd_cases(args: argparse.Namespace) -> int:
     from cairn.util.atomic import atomic_write_text
 
     repo = _repo_arg(args)
-    cases = case_dicts(mine_cases(repo, limit=args.limit, scan_commits=args.scan))
+    skipped: Counter = Counter()
+    cases = case_dicts(mine_cases(repo, limit=args.limit, scan_commits=args.scan, skipped=skipped))
     from cairn.redact import redact
 
     atomic_write_text(Path(args.out), redact("".join(json.dumps(c) + "\n" for c in cases)))  # commit messages too
+    examined = skipped.pop("examined", 0)
     if args.json:
-        print_json({"cases": len(cases), "out": args.out})
+        print_json({"cases": len(cases), "out": args.out, "commits_examined": examined, "skipped": dict(skipped)})
+        return 0
+    print(f"wrote {len(cases)} cases to {args.out} ({examined} commits examined)")
+    if len(cases) < args.limit and skipped:
+        print("commits without a case: " + "; ".join(f"{n} {why}" for why, n in skipped.most_common()))
+    if not cases:
+        print("a case is a commit whose subject describes a change to 1-4 existing source files; "
+              "try --scan with more commits, or a repository with more history")
+    return 0
+
+
+def cmd_prune(args: argparse.Namespace) -> int:
+    from cairn.home import cairn_home
+    from cairn.search.eval.run import prune_cache
+
+    cache = Path(args.cache).expanduser() if args.cache else cairn_home() / "eval"
+    trees, freed = prune_cache(cache)
+    if args.json:
+        print_json({"cache": str(cache), "trees": trees, "bytes": freed})
     else:
-        print(f"wrote {len(cases)} cases to {args.out}")
+        print(f"removed {trees} evaluation trees and their indexes from {cache} ({freed / 1e6:.1f} MB)")
     return 0
 
 
@@ -124,7 +152,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
-    from cairn.cli.common import resolve
+    from cairn.cli.common import resolve_root
     from cairn.codemap.index_db import open_index
     from cairn.codemap.indexer import index_project
     from cairn.errors import CairnError
@@ -132,11 +160,10 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     from cairn.sessions.archive_schema import archive_path
     from cairn.store.db import connect
 
-    project = resolve(args)
+    project, root = resolve_root(args)
     if not archive_path().exists():
         raise CairnError("no session archive yet: run `cairn sessions ingest` (or use the Claude Code hooks) first")
     archive = connect(archive_path(), readonly=True)
-    root = project.root
 
     def to_repo(path: str) -> str | None:
         from cairn.agents.hooks.context import relpath

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cairn.cli.common import add_json, add_root, print_json, resolve
+from cairn.cli.common import add_json, add_root, print_json, resolve, resolve_root
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +43,8 @@ def cmd_save(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
     from cairn.safepath import confine
 
-    project = resolve(args)
-    root = Path(project.root).resolve()
+    project, root = resolve_root(args)
+    root = root.resolve()
     files = [confine(f, [root], relative_to=Path.cwd(), what="a file in play").relative_to(root).as_posix()
              for f in args.files]
     fields = {"goal": args.goal, "where": args.where, "decisions": args.decisions, "next": args.next,

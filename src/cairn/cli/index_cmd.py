@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from cairn.cli.common import add_json, add_root, print_json, resolve
+
+if TYPE_CHECKING:
+    from cairn.codemap.indexer import IndexStats
+    from cairn.project import Project
 
 CAIRN_GITIGNORE = """# derived or private: rebuilt by cairn, never committed
 sessions/
@@ -52,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.set_defaults(func=cmd_summary_show)
 
 
-def run_index(project, *, quiet: bool, full: bool = False, workers: int | None = None):
+def run_index(project: Project, *, quiet: bool, full: bool = False, workers: int | None = None) -> IndexStats:
     """Index with a progress bar on a terminal; returns IndexStats. An explicit index run also
     walks the index's pages for damage (`PRAGMA quick_check`): a damaged index is rebuilt."""
     from cairn.codemap.indexer import index_project
@@ -68,7 +73,7 @@ def run_index(project, *, quiet: bool, full: bool = False, workers: int | None =
                              progress=lambda done, total: bar.update(task, completed=done, total=total))
 
 
-def summary_line(stats) -> str:
+def summary_line(stats: IndexStats) -> str:
     langs = ", ".join(f"{k} {v}" for k, v in list(stats.languages.items())[:5])
     skipped = sum(stats.skipped.values())
     line = (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols, {stats.edges} edges; "
@@ -79,7 +84,7 @@ def summary_line(stats) -> str:
     return line
 
 
-def _refresh_maps(project) -> int:
+def _refresh_maps(project: Project) -> int:
     if not project.has_memory_dir:
         return 0
     from cairn.codemap.indexer import open_index
@@ -114,6 +119,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     from cairn.safepath import memory_path
 
     base = project.memory_dir
+    assert base is not None  # the project has a tree
     created = not base.exists()
     memory_path(base, "knowledge").mkdir(parents=True, exist_ok=True)
     if not (base / ".gitignore").exists():
@@ -130,7 +136,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _module_arg(project, module: str | None) -> str | None:
+def _module_arg(project: Project, module: str | None) -> str | None:
     if module is None:
         return None
     from cairn.codemap.indexer import open_index

@@ -17,6 +17,7 @@ from cairn.errors import CairnError
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ~5 ms
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, TextIO
 
 # Order here is the order in `cairn --help`.
 COMMAND_MODULES = [
@@ -72,7 +73,7 @@ class RedactedStdout:
 
     FLUSH_AT = 1 << 20
 
-    def __init__(self, inner) -> None:
+    def __init__(self, inner: TextIO) -> None:
         self._inner = inner
         self._parts: list[str] = []
         self._size = 0
@@ -102,7 +103,7 @@ class RedactedStdout:
     def close(self) -> None:
         self._release(final=True)
 
-    def __getattr__(self, name: str):  # isatty, encoding, fileno...: the real stream's
+    def __getattr__(self, name: str) -> Any:  # isatty, encoding, fileno...: the real stream's
         return getattr(self._inner, name)
 
 
@@ -132,7 +133,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
+        from cairn.cli.xray_cmd import simulate_parser
+
+        args = simulate_parser().parse_args(argv[2:])
+    else:
+        args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
@@ -142,7 +148,7 @@ def _run(argv: list[str]) -> int:
         from cairn.redact import redact
         from cairn.store.repair import printable
 
-        print(f"cairn: error: {printable(redact(str(exc)))}", file=sys.stderr)
+        _error(argv, printable(redact(str(exc))), exc.exit_code)
         return exc.exit_code
     except KeyboardInterrupt:
         print("cairn: interrupted", file=sys.stderr)
@@ -153,8 +159,7 @@ def _run(argv: list[str]) -> int:
         if os.environ.get("CAIRN_DEBUG"):
             raise
         where = _log_exception(argv)
-        print(f"cairn: internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""),
-              file=sys.stderr)
+        _error(argv, f"internal error: {type(exc).__name__}: {exc}" + (f" (details in {where})" if where else ""), 2)
         return 2
     finally:
         repairs = sys.modules.get("cairn.store.repair")
@@ -162,22 +167,22 @@ def _run(argv: list[str]) -> int:
             print(f"cairn: {line}", file=sys.stderr)
 
 
+def _error(argv: list[str], message: str, code: int) -> None:
+    """One line on stderr; with --json also a JSON object on stdout, where the program reads."""
+    print(f"cairn: error: {message}" if not message.startswith("internal error") else f"cairn: {message}",
+          file=sys.stderr)
+    if "--json" in argv:
+        import json
+
+        print(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
+
+
 def _log_exception(argv: list[str]) -> str | None:
-    """Append the current traceback to CAIRN_HOME/logs/cli.log (redacted argv); never raises."""
-    try:
-        import time
-        import traceback
+    """Append the current traceback to CAIRN_HOME/logs/cli.log (redacted, cairn.logs); never raises."""
+    from cairn.logs import log_exception
 
-        from cairn.home import logs_dir
-        from cairn.redact import redact
-
-        path = logs_dir() / "cli.log"
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} cairn {' '.join(argv[:1])}\n")
-            fh.write(redact(traceback.format_exc()))
-        return str(path)
-    except Exception:
-        return None
+    path = log_exception("cli.log", f"cairn {' '.join(argv[:1])}")
+    return str(path) if path else None
 
 
 if __name__ == "__main__":

@@ -8,8 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from cairn.cli.common import add_json, add_root, print_json, resolve
+
+if TYPE_CHECKING:
+    from cairn.memory.facts import Fact
 
 NODE_TYPES = ("decision", "bug", "gotcha", "concept", "howto", "preference", "task", "note")
 
@@ -91,7 +95,7 @@ def _read_stdin_json():
         raise CairnError(f"stdin is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
 
-def _facts(args: argparse.Namespace):
+def _facts(args: argparse.Namespace) -> list[Fact]:
     from cairn.errors import CairnError
     from cairn.memory.facts import Fact, facts_from_json, parse_link
 
@@ -132,8 +136,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 def cmd_read(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
     from cairn.memory.graph import find, index_by_id, live_version, supersede_chain
-    from cairn.memory.knowledge import load_knowledge, node_summary
-    from cairn.memory.staleness import stale_files
+    from cairn.memory.knowledge import load_knowledge, node_stale_files, node_summary
 
     project = resolve(args, need_root=False)
     nodes = load_knowledge(project)
@@ -141,7 +144,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     if node is None:
         raise CairnError(f"no knowledge node {args.ref!r} (see `cairn memory list`)")
     by_id = index_by_id(nodes)
-    stale = stale_files(node, project.root)
+    stale = node_stale_files(project, [node]).get(node.id, [])
     live = live_version(nodes, node.id)
     links = [{"rel": lk.rel, "target": lk.target, "pending": lk.pending,
               "title": by_id[lk.target].title if lk.target in by_id else None,
@@ -194,15 +197,14 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_memory_md(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
-    from cairn.memory.knowledge import load_knowledge
+    from cairn.memory.knowledge import load_knowledge, node_stale_files
     from cairn.memory.memory_md import write_memory_md
-    from cairn.memory.staleness import stale_files
 
     if args.bytes < 200 or args.lines < 8:
         raise CairnError("--bytes must be >= 200 and --lines >= 8")
     project = resolve(args)
     nodes = load_knowledge(project, personal=False)
-    stale_ids = {n.id for n in nodes if n.is_live and n.cites and stale_files(n, project.root)}
+    stale_ids = set(node_stale_files(project, [n for n in nodes if n.is_live]))
     if args.force and not args.file:
         raise CairnError("--force needs an explicit --file PATH")
     res = write_memory_md(project, nodes, args.file, max_bytes=args.bytes, max_lines=args.lines,
@@ -242,17 +244,17 @@ def cmd_memory_list(args: argparse.Namespace) -> int:
 
 def cmd_memory_doctor(args: argparse.Namespace) -> int:
     from cairn.memory.doctor import diagnose
-    from cairn.memory.knowledge import load_knowledge_with_problems
+    from cairn.memory.knowledge import load_knowledge_with_problems, symbol_range_for
 
     project = resolve(args, need_root=False)
     kn = load_knowledge_with_problems(project)
-    report = diagnose(kn.nodes, kn.problems, project.root)
+    report = diagnose(kn.nodes, kn.problems, project.root, symbol_range_for(project, kn.nodes))
     if args.json:
         print_json(report.to_dict())
-        return 0
+        return 0 if report.ok else 1
     lines = report.lines()
     for line in lines:
         print(line)
     if not lines:
         print(f"memory ok: {report.nodes} nodes, nothing stale, orphaned, broken or malformed")
-    return 0
+    return 0 if report.ok else 1  # problems: exit 1, so a script or CI step can act on them

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from cairn.cli.common import add_json, add_root, print_json, resolve
+
+if TYPE_CHECKING:
+    from cairn.project import Project
+
+T = TypeVar("T")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,10 +44,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from cairn.errors import CairnError
     from cairn.search.service import search, session_context
 
-    project = resolve(args, need_root=args.kind != "knowledge")  # the personal vault needs no project
     terms = [t.strip() for t in args.terms.split(",") if t.strip()]
+    if not args.query.strip() and not terms:
+        raise CairnError('empty query: say what to look for, e.g. cairn search "where are coupons applied"')
+    project = resolve(args, need_root=args.kind != "knowledge")  # the personal vault needs no project
     session = None
     if args.transcript:
         session = session_context(project, _readable(args.transcript))
@@ -56,7 +66,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def repairing_search(project, fn):
+def repairing_search(project: Project, fn: Callable[[bool], T]) -> T:
     """`fn(again)` through index_db.repairing when there is a code index to repair."""
     if project.root is None:
         return fn(False)

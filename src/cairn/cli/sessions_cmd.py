@@ -6,8 +6,12 @@ import argparse
 import functools
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from cairn.cli.common import add_json, print_json
+
+if TYPE_CHECKING:
+    import sqlite3
 
 DESCRIPTION = """\
 The session archive: every past agent conversation, redacted, searchable offline.
@@ -110,7 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=db_errors(cmd_forget))
 
 
-def _project_ids(args: argparse.Namespace, con) -> list[str] | None:
+def _project_ids(args: argparse.Namespace, con: sqlite3.Connection) -> list[str] | None:
     """None for --all-projects, else the ids of --project P or of the current project."""
     from cairn.cli.common import resolve
     from cairn.sessions.archive_search import project_ids

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.cli.common import add_json, print_json
+
+if TYPE_CHECKING:
+    from cairn.sessions.usage import Dataset
 
 DESCRIPTION = """\
 X-ray the agents' transcripts: tokens and cost by kind (cache read / cache write / input /
@@ -22,7 +26,14 @@ Token counts match ccusage `session`; costs use cairn's price table (override in
 
   cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] [--json]
 replays every session's context curve as if Claude Code compacted whenever the context
-passed each threshold and reports the compactions and the estimated saving (method printed).
+passed each threshold and reports the compactions and the estimated saving (method printed;
+`cairn xray simulate --help` for its options).
+"""
+
+SIMULATE_DESCRIPTION = """Replay every session's context curve as if Claude Code had compacted whenever the context passed
+each threshold, and report the compactions it would have made and the estimated saving (the
+method is printed with the numbers). PATH, --days, --project and --session select sessions as
+for `cairn xray`.
 """
 
 
@@ -33,6 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         usage="cairn xray [PATH...] [--days N] [--project P | --all-projects] [--session ID] [--json] "
               "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
               "[--json]")
+    _selection(p)
+    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    add_json(p)
+    p.set_defaults(func=cmd_xray)
+
+
+def _selection(p: argparse.ArgumentParser) -> None:
+    """PATH... and the --days / --project / --session filters, the same for `xray` and `xray simulate`."""
     p.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or folders")
     p.add_argument("--days", type=int, metavar="N", help="only activity of the last N x 24 hours (by record time)")
     who = p.add_mutually_exclusive_group()
@@ -40,11 +59,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="one project: its name, cairn id, Claude folder name (--project=-home-me-repo) or its path")
     who.add_argument("--all-projects", action="store_true", help="every project (the default)")
     p.add_argument("--session", metavar="ID", help="one session (its id or an id prefix)")
-    p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
-    p.add_argument("--thresholds", default="100k,150k,250k", help="simulate: context sizes to try")
-    p.add_argument("--handoff", default="8k", help="simulate: size of the handoff after a compaction")
+
+
+def simulate_parser() -> argparse.ArgumentParser:
+    """`cairn xray simulate`'s own parser (xray takes PATHs, so simulate cannot be a subparser of it):
+    the entry point uses it for `xray simulate ...`, so its --help describes simulate."""
+    p = argparse.ArgumentParser(prog="cairn xray simulate", description=SIMULATE_DESCRIPTION)
+    _selection(p)
+    p.add_argument("--thresholds", default="100k,150k,250k", help="context sizes to try (default 100k,150k,250k)")
+    p.add_argument("--handoff", default="8k", help="size of the handoff after a compaction (default 8k)")
     add_json(p)
-    p.set_defaults(func=cmd_xray)
+    p.set_defaults(func=cmd_simulate)
+    return p
 
 
 def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
@@ -65,7 +91,7 @@ def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
     return False
 
 
-def _load(args: argparse.Namespace, paths: list[str]):
+def _load(args: argparse.Namespace, paths: list[str]) -> tuple[Dataset, dict, str | None]:
     """Transcripts read, filtered by --days/--project/--session, the filters, and why it is empty.
 
     A --days window with no activity is an answer, not an error: scripts polling `--days 1 --json`
@@ -110,8 +136,6 @@ def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.sessions.prices import load_prices
 
     paths = list(args.paths)
-    if paths[:1] == ["simulate"]:
-        return _cmd_simulate(args, paths[1:])
     from cairn.sessions.xray import analyze
 
     ds, filters, empty = _load(args, paths)
@@ -142,10 +166,11 @@ def cmd_xray(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_simulate(args: argparse.Namespace, paths: list[str]) -> int:
+def cmd_simulate(args: argparse.Namespace) -> int:
     from cairn.sessions.prices import load_prices
     from cairn.sessions.simulate import parse_thresholds, parse_tokens, simulate
 
+    paths = list(args.paths)
     thresholds = parse_thresholds(args.thresholds)
     handoff = parse_tokens(args.handoff, "--handoff")
     ds, _, empty = _load(args, paths)

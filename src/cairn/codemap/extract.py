@@ -14,7 +14,7 @@ from cairn.codemap.doc_role import document_role
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.codemap.textdefs import flat_spans, is_program, text_definitions
-from cairn.search.tokens import expand_identifiers, path_text
+from cairn.text.tokens import expand_identifiers, path_text
 
 
 @dataclass

@@ -270,7 +270,7 @@ def build_definitions(
         start_row = first.start_point[0]
         end_point = outer.end_point if end == outer.end_byte else _end_point(node)
         end_row = end_point[0] - 1 if end_point[1] == 0 and end_point[0] > start_row else end_point[0]
-        definition = Definition(
+        made = Definition(
             name=name,
             kind=kind,
             line=start_row + 1,
@@ -279,8 +279,8 @@ def build_definitions(
         )
         owner = _explicit_parent(lang, node, raw.name_node, src)
         if owner:
-            explicit[id(definition)] = owner
-        items.append(_Item(name, kind, first.start_byte, end, definition))
+            explicit[id(made)] = owner
+        items.append(_Item(name, kind, first.start_byte, end, made))
     for node, name_node in scopes:
         name = name_of(src[name_node.start_byte : name_node.end_byte].decode("utf-8", errors="replace"))
         if name:
@@ -311,7 +311,7 @@ def build_definitions(
         owner = explicit.get(id(definition))
         if definition.kind == "method" and not owner and (enclosing is None or enclosing[0].kind in NAMESPACE_LIKE):
             definition.kind = "function"  # e.g. rust `mod m { fn f() {} }`
-        if owner and (definition.parent is None or enclosing[0].kind in NAMESPACE_LIKE):
+        if owner and (definition.parent is None or (enclosing is not None and enclosing[0].kind in NAMESPACE_LIKE)):
             definition.parent = owner
             if definition.kind == "function":
                 definition.kind = "method"

@@ -62,7 +62,7 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
 
 
 def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[str, str | None, str]],
-                  only: set[int] | None = None):
+                  only: set[int] | None = None) -> dict[tuple[int, int], float]:
     """Resolved import edges; with `only`, re-resolve just those files and keep the others' edges.
 
     Resolution of an unchanged file can only change when the set of paths changes (a new file
@@ -89,7 +89,8 @@ def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[st
     return edges
 
 
-def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, str]]):
+def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, str]]
+               ) -> dict[tuple[int, int], float]:
     from cairn.codemap.imports.refs import reference_edges
 
     defs: dict[str, set[str]] = defaultdict(set)
@@ -139,6 +140,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     only = None
     if get_meta(con, "graph_paths") == paths_key and get_meta(con, "graph_version") == GRAPH_VERSION:
         only = {r[0] for r in con.execute("SELECT id FROM files WHERE dirty = 1")}
+    assert project.root is not None  # the _global project has no index
     imp = _import_edges(con, project.root, files, only)
     ref = _ref_edges(con, files)
     node_rows, know = knowledge_rows(con, project, {p: fid for fid, (p, _, _) in files.items()})

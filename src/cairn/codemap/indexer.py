@@ -23,7 +23,7 @@ from cairn.codemap.extract import FileRecord
 from cairn.codemap.index_db import open_index, rebuild
 from cairn.codemap.scan import scan
 from cairn.codemap.schema import get_meta, set_meta
-from cairn.config import load_config
+from cairn.config import IndexSettings, settings
 from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import transaction
@@ -97,7 +97,7 @@ class _Lock:
         _LOCK_FD = self.fh.fileno()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         global _LOCK_FD
         _LOCK_FD = None
         fcntl.flock(self.fh.fileno(), fcntl.LOCK_UN)
@@ -118,15 +118,17 @@ def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
 def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
     """Write one file's rows (replacing what was there). Caller holds the transaction."""
     from cairn.codemap.model import symbol_key
-    from cairn.search.tokens import name_key, stem_of
+    from cairn.text.tokens import name_key, stem_of
 
     parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
            parsed.error if parsed else None, rec.role)
     if file_id is None:
-        file_id = con.execute(
+        new_id = con.execute(
             "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error, role) "
             "VALUES(?,?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
+        assert new_id is not None  # an INSERT gives a rowid
+        file_id = new_id
     else:
         _delete_file_rows(con, file_id)
         con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
@@ -164,7 +166,7 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     if not root.is_dir():
         raise CairnError(f"{root}: not a directory")
     t0 = time.perf_counter()
-    cfg = load_config(root)
+    cfg = settings(root, strict=True).index
     stats = IndexStats()
     lock_path = project.index_path().with_suffix(".lock")
     with _Lock(lock_path, wait):
@@ -185,11 +187,13 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     return stats
 
 
-def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bool, workers) -> None:
+def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: IndexStats,
+         progress: Progress | None, full: bool, workers: int | None) -> None:
     root = project.root
+    assert root is not None  # index_project refused the _global project
     known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
              for r in con.execute("SELECT id, path, size, mtime_ns, hash FROM files")}
-    result = scan(root, max_bytes=int(cfg["index"]["max_file_bytes"]), kept=set(known),
+    result = scan(root, max_bytes=cfg.max_file_bytes, kept=set(known),
                   ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
     stats.skipped = dict(result.skipped)
     passed = {r[0]: (r[1], r[2]) for r in con.execute("SELECT path, size, mtime_ns FROM skipped")}
@@ -219,7 +223,7 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
                 con.execute("DELETE FROM files WHERE id = ?", (known[p][0],))
             con.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in passed if p not in seen])
         stats.deleted = len(gone)
-    n_workers = workers if workers is not None else int(cfg["index"].get("workers") or 0) or (os.cpu_count() or 1)
+    n_workers = workers if workers is not None else cfg.workers or (os.cpu_count() or 1)
     pending: list[FileRecord] = []
 
     def flush() -> None:
@@ -264,7 +268,7 @@ def _run(con, project: Project, cfg: dict, stats: IndexStats, progress, full: bo
         stats.graph_rebuilt = True
         with transaction(con):
             set_meta(con, "maps_dirty", "1")
-    if result.git and cfg["index"].get("history", True) is not False:
+    if result.git and cfg.history:
         from cairn.codemap.history import update_history
 
         stats.commits_mined = update_history(con, root)

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Language, Parser
@@ -41,7 +41,7 @@ class Lang:
 
 
 def _code(name: str, exts: str, grammar: tuple[str, str] | str, *, queries: tuple[str, ...] | None = None,
-          **kw) -> Lang:
+          **kw: Any) -> Lang:
     """A parsed language; `grammar` "mod" means (tree_sitter_mod, "language"); queries default to
     `<name>-tags.scm` and `<name>-imports.scm`."""
     if isinstance(grammar, str):
@@ -51,7 +51,7 @@ def _code(name: str, exts: str, grammar: tuple[str, str] | str, *, queries: tupl
     return Lang(name, "code", tuple(exts.split()), grammar=grammar, queries=queries, **kw)
 
 
-def _text(name: str, exts: str = "", kind: str = "text", **kw) -> Lang:
+def _text(name: str, exts: str = "", kind: str = "text", **kw: Any) -> Lang:
     """A language indexed as text (kind "text") or as a document (kind "doc"), never parsed here."""
     return Lang(name, kind, tuple(exts.split()), **kw)
 

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from cairn.codemap.summaries import get_summary, module_slug
 from cairn.errors import CairnError
 from cairn.project import Project
-from cairn.search.budget import estimate_tokens
+from cairn.text.budget import estimate_tokens
 
 LEVEL0_BUDGET = 500
 MAX_MODULES = 12
@@ -113,16 +113,25 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
 
     def assemble() -> list[str]:
         shown = len(mod_lines) - 1  # say what the list leaves out, so nobody takes it as complete
-        more = [f"- ... {len(mods) - shown} more modules (`cairn map MODULE` opens one)"] if len(mods) > shown else []
+        more = [f"- ... {len(mods) - shown} more modules (`cairn map MODULE` opens one)"] \
+            if mod_lines and len(mods) > shown else []
         return head + know_lines + mod_lines + more + file_lines + entry_lines
 
     lines = assemble()
-    # trim the longest section from its bottom until the map fits (every section keeps a few rows)
-    while estimate_tokens("\n".join(lines)) > budget:
-        section = max((know_lines, mod_lines, file_lines, entry_lines), key=len)
-        if len(section) <= 4:
+    sections = (know_lines, mod_lines, file_lines, entry_lines)
+    # trim the longest section from its bottom until the map fits (every section keeps a few rows),
+    # then down to one row each, then drop whole sections, least useful first: the budget is a cap
+    for keep in (4, 3):
+        while estimate_tokens("\n".join(lines)) > budget:
+            section = max(sections, key=len)
+            if len(section) <= keep:
+                break
+            section.pop()
+            lines = assemble()
+    for section in (entry_lines, file_lines, know_lines, mod_lines):
+        if estimate_tokens("\n".join(lines)) <= budget:
             break
-        section.pop()
+        section.clear()
         lines = assemble()
     return "\n".join(lines).rstrip() + "\n"
 
@@ -182,7 +191,7 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
 
 def write_maps(con: sqlite3.Connection, project: Project) -> int:
     """Write `.cairn/map.md` and `.cairn/modules/*.md` (only in an opted-in project). Returns files changed."""
-    if not project.has_memory_dir:
+    if project.memory_dir is None or not project.has_memory_dir:
         return 0
     from cairn.redact import redact
     from cairn.safepath import memory_path

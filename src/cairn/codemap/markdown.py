@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from cairn.codemap.model import Definition, ImportRef, ParsedFile
+from cairn.text.frontmatter import front_matter_end
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -34,7 +35,7 @@ def parse_markdown(source: bytes) -> ParsedFile:
     imports: list[ImportRef] = []
     fence: str | None = None
     prev_text: int | None = None  # index of the previous paragraph line (setext candidate)
-    start = _front_matter_end(lines)
+    start = front_matter_end(lines, max_lines=200)
     for i, raw in enumerate(lines):
         if i < start:
             continue
@@ -73,17 +74,6 @@ def parse_markdown(source: bytes) -> ParsedFile:
     return ParsedFile(lang="markdown", defs=_sections(headings, total), imports=imports)
 
 
-def _front_matter_end(lines: list[str]) -> int:
-    """Index of the first line after a leading YAML/TOML front-matter block (0 if none)."""
-    if not lines or lines[0].rstrip("\r") not in ("---", "+++"):
-        return 0
-    marker = lines[0].rstrip("\r")
-    for i in range(1, min(len(lines), 200)):
-        if lines[i].rstrip("\r") in (marker, "..."):
-            return i + 1
-    return 0
-
-
 def _collect_links(line: str, lineno: int, out: list[ImportRef]) -> None:
     if "](" in line:
         for m in _INLINE_LINK.finditer(line):
@@ -93,9 +83,9 @@ def _collect_links(line: str, lineno: int, out: list[ImportRef]) -> None:
             if target:
                 out.append(ImportRef(raw=target, line=lineno, kind="link"))
     if "]:" in line:
-        m = _REF_LINK.match(line)
-        if m:
-            target = _relative_target(m.group(1))
+        ref = _REF_LINK.match(line)
+        if ref:
+            target = _relative_target(ref.group(1))
             if target:
                 out.append(ImportRef(raw=target, line=lineno, kind="link"))
 

@@ -26,7 +26,7 @@ def short_name(name: str) -> str:
 def symbol_key(name: str, kind: str = "") -> str:
     """The lookup key stored for a definition: its short name as a name key (headings keep theirs);
     an operator (`.:?`, `<>`), which has no letters to key on, is its own key."""
-    from cairn.search.tokens import name_key
+    from cairn.text.tokens import name_key
 
     return name_key(name if kind == "heading" else short_name(name)) or name_key(name) or name.strip()[:40]
 

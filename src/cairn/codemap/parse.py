@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
 
     from cairn.codemap.parse_queries import CompiledQuery
+from typing import Any
 
 # Bigger files are almost always generated or minified: parsing them is slow and their
 # "definitions" are noise. They are still indexed as text.
@@ -77,7 +78,7 @@ def _parse_code(lang: str, src: bytes) -> ParsedFile:
     )
 
 
-def _parse_tree(parser, src: bytes):
+def _parse_tree(parser: Any, src: bytes) -> Any:
     """Parse with a deadline (tree-sitter only checks one while reading through a callback).
 
     The tree is then re-parsed from the bytes with itself as the old tree (no edits: nearly free),

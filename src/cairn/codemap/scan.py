@@ -17,6 +17,10 @@ import stat as statmod
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pathspec
 
 JUNK_DIRS = frozenset(
     """.git .hg .svn node_modules vendor third_party third-party bower_components __pycache__ .venv venv
@@ -118,7 +122,7 @@ def _ignore_lines(root: Path, use_gitignore: bool) -> list[str]:
     return lines
 
 
-def _ignore_spec(lines: list[str]):
+def _ignore_spec(lines: list[str]) -> _FastIgnore | None:
     """A matcher for `.cairn/ignore` (and the root .gitignore when git is not there to apply it)."""
     if not lines:
         return None
@@ -135,7 +139,7 @@ class _FastIgnore:
     pathspec's exact last-match-wins evaluation, which handles `!negations`.
     """
 
-    def __init__(self, spec):
+    def __init__(self, spec: pathspec.GitIgnoreSpec) -> None:
         self.spec = spec
         parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns
                  if p.include and p.regex is not None]

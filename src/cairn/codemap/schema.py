@@ -1,7 +1,7 @@
 """The code index schema, as plain migration functions (user_version i -> i+1).
 
 The index is derived data: deleting the file and running `cairn index` rebuilds it. Text search
-uses one FTS5 table over pre-expanded text (see search/tokens.py), one row per file (path, symbol
+uses one FTS5 table over pre-expanded text (see text/tokens.py), one row per file (path, symbol
 names, whole body). Chunks (top-level declarations, markdown sections) are stored as line ranges;
 the request path scores them on the few candidate files only (search/chunks.py), which keeps the
 index half the size and twice as fast to build.

@@ -34,7 +34,7 @@ def module_slug(module: str) -> str:
 
 
 def _dir(project: Project) -> Path:
-    if project.has_memory_dir:
+    if project.memory_dir is not None and project.has_memory_dir:
         return project.memory_dir / "summaries"
     return project.data_dir() / "summaries"
 
@@ -42,7 +42,7 @@ def _dir(project: Project) -> Path:
 def summary_path(project: Project, module: str | None) -> Path:
     """The summary's file; under `.cairn/`, never through a symlink (PathRefused)."""
     name = f"{MAP_KEY if module is None else module_slug(module)}.md"
-    if project.has_memory_dir:
+    if project.memory_dir is not None and project.has_memory_dir:
         from cairn.safepath import memory_path
 
         return memory_path(project.memory_dir, "summaries", name)

@@ -26,15 +26,33 @@ API for search and the maps (everything else is internal):
 
 Writing goes through `Vault.remember(facts)` (see vault.py); `cairn remember`, `cairn read`,
 `cairn memory-md`, `cairn memory list|doctor` live in cairn.cli.memory_cmd.
+
+The names above are imported on first use (PEP 562), so a stdlib-only module of this package
+(`importance`) can be imported by a hook without loading YAML and the vault.
 """
 
 from __future__ import annotations
 
-from cairn.memory.graph import find, live_version
-from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems, node_summary
-from cairn.memory.memory_md import ranked
-from cairn.memory.node import Link, Node
-from cairn.memory.staleness import stale_files
+import importlib
+from typing import TYPE_CHECKING, Any
 
+if TYPE_CHECKING:  # what the lazy names are, for the type checker
+    from cairn.memory.graph import find, live_version
+    from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems, node_summary
+    from cairn.memory.memory_md import ranked
+    from cairn.memory.node import Link, Node
+    from cairn.memory.staleness import stale_files
+
+_API = {"find": "graph", "live_version": "graph", "load_knowledge": "knowledge",
+        "load_knowledge_with_problems": "knowledge", "node_summary": "knowledge", "ranked": "memory_md",
+        "Link": "node", "Node": "node", "stale_files": "staleness"}
 __all__ = ["Link", "Node", "find", "live_version", "load_knowledge", "load_knowledge_with_problems",
            "node_summary", "ranked", "stale_files"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _API:
+        raise AttributeError(f"module 'cairn.memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cairn.memory.{_API[name]}"), name)
+    globals()[name] = value
+    return value

@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 
 from cairn.memory.node import Link, Node, normalize_body, slugify
+from cairn.text.frontmatter import split_front_matter
 
 MAX_READ = 64_000  # a record is short; do not read megabytes of markdown to find one
 RECORD_DIRS = {"adr", "adrs", "decision-records", "architecture-decisions", "architecture-decision-records",
@@ -54,16 +55,20 @@ _STATUS_LINE = re.compile(r"^[\s>*\-|#]*\**status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|
 _DATE = re.compile(r"^[\s>*\-|]*\**(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})",
                    re.I | re.M)
 _MDLINK = r"\[([^\]]*)\]\(([^)\s]+)\)"
+# What a relation names: a markdown link (groups 1-2), a bracketed number "[ADR 14]" (group 3) or a
+# bare one "ADR-14", "#14" (group 4).
+_TARGET = r"\s*:?\s*(?:" + _MDLINK + r"|\[(?:adr|rfc)?[\s#-]*(\d+)[^\]]*\]|(?:adr|rfc)?[\s#-]*(\d+))"
 _REL_PATTERNS = [
-    ("partly-superseded-by", re.compile(r"superseded\s+(?:in\s+part|partly|partially)\s+by\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
-    ("superseded-by", re.compile(r"superseded\s+by\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
-    ("partly-supersedes", re.compile(r"\b(?:in\s+part|partly|partially)\s+supersedes\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
-    ("supersedes", re.compile(r"(?<!part )(?<!partly )(?<!partially )\bsupersedes\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
-    ("amended-by", re.compile(r"amended\s+by\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
-    ("amends", re.compile(r"\bamends\s*:?\s*(?:" + _MDLINK + r"|(?:adr|rfc)?[\s#-]*(\d+))", re.I)),
+    ("partly-superseded-by", re.compile(r"superseded\s+(?:in\s+part|partly|partially)\s+by" + _TARGET, re.I)),
+    ("superseded-by", re.compile(r"superseded\s+by" + _TARGET, re.I)),
+    ("partly-supersedes", re.compile(r"\b(?:in\s+part|partly|partially)\s+supersedes" + _TARGET, re.I)),
+    ("supersedes", re.compile(r"(?<!part )(?<!partly )(?<!partially )\bsupersedes" + _TARGET, re.I)),
+    ("amended-by", re.compile(r"amended\s+by" + _TARGET, re.I)),
+    ("amends", re.compile(r"\bamends" + _TARGET, re.I)),
     ("clarified-by", re.compile(r"clarified\s+by\s*:?\s*(?:" + _MDLINK + r")", re.I)),
     ("clarifies", re.compile(r"\bclarifies\s*:?\s*(?:" + _MDLINK + r")", re.I)),
 ]
+_LINK_NUMBER = re.compile(r"(?:adr|rfc)?[\s#-]*(\d+)", re.I)
 DECISION_SECTIONS = {"status": "status", "context": "context", "context and problem statement": "context",
                      "problem": "context", "decision": "decision", "decision outcome": "decision",
                      "consequences": "consequences"}
@@ -128,15 +133,14 @@ def rfc_shape(text: str) -> int:
 
 
 def _split_frontmatter(text: str) -> tuple[dict, str]:
-    if text.startswith("---\n"):
-        end = text.find("\n---", 4)
-        if end > 0:
-            try:
-                data = yaml.safe_load(text[4:end])
-            except yaml.YAMLError:
-                data = None
-            if isinstance(data, dict):
-                return data, text[end + 4:].lstrip("-").lstrip("\n")
+    fm_text, body = split_front_matter(text)
+    if fm_text is not None:
+        try:
+            data = yaml.safe_load(fm_text)
+        except yaml.YAMLError:
+            data = None
+        if isinstance(data, dict):
+            return data, body.lstrip("\n")
     return {}, text
 
 
@@ -155,7 +159,10 @@ def classify(rel: str, text: str, extra_globs: Iterable[str] = ()) -> str | None
     postmortem = any(p in POSTMORTEM_DIRS for p in low)
     kind = "strict" if forced else _dir_kind(parts[:-1])
     shape = decision_shape(body, fm)
-    named = bool(RECORD_NAME.match(name))
+    named_match = RECORD_NAME.match(name)
+    named = bool(named_match)
+    if named_match and named_match.group(1) and name.lower().startswith(("adr", "rfc")):
+        return "decision"  # `adr-008-x.md`, `rfc-12.md`: a record by its name, Status heading or not
     if kind == "strict":
         if postmortem:
             return "bug"
@@ -170,14 +177,30 @@ def classify(rel: str, text: str, extra_globs: Iterable[str] = ()) -> str | None
     return None
 
 
+_COMMENT_BLOCK = re.compile(r"<!--.*?-->", re.S)
+
+
+def _is_guidance(line: str) -> bool:
+    """A line a record template left in its Status section: a `>` quote explaining the statuses,
+    `{Deprecated|Proposed|Accepted}` or `Accepted | Rejected | Superseded by` (the choices, unpicked)."""
+    s = line.strip()
+    if s.startswith(">") or (s.startswith(("{", "[")) and s.endswith(("}", "]")) and "|" in s):
+        return True
+    choices = [c.strip().lower() for c in s.strip("{}[]").split("|")]
+    known = {w for _, words in STATUS_WORDS for w in words}
+    return len(choices) >= 3 and sum(1 for c in choices if c.split(" ")[0] in known) >= 3
+
+
 def _status(fm: dict, body: str) -> tuple[str, str]:
-    """(normalized status, the raw status text) read from frontmatter, a Status section or line."""
+    """(normalized status, the raw status text) read from frontmatter, a Status section or line;
+    a template's guidance left in the section (quotes, unpicked choices, comments) is not a status."""
     raw = str(fm.get("status") or "").strip()
     if not raw:
-        m = re.search(r"^\s{0,3}#{1,6}\s*\**status\**:?\s*#*\s*$\n+((?:(?!\s{0,3}#).*\n?){1,6})", body,
+        m = re.search(r"^\s{0,3}#{1,6}\s*\**status\**:?\s*#*\s*$\n+((?:(?!\s{0,3}#).*\n?){1,12})", body,
                       re.I | re.M)
         if m:
-            raw = " ".join(ln.strip() for ln in m.group(1).splitlines() if ln.strip())
+            section = _COMMENT_BLOCK.sub("", m.group(1))
+            raw = " ".join(ln.strip() for ln in section.splitlines() if ln.strip() and not _is_guidance(ln))[:300]
     if not raw:
         m = _STATUS_LINE.search(body)
         raw = m.group(1).strip() if m else ""
@@ -251,7 +274,10 @@ def parse_record(rel: str, text: str, type_: str) -> tuple[Node, list[tuple[str,
     relations: list[tuple[str, str, str | None]] = []
     for rel_name, pattern in _REL_PATTERNS:
         for m in pattern.finditer(body):
-            relations.append((rel_name, m.group(2) or "", m.group(3) if m.lastindex and m.lastindex >= 3 else None))
+            groups = m.groups() + (None, None)
+            text_number = _LINK_NUMBER.match(groups[0] or "")  # "[ADR 14](...)": the number, if the link fails
+            number = groups[2] or groups[3] or (text_number.group(1) if text_number else None)
+            relations.append((rel_name, groups[1] or "", number))
     return node, relations
 
 
@@ -301,7 +327,8 @@ def import_records(root: Path, paths: Iterable[str] | None = None, config: dict 
             if path in by_path:
                 return by_path[path]
             num = _number(href.rsplit("/", 1)[-1])
-            return by_num.get((folder, num)) if num is not None else None
+            if num is not None and (folder, num) in by_num:
+                return by_num[(folder, num)]
         return by_num.get((folder, int(number))) if number else None
 
     nodes = []

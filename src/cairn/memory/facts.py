@@ -6,6 +6,7 @@ with the same one-line messages before anything touches the disk.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ class Fact:
         self.files = _dedupe(f.strip() for f in self.files if f.strip())
 
 
-def _dedupe(items) -> list[str]:
+def _dedupe(items: Iterable[Any]) -> list[str]:
     out: list[str] = []
     for item in items:
         if item and item not in out:

@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cairn.memory.graph import resolve
 from cairn.memory.node import Node
 from cairn.memory.vault import Problem, Vault
+
+if TYPE_CHECKING:
+    from cairn.memory.staleness import SymbolRange
 
 
 @dataclass
@@ -72,7 +75,7 @@ def node_summary(node: Node, stale: list[str] | None = None) -> dict[str, Any]:
             "supersedes": node.supersedes, "updated": node.updated, "stale": list(stale or [])}
 
 
-def index_symbol_range(project: Any):
+def index_symbol_range(project: Any) -> SymbolRange | None:
     """A `symbol_range(path, symbol) -> (start, end) | None` backed by the code index (refreshed
     first, so the lines hashed for staleness are the lines on disk); None without an index."""
     if project.root is None:
@@ -85,13 +88,28 @@ def index_symbol_range(project: Any):
     except Exception:  # no index, no symbol hashing: whole files are hashed instead
         return None
 
-    def symbol_range(path: str, symbol: str) -> tuple[int, int] | None:
-        row = con.execute("SELECT s.line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id "
-                          "WHERE f.path = ? AND s.name = ? ORDER BY s.top_level DESC, s.line LIMIT 1",
-                          (path, symbol)).fetchone()
-        return (row[0], row[1]) if row else None
+    from cairn.memory.staleness import symbols_from_index
 
-    return symbol_range
+    return symbols_from_index(con, Path(project.root))
+
+
+def node_stale_files(project: Any, nodes: list[Node]) -> dict[str, list[str]]:
+    """node id -> its stale cited files, for the live project notes among `nodes` that cite files;
+    symbol-precise through the code index (refreshed once) when any of them cites a symbol."""
+    from cairn.memory.staleness import stale_files
+
+    if project.root is None:
+        return {}
+    cited = [n for n in nodes if n.cites and n.origin == "project"]
+    rng = symbol_range_for(project, cited)
+    return {n.id: stale for n in cited if (stale := stale_files(n, project.root, rng))}
+
+
+def symbol_range_for(project: Any, nodes: list[Node]) -> SymbolRange | None:
+    """The index-backed symbol_range when any of `nodes` cites a symbol (else None: no refresh)."""
+    if project.root is None or not any(c.symbols for n in nodes for c in n.cites):
+        return None
+    return index_symbol_range(project)
 
 
 def _inside(project: Any, path: str, cwd: Path | None) -> str:

@@ -11,7 +11,6 @@ measured against the newest note, so re-running without changes writes nothing.
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import re
 import shutil
 from dataclasses import dataclass
@@ -20,48 +19,25 @@ from typing import Any
 
 from cairn.errors import CairnError
 from cairn.memory.graph import degree
+from cairn.memory.importance import order
 from cairn.memory.node import Node
+from cairn.safepath import AGENT_INSTRUCTION_FILES
 from cairn.util.atomic import atomic_write_text
 
 START = "<!-- cairn:memory:start -->"
 END = "<!-- cairn:memory:end -->"
 DEFAULT_BYTES = 6000
 DEFAULT_LINES = 60
-TYPE_WEIGHT = {"decision": 3.0, "gotcha": 3.0, "bug": 2.0, "concept": 2.0, "preference": 1.5,
-               "howto": 1.5, "task": 1.0, "note": 1.0}
-RECENCY_WEIGHT = 2.0
-RECENCY_HALF_LIFE_DAYS = 90.0
-DEGREE_WEIGHT = 0.5
 SUMMARY_CHARS = 110
 
 
-def _when(node: Node) -> _dt.datetime | None:
-    raw = (node.updated or node.created or "")[:19].rstrip("Z")
-    for fmt in ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
-        try:
-            return _dt.datetime.strptime(raw[:19] if "T" in fmt else raw[:10], fmt)
-        except ValueError:
-            continue
-    return None
-
-
-def value(node: Node, newest: _dt.datetime | None, links: int) -> float:
-    """type weight + recency (halves every 90 days behind the newest note) + link degree."""
-    score = TYPE_WEIGHT.get(node.type, 1.0)
-    when = _when(node)
-    if when is not None and newest is not None:
-        age = max((newest - when).total_seconds() / 86400.0, 0.0)
-        score += RECENCY_WEIGHT * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
-    return score + DEGREE_WEIGHT * math.log2(1 + links)
-
-
 def ranked(nodes: list[Node]) -> list[Node]:
-    """Live team knowledge (not personal) in block order: pinned first, then by value."""
+    """Live team knowledge (not personal) in block order: pinned first, then by value
+    (`memory/importance.py`: type, recency, links)."""
     live = [n for n in nodes if n.is_live and n.origin != "personal"]
     deg = degree(nodes)
-    times = [t for t in (_when(n) for n in live) if t is not None]
-    newest = max(times) if times else None
-    return sorted(live, key=lambda n: ("pinned" not in n.tags, -value(n, newest, deg.get(n.id, 0)), n.id))
+    idx = order([(n.id, n.type, n.updated or n.created, "pinned" in n.tags, deg.get(n.id, 0)) for n in live])
+    return [live[i] for i in idx]
 
 
 def _summary(node: Node) -> str:
@@ -147,10 +123,7 @@ class MemoryMdResult:
                 "bytes": self.bytes, "backup": str(self.backup) if self.backup else None}
 
 
-# Files agents load as project instructions: the only ones memory-md writes without --force
-MEMORY_FILE_NAMES = frozenset(n.lower() for n in (
-    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "MEMORY.md", "GEMINI.md", "AGENT.md", "CONVENTIONS.md",
-    "copilot-instructions.md", ".cursorrules", ".windsurfrules", ".clinerules", "QWEN.md", "CRUSH.md"))
+MEMORY_FILE_NAMES = AGENT_INSTRUCTION_FILES  # the only files memory-md writes without --force
 
 
 def target_file(root: Path, file: str | Path | None, *, force: bool = False) -> Path:

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from cairn.errors import CairnError
+from cairn.text.frontmatter import split_front_matter
 
 TYPES = ("decision", "bug", "gotcha", "concept", "howto", "preference", "task", "note")
 # Lifecycle statuses of cairn nodes, then the ADR statuses kept verbatim from imported records.
@@ -220,7 +221,7 @@ def stamp(text: str) -> str:
 def is_unchanged_since_written(text: str) -> bool:
     """True when the file still carries the hash of its own content (nobody edited it)."""
     m = re.search(r"^cairn_hash:\s*([0-9a-f]+)\s*$", text, re.M)
-    return bool(m) and content_hash(_HASH_LINE.sub("", text, count=1)) == m.group(1)
+    return m is not None and content_hash(_HASH_LINE.sub("", text, count=1)) == m.group(1)
 
 
 # ---------------------------------------------------------------- parse
@@ -326,13 +327,9 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
                     hand_edited=True)
         _merge_wikilinks(node, wl)
         return node
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        if text.endswith("\n---"):
-            end = len(text) - 4
-        else:
-            raise ParseError(path, 1, "frontmatter opened with --- but never closed")
-    fm_text = text[4:end + 1]
+    fm_text, rest = split_front_matter(text)
+    if fm_text is None:
+        raise ParseError(path, 1, "frontmatter opened with --- but never closed")
     fm_lines = fm_text.split("\n")
     where = (path, fm_lines)
     try:
@@ -356,7 +353,6 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
     if status not in STATUSES:
         raise ParseError(path, _key_line(fm_lines, "status"),
                          f"status {status!r} is not one of {', '.join(STATUSES)}")
-    rest = text[end + 5:]
     title = str(data.get("title") or "").strip()
     if not title:
         m = re.match(r"\s*#\s+(.+)", rest)

@@ -31,6 +31,7 @@ from cairn.memory.similar import duplicate_of
 from cairn.memory.staleness import SymbolRange, head_commit, make_cites
 
 if TYPE_CHECKING:
+    from cairn.memory.staleness import Cite
     from cairn.memory.vault import Vault
 
 
@@ -109,7 +110,7 @@ class Batch:
             return list(fact.files)
         return [repo_relative(f, self.vault.root, self.cwd) for f in fact.files]
 
-    def _cites(self, files: list[str], symbols: list[str]):
+    def _cites(self, files: list[str], symbols: list[str]) -> list[Cite]:
         return make_cites(self.vault.root, files, symbols, self.symbol_range, self.commit)
 
     def apply(self, fact: Fact) -> Result:

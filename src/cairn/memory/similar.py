@@ -4,8 +4,8 @@ Agents re-learn the same thing in every session; writing a twin each time would 
 The rule is explicit so it can be tested and explained (see `duplicate_of`):
 
 1. only a live node of the same type in the same vault can absorb a fact;
-2. equal normalized titles (lowercase, punctuation and stop words dropped, naive plural
-   folding) are a duplicate;
+2. equal normalized titles (lowercase, punctuation and function words dropped, plurals folded:
+   `cairn.text.words`) are a duplicate;
 3. else title-token Jaccard >= TITLE_JACCARD is a duplicate;
 4. else body-token Jaccard >= BODY_JACCARD (both bodies >= MIN_BODY_TOKENS tokens) with some
    title overlap (>= BODY_TITLE_FLOOR) is a duplicate;
@@ -24,16 +24,13 @@ from __future__ import annotations
 import re
 
 from cairn.memory.node import Node
+from cairn.text.words import FUNCTION_WORDS, singular
 
 TITLE_JACCARD = 0.75
 BODY_JACCARD = 0.8
 BODY_TITLE_FLOOR = 0.3
 MIN_BODY_TOKENS = 8
 
-STOPWORDS = frozenset(
-    "a an the is are was were be been of to in on at for and or with by from as it its this that "
-    "we our use using do does did not no when why how what".split()
-)
 _WORD = re.compile(r"[a-z0-9]+")
 _RAW = re.compile(r"[\w./-]+")
 # Imperatives and adverbs a title starts with: capitalized by position, not names.
@@ -48,19 +45,13 @@ CONTRAST = frozenset(
     "request response".split())
 
 
-def _fold(word: str) -> str:
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def tokens(text: str) -> set[str]:
     """Content words of a text, lowercased and plural-folded."""
-    return {_fold(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS}
+    return {singular(w) for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS}
 
 
 def normalize_title(title: str) -> str:
-    words = [_fold(w) for w in _WORD.findall(title.lower()) if w not in STOPWORDS]
+    words = [singular(w) for w in _WORD.findall(title.lower()) if w not in FUNCTION_WORDS]
     return " ".join(words) or title.strip().lower()
 
 
@@ -71,12 +62,12 @@ def specifics(text: str) -> set[str]:
     for raw in _RAW.findall(text):
         word = raw.strip("./-")
         low = word.lower()
-        if not word or low in STOPWORDS or low in LEADERS and word[:1].isupper():
+        if not word or low in FUNCTION_WORDS or low in LEADERS and word[:1].isupper():
             continue
         if any(c in word for c in "._/") or (word[:1].islower() and any(c.isupper() for c in word)):
             out.add(low)  # a code name or a path: one specific, whole
         elif any(c.isdigit() for c in word) or word[:1].isupper() or low in CONTRAST:
-            out.add(_fold(low))
+            out.add(singular(low))
     return out
 
 
@@ -86,7 +77,7 @@ def _vocabulary(text: str) -> set[str]:
     for raw in _RAW.findall(text):
         low = raw.strip("./-").lower()
         out.add(low)
-        out.update(_fold(w) for w in _WORD.findall(low))
+        out.update(singular(w) for w in _WORD.findall(low))
     return out
 
 

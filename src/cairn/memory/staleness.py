@@ -4,13 +4,18 @@ When a node is written, each cited file gets a `Cite`: the HEAD commit, the sha1
 file, and for each cited symbol that a `symbol_range(path, symbol) -> (start, end) | None`
 callable can locate, the sha1 of that symbol's lines. At read time only the cited files are
 hashed again (cheap), and a symbol hash is preferred over the file hash, so editing an unrelated
-function in the same file does not mark a note about another function stale.
+function in the same file does not mark a note about another function stale. Every reader passes
+a `symbol_range` backed by the code index (`symbols_from_index`; a file the index has not seen
+as it is now is judged whole). Hashes are of the code only: comment lines, blank lines and
+indentation changes do not make a note stale (a hash of the raw bytes, as older notes hold, is
+accepted too).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import sqlite3
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -113,19 +118,54 @@ def _read(path: Path) -> bytes | None:
         os.close(fd)
 
 
+_COMMENT = re.compile(rb"^(?:#(?:\s|$)|//|--(?:\s|$)|/\*.*\*/$|\*(?:\s|/|$)|;)")
+
+
+def code_digest(data: bytes) -> str:
+    """sha1 of the code in `data`: lines that are only a comment (`# `, `//`, `-- `, `/* */`, the
+    `*` lines of a block comment, `;`) or blank are left out, and each line is stripped."""
+    kept = [s for s in (line.strip() for line in data.split(b"\n")) if s and not _COMMENT.match(s)]
+    return hashlib.sha1(b"\n".join(kept)).hexdigest()
+
+
+def _same(old: str, data: bytes) -> bool:
+    """Does content `data` still match the digest a note recorded (a code digest, or older raw sha1)?"""
+    return old == code_digest(data) or old == hashlib.sha1(data).hexdigest()
+
+
 def file_sha1(path: Path) -> str | None:
-    """sha1 of a file's bytes, None when it is missing, unreadable or not a regular file."""
+    """The code digest of a file, None when it is missing, unreadable or not a regular file."""
     data = _read(path)
-    return None if data is None else hashlib.sha1(data).hexdigest()
+    return None if data is None else code_digest(data)
+
+
+def _lines(data: bytes, start: int, end: int) -> bytes:
+    return b"\n".join(data.split(b"\n")[max(start - 1, 0):end])
 
 
 def symbol_sha1(path: Path, start: int, end: int) -> str | None:
-    """sha1 of lines start..end (1-based, inclusive) of a file."""
+    """The code digest of lines start..end (1-based, inclusive) of a file."""
     data = _read(path)
-    if data is None:
-        return None
-    lines = data.split(b"\n")
-    return hashlib.sha1(b"\n".join(lines[max(start - 1, 0):end])).hexdigest()
+    return None if data is None else code_digest(_lines(data, start, end))
+
+
+def symbols_from_index(con: sqlite3.Connection, root: Path) -> SymbolRange:
+    """A `symbol_range` read from a code index connection. It answers only for a file the index
+    holds as it is on disk now (same size and mtime): else None, and the file is judged whole."""
+
+    def symbol_range(path: str, symbol: str) -> tuple[int, int] | None:
+        try:
+            st = (Path(root) / path).stat()
+            row = con.execute(
+                "SELECT s.line, s.end_line, f.size, f.mtime_ns FROM symbols s JOIN files f ON f.id = s.file_id "
+                "WHERE f.path = ? AND s.name = ? ORDER BY s.top_level DESC, s.line LIMIT 1", (path, symbol)).fetchone()
+        except (OSError, sqlite3.Error):
+            return None
+        if row is None or (row[2], row[3]) != (st.st_size, st.st_mtime_ns):
+            return None
+        return int(row[0]), int(row[1])
+
+    return symbol_range
 
 
 def _symbol_hashes(root: Path, rel: str, symbols: list[str],
@@ -168,22 +208,32 @@ def stale_files(node: Node, root: Path | None, symbol_range: SymbolRange | None 
     out = []
     for cite in node.cites:
         path = root / cite.path
-        if not path.is_file() or not path.resolve().is_relative_to(root.resolve()):
+        data = _read(path) if path.resolve().is_relative_to(root.resolve()) else None
+        if data is None:
             out.append(cite.path)
             continue
-        if cite.symbols and symbol_range is not None:
-            changed = False
-            for sym, old in cite.symbols.items():
-                try:
-                    rng = symbol_range(cite.path, sym)
-                except Exception:
-                    rng = None
-                if not rng or symbol_sha1(path, int(rng[0]), int(rng[1])) != old:
-                    changed = True
-                    break
-            if changed:
+        if cite.sha1 and _same(cite.sha1, data):
+            continue  # the file's code is as it was: nothing cited in it changed
+        ranges = _ranges(cite.path, list(cite.symbols), symbol_range) if cite.symbols else None
+        if ranges is not None:  # the index located every cited symbol in the file as it is now
+            if any(rng is None or not _same(cite.symbols[sym], _lines(data, *rng)) for sym, rng in ranges.items()):
                 out.append(cite.path)
             continue
-        if cite.sha1 and file_sha1(path) != cite.sha1:
+        if cite.sha1:
             out.append(cite.path)
+    return out
+
+
+def _ranges(path: str, symbols: list[str], symbol_range: SymbolRange | None
+            ) -> dict[str, tuple[int, int] | None] | None:
+    """Each symbol's (start, end) now (None: gone); None when there is no index for the file."""
+    if symbol_range is None:
+        return None
+    out: dict[str, tuple[int, int] | None] = {}
+    for sym in symbols:
+        try:
+            rng = symbol_range(path, sym)
+        except Exception:  # the index is a best-effort helper here, never a failure
+            rng = None
+        out[sym] = (int(rng[0]), int(rng[1])) if rng else None
     return out

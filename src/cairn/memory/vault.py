@@ -186,6 +186,7 @@ class Vault:
                     members, index, lambda e: self._parse_entry(e, self._display(e, rel_dir)),
                     lambda e: self._display(e, rel_dir), self.origin):
                 if node is None:
+                    problem = problem or {"path": entry.rel, "line": 1, "message": "unreadable"}
                     problems.append(Problem(str(problem["path"]), int(problem["line"]), str(problem["message"])))
                     continue
                 if node.id in first_path:

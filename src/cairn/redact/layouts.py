@@ -91,6 +91,7 @@ _COMPILED = [(needle, compile_bytes(pattern), group, kind, check) for needle, pa
 
 
 def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> bool:
+    m = m or []
     text = value.decode("utf-8", "replace")
     if check == "pair":  # the name in group 1, the value in the first of groups 2-4 that took part
         name = data[m[1][0]:m[1][1]].decode("ascii", "replace")

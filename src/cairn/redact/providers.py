@@ -15,6 +15,8 @@ masks each block exactly.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cairn.redact.rx import LazyRegex, keyword_set
 from cairn.redact.shape import entropy
 
@@ -46,7 +48,7 @@ class RuleSet:
         self._keywords: list[bytes] = []
         self._by_keyword: list[list[int]] = []
         self._always: list[int] = []
-        self._set = None
+        self._set: Any = None  # an RE2 Set (google-re2 ships no type information)
 
     def _build(self) -> None:
         """Build the rules and the keyword set; `_rules` is set last, so another thread (a hook's

@@ -13,6 +13,8 @@ the window with `endpos` instead. The import (~8 ms) and each compilation happen
 
 from __future__ import annotations
 
+from typing import Any
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ~5 ms
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -33,7 +35,7 @@ def _module():
     return _re2
 
 
-def _options(ext):
+def _options(ext: Any) -> Any:
     options = ext.RE2.Options()
     options.max_mem = 64 << 20
     options.log_errors = False
@@ -49,7 +51,7 @@ class LazyRegex:
         self.pattern = pattern
         self._re = None
 
-    def compiled(self):
+    def compiled(self) -> Any:
         if self._re is None:
             ext = _module()
             regex = ext.RE2(self.pattern, _options(ext))
@@ -85,7 +87,7 @@ def compile_bytes(pattern: bytes) -> LazyRegex:
     return LazyRegex(pattern)
 
 
-def keyword_set(words: list[bytes]):
+def keyword_set(words: list[bytes]) -> Any:
     """An RE2 set of literal words: `.Match(data)` gives the indices of those present (one pass)."""
     ext = _module()
     import re2

@@ -12,6 +12,7 @@ import math
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.codemap.doc_role import is_changelog
 from cairn.search import roles
@@ -23,6 +24,10 @@ from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import KEY_IDENT, Query, analyze
 from cairn.search.text import file_text_channel
+
+if TYPE_CHECKING:
+    from cairn.search.session_signals import SessionSignals
+    from cairn.sessions.context import SessionContext
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
@@ -79,7 +84,8 @@ def _top(scores: dict[int, float], n: int = CHANNEL_DEPTH) -> list[int]:
 
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, hubs_pass_rank: bool = False,
-                rrf_k: int = RRF_K, kind: str = "code", session=None, use_history: bool = True,
+                rrf_k: int = RRF_K, kind: str = "code", session: SessionContext | None = None,
+                use_history: bool = True,
                 ) -> tuple[list[Hit], Query]:
     """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
@@ -158,7 +164,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         out = (hits + know)[:limit]
     else:
         out = kn.interleave(hits, know, limit)
-    kn.finish(out, root)
+    kn.finish(out, root, con)
     return out, q
 
 
@@ -259,7 +265,8 @@ def _prose_share(con: sqlite3.Connection) -> float:
     return counts[roles.PROSE] / total if total else 0.0
 
 
-def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused) -> None:
+def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dict, chunks: dict,
+             name_reasons: dict, seeds: dict, ppr: dict, nodes: set[int], fused: dict) -> None:
     """Attach reasons, matching definitions and line ranges to each code hit."""
     weights = {t.text: t.weight for t in q.terms}
     seed_paths = {}
@@ -314,7 +321,7 @@ def _explain(con, hits: list[Hit], q: Query, file_terms, chunks, name_reasons, s
             h.why.append("related by the import graph")
 
 
-def _explain_session(con: sqlite3.Connection, hits: list[Hit], sig) -> None:
+def _explain_session(con: sqlite3.Connection, hits: list[Hit], sig: SessionSignals) -> None:
     """Session reasons first: named in the prompt, already in play, changes together with what is."""
     from cairn.codemap.history import together
 

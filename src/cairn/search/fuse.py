@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+K = TypeVar("K")  # a key: file ids, paths, node ids
 
 RRF_K = 60
 
 
-def ranked(scores: Mapping[Hashable, float]) -> list[Hashable]:
+def ranked(scores: Mapping[K, float]) -> list[K]:
     """Keys best first (ties broken by key for determinism)."""
     return sorted(scores, key=lambda k: (-scores[k], k))
 
 
-def rrf(lists: list[tuple[list[Hashable], float]], k: int = RRF_K) -> dict[Hashable, float]:
+def rrf(lists: Sequence[tuple[Sequence[K], float]], k: int = RRF_K) -> dict[K, float]:
     """score(x) = sum over lists of weight / (k + rank of x in that list), rank from 1."""
-    out: dict[Hashable, float] = defaultdict(float)
+    out: dict[K, float] = defaultdict(float)
     for items, weight in lists:
         for i, item in enumerate(items, 1):
             out[item] += weight / (k + i)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import deque
+from collections.abc import Collection
 
 ALPHA = 0.2  # restart probability: higher keeps the walk closer to the seeds
 EPS = 1e-3  # residual below which a node does not push
@@ -29,7 +30,7 @@ class _Neighbours:
         self.cache: dict[int, tuple[list[tuple[int, float]], float, bool]] = {}
         self.hubs = {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}
 
-    def get(self, u: int, pending=()) -> tuple[list[tuple[int, float]], float, bool]:
+    def get(self, u: int, pending: Collection[int] = ()) -> tuple[list[tuple[int, float]], float, bool]:
         """u's neighbours; on a miss, those of up to BATCH-1 `pending` nodes too, in one query on
         the adjacency lists the index stores (codemap/graph.py)."""
         hit = self.cache.get(u)

@@ -56,4 +56,4 @@ def wants_history(text: str) -> bool:
 def wants_change(text: str) -> bool:
     """True when the request opens with an imperative verb of change (a task, not a question)."""
     m = _FIRST_WORD.search(text)
-    return bool(m) and m.group(0).lower() in _CHANGE_VERBS
+    return m is not None and m.group(0).lower() in _CHANGE_VERBS

@@ -12,10 +12,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.search.fuse import RRF_K, ranked
 from cairn.search.intent import wants_reason
 from cairn.search.query import Query
+
+if TYPE_CHECKING:
+    from cairn.search.engine import Hit
 
 SUPERSEDED_FACTOR = 0.05  # still readable, never ahead of a live note
 WHY_FACTOR = 1.5  # "why did we ..." questions want the decision record first
@@ -43,21 +47,22 @@ def _chain(con: sqlite3.Connection, node_id: str | None) -> str | None:
     return cur
 
 
-def _stale(root: Path | None, path: str, origin: str) -> list[str]:
+def _stale(root: Path | None, path: str, origin: str, con: sqlite3.Connection) -> list[str]:
     if root is None or origin != "project":
         return []
     try:
         from cairn.memory import stale_files
         from cairn.memory.node import parse
+        from cairn.memory.staleness import symbols_from_index
 
         node = parse((root / path).read_text(encoding="utf-8"), path)
-        return stale_files(node, root)
+        return stale_files(node, root, symbols_from_index(con, root))
     except Exception:  # a malformed note is reported by `cairn memory doctor`, not here
         return []
 
 
 def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
-                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int):
+                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int) -> list[Hit]:
     """Knowledge Hits from the fused file ranking (node files only)."""
     from cairn.search.engine import Hit
 
@@ -83,7 +88,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
             score *= SUPERSEDED_FACTOR
             live = _chain(con, r["superseded_by"])
             why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
-                                                                 else ""))
+                                                                 else "") if r["superseded_by"] else "superseded")
         if not why:
             why.append("linked to the best matches")
         data = json.loads(r["data"] or "{}")
@@ -96,7 +101,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
     return hits
 
 
-def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
+def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K) -> list[Hit]:
     """Notes of the personal vault that match the request (scored in memory, same term weights)."""
     from cairn.home import personal_vault_dir
 
@@ -106,7 +111,7 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
     from cairn.codemap.schema import FTS_TOKENIZER
     from cairn.search.engine import Hit
     from cairn.search.text import weighted_bm25
-    from cairn.search.tokens import expand_identifiers
+    from cairn.text.tokens import expand_identifiers
 
     try:
         from cairn.memory.vault import Vault
@@ -139,11 +144,12 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K):
     return hits
 
 
-def finish(hits: list, root: Path | None) -> None:
-    """Staleness for the hits actually returned (reads only their files)."""
+def finish(hits: list, root: Path | None, con: sqlite3.Connection) -> None:
+    """Staleness for the hits actually returned (reads only their files; symbol-precise through
+    the index `con`)."""
     for h in hits:
         if h.kind == "knowledge" and h.meta is not None:
-            h.meta["stale"] = _stale(root, h.path, h.meta.get("origin", ""))
+            h.meta["stale"] = _stale(root, h.path, h.meta.get("origin", ""), con)
             if h.meta["stale"]:
                 h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
 

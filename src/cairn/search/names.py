@@ -13,15 +13,18 @@ import math
 import re
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterable
+from typing import Any
 
 from cairn.codemap.model import short_name
-from cairn.search.tokens import name_key
+from cairn.text.tokens import name_key
 
 MAX_PLACES = 40  # a key defined in more places than this is too generic to be a name hit
 MIN_SCORE = 0.5  # below this a file was only named by plain words that happen to be names: not a name hit
 
 
-def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]]):
+def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]]
+                 ) -> tuple[dict[int, float], dict[int, list[tuple[str, str, int]]]]:
     """file id -> score, and file id -> reasons like ('defines', 'applyCoupon', line)."""
     scores: dict[int, float] = defaultdict(float)
     reasons: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
@@ -72,7 +75,7 @@ def _stem_variants(key: str) -> set[str]:
     return out
 
 
-def definitions(con: sqlite3.Connection, symbols) -> dict[int, tuple[float, str, int]]:
+def definitions(con: sqlite3.Connection, symbols: Iterable[Any]) -> dict[int, tuple[float, str, int]]:
     """file id -> (strength, defined name, line) for the files that define a name the request gives.
 
     Strength is the request token's SYM_* strength times what is defined there (a type or module

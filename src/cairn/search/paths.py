@@ -15,7 +15,7 @@ import sqlite3
 from collections import defaultdict
 
 from cairn.search.query import Term
-from cairn.search.tokens import split_identifier
+from cairn.text.tokens import split_identifier
 
 MIN_WORD = 3
 STEM_PART, DIR_PART = 1.0, 0.4  # a match in the file's own name, in its folder's name
@@ -61,7 +61,7 @@ def _parts(path: str) -> tuple[list[str], list[str]]:
 
 def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]:
     """file id -> how well the request's words name the file (its name first, then its folder)."""
-    words = {}
+    words: dict[str, float] = {}
     for t in terms:
         if t.weight > 0 and len(t.text) >= MIN_WORD and t.text.isalpha():
             words[t.text] = max(words.get(t.text, 0.0), t.weight)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from cairn.search.tokens import STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
+from cairn.text.tokens import STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 # A term found in more than this share of files says little about any of them.
 COMMON_SHARE = 0.25
@@ -23,7 +24,7 @@ _RAW_TOKEN = re.compile(r"[\w][\w.\-/]*[\w]|[\w]+", re.UNICODE)
 MAX_IDENT_CHARS = 256  # _IDENT backtracks over a whole run: only tried on tokens this short (linear time)
 
 
-def _ident_matches(text: str):
+def _ident_matches(text: str) -> Iterator[re.Match[str]]:
     """_IDENT matches, looked for inside each token of at most MAX_IDENT_CHARS (a 20 KB word is no name)."""
     for m in _RAW_TOKEN.finditer(text):
         if len(m.group(0)) <= MAX_IDENT_CHARS:

@@ -6,8 +6,8 @@ with line numbers to open them at: never whole files.
 
 from __future__ import annotations
 
-from cairn.search.budget import estimate_tokens
 from cairn.search.engine import Hit
+from cairn.text.budget import estimate_tokens
 
 MAX_SNIPPETS = 3
 

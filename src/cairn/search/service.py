@@ -7,9 +7,13 @@ change reaches all of them at once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from cairn.errors import CairnError
 from cairn.project import Project
+
+if TYPE_CHECKING:
+    from cairn.sessions.context import SessionContext
 
 KINDS = ("auto", "code", "knowledge", "all")
 HOOK_CATCHUP = 2 * 1024 * 1024  # transcript bytes a prompt hook reads at most in one go
@@ -48,7 +52,7 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
 
 def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
            budget: int | None = None, kind: str = "auto", refresh: bool = True,
-           seed_paths: dict[str, float] | None = None, session=None) -> Answer:
+           seed_paths: dict[str, float] | None = None, session: SessionContext | None = None) -> Answer:
     """Search the project's code and knowledge for a request (`kind`: auto, code, knowledge or all).
 
     `auto` puts the decision record first for why-questions and code first otherwise (engine.py).
@@ -90,7 +94,8 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     return Answer([h.as_json() for h in kept], texts, tokens)
 
 
-def session_context(project: Project | None, transcript: str | None, session_id: str | None = None):
+def session_context(project: Project | None, transcript: str | None, session_id: str | None = None
+                    ) -> SessionContext:
     """The SessionContext of a transcript, for every front end (hook, CLI, MCP).
 
     With a `session_id` (the hook) the reader resumes from the byte offset it reached last time

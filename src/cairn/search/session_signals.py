@@ -26,9 +26,13 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.search.query import Query, Term, analyze
 from cairn.search.text import file_text_channel
+
+if TYPE_CHECKING:
+    from cairn.sessions.context import SessionContext
 
 RECENT_DECAY = 0.6  # a touch one prompt older counts this much of a newer one
 HOW_WEIGHT = {"edited": 1.0, "created": 1.0, "read": 0.6, "named": 0.2}
@@ -196,7 +200,8 @@ def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query) ->
     return sorted(merged.values(), key=lambda t: -t.weight)[:12]
 
 
-def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query, session=None,
+def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query,
+                  session: SessionContext | None = None,
                   *, use_history: bool = True) -> SessionSignals:
     """All session evidence for one prompt, as file-id maps (see the module doc). `session` is a
     SessionContext or None (then only the prompt's own mentions count)."""
@@ -282,7 +287,7 @@ def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude:
 def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int]) -> dict[int, float]:
     """A file's test and the file a test exercises (`parser.go` <-> `parser_test.go`, `cart.py` <->
     `test_cart.py`, `Cart.java` <-> `CartTest.java`), by the stem key the index keeps per file."""
-    from cairn.search.tokens import name_key, stem_of
+    from cairn.text.tokens import name_key, stem_of
 
     wanted: dict[str, float] = {}
     for path, w in weights.items():
@@ -295,8 +300,8 @@ def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: s
             wanted[k] = max(wanted.get(k, 0.0), w)
     if not wanted:
         return {}
-    keys = list(wanted)[:200]
-    rows = con.execute(f"SELECT id, stem FROM files WHERE stem IN ({','.join('?' * len(keys))})", keys).fetchall()
+    stems = list(wanted)[:200]
+    rows = con.execute(f"SELECT id, stem FROM files WHERE stem IN ({','.join('?' * len(stems))})", stems).fetchall()
     return {fid: wanted[stem] for fid, stem in rows if fid not in exclude}
 
 

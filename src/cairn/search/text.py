@@ -12,7 +12,7 @@ import sqlite3
 from collections import defaultdict
 
 from cairn.search.query import Term
-from cairn.search.tokens import fts_quote
+from cairn.text.tokens import fts_quote
 
 MAX_TERMS = 12  # the most informative terms of a long request; the rest add noise and time
 PER_TERM_LIMIT = 300  # best rows per term; a common term's tail adds nothing

@@ -122,7 +122,10 @@ def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: 
         tools: set[str] = set()
         exts: set[str] = set()
         title = None
+        elsewhere = _held_elsewhere(con, file_id, sid, turns)
         for t in turns:
+            if (t.uuid, t.block) in elsewhere:
+                continue  # the same session's record, already archived from another file
             cur = con.execute(
                 "INSERT OR IGNORE INTO turns(file_id, session_id, uuid, block, role, ts, text, tool, arg, ref, agent)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -147,6 +150,19 @@ def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: 
             add_tags(con, sid, "ext", exts)
         _advance(con, file_id, end_offset, size, inode)
         return added
+
+
+def _held_elsewhere(con: sqlite3.Connection, file_id: int, sid: str, turns: list[Turn]) -> set[tuple[str, int]]:
+    """(uuid, block) of `turns` another file of the same session already archived: a session can
+    sit in two files (~/.claude/projects and ~/.config/claude/projects, a copied folder)."""
+    uuids = sorted({t.uuid for t in turns})
+    out: set[tuple[str, int]] = set()
+    for i in range(0, len(uuids), 500):
+        part = uuids[i:i + 500]
+        out.update((u, b) for u, b in con.execute(
+            f"SELECT uuid, block FROM turns WHERE session_id = ? AND file_id != ? AND uuid IN ({','.join('?' * len(part))})",
+            (sid, file_id, *part)))
+    return out
 
 
 def _advance(con: sqlite3.Connection, file_id: int, offset: int, size: int, inode: int) -> None:
@@ -347,7 +363,7 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
         for f in files:
             before = done
 
-            def on_bytes(pos: int, _base=before) -> None:
+            def on_bytes(pos: int, _base: int = before) -> None:
                 if progress:
                     progress(min(total, _base + pos), total)
 

@@ -15,13 +15,14 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 
 from cairn.errors import CairnError
-from cairn.sessions.archive_tags import STOPWORDS, refresh_topics, session_tags, singular, terms
+from cairn.sessions.archive_tags import refresh_topics, session_tags, terms
 from cairn.store.db import transaction
+from cairn.text.words import TOPIC_STOPWORDS, singular
 
 ROLE_WEIGHT = {"user": 1.3, "summary": 1.15, "assistant": 1.0, "error": 0.9, "tool": 0.8, "tool_result": 0.6}
 _ROLE_CASE = "CASE t.role " + " ".join(f"WHEN '{r}' THEN {w}" for r, w in ROLE_WEIGHT.items()) + " ELSE 1 END"
 _TERM = re.compile(r"\w[\w.\-/:@#]*", re.UNICODE)
-_QUERY_STOP = STOPWORDS | frozenset(
+_QUERY_STOP = TOPIC_STOPWORDS | frozenset(
     "the and for was are did does what when where who why how which about last week yesterday today "
     "that this with from have has had not but you our can could would should its into any all".split()
 )
@@ -165,8 +166,10 @@ def search(con: sqlite3.Connection, query: str, *, project_ids: list[str] | None
     return []
 
 
-def _run(con: sqlite3.Connection, match: str, project_ids, after, before, tag, limit, per_session,
-         exclude_session) -> list[Hit]:
+def _run(con: sqlite3.Connection, match: str, project_ids: list[str] | None, after: str | None,
+         before: str | None, tag: str | None, limit: int, per_session: int | None,
+         exclude_session: str | None
+         ) -> list[Hit]:
     extra, params = _filters(project_ids, after, before, tag, "t.ts")
     if exclude_session:
         extra += " AND t.session_id != ?"
@@ -319,7 +322,7 @@ def session_digest(session_id: str, con: sqlite3.Connection | None = None) -> di
     from cairn.sessions.archive_schema import archive_path, open_archive
 
     own = con is None
-    if own:
+    if con is None:
         if not archive_path().exists():
             return None
         con = open_archive()

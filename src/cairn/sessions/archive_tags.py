@@ -14,51 +14,18 @@ import sqlite3
 from collections import Counter
 from pathlib import PurePosixPath
 
+from cairn.text.words import TOPIC_STOPWORDS as STOPWORDS
+from cairn.text.words import singular
+
 TOPICS_PER_SESSION = 6
 _WORD = re.compile(r"[A-Za-z][a-z]{3,23}(?![A-Za-z])")
 _EXT = re.compile(r"[a-z0-9]{1,8}")
-
-_STOP_WORDS = frozenset("""
-about above actually added adding after again against also although always among another answer
-anything appears approach around asked available away back based because been before being below
-better between both build built call called calls cannot case change changed changes check checked
-checking clear code come comes command complete completed confirm contains content context could
-create created current currently default described details didn does doesn doing done down during
-each either else empty ensure error errors even every everything example exist exists expected
-explain false fine first fixed follow following found from full further gets give given going good
-great handle happen have having here however issue just keep know last later latest least left
-less like likely line lines list little look looking looks made main make makes making many maybe
-mean might more most much must name need needed needs never next none note nothing once only open
-other others output over part pass passes path please point possible probably problem proper
-properly provide question quite rather read ready really reason right same seems sense session
-should show shows similar simple since some something specific start started state still such sure
-take tell test tests than that their them then there these they thing things think this those
-though through time together tool true trying turn type under understand unless until update
-updated upon used useful user uses using usually value very want wants well were what when where
-whether which while will with within without work working works would wrong your yours also
-file files function functions result results return returns run running runs text data new use
-says said okay yeah thanks thank hello file_path true false null none session sessions
-""".split())
 
 
 def file_ext(path: str) -> str | None:
     """The lower-case extension of a path (no dot), if it has a plausible one."""
     suffix = PurePosixPath(path.strip().split()[0] if path.strip() else "").suffix.lower().lstrip(".")
     return suffix if suffix and _EXT.fullmatch(suffix) else None
-
-
-def singular(word: str) -> str:
-    """A light plural fold so "retries" and "retry" count as one topic (not a full stemmer)."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-STOPWORDS = _STOP_WORDS | {singular(w) for w in _STOP_WORDS}
 
 
 def terms(text: str) -> Counter:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, ensure_private_dir
@@ -310,7 +311,7 @@ def _nonce(prefix: bytes, counter: int, last: bool) -> bytes:
     return prefix + struct.pack(">I", counter) + (b"\x01" if last else b"\x00")
 
 
-def _chunks(fh) -> Iterator[tuple[bytes, bool]]:
+def _chunks(fh: BinaryIO) -> Iterator[tuple[bytes, bool]]:
     cur = fh.read(CHUNK)
     while True:
         nxt = fh.read(CHUNK)

@@ -141,7 +141,7 @@ def prompt_text(content: object) -> str:
     elif isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return ""
-        text = "\n".join(b.get("text") for b in content
+        text = "\n".join(b["text"] for b in content
                          if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
     else:
         return ""

@@ -181,7 +181,8 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
                 turns.append(Turn(uuid, i, role, ts, redacted_head(text, TEXT_MAX), agent=agent))
         elif btype == "tool_use" and kind == "assistant":
             name = str(block.get("name") or "?")
-            params = block.get("input") if isinstance(block.get("input"), dict) else {}
+            params = block.get("input")
+            params = params if isinstance(params, dict) else {}
             arg = redacted_head(main_argument(name, params), ARG_MAX)
             extra = params.get("description") if name == "Bash" else None
             text = f"{name} {arg}" + (f" ({redacted_head(extra, 200)})" if isinstance(extra, str) else "")

@@ -182,8 +182,10 @@ class Deduper:
 
     def _index(self, i: int) -> None:
         t = self.kept[i]
-        for table, key in ((self._exact, (t.message_id, t.request_id)), (self._by_message, t.message_id)):
-            slot = table.setdefault(key, [])
+        if t.message_id is None:  # kept as is, never matched
+            return
+        for slot in (self._exact.setdefault((t.message_id, t.request_id), []),
+                     self._by_message.setdefault(t.message_id, [])):
             if i not in slot:
                 slot.append(i)
 
@@ -303,7 +305,8 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
                     name = tool_names.get(b.get("tool_use_id") or "", "unknown")
                     ds.tool_results.append(ToolResult(sid, ts, name, _content_chars(b.get("content"))))
         elif kind == "system" and rec.get("subtype") == "compact_boundary":
-            meta = rec.get("compactMetadata") if isinstance(rec.get("compactMetadata"), dict) else {}
+            meta = rec.get("compactMetadata")
+            meta = meta if isinstance(meta, dict) else {}
             pre = _uint(meta.get("preTokens"))
             ds.compactions.append(Compaction(sid, parse_timestamp(rec.get("timestamp")) or 0.0,
                                              str(meta.get("trigger") or "unknown"), pre, sub))
@@ -315,15 +318,15 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> Datase
 
     Missing paths and folders without transcripts are a CairnError with a one-line reason.
     """
-    paths = [str(p) for p in paths] if paths else []
-    for p in paths:
+    roots: list[str] = [str(p) for p in paths] if paths else []
+    for p in roots:
         if not Path(p).expanduser().exists():
             raise CairnError(f"no such file or folder: {p}")
-    files = sorted(find_transcripts(paths or None), key=str)  # ccusage's order: full path text
+    files = sorted(find_transcripts(roots or None), key=str)  # ccusage's order: full path text
     if not files:
-        where = ", ".join(paths) if paths else "~/.claude/projects or ~/.config/claude/projects"
+        where = ", ".join(roots) if roots else "~/.claude/projects or ~/.config/claude/projects"
         raise CairnError(f"no Claude Code transcripts (*.jsonl) found in {where}")
-    ds = Dataset(files=len(files), roots=paths or ["(default transcript folders)"])
+    ds = Dataset(files=len(files), roots=roots or ["(default transcript folders)"])
     raw_turns: list[Turn] = []
     for f in files:
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -145,7 +146,7 @@ def _share(part: float, whole: float) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-def _groups(turns: list[Turn], costs: dict[int, CostParts | None], key) -> dict[str, _Acc]:
+def _groups(turns: list[Turn], costs: dict[int, CostParts | None], key: Callable[[Turn], str]) -> dict[str, _Acc]:
     out: dict[str, _Acc] = defaultdict(_Acc)
     for t in turns:
         out[key(t)].add(t, costs[id(t)])
@@ -280,7 +281,7 @@ def _tool_report(ds: Dataset) -> dict[str, Any]:
         calls[r.tool] += 1
         chars[r.tool] += r.chars
     whole = sum(chars.values())
-    rows = [{"tool": name, "calls": calls[name], "chars": chars[name],
+    rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
             for name in calls]
     rows.sort(key=lambda r: (-r["chars"], r["tool"]))

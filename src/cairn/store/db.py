@@ -93,7 +93,7 @@ class transaction:
         self.con.execute("BEGIN IMMEDIATE")
         return self.con
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if exc_type is None:
             self.con.execute("COMMIT")
         else:

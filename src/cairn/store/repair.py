@@ -9,7 +9,7 @@ the one-line notes of what was rebuilt for the front end to say (`note`, `drain`
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 _NOT_DAMAGE = ("locked", "busy", "interrupted", "readonly", "read-only", "unable to open", "disk is full",
                "out of memory")
@@ -44,12 +44,12 @@ def tables_of(migrations: Sequence) -> set[str]:
         con.close()
 
 
-def probe(con: sqlite3.Connection, tables: set[str]) -> str | None:
+def probe(con: sqlite3.Connection, tables: Set[str]) -> str | None:
     """Why `con` is damaged, or None: every expected table is there and reads (about a millisecond).
     A virtual table whose shadow tables are damaged fails here too."""
     try:
         have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-        missing = sorted(tables - have)
+        missing = sorted(set(tables) - have)
         if missing:
             return f"table {missing[0]} is missing"
         for name in sorted(tables):

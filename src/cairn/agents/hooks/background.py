@@ -22,12 +22,18 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
 
+if TYPE_CHECKING:
+    import subprocess
 
-def spawn_hook(event: str, payload: dict):
+    from cairn.sessions.archive import IngestStats
+
+
+def spawn_hook(event: str, payload: dict) -> subprocess.Popen:
     """Run `cairn hook EVENT --inline` detached, with `payload` on its stdin; the Popen."""
     import subprocess
 
@@ -35,6 +41,7 @@ def spawn_hook(event: str, payload: dict):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                             close_fds=True, env=dict(os.environ))
     try:
+        assert proc.stdin is not None  # stdin=PIPE
         proc.stdin.write(json.dumps(payload).encode())
         proc.stdin.close()
     except OSError:
@@ -52,7 +59,7 @@ def session_files(transcript: Path) -> list[Path]:
     return [transcript, *agents]
 
 
-def archive_session(transcript: Path, *, backup: bool = False):
+def archive_session(transcript: Path, *, backup: bool = False) -> IngestStats | None:
     """Archive what is new in a session's files (main + subagents), each from its own offset;
     with `backup`, then take the throttled daily backup if turns were added. The IngestStats."""
     from cairn.sessions.archive import IngestStats, ingest_file, open_archive

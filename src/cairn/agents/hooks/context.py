@@ -16,8 +16,11 @@ import os
 import re
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from cairn.agents.hooks.settings import hook_settings
+if TYPE_CHECKING:
+    from cairn.config import HookSettings
+    from cairn.project import Project
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -67,7 +70,7 @@ class HookContext:
 
     # ------------------------------------------------------------ project
     @cached_property
-    def project(self):
+    def project(self) -> Project | None:
         """The Project of the session's cwd, or None when it has no tree (global) or cannot resolve."""
         from cairn.errors import CairnError
         from cairn.project import resolve_project
@@ -79,11 +82,11 @@ class HookContext:
         return project if project.root is not None else None
 
     @cached_property
-    def settings(self) -> dict[str, dict[str, object]]:
-        return hook_settings(self.project.root if self.project else None)
+    def settings(self) -> HookSettings:
+        """The `[hooks.*]` settings of the session's project (typed, defaults in cairn.config)."""
+        from cairn.config import settings
 
-    def section(self, name: str) -> dict[str, object]:
-        return self.settings.get(name, {})
+        return settings(self.project.root if self.project else None).hooks
 
     # ------------------------------------------------------------ folders
     def records_dir(self, kind: str) -> Path | None:
@@ -100,7 +103,7 @@ class HookContext:
         base = self.project.data_dir() if self.project else project_data_dir("_global")
         return base / "hook-state" / f"{self.session_id}.{name}.json"
 
-    def load_state(self, name: str) -> dict[str, object]:
+    def load_state(self, name: str) -> dict[str, Any]:
         path = self.state_path(name)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -108,7 +111,7 @@ class HookContext:
             return {}
         return data if isinstance(data, dict) else {}
 
-    def save_state(self, name: str, data: dict[str, object]) -> None:
+    def save_state(self, name: str, data: dict[str, Any]) -> None:
         from cairn.util.atomic import atomic_write_text
 
         atomic_write_text(self.state_path(name), json.dumps(data, sort_keys=True), mode=0o600)
@@ -119,7 +122,7 @@ class HookContext:
 
     def relpath(self, path: str) -> str | None:
         """`path` relative to the project root (posix), or None when it lies outside it."""
-        if not path or not self.project:
+        if not path or not self.project or self.project.root is None:
             return None
         return relpath(self.project.root, path)
 

@@ -25,25 +25,26 @@ def compaction_window(configured: int) -> int:
     return configured
 
 
-def meter_message(tokens: int, window: int) -> str:
+def meter_message(tokens: int, window: int, session: str = "") -> str:
+    tag = f" --session {session}" if session and session.replace("-", "").isalnum() else ""
     return (f"cairn: this session's context is about {tokens // 1000}k tokens, {100 * tokens // window}% of the "
             f"{window // 1000}k compaction window. Before it compacts, register the durable things you learned "
             "(decisions, gotchas, how the code works) with `cairn remember \"TITLE\" --type decision|gotcha|concept "
             "--body ... --file PATH`, then save a handoff: `cairn handoff save --goal ... --where ... --file PATH "
-            "--next ...`. The newest handoff is restored automatically after compaction.")
+            f"--next ...{tag}`. This session's newest handoff is restored automatically after compaction.")
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    cfg = ctx.section("meter")
+    cfg = ctx.settings.meter
     path = ctx.transcript
-    if not cfg.get("enabled", True) or path is None:
+    if not cfg.enabled or path is None:
         return None
     state = ctx.load_state("meter")
     if state.get("warned"):
         return None
     tokens = context_tokens(path)
-    window = compaction_window(int(cfg.get("window") or 150_000))
-    if tokens is None or tokens < float(cfg.get("share") or 0.8) * window:
+    window = compaction_window(cfg.window)
+    if tokens is None or tokens < cfg.share * window:
         return None
     ctx.save_state("meter", {"warned": True, "tokens": tokens, "window": window})
-    return HookResult(context=meter_message(tokens, window))
+    return HookResult(context=meter_message(tokens, window, ctx.text("session_id")))

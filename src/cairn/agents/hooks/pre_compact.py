@@ -7,8 +7,15 @@ matter lists the files it touched; SessionStart(compact) injects it beside the l
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from cairn.project import Project
 
 KIND = "sessions"
 
@@ -20,7 +27,7 @@ def handle(ctx: HookContext) -> HookResult | None:
 
     path = ctx.transcript
     project = ctx.project
-    if path is None or project is None or not ctx.section("session_record").get("enabled", True):
+    if path is None or project is None or not ctx.settings.session_record.enabled:
         return None
     d = build_digest(segment_records(path), project.root)
     if not (d.requests or d.changed or d.commands):
@@ -34,7 +41,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     return None
 
 
-def latest_record(project, session_id: str | None = None):
+def latest_record(project: Project, session_id: str | None = None) -> tuple[Path, dict, str] | None:
     """(path, meta, body) of the newest session record, preferring one of `session_id`."""
     from cairn.agents import records
 

@@ -51,10 +51,10 @@ def handle(ctx: HookContext) -> HookResult | None:
         return None
     if not stat.S_ISREG(st.st_mode) or st.st_size < NEVER_GUARD_BYTES:
         return None
-    cfg = ctx.section("read_guard")
-    if not cfg.get("enabled", True):
+    cfg = ctx.settings.read_guard
+    if not cfg.enabled:
         return None
-    max_bytes, max_lines = int(cfg.get("max_bytes") or 80_000), int(cfg.get("max_lines") or 800)
+    max_bytes, max_lines = cfg.max_bytes, cfg.max_lines
     lines = None
     if st.st_size <= max_bytes:
         if st.st_size <= max_lines:  # fewer bytes than the line limit: cannot have that many lines
@@ -64,7 +64,8 @@ def handle(ctx: HookContext) -> HookResult | None:
             return None
     key = os.path.abspath(path)
     state = ctx.load_state("guard")
-    denied = state.get("denied") if isinstance(state.get("denied"), dict) else {}
+    denied = state.get("denied")
+    denied = denied if isinstance(denied, dict) else {}
     if key in denied:  # asked again after the warning: the agent decided; never nag about it again
         if denied[key] != "allowed":
             denied[key] = "allowed"

@@ -26,12 +26,17 @@ holds redacted text, one hit per session, within the same token budget.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
-from cairn.search.budget import estimate_tokens
-from cairn.search.tokens import query_terms
+from cairn.config import RecallSettings
 from cairn.sessions.markers import strip_injected
+from cairn.text.budget import estimate_tokens
+from cairn.text.tokens import query_terms
+
+if TYPE_CHECKING:
+    from cairn.sessions.context import SessionContext
 
 KIND = "all"  # knowledge and code together
 _NAMED = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
@@ -46,9 +51,16 @@ def _content_terms(text: str) -> list[str]:
     return [t for t in query_terms(text) if len(t) >= 3 and not t.isdigit()]
 
 
+# What a person says to carry on ("continue where you left off", "keep going", "pick it up from
+# there"): not a request to search for; the SessionStart restore and the transcript carry the work.
+_CARRY_ON = frozenset("""continue continuing resume proceed carry keep going ahead pick left off stopped
+where were last time next step steps finish finishing rest remaining""".split())
+
+
 def worth_searching(prompt: str) -> bool:
-    """The cheap gate: two content words, or something that looks like a file or symbol name."""
-    return len(_content_terms(prompt)) >= 2 or bool(_NAMED.search(prompt))
+    """The cheap gate: two content words beyond carrying on, or something that looks like a file
+    or symbol name."""
+    return len([t for t in _content_terms(prompt) if t not in _CARRY_ON]) >= 2 or bool(_NAMED.search(prompt))
 
 
 def strong_reason(why: list[str], distinctive: set[str]) -> bool:
@@ -73,6 +85,7 @@ def seed_paths(ctx: HookContext) -> dict[str, float]:
     from cairn.agents.handoff import latest_handoff
 
     seeds: dict[str, float] = {}
+    assert ctx.project is not None  # handle() returned early without one
     handoff = latest_handoff(ctx.project)
     if handoff is not None:
         for f in handoff.files:
@@ -82,7 +95,7 @@ def seed_paths(ctx: HookContext) -> dict[str, float]:
     return dict(sorted(seeds.items(), key=lambda kv: -kv[1])[:MAX_SEEDS])
 
 
-def session_of(ctx: HookContext):
+def session_of(ctx: HookContext) -> SessionContext:
     """The session so far (files in play, earlier prompts), read incrementally from the transcript by
     the same reader `cairn search --transcript` and MCP `context` use."""
     from cairn.search.service import session_context
@@ -101,6 +114,7 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     from cairn.store.db import connect
 
     # read-only and without the indexer module (its imports cost ~70 ms): most prompts stop here
+    assert ctx.project is not None  # handle() returned early without one
     con = connect(ctx.project.index_path(), readonly=True)
     try:
         q = analyze(con, query)
@@ -121,7 +135,7 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
 
 def _folded(words: set[str] | list[str]) -> set[str]:
     """Words with plurals folded ("retries" = "retry"), as the archive's own terms are."""
-    from cairn.sessions.archive_tags import singular
+    from cairn.text.words import singular
 
     return {singular(w) for w in words}
 
@@ -169,43 +183,43 @@ def handle(ctx: HookContext) -> HookResult | None:
     if not find_refs(prompt) and not worth_searching(prompt):
         return None  # decided before resolving the project: most prompts stop here
     project = ctx.project
-    cfg = ctx.section("recall")
-    if project is None or not cfg.get("enabled", True):
+    cfg = ctx.settings.recall
+    if project is None or project.root is None or not cfg.enabled:
         return None
-    items = expand(project.root, prompt, list(cfg.get("tracker_files") or []))
+    items = expand(project.root, prompt, list(cfg.tracker_files))
     query = " ".join([prompt] + [it["title"] for it in items])
     if not items and not worth_searching(prompt):
         return None
     if not project.index_path().exists():
         return None  # SessionStart builds it; never index inside a prompt
-    distinctive, named, absent = distinctive_terms(ctx, query, float(cfg.get("min_weight") or 0.6))
+    distinctive, named, absent = distinctive_terms(ctx, query, cfg.min_weight)
     seeds = seed_paths(ctx)
     session = session_of(ctx)
     in_play = bool(seeds) or any(t.how != "named" for t in session.files.values())
-    needed = max(1, int(cfg.get("min_terms") or 2) - (1 if in_play else 0))  # work in progress narrows it
+    needed = max(1, cfg.min_terms - (1 if in_play else 0))  # work in progress narrows it
     if items or named or len(distinctive) >= needed:
         return recall(ctx, cfg, query, items, distinctive, seeds, absent=absent, session=session)
-    if cfg.get("sessions", True) and len(distinctive | absent) >= SESSION_TERMS:
+    if cfg.sessions and len(distinctive | absent) >= SESSION_TERMS:
         # nothing in the code to point at, but the words may be in a past conversation
         return recall(ctx, cfg, query, [], distinctive, seeds, absent=absent, code=False)
     return None
 
 
-def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
+def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict], distinctive: set[str],
            seeds: dict[str, float], *, absent: set[str] | None = None, code: bool = True,
-           session=None) -> HookResult | None:
+           session: SessionContext | None = None) -> HookResult | None:
     """Inject the code/knowledge hits that pass the gate (unless `code` is False), then past
     sessions: one beside code hits, up to two on their own (see the module doc)."""
     state = ctx.load_state("recall")
     seen = set(state.get("seen") or [])
-    budget, max_items = int(cfg.get("budget") or 700), int(cfg.get("max_items") or 3)
+    budget, max_items = cfg.budget, cfg.max_items
     header = "cairn recall (matches for this prompt from the project's memory and code; open only what helps):"
     lines = [header] + [f"- {it['ref']} is \"{it['title']}\"" for it in items]
     used = estimate_tokens("\n".join(lines))
     picked: list[str] = []
     if code:
         used = _code_hits(ctx, cfg, query, items, distinctive, seeds, seen, lines, picked, used, session)
-    if cfg.get("sessions", True) and len(picked) < max_items:
+    if cfg.sessions and len(picked) < max_items:
         if picked:  # beside code hits, as before: any two of the prompt's content words
             hits = _past_sessions(ctx, query, set(_content_terms(query)), seen, SESSIONS_WITH_CODE)
         else:  # on their own: two of its distinctive or code-absent words
@@ -222,24 +236,34 @@ def recall(ctx: HookContext, cfg: dict, query: str, items: list[dict], distincti
     return HookResult(context="\n".join(lines))
 
 
-def _code_hits(ctx: HookContext, cfg: dict, query: str, items: list[dict], distinctive: set[str],
+def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict], distinctive: set[str],
                seeds: dict[str, float], seen: set[str], lines: list[str], picked: list[str], used: int,
-               session=None) -> int:
+               session: SessionContext | None = None) -> int:
     """Append the knowledge and code hits that pass (strong reason, score floor, budget) to
     `lines` and their keys to `picked`; the tokens used after them. A file the session already
     read and that has not changed since is never injected: the agent has it."""
     from cairn.search.service import search
 
-    budget, max_items = int(cfg.get("budget") or 700), int(cfg.get("max_items") or 3)
-    floor = float(cfg.get("score_floor") or 0.0)
+    budget, max_items = cfg.budget, cfg.max_items
+    floor = cfg.score_floor
     terms = [w for it in items for w in _content_terms(it["text"])][:40]
+    assert ctx.project is not None  # handle() returned early without one
     answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
                     seed_paths=seeds or None, session=session)
+    from cairn.safepath import AGENT_INSTRUCTION_FILES
+
     top = answer.results[0]["score"] if answer.results else 0.0
+    slots = 0  # strong hits taken, injected now or earlier: a repeated prompt gets no weaker fill-ins
     for result, text in zip(answer.results, answer.texts, strict=False):
+        if slots >= max_items:
+            break
         key = item_key(result)
-        if key in seen or result.get("seen") or result["score"] < max(floor, 0.5 * top) \
+        name = str(result.get("path") or "").rsplit("/", 1)[-1].lower()
+        if name in AGENT_INSTRUCTION_FILES or result["score"] < max(floor, 0.5 * top) \
                 or not strong_reason(result.get("why") or [], distinctive):
+            continue  # CLAUDE.md and kin are loaded by the agent itself
+        slots += 1
+        if key in seen or result.get("seen"):
             continue
         cost = estimate_tokens(text + "\n")
         if used + cost > budget:
@@ -247,6 +271,4 @@ def _code_hits(ctx: HookContext, cfg: dict, query: str, items: list[dict], disti
         lines.append(text)
         picked.append(key)
         used += cost
-        if len(picked) >= max_items:
-            break
     return used

@@ -19,9 +19,13 @@ import os
 import signal
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult, render
+
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 # event -> handler module (cairn.agents.hooks.<module>.handle(ctx) -> HookResult | None)
 HANDLERS = {
@@ -46,7 +50,6 @@ INLINE_LIMITS = {"SessionEnd": 30.0}  # the detached SessionEnd run has time
 MAX_STDIN = 32 * 1024 * 1024
 TIMES_FILE = "hook-times.jsonl"
 ERRORS_FILE = "hooks.log"
-MAX_LOG_BYTES = 2_000_000
 
 
 class HookTimeout(BaseException):
@@ -64,7 +67,7 @@ def canonical_event(name: str | None) -> str | None:
     return None
 
 
-def read_raw(stream) -> bytes:
+def read_raw(stream: BinaryIO) -> bytes:
     """What is on stdin (bounded), or b"" for a terminal or an unreadable stream."""
     try:
         if stream is None or stream.isatty():
@@ -86,12 +89,12 @@ def parse_payload(raw: bytes | str) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def read_payload(stream) -> dict:
+def read_payload(stream: BinaryIO) -> dict:
     """The JSON object on stdin, or {} for a terminal, nothing, garbage or a non-object."""
     return parse_payload(read_raw(stream))
 
 
-def _on_alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+def _on_alarm(signum: int, frame: object) -> None:  # noqa: ARG001 - signal handler signature
     raise HookTimeout()
 
 
@@ -106,42 +109,19 @@ def _unbound() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def _append(name: str, text: str) -> None:
-    """Append to a log under CAIRN_HOME/logs, rotating it once past MAX_LOG_BYTES; never raises."""
-    try:
-        from cairn.home import logs_dir
-
-        path = logs_dir() / name
-        try:
-            if path.stat().st_size > MAX_LOG_BYTES:
-                os.replace(path, path.with_name(path.name + ".1"))
-        except OSError:
-            pass
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(text)
-    except Exception:
-        pass
-
-
 def log_error(event: str, message: str, *, with_traceback: bool = True) -> None:
-    """One redacted entry in CAIRN_HOME/logs/hooks.log."""
-    try:
-        import traceback
+    """One redacted entry in CAIRN_HOME/logs/hooks.log (cairn.logs)."""
+    from cairn.logs import log_exception
 
-        from cairn.redact import redact
-
-        body = traceback.format_exc() if with_traceback else ""
-        body = body if body.endswith("\n") or not body else body + "\n"
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        _append(ERRORS_FILE, redact(f"--- {stamp} {event}: {message}\n{body}"))  # body ends with a newline
-    except Exception:
-        pass
+    log_exception(ERRORS_FILE, f"{event}: {message}", with_traceback=with_traceback)
 
 
 def record_time(event: str, started: float, status: str, project: str | None) -> None:
+    from cairn.logs import append
+
     ms = round((time.perf_counter() - started) * 1000, 1)
-    _append(TIMES_FILE, json.dumps({"ts": round(time.time(), 3), "event": event, "ms": ms, "status": status,
-                                    "project": project}) + "\n")
+    append(TIMES_FILE, json.dumps({"ts": round(time.time(), 3), "event": event, "ms": ms, "status": status,
+                                   "project": project}) + "\n", redacted=False)
 
 
 def run(event: str | None, payload: dict, *, inline: bool = False) -> tuple[str, str, int, str, str | None]:
@@ -194,7 +174,7 @@ def main(argv: list[str] | None = None, raw: bytes | None = None) -> int:
         try:
             _bound(5.0)  # a stdin that never closes must not hang the agent
             try:
-                payload = read_payload(sys.stdin)
+                payload = read_payload(sys.stdin.buffer)
             finally:
                 _unbound()
         except HookTimeout:

@@ -23,6 +23,7 @@ from cairn.agents.hooks.output import HookResult
 
 if TYPE_CHECKING:
     from cairn.agents.digest import Digest
+    from cairn.project import Project
 
 KIND = "journal"
 
@@ -30,8 +31,8 @@ KIND = "journal"
 def handle(ctx: HookContext) -> HookResult | None:
     if ctx.transcript is None or ctx.project is None:
         return None
-    journal = ctx.section("journal").get("enabled", True)
-    archive = ctx.section("archive").get("enabled", True)
+    journal = ctx.settings.journal.enabled
+    archive = ctx.settings.archive.enabled
     if not (journal or archive):
         return None
     if not ctx.inline:
@@ -63,7 +64,7 @@ def archive_digest(ctx: HookContext) -> Digest | None:
     from cairn.sessions.archive import archive_path, open_archive
     from cairn.sessions.archive_search import session_detail, session_digest
 
-    if not archive_path().exists():
+    if not archive_path().exists() or ctx.transcript is None:
         return None
     sid = ctx.text("session_id") or ctx.transcript.stem
     con = open_archive()
@@ -74,6 +75,7 @@ def archive_digest(ctx: HookContext) -> Digest | None:
         _info, turns = session_detail(con, sid)
     finally:
         con.close()
+    assert ctx.project is not None and ctx.project.root is not None  # handle() checked
     root = ctx.project.root
     d = Digest()
     d.requests = [p for p in data["prompts"] if not p.startswith("/")]
@@ -99,7 +101,8 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
     from cairn.agents.digest import build_digest, is_trivial, journal_entry
     from cairn.agents.hooks.transcript import segment_records
 
-    path = ctx.transcript
+    path, project = ctx.transcript, ctx.project
+    assert path is not None and project is not None  # handle() checked both
     size = path.stat().st_size
     state = ctx.load_state("journal")
     if state.get("size") == size:  # SessionEnd again with nothing new (resume, then exit)
@@ -113,7 +116,7 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
 
             log_error("SessionEnd", f"archive digest: {exc}")
     if d is None:
-        d = build_digest(segment_records(path), ctx.project.root)
+        d = build_digest(segment_records(path), project.root)
     ctx.save_state("journal", {"size": size})
     if is_trivial(d):
         return None
@@ -127,6 +130,7 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
 
     entry = redact(entry)
     folder = ctx.records_dir(KIND)
+    assert folder is not None  # the session has a project
     folder.mkdir(parents=True, exist_ok=True)
     day = folder / f"{time.strftime('%Y-%m-%d', now)}.md"
     with os.fdopen(open_append(day), "a", encoding="utf-8") as fh:  # never through a symlink
@@ -136,7 +140,7 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
     return entry
 
 
-def latest_entry(project) -> str | None:
+def latest_entry(project: Project) -> str | None:
     """The last `##` entry of the newest journal day, for SessionStart."""
     from cairn.agents import records
 

@@ -13,9 +13,17 @@ index, vault, records and journal.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
-from cairn.search.budget import estimate_tokens
+from cairn.config import SessionStartSettings
+from cairn.text.budget import estimate_tokens
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from cairn.project import Project
 
 REFRESH_THREAD = "cairn-refresh"  # the runner exits without waiting for a thread of this name
 HEADER = "cairn: project memory for {name} (auto-injected; `cairn search`, `cairn map MODULE`, `cairn handoff last`)."
@@ -52,7 +60,7 @@ def assemble(header: str, sections: list[Section], budget: int) -> str:
     return text if live else ""
 
 
-def refresh_now(project) -> None:
+def refresh_now(project: Project) -> None:
     """Incremental index refresh (which also rewrites the maps in `.cairn/` when the graph changed)."""
     from cairn.codemap.indexer import index_project
 
@@ -72,6 +80,7 @@ def refresh_bounded(ctx: HookContext, seconds: float) -> str:
     from cairn.agents.hooks.background import spawn_hook
 
     project = ctx.project
+    assert project is not None  # handle() returned early without one
     payload = {"cwd": str(project.root), "hook_event_name": "_refresh"}
     if not project.index_path().exists():
         spawn_hook("_refresh", payload)
@@ -99,11 +108,12 @@ def refresh_bounded(ctx: HookContext, seconds: float) -> str:
     return "fresh"
 
 
-def startup_sections(ctx: HookContext, cfg: dict) -> list[Section]:
+def startup_sections(ctx: HookContext, cfg: SessionStartSettings) -> list[Section]:
     from cairn.agents.hooks.session_end import latest_entry
 
     project = ctx.project
-    state = refresh_bounded(ctx, float(cfg.get("refresh_seconds") or 1.0))
+    assert project is not None  # handle() returned early without one
+    state = refresh_bounded(ctx, cfg.refresh_seconds)
     sections: list[Section] = []
     con = None
     if state != "building":
@@ -113,12 +123,12 @@ def startup_sections(ctx: HookContext, cfg: dict) -> list[Section]:
     try:
         from cairn.agents.leaf import project_leaf
 
-        leaf = project_leaf(con, decisions=int(cfg.get("decisions") or 5), tasks=int(cfg.get("tasks") or 5)) \
+        leaf = project_leaf(con, decisions=cfg.decisions, tasks=cfg.tasks) \
             if con is not None else {"decisions": [], "tasks": []}
         sections.append(Section(1, "Key decisions and gotchas", leaf["decisions"]))
         sections.append(Section(2, "Open tasks", leaf["tasks"]))
         if con is not None:
-            sections.append(Section(3, "Map", _map_lines(con, project, int(cfg.get("map_budget") or 600))))
+            sections.append(Section(3, "Map", _map_lines(con, project, cfg.map_budget)))
         else:
             sections.append(Section(3, "Map", ["The code index is being built in the background (first session "
                                                "here); `cairn map` and `cairn search` work once it is done."]))
@@ -131,7 +141,7 @@ def startup_sections(ctx: HookContext, cfg: dict) -> list[Section]:
     return sections
 
 
-def _map_lines(con, project, budget: int) -> list[str]:
+def _map_lines(con: sqlite3.Connection, project: Project, budget: int) -> list[str]:
     from cairn.codemap.maps import render_level0
     from cairn.errors import CairnError
 
@@ -142,8 +152,46 @@ def _map_lines(con, project, budget: int) -> list[str]:
     lines = text.rstrip().splitlines()
     if lines and lines[0].startswith("# "):
         lines = lines[1:]
+    lines = _without_section(lines, "## Key decisions and gotchas")  # listed once, above the map
     # the map's own headings sit one level under this section's
     return ["#" + ln if ln.startswith("## ") else ln for ln in lines if ln.strip()]
+
+
+def _without_section(lines: list[str], heading: str) -> list[str]:
+    """`lines` without the `## ` section whose heading starts with `heading` (up to the next one)."""
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith("## "):
+            skipping = line.startswith(heading)
+        if not skipping:
+            out.append(line)
+    return out
+
+
+def _session_started(ctx: HookContext) -> float | None:
+    """Epoch seconds of the transcript's first timestamped record (None when unknown)."""
+    if ctx.transcript is None:
+        return None
+    import json
+
+    from cairn.sessions.context import iso_epoch
+
+    try:
+        with open(ctx.transcript, "rb") as fh:
+            for _ in range(50):
+                line = fh.readline(1 << 20)
+                if not line:
+                    break
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    continue
+                when = iso_epoch(rec.get("timestamp")) if isinstance(rec, dict) else 0.0
+                if when:
+                    return when
+    except OSError:
+        return None
+    return None
 
 
 def restore_sections(ctx: HookContext) -> list[Section]:
@@ -152,11 +200,13 @@ def restore_sections(ctx: HookContext) -> list[Section]:
     from cairn.agents.hooks.pre_compact import latest_record
 
     project = ctx.project
+    assert project is not None  # handle() returned early without one
     sections: list[Section] = []
-    handoff = latest_handoff(project)
+    session_id = ctx.text("session_id") or None
+    handoff = latest_handoff(project, session=session_id or "", since=_session_started(ctx))
     if handoff is not None:
         sections.append(Section(1, f"Latest handoff ({handoff.created})", handoff.body.strip().splitlines()))
-    found = latest_record(project, ctx.text("session_id") or None)
+    found = latest_record(project, session_id)
     if found is not None:
         _path, meta, body = found
         lines = [ln for ln in body.strip().splitlines() if not ln.startswith("# ")]
@@ -168,7 +218,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     project = ctx.project
     if project is None:
         return None
-    cfg = ctx.section("session_start")
+    cfg = ctx.settings.session_start
     source = ctx.text("source") or "startup"
     if source in ("compact", "clear"):
         ctx.clear_state("recall", "meter", "harvest")
@@ -177,5 +227,5 @@ def handle(ctx: HookContext) -> HookResult | None:
     else:
         sections = startup_sections(ctx, cfg)
         header = HEADER.format(name=project.name)
-    text = assemble(header, sections, int(cfg.get("budget") or 2000))
+    text = assemble(header, sections, cfg.budget)
     return HookResult(context=text) if text else None

@@ -30,17 +30,17 @@ def turn_records(records: list[dict]) -> list[dict]:
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    if ctx.transcript is not None and ctx.section("archive").get("enabled", True):
+    if ctx.transcript is not None and ctx.settings.archive.enabled:
         from cairn.agents.hooks.background import spawn_hook
 
         spawn_hook("_ingest", {"transcript_path": str(ctx.transcript), "cwd": ctx.cwd,
                                "hook_event_name": "_ingest"})
-    cfg = ctx.section("harvest")
-    if not cfg.get("enabled", False) or ctx.payload.get("stop_hook_active") is True or ctx.transcript is None:
+    cfg = ctx.settings.harvest
+    if not cfg.enabled or ctx.payload.get("stop_hook_active") is True or ctx.transcript is None:
         return None
     state = ctx.load_state("harvest")
     asked = int(state.get("asked") or 0)
-    if asked >= int(cfg.get("max_per_session") or 1):
+    if asked >= cfg.max_per_session:
         return None
     from cairn.agents.digest import build_digest
     from cairn.agents.hooks.transcript import tail_records
@@ -48,7 +48,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     root = ctx.project.root if ctx.project else None
     d = build_digest(turn_records(tail_records(ctx.transcript, 1024 * 1024)), root)
     last = ctx.text("last_assistant_message")
-    if d.registered or "cairn remember" in last or d.explored < int(cfg.get("min_explore") or 10):
+    if d.registered or "cairn remember" in last or d.explored < cfg.min_explore:
         return None
     ctx.save_state("harvest", {"asked": asked + 1})
     return HookResult(block_reason=ASK.format(n=d.explored))

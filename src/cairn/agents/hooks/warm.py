@@ -22,6 +22,11 @@ from __future__ import annotations
 import _socket
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
+    from types import ModuleType
 
 EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are cheap inline
 IDLE_SECONDS = 1800
@@ -89,7 +94,7 @@ def ask(event: str, raw: bytes) -> tuple[str, str, int] | str | None:
         return None
 
 
-def _read_all(s, limit: int) -> bytes:
+def _read_all(s: _socket.socket, limit: int) -> bytes:
     parts, size = [], 0
     while size <= limit:
         chunk = s.recv(65536)
@@ -112,7 +117,7 @@ def hook_main(args: list[str]) -> int:
         return runner.main(args)
     raw = _read_stdin()
     answer = ask(event, raw)
-    if answer is None or answer == NO_SERVER:
+    if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
             start()  # for the next prompt; this one is answered inline
         from cairn.agents.hooks import runner
@@ -199,7 +204,7 @@ def _stale(seen: dict[str, float]) -> bool:
     return False
 
 
-def _listen(path: str):
+def _listen(path: str) -> socket.socket | None:
     """A listening socket at `path`, or None when another server already answers there."""
     import socket
 
@@ -275,7 +280,7 @@ def _warm_up() -> None:
 FALLBACK = b"fallback\n0\n"
 
 
-def _answer(conn, runner, seen: dict[str, float]) -> bool:
+def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> bool:
     """Serve one request; False when this server must stop (its code changed)."""
     conn.settimeout(5.0)
     if _stale(seen):  # first, whatever the request: a client of newer code may speak another protocol
@@ -315,7 +320,7 @@ def _answer(conn, runner, seen: dict[str, float]) -> bool:
     return True
 
 
-def _send(conn, data: bytes) -> None:
+def _send(conn: socket.socket, data: bytes) -> None:
     try:
         conn.sendall(data)
     except OSError:

@@ -66,20 +66,10 @@ def handoff_available() -> bool:
 
 def _log_internal(name: str) -> str | None:
     """Append the current traceback, secrets masked, to CAIRN_HOME/logs/mcp.log; never raises."""
-    try:
-        import time
-        import traceback
+    from cairn.logs import log_exception
 
-        from cairn.home import logs_dir
-        from cairn.redact import redact
-
-        path = logs_dir() / "mcp.log"
-        entry = redact(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} tool {name}\n{traceback.format_exc()}")
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(entry)
-        return str(path)
-    except Exception:
-        return None
+    path = log_exception("mcp.log", f"tool {name}")
+    return str(path) if path else None
 
 
 def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -12,13 +12,16 @@ call costs at most a bounded amount of work and context. Library imports stay in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from cairn.agents.mcp.guard import Scope, known_projects, relative_to_root, safe_path
 from cairn.errors import CairnError
 from cairn.memory.node import TYPES
+
+if TYPE_CHECKING:
+    from cairn.project import Project
 
 MAX_BUDGET = 12_000  # tokens: more than any agent should pull through one call
 MAX_LIMIT = 50
@@ -183,7 +186,7 @@ class CairnTools:
         return {"results": [r.to_dict() for r in results]}
 
     @staticmethod
-    def _cited(project, path: str) -> str:
+    def _cited(project: Project, path: str) -> str:
         """A cited file must lie in the project (it is hashed for staleness); stored repo-relative."""
         real = safe_path(project, path, must_exist=False)
         if project.root is None or not real.is_relative_to(Path(project.root).resolve()):
@@ -208,6 +211,7 @@ class CairnTools:
         project = self.scope.project_for(root)
         if id is not None:
             return _render_node(project, id)
+        assert path is not None  # exactly one of id and path was given
         return _read_region(project, path, start_line, end_line)
 
     # ------------------------------------------------------------------ sessions
@@ -258,7 +262,7 @@ class CairnTools:
         return f"(handoff of {last.created}, {relative_to_root(project, last.path.resolve())})\n\n{last.body}"
 
 
-def transcript_file(project, raw: str) -> str:
+def transcript_file(project: Project, raw: str) -> str:
     """A transcript an agent may hand over: a regular .jsonl file inside the project or under an
     agent's own session folder (~/.claude, ~/.codex, ~/.gemini, $CLAUDE_CONFIG_DIR); never anything else."""
     import os
@@ -279,7 +283,7 @@ def transcript_file(project, raw: str) -> str:
     return str(real)
 
 
-def _indexed_paths(project) -> list[str] | None:
+def _indexed_paths(project: Project) -> list[str] | None:
     """The index's file list, so finding decision records skips a second walk of a big tree
     (5k files: 140 ms -> 5 ms). None without an index: load_knowledge then walks itself."""
     if project.root is None or not project.index_path().exists():
@@ -293,14 +297,15 @@ def _indexed_paths(project) -> list[str] | None:
         con.close()
 
 
-def _render_node(project, ref: str) -> str:
-    from cairn.memory import find, live_version, load_knowledge, node_summary, stale_files
+def _render_node(project: Project, ref: str) -> str:
+    from cairn.memory import find, live_version, load_knowledge, node_summary
+    from cairn.memory.knowledge import node_stale_files
 
     nodes = load_knowledge(project, paths=_indexed_paths(project))
     node = find(nodes, ref)
     if node is None:
         raise CairnError(f"no knowledge node {ref!r} (search_knowledge lists ids)")
-    info = node_summary(node, stale_files(node, project.root) if project.root is not None else [])
+    info = node_summary(node, node_stale_files(project, [node]).get(node.id, []))
     titles = {n.id: n.title for n in nodes}
     lines = [f"# {node.title}", f"{node.id} · {node.type} · {node.status} · {node.origin} · {node.path}"]
     live = live_version(nodes, node.id)
@@ -321,7 +326,7 @@ def _render_node(project, ref: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _read_region(project, path: str, start: int, end: int | None) -> str:
+def _read_region(project: Project, path: str, start: int, end: int | None) -> str:
     """Numbered lines start..end of a text file, bounded in lines, characters and bytes read."""
     real = safe_path(project, path)
     if not real.is_file():
@@ -335,7 +340,8 @@ def _read_region(project, path: str, start: int, end: int | None) -> str:
             raise CairnError("end_line is before start_line")
         before: list[str] = []  # lines just above the region: a key block may start there
         lines: list[str] = []
-        used = total = 0
+        used = 0
+        total: int | None = 0
         for total, raw in enumerate(fh, 1):
             if total < start:
                 if total >= start - REDACT_CONTEXT_LINES:

@@ -86,6 +86,7 @@ def _clean_names(names: list[str]) -> list[str]:
 def _module_file(ctx: ResolverContext, base_dir: str, rel_parts: list[str]) -> str | None:
     """File of module `rel_parts` under directory `base_dir` (module.py or package/__init__.py)."""
     stem = "/".join(p for p in ([base_dir] if base_dir else []) + rel_parts)
+    candidates: tuple[str, ...]
     if not rel_parts:
         candidates = (f"{stem}/__init__.py", f"{stem}/__init__.pyi") if stem else ("__init__.py",)
     else:

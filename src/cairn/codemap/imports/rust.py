@@ -40,8 +40,9 @@ def build_index(ctx: ResolverContext) -> RustIndex:
             data = tomllib.loads(read_text(ctx.root, manifest) or "")
         except tomllib.TOMLDecodeError:
             data = {}
-        lib = data.get("lib") if isinstance(data.get("lib"), dict) else {}
-        pkg = data.get("package") if isinstance(data.get("package"), dict) else {}
+        lib, pkg = data.get("lib"), data.get("package")
+        lib = lib if isinstance(lib, dict) else {}
+        pkg = pkg if isinstance(pkg, dict) else {}
         lib_path = join(d, lib["path"]) if isinstance(lib.get("path"), str) else join(d, "src/lib.rs")
         if lib_path not in ctx.files:
             lib_path = join(d, "src/main.rs")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from cairn.codemap.languages import CODE_LANGUAGES, language_for_path
 from cairn.codemap.scan import skip_reason_for_path
 from cairn.errors import CairnError
 from cairn.search.roles import is_test_path
-from cairn.search.tokens import stem_of
+from cairn.text.tokens import stem_of
 
 MIN_WORDS = 4
 MAX_GOLD = 4
@@ -79,8 +80,11 @@ def _git(repo: Path, *args: str) -> str:
     return out.stdout
 
 
-def mine_cases(repo: Path, *, limit: int = 40, scan_commits: int = 400, name: str = "") -> list[Case]:
-    """Up to `limit` cases from the newest `scan_commits` first-parent, non-merge commits."""
+def mine_cases(repo: Path, *, limit: int = 40, scan_commits: int = 400, name: str = "",
+               skipped: Counter | None = None) -> list[Case]:
+    """Up to `limit` cases from the newest `scan_commits` first-parent, non-merge commits; with
+    `skipped`, counts why each other commit examined gave no case (what `eval cases` reports)."""
+    why: Counter = skipped if skipped is not None else Counter()
     log = _git(repo, "log", "--first-parent", "--no-merges", f"-n{scan_commits}", "--name-status",
                "--format=%x00%H%x1f%P%x1f%an%x1f%ad%x1f%s", "--date=short")
     cases: list[Case] = []
@@ -88,10 +92,13 @@ def mine_cases(repo: Path, *, limit: int = 40, scan_commits: int = 400, name: st
     for block in log.split("\x00")[1:]:
         head, _, body = block.partition("\n")
         sha, parents, author, date, subject = (head.split("\x1f") + [""] * 5)[:5]
+        why["examined"] += 1
         if not parents or "[bot]" in author or "bot@" in author.lower():
+            why["the first commit or a bot's"] += 1
             continue
         query = clean_subject(subject)
         if not query or query.lower() in seen_queries:
+            why["a chore, short or repeated subject"] += 1
             continue
         modified, added_deleted = [], 0
         for line in body.splitlines():
@@ -105,9 +112,14 @@ def mine_cases(repo: Path, *, limit: int = 40, scan_commits: int = 400, name: st
                 modified.append(path)
             else:
                 added_deleted += 1
-        if not 1 <= len(modified) <= MAX_GOLD or added_deleted > MAX_ADDED_DELETED:
+        if not modified:
+            why["modified no existing source file"] += 1
+            continue
+        if len(modified) > MAX_GOLD or added_deleted > MAX_ADDED_DELETED:
+            why[f"touched more than {MAX_GOLD} source files or added/deleted files"] += 1
             continue
         if names_gold(query, modified):
+            why["its subject names the file it changed"] += 1
             continue
         seen_queries.add(query.lower())
         cases.append(Case(name or repo.name, parents.split()[0], sha, query, sorted(modified), subject, date))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.search.eval.metrics import aggregate, case_metrics
-from cairn.search.tokens import fts_or_query, query_terms
+from cairn.text.tokens import fts_or_query, query_terms
 
 
 def materialize(git_dir: Path, sha: str, dest: Path) -> Path:
@@ -39,6 +39,20 @@ def materialize(git_dir: Path, sha: str, dest: Path) -> Path:
             raise CairnError(f"git archive {sha[:12]} failed: {err.strip()[:200]}")
     (tree / ".cairn-eval-complete").write_text("")
     return tree
+
+
+def prune_cache(cache: Path) -> tuple[int, int]:
+    """Delete what `run_cases` keeps under `cache` (its `trees/` and the indexes in `home/`, nothing
+    else there); (trees removed, bytes freed)."""
+    import shutil
+
+    trees = [p for p in (cache / "trees").iterdir() if p.is_dir()] if (cache / "trees").is_dir() else []
+    freed = 0
+    for top in [cache / "trees", cache / "home"]:
+        if top.is_dir() and not top.is_symlink():
+            freed += sum(f.stat().st_size for f in top.rglob("*") if f.is_file() and not f.is_symlink())
+            shutil.rmtree(top)
+    return len(trees), freed
 
 
 def _git_dir(repo: Path) -> Path:

@@ -15,10 +15,15 @@ what recall adds to what the agent already has.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
+from typing import TYPE_CHECKING
 
 from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS, SessionContext, iso_epoch
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MIN_WORDS = 5
 _TRIVIAL = frozenset({"continue", "go on", "go ahead", "keep going", "proceed"})
@@ -41,7 +46,7 @@ def _counted(text: str) -> bool:
 
 
 def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, str | None, str | None]],
-                     to_repo) -> list[ReplayCase]:
+                     to_repo: Callable[[str], str | None]) -> list[ReplayCase]:
     """Cases of one session from its archived main-thread turns (role, text, tool, arg, ts), oldest
     first. `to_repo` maps a path as the agent wrote it to a repository path (None: not ours)."""
     ctx = SessionContext()
@@ -77,7 +82,8 @@ def _copy(ctx: SessionContext) -> SessionContext:
     return SessionContext.from_json(ctx.as_json())
 
 
-def archived_cases(archive: sqlite3.Connection, project_id: str, to_repo, max_sessions: int = 200) -> list[ReplayCase]:
+def archived_cases(archive: sqlite3.Connection, project_id: str, to_repo: Callable[[str], str | None],
+                   max_sessions: int = 200) -> list[ReplayCase]:
     """Replay cases of the project's newest archived sessions."""
     sids = [r[0] for r in archive.execute(
         "SELECT session_id FROM sessions WHERE project_id = ? ORDER BY start DESC LIMIT ?", (project_id, max_sessions))]
@@ -98,14 +104,15 @@ def _novel(gold: list[str], ranked: list[str], seen: set[str]) -> float | None:
     return len(set(novel) & set(top)) / len(novel)
 
 
-def replay(con: sqlite3.Connection, root, cases: list[ReplayCase], progress=None) -> dict:
+def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
+           progress: Callable[[str], None] | None = None) -> dict:
     """files@5 / novel@5 per system over `cases`, searched on the open index `con` of `root`."""
     from cairn.search.engine import search_code
     from cairn.search.eval.run import FlatBM25
 
     paths = [r[0] for r in con.execute("SELECT path FROM files ORDER BY path")]
     known = set(paths)
-    flat = FlatBM25(root, paths)
+    flat = FlatBM25(root, paths) if root is not None else None
     rows: dict[str, list[tuple[float, float | None]]] = {s: [] for s in SYSTEMS}
     for c in cases:
         gold = [g for g in c.gold if g in known]
@@ -113,7 +120,7 @@ def replay(con: sqlite3.Connection, root, cases: list[ReplayCase], progress=None
             continue
         seen = set(c.touched)
         hits, _ = search_code(con, c.prompt, root=root, limit=10, session=c.before)
-        bm = flat.search(c.prompt, 10)
+        bm = flat.search(c.prompt, 10) if flat is not None else []
         recency = list(dict.fromkeys(reversed(c.touched)))
         ranked = {"cairn": [h.path for h in hits], "bm25-files": bm,
                   "session-recency": recency + [p for p in bm if p not in recency]}

@@ -13,26 +13,14 @@ import re
 import unicodedata
 from collections import Counter
 
+from cairn.text.words import STOPWORDS
+
 # A compound identifier: has an inner capital after a lowercase/digit, or an underscore/hyphen join.
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _NON_ALNUM = re.compile(r"[\W_]+")
 _IDENT_RUN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INNER_CAP = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _WORD = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*|[^\W_]+", re.UNICODE)
-
-STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto over under about as
-    is are was were be been being am do does did done doing have has had having it its it's this that
-    these those there here what which who whom whose when where why how all any each every some no not
-    only own same so than too very can could should would will shall may might must just also now
-    i me my we our you your he him his she her they them their us let lets please ok okay hey hi thanks
-    thank yes yeah sure want wanted need needs needed make made get got use used using like still
-    again really maybe something anything thing things stuff way look see find show tell know think
-    try trying work working one two new add added adds fix fixed fixes fixing update updated support
-    allow allows when while more most less instead without within between after before since until
-    via per etc e g ie eg""".split()
-)
-
 
 def strip_accents(text: str) -> str:
     """café -> cafe (case kept), as FTS5's remove_diacritics does."""

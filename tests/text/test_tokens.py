@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from cairn.search.tokens import (
+from cairn.text.tokens import (
     expand_identifiers,
     fts_or_query,
     name_key,

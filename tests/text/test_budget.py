@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cairn.search.budget import estimate_tokens, fit_lines
+from cairn.text.budget import estimate_tokens, fit_lines
 
 SAMPLES = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "tokens" / "samples.json").read_text())
 
