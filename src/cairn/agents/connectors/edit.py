@@ -14,6 +14,8 @@ import re
 import tomllib
 from typing import Any
 
+from cairn.text.marked import MarkerError, marked, splice_block
+
 
 class NeedsManual(Exception):
     """This file cannot be edited safely; show the user what to paste instead."""
@@ -233,15 +235,9 @@ def _trailing_comments(skipped: list[str]) -> list[str]:
 
 
 def block_set(text: str | None, body: str, start: str, end: str) -> str:
-    """Put `body` between `start` and `end` markers: replace the old block or append one."""
-    block = f"{start}\n{body.rstrip()}\n{end}"
-    text = text or ""
-    i, j = text.find(start), text.find(end)
-    if i >= 0 and j > i:
-        return text[:i] + block + text[j + len(end):]
-    if i >= 0 or j >= 0:
-        raise NeedsManual(f"only one of the markers {start} / {end} is there; fix or remove it")
-    if not text:
-        return block + "\n"
-    sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return text + sep + block + "\n"
+    """Put `body` between `start` and `end` markers: replace the old block or append one
+    (`cairn.text.marked`; a lone marker is NeedsManual)."""
+    try:
+        return splice_block(text, marked(body, start, end), start, end)
+    except MarkerError as exc:
+        raise NeedsManual(str(exc)) from None
