@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from cairn.agents import records
 from cairn.errors import CairnError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any
+
     from cairn.project import Project
 
 KIND = "handoffs"

@@ -7,10 +7,10 @@ relies on them, so keep handlers and that docstring in sync.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from cairn.codemap.model import ImportRef
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Node
 

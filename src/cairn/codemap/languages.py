@@ -19,9 +19,11 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from tree_sitter import Language, Parser
 
 

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING
 
 from cairn.codemap.languages import REGISTRY, get_language, shipped_queries_dir
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:  # pragma: no cover
     from tree_sitter import Query
 

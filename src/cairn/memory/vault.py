@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cairn.errors import CairnError
 from cairn.memory.facts import Fact
@@ -38,6 +37,10 @@ from cairn.memory.staleness import SymbolRange
 from cairn.memory.vault_index import Entry, Signature, VaultIndex, list_notes, load_entries, signature
 from cairn.util.atomic import atomic_write_text, sweep_temps
 from cairn.util.filelock import file_lock
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
 
 LOCK_NAME = "knowledge.lock"
 LOCK_TIMEOUT_S = 20.0

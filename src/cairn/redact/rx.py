@@ -13,11 +13,10 @@ the window with `endpos` instead. The import (~8 ms) and each compilation happen
 
 from __future__ import annotations
 
-from typing import Any
-
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing costs the hook path ~5 ms
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from typing import Any
 
 Spans = list  # list[tuple[int, int]]
 

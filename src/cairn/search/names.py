@@ -14,10 +14,13 @@ import re
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Any
 
 from cairn.codemap.model import short_name
 from cairn.text.tokens import name_key
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PLACES = 40  # a key defined in more places than this is too generic to be a name hit
 MIN_SCORE = 0.5  # below this a file was only named by plain words that happen to be names: not a name hit

@@ -7,11 +7,11 @@ change reaches all of them at once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from cairn.errors import CairnError
 from cairn.project import Project
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
 

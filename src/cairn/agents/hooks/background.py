@@ -22,11 +22,11 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     import subprocess
 

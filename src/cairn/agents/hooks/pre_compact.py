@@ -7,11 +7,10 @@ matter lists the files it touched; SessionStart(compact) injects it beside the l
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import _socket
 import os
 import sys
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     import socket
     from types import ModuleType

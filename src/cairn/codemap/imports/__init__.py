@@ -12,11 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..model import ImportRef
 from . import cfamily, conventions, dart, go, javascript, jvm, other, paths, php, python, ruby, rust
 from .context import ResolverContext
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FAMILIES", "Family", "ResolverContext", "family_of", "resolve_import"]
 
