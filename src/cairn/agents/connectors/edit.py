@@ -12,16 +12,16 @@ from __future__ import annotations
 import json
 import tomllib
 
-TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
-if TYPE_CHECKING:
-    from typing import Any
-
 import tomlkit
 from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 from tomlkit.toml_document import TOMLDocument
 
 from cairn.text.marked import MarkerError, marked, splice_block
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class NeedsManual(Exception):
