@@ -18,6 +18,7 @@ Stdlib only: the hooks import it.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -149,6 +150,8 @@ def open_append(path: Path, mode: int = 0o644) -> int:
     except OSError as exc:
         if exc.errno in (40, 62):  # ELOOP (Linux, macOS): the last component is a symlink
             raise PathRefused(path, "a symlink is never written through") from None
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads (O_NONBLOCK write end)
+            raise PathRefused(path, "not a regular file (a FIFO, socket or device)") from None
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)

@@ -220,3 +220,15 @@ def test_a_file_name_that_is_not_utf8_is_skipped_and_counted(tmp_path):
     (root / os.fsdecode(b"bad-\xff.py")).write_text("def bad():\n    pass\n")
     s = index_project(project_for_root(root))
     assert s.files == 1 and s.skipped.get("bad filename") == 1
+
+
+def test_an_indexer_that_must_not_wait_says_who_holds_the_lock(tmp_path):
+    from cairn.util.filelock import file_lock
+
+    root = write_tree(tmp_path / "r", {"a.py": "def a():\n    pass\n"})
+    p = project_for_root(root)
+    index_project(p)
+    with file_lock(p.index_path().with_suffix(".lock")):
+        with pytest.raises(indexer.IndexBusy, match="another cairn process is indexing this worktree"):
+            index_project(p, wait=False)
+    assert index_project(p, wait=False).files == 1

@@ -25,6 +25,44 @@ def test_pagerank_favours_the_imported_file():
     assert max(range(4), key=ranks.__getitem__) == 3 and abs(sum(ranks) - 1) < 1e-9
 
 
+def _pagerank_by_hand(n, edges, damping=0.85, iters=200):
+    """The textbook power iteration in plain Python: rank flows along each edge by its weight share."""
+    out = [0.0] * n
+    for s, _d, w in edges:
+        out[s] += w
+    r = [1.0 / n] * n
+    for _ in range(iters):
+        dangling = sum(r[i] for i in range(n) if out[i] == 0)
+        new = [(1 - damping) / n + damping * dangling / n] * n
+        for s, d, w in edges:
+            new[d] += damping * r[s] * w / out[s]
+        r = new
+    total = sum(r)
+    return [x / total for x in r]
+
+
+def test_pagerank_matches_the_textbook_iteration_with_weights_and_dangling_nodes():
+    import random
+
+    rng = random.Random(7)
+    n = 60
+    edges = {(rng.randrange(n), rng.randrange(n)): rng.choice([1.0, 0.5, 0.25]) for _ in range(240)}
+    edge_list = [(s, d, w) for (s, d), w in edges.items() if s < 50]  # nodes 50..59 only receive: dangling
+    ranks = pagerank(n, edge_list)
+    expected = _pagerank_by_hand(n, edge_list)
+    assert max(abs(a - b) for a, b in zip(ranks, expected, strict=True)) < 1e-9
+    assert pagerank(3, []) == [1 / 3] * 3 and pagerank(0, []) == []
+
+
+def test_pagerank_needs_no_scipy(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy", None)  # any `import scipy...` now raises ImportError
+    monkeypatch.setitem(sys.modules, "scipy.sparse", None)
+    ranks = pagerank(3, [(0, 2, 1.0), (1, 2, 1.0)])
+    assert max(range(3), key=ranks.__getitem__) == 2
+
+
 def _repo(tmp_path, n_users=12):
     files = {"core/db.py": "def connect():\n    return 1\n\nclass Session:\n    pass\n",
              "core/__init__.py": "", "main.py": "from core.db import connect\n\nconnect()\n"}

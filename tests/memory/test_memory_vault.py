@@ -315,3 +315,21 @@ def test_a_pending_title_never_resolves_by_id_prefix(vault) -> None:
     link = vault.find(g.id).links[0]
     assert link.pending and link.target == "Checkout"
     assert vault.find("checkout-re").id == retry.id  # a person's unique prefix still works for read
+
+
+def test_a_writer_waits_for_the_knowledge_lock_then_says_try_again(vault, project, monkeypatch) -> None:
+    from cairn.memory import vault as vault_mod
+    from cairn.util.filelock import LockBusy, file_lock
+
+    monkeypatch.setattr(vault_mod, "LOCK_TIMEOUT_S", 0.2)
+    with vault.lock():
+        lock = vault.state_dir / vault_mod.LOCK_NAME
+        assert lock.stat().st_mode & 0o777 == 0o600
+        with pytest.raises(LockBusy):  # a second descriptor in this process counts as another holder
+            with file_lock(lock, timeout=0):
+                pass
+    with file_lock(vault.state_dir / vault_mod.LOCK_NAME):
+        with pytest.raises(CairnError, match="another cairn process holds the knowledge lock; try again"):
+            remember_one(vault, "Blocked fact", type="note", body="b")
+    remember_one(vault, "Unblocked fact", type="note", body="b")
+    assert len(knowledge_files(project.root)) == 1

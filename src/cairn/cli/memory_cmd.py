@@ -134,64 +134,15 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    from cairn.errors import CairnError
-    from cairn.memory.graph import find, index_by_id, live_version, supersede_chain
-    from cairn.memory.knowledge import load_knowledge, node_stale_files, node_summary
+    from cairn.memory.knowledge import load_knowledge
+    from cairn.memory.node_view import node_view
 
     project = resolve(args, need_root=False)
-    nodes = load_knowledge(project)
-    node = find(nodes, args.ref)
-    if node is None:
-        raise CairnError(f"no knowledge node {args.ref!r} (see `cairn memory list`)")
-    by_id = index_by_id(nodes)
-    stale = node_stale_files(project, [node]).get(node.id, [])
-    live = live_version(nodes, node.id)
-    links = [{"rel": lk.rel, "target": lk.target, "pending": lk.pending,
-              "title": by_id[lk.target].title if lk.target in by_id else None,
-              "status": by_id[lk.target].status if lk.target in by_id else None} for lk in node.links]
-    backlinks = [{"rel": lk.rel, "source": n.id, "title": n.title} for n in nodes for lk in n.links
-                 if lk.target == node.id and n.id != node.id]
+    view = node_view(project, load_knowledge(project), args.ref)
     if args.json:
-        out = node_summary(node, stale)
-        out.update({"body": node.body, "links": links, "linked_from": backlinks, "created": node.created,
-                    "commit": node.commit, "chain": supersede_chain(nodes, node.id),
-                    "live_version": live.id if live is not None and live.id != node.id else None})
-        print_json(out)
-        return 0
-    print(f"# {node.title}")
-    print(f"{node.id} · {node.type} · {node.status} · {node.origin} · {node.path}")
-    if node.superseded_by:
-        nxt = by_id.get(node.superseded_by)
-        line = f"superseded by {node.superseded_by}" + (f" \"{nxt.title}\"" if nxt else "")
-        if live is not None and live.id not in (node.id, node.superseded_by):
-            line += f"; live version: {live.id} \"{live.title}\""
-        print(line)
-    if node.supersedes:
-        old = by_id.get(node.supersedes)
-        print(f"supersedes {node.supersedes}" + (f" \"{old.title}\"" if old else ""))
-    if node.files:
-        print("files: " + ", ".join(node.files))
-    for path in stale:
-        print(f"(changed since this note: {path})")
-    if node.symbols:
-        print("symbols: " + ", ".join(node.symbols))
-    if node.tags:
-        print("tags: " + ", ".join(node.tags))
-    if node.updated:
-        print(f"updated: {node.updated}" + (f" at {node.commit[:10]}" if node.commit else ""))
-    if node.body:
-        print()
-        print(node.body)
-    if links or backlinks:
-        print()
-        print("Links:")
-        for lk in links:
-            if lk["pending"]:
-                print(f"- {lk['rel']}: {lk['target']} (pending: no such node yet)")
-            else:
-                print(f"- {lk['rel']}: {lk['title']} ({lk['target']}, {lk['status']})")
-        for bl in backlinks:
-            print(f"- {bl['rel']} (from): {bl['title']} ({bl['source']})")
+        print_json(view.to_dict())
+    else:
+        sys.stdout.write(view.text())
     return 0
 
 

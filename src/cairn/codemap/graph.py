@@ -1,7 +1,7 @@
 """The file graph: resolved imports + symbol-reference edges -> PageRank, hubs, modules.
 
-Runs at index time (numpy/scipy are fine here, never on a hook's path); the request path only
-reads the stored edges and ranks.
+Runs at index time (numpy is fine here, never on a hook's path); the request path only reads
+the stored edges and ranks.
 """
 
 from __future__ import annotations
@@ -36,11 +36,15 @@ REF_FALLBACK_LANGS = REF_EDGE_LANGUAGES
 
 def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPING,
              iters: int = 100, tol: float = 1e-10) -> list[float]:
-    """Weighted PageRank over nodes 0..n-1; dangling mass is spread uniformly."""
+    """Weighted PageRank over nodes 0..n-1; dangling mass is spread uniformly.
+
+    Power iteration in numpy alone: the sparse product (each node's rank sent along its edges,
+    weighted by the edge's share of its outgoing weight) is one `bincount` over the edge list,
+    which gave the same ranks as scipy's CSR product (|diff| <= 2.1e-17, same order) on four
+    indexed repositories, no slower, without importing scipy (docs/benchmarks.md, section 11)."""
     if n == 0:
         return []
     import numpy as np
-    from scipy import sparse
 
     if not edges:
         return [1.0 / n] * n
@@ -49,11 +53,11 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     w = np.fromiter((e[2] for e in edges), dtype=np.float64, count=len(edges))
     out_w = np.bincount(src, weights=w, minlength=n)
     norm = np.where(out_w[src] > 0, w / np.maximum(out_w[src], 1e-300), 0.0)
-    m = sparse.csr_matrix((norm, (dst, src)), shape=(n, n))
     dangling = out_w == 0
     r = np.full(n, 1.0 / n)
     for _ in range(iters):
-        new = damping * (m @ r + r[dangling].sum() / n) + (1 - damping) / n
+        new = damping * (np.bincount(dst, weights=norm * r[src], minlength=n) + r[dangling].sum() / n) \
+            + (1 - damping) / n
         if np.abs(new - r).sum() < tol:
             r = new
             break

@@ -10,12 +10,12 @@ Concurrent indexers of one worktree are serialized by a lock file.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import transaction
 from cairn.store.repair import is_damage
+from cairn.util.filelock import LockBusy, file_lock
 
 BATCH = 256  # files per transaction
 
@@ -75,33 +76,21 @@ def claim_pending(project: Project, max_age: float = 120.0) -> bool:
         return False
 
 
-class IndexBusy(CairnError):
+class IndexBusy(LockBusy):
     """Another process is indexing this worktree right now (raised only when asked not to wait)."""
 
 
-class _Lock:
-    """An exclusive advisory lock beside the index: one indexer per worktree at a time."""
-
-    def __init__(self, path: Path, wait: bool = True):
-        self.path = path
-        self.wait = wait
-
-    def __enter__(self):
-        global _LOCK_FD
-        self.fh = open(self.path, "a+")
+@contextmanager
+def _index_lock(path: Path, wait: bool) -> Iterator[None]:
+    """An exclusive lock beside the index: one indexer per worktree at a time."""
+    global _LOCK_FD
+    busy = f"{path}: another cairn process is indexing this worktree"
+    with file_lock(path, timeout=None if wait else 0, busy=busy, error=IndexBusy) as fd:
+        _LOCK_FD = fd
         try:
-            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | (0 if self.wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            self.fh.close()
-            raise IndexBusy(f"{self.path}: another cairn process is indexing this worktree") from None
-        _LOCK_FD = self.fh.fileno()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        global _LOCK_FD
-        _LOCK_FD = None
-        fcntl.flock(self.fh.fileno(), fcntl.LOCK_UN)
-        self.fh.close()
+            yield
+        finally:
+            _LOCK_FD = None
 
 
 _LOCK_FD: int | None = None  # the held index lock, which forked workers must not keep alive
@@ -169,7 +158,7 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     cfg = settings(root, strict=True).index
     stats = IndexStats()
     lock_path = project.index_path().with_suffix(".lock")
-    with _Lock(lock_path, wait):
+    with _index_lock(lock_path, wait):
         pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
         con = open_index(project, check=check)
         try:

@@ -21,6 +21,7 @@ from cairn.memory.graph import degree
 from cairn.memory.importance import order
 from cairn.memory.node import Node
 from cairn.safepath import AGENT_INSTRUCTION_FILES
+from cairn.text.marked import splice_block
 from cairn.util.atomic import atomic_write_text
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -99,19 +100,6 @@ def render_block(nodes: list[Node], *, max_bytes: int = DEFAULT_BYTES, max_lines
     return "\n".join(lines), shown
 
 
-def splice(text: str, block: str) -> str:
-    """Replace cairn's marked block in `text`, or append it; everything else stays as it was."""
-    start, end = text.find(START), text.find(END)
-    if start >= 0 and end > start:
-        return text[:start] + block + text[end + len(END):]
-    if start >= 0 or end >= 0:
-        raise CairnError(f"found only one of the markers {START} / {END}; fix or remove it and re-run")
-    if not text:
-        return block + "\n"
-    sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return text + sep + block + "\n"
-
-
 @dataclass
 class MemoryMdResult:
     path: Path
@@ -178,7 +166,7 @@ def write_memory_md(project: Any, nodes: list[Node], file: str | Path | None = N
         raise CairnError(f"cannot read {path}: {exc}") from None
     block, shown = render_block(nodes, max_bytes=max_bytes, max_lines=max_lines, stale_ids=stale_ids)
     block = redact(block)
-    new = splice(old, block)
+    new = splice_block(old, block, START, END)
     total = len(ranked(nodes))
     if new == old:
         return MemoryMdResult(path, False, shown, total, len(block.encode()) + 1)

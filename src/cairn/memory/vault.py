@@ -17,10 +17,7 @@ The state folder (`.cairn/.state/`, or `personal/.state/`) ignores itself in git
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +36,7 @@ from cairn.memory.remember_batch import Batch, Edit, Originals, Result
 from cairn.memory.staleness import SymbolRange
 from cairn.memory.vault_index import Entry, Signature, VaultIndex, list_notes, load_entries, signature
 from cairn.util.atomic import atomic_write_text, sweep_temps
+from cairn.util.filelock import file_lock
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -242,24 +240,10 @@ class Vault:
         """Exclusive lock for read-modify-write of the vault (other writers wait, up to 20 s)."""
         self._check_writable()
         self._ensure_state_dir()
-        from cairn.safepath import open_append
-
-        with os.fdopen(open_append(self._safe(self.state_dir / LOCK_NAME), 0o600), "a") as fh:
-            deadline = time.monotonic() + LOCK_TIMEOUT_S
-            while True:
-                try:
-                    fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
-                        raise CairnError(f"{self.dir}: another cairn process holds the knowledge lock; "
-                                         "try again") from None
-                    time.sleep(0.02)
-            try:
-                sweep_temps(self.dir)  # what a writer killed mid-write left: never read, now gone
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        busy = f"{self.dir}: another cairn process holds the knowledge lock; try again"
+        with file_lock(self._safe(self.state_dir / LOCK_NAME), timeout=LOCK_TIMEOUT_S, busy=busy, mode=0o600):
+            sweep_temps(self.dir)  # what a writer killed mid-write left: never read, now gone
+            yield
 
     def remember(self, facts: list[Fact], *, symbol_range: SymbolRange | None = None,
                  context: list[Node] | None = None, cwd: Path | None = None) -> list[Result]:

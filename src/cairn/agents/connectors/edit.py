@@ -10,8 +10,14 @@ gives the same text back: that is what makes `cairn connect` idempotent.
 from __future__ import annotations
 
 import json
-import re
 import tomllib
+
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import Table
+from tomlkit.toml_document import TOMLDocument
+
+from cairn.text.marked import MarkerError, marked, splice_block
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -87,69 +93,95 @@ def _is_ours(group: Any, marker: str) -> bool:
 
 
 # ------------------------------------------------------------------ TOML
+#
+# Edited with tomlkit, which keeps every comment, blank line and the user's own formatting; the
+# result is then parsed again with tomllib and must hold exactly what was asked (the re-parse
+# check), so a form tomlkit would mangle is refused (NeedsManual), never written.
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+def _tk_value(value: Any) -> Any:
+    """A tomlkit item for `value`; a dict becomes an inline table (`env = { KEY = "v" }`)."""
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+        table = tomlkit.inline_table()
+        for k, v in value.items():
+            table.append(k, _tk_value(v))
+        return table
+    return tomlkit.item(value)
 
 
-def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+def _insert(table: Table, index: int, key: str, value: Any) -> None:
+    """Put `key = value` at `index` among the table's own lines (0: right under its header), so it
+    lands above the comments and blank lines that end the table (they belong to the next one)."""
+    if index < len(table.value.body):
+        table.value._insert_at(index, key, _tk_value(value))
+    else:
+        table.append(key, _tk_value(value))
+
+
+def _table_at(doc: TOMLDocument, keys: tuple[str, ...]) -> Table:
+    """The tomlkit table written `[a.b]` (with a header of its own), else NeedsManual."""
+    node: Any = doc
+    for key in keys:
+        node = node[key]
+    if not isinstance(node, Table) or node.is_super_table():
+        raise NeedsManual(f"[{'.'.join(keys)}] is defined in a form cairn does not edit (inline or dotted keys)")
+    return node
+
+
+def _parse(text: str) -> tuple[dict[str, Any], TOMLDocument]:
+    try:
+        return tomllib.loads(text), tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, TOMLKitError) as exc:
+        raise NeedsManual(f"the file does not parse as TOML: {exc}") from None
+
+
+def _dumps(doc: TOMLDocument, was_empty: bool) -> str:
+    new = tomlkit.dumps(doc)
+    return new.lstrip("\n") if was_empty else new
 
 
 def toml_set_table(text: str | None, table: tuple[str, ...], entry: dict[str, Any]) -> str:
-    """Replace (or append) the table `[a.b]` and its sub-tables, leaving every other byte alone.
+    """Replace (or append) the table `[a.b]`, keeping every comment and every other setting.
 
-    The result is parsed again and must hold exactly `entry` at `table`; anything else (the table
-    defined inline or with dotted keys elsewhere, a broken file) raises NeedsManual.
+    A new table is appended at the end of the file; an existing one keeps its place, its keys
+    replaced by `entry` (the comment and blank lines after it stay). The result is parsed again
+    and must hold exactly `entry` at `table` and nothing else changed; anything else (the table
+    defined inline or with dotted keys, a broken file) raises NeedsManual.
     """
     text = text or ""
-    try:
-        before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise NeedsManual(f"the file does not parse as TOML: {exc}") from None
-    header = "[" + ".".join(_toml_key(k) for k in table) + "]"
-    block = header + "\n" + "".join(f"{_toml_key(k)} = {_toml_value(v)}\n" for k, v in entry.items())
-    lines = text.splitlines(keepends=True)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    before, doc = _parse(text)
     dotted = ".".join(table)
-    own = re.compile(r"^\s*\[\s*" + re.escape(dotted).replace(r"\.", r"\s*\.\s*") + r"\s*(\]|\.)")
-    any_header = re.compile(r"^\s*\[")
-    out: list[str] = []
-    skipped: list[str] = []
-    inserted = skipping = False
-    for line in lines:
-        if any_header.match(line):
-            was_skipping, skipping = skipping, bool(own.match(line))
-            if was_skipping and not skipping:
-                out.extend(_trailing_comments(skipped))
-            if skipping and not inserted:
-                out.append(block)
-                inserted = True
-            skipped = []
-        if skipping:
-            skipped.append(line)
+    node: Any = before
+    for key in table:
+        node = node.get(key) if isinstance(node, dict) else None
+    try:
+        if node is None:
+            new_table = tomlkit.table()
+            for k, v in entry.items():
+                new_table.append(k, _tk_value(v))
+            for key in reversed(table[1:]):
+                parent = tomlkit.table(is_super_table=True)
+                parent.append(key, new_table)
+                new_table = parent
+            doc.append(table[0], new_table)
         else:
-            out.append(line)
-    new = "".join(out)
-    if not inserted:
-        if new and not new.endswith("\n"):
-            new += "\n"
-        new += ("\n" if new.strip() else "") + block
+            own = _table_at(doc, table)
+            for key in list(own.keys()):
+                del own[key]
+            for index, (k, v) in enumerate(entry.items()):
+                _insert(own, index, k, v)
+        new = _dumps(doc, not text.strip())
+    except NeedsManual:
+        raise
+    except (TOMLKitError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise NeedsManual(f"cairn's table could not be placed safely ({exc})") from None
     try:
         parsed = tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:
         raise NeedsManual(f"cairn's table could not be placed safely ({exc})") from None
-    node: Any = parsed
+    node = parsed
     for key in table:
         node = node.get(key) if isinstance(node, dict) else None
     if node != entry:
@@ -163,36 +195,35 @@ def toml_set_true(text: str | None, table: str, key: str) -> str:
     """Make `[table] key = true` hold by adding one line of cairn's own, never rewriting the user's.
 
     Already true: the text comes back unchanged. No `table` anywhere: `[table]` and the key are
-    appended. One plain `[table]` header: the key goes on the line after it, the table's other
-    keys untouched. Anything else (the key set to another value, the table inline, dotted or
-    repeated) raises NeedsManual. The result must parse to the old document plus that one key.
+    appended. A `[table]` with a header: the key goes on the line after it, the table's other
+    keys and comments untouched. Anything else (the key set to another value, the table inline
+    or dotted) raises NeedsManual. The result must parse to the old document plus that one key.
     """
     text = text or ""
-    try:
-        before = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise NeedsManual(f"the file does not parse as TOML: {exc}") from None
+    before, _ = _parse(text)
     current = before.get(table)
     if isinstance(current, dict) and current.get(key) is True:
         return text
     if current is not None and not isinstance(current, dict):
         raise NeedsManual(f"`{table}` is not a table")
     if isinstance(current, dict) and key in current:
-        raise NeedsManual(f"{table}.{key} is set to {_toml_value(current[key])}; cairn does not overrule it")
-    line = f"{_toml_key(key)} = true\n"
-    if current is None:
-        new = text + ("\n" if text and not text.endswith("\n") else "")
-        new += ("\n" if new.strip() else "") + f"[{_toml_key(table)}]\n" + line
-    else:
-        header = re.compile(r"^\s*\[\s*" + re.escape(table) + r"\s*\]\s*(#.*)?$")
-        lines = text.splitlines(keepends=True)
-        at = [i for i, raw in enumerate(lines) if header.match(raw.rstrip("\r\n"))]
-        if len(at) != 1:
-            raise NeedsManual(f"[{table}] is defined in a form cairn does not edit (inline or dotted keys)")
-        head = lines[at[0]]
-        lines[at[0]] = head if head.endswith("\n") else head + "\n"
-        lines.insert(at[0] + 1, line)
-        new = "".join(lines)
+        shown = tomlkit.item(current[key]).as_string()
+        raise NeedsManual(f"{table}.{key} is set to {shown}; cairn does not overrule it")
+    if text and not text.endswith("\n"):
+        text += "\n"
+    _, doc = _parse(text)
+    try:
+        if current is None:
+            new_table = tomlkit.table()
+            new_table.append(key, True)
+            doc.append(table, new_table)
+        else:
+            _insert(_table_at(doc, (table,)), 0, key, True)
+        new = _dumps(doc, not text.strip())
+    except NeedsManual:
+        raise
+    except (TOMLKitError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise NeedsManual(f"{key} could not be added to [{table}] safely ({exc})") from None
     expected = {**before, table: {**(current or {}), key: True}}
     try:
         if tomllib.loads(new) != expected:
@@ -218,33 +249,13 @@ def _without(doc: dict[str, Any], table: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-def _trailing_comments(skipped: list[str]) -> list[str]:
-    """The blank and comment lines that end a replaced table: they belong to the next table.
-
-    cairn's own tables hold neither, so these are the user's; at least one blank line is kept
-    between cairn's table and the next.
-    """
-    tail: list[str] = []
-    for line in reversed(skipped):
-        if line.strip() and not line.lstrip().startswith("#"):
-            break
-        tail.insert(0, line if line.endswith("\n") else line + "\n")
-    return tail or ["\n"]
-
-
 # ------------------------------------------------------------------ marked blocks
 
 
 def block_set(text: str | None, body: str, start: str, end: str) -> str:
-    """Put `body` between `start` and `end` markers: replace the old block or append one."""
-    block = f"{start}\n{body.rstrip()}\n{end}"
-    text = text or ""
-    i, j = text.find(start), text.find(end)
-    if i >= 0 and j > i:
-        return text[:i] + block + text[j + len(end):]
-    if i >= 0 or j >= 0:
-        raise NeedsManual(f"only one of the markers {start} / {end} is there; fix or remove it")
-    if not text:
-        return block + "\n"
-    sep = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-    return text + sep + block + "\n"
+    """Put `body` between `start` and `end` markers: replace the old block or append one
+    (`cairn.text.marked`; a lone marker is NeedsManual)."""
+    try:
+        return splice_block(text, marked(body, start, end), start, end)
+    except MarkerError as exc:
+        raise NeedsManual(str(exc)) from None

@@ -298,32 +298,11 @@ def _indexed_paths(project: Project) -> list[str] | None:
 
 
 def _render_node(project: Project, ref: str) -> str:
-    from cairn.memory import find, live_version, load_knowledge, node_summary
-    from cairn.memory.knowledge import node_stale_files
+    from cairn.memory import load_knowledge
+    from cairn.memory.node_view import node_view
 
     nodes = load_knowledge(project, paths=_indexed_paths(project))
-    node = find(nodes, ref)
-    if node is None:
-        raise CairnError(f"no knowledge node {ref!r} (search_knowledge lists ids)")
-    info = node_summary(node, node_stale_files(project, [node]).get(node.id, []))
-    titles = {n.id: n.title for n in nodes}
-    lines = [f"# {node.title}", f"{node.id} · {node.type} · {node.status} · {node.origin} · {node.path}"]
-    live = live_version(nodes, node.id)
-    if node.superseded_by:
-        lines.append(f"superseded by {node.superseded_by} \"{titles.get(node.superseded_by, '?')}\""
-                     + (f"; live version: {live.id}" if live is not None and live.id != node.superseded_by else ""))
-    if node.supersedes:
-        lines.append(f"supersedes {node.supersedes} \"{titles.get(node.supersedes, '?')}\"")
-    for key in ("files", "symbols", "tags"):
-        if info.get(key):
-            lines.append(f"{key}: " + ", ".join(info[key]))
-    lines += [f"(changed since this note: {p})" for p in info.get("stale") or []]
-    if node.body:
-        lines += ["", node.body.rstrip()]
-    if node.links:
-        lines += ["", "Links:"] + [f"- {lk.rel}: {titles.get(lk.target, lk.target)} ({lk.target})"
-                                   + (" (pending)" if lk.pending else "") for lk in node.links]
-    return "\n".join(lines) + "\n"
+    return node_view(project, nodes, ref, hint="search_knowledge lists ids").text()
 
 
 def _read_region(project: Project, path: str, start: int, end: int | None) -> str:
