@@ -387,3 +387,18 @@ def test_a_version_1_pinned_entry_stays_undoable_under_a_new_projects_entry(two_
     assert windsurf_config(home).read_bytes() == pinned_a
     assert connect("windsurf", "--undo", "--root", str(b)) == 0  # no project owns the old entry: any undo
     assert windsurf_config(home).read_bytes() == original and not path.exists()
+
+
+def test_yaml_snippets_parse_back_to_the_server_command(env, monkeypatch):
+    import yaml
+
+    from cairn.agents.connectors import agents as ag
+
+    monkeypatch.setattr(ag, "server_command", lambda: ["/opt/my tools: x #1/python", "-m", "cairn", "serve"])
+    repo = env[1]
+    for name in ("continue", "goose"):
+        agent = ag.AGENTS[name]
+        doc = yaml.safe_load(ag.yaml_snippet(agent, repo))
+        server = doc["extensions"]["cairn"] if name == "goose" else doc["mcpServers"][0]
+        cmd = [server["cmd"] if name == "goose" else server["command"], *server["args"]]
+        assert cmd == ["/opt/my tools: x #1/python", "-m", "cairn", "serve"], name

@@ -145,15 +145,21 @@ def server_entry(agent: Agent, project_root: Path) -> dict:
 
 
 def yaml_snippet(agent: Agent, project_root: Path) -> str:
-    """YAML for Continue and Goose, built by hand (JSON scalars are valid YAML): printed only."""
+    """YAML for Continue and Goose (printed only), written by PyYAML's dumper: quoting of paths
+    with spaces, colons or `#` is the dumper's job, not ours."""
+    import yaml
+
     cmd = server_command()
-    q = json.dumps
+    doc: dict[str, object]
     if agent.entry == "goose":
-        return (f"extensions:\n  {SERVER_NAME}:\n    name: {SERVER_NAME}\n    type: stdio\n    enabled: true\n"
-                f"    cmd: {q(cmd[0])}\n    args: [{', '.join(q(a) for a in cmd[1:])}]\n    timeout: 300\n")
-    env = f"    env:\n      CAIRN_PROJECT_DIR: {q(str(project_root))}\n" if agent.pin_project else ""
-    return (f"name: cairn\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: {SERVER_NAME}\n"
-            f"    command: {q(cmd[0])}\n    args: [{', '.join(q(a) for a in cmd[1:])}]\n{env}")
+        doc = {"extensions": {SERVER_NAME: {"name": SERVER_NAME, "type": "stdio", "enabled": True,
+                                            "cmd": cmd[0], "args": cmd[1:], "timeout": 300}}}
+    else:
+        server: dict[str, object] = {"name": SERVER_NAME, "command": cmd[0], "args": cmd[1:]}
+        if agent.pin_project:
+            server["env"] = {"CAIRN_PROJECT_DIR": str(project_root)}
+        doc = {"name": "cairn", "version": "0.0.1", "schema": "v1", "mcpServers": [server]}
+    return str(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False))
 
 
 def hook_commands() -> dict[str, tuple[str | None, str]]:
