@@ -181,6 +181,21 @@ def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_erro
     assert "cut \ufffd" in record.read_text(encoding="utf-8")
 
 
+def test_a_huge_prompt_of_long_words_is_answered_within_the_hook_time_limit(shop, cairn_home) -> None:
+    # Found by fuzzing (tests/fuzz, kind=hook seed=14 index=2402): the gate's name pattern is
+    # quadratic in a word's length, so a 40,000-character word hit the prompt hook's 4 s limit.
+    from cairn.agents.hooks.prompt_submit import worth_searching
+    from cairn.agents.hooks.runner import run
+
+    assert cli(["index", "--root", str(shop.root)]) == 0
+    for prompt in ("x" * 40_000, "\u00e9" * 40_000, ("a1" * 128 + " ") * 4000, ("a" * 255 + " ") * 4000):
+        _out, _err, code, status, _ = run("UserPromptSubmit", {"cwd": str(shop.root), "session_id": "s",
+                                                              "prompt": prompt})
+        assert (code, status) == (0, "ok"), prompt[:20]
+    assert not (cairn_home / "logs" / "hooks.log").exists()
+    assert worth_searching("see cart.py") and worth_searching("fix applyCoupon") and not worth_searching("hello")
+
+
 def test_unknown_user_root_is_a_clear_error(capsys) -> None:
     code, _out, err = _cli(capsys, "index", "--root", "~nonexistentuser")
     assert code == 1 and "no such directory" in err and "internal error" not in err
