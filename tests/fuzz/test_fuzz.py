@@ -1,8 +1,9 @@
 """Seeded fuzzing, CI-sized: hook stdin, transcript lines, notes and configs break no contract.
 
-The counts are chosen so the four runs take about 30 s together on a loaded 2-core machine
-(hook runs cost ~0.1 s each, config runs ~0.05 s, a note or a transcript line a few ms);
-bench/fuzz.py runs the same cases at audit size (5,000 per kind). Every failure names its replay
+3,600 cases: the counts are chosen so the four runs take ~20 s of CPU together, ~40 s of wall
+time on a 2-core machine loaded by other work (a hook run costs ~20 ms, a config run ~40 ms with
+its `memory list`, a note or a transcript line a few ms, plus ~3 s per kind to build and index
+the project); bench/fuzz.py runs the same cases at audit size (5,000 per kind). Every failure names its replay
 recipe: kind, seed, index (`case(kind, seed, index)` in fuzzgen.py gives the input back).
 The seed is fixed so a failure replays; FUZZ_SEED=<n> runs another slice of the space.
 """
@@ -15,7 +16,7 @@ import pytest
 from harness import run_all
 
 SEED = int(os.environ.get("FUZZ_SEED", "14"))
-COUNTS = {"hook": 150, "transcript": 2000, "note": 600, "config": 150}
+COUNTS = {"hook": 400, "transcript": 2000, "note": 1000, "config": 200}
 
 
 def _report(kind: str, failures: list[tuple[int, str]]) -> str:
