@@ -159,13 +159,18 @@ def test_hook_cwd_of_an_unknown_user_home_is_no_error(cairn_home) -> None:
     assert not (cairn_home / "logs" / "hooks.log").exists()
 
 
-def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_error(shop, cairn_home, tmp_path):
+def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_error(shop, cairn_home, tmp_path,
+                                                                                    monkeypatch):
     # Found by fuzzing (tests/fuzz, kind=hook seed=14 index=323 and 439): a session_id holding
     # `"\\ud83d"` made PreCompact fail writing its record; a transcript whose first line nests
     # thousands deep made SessionStart fail reading when the session began.
+    from cairn.agents.hooks import background
+    from cairn.agents.hooks.pre_compact import latest_record
     from cairn.agents.hooks.runner import parse_payload, run
     from conftest import FIXTURE_TRANSCRIPTS
 
+    monkeypatch.setattr(background, "spawn_hook", lambda event, payload: None)  # no detached refresh
+    assert cli(["index", "--root", str(shop.root)]) == 0
     transcript = tmp_path / "t.jsonl"
     transcript.write_bytes(b'{"a":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
                            + (FIXTURE_TRANSCRIPTS / "short.jsonl").read_bytes())
@@ -177,8 +182,9 @@ def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_erro
         _out, _err, code, status, _ = run(event, payload, inline=True)
         assert (code, status) == (0, "ok"), event
     assert not (cairn_home / "logs" / "hooks.log").exists()
-    [record] = (shop.root / ".cairn").rglob("*.md")
-    assert "cut \ufffd" in record.read_text(encoding="utf-8")
+    found = latest_record(shop)
+    assert found is not None and found[1]["session"] == "cut \ufffd"
+    assert "cut \ufffd" in found[0].read_text(encoding="utf-8")
 
 
 def test_a_huge_prompt_of_long_words_is_answered_within_the_hook_time_limit(shop, cairn_home) -> None:

@@ -21,26 +21,33 @@ from pathlib import Path
 from cairn.cli.main import main as cli
 from helpers import make_git_repo
 
-KILL_AT = (0.15, 0.4, 0.65)  # fractions of one uninterrupted run
+KILL_AT = (0.3, 0.55, 0.75, 0.9)  # fractions of one uninterrupted run (start-up is the first ~third)
 
 
 def _run_and_kill(cmd: list[str], env: dict, after_kill: Callable[[], None],
                   before_each: Callable[[], None] = lambda: None) -> int:
     """Time one full run of `cmd`, then start it again once per KILL_AT fraction and SIGKILL it
-    there, calling `after_kill` after each; how many runs were still going when killed."""
+    there (sooner when it had already finished), calling `after_kill` after each run; how many
+    runs were still going when killed."""
     before_each()
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     whole, killed = time.perf_counter() - t0, 0
     for frac in KILL_AT:
-        before_each()
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(whole * frac)
-        killed += proc.poll() is None
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        after_kill()
+        delay = whole * frac
+        for _ in range(6):  # a run that finished before the kill (a faster moment) is run again, killed sooner
+            before_each()
+            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(delay)
+            running = proc.poll() is None
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            after_kill()
+            if running:
+                killed += 1
+                break
+            delay *= 0.7
     return killed
 
 
@@ -71,7 +78,7 @@ def test_kill_9_during_index_leaves_a_sound_index_the_next_run_completes(tmp_pat
 
     db = resolve_project(root).index_path()
     cmd = [sys.executable, "-m", "cairn", "index", "--full", "--quiet", "--workers", "1", "--root", str(root)]
-    assert _run_and_kill(cmd, _env(cairn_home), lambda: _sound(db)) >= 2
+    assert _run_and_kill(cmd, _env(cairn_home), lambda: _sound(db)) >= 3
     assert cli(["index", "--root", str(root)]) == 0
     _sound(db)
     con = sqlite3.connect(db)
@@ -92,7 +99,7 @@ def test_kill_9_during_remember_loses_no_note_and_leaves_no_half_note(tmp_path, 
     cmd = [sys.executable, "-m", "cairn", "remember", "Refunds settle after the invoice closes", "--type",
            "decision", "--body", "Killed writers must leave whole notes or none.", "--root", str(root)]
     knowledge = root / ".cairn" / "knowledge"
-    assert _run_and_kill(cmd, env, lambda: [_sound(p) for p in (root / ".cairn").rglob("vault-index.db")]) >= 2
+    assert _run_and_kill(cmd, env, lambda: [_sound(p) for p in (root / ".cairn").rglob("vault-index.db")]) >= 3
     capsys.readouterr()
     assert cli(["remember", "Coupons stack at most twice", "--type", "gotcha", "--root", str(root)]) == 0
     capsys.readouterr()
@@ -133,5 +140,5 @@ def test_kill_9_during_ingest_loses_no_turn_and_archives_none_twice(tmp_path, ca
         finally:
             con.close()
 
-    assert _run_and_kill(cmd, _env(cairn_home), sound_then_resumed, empty_archive) >= 2
+    assert _run_and_kill(cmd, _env(cairn_home), sound_then_resumed, empty_archive) >= 3
     assert _temps(cairn_home) == []
