@@ -167,13 +167,12 @@ def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_erro
     from cairn.agents.hooks import background
     from cairn.agents.hooks.pre_compact import latest_record
     from cairn.agents.hooks.runner import parse_payload, run
-    from conftest import FIXTURE_TRANSCRIPTS
-
     monkeypatch.setattr(background, "spawn_hook", lambda event, payload: None)  # no detached refresh
     assert cli(["index", "--root", str(shop.root)]) == 0
     transcript = tmp_path / "t.jsonl"
     transcript.write_bytes(b'{"a":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
-                           + (FIXTURE_TRANSCRIPTS / "short.jsonl").read_bytes())
+                           + (Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
+                              / "short.jsonl").read_bytes())
     raw = json.dumps({"cwd": str(shop.root), "transcript_path": str(transcript), "session_id": "cut \ud83d",
                       "trigger": "manual", "source": "compact"})
     payload = parse_payload(raw.encode())
