@@ -103,6 +103,23 @@ def test_a_note_with_an_impossible_date_is_reported_and_skipped(shop, capsys) ->
     assert "Coupon codes are case sensitive" in (shop.root / "CLAUDE.md").read_text()
 
 
+def test_a_note_nested_hundreds_deep_is_reported_not_a_crash_of_every_writer(shop, capsys) -> None:
+    # Found by fuzzing (tests/fuzz, kind=note seed=14 index=20): YAML loads `custom: [[[...]]]`, but
+    # writing any note back (memory-md, the vault index) recursed past Python's limit.
+    _impossible_note(shop, capsys)
+    [bad] = [p for p in (shop.root / ".cairn" / "knowledge").glob("use-wal*.md")]
+    text = bad.read_text().replace("updated: 2024-13-45\nold_updated: ", "updated: ")
+    bad.write_text(text.replace("\nid: ", "\ncustom: " + "[" * 500 + "]" * 500 + "\nid: ", 1))
+    root = str(shop.root)
+    code, out, err = _cli(capsys, "memory", "doctor", "--root", root, "--json")
+    assert "internal error" not in err
+    [problem] = json.loads(out)["malformed"]
+    assert problem["line"] == 2 and "nested more than 32 levels" in problem["message"]
+    for args in (["memory", "list"], ["memory-md"], ["remember", "Retry charges twice", "--type", "bug"]):
+        code, out, err = _cli(capsys, *args, "--root", root)
+        assert code == 0 and "internal error" not in err, (args, err)
+
+
 def test_a_bad_note_does_not_empty_the_knowledge_search_and_hooks_see(shop, capsys) -> None:
     _impossible_note(shop, capsys)
     code, out, err = _cli(capsys, "search", "coupon codes case sensitive", "--kind", "knowledge", "--json",
@@ -140,6 +157,48 @@ def test_hook_cwd_of_an_unknown_user_home_is_no_error(cairn_home) -> None:
                                                               "prompt": "where is the coupon applied"})
         assert (code, status) == (0, "ok"), cwd
     assert not (cairn_home / "logs" / "hooks.log").exists()
+
+
+def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_error(shop, cairn_home, tmp_path,
+                                                                                    monkeypatch):
+    # Found by fuzzing (tests/fuzz, kind=hook seed=14 index=323 and 439): a session_id holding
+    # `"\\ud83d"` made PreCompact fail writing its record; a transcript whose first line nests
+    # thousands deep made SessionStart fail reading when the session began.
+    from cairn.agents.hooks import background
+    from cairn.agents.hooks.pre_compact import latest_record
+    from cairn.agents.hooks.runner import parse_payload, run
+    monkeypatch.setattr(background, "spawn_hook", lambda event, payload: None)  # no detached refresh
+    assert cli(["index", "--root", str(shop.root)]) == 0
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_bytes(b'{"a":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
+                           + (Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
+                              / "short.jsonl").read_bytes())
+    raw = json.dumps({"cwd": str(shop.root), "transcript_path": str(transcript), "session_id": "cut \ud83d",
+                      "trigger": "manual", "source": "compact"})
+    payload = parse_payload(raw.encode())
+    assert payload["session_id"] == "cut \ufffd"
+    for event in ("PreCompact", "SessionStart"):
+        _out, _err, code, status, _ = run(event, payload, inline=True)
+        assert (code, status) == (0, "ok"), event
+    assert not (cairn_home / "logs" / "hooks.log").exists()
+    found = latest_record(shop)
+    assert found is not None and found[1]["session"] == "cut \ufffd"
+    assert "cut \ufffd" in found[0].read_text(encoding="utf-8")
+
+
+def test_a_huge_prompt_of_long_words_is_answered_within_the_hook_time_limit(shop, cairn_home) -> None:
+    # Found by fuzzing (tests/fuzz, kind=hook seed=14 index=2402): the gate's name pattern is
+    # quadratic in a word's length, so a 40,000-character word hit the prompt hook's 4 s limit.
+    from cairn.agents.hooks.prompt_submit import worth_searching
+    from cairn.agents.hooks.runner import run
+
+    assert cli(["index", "--root", str(shop.root)]) == 0
+    for prompt in ("x" * 40_000, "\u00e9" * 40_000, ("a1" * 128 + " ") * 4000, ("a" * 255 + " ") * 4000):
+        _out, _err, code, status, _ = run("UserPromptSubmit", {"cwd": str(shop.root), "session_id": "s",
+                                                              "prompt": prompt})
+        assert (code, status) == (0, "ok"), prompt[:20]
+    assert not (cairn_home / "logs" / "hooks.log").exists()
+    assert worth_searching("see cart.py") and worth_searching("fix applyCoupon") and not worth_searching("hello")
 
 
 def test_unknown_user_root_is_a_clear_error(capsys) -> None:

@@ -159,3 +159,29 @@ def test_long_directory_paths_give_short_module_page_names(tmp_path, monkeypatch
 
     assert module_slug(deep) != module_slug(deep[:-1] + "e")  # cut names stay distinct (hash of the whole)
     assert module_slug("src/cairn/codemap") == "src__cairn__codemap"  # short names unchanged
+
+
+# ------------------------------------------------------------------ the vault index (derived from the notes)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_damaged_vault_index_loses_no_note_and_is_rebuilt(tmp_path, capsys, kind) -> None:
+    root = make_git_repo(tmp_path / "shop", FILES)
+    assert cli(["init", "--root", str(root)]) == 0
+    titles = [f"Checkout fact number {n} about {w}" for n, w in enumerate(["coupons", "carts", "webhooks", "retries"])]
+    for title in titles:
+        assert cli(["remember", title, "--type", "gotcha", "--body", title, "--root", str(root)]) == 0
+    [db] = list((root / ".cairn").rglob("vault-index.db"))
+    damage(db, kind, seed=5)
+    titles.append("Invoice totals round half to even")  # a write through the damaged index
+    assert cli(["remember", titles[-1], "--type", "decision", "--root", str(root)]) == 0
+    for _ in range(2):  # the load after a rebuild fills it, the next reads what it holds
+        capsys.readouterr()
+        assert cli(["memory", "list", "--json", "--root", str(root)]) == 0
+        assert sorted(n["title"] for n in json.loads(capsys.readouterr().out)["nodes"]) == sorted(titles)
+    con = sqlite3.connect(db)
+    try:  # derived data: rebuilt sound and complete, not merely skipped on every load
+        assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        assert con.execute("SELECT COUNT(*) FROM notes WHERE node IS NOT NULL").fetchone()[0] == len(titles)
+    finally:
+        con.close()

@@ -238,6 +238,21 @@ def _key_line(fm_lines: list[str], key: str) -> int:
     return 2
 
 
+MAX_DEPTH = 32  # frontmatter nesting a note may hold; deeper cannot be written back (YAML recurses)
+
+
+def _too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
+    """True when lists/mappings inside `value` nest more than `limit` levels (walked without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= limit:
+                return True
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def _bad_value_line(fm_lines: list[str]) -> int:
     """1-based file line of the first frontmatter line YAML cannot turn into a value on its own."""
     for i, line in enumerate(fm_lines):
@@ -348,6 +363,10 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
                          f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
     if not isinstance(data, dict):
         raise ParseError(path, 2, "frontmatter must be a YAML mapping (key: value lines)")
+    deep = next((k for k, v in data.items() if _too_deep(v)), None)
+    if deep is not None:
+        raise ParseError(path, _key_line(fm_lines, str(deep)),
+                         f"value of {str(deep)[:40]!r} nested more than {MAX_DEPTH} levels deep")
     type_ = str(data.get("type") or "note").strip().lower()
     if type_ not in TYPES:
         raise ParseError(path, _key_line(fm_lines, "type"),

@@ -97,21 +97,35 @@ class VaultIndex:
 
     def __init__(self, state_dir: Path | None) -> None:
         self.con: sqlite3.Connection | None = None
+        self.path: Path | None = None
         if state_dir is None or not state_dir.is_dir():
             return
-        path = state_dir / INDEX_NAME
+        self.path = state_dir / INDEX_NAME
+        self._connect()
+
+    def _connect(self, *, fresh: bool = False) -> None:
+        """Open the index file; a damaged one (or any when `fresh`) is dropped and rebuilt."""
+        if self.path is None:
+            return
         for attempt in range(2):
             try:
-                self.con = self._open(path)
+                if fresh:
+                    raise sqlite3.DatabaseError("rebuild")
+                self.con = self._open(self.path)
                 return
             except (sqlite3.DatabaseError, UnicodeDecodeError, OSError):
-                self.con = None
+                self.con, fresh = None, False
                 if attempt == 0:  # derived data: a damaged index is dropped and rebuilt
                     for suffix in ("", "-wal", "-shm"):
                         try:
-                            Path(str(path) + suffix).unlink(missing_ok=True)
+                            Path(str(self.path) + suffix).unlink(missing_ok=True)
                         except OSError:
                             return
+
+    def _rebuild(self) -> None:
+        """The index failed a read or a write as damaged (not busy): start it again, empty."""
+        self.close()
+        self._connect(fresh=True)
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
@@ -139,7 +153,7 @@ class VaultIndex:
             return {r[0]: ((r[1], r[2], r[3], r[4]), r[5], r[6])
                     for r in self.con.execute("SELECT rel, size, mtime, ctime, ino, node, problem FROM notes")}
         except (sqlite3.DatabaseError, UnicodeDecodeError):
-            self.close()
+            self._rebuild()  # every note is parsed again and written into the new index
             return {}
 
     def update(self, put: list[tuple[str, Signature, str | None, str | None]], drop: list[str]) -> None:
@@ -151,11 +165,13 @@ class VaultIndex:
             self.con.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)",
                                  [(rel, *sig, node, problem) for rel, sig, node, problem in put])
             self.con.execute("COMMIT")
-        except (sqlite3.DatabaseError, OSError):  # busy past the timeout, read-only, full: next time
+        except (sqlite3.DatabaseError, OSError) as exc:  # busy past the timeout, read-only, full: next time
             try:
                 self.con.execute("ROLLBACK")
             except sqlite3.Error:
                 pass
+            if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+                self._rebuild()  # damaged (a malformed page or b-tree): the next load fills a new one
 
     def close(self) -> None:
         if self.con is not None:

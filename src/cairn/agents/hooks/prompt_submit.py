@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 
 KIND = "all"  # knowledge and code together
 _NAMED = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
+# _NAMED costs the square of a word's length: names are looked for in the prompt's head only, in
+# words of at most MAX_NAME characters (a prompt that long with under two content words is noise).
+MAX_NAME, NAME_HEAD = 256, 4000
+MAX_PROMPT = 20_000  # characters of a prompt recall reads (a pasted megabyte log: its head)
 _MATCHES = re.compile(r"^matches (.+)$")
 STRONG = ("named in the request", "named in the prompt", "the item the prompt names", "defines ")
 MAX_SEEDS = 24
@@ -60,7 +64,8 @@ where were last time next step steps finish finishing rest remaining""".split())
 def worth_searching(prompt: str) -> bool:
     """The cheap gate: two content words beyond carrying on, or something that looks like a file
     or symbol name."""
-    return len([t for t in _content_terms(prompt) if t not in _CARRY_ON]) >= 2 or bool(_NAMED.search(prompt))
+    return len([t for t in _content_terms(prompt) if t not in _CARRY_ON]) >= 2 or any(
+        _NAMED.search(word) for word in prompt[:NAME_HEAD].split() if len(word) <= MAX_NAME)
 
 
 def strong_reason(why: list[str], distinctive: set[str]) -> bool:
@@ -175,7 +180,7 @@ def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]
 
 
 def handle(ctx: HookContext) -> HookResult | None:
-    prompt = strip_injected(ctx.text("prompt")).strip()
+    prompt = strip_injected(ctx.text("prompt")).strip()[:MAX_PROMPT]
     if not prompt or prompt.startswith("/"):
         return None
     from cairn.agents.tracker import expand, find_refs

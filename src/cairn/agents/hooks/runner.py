@@ -79,14 +79,11 @@ def read_raw(stream: BinaryIO) -> bytes:
 
 
 def parse_payload(raw: bytes | str) -> dict:
-    """The JSON object in `raw`, or {} for nothing, garbage or a non-object."""
-    if isinstance(raw, bytes):
-        raw = raw.decode("utf-8", errors="replace")
-    try:
-        data = json.loads(raw) if raw.strip() else {}
-    except (ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    """The JSON object in `raw`, or {} for nothing, garbage, a non-object or nesting too deep;
+    lone surrogates in its strings (`"\\ud83d"`) become U+FFFD, so every field can be written."""
+    from cairn.util.jsonl import parse_line
+
+    return parse_line(raw) or {}
 
 
 def read_payload(stream: BinaryIO) -> dict:

@@ -171,9 +171,8 @@ def _session_started(ctx: HookContext) -> float | None:
     """Epoch seconds of the transcript's first timestamped record (None when unknown)."""
     if ctx.transcript is None:
         return None
-    import json
-
     from cairn.sessions.context import iso_epoch
+    from cairn.util.jsonl import parse_line
 
     try:
         with open(ctx.transcript, "rb") as fh:
@@ -181,11 +180,8 @@ def _session_started(ctx: HookContext) -> float | None:
                 line = fh.readline(1 << 20)
                 if not line:
                     break
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
-                when = iso_epoch(rec.get("timestamp")) if isinstance(rec, dict) else 0.0
+                rec = parse_line(line)  # None for a broken line (nested too deep among them)
+                when = iso_epoch(rec.get("timestamp")) if rec is not None else 0.0
                 if when:
                     return when
     except OSError:
