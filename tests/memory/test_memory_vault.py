@@ -333,3 +333,26 @@ def test_a_writer_waits_for_the_knowledge_lock_then_says_try_again(vault, projec
             remember_one(vault, "Blocked fact", type="note", body="b")
     remember_one(vault, "Unblocked fact", type="note", body="b")
     assert len(knowledge_files(project.root)) == 1
+
+
+def test_a_large_vault_hands_the_index_refresh_to_one_detached_lower_priority_run(project, monkeypatch):
+    """Above DETACH_REFRESH_NOTES notes a remember returns after its write: the graph rebuild
+    (seconds at 10,000 notes) runs once, detached and niced, instead of competing with writers."""
+    import subprocess
+
+    from cairn.codemap import indexer
+    from cairn.memory import knowledge
+    from cairn.memory.facts import Fact
+
+    spawned: list[dict] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: spawned.append({"args": args, **kw}))
+    monkeypatch.setattr(indexer, "index_project", lambda *a, **k: pytest.fail("indexed inline"))
+    monkeypatch.setattr(knowledge, "DETACH_REFRESH_NOTES", 0)
+    for i in range(3):
+        knowledge.remember_facts(project, [Fact(type="decision", title=f"Use Postgres for tenant {i} data",
+                                                body="JSONB and row-level security.")])
+    assert len(spawned) == 1  # one pending run covers every later write until it starts scanning
+    call = spawned[0]
+    assert call["args"][-3:] == ["--quiet", "--root", str(project.root)] and call["start_new_session"]
+    assert call["preexec_fn"] is knowledge._lower_priority
+    assert len(list((project.root / ".cairn" / "knowledge").glob("*.md"))) == 3

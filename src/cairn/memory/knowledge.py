@@ -5,6 +5,7 @@ folder inside that project's own tree.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,27 +160,50 @@ def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
     if personal:
         results += Vault.personal().remember(personal, cwd=cwd)
     if shared and project.has_memory_dir:
-        refresh_index(project)
+        refresh_index(project, detach=_vault_size(project) > DETACH_REFRESH_NOTES)
     return results
 
 
-def refresh_index(project: Any) -> None:
-    """Bring the new notes into the index, the graph and the maps in `.cairn/` right away; when
-    another process is indexing this worktree, hand it to one detached `cairn index` instead of
-    queueing (eight writers at once would each wait for every graph rebuild before theirs)."""
+DETACH_REFRESH_NOTES = 1_000  # a vault this big refreshes the index in one detached, lower-priority run
+
+
+def refresh_index(project: Any, *, detach: bool = False) -> None:
+    """Bring the new notes into the index, the graph and the maps in `.cairn/`: right away for a
+    usual vault; in one detached `cairn index` at lower CPU priority when another process is
+    indexing this worktree or when `detach` (a large vault, where the refresh costs seconds):
+    eight writers at once would otherwise each wait for, or compete with, every graph rebuild.
+    Searches refresh the index themselves, so nothing is missed meanwhile."""
     try:
         from cairn.codemap.indexer import IndexBusy, claim_pending, index_project
 
-        try:
-            index_project(project, wait=False)
-        except IndexBusy:
-            if not claim_pending(project):  # a detached run will start scanning after this note was written
+        if not detach:
+            try:
+                index_project(project, wait=False)
                 return
-            import subprocess
-            import sys
+            except IndexBusy:
+                pass
+        if not claim_pending(project):  # a detached run will start scanning after this note was written
+            return
+        import subprocess
+        import sys
 
-            subprocess.Popen([sys.executable, "-m", "cairn", "index", "--quiet", "--root", str(project.root)],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True, close_fds=True)
+        subprocess.Popen([sys.executable, "-m", "cairn", "index", "--quiet", "--root", str(project.root)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True, preexec_fn=_lower_priority)
     except Exception:  # the notes are written; the next refresh indexes them
         pass
+
+
+def _lower_priority() -> None:
+    try:
+        os.nice(10)  # the writers holding the knowledge lock come first
+    except OSError:
+        pass
+
+
+def _vault_size(project: Any) -> int:
+    try:
+        with os.scandir(Vault.for_project(project).dir) as it:
+            return sum(1 for e in it if e.name.endswith(".md"))
+    except OSError:
+        return 0

@@ -96,29 +96,49 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 def similarity(type_: str, title: str, body: str, node: Node, files: list[str] | None = None) -> float:
     """How strongly a fact duplicates `node` (0 = not a duplicate); rules in the module doc."""
-    if node.type != type_ or not node.is_live:
+    return _Probe(type_, title, body, files).score(node)
+
+
+class _Probe:
+    """One fact, its title and body words worked out once, scored against every node of a vault
+    (a `remember` into 10,000 notes scores 10,000 of them while it holds the knowledge lock)."""
+
+    def __init__(self, type_: str, title: str, body: str, files: list[str] | None) -> None:
+        self.type, self.title, self.body, self.files = type_, title, body, files
+        self.norm = normalize_title(title)
+        self.title_tokens = tokens(title)
+        self._body_tokens: set[str] | None = None
+
+    def score(self, node: Node) -> float:
+        if node.type != self.type or not node.is_live:
+            return 0.0
+        if self.norm == normalize_title(node.title):
+            return 1.0
+        tj = jaccard(self.title_tokens, tokens(node.title))
+        if tj < min(TITLE_JACCARD, BODY_TITLE_FLOOR):
+            return 0.0  # rules 3 and 4 both need at least this much title overlap
+        if different_specifics(self.title, node.title) or (
+                self.files and node.files and not set(self.files) & set(node.files)):
+            return 0.0
+        if tj >= TITLE_JACCARD:
+            return tj
+        if self._body_tokens is None:
+            self._body_tokens = tokens(self.body)
+        ba, bb = self._body_tokens, tokens(node.body)
+        if tj >= BODY_TITLE_FLOOR and min(len(ba), len(bb)) >= MIN_BODY_TOKENS:
+            bj = jaccard(ba, bb)
+            if bj >= BODY_JACCARD:
+                return bj * 0.99
         return 0.0
-    if normalize_title(title) == normalize_title(node.title):
-        return 1.0
-    if different_specifics(title, node.title) or (files and node.files and not set(files) & set(node.files)):
-        return 0.0
-    tj = jaccard(tokens(title), tokens(node.title))
-    if tj >= TITLE_JACCARD:
-        return tj
-    ba, bb = tokens(body), tokens(node.body)
-    if tj >= BODY_TITLE_FLOOR and min(len(ba), len(bb)) >= MIN_BODY_TOKENS:
-        bj = jaccard(ba, bb)
-        if bj >= BODY_JACCARD:
-            return bj * 0.99
-    return 0.0
 
 
 def duplicate_of(type_: str, title: str, body: str, nodes: list[Node],
                  files: list[str] | None = None) -> Node | None:
     """The existing node a fact should merge into, or None to create a new one."""
+    probe = _Probe(type_, title, body, files)
     best: tuple[float, str, Node] | None = None
     for node in nodes:
-        score = similarity(type_, title, body, node, files)
+        score = probe.score(node)
         if score > 0:
             key = (score, node.updated or "", node)
             if best is None or key[:2] > best[:2]:
