@@ -7,6 +7,8 @@ without its `superseded_by` twin (a crash, a hand edit) is completed, chains are
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cairn.memory.node import Node
 from cairn.memory.similar import normalize_title
 
@@ -78,6 +80,25 @@ def supersede_chain(nodes: list[Node], node_id: str) -> list[str]:
 def resolve_target(nodes: list[Node], target: str) -> Node | None:
     """The node a link target names (id or title), or None while it does not exist."""
     return find(nodes, target, prefix=False) if target else None  # "Checkout" must not hit checkout-retry-1a2b3c
+
+
+def target_resolver(nodes: list[Node]) -> Callable[[str], Node | None]:
+    """`resolve_target` for many targets over the same nodes: the maps are built once (a vault of
+    thousands of notes with a few `[[links]]` each must not compare every title per link)."""
+    by_id = index_by_id(nodes)
+    by_title: dict[str, Node] = {}
+    by_norm: dict[str, Node] = {}
+    for n in sorted(nodes, key=lambda n: (not n.is_live, n.origin != "project", n.id)):
+        by_title.setdefault(n.title.strip().lower(), n)
+        by_norm.setdefault(normalize_title(n.title), n)
+
+    def find_one(target: str) -> Node | None:
+        t = (target or "").strip()
+        if not t:
+            return None
+        return by_id.get(t) or by_title.get(t.lower()) or by_norm.get(normalize_title(t))
+
+    return find_one
 
 
 def resolve(nodes: list[Node]) -> None:
