@@ -48,7 +48,8 @@ def test_explain_a_file(tmp_path, run_cli):
     assert importers[0] == {"path": "app/api.py", "count": 2, "names": ["charge_card"]}
     assert data["centrality"]["position"] >= 1 and data["centrality"]["of"] >= 5
     assert len(data["history"]["commits"]) == 3 and data["history"]["commits"][0]["subject"] == "billing: version 1"
-    assert {"path": "app/api.py", "together": 3, "of": 3} in data["history"]["changes_with"]
+    [api] = [d for d in data["history"]["changes_with"] if d["path"] == "app/api.py"]
+    assert (api["together"], api["of"]) == (3, 3) and api["score"] > 0
     text = run_cli("explain", "app/billing.py", "--root", str(root)).stdout
     assert "Used by, importing it (1):" in text and "app/api.py  x2: charge_card" in text
     assert "in 3 of its last 3 commits" in text
@@ -145,3 +146,15 @@ def test_path_through_a_shared_neighbour(tmp_path, run_cli):
     assert [s["path"] for s in steps] == ["m/left.py", "m/core.py", "m/right.py"]
     assert steps[1]["forward"] is True and steps[2]["forward"] is False
     assert "<--imported by-- m/right.py" in run_cli("path", "m/left.py", "m/right.py", "--root", str(root)).stdout
+
+
+def test_a_go_package_import_is_listed_once_and_own_names_are_not_counted(tmp_path, run_cli):
+    files = {"go.mod": "module example.com/shop\n\ngo 1.22\n",
+             "alpha/a.go": "package alpha\n\nfunc Thing() int {\n\treturn 1\n}\n\nfunc String() string {\n\treturn \"a\"\n}\n",
+             "gamma/g.go": 'package gamma\n\nimport "example.com/shop/alpha"\n\n'
+                           "func String() string {\n\treturn \"g\"\n}\n\n"
+                           "func Use() int {\n\t_ = String()\n\t_ = String()\n\treturn alpha.Thing() + Thing()\n}\n"}
+    root = make_git_repo(tmp_path / "shop", files)
+    data = _json(run_cli, root, "explain", "alpha/a.go")
+    assert data["used_by"]["imports"] == [{"path": "gamma/g.go", "count": 2, "names": ["Thing"]}]
+    assert data["used_by"]["references"] == []  # the reference edge of the same pair is not listed twice

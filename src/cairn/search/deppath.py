@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_PATHS = 3
+CANDIDATES = 40  # shortest paths looked at to pick the MAX_PATHS shown
 MAX_DEPTH = 12
 LABEL = {"import": "imports", "ref": "names"}
 REVERSE_LABEL = {"import": "imported by", "ref": "named by"}
@@ -85,6 +86,15 @@ def _component(start: list[int], out: dict[int, dict[int, str]], inc: dict[int, 
     return seen
 
 
+def _best(con: sqlite3.Connection, found: list[list[int]], out: dict[int, dict[int, str]], paths: dict[int, str],
+          limit: int) -> list[list[dict[str, Any]]]:
+    """The `limit` most telling of the shortest paths: fewest guessed (reference) hops, then the
+    most names carried along the way."""
+    hops = [_hops(con, p, out, paths) for p in found]
+    hops.sort(key=lambda steps: (sum(s["edge"] == "ref" for s in steps[1:]), -sum(len(s["via"]) for s in steps[1:])))
+    return hops[:limit]
+
+
 def _hops(con: sqlite3.Connection, ids: list[int], out: dict[int, dict[int, str]], paths: dict[int, str]
           ) -> list[dict[str, Any]]:
     """One path as steps: each file, and how it reaches the next (edge kind, direction, names)."""
@@ -95,7 +105,7 @@ def _hops(con: sqlite3.Connection, ids: list[int], out: dict[int, dict[int, str]
         forward = v in out.get(u, {})
         kind = out[u][v] if forward else out[v][u]
         user, used = (u, v) if forward else (v, u)
-        via = _uses_of(con, user, _defined_names(con, used))
+        via = _uses_of(con, user, _defined_names(con, used) - _defined_names(con, user))
         steps.append({"path": paths[v], "edge": kind, "forward": forward,
                       "via": [n for n, _ in sorted(via.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]})
     return steps
@@ -115,14 +125,14 @@ def find_paths(con: sqlite3.Connection, a: Target, b: Target, max_paths: int = M
         parents = _bfs(starts, goals, lambda u: sorted(out.get(u, {}), key=lambda v: (out[u][v] != "import", v)))
         if parents is not None:
             res["direction"] = direction
-            res["paths"] = [_hops(con, p, out, paths) for p in _unwind(parents, goals, max_paths)]
+            res["paths"] = _best(con, _unwind(parents, goals, CANDIDATES), out, paths, max_paths)
             res["reason"] = "" if direction == "forward" else \
                 f"{a.name} does not depend on {b.name}; {b.name} depends on {a.name}"
             return res
     parents = _bfs(a.file_ids, set(b.file_ids), lambda u: sorted({*out.get(u, {}), *inc.get(u, {})}))
     if parents is not None:
         res["direction"] = "mixed"
-        res["paths"] = [_hops(con, p, out, paths) for p in _unwind(parents, set(b.file_ids), max_paths)]
+        res["paths"] = _best(con, _unwind(parents, set(b.file_ids), CANDIDATES), out, paths, max_paths)
         res["reason"] = (f"no dependency path either way between {a.name} and {b.name}; they meet only through "
                          "files both use or both are used by")
         return res

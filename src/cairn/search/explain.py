@@ -112,12 +112,19 @@ def file_neighbours(con: sqlite3.Connection, fid: int) -> tuple[dict[str, list],
     mine = _defined_names(con, fid)
     used_by: dict[str, list] = {"imports": [], "references": []}
     uses: dict[str, list] = {"imports": [], "references": []}
-    for src, kind in con.execute("SELECT src, kind FROM edges WHERE dst = ? AND kind IN ('import', 'ref')", (fid,)):
-        used_by["references" if kind == "ref" else "imports"].append(_neighbour(con, src, info[src][0], _uses_of(con, src, mine)))
+    # an import wins over a reference edge between the same two files (a Go package import and its names)
+    edges_in = dict(con.execute("SELECT src, MIN(kind) FROM edges WHERE dst = ? AND kind IN ('import', 'ref') "
+                                "GROUP BY src", (fid,)).fetchall())
+    for src, kind in edges_in.items():
+        # a name the user defines itself most likely means its own (String, ToProto, Hash...)
+        used = _uses_of(con, src, mine - _defined_names(con, src))
+        used_by["references" if kind == "ref" else "imports"].append(_neighbour(con, src, info[src][0], used))
     own = dict(con.execute("SELECT name, count FROM refs WHERE file_id = ?", (fid,)).fetchall())
-    for dst, kind in con.execute("SELECT dst, kind FROM edges WHERE src = ? AND kind IN ('import', 'ref')", (fid,)):
+    edges_out = dict(con.execute("SELECT dst, MIN(kind) FROM edges WHERE src = ? AND kind IN ('import', 'ref') "
+                                 "GROUP BY dst", (fid,)).fetchall())
+    for dst, kind in edges_out.items():
         path = info[dst][0]
-        theirs = _defined_names(con, dst)
+        theirs = _defined_names(con, dst) - mine
         uses["references" if kind == "ref" else "imports"].append(
             _neighbour(con, dst, path, {n: c for n, c in own.items() if n in theirs}))
     rank = dict(info.values())
@@ -216,10 +223,12 @@ def history(con: sqlite3.Connection, root: Path | None, path: str) -> dict[str, 
     present = {r[0] for r in con.execute("SELECT path FROM files")}
     scored = sorted(((p, s) for p, s in cochange(con, {path: 1.0}).items() if p in present), key=lambda kv: -kv[1])
     changes = []
-    for other, _ in scored[:LIST_CAP]:
+    for other, score in scored[:LIST_CAP * 2]:
         n, m = together(con, path, other)
         if n >= 2:
-            changes.append({"path": other, "together": n, "of": m})
+            changes.append({"path": other, "together": n, "of": m, "score": round(score, 4)})
+    changes.sort(key=lambda d: (-d["together"], -d["score"], d["path"]))
+    changes = changes[:LIST_CAP]
     return {"commits": commits, "total": total, "changes_with": changes}
 
 
@@ -244,10 +253,13 @@ def explain(con: sqlite3.Connection, project: Project, target: Target) -> dict[s
         out["definitions"] = [{"name": s["name"], "kind": s["kind"], "line": s["line"],
                                "signature": (s["signature"] or s["name"]).split("\n")[0][:160]}
                               for s in _key_symbols(con, fid, 40)]
+        n_defs = con.execute("SELECT COUNT(*) FROM symbols WHERE file_id = ? AND top_level = 1 AND kind != 'heading'",
+                             (fid,)).fetchone()[0]
         used_by, uses = file_neighbours(con, fid)
         out["used_by"] = {k: v[:LIST_CAP] for k, v in used_by.items()}
         out["uses"] = {k: v[:LIST_CAP] for k, v in uses.items()}
-        out["totals"] = {"used_by": {k: len(v) for k, v in used_by.items()}, "uses": {k: len(v) for k, v in uses.items()}}
+        out["totals"] = {"used_by": {k: len(v) for k, v in used_by.items()}, "uses": {k: len(v) for k, v in uses.items()},
+                         "definitions": n_defs}
         out["knowledge"] = knowledge_about(con, root, [fid])[:LIST_CAP]
     elif target.kind == "symbol":
         rows = symbol_rows(con, target.name)

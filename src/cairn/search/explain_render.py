@@ -68,6 +68,8 @@ def _total(data: dict[str, Any], keys: tuple[str, ...], shown: int) -> int:
     totals = data.get("totals") or {}
     if keys[0] in totals and len(keys) == 2:
         return int(totals[keys[0]].get(keys[1], shown))
+    if len(keys) == 1 and isinstance(totals.get(keys[0]), int):
+        return max(int(totals[keys[0]]), shown)
     if keys == ("history", "commits"):
         return int(data.get("history", {}).get("total", shown))
     return shown
