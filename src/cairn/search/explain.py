@@ -222,13 +222,13 @@ def history(con: sqlite3.Connection, root: Path | None, path: str) -> dict[str, 
                 "subject": subj.get(sha, "")} for sha, t in rows]
     present = {r[0] for r in con.execute("SELECT path FROM files")}
     scored = sorted(((p, s) for p, s in cochange(con, {path: 1.0}).items() if p in present), key=lambda kv: -kv[1])
-    changes = []
+    found: list[tuple[int, float, str, int]] = []
     for other, score in scored[:LIST_CAP * 2]:
         n, m = together(con, path, other)
         if n >= 2:
-            changes.append({"path": other, "together": n, "of": m, "score": round(score, 4)})
-    changes.sort(key=lambda d: (-d["together"], -d["score"], d["path"]))
-    changes = changes[:LIST_CAP]
+            found.append((n, score, other, m))
+    found.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    changes = [{"path": p, "together": n, "of": m, "score": round(s, 4)} for n, s, p, m in found[:LIST_CAP]]
     return {"commits": commits, "total": total, "changes_with": changes}
 
 
