@@ -158,3 +158,9 @@ def test_a_go_package_import_is_listed_once_and_own_names_are_not_counted(tmp_pa
     data = _json(run_cli, root, "explain", "alpha/a.go")
     assert data["used_by"]["imports"] == [{"path": "gamma/g.go", "count": 2, "names": ["Thing"]}]
     assert data["used_by"]["references"] == []  # the reference edge of the same pair is not listed twice
+
+
+def test_a_module_name_points_to_the_map(tmp_path, run_cli):
+    root = _repo(tmp_path)
+    r = run_cli("explain", "app", "--root", str(root))
+    assert r.returncode == 1 and "'app' is a module" in r.stderr and "cairn map app" in r.stderr

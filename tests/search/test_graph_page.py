@@ -95,6 +95,11 @@ def test_page_is_self_contained_and_its_self_check_equals_the_index(tmp_path, ru
     assert console == [], console
     stale = _browser(page, tmp_path, "--dump-dom", fragment="#f=go/a.go")
     assert "stale" in re.search(r'<aside id="panel"[^>]*>(.*?)</aside>', stale.stdout, re.S).group(1)
+    found = _browser(page, tmp_path, "--dump-dom", fragment="#q=checkout")  # a search: the best file whose path...
+    assert "<h2>app/api.py</h2>" in found.stdout or "Charge at checkout" in found.stdout
+    by_def = _browser(page, tmp_path, "--dump-dom", fragment="#q=charge_card")  # ...or whose definitions match
+    stats = re.search(r'id="stats"[^>]*>([^<]*)<', by_def.stdout).group(1)
+    assert "<h2>app/billing.py</h2>" in by_def.stdout and stats == "1 match", (stats, by_def.stdout[-3000:])
     for width, height in ((1400, 900), (600, 900)):
         shot = tmp_path / f"shot-{width}.png"
         res = _browser(page, tmp_path, f"--window-size={width},{height}", f"--screenshot={shot}")

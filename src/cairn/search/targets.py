@@ -112,6 +112,9 @@ def resolve_target(con: sqlite3.Connection, raw: str, root: Path | None = None) 
     if rows:
         fids = list(dict.fromkeys(r["file_id"] for r in rows))
         return Target("symbol", rows[0]["name"], fids, list(dict.fromkeys(r["path"] for r in rows)))
+    module = con.execute("SELECT name FROM modules WHERE name = ?", (path,)).fetchone()
+    if module is not None:
+        raise CairnError(f"{raw!r} is a module, not a file: `cairn map {module[0]}` shows its files and links")
     near = suggestions(con, text)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     raise CairnError(f"no file, symbol or knowledge node named {raw!r} in the index{hint}")
