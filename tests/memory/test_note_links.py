@@ -64,3 +64,11 @@ def test_linked_notes_are_found_for_their_own_words_and_inline_links_are_edges(t
     assert doctor.returncode == 1
     assert "broken link: .cairn/knowledge/checkout.md (checkout): in the text -> Refund flow" in doctor.stdout
     assert "Payment retry policy" not in doctor.stdout
+
+
+def test_inline_links_count_in_a_notes_degree():
+    from cairn.memory.graph import degree
+
+    a = Node(id="a", type="note", title="Alpha", body="See [[Beta]] and [[Nowhere]].")
+    b = Node(id="b", type="note", title="Beta", body="")
+    assert degree([a, b]) == {"a": 1, "b": 1}

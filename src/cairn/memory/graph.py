@@ -123,12 +123,21 @@ def resolve(nodes: list[Node]) -> None:
 
 
 def degree(nodes: list[Node]) -> dict[str, int]:
-    """Links in + out per node id (resolved links only)."""
+    """Links in + out per node id (resolved links only, `[[links]]` in the text included)."""
     by_id = index_by_id(nodes)
     out = {n.id: 0 for n in nodes}
+    find_one = None
     for node in nodes:
         for link in node.links:
             if not link.pending and link.target in by_id and link.target != node.id:
                 out[node.id] += 1
                 out[link.target] += 1
+        inline = node.inline_links
+        if inline:
+            find_one = find_one or target_resolver(nodes)
+            for name in inline:
+                hit = find_one(name)
+                if hit is not None and hit.id != node.id and hit.id in out:
+                    out[node.id] += 1
+                    out[hit.id] += 1
     return out
