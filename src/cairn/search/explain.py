@@ -98,7 +98,8 @@ def _uses_of(con: sqlite3.Connection, user: int, names: set[str]) -> dict[str, i
     return {n: c for n, c in con.execute("SELECT name, count FROM refs WHERE file_id = ?", (user,)) if n in names}
 
 
-def _neighbour(con: sqlite3.Connection, fid: int, path: str, uses: dict[str, int]) -> dict[str, Any]:
+def _neighbour(path: str, uses: dict[str, int]) -> dict[str, Any]:
+    """One row of a users/uses list: the file, how often the names occur, the most used names."""
     return {"path": path, "count": sum(uses.values()),
             "names": [n for n, _ in sorted(uses.items(), key=lambda kv: (-kv[1], kv[0]))[:4]]}
 
@@ -118,7 +119,7 @@ def file_neighbours(con: sqlite3.Connection, fid: int) -> tuple[dict[str, list],
     for src, kind in edges_in.items():
         # a name the user defines itself most likely means its own (String, ToProto, Hash...)
         used = _uses_of(con, src, mine - _defined_names(con, src))
-        used_by["references" if kind == "ref" else "imports"].append(_neighbour(con, src, info[src][0], used))
+        used_by["references" if kind == "ref" else "imports"].append(_neighbour(info[src][0], used))
     own = dict(con.execute("SELECT name, count FROM refs WHERE file_id = ?", (fid,)).fetchall())
     edges_out = dict(con.execute("SELECT dst, MIN(kind) FROM edges WHERE src = ? AND kind IN ('import', 'ref') "
                                  "GROUP BY dst", (fid,)).fetchall())
@@ -126,7 +127,7 @@ def file_neighbours(con: sqlite3.Connection, fid: int) -> tuple[dict[str, list],
         path = info[dst][0]
         theirs = _defined_names(con, dst) - mine
         uses["references" if kind == "ref" else "imports"].append(
-            _neighbour(con, dst, path, {n: c for n, c in own.items() if n in theirs}))
+            _neighbour(path, {n: c for n, c in own.items() if n in theirs}))
     rank = dict(info.values())
     for lst in (*used_by.values(), *uses.values()):
         lst.sort(key=lambda d: (-d["count"], -rank.get(d["path"], 0.0), d["path"]))
