@@ -66,7 +66,7 @@ def graph_data(con: sqlite3.Connection, project: Project) -> dict[str, Any]:
     defs: dict[int, list[str]] = defaultdict(list)
     for fid, line, sig, name in con.execute(
             "SELECT file_id, line, signature, name FROM symbols WHERE top_level = 1 AND kind != 'heading' "
-            "ORDER BY file_id, (substr(name, 1, 1) = '_'), line"):
+            "ORDER BY file_id, (substr(name, 1, 1) = '_'), (kind IN ('constant', 'variable', 'field')), line"):
         if len(defs[fid]) < MAX_DEFS:
             defs[fid].append(f"L{line} " + (sig or name).split("\n")[0][:120])
     out_files = []
