@@ -89,6 +89,8 @@ def test_explain_knowledge_both_ways_and_staleness(tmp_path, run_cli):
     node = _json(run_cli, root, "explain", node_id)
     assert node["target"]["kind"] == "node" and node["node"]["files"] == ["app/billing.py"]
     assert node["description"] == "Never before the order."
+    by_path = _json(run_cli, root, "explain", f".cairn/knowledge/{node_id}.md")  # its file is the note too
+    assert by_path["target"] == {"kind": "node", "name": node_id}
     (root / "app/billing.py").write_text(SHOP["app/billing.py"].replace("amount > 0", "amount > 1"))
     [note] = _json(run_cli, root, "explain", "app/billing.py")["knowledge"]
     assert note["stale"] == ["app/billing.py"]

@@ -94,6 +94,9 @@ def resolve_target(con: sqlite3.Connection, raw: str, root: Path | None = None) 
     path = _as_repo_path(text, root)
     files = _file(con, path)
     if len(files) == 1:
+        note = con.execute("SELECT id FROM nodes WHERE file_id = ?", (files[0][0],)).fetchone()
+        if note is not None:  # a note's file is explained as the note
+            return Target("node", note[0], [files[0][0]], [files[0][1]])
         return Target("file", files[0][1], [files[0][0]], [files[0][1]])
     if len(files) > 1:
         shown = ", ".join(p for _, p in files[:6]) + (" ..." if len(files) > 6 else "")
