@@ -24,7 +24,7 @@ FILES = {
     "app/api.py": "from app.billing import charge_card\n\n\ndef checkout(total):\n    return charge_card(total)\n",
     "README.md": "# Shop\n\nA small shop.\n",
 }
-ALL_TOOLS = {"context", "search_code", "search_knowledge", "map", "read", "remember", "write_summary",
+ALL_TOOLS = {"context", "search_code", "search_knowledge", "map", "explain", "path", "read", "remember", "write_summary",
              "handoff_save", "handoff_last", "projects"}
 
 
@@ -57,7 +57,8 @@ def test_lists_every_tool_with_schema_annotations_and_instructions(repo):
     assert "map" in instructions and "remember" in instructions and "context" in instructions
     by_name = {t.name: t for t in tools}
     assert set(by_name) == ALL_TOOLS
-    for name in ("context", "search_code", "search_knowledge", "map", "read", "handoff_last", "projects"):
+    for name in ("context", "search_code", "search_knowledge", "map", "explain", "path", "read", "handoff_last",
+                 "projects"):
         assert by_name[name].annotations.read_only_hint is True, name
     for name in ("remember", "write_summary", "handoff_save"):
         assert by_name[name].annotations.read_only_hint is False, name
@@ -133,6 +134,17 @@ HOSTILE = [
     ("remember", {"facts": [{"title": "t", "bogus": 1}]}, "validation error"),
     ("remember", {"facts": []}, "validation error"),
     ("map", {"budget": "500"}, "validation error"),
+    ("explain", {"target": "../outside.txt"}, "'..' is not allowed"),
+    ("explain", {"target": "/etc/passwd"}, "outside the project"),
+    ("explain", {"target": "/etc/passwd:root"}, "outside the project"),
+    ("explain", {"target": ".git/config"}, "git internals"),
+    ("explain", {"target": "link_out.txt/x"}, "outside the project"),
+    ("explain", {"target": "charge_card\x00"}, "NUL"),
+    ("explain", {"target": "no_such_thing_anywhere"}, "no file, symbol or knowledge node"),
+    ("explain", {"target": ""}, "validation error"),
+    ("explain", {"target": "app/billing.py", "budget": "9"}, "validation error"),
+    ("path", {"a": "app/api.py", "b": "../../etc/passwd"}, "'..' is not allowed"),
+    ("path", {"a": "app/api.py"}, "validation error"),
     ("map", {"module": "no/such/module"}, "no module"),
     ("search_code", {"query": 42}, "validation error"),
     ("search_code", {"query": "x", "limit": 0}, "validation error"),
@@ -158,6 +170,22 @@ def test_hostile_arguments_come_back_as_tool_errors(repo, tmp_path):
         assert "SECRET" not in text(r)
         assert "Traceback" not in text(r)
     assert not results[-1].is_error  # the server is still alive and answering
+
+
+def test_explain_and_path(repo):
+    server = build_server(str(repo))
+    res = run(server, [("explain", {"target": "app/billing.py"}),
+                       ("explain", {"target": "charge_card", "budget": 10**9}),
+                       ("explain", {"target": str(repo / "app" / "api.py"), "budget": 40}),
+                       ("path", {"a": "app/api.py", "b": "app/billing.py:charge_card"}),
+                       ("path", {"a": "app/billing.py", "b": "./app/api.py"})])
+    for r in res:
+        assert not r.is_error, text(r)
+    assert "Used by, importing it (1):" in text(res[0]) and "app/api.py  x1: charge_card" in text(res[0])
+    assert "def charge_card(amount: int) -> bool" in text(res[1])
+    assert text(res[2]).startswith("app/api.py") and "tokens)" in text(res[2])
+    assert "--imports--> app/billing.py  (via charge_card)" in text(res[3])
+    assert "app/billing.py does not depend on app/api.py" in text(res[4])
 
 
 def test_symlink_inside_the_project_and_absolute_inside_paths_are_fine(repo):

@@ -127,3 +127,20 @@ def test_maps_list_key_decisions_and_module_knowledge(tmp_path, run_cli):
     page = run_cli("map", "core", "--root", str(root)).stdout
     assert "## Knowledge about this module" in page and "One connection pool per process" in page
     assert "One connection pool per process" in (root / ".cairn" / "map.md").read_text()
+
+
+def test_module_page_keeps_imports_and_shared_names_apart(tmp_path, run_cli):
+    """A Go package that only shares names with another (reference edges) does not "import" it."""
+    files = {"go.mod": "module example.com/shop\n\ngo 1.22\n"}
+    for i in range(5):
+        files[f"alpha/a{i}.go"] = f"package alpha\n\nfunc AlphaThing{i}() int {{\n\treturn {i}\n}}\n"
+        files[f"beta/b{i}.go"] = f"package beta\n\nfunc Beta{i}() int {{\n\treturn AlphaThing{i}() + 1\n}}\n"
+        files[f"gamma/g{i}.go"] = (f'package gamma\n\nimport "example.com/shop/alpha"\n\n'
+                                   f"func Gamma{i}() int {{\n\treturn alpha.AlphaThing{i}()\n}}\n")
+    root = make_git_repo(tmp_path / "shop", files)
+    beta = run_cli("map", "beta", "--root", str(root)).stdout
+    assert "Imports: none" in beta and "Names used from (no import): `alpha`" in beta
+    gamma = run_cli("map", "gamma", "--root", str(root)).stdout
+    assert "Imports: `alpha`" in gamma
+    alpha = run_cli("map", "alpha", "--root", str(root)).stdout
+    assert "Imported by: `gamma`" in alpha and "Names used by (no import): `beta`" in alpha

@@ -24,6 +24,8 @@ COMMAND_MODULES = [
     "cairn.cli.index_cmd",
     "cairn.cli.map_cmd",
     "cairn.cli.search_cmd",
+    "cairn.cli.explain_cmd",
+    "cairn.cli.graph_cmd",
     "cairn.cli.eval_cmd",
     "cairn.cli.xray_cmd",
     "cairn.cli.memory_cmd",

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from cairn.codemap.doc_role import document_role
+from cairn.codemap.markdown import NOTE_DIR, note_search_text
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
 from cairn.codemap.textdefs import flat_spans, is_program, text_definitions
@@ -93,7 +94,10 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
         for d in rec.parsed.defs:
             d.signature = redact(d.signature)
     rec.role = document_role(path, rec.kind, text)
-    rec.body = expand_identifiers(text)
+    if path.startswith(NOTE_DIR) and lang == "markdown":
+        rec.body = expand_identifiers(note_search_text(text))  # not the titles of the notes it links to
+    else:
+        rec.body = expand_identifiers(text)
     rec.fts_path = path_text(path)
     if (rec.parsed is None or rec.parsed.error) and rec.kind != "doc" and is_program(lang, text[:2]):
         _text_parse(rec, text)  # no grammar, or a broken one: declaration-shaped lines still name things

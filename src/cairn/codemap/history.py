@@ -182,6 +182,19 @@ def together(con: sqlite3.Connection, path: str, other: str, last: int = 20) -> 
     return both, len(rows)
 
 
+def subjects(root: Path, shas: list[str]) -> dict[str, str]:
+    """sha -> the commit's subject line, from one bounded `git log --no-walk` (empty when git fails)."""
+    if not shas:
+        return {}
+    out = _git(root, "log", "--no-walk=unsorted", f"--format=%H{_SEP}%s", *shas)
+    found = {}
+    for line in (out or "").splitlines():
+        sha, _, subject = line.partition(_SEP)
+        if subject:
+            found[sha] = subject.strip()
+    return found
+
+
 def churn(con: sqlite3.Connection, limit: int = 200) -> dict[str, float]:
     """path -> recency-weighted change count, the files that change most lately first."""
     return dict(con.execute("SELECT path, score FROM churn ORDER BY score DESC LIMIT ?", (limit,)).fetchall())

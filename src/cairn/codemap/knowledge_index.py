@@ -55,7 +55,7 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
                    by_path: dict[str, int]) -> tuple[list[tuple], dict[tuple[int, int], tuple[str, float]]]:
     """(nodes rows, {(src file id, dst file id): (kind, weight)}) for the project's repo nodes."""
     try:
-        from cairn.memory import load_knowledge
+        from cairn.memory import load_knowledge, target_resolver
 
         nodes = load_knowledge(project, personal=False, paths=record_candidates(con, by_path, project))
     except Exception:  # knowledge must never break indexing; `cairn memory doctor` reports problems
@@ -63,6 +63,7 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
     from cairn.redact import redact
 
     by_id = {n.id: n for n in nodes}
+    resolve_target = target_resolver(nodes)
     rows: list[tuple] = []
     edges: dict[tuple[int, int], tuple[str, float]] = {}
     for n in nodes:
@@ -79,6 +80,11 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
                 edges[(fid, dst)] = ("cites", CITE_WEIGHT)
         for link in n.links:
             target = by_id.get(link.target)
+            dst = by_path.get(target.path or "") if target is not None else None
+            if dst is not None and dst != fid:
+                edges.setdefault((fid, dst), ("link", LINK_WEIGHT))
+        for name in n.inline_links:  # [[target]] in the body: an id or a title, as Obsidian writes it
+            target = resolve_target(name)
             dst = by_path.get(target.path or "") if target is not None else None
             if dst is not None and dst != fid:
                 edges.setdefault((fid, dst), ("link", LINK_WEIGHT))

@@ -2,7 +2,8 @@
 
 Level 0 (`cairn map`): a <= ~500-token overview: languages, modules with their central files,
 the most central files with their key symbols, entry points. Level 1 (`cairn map MODULE`): one
-page per module: files, key symbols with line numbers, what it imports and is imported by.
+page per module: files, key symbols with line numbers, what it imports and is imported by, and
+apart from those the modules it shares names with where imports cannot name files.
 Output is deterministic (sorted, no timestamps) so the copies written to `.cairn/` only change
 in git when the code did.
 """
@@ -160,20 +161,26 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
     summary = get_summary(project, module)
     if summary:
         lines += [summary, ""]
-    out_mods: dict[str, int] = defaultdict(int)
-    in_mods: dict[str, int] = defaultdict(int)
+    # module -> edges, per kind: an import is a dependency the code states; a reference edge is a
+    # shared name where imports cannot name files (a Go package never "imports" its parent)
+    out_mods: dict[str, dict[str, int]] = {"import": defaultdict(int), "ref": defaultdict(int)}
+    in_mods: dict[str, dict[str, int]] = {"import": defaultdict(int), "ref": defaultdict(int)}
     for r in con.execute(
-            "SELECT fs.module sm, fd.module dm FROM edges e JOIN files fs ON fs.id=e.src JOIN files fd ON fd.id=e.dst "
-            "WHERE (fs.module=? OR fd.module=?) AND fs.module != fd.module", (module, module)):
+            "SELECT fs.module sm, fd.module dm, e.kind FROM edges e JOIN files fs ON fs.id=e.src "
+            "JOIN files fd ON fd.id=e.dst WHERE (fs.module=? OR fd.module=?) AND fs.module != fd.module "
+            "AND e.kind IN ('import', 'ref')", (module, module)):
         if r["sm"] == module:
-            out_mods[r["dm"]] += 1
+            out_mods[r["kind"]][r["dm"]] += 1
         else:
-            in_mods[r["sm"]] += 1
+            in_mods[r["kind"]][r["sm"]] += 1
 
     def fmt(d: dict[str, int]) -> str:
         return ", ".join(f"`{m}`" for m, _ in sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))[:8]) or "none"
 
-    lines += [f"Imports: {fmt(out_mods)}", f"Imported by: {fmt(in_mods)}"]
+    lines += [f"Imports: {fmt(out_mods['import'])}", f"Imported by: {fmt(in_mods['import'])}"]
+    if out_mods["ref"] or in_mods["ref"]:
+        lines += [f"Names used from (no import): {fmt(out_mods['ref'])}",
+                  f"Names used by (no import): {fmt(in_mods['ref'])}"]
     notes = _module_knowledge(con, module)
     if notes:
         lines += ["", "## Knowledge about this module"] + [f"- {n['type']}: {n['title']} (`{n['id']}`)" for n in notes]

@@ -117,3 +117,33 @@ def _sections(headings: list[tuple[int, int, str, str]], total_lines: int) -> li
         )
         open_stack.append((level, title))
     return defs
+
+
+NOTE_DIR = ".cairn/knowledge/"
+LINKS_HEADING = "## Links"  # the generated section of a knowledge node (memory/node.py)
+_LINK_KEYS = re.compile(r"^(links|supersedes|superseded_by|cites|cairn_hash|commit):")
+_LINK_ITEM = re.compile(r"^\s*[-*]\s*(?:[A-Za-z][\w-]*\s*:?\s*)?\[\[[^\]]+\]\]\s*(\(pending\))?\s*$")
+
+
+def note_search_text(text: str) -> str:
+    """A knowledge node's text as it is searched: without the ids it links to.
+
+    The front matter's `links`, `supersedes`, `superseded_by` (ids and titles of *other* notes),
+    `cites` and `commit` (hashes) and the generated `## Links` list are left out, so a note is
+    found for what it says, not for the titles of the notes it links to. Line-based, no YAML:
+    this runs in the index workers for every note.
+    """
+    lines = text.split("\n")
+    end = front_matter_end(lines, max_lines=400)
+    out: list[str] = []
+    skipping = False
+    for line in lines[1:end - 1] if end else []:
+        if line[:1] not in (" ", "\t", "-", "") or not line.strip():
+            skipping = bool(_LINK_KEYS.match(line))
+        if not skipping:
+            out.append(line)
+    rest = lines[end:]
+    idx = max((i for i, ln in enumerate(rest) if ln.strip() == LINKS_HEADING), default=-1)
+    if idx >= 0 and all(_LINK_ITEM.match(ln) for ln in rest[idx + 1:] if ln.strip()):
+        rest = rest[:idx]
+    return "\n".join(out + rest)

@@ -14,7 +14,8 @@ API for search and the maps (everything else is internal):
   .updated .path` (repo-relative for repo files, absolute for personal) `.origin`
   ("project" | "adr" | "personal").
 - `live_version(nodes, id) -> Node | None`: follow superseded_by A -> B -> C to the live node.
-- `find(nodes, ref)`: by id, title or unique id prefix.
+- `find(nodes, ref)`: by id, title or unique id prefix; `target_resolver(nodes)`: a link target
+  (id or title) -> Node lookup built once, for many targets.
 - `node_summary(node, stale) -> dict`: the JSON shape of a knowledge hit (id, type, status,
   state, title, path, origin, files, symbols, tags, superseded_by, supersedes, updated, stale).
 - `ranked(nodes) -> list[Node]`: live team nodes, pinned first then by value (type weight
@@ -39,16 +40,16 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:  # what the lazy names are, for the type checker
     from typing import Any
 
-    from cairn.memory.graph import find, live_version
+    from cairn.memory.graph import find, live_version, target_resolver
     from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems, node_summary
     from cairn.memory.memory_md import ranked
     from cairn.memory.node import Link, Node
     from cairn.memory.staleness import stale_files
 
-_API = {"find": "graph", "live_version": "graph", "load_knowledge": "knowledge",
+_API = {"find": "graph", "live_version": "graph", "target_resolver": "graph", "load_knowledge": "knowledge",
         "load_knowledge_with_problems": "knowledge", "node_summary": "knowledge", "ranked": "memory_md",
         "Link": "node", "Node": "node", "stale_files": "staleness"}
-__all__ = ["Link", "Node", "find", "live_version", "load_knowledge", "load_knowledge_with_problems",
+__all__ = ["Link", "Node", "find", "live_version", "target_resolver", "load_knowledge", "load_knowledge_with_problems",
            "node_summary", "ranked", "stale_files"]
 
 

@@ -2,7 +2,8 @@
 
 Returns data only (the lead's `cairn doctor` formats it): notes whose cited code changed,
 orphans (every cited file gone and no link in or out, so nothing leads to them any more), links
-that resolve to nothing, and files that could not be parsed.
+that resolve to nothing (typed ones and `[[wikilinks]]` written in a note's text), and files that
+could not be parsed.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.memory.graph import index_by_id
+from cairn.memory.graph import index_by_id, target_resolver
 from cairn.memory.node import Node
 from cairn.memory.staleness import SymbolRange, stale_files
 from cairn.memory.vault import Problem
@@ -52,6 +53,7 @@ def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
     """Check a loaded graph (see knowledge.load_knowledge_with_problems)."""
     report = MemoryReport(malformed=list(problems), nodes=len(nodes))
     by_id = index_by_id(nodes)
+    resolve_target = target_resolver(nodes)
     linked: set[str] = set()
     for node in nodes:
         for link in node.links:
@@ -60,6 +62,10 @@ def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
         for target in (node.supersedes, node.superseded_by):
             if target and target in by_id:
                 linked.update((node.id, target))
+        for target in node.inline_links:
+            hit = resolve_target(target)
+            if hit is not None:
+                linked.update((node.id, hit.id))
     for node in nodes:
         where = {"id": node.id, "path": node.path}
         for link in node.links:
@@ -68,6 +74,9 @@ def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
         for rel, target in (("supersedes", node.supersedes), ("superseded_by", node.superseded_by)):
             if target and target not in by_id:
                 report.broken_links.append({**where, "rel": rel, "target": target})
+        for target in node.inline_links:  # [[target]] written in the body
+            if resolve_target(target) is None:
+                report.broken_links.append({**where, "rel": "in the text", "target": target})
         if node.origin == "personal" or root is None or not node.cites:
             continue
         gone = [c.path for c in node.cites if not (Path(root) / c.path).is_file()]

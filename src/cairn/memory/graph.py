@@ -7,6 +7,8 @@ without its `superseded_by` twin (a crash, a hand edit) is completed, chains are
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from cairn.memory.node import Node
 from cairn.memory.similar import normalize_title
 
@@ -80,6 +82,25 @@ def resolve_target(nodes: list[Node], target: str) -> Node | None:
     return find(nodes, target, prefix=False) if target else None  # "Checkout" must not hit checkout-retry-1a2b3c
 
 
+def target_resolver(nodes: list[Node]) -> Callable[[str], Node | None]:
+    """`resolve_target` for many targets over the same nodes: the maps are built once (a vault of
+    thousands of notes with a few `[[links]]` each must not compare every title per link)."""
+    by_id = index_by_id(nodes)
+    by_title: dict[str, Node] = {}
+    by_norm: dict[str, Node] = {}
+    for n in sorted(nodes, key=lambda n: (not n.is_live, n.origin != "project", n.id)):
+        by_title.setdefault(n.title.strip().lower(), n)
+        by_norm.setdefault(normalize_title(n.title), n)
+
+    def find_one(target: str) -> Node | None:
+        t = (target or "").strip()
+        if not t:
+            return None
+        return by_id.get(t) or by_title.get(t.lower()) or by_norm.get(normalize_title(t))
+
+    return find_one
+
+
 def resolve(nodes: list[Node]) -> None:
     """Resolve pending/title links to ids and complete one-sided supersede pairs, in place."""
     by_id = index_by_id(nodes)
@@ -102,12 +123,21 @@ def resolve(nodes: list[Node]) -> None:
 
 
 def degree(nodes: list[Node]) -> dict[str, int]:
-    """Links in + out per node id (resolved links only)."""
+    """Links in + out per node id (resolved links only, `[[links]]` in the text included)."""
     by_id = index_by_id(nodes)
     out = {n.id: 0 for n in nodes}
+    find_one = None
     for node in nodes:
         for link in node.links:
             if not link.pending and link.target in by_id and link.target != node.id:
                 out[node.id] += 1
                 out[link.target] += 1
+        inline = node.inline_links
+        if inline:
+            find_one = find_one or target_resolver(nodes)
+            for name in inline:
+                hit = find_one(name)
+                if hit is not None and hit.id != node.id and hit.id in out:
+                    out[node.id] += 1
+                    out[hit.id] += 1
     return out

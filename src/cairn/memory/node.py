@@ -115,6 +115,13 @@ class Node:
     def is_live(self) -> bool:
         return self.state == "active"
 
+    @property
+    def inline_links(self) -> list[str]:
+        """`[[targets]]` a person wrote in the body (Obsidian style), beyond the typed links: not part
+        of the file format (never rendered into `links`), but edges of the graph all the same."""
+        typed = {wikitarget(lk.target) for lk in self.links} | {self.supersedes, self.superseded_by}
+        return [t for t in body_wikilinks(self.body) if t not in typed and t != self.id]
+
 
 # ---------------------------------------------------------------- text helpers
 
@@ -180,6 +187,20 @@ def _frontmatter_dict(node: Node) -> dict[str, Any]:
         if key not in d and key not in KNOWN_KEYS:
             d[key] = val
     return d
+
+
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.M | re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_BODY_WIKILINK = re.compile(r"(?<!!)\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]")
+
+
+def body_wikilinks(body: str) -> list[str]:
+    """Targets of `[[target]]`, `[[target|alias]]`, `[[target#heading]]` in a body, in order, once
+    each; embeds (`![[...]]`) and anything inside code are not links."""
+    if "[[" not in body:
+        return []
+    text = _INLINE_CODE.sub("", _FENCED.sub("", body))
+    return list(dict.fromkeys(t for m in _BODY_WIKILINK.finditer(text) if (t := " ".join(m.group(1).split()))))
 
 
 def wikitarget(target: str) -> str:

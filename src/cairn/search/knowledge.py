@@ -34,7 +34,7 @@ def node_file_ids(con: sqlite3.Connection) -> set[int]:
     return {r[0] for r in con.execute("SELECT file_id FROM nodes")}
 
 
-def _chain(con: sqlite3.Connection, node_id: str | None) -> str | None:
+def live_id(con: sqlite3.Connection, node_id: str | None) -> str | None:
     """Follow superseded_by to the live node id (cycle-safe)."""
     seen: set[str] = set()
     cur = node_id
@@ -47,7 +47,8 @@ def _chain(con: sqlite3.Connection, node_id: str | None) -> str | None:
     return cur
 
 
-def _stale(root: Path | None, path: str, origin: str, con: sqlite3.Connection) -> list[str]:
+def node_stale(con: sqlite3.Connection, root: Path | None, path: str, origin: str) -> list[str]:
+    """The cited files of the project note at `path` whose cited code changed since it was written."""
     if root is None or origin != "project":
         return []
     try:
@@ -86,7 +87,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
         live = None
         if r["state"] == "superseded":
             score *= SUPERSEDED_FACTOR
-            live = _chain(con, r["superseded_by"])
+            live = live_id(con, r["superseded_by"])
             why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
                                                                  else "") if r["superseded_by"] else "superseded")
         if not why:
@@ -149,7 +150,7 @@ def finish(hits: list, root: Path | None, con: sqlite3.Connection) -> None:
     the index `con`)."""
     for h in hits:
         if h.kind == "knowledge" and h.meta is not None:
-            h.meta["stale"] = _stale(root, h.path, h.meta.get("origin", ""), con)
+            h.meta["stale"] = node_stale(con, root, h.path, h.meta.get("origin", ""))
             if h.meta["stale"]:
                 h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
 

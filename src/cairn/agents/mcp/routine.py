@@ -9,7 +9,9 @@ ROUTINE = """\
 1. New session or unfamiliar area: `map` (the overview; `map` with a module for detail), and
    `handoff_last` when resuming work.
 2. Before exploring files or grepping: `context` with the task in words (add `terms`: your own
-   synonyms and likely identifiers), then `read` only the line ranges it points to.
+   synonyms and likely identifiers), then `read` only the line ranges it points to. Before
+   changing a file or symbol: `explain` it (its users, notes about it, what changes with it);
+   `path` A B shows how A depends on B.
 3. Before deciding or debugging: `search_knowledge` - it may already be decided or known.
 4. Learned something durable (a decision and why, a gotcha, a bug's cause, how a part works)?
    `remember` it, citing files/symbols. Before stopping or when context runs low: `handoff_save`.

@@ -43,6 +43,8 @@ TOOL_TABLE: dict[str, tuple[ToolAnnotations, str]] = {
     "search_code": (READ_ONLY, "Search code"),
     "search_knowledge": (READ_ONLY, "Search project knowledge"),
     "map": (READ_ONLY, "Project map"),
+    "explain": (READ_ONLY, "Explain a file, symbol or knowledge node"),
+    "path": (READ_ONLY, "Dependency path between two files or symbols"),
     "read": (READ_ONLY, "Read a knowledge node or a file region"),
     "remember": (WRITES, "Register facts in the knowledge graph"),
     "write_summary": (IDEMPOTENT_WRITE, "Write the map or a module summary"),

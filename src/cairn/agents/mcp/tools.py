@@ -163,6 +163,35 @@ class CairnTools:
         what = f"module {name}" if name else "the project map"
         return f"{'removed' if not text.strip() else 'saved'} summary of {what} ({relative_to_root(project, path)})"
 
+    def explain(self, target: Annotated[Str, Field(min_length=1, max_length=1000, description=(
+                    "A file path relative to the project root (or a unique file name), a symbol name (or "
+                    "FILE:SYMBOL), or a knowledge node id."))],
+                budget: Budget = 1200, root: Root = None) -> str:
+        """Everything cairn knows about one file, symbol or knowledge node: its description and
+        definitions with signatures, who uses it and what it uses (imports and references by name
+        apart, most uses first), the notes citing it (stale or not), its PageRank position, and its
+        recent commits and the files that change with it. Use it before changing something."""
+        from cairn.search.service import explain
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        _, text, tokens = explain(project, safe_target(project, target), budget=_clamp(budget, 1200, MAX_BUDGET))
+        return f"{text}(~{tokens} tokens)"
+
+    def path(self, a: Annotated[Str, Field(min_length=1, max_length=1000, description="Where the path starts: "
+                                           "a file path, a symbol name or a knowledge node id.")],
+             b: Annotated[Str, Field(min_length=1, max_length=1000, description="Where it ends (same forms).")],
+             root: Root = None) -> str:
+        """How A depends on B: the shortest chains of imports and references from A to B, each hop
+        with its direction and the names it goes through; or why there is none (B depends on A
+        instead, they only share neighbours, or they are in different components)."""
+        from cairn.search.service import dependency_path
+
+        project = self.scope.project_for(root)
+        self.scope.require_root(project)
+        _, text = dependency_path(project, safe_target(project, a), safe_target(project, b))
+        return text
+
     # ------------------------------------------------------------------ knowledge
 
     def remember(self, facts: Annotated[list[FactIn], Field(min_length=1, max_length=MAX_FACTS)],
@@ -260,6 +289,22 @@ class CairnTools:
         if last is None:
             return "No handoff saved yet in this project."
         return f"(handoff of {last.created}, {relative_to_root(project, last.path.resolve())})\n\n{last.body}"
+
+
+def safe_target(project: Project, raw: str) -> str:
+    """A target an agent names, with the path safety of `read` when it looks like a path: `..`,
+    NUL bytes, `.git/` and places outside the project are refused before the index is asked."""
+    from cairn.errors import PathRefused
+
+    text = raw.strip()
+    if "\x00" in text:
+        raise PathRefused(repr(text), "a NUL byte in a path")
+    head = text
+    if ":" in text and not text.startswith("/") and not (len(text) > 1 and text[1] == ":"):
+        head = text.rsplit(":", 1)[0] or text  # FILE:SYMBOL
+    if "/" in head or "\\" in head or head.startswith((".", "~")):
+        safe_path(project, head, must_exist=False)
+    return text
 
 
 def transcript_file(project: Project, raw: str) -> str:
