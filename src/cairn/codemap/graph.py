@@ -41,7 +41,7 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     Power iteration in numpy alone: the sparse product (each node's rank sent along its edges,
     weighted by the edge's share of its outgoing weight) is one `bincount` over the edge list,
     which gave the same ranks as scipy's CSR product (|diff| <= 2.1e-17, same order) on four
-    indexed repositories, no slower, without importing scipy (docs/benchmarks.md, section 11)."""
+    indexed repositories, no slower, without importing scipy (docs/benchmarks.md, section 12)."""
     if n == 0:
         return []
     import numpy as np
