@@ -1,5 +1,5 @@
 """Shared builders for the hook tests: run `cairn hook` as Claude Code does, payloads shaped like
-the documented ones (shared/docs/integration.md §1.2), a small opted-in project."""
+the documented ones (Claude Code docs, `hooks` page, "Hook input"), a small opted-in project."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ BIG = "4d5611e5-241a-462a-8d15-5122611a9569"
 
 @pytest.fixture
 def transcripts(tmp_path: Path) -> Path:
-    """A writable copy of the fixture transcripts (never write next to shared/)."""
+    """A writable copy of the fixture transcripts (tests never write into tests/fixtures/)."""
     dest = tmp_path / "projects" / "-home-USER-projects"
     shutil.copytree(FIXTURES, dest, ignore=shutil.ignore_patterns("*.md", "*.json", "LICENSE*"))
     for p in dest.rglob("*"):

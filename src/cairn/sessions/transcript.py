@@ -1,6 +1,7 @@
 """Where Claude Code transcripts are, which session each file belongs to, and their records.
 
-Shared by the session archive and the token X-ray. Layout (see shared/docs/integration.md §2):
+Shared by the session archive and the token X-ray. Layout, as Claude Code writes it (samples in
+tests/fixtures/transcripts/):
 `<projects>/<encoded-cwd>/<sessionId>.jsonl` plus `<sessionId>/subagents/agent-<id>.jsonl`;
 a subagent file belongs to the session named by its grandparent folder.
 """

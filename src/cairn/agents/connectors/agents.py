@@ -5,7 +5,9 @@ file), so one engine (apply.py) handles them all and adding an agent is adding a
 says how sure we are: formats from an agent's own docs are edited; formats only seen in third-
 party pages, YAML, and JSON-with-comments (VS Code, Zed, OpenCode) are printed for the user to
 paste (`Target.auto = False`), because a wrong guess there breaks the user's editor config.
-See ../shared/docs/integration.md §5 for the sources.
+Sources: each agent's own documentation (Claude Code `mcp` and `hooks` pages at
+https://code.claude.com/docs/en/, Codex's config reference, Gemini CLI's settings, VS Code's MCP
+page); rows with `auto=False` rest on third-party pages.
 """
 
 from __future__ import annotations

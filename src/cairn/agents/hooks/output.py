@@ -1,4 +1,5 @@
-"""The output contract of each hook event (shared/docs/integration.md §1.3), in one place.
+"""The output contract of each hook event, in one place (Claude Code docs, `hooks` page: exit
+codes, JSON output, decision control).
 
 A handler returns a `HookResult`; `render` turns it into (stdout, stderr, exit code) that is
 valid for that event and nothing else: context goes out as

@@ -4,7 +4,8 @@ Hooks run on every prompt and tool call while the transcript grows to megabytes,
 and recall read only its tail (seek from the end, `util.jsonl.read_tail_lines`) and skip the
 `progress` lines (~70% of a transcript) before parsing any JSON. The session record and the
 journal read the current segment (everything after the last compaction boundary) whole.
-See shared/docs/integration.md §2 for the record format.
+The record format is the one Claude Code writes (its docs, `hooks` page, and the transcripts in
+tests/fixtures/transcripts/claude-code/).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Retrieval metrics over ranked file lists, the same definitions as shared/bench."""
+"""Retrieval metrics over ranked file lists, the same definitions as the team's benchmark harness."""
 
 from __future__ import annotations
 
