@@ -6,7 +6,7 @@ A secret counts as caught when no 12-character piece of its value (the whole val
 is left in the output. A look-alike is damaged when the output differs from the input at all.
 "gitleaks" is gitleaks' default rule file alone (every rule, `generic-api-key` included, no path),
 compiled with google-re2 and applied the way gitleaks applies it (keywords, secret group,
-entropy, allowlists): cairn.redact.providers.RuleSet over cairn/redact/gitleaks_rules.py, the
+entropy, allowlists): cairn.redact.providers.RuleSet over cairn/redact/gitleaks_rules.json, the
 table generated from that file.
 """
 

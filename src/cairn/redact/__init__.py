@@ -2,7 +2,7 @@
 
 `redact(text)` masks every secret it recognises with `[REDACTED:<kind>]`: private-key blocks
 (blocks.py), provider token formats from gitleaks' maintained rules (providers.py over the
-generated gitleaks_rules.py), secrets found by their surroundings (layouts.py: URLs, headers,
+generated gitleaks_rules.json), secrets found by their surroundings (layouts.py: URLs, headers,
 command lines, credential-file layouts) and secrets by assignment (assign.py, with shape.py's
 checks so references, placeholders, code, hashes and versions survive). Detectors report byte
 spans over the same UTF-8 text, so one detector's miss or hit never hides another's; the spans
