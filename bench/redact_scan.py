@@ -11,19 +11,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from redact_speed import text_files  # bench/ is on sys.path when this script runs
+
 from cairn.redact import find
 
 
 def main() -> int:
     tree = Path(sys.argv[1])
     n = 0
-    for p in sorted(tree.rglob("*")):
-        if not p.is_file() or p.is_symlink() or ".git" in p.parts or p.stat().st_size > 1_000_000:
-            continue
-        data = p.read_bytes()
-        if b"\x00" in data[:8192]:
-            continue
-        text = data.decode("utf-8", "replace")
+    for p, _data, text in text_files(tree):
         d = text.encode()
         for s, _e, kind in find(text):
             start = d.rfind(b"\n", 0, s) + 1

@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,16 +70,20 @@ def cold(cmd: str, runs: int) -> float:
     return statistics.median(times) * 1000
 
 
-def tree_cost(tree: Path) -> None:
-    """What redacting every indexed text file adds to indexing `tree` (files <= 1 MB, not binary)."""
-    total_bytes, total_s, files, with_secret = 0, 0.0, 0, 0
+def text_files(tree: Path) -> Iterator[tuple[Path, bytes, str]]:
+    """(path, bytes, text) of each file the indexer would read as text: <= 1 MB, not binary."""
     for p in sorted(tree.rglob("*")):
         if not p.is_file() or p.is_symlink() or ".git" in p.parts or p.stat().st_size > 1_000_000:
             continue
         data = p.read_bytes()
-        if b"\x00" in data[:8192]:
-            continue
-        text = data.decode("utf-8", "replace")
+        if b"\x00" not in data[:8192]:
+            yield p, data, data.decode("utf-8", "replace")
+
+
+def tree_cost(tree: Path) -> None:
+    """What redacting every indexed text file adds to indexing `tree`."""
+    total_bytes, total_s, files, with_secret = 0, 0.0, 0, 0
+    for _p, data, text in text_files(tree):
         t = time.perf_counter()
         out = redact(text)
         total_s += time.perf_counter() - t

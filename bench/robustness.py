@@ -80,6 +80,8 @@ def count(db: Path, sql: str) -> int:
 
 def setup(base: Path) -> tuple[Path, Path]:
     """An opted-in project with notes and an index, and an archive with a good backup."""
+    from damage import write_sessions
+
     from helpers import make_git_repo
 
     os.environ["CAIRN_HOME"] = str(base / "home")
@@ -87,14 +89,7 @@ def setup(base: Path) -> tuple[Path, Path]:
     assert cli("init", "--root", str(root))[0] == 0
     for title in NOTES:
         assert cli("remember", title, "--type", "gotcha", "--body", title, "--root", str(root))[0] == 0
-    folder = base / "projects" / "-tmp"
-    folder.mkdir(parents=True)
-    for s in range(3):
-        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s}", "cwd": "/tmp",
-                 "timestamp": f"2026-11-0{s + 1}T10:00:0{i}Z", "message": {"role": "user", "content": f"webhook {i}"}}
-                for i in range(5)]
-        (folder / f"sess-{s}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    assert cli("sessions", "ingest", str(base / "projects"), "--no-backup")[0] == 0
+    assert cli("sessions", "ingest", str(write_sessions(base / "projects", "webhook")), "--no-backup")[0] == 0
     assert cli("backup")[0] == 0
     return root, base / "home"
 

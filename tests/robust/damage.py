@@ -6,6 +6,7 @@ bad sector, a sync tool or a person would. Used by tests/robust and bench/robust
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sqlite3
@@ -13,6 +14,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 PAGE = 4096
+
+
+def write_sessions(projects: Path, words: str = "webhook retry") -> Path:
+    """Three small Claude Code sessions (5 prompts each) under `projects/-tmp/`, for an archive to
+    ingest and damage; returns `projects`."""
+    folder = projects / "-tmp"
+    folder.mkdir(parents=True)
+    for s in range(3):
+        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s}", "cwd": "/tmp",
+                 "timestamp": f"2026-11-0{s + 1}T10:00:0{i}Z", "message": {"role": "user", "content": f"{words} {i}"}}
+                for i in range(5)]
+        (folder / f"sess-{s}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return projects
 
 
 def _checkpoint(path: Path) -> None:

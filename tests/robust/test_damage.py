@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from damage import KINDS, damage
+from damage import KINDS, damage, write_sessions
 
 from cairn.cli.main import main as cli
 from helpers import make_git_repo
@@ -113,14 +113,7 @@ def test_doctor_sees_a_damaged_index_and_index_repairs_it(indexed, monkeypatch) 
 
 
 def _archive(tmp_path: Path, cairn_home: Path) -> Path:
-    folder = tmp_path / "projects" / "-tmp"
-    folder.mkdir(parents=True)
-    for s in range(3):
-        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s}", "cwd": "/tmp",
-                 "timestamp": f"2026-11-0{s + 1}T10:00:0{i}Z", "message": {"role": "user", "content": f"webhook retry {i}"}}
-                for i in range(5)]
-        (folder / f"sess-{s}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    assert cli(["sessions", "ingest", str(tmp_path / "projects"), "--no-backup"]) == 0
+    assert cli(["sessions", "ingest", str(write_sessions(tmp_path / "projects")), "--no-backup"]) == 0
     assert cli(["backup"]) == 0
     return cairn_home / "sessions.db"
 
