@@ -24,6 +24,15 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temp name beside {path}")
 
 
+def _write_fd(fd: int, data: bytes, durable: bool = True) -> None:
+    """Write `data` to the open file `fd`, fsync it when `durable`, and close it."""
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        if durable:
+            os.fsync(fh.fileno())
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """Replace `path` with `data` atomically (same directory temp file + os.replace).
 
@@ -32,11 +41,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None, *, dura
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_beside(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if durable:
-                os.fsync(fh.fileno())
+        _write_fd(fd, data, durable)
         if mode is not None:
             os.chmod(tmp, mode)
         elif path.exists():
@@ -59,21 +64,14 @@ def atomic_create_bytes(path: Path, data: bytes, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_beside(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        _write_fd(fd, data)
         os.chmod(tmp, mode)
         try:
             os.link(tmp, path)  # fails when the name is taken, unlike rename
         except FileExistsError:
             raise
         except OSError:  # a file system without hard links: exclusive create, then write
-            out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-            with os.fdopen(out, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+            _write_fd(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), data)
     finally:
         try:
             os.unlink(tmp)
