@@ -105,6 +105,18 @@ def open_index(project: Project, *, check: bool = False) -> sqlite3.Connection:
     return _fresh(path)
 
 
+def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
+    """The index, brought up to date first when `refresh` or when there is none yet (every reader
+    that answers from the index: search, explain, path, the graph page)."""
+    if project.root is None:
+        raise CairnError("not inside a project: pass --root DIR")
+    if refresh or not project.index_path().exists():
+        from cairn.codemap.indexer import index_project
+
+        index_project(project)
+    return open_index(project)
+
+
 def _empty(con: sqlite3.Connection) -> bool:
     try:
         return con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0

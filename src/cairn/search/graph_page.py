@@ -110,17 +110,11 @@ def render_page(data: dict[str, Any]) -> str:
 
 def write_page(project: Project, out: Path, *, refresh: bool = True) -> dict[str, Any]:
     """Write the page for `project` to `out` (atomically); the counts it holds."""
-    from cairn.codemap.index_db import open_index
+    from cairn.codemap.index_db import open_fresh
     from cairn.errors import CairnError
     from cairn.util.atomic import write_if_changed
 
-    if project.root is None:
-        raise CairnError("not inside a project: pass --root DIR")
-    if refresh or not project.index_path().exists():
-        from cairn.codemap.indexer import index_project
-
-        index_project(project)
-    con = open_index(project)
+    con = open_fresh(project, refresh)
     try:
         data = graph_data(con, project)
     finally:

@@ -13,7 +13,6 @@ from cairn.project import Project
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-    import sqlite3
 
     from cairn.sessions.context import SessionContext
 
@@ -63,7 +62,7 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     `session_context`) is what the session so far knows: files in play, earlier prompts.
     `seed_paths` (repo-relative path -> weight) adds files to start the graph walk from.
     """
-    from cairn.codemap.index_db import open_index
+    from cairn.codemap.index_db import open_fresh
     from cairn.search.engine import search_code
     from cairn.search.render import pack
 
@@ -77,11 +76,7 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
         if kind != "knowledge":
             raise CairnError("not inside a project: pass --root DIR (or --kind knowledge for the personal vault)")
         return _personal_only(query, terms, limit, budget)
-    if refresh or not project.index_path().exists():
-        from cairn.codemap.indexer import index_project
-
-        index_project(project)
-    con = open_index(project)
+    con = open_fresh(project, refresh)
     try:
         seeds = None
         if seed_paths:
@@ -120,28 +115,17 @@ def session_context(project: Project | None, transcript: str | None, session_id:
     return read_session(transcript, cache, max_bytes) if max_bytes else read_session(transcript, cache)
 
 
-def _open_fresh(project: Project, refresh: bool) -> sqlite3.Connection:
-    from cairn.codemap.index_db import open_index
-
-    if project.root is None:
-        raise CairnError("not inside a project: pass --root DIR")
-    if refresh or not project.index_path().exists():
-        from cairn.codemap.indexer import index_project
-
-        index_project(project)
-    return open_index(project)
-
-
 def explain(project: Project, target: str, *, budget: int | None = None, refresh: bool = True
             ) -> tuple[dict, str, int]:
     """(explanation, its text, tokens) of a file, symbol or knowledge node, packed to `budget`."""
+    from cairn.codemap.index_db import open_fresh
     from cairn.search import explain as ex
     from cairn.search.explain_render import pack
     from cairn.search.targets import resolve_target
 
     if budget is not None and budget < 1:
         raise CairnError("budget must be a positive number of tokens")
-    con = _open_fresh(project, refresh)
+    con = open_fresh(project, refresh)
     try:
         data = ex.explain(con, project, resolve_target(con, target, project.root))
     finally:
@@ -151,10 +135,11 @@ def explain(project: Project, target: str, *, budget: int | None = None, refresh
 
 def dependency_path(project: Project, a: str, b: str, *, refresh: bool = True) -> tuple[dict, str]:
     """(answer, its text) of `cairn path A B`: shortest dependency paths from A to B, or why none."""
+    from cairn.codemap.index_db import open_fresh
     from cairn.search.deppath import find_paths, render
     from cairn.search.targets import resolve_target
 
-    con = _open_fresh(project, refresh)
+    con = open_fresh(project, refresh)
     try:
         res = find_paths(con, resolve_target(con, a, project.root), resolve_target(con, b, project.root))
     finally:
