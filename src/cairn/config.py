@@ -156,14 +156,6 @@ class HookSettings:
         self.archive = Switch(v.get("archive"))  # Stop: archive the transcript's new tail (detached)
         self.session_record = Switch(v.get("session_record"))  # PreCompact: the session record
 
-    def get(self, name: str, default: Any = None) -> Any:
-        return getattr(self, name) if name in self.__slots__ else default
-
-    def __getitem__(self, name: str) -> Table:
-        if name not in self.__slots__:
-            raise KeyError(name)
-        return getattr(self, name)
-
 
 class Settings:
     """Every setting cairn reads, typed; `raw` holds the merged tables as written."""

@@ -291,7 +291,7 @@ def _settings_ok(root: Path) -> str | None:
     got, defaults = settings(root), Settings()
     tables: list[tuple[str, Table, Table]] = [("index", got.index, defaults.index),
                                               ("search", got.search, defaults.search)]
-    tables += [(f"hooks.{name}", got.hooks[name], defaults.hooks[name]) for name in defaults.hooks.__slots__]
+    tables += [(f"hooks.{name}", getattr(got.hooks, name), getattr(defaults.hooks, name)) for name in defaults.hooks.__slots__]
     for table, have, want in tables:
         for key in want:
             default, value = want[key], have[key]
