@@ -157,21 +157,3 @@ def open_append(path: Path, mode: int = 0o644) -> int:
         os.close(fd)
         raise PathRefused(path, "not a regular file (a FIFO, socket or device)")
     return fd
-
-
-def read_nofollow(path: Path, limit: int = 16 << 20) -> bytes:
-    """The bytes of a regular file opened without following a final symlink and without blocking."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno in (40, 62):
-            raise PathRefused(path, "a symlink is never followed here") from None
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PathRefused(path, "not a regular file (a FIFO, socket or device)")
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(limit)
-    finally:
-        os.close(fd)

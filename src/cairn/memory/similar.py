@@ -94,11 +94,6 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def similarity(type_: str, title: str, body: str, node: Node, files: list[str] | None = None) -> float:
-    """How strongly a fact duplicates `node` (0 = not a duplicate); rules in the module doc."""
-    return _Probe(type_, title, body, files).score(node)
-
-
 class _Probe:
     """One fact, its title and body words worked out once, scored against every node of a vault
     (a `remember` into 10,000 notes scores 10,000 of them while it holds the knowledge lock)."""

@@ -36,8 +36,3 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
         return None, text
     inner = "".join(line.rstrip("\r") + "\n" for line in lines[1:end - 1])
     return inner, "\n".join(lines[end:])
-
-
-def opens_front_matter(text: str) -> bool:
-    """Does the text start a front-matter block (closed or not)?"""
-    return text.split("\n", 1)[0].rstrip("\r") in _CLOSERS

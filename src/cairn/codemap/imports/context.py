@@ -204,9 +204,6 @@ class ResolverContext:
         """Files directly in `directory` with one of the extensions."""
         return [f for f in self.dir_files.get(directory, ()) if f.endswith(exts)]
 
-    def config_dirs(self, name: str) -> list[str]:
-        """Directories holding a config file called `name`, shallowest first."""
-        return [dirname(p) for p in self.configs.get(name, ())]
 
 
 def _find_configs(root: Path, dirs: Iterable[str], files: frozenset[str]) -> dict[str, list[str]]:
