@@ -89,7 +89,7 @@ def setup(base: Path) -> tuple[Path, Path]:
     assert cli("init", "--root", str(root))[0] == 0
     for title in NOTES:
         assert cli("remember", title, "--type", "gotcha", "--body", title, "--root", str(root))[0] == 0
-    assert cli("sessions", "ingest", str(write_sessions(base / "projects", "webhook")), "--no-backup")[0] == 0
+    assert cli("sessions", "ingest", str(write_sessions(base / "projects")), "--no-backup")[0] == 0
     assert cli("backup")[0] == 0
     return root, base / "home"
 

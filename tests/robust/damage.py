@@ -16,16 +16,18 @@ from pathlib import Path
 PAGE = 4096
 
 
-def write_sessions(projects: Path, words: str = "webhook retry") -> Path:
-    """Three small Claude Code sessions (5 prompts each) under `projects/-tmp/`, for an archive to
-    ingest and damage; returns `projects`."""
+def write_sessions(projects: Path, sessions: int = 3, turns: int = 5, filler: int = 0) -> Path:
+    """`sessions` Claude Code sessions of `turns` prompts each (ids sess-0000, ...; each prompt
+    "webhook retry <i>" plus `filler` words x 3) under `projects/-tmp/`, for an archive to ingest,
+    damage or kill; returns `projects`."""
     folder = projects / "-tmp"
-    folder.mkdir(parents=True)
-    for s in range(3):
-        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s}", "cwd": "/tmp",
-                 "timestamp": f"2026-11-0{s + 1}T10:00:0{i}Z", "message": {"role": "user", "content": f"{words} {i}"}}
-                for i in range(5)]
-        (folder / f"sess-{s}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    folder.mkdir(parents=True, exist_ok=True)
+    for s in range(sessions):
+        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s:04d}", "cwd": "/tmp",
+                 "timestamp": f"2026-11-{s % 28 + 1:02d}T10:{i // 60:02d}:{i % 60:02d}Z",
+                 "message": {"role": "user", "content": f"webhook retry {i} " + "lorem ipsum dolor " * filler}}
+                for i in range(turns)]
+        (folder / f"sess-{s:04d}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     return projects
 
 

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from damage import write_sessions
+
 from cairn.cli.main import main as cli
 from helpers import make_git_repo
 
@@ -113,15 +115,8 @@ def test_kill_9_during_remember_loses_no_note_and_leaves_no_half_note(tmp_path, 
 
 
 def test_kill_9_during_ingest_loses_no_turn_and_archives_none_twice(tmp_path, cairn_home, capsys) -> None:
-    folder = tmp_path / "projects" / "-tmp"
-    folder.mkdir(parents=True)
     sessions, turns = 60, 40
-    for s in range(sessions):
-        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s:03d}", "cwd": "/tmp",
-                 "timestamp": f"2026-11-{s % 28 + 1:02d}T10:{i // 60:02d}:{i % 60:02d}Z",
-                 "message": {"role": "user", "content": f"webhook retry {i} " + "lorem ipsum dolor " * 30}}
-                for i in range(turns)]
-        (folder / f"sess-{s:03d}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    write_sessions(tmp_path / "projects", sessions, turns, filler=30)
     db = cairn_home / "sessions.db"
     cmd = [sys.executable, "-m", "cairn", "sessions", "ingest", str(tmp_path / "projects"), "--no-backup"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -12,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from damage import write_sessions
 
 from cairn.cli.main import main as cli
 
@@ -25,14 +25,7 @@ def _dead_pid() -> int:
 
 
 def _archive(tmp_path: Path, sessions: int = 3, turns: int = 5) -> None:
-    folder = tmp_path / "projects" / "-tmp"
-    folder.mkdir(parents=True, exist_ok=True)
-    for s in range(sessions):
-        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s:04d}", "cwd": "/tmp",
-                 "timestamp": f"2026-11-{s % 28 + 1:02d}T10:00:{i % 60:02d}Z",
-                 "message": {"role": "user", "content": f"webhook retry number {i} " + "lorem ipsum dolor " * 40}}
-                for i in range(turns)]
-        (folder / f"sess-{s:04d}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    write_sessions(tmp_path / "projects", sessions, turns, filler=40)
     assert cli(["sessions", "ingest", str(tmp_path / "projects"), "--no-backup"]) == 0
 
 
