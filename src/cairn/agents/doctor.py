@@ -94,7 +94,11 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     if prog in cache:
         return cache[prog]
     why = None
-    if not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
+    if "/" not in prog:  # a bare name (project scope's portable `cairn`): found on PATH or not
+        import shutil
+
+        why = None if shutil.which(prog) else f"{prog} is not on PATH"
+    elif not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
         why = f"{prog} does not exist or is not executable"
     elif words[1:3] == ["-m", "cairn"]:
         try:
