@@ -129,7 +129,8 @@ def forget(pg: psycopg.Connection, user: str, session_ids: list[str] | None = No
     """Delete `user`'s own sessions (by id, or every one that ended before a date) with their turns."""
     if not session_ids and not before:
         return 0
-    sql, params = "DELETE FROM cairn.sessions WHERE user_name = %s", [user]
+    sql = "DELETE FROM cairn.sessions WHERE user_name = %s"
+    params: list[Any] = [user]
     if session_ids:
         sql += " AND session_id = ANY(%s)"
         params.append(session_ids)
