@@ -143,6 +143,7 @@ class TeamSettings(Table):
     database: str = ""  # postgresql://... (opt-in; CAIRN_TEAM_DATABASE wins); never a default
     user: str = ""  # who pushes: default git's user.email, else the login name
     machine: str = ""  # default: this host's name
+    push_on_stop: bool = False  # the Stop hook's detached archive run also pushes the new turns
 
 
 class HookSettings:

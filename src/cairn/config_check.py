@@ -43,7 +43,7 @@ SCHEMA: dict[str, dict[str | None, Check]] = {
     "prices": {None: _TABLE},  # each entry a table: TABLES_OF_TABLES
     "hooks": {None: _TABLE},
     "routes": {None: _ROUTES},
-    "team": {None: _TABLE, "database": _STR, "user": _STR, "machine": _STR},
+    "team": {None: _TABLE, "database": _STR, "user": _STR, "machine": _STR, "push_on_stop": _BOOL},
 }
 
 

@@ -168,3 +168,22 @@ def test_install_project_writes_no_machine_path(tmp_path, run_cli):
     commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
     assert commands and all(c.startswith("cairn hook ") for c in commands)
     assert json.loads((root / ".mcp.json").read_text())["mcpServers"]["cairn"]["command"] == "cairn"
+
+
+def test_disagreements_follow_the_remember_merge_rule():
+    from cairn.memory.disagree import disagreements
+    from cairn.memory.node import Node
+
+    def n(i, title, **kw):
+        return Node(id=i, type=kw.pop("type", "decision"), title=title, path=f".cairn/knowledge/{i}.md", **kw)
+
+    nodes = [n("a", "Use PostgreSQL for the team archive"), n("b", "Use PostgreSQL for the team archives"),
+             n("c", "Staging API rate limit is 100 per minute"), n("d", "Production API rate limit is 100 per minute"),
+             n("e", "Use PostgreSQL for the team archive", status="superseded"),  # not live: no disagreement
+             n("f", "Use PostgreSQL for the team archive", type="howto"),  # not a decision
+             n("old", "Keep sessions local"), n("x", "Share sessions", supersedes="old"),
+             n("y", "Sync sessions", supersedes="old"), n("z", "Chain end", supersedes="x")]
+    found = disagreements(nodes)
+    assert [(f["kind"], f["ids"]) for f in found] == [
+        ("same subject", ["a", "b"]), ("forked supersede", ["old", "x", "y"])]
+    assert found[1]["at"] == "old"

@@ -16,16 +16,17 @@ Each finding names the files a person reconciles (keep one, supersede the other)
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from cairn.memory.node import Node
-from cairn.memory.similar import probe, tokens
+from cairn.memory.similar import BODY_TITLE_FLOOR, TITLE_JACCARD, normalize_title, probe, tokens
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from typing import Any
 
 SUBJECT_TYPES = ("decision", "gotcha")
+COMMON_WORD = 200  # a title word in more notes than this names no subject by itself
 
 
 def _finding(kind: str, nodes: list[Node], subject: str, at: str | None = None) -> dict[str, Any]:
@@ -35,13 +36,20 @@ def _finding(kind: str, nodes: list[Node], subject: str, at: str | None = None) 
 
 
 def same_subject(nodes: list[Node]) -> list[dict[str, Any]]:
-    """Groups of live decisions/gotchas of one vault that `remember` would have merged into one."""
+    """Groups of live decisions/gotchas of one vault that `remember` would have merged into one.
+
+    Pairs are scored only when they share a title word held by at most COMMON_WORD notes, or the
+    same normalized title (words in hundreds of titles name no subject on their own), so a vault
+    of thousands of decisions is checked in near-linear time.
+    """
     live = [n for n in nodes if n.is_live and n.type in SUBJECT_TYPES and n.origin == "project"]
-    by_token: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_key: dict[tuple[str, str], list[int]] = defaultdict(list)
     words = [tokens(n.title) for n in live]
+    norms = [normalize_title(n.title) for n in live]
     for i, (node, ws) in enumerate(zip(live, words, strict=True)):
+        by_key[(node.type, "=" + norms[i])].append(i)
         for w in ws:
-            by_token[(node.type, w)].append(i)
+            by_key[(node.type, w)].append(i)
     parent = list(range(len(live)))
 
     def root(i: int) -> int:
@@ -50,11 +58,22 @@ def same_subject(nodes: list[Node]) -> list[dict[str, Any]]:
             i = parent[i]
         return i
 
+    floor = min(TITLE_JACCARD, BODY_TITLE_FLOOR)
     for i, node in enumerate(live):
+        shared: Counter[int] = Counter()  # title words each later note shares with this one
+        for w in words[i]:
+            posting = by_key[(node.type, w)]
+            if len(posting) <= COMMON_WORD:
+                shared.update(j for j in posting if j > i)
+        same = [j for j in by_key[(node.type, "=" + norms[i])] if j > i]
+        # score's own first test (title overlap), from the counts: most pairs end here
+        candidates = set(same) | {j for j, n in shared.items()
+                                  if n / (len(words[i]) + len(words[j]) - n or 1) >= floor}
+        if not candidates:
+            continue
         scorer = probe(node.type, node.title, node.body, node.files or None)
-        candidates = {j for w in words[i] for j in by_token[(node.type, w)] if j > i}
         for j in sorted(candidates):
-            if scorer.score(live[j]) > 0 and root(i) != root(j):
+            if root(i) != root(j) and scorer.score(live[j]) > 0:
                 parent[root(j)] = root(i)
     groups: dict[int, list[Node]] = defaultdict(list)
     for i, node in enumerate(live):
