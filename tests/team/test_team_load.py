@@ -75,6 +75,51 @@ def test_eight_concurrent_pushers_lose_and_duplicate_nothing(tmp_path, team_db):
     assert _counts(team_db)[:2] == (total, total)
 
 
+def _push_in_flight(home: Path, repo: Path, url: str) -> subprocess.Popen:
+    """A `cairn team push` started and seen to have committed at least one batch, still running."""
+    import psycopg
+
+    proc = _cairn("team", "push", "--json", env=_env(home, url), cwd=repo)
+    deadline = time.monotonic() + 120
+    seen = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        with psycopg.connect(url) as con:
+            seen = con.execute("SELECT count(*) FROM cairn.turns").fetchone()[0]
+        if seen > 0:
+            break
+        time.sleep(0.05)
+    assert seen > 0 and proc.poll() is None, "the push ended before it could be interrupted"
+    return proc
+
+
+def test_push_killed_mid_way_resumes(tmp_path, team_db):
+    import signal
+
+    from cairn.team.connect import connect
+
+    repo = make_repo(tmp_path / "repo")
+    home = _pusher_home(tmp_path, repo, 0, team_db, sessions=20, turns=1000)
+    connect(team_db).close()
+    proc = _push_in_flight(home, repo, team_db)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    import psycopg
+
+    for _ in range(200):  # until the server has seen the client go (its open batch rolled back)
+        with psycopg.connect(team_db) as con:
+            if not con.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'cairn'").fetchone()[0]:
+                break
+        time.sleep(0.05)
+    partial = _counts(team_db)[0]
+    assert 0 < partial < 20_000
+    r = subprocess.run([sys.executable, "-m", "cairn", "team", "push", "--json"], env=_env(home, team_db), cwd=repo,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["inserted"] == 20_000 - partial
+    total, distinct, _ = _counts(team_db)
+    assert total == distinct == 20_000
+
+
 def test_server_stopped_mid_push_then_the_next_push_completes_it(tmp_path):
     import pytest
     from pg_server import PgServer, available
@@ -93,17 +138,8 @@ def test_server_stopped_mid_push_then_the_next_push_completes_it(tmp_path):
 
         from cairn.team.connect import connect
 
-        connect(url).close()  # schema in place, so the poll below can count
-        proc = _cairn("team", "push", "--json", env=_env(home, url), cwd=repo)
-        deadline = time.monotonic() + 120
-        seen = 0
-        while time.monotonic() < deadline and proc.poll() is None:
-            with psycopg.connect(url) as con:
-                seen = con.execute("SELECT count(*) FROM cairn.turns").fetchone()[0]
-            if seen > 0:
-                break
-            time.sleep(0.05)
-        assert seen > 0 and proc.poll() is None, "the push ended before the server could be stopped"
+        connect(url).close()  # schema in place, so the poll can count
+        proc = _push_in_flight(home, repo, url)
         server.stop("fast")
         stdout, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 2, (stdout, stderr)
