@@ -10,7 +10,12 @@ with `cairn sessions ingest` into a fresh CAIRN_HOME; starts a throwaway Postgre
 add nothing); then times `cairn.team.search.search` (the query `cairn team search` runs, one
 warm connection) over rare, medium and common queries, and reads the database size.
 
+Search is timed twice: as shipped (the newest `RANK_WINDOW` matches ranked) and with every match
+ranked (`RANK_WINDOW` lifted), to show what the window buys on common words.
+
 Usage: python bench/team_scale.py [--turns 1000000] [--per-session 500] [--queries 40] [--out F.json]
+       [--workdir DIR [--reuse]]  (keep the generated transcripts and local archive in DIR; --reuse
+       skips generating and ingesting when DIR already holds them)
 """
 
 from __future__ import annotations
@@ -91,26 +96,34 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=40, help="queries per class (rare, medium, common)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--workdir", type=Path, help="keep transcripts and the local archive here (default: a temp dir)")
+    ap.add_argument("--reuse", action="store_true", help="with --workdir: use the archive already ingested there")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     vocab = vocabulary(40_000, rng)
-    work = Path(tempfile.mkdtemp(prefix="cairn-team-scale-"))
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="cairn-team-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
     result: dict = {"turns": args.turns, "per_session": args.per_session}
     server = PgServer(fast=False)
     server.start()
     try:
-        repo = make_repo(work / "repo")
         home = work / "home"
-        home.mkdir()
-        (home / "config.toml").write_text('[team]\nuser = "bench"\nmachine = "bench"\n')
+        repo = work / "repo"
         env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_TEAM_DATABASE": server.url, "CAIRN_WARM": "0"}
-        t = time.perf_counter()
-        result["sessions"] = generate(work / "tx", repo, args.turns, args.per_session, vocab, args.seed)
-        result["generate_s"] = round(time.perf_counter() - t, 1)
-        print(f"generated {result['sessions']} sessions in {result['generate_s']}s", file=sys.stderr)
-        _, took = cairn(["sessions", "ingest", "--no-backup", "--json", str(work / "tx")], env, repo)
-        result["ingest_s"] = round(took, 1)
-        print(f"ingested in {took:.0f}s", file=sys.stderr)
+        if args.reuse and (home / "sessions.db").exists():
+            result["reused"] = str(work)
+            result["sessions"] = len(list((work / "tx").glob("*.jsonl")))
+        else:
+            make_repo(repo)
+            home.mkdir()
+            (home / "config.toml").write_text('[team]\nuser = "bench"\nmachine = "bench"\n')
+            t = time.perf_counter()
+            result["sessions"] = generate(work / "tx", repo, args.turns, args.per_session, vocab, args.seed)
+            result["generate_s"] = round(time.perf_counter() - t, 1)
+            print(f"generated {result['sessions']} sessions in {result['generate_s']}s", file=sys.stderr)
+            _, took = cairn(["sessions", "ingest", "--no-backup", "--json", str(work / "tx")], env, repo)
+            result["ingest_s"] = round(took, 1)
+            print(f"ingested in {took:.0f}s", file=sys.stderr)
         push, took = cairn(["team", "push", "--json"], env, repo)
         result["push"] = {**push, "wall_s": round(took, 1), "turns_per_s": round(push["inserted"] / took)}
         print(f"pushed {push['inserted']} turns in {took:.0f}s", file=sys.stderr)
@@ -135,25 +148,33 @@ def main() -> None:
                    "medium (1 word, rank 200-2k)": lambda: rng.choice(vocab[200:2_000]),
                    "common (1 word, rank 0-20)": lambda: rng.choice(vocab[:20]),
                    "two words (rank 50-5k)": lambda: f"{rng.choice(vocab[50:5_000])} {rng.choice(vocab[50:5_000])}"}
+        import cairn.team.search as team_search
+
         pg = connect(server.url)
-        result["search_ms"] = {}
         project = "github.com/acme/app"
-        for name, make in classes.items():
-            times, hits = [], []
-            for _ in range(args.queries):
-                q = make()
-                start = time.perf_counter()
-                found = search(pg, q, project=project, limit=10)
-                times.append((time.perf_counter() - start) * 1000)
-                hits.append(len(found))
-            result["search_ms"][name] = {"p50": round(pct(times, 0.5), 1), "p95": round(pct(times, 0.95), 1),
-                                         "mean_hits": round(statistics.mean(hits), 1), "queries": len(times)}
-            print(name, result["search_ms"][name], file=sys.stderr)
+        queries = {name: [make() for _ in range(args.queries)] for name, make in classes.items()}
+        shipped = team_search.RANK_WINDOW
+        for label, window in (("search_ms", shipped), ("search_ms_every_match_ranked", 10**9)):
+            team_search.RANK_WINDOW = window
+            result[label] = {}
+            for name, qs in queries.items():
+                times, hits = [], []
+                for q in qs:
+                    start = time.perf_counter()
+                    found = search(pg, q, project=project, limit=10)
+                    times.append((time.perf_counter() - start) * 1000)
+                    hits.append(len(found))
+                result[label][name] = {"p50": round(pct(times, 0.5), 1), "p95": round(pct(times, 0.95), 1),
+                                       "mean_hits": round(statistics.mean(hits), 1), "queries": len(times)}
+                print(label, name, result[label][name], file=sys.stderr)
+        team_search.RANK_WINDOW = shipped
+        result["rank_window"] = shipped
         pg.close()
         result["load"] = os.getloadavg()
     finally:
         server.close()
-        subprocess.run(["rm", "-rf", str(work)], check=False)
+        if not args.workdir:
+            subprocess.run(["rm", "-rf", str(work)], check=False)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
