@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -107,3 +108,26 @@ def _by_line(low: str, stem: str, spans: list[tuple[int, int, int]]) -> dict[int
             out[mine[-1][2]] = out.get(mine[-1][2], 0) + 1
         pos = low.find(stem, pos + len(stem))
     return out
+
+
+def test_a_long_lived_process_holds_one_idle_connection_and_lets_go_of_a_rebuilt_index(project):
+    """keep_open: the held connection keeps the WAL between requests, follows a rebuilt index
+    (new file) and is closed when turned off."""
+    index_cache.keep_open()
+    try:
+        con = open_index(project)
+        index_cache.for_index(con)
+        con.close()
+        path = str(project.index_path())
+        held = index_cache._KEEPERS[path]
+        assert held[1].execute("SELECT COUNT(*) FROM files").fetchone()[0] == 3
+        assert _search(project, "reconcile accounts")[0] == "ledger/reconcile.py"
+        assert index_cache._KEEPERS[path] is held  # the same index: the same connection
+        for suffix in ("", "-wal", "-shm"):  # rebuilt from scratch (a new file, a new inode)
+            Path(path + suffix).unlink(missing_ok=True)
+        index_project(project)
+        assert _search(project, "reconcile accounts")[0] == "ledger/reconcile.py"
+        assert index_cache._KEEPERS[path] is not held
+    finally:
+        index_cache.keep_open(False)
+    assert index_cache._KEEPERS == {}

@@ -23,7 +23,7 @@ MIN_WORD = 3
 STEM_PART, DIR_PART = 1.0, 0.4  # a match in the file's own name, in its folder's name
 PARTIAL, COVER_POWER = 0.5, 1.0  # a name the request covers in full counts double
 MAX_CANDIDATES = 600  # files per word: a word in thousands of paths says nothing about any
-MAX_MATCHES = 500_000  # (word, file) verdicts a warm process keeps per index state
+MAX_MATCHES = 200_000  # (word, file) verdicts a warm process keeps per index state
 
 
 def _root(word: str) -> str:
