@@ -10,9 +10,6 @@ with `cairn sessions ingest` into a fresh CAIRN_HOME; starts a throwaway Postgre
 add nothing); then times `cairn.team.search.search` (the query `cairn team search` runs, one
 warm connection) over rare, medium and common queries, and reads the database size.
 
-Search is timed twice: as shipped (the newest `RANK_WINDOW` matches ranked) and with every match
-ranked (`RANK_WINDOW` lifted), to show what the window buys on common words.
-
 Usage: python bench/team_scale.py [--turns 1000000] [--per-session 500] [--queries 40] [--out F.json]
        [--workdir DIR [--reuse]]  (keep the generated transcripts and local archive in DIR; --reuse
        skips generating and ingesting when DIR already holds them)
@@ -148,27 +145,20 @@ def main() -> None:
                    "medium (1 word, rank 200-2k)": lambda: rng.choice(vocab[200:2_000]),
                    "common (1 word, rank 0-20)": lambda: rng.choice(vocab[:20]),
                    "two words (rank 50-5k)": lambda: f"{rng.choice(vocab[50:5_000])} {rng.choice(vocab[50:5_000])}"}
-        import cairn.team.search as team_search
-
         pg = connect(server.url)
         project = "github.com/acme/app"
-        queries = {name: [make() for _ in range(args.queries)] for name, make in classes.items()}
-        shipped = team_search.RANK_WINDOW
-        for label, window in (("search_ms", shipped), ("search_ms_every_match_ranked", 10**9)):
-            team_search.RANK_WINDOW = window
-            result[label] = {}
-            for name, qs in queries.items():
-                times, hits = [], []
-                for q in qs:
-                    start = time.perf_counter()
-                    found = search(pg, q, project=project, limit=10)
-                    times.append((time.perf_counter() - start) * 1000)
-                    hits.append(len(found))
-                result[label][name] = {"p50": round(pct(times, 0.5), 1), "p95": round(pct(times, 0.95), 1),
-                                       "mean_hits": round(statistics.mean(hits), 1), "queries": len(times)}
-                print(label, name, result[label][name], file=sys.stderr)
-        team_search.RANK_WINDOW = shipped
-        result["rank_window"] = shipped
+        result["search_ms"] = {}
+        for name, make in classes.items():
+            times, hits = [], []
+            for _ in range(args.queries):
+                q = make()
+                start = time.perf_counter()
+                found = search(pg, q, project=project, limit=10)
+                times.append((time.perf_counter() - start) * 1000)
+                hits.append(len(found))
+            result["search_ms"][name] = {"p50": round(pct(times, 0.5), 1), "p95": round(pct(times, 0.95), 1),
+                                         "mean_hits": round(statistics.mean(hits), 1), "queries": len(times)}
+            print(name, result["search_ms"][name], file=sys.stderr)
         pg.close()
         result["load"] = os.getloadavg()
     finally:

@@ -3,10 +3,8 @@
 Search is PostgreSQL full-text search over the stored `tsvector` (GIN index): the query goes
 through `websearch_to_tsquery`, which accepts any text a person types (no syntax error is
 possible); every word must match, and when nothing does, any word may (as local search does).
-Ranking is `ts_rank_cd` weighted by role like the local archive, over the newest RANK_WINDOW
-matching turns (a word found in half a million turns would otherwise rank them all on every
-query: docs/benchmarks.md section 17); snippets (`ts_headline`) are made for the returned rows
-only. Filters: project (the git remote), user, dates.
+Ranking is `ts_rank_cd` weighted by role like the local archive; snippets (`ts_headline`) are
+made for the returned rows only. Filters: project (the git remote), user, dates.
 """
 
 from __future__ import annotations
@@ -22,7 +20,6 @@ if TYPE_CHECKING:
 
     import psycopg
 
-RANK_WINDOW = 20_000  # matches ranked per query: the newest ones (see _run)
 _ROLE_CASE = "CASE t.role " + " ".join(f"WHEN '{r}' THEN {w}" for r, w in ROLE_WEIGHT.items()) + " ELSE 1 END"
 
 
@@ -74,17 +71,14 @@ def _run(pg: psycopg.Connection, text: str, project: str | None, user: str | Non
     extra, params = _filters(project, user, after, before, "t.ts")
     sql = (
         "WITH q AS (SELECT websearch_to_tsquery('english', %s) AS query),"
-        # the newest RANK_WINDOW matches are ranked: a word in half the archive costs a bounded time
-        " matched AS (SELECT t.session_id, t.project, t.user_name, t.ts, t.role, t.body, t.tsv"
-        f" FROM cairn.turns t, q WHERE t.tsv @@ q.query{extra} ORDER BY t.ts DESC NULLS LAST LIMIT %s),"
-        " top AS (SELECT m.session_id, m.project, m.user_name, m.ts, m.role, m.body,"
-        f" ts_rank_cd(m.tsv, q.query) * ({_ROLE_CASE.replace('t.role', 'm.role')}) AS score"
-        " FROM matched m, q ORDER BY score DESC, m.ts DESC NULLS LAST LIMIT %s)"
+        " top AS (SELECT t.session_id, t.project, t.user_name, t.ts, t.role, t.body,"
+        f" ts_rank_cd(t.tsv, q.query) * ({_ROLE_CASE}) AS score"
+        f" FROM cairn.turns t, q WHERE t.tsv @@ q.query{extra} ORDER BY score DESC, t.ts DESC LIMIT %s)"
         " SELECT top.session_id, top.project, top.user_name, top.ts, top.role, top.score,"
         " ts_headline('english', left(top.body, 20000), q.query,"
         " 'StartSel=«, StopSel=», MaxWords=24, MinWords=8, MaxFragments=1, FragmentDelimiter=…') AS snip"
-        " FROM top, q ORDER BY top.score DESC, top.ts DESC NULLS LAST")
-    rows = pg.execute(sql, [text, *params, RANK_WINDOW, limit]).fetchall()
+        " FROM top, q ORDER BY top.score DESC, top.ts DESC")
+    rows = pg.execute(sql, [text, *params, limit]).fetchall()
     pg.commit()
     return [TeamHit(r[0], r[1], r[2], _iso(r[3]), r[4], " ".join(str(r[6]).split()), round(float(r[5]), 4))
             for r in rows]
