@@ -117,6 +117,13 @@ def main() -> int:
 
 
 def run(args, tmp: Path) -> int:
+    import compileall
+
+    import cairn
+
+    # as `pip install` leaves an installed package: bytecode written (with PYTHONDONTWRITEBYTECODE=1
+    # and a stale .pyc, every hook would pay for compiling the modules it imports)
+    compileall.compile_dir(Path(cairn.__file__).parent, quiet=1)
     repo = tmp / Path(args.repo).name
     shutil.copytree(args.repo, repo, symlinks=True, ignore=shutil.ignore_patterns(".git", ".cairn"))
     genv = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
