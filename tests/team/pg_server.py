@@ -36,6 +36,12 @@ def bin_dir() -> Path | None:
 def _drop_root() -> list[str] | None:
     if os.geteuid() != 0:
         return []
+    import pwd
+
+    try:
+        pwd.getpwnam(RUN_AS)
+    except KeyError:
+        return None
     if shutil.which("runuser"):
         return ["runuser", "-u", RUN_AS, "--"]
     if shutil.which("setpriv"):
@@ -48,7 +54,8 @@ def available() -> str | None:
     if bin_dir() is None:
         return "PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql"
     if _drop_root() is None:
-        return "running as root without runuser/setpriv to start PostgreSQL as an unprivileged user"
+        return (f"running as root without runuser/setpriv or a `{RUN_AS}` user to start PostgreSQL "
+                "as an unprivileged user")
     return None
 
 

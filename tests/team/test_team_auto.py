@@ -44,3 +44,20 @@ def test_stop_push_failure_is_one_logged_line(tmp_path, run_cli, cairn_home, mon
     assert r.returncode == 0 and r.stdout.strip() in ("", "{}")
     log = (cairn_home / "logs" / "team.log").read_text()
     assert "authentication failed" in log and "hunter2" not in log and len(log.strip().splitlines()) == 1
+
+
+def test_doctor_checks_a_configured_team_database(tmp_path, run_cli, team_db, pg_server, monkeypatch):
+    import json as _json
+
+    repo = make_repo(tmp_path / "repo")
+    checks = {c["name"]: c for c in _json.loads(run_cli("doctor", "--json", cwd=repo).stdout)["checks"]}
+    assert checks["team"]["status"] == "ok" and "schema v0" in checks["team"]["detail"]  # doctor never migrates
+    assert _count(team_db) == 0
+    monkeypatch.setenv("CAIRN_TEAM_DATABASE", pg_server.url_with(password="hunter2-wrong"))
+    r = run_cli("doctor", "--json", cwd=repo)
+    checks = {c["name"]: c for c in _json.loads(r.stdout)["checks"]}
+    assert checks["team"]["status"] == "warn" and "authentication failed" in checks["team"]["detail"]
+    assert "hunter2" not in r.stdout
+    monkeypatch.delenv("CAIRN_TEAM_DATABASE")
+    checks = {c["name"] for c in _json.loads(run_cli("doctor", "--json", cwd=repo).stdout)["checks"]}
+    assert "team" not in checks  # not configured: no line

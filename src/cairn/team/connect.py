@@ -91,8 +91,9 @@ def check_server(version: int) -> None:
                               f"PostgreSQL {MIN_SERVER // 10000} or newer")
 
 
-def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
-    """An open connection (schema migrated), or a TeamUnavailable naming only host, port and database."""
+def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psycopg.Connection:
+    """An open connection (schema migrated unless `migrate=False`), or a TeamUnavailable naming only
+    host, port and database."""
     try:
         import psycopg
     except ImportError:
@@ -106,9 +107,10 @@ def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection:
         raise TeamUnavailable(f"team database {where(url)}: cannot connect: {reason(exc)}") from None
     try:
         check_server(con.info.server_version)
-        from cairn.team.schema import migrate
+        if migrate:
+            from cairn.team.schema import migrate as run_migrations
 
-        migrate(con)
+            run_migrations(con)
     except psycopg.Error as exc:
         con.close()
         raise unavailable(url, exc, "cannot prepare the schema") from None

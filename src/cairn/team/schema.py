@@ -71,6 +71,14 @@ def _v1(con: psycopg.Connection) -> None:
 MIGRATIONS: list[Callable[[psycopg.Connection], None]] = [_v1]
 
 
+def current_version(con: psycopg.Connection) -> int:
+    """The schema version the database holds (0: none yet); reads only."""
+    version = _version(con)
+    if not con.autocommit:
+        con.commit()
+    return version
+
+
 def _version(con: psycopg.Connection) -> int:
     row = con.execute("SELECT to_regclass('cairn.schema_version') IS NOT NULL").fetchone()
     if not row or not row[0]:
