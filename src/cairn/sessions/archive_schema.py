@@ -119,7 +119,12 @@ def _v1(con: sqlite3.Connection) -> None:
         con.execute(stmt)
 
 
-MIGRATIONS = [_v1]
+def _v2(con: sqlite3.Connection) -> None:
+    """Which agent wrote each session (claude-code, codex, gemini); rows from before are Claude Code's."""
+    con.execute("ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code'")
+
+
+MIGRATIONS = [_v1, _v2]
 
 
 # Opening the archive lives here, with its schema, so readers (recall in a hook) do not import

@@ -237,7 +237,8 @@ def list_sessions(con: sqlite3.Connection, *, project_ids: list[str] | None = No
     rows = con.execute(sql, params + ([limit] if limit else [])).fetchall()
     return [{"session_id": r["session_id"], "project": r["project_name"] or r["project_id"],
              "project_id": r["project_id"], "start": r["start"], "end": r["end"], "turns": r["turns"],
-             "tags": session_tags(con, r["session_id"]), "title": r["title"], "git_branch": r["git_branch"]}
+             "tags": session_tags(con, r["session_id"]), "title": r["title"], "git_branch": r["git_branch"],
+             "agent": r["agent"]}
             for r in rows]
 
 
