@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cairn.sessions.archive_schema import MIGRATIONS
 from cairn.cli.main import main
 from cairn.errors import CairnError
 from cairn.sessions.archive import archive_path, forget, ingest_paths, open_archive
+from cairn.sessions.archive_schema import MIGRATIONS
 from cairn.sessions.backup import (
     backup,
     decrypt_file,

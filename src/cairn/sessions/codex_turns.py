@@ -19,7 +19,15 @@ import json
 import re
 from collections.abc import Callable
 
-from cairn.sessions.turns import ARG_MAX, RESULT_HEAD, TEXT_MAX, Turn, clean_text, cut_between_words, redacted_head
+from cairn.sessions.turns import (
+    ARG_MAX,
+    RESULT_HEAD,
+    TEXT_MAX,
+    Turn,
+    clean_text,
+    cut_between_words,
+    redacted_head,
+)
 
 # The argument that says what a Codex tool call did.
 MAIN_ARG = {"shell": "command", "exec_command": "cmd", "local_shell": "command", "read_file": "path",

@@ -19,7 +19,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cairn.sessions.codex_turns import main_argument as _json_argument
-from cairn.sessions.turns import ARG_MAX, RESULT_HEAD, TEXT_MAX, Turn, clean_text, cut_between_words, redacted_head
+from cairn.sessions.turns import (
+    ARG_MAX,
+    RESULT_HEAD,
+    TEXT_MAX,
+    Turn,
+    clean_text,
+    cut_between_words,
+    redacted_head,
+)
 
 MAIN_ARG = {"run_shell_command": "command", "read_file": "absolute_path", "write_file": "file_path",
             "replace": "file_path", "list_directory": "path", "glob": "pattern",

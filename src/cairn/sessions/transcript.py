@@ -18,7 +18,6 @@ from pathlib import Path
 
 from cairn.util.jsonl import read_jsonl_from
 
-
 CLAUDE, CODEX, GEMINI = "claude-code", "codex", "gemini"
 AGENTS = (CLAUDE, CODEX, GEMINI)
 _HEAD = 4096  # bytes read to tell which agent wrote a file
