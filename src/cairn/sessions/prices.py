@@ -64,7 +64,7 @@ class ModelPrice:
         )
 
 
-_DATE_SUFFIX = re.compile(r"(-\d{8}|@\d{8}|-v\d+(:\d+)?)$")
+_DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")
 _PROVIDER_PREFIX = re.compile(r"^((us|eu|apac|global)\.)?anthropic\.")
 
 

@@ -28,6 +28,9 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.sessions.transcript import (
+    CODEX,
+    GEMINI,
+    agent_of,
     find_transcripts,
     is_subagent_file,
     iter_raw_lines,
@@ -64,6 +67,8 @@ class Turn:
     write_1h: int
     cache_read: int
     cwd: str | None = None
+    agent: str = "claude-code"
+    reasoning: int = 0  # Codex: reasoning tokens, already counted in output
 
     @property
     def total(self) -> int:
@@ -324,16 +329,28 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> Datase
             raise CairnError(f"no such file or folder: {p}")
     files = sorted(find_transcripts(roots or None), key=str)  # ccusage's order: full path text
     if not files:
-        where = ", ".join(roots) if roots else "~/.claude/projects or ~/.config/claude/projects"
-        raise CairnError(f"no Claude Code transcripts (*.jsonl) found in {where}")
+        where = ", ".join(roots) if roots else "~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp"
+        raise CairnError(f"no agent transcripts (*.jsonl, Gemini chats/*.json) found in {where}")
     ds = Dataset(files=len(files), roots=roots or ["(default transcript folders)"])
     raw_turns: list[Turn] = []
+    other: list[Turn] = []  # Codex and Gemini usage: deduplicated by their own rules as read
+    seen: dict[str, set] = {CODEX: set(), GEMINI: set()}
     for f in files:
+        agent = agent_of(f)
         try:
-            scan_file(f, ds, raw_turns)
+            if agent == CODEX:
+                from cairn.sessions.codex_usage import scan_codex_file
+
+                scan_codex_file(f, ds, other, seen[CODEX])
+            elif agent == GEMINI:
+                from cairn.sessions.gemini_usage import scan_gemini_file
+
+                scan_gemini_file(f, ds, other, seen[GEMINI])
+            else:
+                scan_file(f, ds, raw_turns)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
-    ds.turns = dedup(raw_turns)
+    ds.turns = dedup(raw_turns) + other
     return ds
 
 

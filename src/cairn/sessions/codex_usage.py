@@ -1,0 +1,193 @@
+"""Token usage of Codex CLI rollouts, counted exactly as ccusage `codex session` counts.
+
+The rules follow ccusage's Rust loader (adapter/codex/parser.rs and loader.rs @ 5816e640), so
+token totals match it to the token (tests/fixtures/transcripts/codex/expected.ccusage-codex-session.json):
+
+- only `event_msg` records of payload type `token_count` carry usage; `info.last_token_usage`
+  is the request's own usage, else the difference of `info.total_token_usage` from the previous
+  total (never below zero); a request with no input, cached input, output or reasoning is skipped;
+- the model is the payload's or info's `model` / `model_name` / `metadata.model`, else that of
+  the latest `turn_context`, else `gpt-5` (marked as a fallback);
+- `input_tokens` includes the cached part: fresh input = input - cached (cached capped at
+  input); `output_tokens` includes reasoning; Codex has no cache writes;
+- a `token_count` whose cumulative total equals the previous one is a repeat (Codex writes each
+  count twice, seconds apart) and is skipped (ccusage 20.0.24's behaviour, checked on a
+  hand-made rollout: it counts the usage once);
+- a subagent rollout (`thread_spawn` in its first 16 KiB) starts by replaying its parent's
+  usage, all within one second: when its first two usage events share a second, the leading
+  events of that second are skipped;
+- across all files, an event equal in (timestamp, model, tokens) to one already seen is a copy
+  (a forked or resumed rollout repeats its history) and is counted once.
+
+Not followed: ccusage's date-based substitutes for the `codex-auto-review` model name, and its
+reading of headless `codex exec` JSON output (not a rollout).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cairn.sessions.readers import CODEX_READER
+from cairn.sessions.usage import Dataset, Turn, parse_timestamp
+
+_TOKEN_COUNT = b'"token_count"'
+_TURN_CONTEXT = b'"turn_context"'
+_SESSION_META = b'"session_meta"'
+FALLBACK_MODEL = "gpt-5"
+_KEYS = ("input", "cached", "output", "reasoning", "total")
+
+
+def _u(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value >= 0:
+        return int(value)
+    return None
+
+
+def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
+    """(input, cached, output, reasoning, total) of a usage object, with ccusage's field aliases."""
+    if not isinstance(u, dict):
+        return None
+
+    def first(*keys: str) -> int | None:
+        return next((v for v in (_u(u.get(k)) for k in keys) if v is not None), None)
+
+    inp = first("input_tokens", "prompt_tokens", "input") or 0
+    out = first("output_tokens", "completion_tokens", "output") or 0
+    reasoning = first("reasoning_output_tokens", "reasoning_tokens") or 0
+    cached = first("cached_input_tokens", "cache_read_input_tokens", "cached_tokens") or 0
+    total = _u(u.get("total_tokens"))
+    if total is None or (total == 0 and inp + out + reasoning != 0):
+        total = inp + out + reasoning
+    return inp, cached, out, reasoning, total
+
+
+def _model_of(obj: object) -> str | None:
+    if not isinstance(obj, dict):
+        return None
+    for key in ("model", "model_name"):
+        if isinstance(obj.get(key), str) and obj[key].strip():
+            return obj[key]
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("model"), str) and meta["model"].strip():
+        return meta["model"]
+    return None
+
+
+def _is_subagent(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return b"thread_spawn" in fh.read(16 * 1024)
+    except OSError:
+        return False
+
+
+def _usage_events(lines: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    return [(ts, r) for ts, r in lines if r.get("type") == "event_msg"]
+
+
+def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple]) -> None:
+    """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
+    sid = None
+    cwd = None
+    records: list[dict] = []
+    with open(path, "rb") as fh:
+        data = fh.read()
+    for raw in data.split(b"\n"):
+        if not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw or (sid is None and _SESSION_META in raw)):
+            continue
+        try:
+            rec = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            ds.bad_lines += 1
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "session_meta" and sid is None:
+            c, _, s = CODEX_READER.record_meta(rec)
+            sid, cwd = s, c
+            continue
+        records.append(rec)
+    sid = sid or CODEX_READER.session_id(path, [])
+    if cwd:
+        ds.session_cwd.setdefault(sid, cwd)
+    ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
+    sub = _is_subagent(path)
+    replay = _replay_second(records) if sub else None
+    previous: tuple[int, int, int, int, int] | None = None
+    model: str | None = None
+    fname = str(path)
+    for rec in records:
+        payload = rec.get("payload")
+        payload = payload if isinstance(payload, dict) else {}
+        if rec.get("type") == "turn_context":
+            model = _model_of(payload) or model
+            continue
+        if rec.get("type") != "event_msg" or payload.get("type") != "token_count":
+            continue
+        stamp = rec.get("timestamp")
+        if not isinstance(stamp, str) or not stamp.strip():
+            continue
+        stamp = stamp.strip()
+        info = payload.get("info")
+        info = info if isinstance(info, dict) else {}
+        total = raw_usage(info.get("total_token_usage"))
+        if replay is not None:
+            if stamp[:19] == replay:
+                previous = total or previous
+                continue
+            replay = None
+        if total is not None and total == previous:
+            continue  # the same totals written again (Codex emits each count twice): no new request
+        usage = raw_usage(info.get("last_token_usage"))
+        if usage is None and total is not None:
+            base = previous or (0, 0, 0, 0, 0)
+            usage = tuple(max(a - b, 0) for a, b in zip(total, base, strict=True))  # type: ignore[assignment]
+        if total is not None:
+            previous = total
+        if usage is None:
+            continue
+        inp, cached, output, reasoning, tot = usage
+        if not (inp or cached or output or reasoning):
+            continue
+        parsed = _model_of(payload) or _model_of(info)
+        if parsed:
+            model = parsed
+        used = model or FALLBACK_MODEL
+        cached = min(cached, inp)
+        key = (stamp, used, inp, cached, output, reasoning, tot)
+        if key in seen:
+            continue
+        seen.add(key)
+        ts = parse_timestamp(stamp)
+        if ts is None:
+            continue
+        out.append(Turn(session_id=sid, file=fname, is_subagent=sub, ts=ts, timestamp=stamp, model=used,
+                        message_id=None, request_id=None, sidechain=False, speed=None,
+                        input=inp - cached, output=output, cache_write=0, write_5m=0, write_1h=0,
+                        cache_read=cached, cwd=cwd, agent="codex", reasoning=reasoning))
+
+
+def _replay_second(records: list[dict]) -> str | None:
+    """The second a subagent's replayed parent usage is stamped with, if its first two usage events share it."""
+    first = None
+    for rec in records:
+        payload = rec.get("payload")
+        if rec.get("type") != "event_msg" or not isinstance(payload, dict) or payload.get("type") != "token_count":
+            continue
+        info = payload.get("info")
+        if not isinstance(info, dict) or (info.get("last_token_usage") is None and info.get("total_token_usage") is None):
+            continue
+        stamp = rec.get("timestamp")
+        if not isinstance(stamp, str) or len(stamp.strip()) < 19:
+            return None
+        sec = stamp.strip()[:19]
+        if first is None:
+            first = sec
+            continue
+        return sec if sec == first else None
+    return None
