@@ -188,7 +188,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         pid, pname = project_of(ds.session_cwd.get(sid))
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
         sessions.append({
-            "session_id": sid, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
+            "session_id": sid, "agent": turns[0].agent, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
             "models": sorted({t.model for t in turns if t.model}), **acc.as_dict(),
             "cost_share": _share(acc.cost_usd, grand),
             "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
@@ -228,6 +228,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "by_kind": by_kind,
         "by_project": _rows(_groups(ds.turns, costs, lambda t: proj_of_session[t.session_id]), "project", grand),
         "by_model": _rows(_groups(ds.turns, costs, lambda t: t.model or "(no model)"), "model", grand),
+        "by_agent": _rows(_groups(ds.turns, costs, lambda t: t.agent), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(statistics.median(s["start_context"] for s in sessions)) if sessions else 0,
         "tools": _tool_report(ds),

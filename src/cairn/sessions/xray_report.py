@@ -93,7 +93,8 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
         t.add_row(b["bucket"], str(b["sessions"]), usd(b["cost_usd"]), pct(b["cost_share"]))
     con.print(t)
 
-    for title, key, label in (("By project", "by_project", "project"), ("By model", "by_model", "model")):
+    for title, key, label in (("By agent", "by_agent", "agent"), ("By project", "by_project", "project"),
+                              ("By model", "by_model", "model")):
         t = _table(title, label, *USAGE_COLS)
         _usage_rows(t, r[key], label, TOP_ROWS)
         con.print(t)
