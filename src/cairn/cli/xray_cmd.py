@@ -140,6 +140,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
 
     ds, filters, empty = _load(args, paths)
     report = analyze(ds, load_prices(), filters=filters)
+    _add_telemetry(report)
     if empty:
         report["findings"] = [empty]
     if args.html:
@@ -164,6 +165,27 @@ def cmd_xray(args: argparse.Namespace) -> int:
     if args.html:
         print(f"HTML report written to {args.html}")
     return 0
+
+
+def _add_telemetry(report: dict) -> None:
+    """Put each session's transcript beside its OpenTelemetry numbers, when `cairn otel serve` stored any."""
+    from cairn.sessions.archive_schema import archive_path
+
+    if not archive_path().exists():
+        return
+    from cairn.otel.store import telemetry_by_session
+    from cairn.sessions.archive_schema import open_archive
+    from cairn.sessions.xray_telemetry import finding, reconcile
+
+    con = open_archive()
+    try:
+        tel = telemetry_by_session(con)
+    finally:
+        con.close()
+    section = reconcile(report, tel)
+    report["telemetry"] = section
+    if (line := finding(section)) is not None:
+        report["findings"].append(line)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

@@ -97,6 +97,8 @@ def _output(raw: object) -> tuple[str, bool]:
         code = meta.get("exit_code") if isinstance(meta, dict) else None
         text = data.get("output")
         return (text if isinstance(text, str) else ""), isinstance(code, int) and code != 0
+    if not isinstance(data, str):
+        return "", False
     m = _EXIT.search(data[:200])
     return data, bool(m and m.group(1) != "0")
 

@@ -83,7 +83,7 @@ def _result(call: dict) -> str:
     shown = call.get("resultDisplay")
     if isinstance(shown, str) and shown.strip():
         return shown
-    parts = []
+    parts: list[str] = []
     for r in call.get("result") or []:
         resp = r.get("functionResponse", {}).get("response") if isinstance(r, dict) else None
         if isinstance(resp, dict):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from cairn.sessions.xray import KIND_LABEL, KINDS, SIZE_LIMITS
-from cairn.sessions.xray_report import describe_filters, pct, tokens, usd
+from cairn.sessions.xray_report import describe_filters, gap, pct, tokens, usd
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -166,6 +166,14 @@ def _extra_tables(r: dict[str, Any]) -> str:
             ["session", "at (UTC)", "pause", "rewritten", "extra cost"],
             [[e["session_id"][:13], e["at"].replace("T", " ")[:16], f"{e['gap_minutes']:.0f} min",
               tokens(e["rewritten_tokens"]), usd(e["extra_cost_usd"])] for e in events[:TOP_ROWS]]))
+    tel = r.get("telemetry")
+    if tel and tel["covered"]:
+        out.append("<h2>Transcript vs OpenTelemetry</h2><p class='sub'>gap = transcript / telemetry - 1; "
+                   "negative: the transcript counts less than Claude Code reported.</p>" + _table(
+                       ["session", "source", "input", "output", "cache read", "cache write", "cost"],
+                       [[x["session_id"][:13], x["source"], *(gap(x[k]["gap"]) for k in
+                         ("input", "output", "cache_read", "cache_write", "cost_usd"))]
+                        for x in tel["sessions"][:TOP_ROWS]]))
     if r["unpriced_models"]:
         out.append("<h2>Models without a price (tokens counted, cost not)</h2>" + _table(
             ["model", "turns", "tokens"], [[m["model"], str(m["turns"]), tokens(m["tokens"])] for m in r["unpriced_models"]]))
