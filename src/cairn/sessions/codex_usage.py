@@ -25,8 +25,9 @@ reading of headless `codex exec` JSON output (not a rollout).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+import orjson
 
 from cairn.sessions.readers import CODEX_READER
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
@@ -39,27 +40,34 @@ _KEYS = ("input", "cached", "output", "reasoning", "total")
 
 
 def _u(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return max(value, 0)
+    if type(value) is int:  # the common case first (bool is not int here)
+        return value if value >= 0 else 0
     if isinstance(value, float) and value >= 0:
         return int(value)
     return None
+
+
+def _first(u: dict, keys: tuple[str, ...]) -> int | None:
+    for k in keys:
+        v = u.get(k)
+        if v is not None and (n := _u(v)) is not None:
+            return n
+    return None
+
+
+_IN, _OUT = ("input_tokens", "prompt_tokens", "input"), ("output_tokens", "completion_tokens", "output")
+_REASONING, _CACHED = ("reasoning_output_tokens", "reasoning_tokens"), (
+    "cached_input_tokens", "cache_read_input_tokens", "cached_tokens")
 
 
 def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
     """(input, cached, output, reasoning, total) of a usage object, with ccusage's field aliases."""
     if not isinstance(u, dict):
         return None
-
-    def first(*keys: str) -> int | None:
-        return next((v for v in (_u(u.get(k)) for k in keys) if v is not None), None)
-
-    inp = first("input_tokens", "prompt_tokens", "input") or 0
-    out = first("output_tokens", "completion_tokens", "output") or 0
-    reasoning = first("reasoning_output_tokens", "reasoning_tokens") or 0
-    cached = first("cached_input_tokens", "cache_read_input_tokens", "cached_tokens") or 0
+    inp = _first(u, _IN) or 0
+    out = _first(u, _OUT) or 0
+    reasoning = _first(u, _REASONING) or 0
+    cached = _first(u, _CACHED) or 0
     total = _u(u.get("total_tokens"))
     if total is None or (total == 0 and inp + out + reasoning != 0):
         total = inp + out + reasoning
@@ -78,6 +86,26 @@ def _model_of(obj: object) -> str | None:
     return None
 
 
+def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
+    """The lines of `data` holding any of `markers`, in file order, found by searching the whole
+    buffer (no Python loop over the lines that hold none: most of a rollout)."""
+    starts: set[int] = set()
+    for m in markers:
+        i = data.find(m)
+        while i != -1:
+            start = data.rfind(b"\n", 0, i) + 1
+            starts.add(start)
+            end = data.find(b"\n", i)
+            if end == -1:
+                break
+            i = data.find(m, end)
+    lines = []
+    for start in sorted(starts):
+        end = data.find(b"\n", start)
+        lines.append(data[start:] if end == -1 else data[start:end])
+    return lines
+
+
 def _is_subagent(path: Path) -> bool:
     try:
         with open(path, "rb") as fh:
@@ -90,18 +118,19 @@ def _usage_events(lines: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     return [(ts, r) for ts, r in lines if r.get("type") == "event_msg"]
 
 
-def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple]) -> None:
+def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
+                    keys: list[tuple] | None = None) -> None:
     """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
     sid = None
     cwd = None
     records: list[dict] = []
     with open(path, "rb") as fh:
         data = fh.read()
-    for raw in data.split(b"\n"):
-        if not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw or (sid is None and _SESSION_META in raw)):
+    for raw in marked_lines(data, (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)):
+        if _SESSION_META in raw and sid is not None and not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw):
             continue
         try:
-            rec = json.loads(raw)
+            rec = orjson.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             ds.bad_lines += 1
             continue
@@ -159,13 +188,15 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple]) 
             model = parsed
         used = model or FALLBACK_MODEL
         cached = min(cached, inp)
+        ts = parse_timestamp(stamp)
+        if ts is None:
+            continue
         key = (stamp, used, inp, cached, output, reasoning, tot)
         if key in seen:
             continue
         seen.add(key)
-        ts = parse_timestamp(stamp)
-        if ts is None:
-            continue
+        if keys is not None:  # for a merge across processes (scan_pool.py)
+            keys.append(key)
         out.append(Turn(session_id=sid, file=fname, is_subagent=sub, ts=ts, timestamp=stamp, model=used,
                         message_id=None, request_id=None, sidechain=False, speed=None,
                         input=inp - cached, output=output, cache_write=0, write_5m=0, write_1h=0,

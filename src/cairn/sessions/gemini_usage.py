@@ -13,8 +13,9 @@ two files (a copied chat) is counted once, by (session id, message id).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+import orjson
 
 from cairn.sessions.gemini_turns import project_root, read_document
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
@@ -73,7 +74,7 @@ def _messages(path: Path) -> tuple[str | None, list[dict]]:
     with open(path, "rb") as fh:
         for raw in fh.read().split(b"\n"):
             try:
-                rec = json.loads(raw)
+                rec = orjson.loads(raw)
             except (ValueError, UnicodeDecodeError, RecursionError):
                 continue
             if not isinstance(rec, dict):
@@ -95,7 +96,8 @@ def _messages(path: Path) -> tuple[str | None, list[dict]]:
     return sid, out
 
 
-def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple]) -> None:
+def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
+                     keys: list[tuple] | None = None) -> None:
     """Read one chat's usage into `out` (messages already `seen` in another file dropped)."""
     try:
         sid, messages = _messages(path)
@@ -119,6 +121,8 @@ def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple])
         if key in seen:
             continue
         seen.add(key)
+        if keys is not None:  # for a merge across processes (scan_pool.py)
+            keys.append(key)
         fresh, output, cache, reasoning = got
         out.append(Turn(session_id=sid, file=str(path), is_subagent=False, ts=ts, timestamp=m["timestamp"],
                         model=model, message_id=None, request_id=None, sidechain=False, speed=None,
