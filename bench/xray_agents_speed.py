@@ -71,8 +71,10 @@ def main() -> int:
         home = tmp_path / "home"
         home.mkdir()
         claude_root, codex_root = tmp_path / "claude", tmp_path / "codex"
-        print("claude: %d files, %.1f MB" % (lambda r: (r[0], r[1] / 1e6))(replicate(claude_root, args.mb)))
-        print("codex: %d files, %.1f MB" % (lambda r: (r[0], r[1] / 1e6))(replicate_codex(codex_root, args.mb)))
+        files, size = replicate(claude_root, args.mb)
+        print(f"claude: {files} files, {size / 1e6:.1f} MB")
+        files, size = replicate_codex(codex_root, args.mb)
+        print(f"codex: {files} files, {size / 1e6:.1f} MB")
         base = {**os.environ, "CAIRN_HOME": str(tmp_path / "cairn"), "HOME": str(home)}
         cairn = [sys.executable, "-m", "cairn", "xray", "--json"]
         setups = {
