@@ -80,13 +80,13 @@ def main() -> int:
         setups = {
             "claude": {
                 "cairn (1 process)": (cairn + [str(claude_root / "projects")], {**base, "CAIRN_XRAY_WORKERS": "1"}),
-                "cairn (every core)": (cairn + [str(claude_root / "projects")], base),
+                "cairn (every core)": (cairn + [str(claude_root / "projects")], {**base, "CAIRN_XRAY_WORKERS": "auto"}),
                 "ccusage": ([args.ccusage, "claude", "session", "--offline", "--json", "-z", "UTC"],
                             {**base, "CLAUDE_CONFIG_DIR": str(claude_root)}),
             },
             "codex": {
                 "cairn (1 process)": (cairn + [str(codex_root / "sessions")], {**base, "CAIRN_XRAY_WORKERS": "1"}),
-                "cairn (every core)": (cairn + [str(codex_root / "sessions")], base),
+                "cairn (every core)": (cairn + [str(codex_root / "sessions")], {**base, "CAIRN_XRAY_WORKERS": "auto"}),
                 "ccusage": ([args.ccusage, "codex", "session", "--offline", "--json", "-z", "UTC"],
                             {**base, "CODEX_HOME": str(codex_root)}),
             },

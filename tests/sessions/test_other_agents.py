@@ -186,3 +186,21 @@ def test_xray_breaks_cost_down_by_agent():
     assert set(agents) == {"codex", "gemini", "claude-code"}
     assert sum(a["total_tokens"] for a in agents.values()) == r["totals"]["total_tokens"]
     assert {s["agent"] for s in r["sessions"]} == {"codex", "gemini", "claude-code"}
+
+
+def test_scanning_on_several_processes_gives_the_same_dataset(monkeypatch):
+    import cairn.sessions.scan_pool as pool
+
+    paths = [ROOT / "claude-code", CODEX_DIR, GEMINI_DIR]
+    one = load_transcripts(paths)
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "3")
+    assert pool.workers() == 3
+    many = load_transcripts(paths)
+    key = [(t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent) for t in one.turns]
+    assert key == [(t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent)
+                   for t in many.turns]
+    assert (one.tool_results, one.compactions, one.session_cwd, one.session_dir, one.bad_lines) == (
+        many.tool_results, many.compactions, many.session_cwd, many.session_dir, many.bad_lines)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "")
+    assert pool.workers() == 1

@@ -106,12 +106,22 @@ def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
     return lines
 
 
-def _is_subagent(path: Path) -> bool:
+def _parse(raw: bytes, ds: Dataset) -> dict | None:
     try:
-        with open(path, "rb") as fh:
-            return b"thread_spawn" in fh.read(16 * 1024)
-    except OSError:
-        return False
+        rec = orjson.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        ds.bad_lines += 1
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _total_bytes(raw: bytes) -> bytes | None:
+    """The raw `"total_token_usage":{...}` of a line (a flat object), or None."""
+    i = raw.find(b'"total_token_usage":{')
+    if i == -1:
+        return None
+    j = raw.find(b"}", i)
+    return raw[i:j + 1] if j != -1 else None
 
 
 def _usage_events(lines: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
@@ -123,34 +133,39 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
     sid = None
     cwd = None
-    records: list[dict] = []
+    lines: list[bytes] = []
     with open(path, "rb") as fh:
         data = fh.read()
     for raw in marked_lines(data, (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)):
-        if _SESSION_META in raw and sid is not None and not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw):
+        if sid is None and _SESSION_META in raw:
+            rec = _parse(raw, ds)
+            if rec is not None and rec.get("type") == "session_meta":
+                c, _, s = CODEX_READER.record_meta(rec)
+                sid, cwd = s, c
+                continue
+        elif not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw):
             continue
-        try:
-            rec = orjson.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            ds.bad_lines += 1
-            continue
-        if not isinstance(rec, dict):
-            continue
-        if rec.get("type") == "session_meta" and sid is None:
-            c, _, s = CODEX_READER.record_meta(rec)
-            sid, cwd = s, c
-            continue
-        records.append(rec)
+        lines.append(raw)
     sid = sid or CODEX_READER.session_id(path, [])
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
-    sub = _is_subagent(path)
-    replay = _replay_second(records) if sub else None
+    sub = b"thread_spawn" in data[:16 * 1024]
+    parsed_all: list[dict | None] | None = None
+    replay = None
+    if sub:  # a subagent's replayed head needs every record first
+        parsed_all = [_parse(raw, ds) for raw in lines]
+        replay = _replay_second([r for r in parsed_all if r is not None])
     previous: tuple[int, int, int, int, int] | None = None
+    previous_bytes: bytes | None = None  # the raw total that set `previous`
     model: str | None = None
     fname = str(path)
-    for rec in records:
+    for i, raw in enumerate(lines):
+        if previous_bytes is not None and _TOKEN_COUNT in raw and _total_bytes(raw) == previous_bytes:
+            continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+        rec = parsed_all[i] if parsed_all is not None else _parse(raw, ds)
+        if rec is None:
+            continue
         payload = rec.get("payload")
         payload = payload if isinstance(payload, dict) else {}
         if rec.get("type") == "turn_context":
@@ -168,6 +183,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         if replay is not None:
             if stamp[:19] == replay:
                 previous = total or previous
+                previous_bytes = None
                 continue
             replay = None
         if total is not None and total == previous:
@@ -178,6 +194,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
             usage = tuple(max(a - b, 0) for a, b in zip(total, base, strict=True))  # type: ignore[assignment]
         if total is not None:
             previous = total
+            previous_bytes = _total_bytes(raw)
         if usage is None:
             continue
         inp, cached, output, reasoning, tot = usage

@@ -5,8 +5,8 @@ split into contiguous runs of the sorted list (balanced by size), each run is sc
 process (fork) and the parts are merged in file order: Claude Code's usage entries are
 concatenated before deduplication, side facts are appended, first-seen cwd and folder per session
 kept, and Codex / Gemini entries deduplicated again across runs by their keys, first run first.
-Below MIN_BYTES, where fork is not available, or with CAIRN_XRAY_WORKERS=1 (a busy machine, where a
-second process only competes for the same core), one process does it all.
+Several processes only when asked (CAIRN_XRAY_WORKERS=N or auto, see `workers`), above MIN_BYTES,
+where fork is available; otherwise one process does it all.
 """
 
 from __future__ import annotations
@@ -64,10 +64,16 @@ def _runs(files: list[Path], sizes: list[int], n: int) -> list[list[Path]]:
 
 
 def workers() -> int:
-    """Processes to use: CAIRN_XRAY_WORKERS if set (1 = this process only), else the usable cores (max 4)."""
-    env = os.environ.get("CAIRN_XRAY_WORKERS", "").strip()
+    """Processes to use: CAIRN_XRAY_WORKERS (`auto` = the usable cores, at most 4), else 1.
+
+    One by default: on the shared 2-core machine of docs/benchmarks.md (section 16) a second
+    process competed with the first for the same core and made the X-ray slower, not faster.
+    """
+    env = os.environ.get("CAIRN_XRAY_WORKERS", "").strip().lower()
     if env.isdigit() and int(env) > 0:
         return min(int(env), MAX_WORKERS)
+    if env != "auto":
+        return 1
     try:
         return max(1, min(len(os.sched_getaffinity(0)), MAX_WORKERS))
     except AttributeError:  # not Linux
