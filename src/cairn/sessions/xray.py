@@ -56,7 +56,12 @@ def project_of(cwd: str | None) -> tuple[str, str]:
 
 
 def day_of(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+    return _day(int(ts // 86400))
+
+
+@lru_cache(maxsize=8192)
+def _day(n: int) -> str:
+    return datetime.fromtimestamp(n * 86400, UTC).strftime("%Y-%m-%d")
 
 
 def iso(ts: float) -> str:
@@ -66,11 +71,12 @@ def iso(ts: float) -> str:
 class _Acc:
     """Tokens and cost of a group of turns."""
 
-    __slots__ = ("input", "output", "cache_write", "cache_read", "cost", "turns", "unpriced_turns")
+    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
+                 "c_cache_read", "turns", "unpriced_turns")
 
     def __init__(self) -> None:
         self.input = self.output = self.cache_write = self.cache_read = self.turns = self.unpriced_turns = 0
-        self.cost = {k: 0.0 for k in KINDS}
+        self.c_input = self.c_output = self.c_cache_write = self.c_cache_read = 0.0
 
     def add(self, t: Turn, c: CostParts | None) -> None:
         self.input += t.input
@@ -81,10 +87,16 @@ class _Acc:
         if c is None:
             self.unpriced_turns += t.total > 0
             return
-        self.cost["input"] += c.input
-        self.cost["output"] += c.output
-        self.cost["cache_write"] += c.cache_write
-        self.cost["cache_read"] += c.cache_read
+        self.c_input += c.input
+        self.c_output += c.output
+        self.c_cache_write += c.cache_write
+        self.c_cache_read += c.cache_read
+
+    @property
+    def cost(self) -> dict[str, float]:
+        """USD by kind, in KINDS order."""
+        return {"cache_read": self.c_cache_read, "cache_write": self.c_cache_write, "input": self.c_input,
+                "output": self.c_output}
 
     @property
     def cost_usd(self) -> float:
