@@ -11,9 +11,7 @@ where fork is available; otherwise one process does it all.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from cairn.errors import CairnError
@@ -63,6 +61,12 @@ def _runs(files: list[Path], sizes: list[int], n: int) -> list[list[Path]]:
     return runs
 
 
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
 def workers() -> int:
     """Processes to use: CAIRN_XRAY_WORKERS (`auto` = the usable cores, at most 4), else 1.
 
@@ -89,9 +93,12 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
         except OSError:
             sizes.append(0)
     n = workers()
-    if n < 2 or sum(sizes) < MIN_BYTES or "fork" not in multiprocessing.get_all_start_methods() or len(files) < 2:
+    if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
         parts = [scan_run(files)]
     else:
+        import multiprocessing  # here: ~50 ms of imports only when several processes are asked for
+        from concurrent.futures import ProcessPoolExecutor
+
         runs = _runs(files, sizes, n)
         with ProcessPoolExecutor(len(runs) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = [pool.submit(scan_run, run) for run in runs[1:]]
