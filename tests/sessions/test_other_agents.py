@@ -163,6 +163,11 @@ def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
     assert info["agent"] == "gemini" and info["cwd"] == "/home/USER/src/demo-app"
     assert [t["role"] for t in turns].count("user") == 2
     assert any(t["role"] == "error" and "0 occurrences" in t["text"] for t in turns)
+    from cairn.sessions.archive_search import session_digest
+
+    digest = session_digest("5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10", con)  # the journal's summary
+    assert digest["files_changed"] == ["/home/USER/src/demo-app/src/fetch.ts"] and digest["commands"] == ["npm test"]
+    assert digest["files_read"] == ["/home/USER/src/demo-app/src/fetch.ts"] and digest["errors"] == 1
     _, jl = session_detail(con, "7d2e9b14-5a3c-4f8e-b1d0-6c9a2e4f8b33")
     assert [t["role"] for t in jl].count("tool") == 1  # the message written twice is archived once
     before = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]

@@ -27,11 +27,14 @@ from cairn.errors import CairnError
 from cairn.project import project_for_recorded_cwd
 from cairn.sessions.archive_schema import ARCHIVE_NAME, archive_path, open_archive  # noqa: F401 (re-exported)
 from cairn.sessions.archive_tags import add_tags, add_terms, file_ext, refresh_topics, terms
+from cairn.sessions.gemini_turns import FILE_TOOLS as GEMINI_FILE_TOOLS
 from cairn.sessions.readers import Reader, reader_for
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, iter_records, session_id_for
-from cairn.sessions.turns import FILE_TOOLS, Turn
+from cairn.sessions.turns import FILE_TOOLS as CLAUDE_FILE_TOOLS
+from cairn.sessions.turns import Turn
 from cairn.store.db import transaction
 
+FILE_TOOLS = CLAUDE_FILE_TOOLS | GEMINI_FILE_TOOLS | {"apply_patch"}  # tools whose argument is a file: ext tags
 BATCH_RECORDS = 2000  # records per write transaction: bounds memory and lock time
 HEAD_BYTES = 1024  # first bytes hashed to notice a file replaced in place
 TERM_ROLES = ("user", "assistant", "summary")
