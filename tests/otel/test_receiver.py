@@ -209,3 +209,32 @@ def test_xray_says_how_far_each_transcript_is_from_telemetry(run_cli, tmp_path: 
     assert f"the transcript undercounts input by {pct}% in 1 session(s)" in out["findings"][-1]
     text = run_cli("xray", str(fixtures))
     assert "Transcript vs OpenTelemetry" in text.stdout and f"-{pct}%" in text.stdout
+
+
+def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
+    proc = subprocess.Popen([sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line).group(1))
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("POST", "/v1/logs", body=b"garbage", headers=PB)
+        assert c.getresponse().status == 400
+        c.close()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert "0 rows stored, 1 requests rejected" in out
+    bad = subprocess.run([sys.executable, "-m", "cairn", "otel", "serve", "--port", "70000"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and bad.stderr.count("\n") == 1 and "--port" in bad.stderr
