@@ -16,7 +16,7 @@ each run, so the 2.7 MB transcript is read from scratch every time); through the
 whose transcript cache is warm, as every prompt after a session's first one is (the recall
 dedupe state is removed before each run, outside the timing, so every run injects).
 
-Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 30] [--write FILE]
+Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 15] [--write FILE]
 """
 
 from __future__ import annotations
@@ -37,6 +37,39 @@ FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "transcr
 LONG = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 PY = sys.executable
 PROMPT = "how are provider schemas cached between plan and apply?"
+# Distinct prompts for the warm cases, so that no run is answered from what an earlier run of the
+# same words left in the warm server's caches (search/index_cache.py): each is a new request (the
+# new-session case takes the last 15, the same-session case the 14 after PROMPT; at most 15 runs
+# each are all new).
+PROMPTS = [PROMPT] + """why does the state lock time out on the s3 backend
+where is the dependency lock file for providers written during init
+how does terraform fmt decide which files to rewrite recursively
+the graph walk for destroy skips data sources, where is that decided
+how are sensitive values marked in plan output
+where do moved blocks get validated against the configuration
+how does the remote state data source read outputs from another workspace
+what happens to count and for_each instances when a resource is renamed
+where is the plugin cache directory configured and used
+how does terraform import generate configuration for an existing resource
+which code parses tfvars files and environment variables for input variables
+how does the lifecycle ignore_changes argument filter the planned diff
+where are provisioner errors surfaced when local-exec fails
+how does terraform test run assertions in run blocks
+where does the cloud backend upload configuration versions
+how are module sources from git downloaded and cached
+how does prevent_destroy stop a plan that would delete a resource
+where is the version constraint of required_providers checked
+how does workspace select switch the state file in the local backend
+where is the provider gRPC protocol version negotiated with plugins
+how does the refresh-only plan mode update state without changes
+where do check blocks report failed assertions after apply
+how does state mv move resources between modules
+where are the graphviz dot outputs of terraform graph produced
+how does depends_on add edges to the resource graph
+how are deprecated attributes warned about during validation
+where does terraform console evaluate expressions against state
+how is the backend migrated when the backend block changes during init
+where does replace_triggered_by cause a resource replacement""".splitlines()
 cold = "cold"  # marks a case run with CAIRN_WARM=0
 
 
@@ -73,7 +106,7 @@ def hook(event: str, payload_of):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", default="/tmp/terraform")
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--write", metavar="FILE", help="write the results as markdown to FILE")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="cairn-hookbench-"))
@@ -84,6 +117,13 @@ def main() -> int:
 
 
 def run(args, tmp: Path) -> int:
+    import compileall
+
+    import cairn
+
+    # as `pip install` leaves an installed package: bytecode written (with PYTHONDONTWRITEBYTECODE=1
+    # and a stale .pyc, every hook would pay for compiling the modules it imports)
+    compileall.compile_dir(Path(cairn.__file__).parent, quiet=1)
     repo = tmp / Path(args.repo).name
     shutil.copytree(args.repo, repo, symlinks=True, ignore=shutil.ignore_patterns(".git", ".cairn"))
     genv = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
@@ -129,8 +169,10 @@ def run(args, tmp: Path) -> int:
         ("UserPromptSubmit matching prompt, inline (cold process, new session)", hook("UserPromptSubmit", lambda i: base(
             "UserPromptSubmit", i, prompt=PROMPT)), cold),
         ("UserPromptSubmit matching prompt, warm server, new session", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", 1000 + i, prompt=PROMPT))),
+            "UserPromptSubmit", 1000 + i, prompt=PROMPTS[15 + i % 15]))),
         ("UserPromptSubmit matching prompt, warm server, same session", hook("UserPromptSubmit", lambda i: (
+            forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPTS[1 + i % 14]))[1])),
+        ("UserPromptSubmit the same prompt again, warm server, same session", hook("UserPromptSubmit", lambda i: (
             forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1])),
         ("PreToolUse Edit (not a Read: passes at once)", hook("PreToolUse", lambda i: base(
             "PreToolUse", i, tool_name="Edit", tool_input={"file_path": str(small), "old_string": "a",

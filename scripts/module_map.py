@@ -25,6 +25,7 @@ TITLES = {
     "cairn/search/eval": "Evaluation built into the product",
     "cairn/memory": "Knowledge graph (markdown is the truth)",
     "cairn/sessions": "Transcripts of every agent: archive, redaction, token X-ray",
+    "cairn/team": "Team archive on PostgreSQL (opt-in): push, search, forget",
     "cairn/otel": "OpenTelemetry receiver: the usage an agent reports, as ground truth",
     "cairn/agents": "Agent integration: handoffs, session records",
     "cairn/agents/hooks": "Claude Code hooks, one module per event",

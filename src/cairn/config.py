@@ -139,6 +139,13 @@ class Switch(Table):
     enabled: bool = True
 
 
+class TeamSettings(Table):
+    database: str = ""  # postgresql://... (opt-in; CAIRN_TEAM_DATABASE wins); never a default
+    user: str = ""  # who pushes: default git's user.email, else the login name
+    machine: str = ""  # default: this host's name
+    push_on_stop: bool = False  # the Stop hook's detached archive run also pushes the new turns
+
+
 class HookSettings:
     """The `[hooks.*]` tables: one typed table per hook feature."""
 
@@ -160,13 +167,14 @@ class HookSettings:
 class Settings:
     """Every setting cairn reads, typed; `raw` holds the merged tables as written."""
 
-    __slots__ = ("index", "search", "hooks", "raw")
+    __slots__ = ("index", "search", "hooks", "team", "raw")
 
     def __init__(self, raw: Mapping[str, Any] | None = None) -> None:
         self.raw: dict[str, Any] = dict(raw or {})
         self.index = IndexSettings(self.raw.get("index"))
         self.search = SearchSettings(self.raw.get("search"))
         self.hooks = HookSettings(self.raw.get("hooks"))
+        self.team = TeamSettings(self.raw.get("team"))
 
 
 DEFAULTS: dict[str, Any] = {"index": IndexSettings().as_dict(), "search": SearchSettings().as_dict()}

@@ -22,6 +22,7 @@ def _int(lo: int) -> Check:
 _BOOL: Check = ("true or false", lambda v: isinstance(v, bool))
 _STRS: Check = ("a list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 _TABLE: Check = ("a table", lambda v: isinstance(v, dict))
+_STR: Check = ("a string", lambda v: isinstance(v, str))
 
 
 def _route(v: Any) -> bool:
@@ -42,6 +43,7 @@ SCHEMA: dict[str, dict[str | None, Check]] = {
     "prices": {None: _TABLE},  # each entry a table: TABLES_OF_TABLES
     "hooks": {None: _TABLE},
     "routes": {None: _ROUTES},
+    "team": {None: _TABLE, "database": _STR, "user": _STR, "machine": _STR, "push_on_stop": _BOOL},
 }
 
 

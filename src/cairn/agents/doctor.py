@@ -94,7 +94,11 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     if prog in cache:
         return cache[prog]
     why = None
-    if not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
+    if "/" not in prog:  # a bare name (project scope's portable `cairn`): found on PATH or not
+        import shutil
+
+        why = None if shutil.which(prog) else f"{prog} is not on PATH"
+    elif not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
         why = f"{prog} does not exist or is not executable"
     elif words[1:3] == ["-m", "cairn"]:
         try:
@@ -297,6 +301,32 @@ def check_memory(project: Project) -> Check:
     return Check("memory", "warn", f"{len(lines)} problems: " + "; ".join(lines[:3]), report.to_dict())
 
 
+def check_team(project: Project | None) -> Check | None:
+    """The team database, when one is configured (else no line): reachable, recent enough, its schema."""
+    from cairn.errors import CairnError
+    from cairn.team.connect import TeamUnavailable, connect, database_url, where
+
+    try:
+        url = database_url(project.root if project is not None else None)
+    except TeamUnavailable:
+        return None
+    try:
+        con = connect(url, migrate=False)  # doctor looks, it never changes the database
+    except CairnError as exc:
+        return Check("team", "warn", str(exc))
+    try:
+        from cairn.team.schema import MIGRATIONS, current_version
+
+        version, schema = con.info.server_version, current_version(con)
+    except Exception as exc:  # a driver error mid-way: one line like the rest
+        return Check("team", "warn", f"team database {where(url)}: {type(exc).__name__}")
+    finally:
+        con.close()
+    detail = (f"{where(url)}: PostgreSQL {version // 10000}.{version % 10000}, schema v{schema}"
+              + ("" if schema == len(MIGRATIONS) else f" (this cairn brings it to v{len(MIGRATIONS)} on its first push)"))
+    return Check("team", "ok", detail, {"server_version": version, "schema_version": schema})
+
+
 def run_doctor(project: Project | None) -> list[Check]:
     from cairn.home import logs_dir
 
@@ -304,5 +334,7 @@ def run_doctor(project: Project | None) -> list[Check]:
     logs = logs_dir()
     if project is None:
         return [check_hooks(root), check_mcp(root), check_errors(logs), check_timings(logs)]
-    return [check_hooks(root), check_mcp(root), check_index(project), check_errors(logs), check_timings(logs),
-            check_memory(project)]
+    checks = [check_hooks(root), check_mcp(root), check_index(project), check_errors(logs), check_timings(logs),
+              check_memory(project)]
+    team = check_team(project)
+    return checks + ([team] if team is not None else [])

@@ -2,8 +2,11 @@
 
 Hooks go into a settings file (`~/.claude/settings.json` with --user, `<project>/.claude/
 settings.json` with --project), the MCP server into `~/.claude.json` (user scope) or the
-project's `.mcp.json`. Each command calls this interpreter (`<python> -m cairn ...`) by absolute
-path: hooks run with a stripped PATH, and an absolute interpreter needs none.
+project's `.mcp.json`. With --user each command calls this interpreter (`<python> -m cairn ...`)
+by absolute path: hooks run with a stripped PATH, and an absolute interpreter needs none. With
+--project the files are committed and shared by a team, so nothing of this machine goes in them:
+commands call `cairn` found on each teammate's PATH (`PORTABLE_LAUNCHER`), and `cairn doctor`
+says when it is not there.
 
 Safety: every file is backed up once, before cairn first touches it, and the manifest of what
 was backed up lives in CAIRN_HOME/install/; running install again replaces only cairn's own
@@ -42,6 +45,7 @@ HOOK_EVENTS: dict[str, tuple[str | None, int]] = {
     "SessionEnd": (None, 5),
 }
 MCP_NAME = "cairn"
+PORTABLE_LAUNCHER = "cairn"  # project scope: no absolute path of one machine in committed files
 WINDOW_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
 WINDOW_MIN, WINDOW_MAX = 100_000, 1_000_000
 OTEL_ENV = {  # Claude Code's documented telemetry switches, pointed at `cairn otel serve`
@@ -116,7 +120,10 @@ def remove_hooks(settings: dict) -> dict:
     return out
 
 
-def mcp_entry(python: str | None = None) -> dict:
+def mcp_entry(python: str | None = None, *, portable: bool = False) -> dict:
+    """The MCP server entry: this interpreter by absolute path, or (`portable`) `cairn` on PATH."""
+    if portable:
+        return {"type": "stdio", "command": PORTABLE_LAUNCHER, "args": ["serve"], "env": {}}
     return {"type": "stdio", "command": python or sys.executable, "args": ["-m", "cairn", "serve"], "env": {}}
 
 
@@ -217,8 +224,9 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
     """What installing would write (nothing is written until `apply`)."""
     settings_path, mcp_path = targets(scope, root)
     plan = Plan(scope)
+    portable = scope == "project"
     before, settings = _read_json(settings_path)
-    settings = merge_hooks(settings, python_launcher(python))
+    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else python_launcher(python))
     if window is not None or otel:
         env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
         if window is not None:
@@ -231,8 +239,14 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
     plan.changes.append(Change(settings_path, before, _dump(settings)))
     before, mcp = _read_json(mcp_path)
     servers = dict(mcp.get("mcpServers") or {}) if isinstance(mcp.get("mcpServers"), dict) else {}
-    servers[MCP_NAME] = mcp_entry(python)
+    servers[MCP_NAME] = mcp_entry(python, portable=portable)
     plan.changes.append(Change(mcp_path, before, _dump({**mcp, "mcpServers": servers})))
+    if portable:
+        import shutil
+
+        plan.notes.append("project scope: the hooks and the MCP server call `cairn` on PATH (these files are "
+                          "committed, so they hold no path of this machine); each teammate needs `cairn` on PATH"
+                          + ("" if shutil.which(PORTABLE_LAUNCHER) else " (not on this machine's PATH yet)"))
     return plan
 
 

@@ -12,13 +12,6 @@ if TYPE_CHECKING:
     from cairn.codemap.indexer import IndexStats
     from cairn.project import Project
 
-CAIRN_GITIGNORE = """# derived or private: rebuilt by cairn, never committed
-sessions/
-.state/
-*.db
-*.lock
-"""
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("index", help="scan and parse the project into its index (incremental)",
@@ -35,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("init", help="opt this project in: create .cairn/ (committed memory and maps)",
                        description="Create <root>/.cairn/ with its own .gitignore, index the project and write "
-                       ".cairn/map.md and .cairn/modules/*.md. Without .cairn/, cairn never writes into the repo.")
+                       ".cairn/map.md and .cairn/modules/*.md (generated on each machine, ignored by git so "
+                       "parallel branches never conflict on them). Without .cairn/, cairn never writes into the repo.")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_init)
@@ -122,8 +116,16 @@ def cmd_init(args: argparse.Namespace) -> int:
     assert base is not None  # the project has a tree
     created = not base.exists()
     memory_path(base, "knowledge").mkdir(parents=True, exist_ok=True)
-    if not (base / ".gitignore").exists():
-        atomic_write_text(memory_path(base, ".gitignore"), CAIRN_GITIGNORE)
+    from cairn.memory.committed import gitignore_text
+
+    ignore = memory_path(base, ".gitignore")
+    try:
+        existing: str | None = ignore.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        existing = None
+    wanted = gitignore_text(existing)
+    if wanted is not None:
+        atomic_write_text(ignore, wanted)
     stats = run_index(project, quiet=args.json)
     maps = stats.maps_written or _refresh_maps(project)
     if args.json:

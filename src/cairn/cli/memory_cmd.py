@@ -200,10 +200,13 @@ def cmd_memory_doctor(args: argparse.Namespace) -> int:
     project = resolve(args, need_root=False)
     kn = load_knowledge_with_problems(project)
     report = diagnose(kn.nodes, kn.problems, project.root, symbol_range_for(project, kn.nodes))
+    from cairn.memory.committed import tracked_generated, untrack_hint
+
+    tracked = tracked_generated(project.root) if project.root is not None else []
     if args.json:
-        print_json(report.to_dict())
+        print_json({**report.to_dict(), "tracked_generated": tracked})
         return 0 if report.ok else 1
-    lines = report.lines()
+    lines = report.lines() + ([untrack_hint(tracked)] if tracked else [])
     for line in lines:
         print(line)
     if not lines:

@@ -78,6 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--before", metavar="DATE", help="only turns before DATE")
     q.add_argument("--tag", metavar="T", help="only sessions with tag T (e.g. webhook, topic:webhook, tool:bash)")
     q.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
+    q.add_argument("--team", action="store_true",
+                   help="also search the team archive (PostgreSQL, see `cairn team`); its hits are labelled team:USER")
     add_json(q)
     q.set_defaults(func=db_errors(cmd_search))
 
@@ -183,25 +185,50 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     if args.limit < 1:
         raise CairnError("--limit must be 1 or more")
-    con = _open_existing()
-    try:
-        after, before = _dates(args)
-        hits = search(con, " ".join(args.query), project_ids=_project_ids(args, con), after=after,
-                      before=before, tag=args.tag, limit=args.limit)
-    finally:
-        con.close()
+    from cairn.sessions.archive_schema import archive_path
+
+    hits = []
+    if archive_path().exists() or not args.team:
+        con = _open_existing()
+        try:
+            after, before = _dates(args)
+            hits = search(con, " ".join(args.query), project_ids=_project_ids(args, con), after=after,
+                          before=before, tag=args.tag, limit=args.limit)
+        finally:
+            con.close()
+    team_hits = _team_hits(args) if args.team else []
     if args.json:
-        print_json({"results": [h.as_dict() for h in hits]})
+        print_json({"results": [h.as_dict() for h in hits] + [h.as_dict() for h in team_hits]})
         return 0
-    if not hits:
+    if not hits and not team_hits:
         print("no matches" + ("" if args.all_projects else " in this project (try --all-projects)"))
         return 0
+    if team_hits:
+        from cairn.cli.team_cmd import print_hits
+
+        print_hits(team_hits)
     for h in hits:
         when = (h.time or "")[:16].replace("T", " ")
         role = f"{h.role}:{h.tool}" if h.tool else h.role
         print(f"{h.session_id[:8]}  {when}  {h.project}  [{role}]  score {h.score:.2f}")
         print(f"    {h.snippet}")
     return 0
+
+
+def _team_hits(args: argparse.Namespace) -> list:
+    """The team archive's hits for `sessions search --team` (same query, dates; project by git remote)."""
+    from cairn.cli.team_cmd import team_db
+    from cairn.team.search import search as team_search
+
+    project = None
+    if not args.all_projects:
+        from cairn.cli.common import resolve
+        from cairn.team.identity import identity
+
+        project = identity(resolve(args, need_root=False)).project
+    after, before = _dates(args)
+    with team_db(args) as pg:
+        return team_search(pg, " ".join(args.query), project=project, after=after, before=before, limit=args.limit)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -2,8 +2,8 @@
 
 Returns data only (the lead's `cairn doctor` formats it): notes whose cited code changed,
 orphans (every cited file gone and no link in or out, so nothing leads to them any more), links
-that resolve to nothing (typed ones and `[[wikilinks]]` written in a note's text), and files that
-could not be parsed.
+that resolve to nothing (typed ones and `[[wikilinks]]` written in a note's text), files that
+could not be parsed, and notes that disagree after a merge (disagree.py).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.memory.disagree import describe, disagreements
 from cairn.memory.graph import index_by_id, target_resolver
 from cairn.memory.node import Node
 from cairn.memory.staleness import SymbolRange, stale_files
@@ -27,15 +28,17 @@ class MemoryReport:
     orphaned: list[dict[str, Any]] = field(default_factory=list)  # {id, path, files}
     broken_links: list[dict[str, Any]] = field(default_factory=list)  # {id, path, rel, target}
     malformed: list[Problem] = field(default_factory=list)
+    disagree: list[dict[str, Any]] = field(default_factory=list)  # {kind, subject, at, ids, paths}
     nodes: int = 0
 
     @property
     def ok(self) -> bool:
-        return not (self.stale or self.orphaned or self.broken_links or self.malformed)
+        return not (self.stale or self.orphaned or self.broken_links or self.malformed or self.disagree)
 
     def to_dict(self) -> dict[str, Any]:
         return {"nodes": self.nodes, "ok": self.ok, "stale": self.stale, "orphaned": self.orphaned,
-                "broken_links": self.broken_links, "malformed": [p.to_dict() for p in self.malformed]}
+                "broken_links": self.broken_links, "malformed": [p.to_dict() for p in self.malformed],
+                "disagree": self.disagree}
 
     def lines(self) -> list[str]:
         """Human-readable findings, one per line."""
@@ -45,13 +48,14 @@ class MemoryReport:
                 for o in self.orphaned]
         out += [f"broken link: {b['path']} ({b['id']}): {b['rel']} -> {b['target']}" for b in self.broken_links]
         out += [f"malformed: {p}" for p in self.malformed]
+        out += [describe(d) for d in self.disagree]
         return out
 
 
 def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
              symbol_range: SymbolRange | None = None) -> MemoryReport:
     """Check a loaded graph (see knowledge.load_knowledge_with_problems)."""
-    report = MemoryReport(malformed=list(problems), nodes=len(nodes))
+    report = MemoryReport(malformed=list(problems), nodes=len(nodes), disagree=disagreements(nodes))
     by_id = index_by_id(nodes)
     resolve_target = target_resolver(nodes)
     linked: set[str] = set()

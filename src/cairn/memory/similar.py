@@ -139,3 +139,8 @@ def duplicate_of(type_: str, title: str, body: str, nodes: list[Node],
             if best is None or key[:2] > best[:2]:
                 best = key
     return best[2] if best else None
+
+
+def probe(type_: str, title: str, body: str, files: list[str] | None = None) -> _Probe:
+    """A fact's scorer against many nodes (`.score(node)` > 0: `remember` would merge it there)."""
+    return _Probe(type_, title, body, files)

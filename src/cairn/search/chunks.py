@@ -1,24 +1,28 @@
 """Chunk channel: which top-level declarations / sections of the candidate files match the request.
 
 Scored at query time, only for the few files the other channels already found, so the index
-stays lean (no second full-text table). Each candidate file is read once, every occurrence of a
-request term (by a light stem, case-insensitive, inside camelCase and snake_case words too) is
-located with str.find on the lowercased text (C speed), and occurrences are credited to the declaration whose line
-range holds them: score = sum over terms of weight * saturated term frequency. The matching
-declarations are also the lines an agent is shown.
+stays lean (no second full-text table). Each candidate file is read once (a warm process keeps
+it while it is unchanged on disk), and the occurrences of each request term (by a light stem,
+case-insensitive, inside camelCase and snake_case words too) are counted declaration by
+declaration with str.count over its lines (C speed): score = sum over terms of weight *
+saturated term frequency. The matching declarations are also the lines an agent is shown.
 """
 
 from __future__ import annotations
 
 import bisect
+import os
 import sqlite3
 from collections import defaultdict
+from itertools import accumulate
 from pathlib import Path
 
+from cairn.search.index_cache import for_index
 from cairn.search.query import Term
 
 MAX_FILE_BYTES = 256_000
 K1 = 1.2  # BM25-style saturation: the fifth occurrence adds little
+MANY_CHUNKS = 48  # above this many declarations in a file, occurrences are placed one by one
 _SUFFIXES = ("ational", "ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
 
 
@@ -51,6 +55,104 @@ def _occurrences(low: str, stem: str) -> list[int]:
     return out
 
 
+_PLUS_ONE = (1).__add__  # a line's length and its newline, at C speed
+
+
+class _Text:
+    """A file's lowercased head and where each of its lines starts (computed on first use)."""
+
+    __slots__ = ("low", "_starts", "ranges")
+
+    def __init__(self, low: str) -> None:
+        self.low = low
+        self._starts: list[int] | None = None
+        self.ranges: tuple[list, list[tuple[int, int, int]]] | None = None  # (the spans, _ranges of them)
+
+    def line_starts(self) -> list[int]:
+        """Offset of line 1, 2, ... (and one past the last line)."""
+        if self._starts is None:
+            self._starts = list(accumulate(map(_PLUS_ONE, map(len, self.low.split("\n"))), initial=0))
+        return self._starts
+
+
+_TEXTS: dict[tuple[str, int, int], _Text] = {}  # (path, mtime, size) -> text: a warm process rereads less
+_TEXT_BYTES = [0]
+MAX_CACHED_BYTES = 48 * 1024 * 1024
+
+
+def _lowered(path: Path) -> _Text | None:
+    """The lowercased first MAX_FILE_BYTES of a file, from memory while it is unchanged on disk."""
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            key = (str(path), st.st_mtime_ns, st.st_size)
+            text = _TEXTS.get(key)
+            if text is None:
+                text = _Text(fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").lower())
+                if _TEXT_BYTES[0] + len(text.low) > MAX_CACHED_BYTES:
+                    _TEXTS.clear()
+                    _TEXT_BYTES[0] = 0
+                _TEXTS[key] = text
+                _TEXT_BYTES[0] += len(text.low)
+    except OSError:
+        return None
+    return text
+
+
+def _ranges(spans: list[tuple[int, int, int]], text: _Text) -> list[tuple[int, int, int]]:
+    """(chunk id, start offset, end offset) of the text each chunk is credited with: its own lines,
+    up to the next chunk's first line (a chunk starting on the same line as a later one gets none).
+    Kept with the text while the index gives the same spans list (index_cache.py)."""
+    if text.ranges is not None and text.ranges[0] is spans:
+        return text.ranges[1]
+    starts = text.line_starts()
+    last = len(starts) - 1
+    out = []
+    for i, (line, end, cid) in enumerate(spans):
+        nxt = spans[i + 1][0] if i + 1 < len(spans) else None
+        if nxt == line:
+            continue
+        stop = min(end, nxt - 1) if nxt is not None else end
+        if line > last or stop < line:
+            continue
+        out.append((cid, starts[max(line, 1) - 1], starts[min(stop, last)]))
+    text.ranges = (spans, out)
+    return out
+
+
+def _counts(low: str, stem: str, first: int, ranges: list[tuple[int, int, int]]) -> dict[int, int]:
+    """Occurrences of `stem` (first seen at offset `first`) per chunk range: each range counted at
+    C speed, or, in a file of many chunks, each occurrence placed by bisection."""
+    if len(ranges) <= MANY_CHUNKS:
+        return {cid: n for cid, a, b in ranges if b > first and (n := low.count(stem, a, b))}
+    firsts = [r[1] for r in ranges]
+    out: dict[int, int] = defaultdict(int)
+    size, pos = len(stem), first
+    while pos >= 0:
+        i = bisect.bisect_right(firsts, pos) - 1
+        if i >= 0 and pos + size <= ranges[i][2]:
+            out[ranges[i][0]] += 1
+        pos = low.find(stem, pos + size)
+    return out
+
+
+def _short_counts(text: _Text, stem: str, spans: list[tuple[int, int, int]]) -> dict[int, int]:
+    """Occurrences of a short stem standing alone as a word, per chunk (by the line that holds each)."""
+    low, found = text.low, _occurrences(text.low, stem)
+    if not found:
+        return {}
+    starts = [s[0] for s in spans]
+    out: dict[int, int] = defaultdict(int)
+    line, last = 1, 0
+    for pos in found:
+        line += low.count("\n", last, pos)  # C-speed line counting; offsets come in order
+        last = pos
+        i = bisect.bisect_right(starts, line) - 1  # top-level chunks do not nest
+        if i >= 0 and spans[i][0] <= line <= spans[i][1]:
+            out[spans[i][2]] += 1
+    return out
+
+
 def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int],
                   terms: list[Term]) -> dict[int, list[tuple[float, int]]]:
     """file id -> [(score, chunk id)], best first, for the given candidate files."""
@@ -60,36 +162,43 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
     if not by_stem:
         return {}
     marks = ",".join("?" * len(file_ids))
-    chunks: dict[int, list[tuple[int, int, int]]] = defaultdict(list)  # fid -> [(line, end, cid)]
-    for cid, fid, line, end in con.execute(
-            f"SELECT id, file_id, line, end_line FROM chunks WHERE file_id IN ({marks}) ORDER BY file_id, line",
-            file_ids):
-        chunks[fid].append((line, end, cid))
+    known = for_index(con).spans
+    todo = [f for f in file_ids if f not in known]
+    if todo:
+        for f in todo:
+            known[f] = []
+        for cid, fid, line, end in con.execute(
+                f"SELECT id, file_id, line, end_line FROM chunks WHERE file_id IN ({','.join('?' * len(todo))}) "
+                "ORDER BY file_id, line", todo):
+            known[fid].append((line, end, cid))
     # logs (chat histories, changelogs: codemap/doc_role.py) are megabytes of prose whose sections say
     # little about code; scanning them cost a prompt half a second
     paths = dict(con.execute(f"SELECT id, path FROM files WHERE id IN ({marks}) AND role IS NOT 'log'",
                              file_ids).fetchall())
     out: dict[int, list[tuple[float, int]]] = {}
-    for fid, spans in chunks.items():
-        try:
-            with open(root / paths[fid], "rb") as fh:
-                text = fh.read(MAX_FILE_BYTES).decode("utf-8", "replace")
-        except (OSError, KeyError):
+    for fid in file_ids:
+        spans = known.get(fid)
+        if not spans or fid not in paths:
             continue
-        low = text.lower()
-        starts = [s[0] for s in spans]
-        tf: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        text = _lowered(root / paths[fid])
+        if text is None:
+            continue
+        low, ranges = text.low, None
+        tf: dict[int, dict[str, int]] = defaultdict(dict)
         for stem in by_stem:
-            line, last = 1, 0
-            for pos in _occurrences(low, stem):
-                line += low.count("\n", last, pos)  # C-speed line counting; offsets come in order
-                last = pos
-                i = bisect.bisect_right(starts, line) - 1  # top-level chunks do not nest
-                if i >= 0 and spans[i][0] <= line <= spans[i][1]:
-                    tf[spans[i][2]][stem] += 1
+            first = low.find(stem)
+            if first < 0:
+                continue
+            if len(stem) < 4:
+                counts = _short_counts(text, stem, spans)
+            else:
+                ranges = ranges if ranges is not None else _ranges(spans, text)
+                counts = _counts(low, stem, first, ranges)
+            for cid, n in counts.items():
+                tf[cid][stem] = n
         scored = []
-        for cid, counts in tf.items():
-            s = sum(by_stem[stem].weight * n * (K1 + 1) / (n + K1) for stem, n in counts.items())
+        for cid, per_stem in tf.items():
+            s = sum(by_stem[stem].weight * n * (K1 + 1) / (n + K1) for stem, n in per_stem.items())
             scored.append((s, cid))
         if scored:
             scored.sort(reverse=True)

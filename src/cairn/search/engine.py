@@ -18,6 +18,7 @@ from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
+from cairn.search.index_cache import for_index
 from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
@@ -195,12 +196,17 @@ class _RoleWeights:
         self.con, self.factors, self.nodes, self.log_factor = con, factors, nodes, log_factor
         self.named = named  # files the request names ("update the ReleaseNotes"): never weighed down
         self.known: dict[int, float] = {}
+        self.roles = for_index(con).roles
 
     def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
         if fid not in self.known:
-            f = 1.0 if fid in self.nodes else self.factors[roles.role(path, kind, lang)]
-            if doc_role == "log":
-                f *= max(self.log_factor, CHANGELOG_FACTOR) if is_changelog(path) else self.log_factor
+            role = self.roles.get(fid)
+            if role is None:  # what the file is does not depend on the request: kept per index state
+                log = doc_role == "log"
+                role = self.roles[fid] = (roles.role(path, kind, lang), log, log and is_changelog(path))
+            f = 1.0 if fid in self.nodes else self.factors[role[0]]
+            if role[1]:
+                f *= max(self.log_factor, CHANGELOG_FACTOR) if role[2] else self.log_factor
             self.known[fid] = max(f, 1.0) if fid in self.named else f
         return self.known[fid]
 
@@ -209,6 +215,9 @@ class _RoleWeights:
             return scores
         ids = ranked(scores)[:depth]
         todo = [f for f in ids if f not in self.known]
+        for f in [f for f in todo if f in self.roles]:
+            self.factor(f, "", "", None, None)
+        todo = [f for f in todo if f not in self.known]
         for i in range(0, len(todo), 900):
             part = todo[i:i + 900]
             for row in self.con.execute(
@@ -254,7 +263,11 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
 
 
 def _prose_share(con: sqlite3.Connection) -> float:
-    """Share of the repository's prose and program files that are prose."""
+    """Share of the repository's prose and program files that are prose (memoized per index state)."""
+    return float(for_index(con).value("prose_share", lambda: _count_prose_share(con)))
+
+
+def _count_prose_share(con: sqlite3.Connection) -> float:
     counts = {roles.SOURCE: 0, roles.PROSE: 0}
     for kind, lang, n in con.execute("SELECT kind, lang, COUNT(*) FROM files WHERE lang IS NOT NULL "
                                      "AND lang != 'html' GROUP BY kind, lang"):

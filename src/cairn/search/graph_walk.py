@@ -15,6 +15,8 @@ import sqlite3
 from collections import deque
 from collections.abc import Collection
 
+from cairn.search.index_cache import for_index
+
 ALPHA = 0.2  # restart probability: higher keeps the walk closer to the seeds
 EPS = 1e-3  # residual below which a node does not push
 DEGREE_SHARE = 0.25  # ...and, once its degree is known, below EPS * degree * this
@@ -22,13 +24,21 @@ MAX_PUSHES = 4000
 BATCH = 16  # nodes whose neighbours are read in one query
 
 
+def hub_ids(con: sqlite3.Connection) -> set[int]:
+    """The hub files (codemap/graph.py), memoized per index state."""
+    return for_index(con).value(
+        "hubs", lambda: {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")})
+
+
 class _Neighbours:
-    """Lazily loaded, memoized adjacency (undirected, weighted) with hub flags."""
+    """Lazily loaded adjacency (undirected, weighted) with hub flags, memoized per index state
+    (search/index_cache.py): a warm process reads each file's neighbours once."""
 
     def __init__(self, con: sqlite3.Connection):
         self.con = con
-        self.cache: dict[int, tuple[list[tuple[int, float]], float, bool]] = {}
-        self.hubs = {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}
+        cache = for_index(con)
+        self.cache = cache.neighbours
+        self.hubs = hub_ids(con)
 
     def get(self, u: int, pending: Collection[int] = ()) -> tuple[list[tuple[int, float]], float, bool]:
         """u's neighbours; on a miss, those of up to BATCH-1 `pending` nodes too, in one query on

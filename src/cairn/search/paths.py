@@ -10,17 +10,20 @@ SQLite's LIKE narrows the files for each word; only those few are split and comp
 
 from __future__ import annotations
 
+import bisect
 import math
 import sqlite3
 from collections import defaultdict
 
-from cairn.search.query import Term
+from cairn.search.index_cache import for_index
+from cairn.search.query import Term, file_count
 from cairn.text.tokens import split_identifier
 
 MIN_WORD = 3
 STEM_PART, DIR_PART = 1.0, 0.4  # a match in the file's own name, in its folder's name
 PARTIAL, COVER_POWER = 0.5, 1.0  # a name the request covers in full counts double
 MAX_CANDIDATES = 600  # files per word: a word in thousands of paths says nothing about any
+MAX_MATCHES = 200_000  # (word, file) verdicts a warm process keeps per index state
 
 
 def _root(word: str) -> str:
@@ -59,6 +62,58 @@ def _parts(path: str) -> tuple[list[str], list[str]]:
     return hit
 
 
+class _PathBlob:
+    """Every indexed file's lowercased path in one string, so that finding the files whose path
+    holds a word is a few C-speed `str.find` calls rather than a LIKE scan of the table."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.rows: list[tuple[int, str, str]] = []  # (id, path, lowercased name and folder)
+        starts, parts, at = [], [], 0
+        for fid, path in con.execute("SELECT id, path FROM files ORDER BY id"):
+            low = path.lower()
+            self.rows.append((fid, path, "/".join(low.rsplit("/", 2)[-2:])))
+            starts.append(at)
+            parts.append(low)
+            at += len(low) + 1
+        self.starts = starts
+        self.blob = "\n".join(parts)
+        self.matched: dict[tuple[str, int], tuple[float, set[int], int] | None] = {}  # (word, id) -> _match
+        self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
+
+    def holding(self, root: str, limit: int) -> list[tuple[int, str, str]] | None:
+        """The files whose path holds `root`; None when more than `limit` do (memoized)."""
+        key = (root, limit)
+        if key not in self.held:
+            self.held[key] = self._holding(root, limit)
+        return self.held[key]
+
+    def _holding(self, root: str, limit: int) -> list[tuple[int, str, str]] | None:
+        out: list[tuple[int, str, str]] = []
+        pos = self.blob.find(root)
+        while pos >= 0:
+            i = bisect.bisect_right(self.starts, pos) - 1
+            out.append(self.rows[i])
+            if len(out) > limit:
+                return None
+            nxt = self.starts[i + 1] if i + 1 < len(self.starts) else len(self.blob)
+            pos = self.blob.find(root, nxt)
+        return out
+
+
+def _match(word: str, path: str) -> tuple[float, set[int], int] | None:
+    """How `word` names the file at `path`: (STEM_PART, the name parts it covers, how many parts
+    the name has), or (DIR_PART, nothing, ...) for its folder; None if it names neither."""
+    stem_parts, dir_parts = _parts(path)
+    if not stem_parts:
+        return None
+    hit = {i for i, p in enumerate(stem_parts) if matches(word, p)}
+    if hit:
+        return STEM_PART, hit, len(stem_parts)
+    if any(matches(word, p) for p in dir_parts):
+        return DIR_PART, set(), len(stem_parts)
+    return None
+
+
 def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]:
     """file id -> how well the request's words name the file (its name first, then its folder)."""
     words: dict[str, float] = {}
@@ -69,32 +124,31 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
         return {}
     roots = {w: _root(w) for w in words}
     cands: dict[int, tuple[str, str]] = {}  # fid -> (path, lowercased name and folder)
+    every: _PathBlob = for_index(con).value("path_blob", lambda: _PathBlob(con))
     for root in set(roots.values()):
-        rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? LIMIT ?",
-                           (f"%{root}%", MAX_CANDIDATES + 1)).fetchall()
-        if len(rows) > MAX_CANDIDATES:
+        rows = every.holding(root, MAX_CANDIDATES)
+        if rows is None:
             continue
-        for fid, path in rows:
-            if fid not in cands:
-                tail = "/".join(path.rsplit("/", 2)[-2:]).lower()
-                if root in tail:
-                    cands[fid] = (path, tail)
+        for fid, path, tail in rows:
+            if fid not in cands and root in tail:
+                cands[fid] = (path, tail)
     hits: dict[int, list[tuple[str, float, set[int], int]]] = defaultdict(list)  # fid -> (word, part, covered, n)
     named: dict[str, int] = defaultdict(int)  # word -> files it names
+    seen = every.matched
     for fid, (path, tail) in cands.items():
-        present = [w for w, root in roots.items() if root in tail]
-        stem_parts, dir_parts = _parts(path)
-        if not stem_parts:
-            continue
-        for w in present:
-            hit = {i for i, p in enumerate(stem_parts) if matches(w, p)}
-            if hit:
-                hits[fid].append((w, STEM_PART, hit, len(stem_parts)))
+        for w, root in roots.items():
+            if root not in tail:
+                continue
+            if (w, fid) in seen:
+                how = seen[(w, fid)]
+            else:
+                if len(seen) > MAX_MATCHES:
+                    seen.clear()
+                how = seen[(w, fid)] = _match(w, path)
+            if how is not None:
+                hits[fid].append((w, *how))
                 named[w] += 1
-            elif any(matches(w, p) for p in dir_parts):
-                hits[fid].append((w, DIR_PART, set(), len(stem_parts)))
-                named[w] += 1
-    n = max(con.execute("SELECT COUNT(*) FROM files").fetchone()[0], 2)
+    n = max(file_count(con), 2)
     rarity = {w: math.log(1 + n / c) / math.log(1 + n) for w, c in named.items()}  # a word in many names says less
     scores: dict[int, float] = {}
     for fid, found in hits.items():

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from cairn.search.index_cache import IndexCache, for_index
 from cairn.text.tokens import STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 # A term found in more than this share of files says little about any of them.
@@ -72,12 +73,22 @@ class Query:
         return sum(1 for t in self.main if t.weight >= 1.0)
 
 
-def _df(con: sqlite3.Connection, term: str) -> int:
+def _df(con: sqlite3.Connection, term: str, memo: dict[str, int]) -> int:
+    if term in memo:
+        return memo[term]
     try:
-        return con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?",
-                           (f"{{path names body}}: {fts_quote(term)}",)).fetchone()[0]
+        df = con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?",
+                         (f"{{path names body}}: {fts_quote(term)}",)).fetchone()[0]
     except sqlite3.OperationalError:
         return 0
+    memo[term] = df
+    return df
+
+
+def file_count(con: sqlite3.Connection, cache: IndexCache | None = None) -> int:
+    """Files in the index (memoized per index state)."""
+    return int((cache or for_index(con)).value(
+        "files", lambda: con.execute("SELECT COUNT(*) FROM files").fetchone()[0]))
 
 
 def _weight(df: int, n: int, identifier: bool) -> float:
@@ -182,19 +193,20 @@ def _symbols(text: str) -> list[Symbol]:
 
 def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys."""
-    n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    cache = for_index(con)
+    n = file_count(con, cache)
     q = Query(text=text, n_files=n)
     shaped = [m.group(0) for m in _ident_matches(text) if _code_shaped(m.group(0))]
     idents = {name_key(t) for t in shaped} | {p for t in shaped for p in split_identifier(t)}
     seen: set[str] = set()
     for t in query_terms(text):
-        df = _df(con, t)
+        df = _df(con, t, cache.df)
         q.terms.append(Term(t, df, _weight(df, n, t in idents), identifier=t in idents))
         seen.add(t)
     for t in query_terms(" ".join(extra_terms or [])):
         if t in seen:
             continue
-        df = _df(con, t)
+        df = _df(con, t, cache.df)
         q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
         seen.add(t)
     q.symbols = _symbols(text)

@@ -27,6 +27,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.search.graph_walk import hub_ids
 from cairn.search.query import Query, Term, analyze
 from cairn.search.text import file_text_channel
 
@@ -274,7 +275,7 @@ def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude:
     if not seeds:
         return {}
     marks = ",".join("?" * len(seeds))
-    hubs = {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}
+    hubs = hub_ids(con)
     out: dict[int, float] = {}
     for a, b in con.execute(f"SELECT src, dst FROM edges WHERE src IN ({marks}) UNION "
                             f"SELECT dst, src FROM edges WHERE dst IN ({marks})", [*seeds, *seeds]):

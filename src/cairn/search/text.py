@@ -11,7 +11,8 @@ import math
 import sqlite3
 from collections import defaultdict
 
-from cairn.search.query import Term
+from cairn.search.index_cache import for_index
+from cairn.search.query import Term, file_count
 from cairn.text.tokens import fts_quote
 
 MAX_TERMS = 12  # the most informative terms of a long request; the rest add noise and time
@@ -36,20 +37,28 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
     """
     scores: dict[int, float] = defaultdict(float)
     matched: dict[int, list[str]] = defaultdict(list)
+    cache = for_index(con)
     sql = (f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
            f"ORDER BY bm25({table}, {columns}) LIMIT ?")
     for t in _top_terms(terms):
         expr = fts_quote(t.text)
-        try:
-            rows = con.execute(sql, (expr, limit)).fetchall()
-            if not rows:
+        key = (table, columns, expr, limit)
+        answer = cache.fts.get(key)
+        if answer is None:
+            try:
+                rows = con.execute(sql, (expr, limit)).fetchall()
+                hits = len(rows) if len(rows) < limit else cache.df.get(t.text) if table == "files_fts" else None
+                if hits is None:  # the term's document frequency, unless query.py counted it already
+                    hits = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
+            except sqlite3.OperationalError:
                 continue
-            if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
-                n_rows = con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-            hits = len(rows) if len(rows) < limit else con.execute(
-                f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
-        except sqlite3.OperationalError:
+            answer = (rows, hits)
+            cache.remember_fts(key, answer)
+        rows, hits = answer
+        if not rows:
             continue
+        if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
+            n_rows = int(cache.value(f"rows:{table}", lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]))
         idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
         for rowid, s in rows:
             scores[rowid] += t.weight * s / (idf if KEEP_TF_ONLY else 1.0)
@@ -59,5 +68,4 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
 
 def file_text_channel(con: sqlite3.Connection, terms: list[Term]) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> text score over whole files (path, symbol names, body)."""
-    n_rows = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]  # one FTS row per file
-    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=n_rows)
+    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=file_count(con))  # one FTS row per file

@@ -31,7 +31,7 @@ def connect(path: Path, migrations: Sequence[Migration] = (), *, readonly: bool 
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             con = sqlite3.connect(path, timeout=30, isolation_level=None)
-            if private:
+            if private and path.stat().st_mode & 0o777 != 0o600:  # a chmod is a metadata write: only when needed
                 path.chmod(0o600)
         con.row_factory = sqlite3.Row
         con.execute("PRAGMA busy_timeout = 30000")

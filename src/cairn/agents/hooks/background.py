@@ -10,7 +10,8 @@ A session is its main transcript plus the subagents' files beside it
 `archive_session` ingests both: a Task run's findings are often the part worth finding later.
 `_ingest` also takes the archive's throttled automatic backup (at most daily) once it added
 turns: the hooks are the archive's only writer for most users, and the detached run is the one
-place with time to copy it; the hook's own process never does.
+place with time to copy it; the hook's own process never does. With `[team] push_on_stop` it
+then pushes the new turns to the team database (team/auto.py).
 
 A detached child gets its own session (no terminal signals from the agent), no stdout/stderr,
 and the payload on stdin; the hook returns as soon as the payload is written.
@@ -90,7 +91,11 @@ def handle(ctx: HookContext) -> HookResult | None:
     `_ingest`: archive what is new in the payload's session (sessions/archive.py), then back up."""
     if ctx.event == "_ingest":
         if ctx.transcript is not None:
-            archive_session(ctx.transcript, backup=True)
+            stats = archive_session(ctx.transcript, backup=True)
+            if stats is not None and stats.turns:
+                from cairn.team.auto import push_after_turn
+
+                push_after_turn(ctx.project)  # `[team] push_on_stop`: off unless configured
         return None
     project = ctx.project
     if project is None:

@@ -270,8 +270,9 @@ def _warm_up() -> None:
     """What every prompt pays first in a fresh process: the search path and the redactor."""
     try:
         from cairn.redact import redact
-        from cairn.search import engine, session_signals  # noqa: F401
+        from cairn.search import engine, index_cache, session_signals  # noqa: F401
 
+        index_cache.keep_open()  # one idle connection per index: no WAL recreated per request
         redact("warm up the redactor: password = not-a-real-secret-0000")
     except Exception:  # a warm-up failure only costs the first request its speed
         pass

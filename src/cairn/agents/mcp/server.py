@@ -116,6 +116,9 @@ def prewarm(scope: Scope) -> None:
             import cairn.memory  # noqa: F401
             import cairn.search.service  # noqa: F401
             from cairn.codemap.indexer import index_project
+            from cairn.search import index_cache
+
+            index_cache.keep_open()  # a long-lived process: one idle connection per index
 
             project = scope.project
             if project.root is not None and project.index_path().exists():

@@ -1,0 +1,137 @@
+"""Facts about one state of a code index that the request path reuses until the index changes.
+
+A prompt hook answered by the warm server (agents/hooks/warm.py) runs the same search code as a
+cold process, but can keep what it learnt about the index between prompts: term document
+frequencies and per-term FTS results (earlier prompts' words are searched again on every prompt),
+the adjacency lists of the graph walk, every file's role, the path list the path channel scans,
+the prose share. All of it is derived from the index alone, so it is keyed by the index's state:
+the database file's identity, size and modification time, and its write-ahead log's size, time and
+header salts (an empty log says nothing: every connection opens one; a chmod is no change).
+SQLite only appends to the WAL between checkpoints and draws new salts whenever it rewinds it, so
+any commit by any connection gives a new key, and stale facts are never read. In a one-shot process the
+cache lives for one search, where the same terms are still looked up several times.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+MAX_INDEXES = 4  # index states kept (one per project a warm server answers, plus a just-replaced one)
+MAX_FTS_ROWS = 300_000  # rows of memoized FTS answers per index state (a few tens of MB at most)
+
+
+class IndexCache:
+    """Memo tables for one index state; each is filled on first use by its caller's own query."""
+
+    def __init__(self, key: tuple) -> None:
+        self.key = key
+        self.values: dict[str, object] = {}  # small whole-index facts: file count, prose share, hubs...
+        self.df: dict[str, int] = {}  # term -> files matching it (query.py)
+        self.fts: dict[tuple, tuple[list, int]] = {}  # (table, columns, term, limit) -> (rows, hits)
+        self.fts_rows = 0
+        self.neighbours: dict[int, tuple[list[tuple[int, float]], float, bool]] = {}  # graph_walk.py
+        self.roles: dict[int, tuple[str, bool, bool]] = {}  # file id -> (role, is a log, is a changelog)
+        self.spans: dict[int, list[tuple[int, int, int]]] = {}  # file id -> its chunks (line, end, id)
+
+    def value(self, name: str, compute: Callable[[], Any]) -> Any:
+        """The fact called `name`, computed once per index state."""
+        if name not in self.values:
+            self.values[name] = compute()
+        return self.values[name]
+
+    def remember_fts(self, key: tuple, answer: tuple[list, int]) -> None:
+        if self.fts_rows + len(answer[0]) > MAX_FTS_ROWS:
+            self.fts.clear()
+            self.fts_rows = 0
+        self.fts[key] = answer
+        self.fts_rows += len(answer[0])
+
+
+_CACHES: dict[tuple, IndexCache] = {}
+_KEEPERS: dict[str, tuple[tuple, sqlite3.Connection]] = {}  # path -> (file identity, an idle connection)
+_KEEP = [False]
+
+
+def keep_open(on: bool = True) -> None:
+    """In a long-lived process (the warm hook server, the MCP server): hold one idle read-only
+    connection to each index in use. SQLite checkpoints and deletes the WAL whenever the last
+    connection to a database closes, and recreates it at the next open: ~10 ms of file work on
+    every request that a held connection saves. Off: close them."""
+    _KEEP[0] = on
+    if not on:
+        for _ident, con in _KEEPERS.values():
+            con.close()
+        _KEEPERS.clear()
+
+
+def _keep(path: str, ident: tuple) -> None:
+    held = _KEEPERS.get(path)
+    if held is not None and held[0] == ident:
+        return
+    if held is not None:  # the index was replaced (rebuilt): let go of the old file
+        held[1].close()
+        del _KEEPERS[path]
+    while len(_KEEPERS) >= MAX_INDEXES:
+        oldest = next(iter(_KEEPERS))
+        _KEEPERS.pop(oldest)[1].close()
+    try:
+        _KEEPERS[path] = (ident, sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
+    except sqlite3.Error:
+        pass
+
+
+def _main_file(con: sqlite3.Connection) -> str:
+    for _seq, name, path in con.execute("PRAGMA database_list"):
+        if name == "main":
+            return path or ""
+    return ""
+
+
+def _state(path: str) -> tuple | None:
+    """The index file's identity and size, and its WAL's size and salts (None: no file to key on)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    wal: tuple = ()
+    try:
+        with open(path + "-wal", "rb") as fh:
+            head = fh.read(32)
+            wst = os.fstat(fh.fileno())
+            if wst.st_size > 32:  # an empty log (each connection opens one) holds nothing
+                wal = (wst.st_size, wst.st_mtime_ns, head[16:24])
+    except OSError:
+        pass
+    return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, wal)
+
+
+def for_index(con: sqlite3.Connection) -> IndexCache:
+    """The cache of the index state `con` sees now (a fresh, unshared one for an in-memory database)."""
+    path = _main_file(con)
+    key = _state(path) if path else None
+    if key is None:
+        return IndexCache(("unkeyed", id(con)))
+    cache = _CACHES.get(key)
+    if cache is None:
+        for old in [k for k in _CACHES if k[0] == path]:  # the same index, an older state
+            del _CACHES[old]
+        while len(_CACHES) >= MAX_INDEXES:
+            del _CACHES[next(iter(_CACHES))]
+        cache = _CACHES[key] = IndexCache(key)
+        if _KEEP[0]:
+            _keep(path, key[1:3])
+    return cache
+
+
+def clear() -> None:
+    """Forget every index state (tests; a process that rewrote an index behind SQLite's back)."""
+    _CACHES.clear()
+    for _ident, con in _KEEPERS.values():
+        con.close()
+    _KEEPERS.clear()

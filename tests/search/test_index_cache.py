@@ -1,0 +1,133 @@
+"""The per-index-state memo (search/index_cache.py): reused while the index is unchanged, dropped the
+moment any connection commits, and the chunk channel's two ways of counting agree."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from cairn.codemap.indexer import index_project, open_index
+from cairn.project import resolve_project
+from cairn.search import chunks, index_cache
+from cairn.search.engine import search_code
+from helpers import make_git_repo
+
+REPO = {
+    "ledger/reconcile.py": "def reconcile_accounts(book):\n    \"\"\"Match entries.\"\"\"\n    return book\n",
+    "ledger/export.py": "from ledger.reconcile import reconcile_accounts\n\n\ndef export_csv(book):\n"
+                        "    return reconcile_accounts(book)\n",
+    "ledger/__init__.py": "",
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    index_cache.clear()
+    root = make_git_repo(tmp_path / "books", REPO)
+    p = resolve_project(root)
+    index_project(p)
+    return p
+
+
+def _search(project, text: str) -> list[str]:
+    con = open_index(project)
+    try:
+        hits, _ = search_code(con, text, root=project.root)
+    finally:
+        con.close()
+    return [h.path for h in hits]
+
+
+def test_same_state_same_cache_and_a_commit_gives_a_new_one(project):
+    con = open_index(project)
+    try:
+        first = index_cache.for_index(con)
+        first.values["probe"] = 1
+        assert index_cache.for_index(con) is first
+    finally:
+        con.close()
+    con = open_index(project)  # another connection to the unchanged index: the same facts
+    try:
+        assert index_cache.for_index(con) is first
+        con.execute("CREATE TABLE IF NOT EXISTS scratch(x)")  # any commit, by any connection
+        assert index_cache.for_index(con) is not first
+    finally:
+        con.close()
+
+
+def test_search_after_a_reindex_sees_the_new_file(project):
+    assert "ledger/payroll.py" not in _search(project, "payroll salaries")
+    (project.root / "ledger" / "payroll.py").write_text("def pay_salaries(staff):\n    return staff  # payroll\n")
+    index_project(project)
+    assert _search(project, "payroll salaries")[0] == "ledger/payroll.py"
+
+
+def test_in_memory_database_is_never_shared():
+    con = sqlite3.connect(":memory:")
+    assert index_cache.for_index(con) is not index_cache.for_index(con)
+
+
+def test_range_counts_and_bisection_agree(monkeypatch):
+    """Counting a stem per chunk range (C speed) and placing each occurrence by bisection (for a
+    rare stem) give the same counts as crediting each occurrence by its line, on random texts and
+    chunk layouts."""
+    rng = random.Random(7)
+    for _ in range(200):
+        lines = ["".join(rng.choice("ab xyz\t") for _ in range(rng.randint(0, 30))) for _ in range(rng.randint(1, 60))]
+        text = chunks._Text("\n".join(lines))
+        spans, line = [], 1
+        while line <= len(lines):
+            end = min(len(lines) + 3, line + rng.randint(0, 6))
+            spans.append((line, end, len(spans)))
+            line = line if rng.random() < 0.1 else end + 1 + rng.randint(0, 3)  # sometimes two on one line
+        ranges = chunks._ranges(spans, text)
+        for stem in ("ab", "xyz", "b x", "zz"):
+            first = text.low.find(stem)
+            if first < 0:
+                continue
+            by_range = {cid: n for cid, a, b in ranges if (n := text.low.count(stem, a, b))}
+            assert by_range == chunks._counts(text.low, stem, first, ranges)
+            monkeypatch.setattr(chunks, "MANY_CHUNKS", 0)  # always place occurrences one by one
+            assert by_range == dict(chunks._counts(text.low, stem, first, ranges))
+            monkeypatch.undo()
+            assert by_range == _by_line(text.low, stem, spans)
+
+
+def _by_line(low: str, stem: str, spans: list[tuple[int, int, int]]) -> dict[int, int]:
+    """The reference: each occurrence credited to the last chunk starting at or before its line,
+    if that chunk reaches the line (how the channel counted before ranges)."""
+    out: dict[int, int] = {}
+    pos = low.find(stem)
+    while pos >= 0:
+        line = low.count("\n", 0, pos) + 1
+        mine = [s for s in spans if s[0] <= line]
+        if mine and mine[-1][1] >= line:
+            out[mine[-1][2]] = out.get(mine[-1][2], 0) + 1
+        pos = low.find(stem, pos + len(stem))
+    return out
+
+
+def test_a_long_lived_process_holds_one_idle_connection_and_lets_go_of_a_rebuilt_index(project):
+    """keep_open: the held connection keeps the WAL between requests, follows a rebuilt index
+    (new file) and is closed when turned off."""
+    index_cache.keep_open()
+    try:
+        con = open_index(project)
+        index_cache.for_index(con)
+        con.close()
+        path = str(project.index_path())
+        held = index_cache._KEEPERS[path]
+        assert held[1].execute("SELECT COUNT(*) FROM files").fetchone()[0] == 3
+        assert _search(project, "reconcile accounts")[0] == "ledger/reconcile.py"
+        assert index_cache._KEEPERS[path] is held  # the same index: the same connection
+        for suffix in ("", "-wal", "-shm"):  # rebuilt from scratch (a new file, a new inode)
+            Path(path + suffix).unlink(missing_ok=True)
+        index_project(project)
+        assert _search(project, "reconcile accounts")[0] == "ledger/reconcile.py"
+        assert index_cache._KEEPERS[path] is not held
+    finally:
+        index_cache.keep_open(False)
+    assert index_cache._KEEPERS == {}
