@@ -65,6 +65,29 @@ def test_undo_after_user_edit_removes_only_cairn_entries(run_cli, home):
     assert after["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "prettier --write"
 
 
+def test_install_otel_points_claude_code_at_the_receiver_and_undo_restores(run_cli, home):
+    from cairn.agents.install import OTEL_ENV
+
+    settings = home / ".claude" / "settings.json"
+    user = '{"model": "opus", "env": {"MY_VAR": "1"}}\n'
+    settings.write_text(user)
+    r = _run(run_cli, home, "--otel")
+    assert r.returncode == 0 and "cairn otel serve" in r.stdout, r.stderr
+    env = json.loads(settings.read_text())["env"]
+    assert env == {"MY_VAR": "1", **OTEL_ENV} and env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://127.0.0.1:4318"
+    assert _run(run_cli, home, "--undo").returncode == 0
+    assert settings.read_text() == user  # byte for byte
+    assert _run(run_cli, home, "--otel").returncode == 0
+    data = json.loads(settings.read_text())
+    data["theme"] = "dark"  # edited after install: undo removes only cairn's keys
+    settings.write_text(json.dumps(data))
+    assert _run(run_cli, home, "--undo").returncode == 0
+    after = json.loads(settings.read_text())
+    assert after["env"] == {"MY_VAR": "1"} and after["theme"] == "dark"
+    r = _run(run_cli, home, "--undo", "--otel")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1
+
+
 def test_dry_run_writes_nothing_and_bad_input_is_one_line(run_cli, home):
     settings = home / ".claude" / "settings.json"
     settings.write_text(USER_SETTINGS)

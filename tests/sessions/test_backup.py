@@ -13,6 +13,7 @@ import pytest
 from cairn.cli.main import main
 from cairn.errors import CairnError
 from cairn.sessions.archive import archive_path, forget, ingest_paths, open_archive
+from cairn.sessions.archive_schema import MIGRATIONS
 from cairn.sessions.backup import (
     backup,
     decrypt_file,
@@ -47,7 +48,7 @@ def test_backup_snapshot_is_private_verified_and_rotated(con):
     first = backup(con, keep=2)
     assert stat.S_IMODE(first.stat().st_mode) == 0o600
     assert stat.S_IMODE(first.parent.stat().st_mode) == 0o700
-    assert verify(first) == {"sessions": 2, "turns": _counts(con)[1], "schema": 1}
+    assert verify(first) == {"sessions": 2, "turns": _counts(con)[1], "schema": len(MIGRATIONS)}
     for _ in range(3):
         backup(con, keep=2)
     assert len(list_backups()) == 2 and first not in list_backups()

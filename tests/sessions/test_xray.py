@@ -256,7 +256,7 @@ def test_cli_json_shape(tmp_path, cairn_home):
 
 @pytest.mark.parametrize("setup, needle", [
     ("missing", "no such file or folder"),
-    ("empty", "no Claude Code transcripts"),
+    ("empty", "no agent transcripts"),
     ("garbage", "no token usage found"),
 ])
 def test_cli_bad_input_gives_one_clear_line(tmp_path, cairn_home, setup, needle):

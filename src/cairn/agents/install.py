@@ -14,7 +14,9 @@ entries (a handler whose command runs `cairn hook`), so it is idempotent and lea
 other hooks alone; `--undo` restores each file byte for byte when it still holds what cairn
 wrote, and otherwise removes only cairn's entries. `--compact-window N|best` also sets
 CLAUDE_CODE_AUTO_COMPACT_WINDOW in the settings' `env` (`best` = the threshold `cairn xray
-simulate` finds cheapest on the user's own sessions).
+simulate` finds cheapest on the user's own sessions). `--otel` also sets the `env` that makes
+Claude Code export its OpenTelemetry logs and metrics (OTLP/HTTP protobuf) to `cairn otel serve`
+on 127.0.0.1; `--undo` removes those keys too.
 
 The hook table below is also the plugin's hooks/hooks.json (a test keeps them identical).
 """
@@ -46,6 +48,14 @@ MCP_NAME = "cairn"
 PORTABLE_LAUNCHER = "cairn"  # project scope: no absolute path of one machine in committed files
 WINDOW_ENV = "CLAUDE_CODE_AUTO_COMPACT_WINDOW"
 WINDOW_MIN, WINDOW_MAX = 100_000, 1_000_000
+OTEL_ENV = {  # Claude Code's documented telemetry switches, pointed at `cairn otel serve`
+    "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+    "OTEL_LOGS_EXPORTER": "otlp",
+    "OTEL_METRICS_EXPORTER": "otlp",
+    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+}
+ENV_KEYS = (WINDOW_ENV, *OTEL_ENV)  # every env key cairn may write, and undo removes
 _OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)")
 
 
@@ -209,18 +219,23 @@ def compact_window(value: str | None) -> int | None:
     return n
 
 
-def plan_install(scope: str, root: Path | None, *, window: int | None = None, python: str | None = None) -> Plan:
+def plan_install(scope: str, root: Path | None, *, window: int | None = None, python: str | None = None,
+                 otel: bool = False) -> Plan:
     """What installing would write (nothing is written until `apply`)."""
     settings_path, mcp_path = targets(scope, root)
     plan = Plan(scope)
     portable = scope == "project"
     before, settings = _read_json(settings_path)
     settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else python_launcher(python))
-    if window is not None:
+    if window is not None or otel:
         env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
-        env[WINDOW_ENV] = str(window)
+        if window is not None:
+            env[WINDOW_ENV] = str(window)
+            plan.notes.append(f"{WINDOW_ENV}={window}")
+        if otel:
+            env.update(OTEL_ENV)
+            plan.notes.append(f"telemetry to {OTEL_ENV['OTEL_EXPORTER_OTLP_ENDPOINT']}: run `cairn otel serve`")
         settings["env"] = env
-        plan.notes.append(f"{WINDOW_ENV}={window}")
     plan.changes.append(Change(settings_path, before, _dump(settings)))
     before, mcp = _read_json(mcp_path)
     servers = dict(mcp.get("mcpServers") or {}) if isinstance(mcp.get("mcpServers"), dict) else {}
@@ -253,8 +268,8 @@ def plan_undo(scope: str, root: Path | None) -> Plan:
             continue
         if path == settings_path:
             cleaned = remove_hooks(data)
-            if entry is not None and isinstance(cleaned.get("env"), dict) and WINDOW_ENV in cleaned["env"]:
-                env = {k: v for k, v in cleaned["env"].items() if k != WINDOW_ENV}
+            if entry is not None and isinstance(cleaned.get("env"), dict) and set(ENV_KEYS) & set(cleaned["env"]):
+                env = {k: v for k, v in cleaned["env"].items() if k not in ENV_KEYS}
                 cleaned = {**cleaned, "env": env} if env else {k: v for k, v in cleaned.items() if k != "env"}
         else:
             servers = {k: v for k, v in (data.get("mcpServers") or {}).items() if k != MCP_NAME}

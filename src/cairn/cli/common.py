@@ -35,8 +35,8 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 
 def print_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, ensure_ascii=False, indent=None, separators=(",", ":"))
-    sys.stdout.write("\n")
+    # dumps, not dump: only the one-shot encoder is C (json.dump encodes in Python, in small pieces)
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
 
 
 def resolve(args: argparse.Namespace, *, need_root: bool = True) -> Project:

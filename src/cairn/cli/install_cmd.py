@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="<project>/.claude/settings.json and <project>/.mcp.json")
     p.add_argument("--compact-window", metavar="N|best",
                    help="also set CLAUDE_CODE_AUTO_COMPACT_WINDOW (tokens, e.g. 150k; `best` replays your sessions)")
+    p.add_argument("--otel", action="store_true",
+                   help="also make Claude Code export OpenTelemetry usage to `cairn otel serve` (127.0.0.1:4318)")
     p.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
     p.add_argument("--undo", action="store_true", help="remove cairn's entries (byte-for-byte restore when unchanged)")
     add_root(p)
@@ -37,11 +39,12 @@ def cmd_install(args: argparse.Namespace) -> int:
 
         root = resolve(args).root
     if args.undo:
-        if args.compact_window:
-            raise CairnError("--undo takes no --compact-window")
+        if args.compact_window or args.otel:
+            raise CairnError("--undo takes no --compact-window or --otel (it removes what cairn set)")
         plan = install.plan_undo(args.scope, root)
     else:
-        plan = install.plan_install(args.scope, root, window=install.compact_window(args.compact_window))
+        plan = install.plan_install(args.scope, root, window=install.compact_window(args.compact_window),
+                                    otel=args.otel)
     written = [] if args.dry_run else install.apply(plan, undo=args.undo)
     if args.json:
         print_json({**plan.as_json(), "dry_run": args.dry_run, "undo": args.undo,

@@ -31,6 +31,7 @@ COMMAND_MODULES = [
     "cairn.cli.memory_cmd",
     "cairn.cli.sessions_cmd",
     "cairn.cli.team_cmd",
+    "cairn.cli.otel_cmd",
     "cairn.cli.backup_cmd",
     "cairn.cli.serve_cmd",
     "cairn.cli.connect_cmd",

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 The session archive: every past agent conversation, redacted, searchable offline.
 
-  cairn sessions ingest [PATH...]        archive new transcript lines (default: ~/.claude/projects)
+  cairn sessions ingest [PATH...]        archive new transcript lines (default: Claude Code, Codex, Gemini folders)
   cairn sessions search QUERY            ranked hits with session, time and a snippet
   cairn sessions list                    sessions with start, end, turns and tags
   cairn sessions show ID                 one conversation, tool calls folded (id or unique prefix)
@@ -170,7 +170,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,
                     "bad_lines": stats.bad_lines, "errors": stats.errors})
     elif stats.files == 0:
-        where = " ".join(args.paths) if args.paths else "~/.claude/projects, ~/.config/claude/projects or $CLAUDE_CONFIG_DIR"
+        where = " ".join(args.paths) if args.paths else "~/.claude/projects (or $CLAUDE_CONFIG_DIR), ~/.codex/sessions (or $CODEX_HOME), ~/.gemini/tmp"
         print(f"no transcripts (*.jsonl) found in {where}")
     else:
         print(f"archived: {stats.summary()}")
@@ -249,7 +249,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         span = f"{(r['start'] or '')[:16].replace('T', ' ')} -> {(r['end'] or '')[11:16]}"
-        print(f"{r['session_id'][:8]}  {span}  {r['project']}  {r['turns']} turns  {r['title'] or ''}"[:160])
+        who = "" if r["agent"] == "claude-code" else f"  [{r['agent']}]"
+        print(f"{r['session_id'][:8]}  {span}  {r['project']}{who}  {r['turns']} turns  {r['title'] or ''}"[:160])
         if r["tags"]:
             print(f"          {' '.join(r['tags'])}"[:200])
     return 0
@@ -271,7 +272,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"session": info, "turns": [dict(t) for t in turns]})
         return 0
-    print(f"session {info['session_id']}  project {info['project_name']}  branch {info['git_branch'] or '-'}")
+    print(f"session {info['session_id']}  agent {info['agent']}  project {info['project_name']}"
+          f"  branch {info['git_branch'] or '-'}")
     print(f"{info['start']} -> {info['end']}  {info['turns']} turns  cwd {info['cwd']}")
     if info["tags"]:
         print("tags: " + " ".join(info["tags"]))

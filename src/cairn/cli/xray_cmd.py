@@ -17,12 +17,15 @@ output), by session, project, model and day; context size at session start; whic
 output fills the context; cache expiries mid-session; sessions that grew past 150k / 400k
 tokens and their share of the cost; compactions.
 
-PATH: transcript files or folders (default: ~/.claude/projects and ~/.config/claude/projects,
-or the folders named by CLAUDE_CONFIG_DIR). Without --project every project is included and
-the first line of the output says so. --days counts record timestamps, not file dates.
-Sessions are named as Claude Code names them; subagent files count toward their session.
-Token counts match ccusage `session`; costs use cairn's price table (override in
-~/.cairn/config.toml under [prices."model-name"]).
+PATH: transcript files or folders (default: Claude Code's ~/.claude/projects and
+~/.config/claude/projects or the folders named by CLAUDE_CONFIG_DIR, Codex CLI's
+$CODEX_HOME/sessions (~/.codex), Gemini CLI's ~/.gemini/tmp). Without --project every project
+is included and the first line of the output says so. --days counts record timestamps, not file
+dates. Sessions are named as each agent names them; Claude Code subagent files count toward their
+session. Token counts match ccusage `session` (`claude`, `codex`, `gemini`); costs use cairn's
+price table, each agent's models at their own prices (override in ~/.cairn/config.toml under
+[prices."model-name"]). Where `cairn otel serve` stored Claude Code's telemetry, each session's
+transcript is put beside it.
 
   cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] [--json]
 replays every session's context curve as if Claude Code compacted whenever the context
@@ -105,7 +108,7 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[Dataset, dict, st
         raise CairnError("--days must be 1 or more")
     ds = load_transcripts(paths)
     if not ds.turns:
-        raise CairnError(f"no token usage found in {ds.files} transcript file(s): are these Claude Code transcripts?")
+        raise CairnError(f"no token usage found in {ds.files} transcript file(s): are these agent transcripts?")
     all_sessions = {t.session_id for t in ds.turns}
     keep: set[str] | None = None
     if args.project:
@@ -140,6 +143,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
 
     ds, filters, empty = _load(args, paths)
     report = analyze(ds, load_prices(), filters=filters)
+    _add_telemetry(report)
     if empty:
         report["findings"] = [empty]
     if args.html:
@@ -164,6 +168,27 @@ def cmd_xray(args: argparse.Namespace) -> int:
     if args.html:
         print(f"HTML report written to {args.html}")
     return 0
+
+
+def _add_telemetry(report: dict) -> None:
+    """Put each session's transcript beside its OpenTelemetry numbers, when `cairn otel serve` stored any."""
+    from cairn.sessions.archive_schema import archive_path
+
+    if not archive_path().exists():
+        return
+    from cairn.otel.store import telemetry_by_session
+    from cairn.sessions.archive_schema import open_archive
+    from cairn.sessions.xray_telemetry import finding, reconcile
+
+    con = open_archive()
+    try:
+        tel = telemetry_by_session(con)
+    finally:
+        con.close()
+    section = reconcile(report, tel)
+    report["telemetry"] = section
+    if (line := finding(section)) is not None:
+        report["findings"].append(line)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

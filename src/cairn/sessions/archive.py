@@ -5,14 +5,17 @@ remembered, so the Stop hook reads only the new tail (`ingest_file`) and its cos
 session grows. A file that shrank or was replaced (other inode, smaller than the offset, or a
 different first KiB) is re-read from the start after its rows are deleted. Turns are redacted
 before they are written (see turns.py) and keyed by (file, uuid, block), so re-ingesting never
-duplicates. Search, listing and the rest of the read side live in archive_search.py.
+duplicates. Every agent's transcripts land in the same tables (Claude Code, Codex CLI, Gemini
+CLI: readers.py picks the reader for a file; the session row records the agent). A Gemini `.json`
+chat is one document rewritten in place: it is re-read whole when it grew, and its message ids
+keep re-reading from duplicating. Search, listing and the rest of the read side live in
+archive_search.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -24,13 +27,16 @@ from cairn.errors import CairnError
 from cairn.project import project_for_recorded_cwd
 from cairn.sessions.archive_schema import ARCHIVE_NAME, archive_path, open_archive  # noqa: F401 (re-exported)
 from cairn.sessions.archive_tags import add_tags, add_terms, file_ext, refresh_topics, terms
+from cairn.sessions.gemini_turns import FILE_TOOLS as GEMINI_FILE_TOOLS
+from cairn.sessions.readers import Reader, reader_for
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, iter_records, session_id_for
-from cairn.sessions.turns import FILE_TOOLS, Turn, extract, record_meta
+from cairn.sessions.turns import FILE_TOOLS as CLAUDE_FILE_TOOLS
+from cairn.sessions.turns import Turn
 from cairn.store.db import transaction
 
+FILE_TOOLS = CLAUDE_FILE_TOOLS | GEMINI_FILE_TOOLS | {"apply_patch"}  # tools whose argument is a file: ext tags
 BATCH_RECORDS = 2000  # records per write transaction: bounds memory and lock time
 HEAD_BYTES = 1024  # first bytes hashed to notice a file replaced in place
-_UUID_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TERM_ROLES = ("user", "assistant", "summary")
 
 
@@ -85,14 +91,6 @@ def _replaced(row: sqlite3.Row, st: os.stat_result, path: Path) -> bool:
     return False
 
 
-def _session_id(path: Path, first_records: list[dict]) -> str:
-    """Claude Code's name for the session: the file (or parent folder) name, else the records'."""
-    sid = session_id_for(path)
-    if is_subagent_file(path) or _UUID_NAME.fullmatch(sid):
-        return sid
-    return next((r["sessionId"] for r in first_records if isinstance(r.get("sessionId"), str)), sid)
-
-
 def _is_compaction_run(path: Path) -> bool:
     # Its prompt is Claude Code's summarising instruction and its answer is the summary the main
     # file already holds (isCompactSummary): archiving it would only duplicate.
@@ -111,7 +109,8 @@ def _tool_lookup(con: sqlite3.Connection, file_id: int, seen: dict[str, str]) ->
 
 
 def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: int, end_offset: int,
-                 records: list[dict], turns: list[Turn], size: int, inode: int) -> int | None:
+                 records: list[dict], turns: list[Turn], size: int, inode: int,
+                 reader: Reader, cwd_hint: str | None) -> int | None:
     """Store one batch and move the file's offset; None if another ingester got there first."""
     with transaction(con):
         row = con.execute("SELECT offset FROM files WHERE id = ?", (file_id,)).fetchone()
@@ -144,7 +143,7 @@ def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: 
                     exts.add(ext)
         # hook chatter only, and no session yet: no empty session row
         if added or con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (sid,)).fetchone():
-            _upsert_session(con, sid, records, added, title)
+            _upsert_session(con, sid, records, added, title, reader, cwd_hint)
             add_terms(con, sid, counts)
             add_tags(con, sid, "tool", tools)
             add_tags(con, sid, "ext", exts)
@@ -170,18 +169,19 @@ def _advance(con: sqlite3.Connection, file_id: int, offset: int, size: int, inod
                 (offset, size, inode, _now(), file_id))
 
 
-def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], added: int, title: str | None) -> None:
+def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], added: int, title: str | None,
+                    reader: Reader, cwd_hint: str | None = None) -> None:
     """Create or extend a session row: first cwd/branch/project win, times widen, turns add up."""
     # conversation records only, so a session spans the same times however its file was read
-    stamps = [r["timestamp"] for r in records
-              if r.get("type") in ("user", "assistant") and isinstance(r.get("timestamp"), str)]
-    cwd = next((c for c, _, _ in map(record_meta, records) if c), None)
-    branch = next((b for _, b, _ in map(record_meta, records) if b), None)
+    stamps = [r["timestamp"] for r in records if reader.is_conversation(r) and isinstance(r.get("timestamp"), str)]
+    metas = [reader.record_meta(r) for r in records]
+    cwd = next((c for c, _, _ in metas if c), None) or cwd_hint
+    branch = next((b for _, b, _ in metas if b), None)
     pid, pname = project_for_cwd(cwd) if cwd else (None, None)
     con.execute(
         """INSERT INTO sessions(session_id, project_id, project_name, cwd, git_branch, start, end,
-                                turns, title, topics_dirty)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+                                turns, title, topics_dirty, agent)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
            ON CONFLICT(session_id) DO UPDATE SET
              project_id = COALESCE(sessions.project_id, excluded.project_id),
              project_name = COALESCE(sessions.project_name, excluded.project_name),
@@ -192,7 +192,8 @@ def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], adde
              turns = sessions.turns + excluded.turns,
              title = COALESCE(sessions.title, excluded.title),
              topics_dirty = CASE WHEN excluded.turns > 0 THEN 1 ELSE sessions.topics_dirty END""",
-        (sid, pid, pname, cwd, branch, min(stamps, default=None), max(stamps, default=None), added, title),
+        (sid, pid, pname, cwd, branch, min(stamps, default=None), max(stamps, default=None), added, title,
+         reader.agent),
     )
 
 
@@ -257,7 +258,9 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
         con.execute("INSERT OR IGNORE INTO files(path, offset) VALUES (?, 0)", (str(path),))
         row = con.execute("SELECT * FROM files WHERE path = ?", (str(path),)).fetchone()
     file_id = row["id"]
-    if not row["head_len"] and st.st_size:
+    reader = reader_for(path)
+    # a whole-document chat is rewritten in place (its head changes): no head check for it
+    if not row["head_len"] and st.st_size and not reader.whole_document:
         n = min(HEAD_BYTES, st.st_size)
         con.execute("UPDATE files SET head_len = ?, head_hash = ? WHERE id = ?", (n, _head_hash(path, n), file_id))
     if _is_compaction_run(path):
@@ -268,60 +271,89 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
     sid = row["session_id"]
     seen_tools: dict[str, str] = {}
     lookup = _tool_lookup(con, file_id, seen_tools)
+    flush = _Flusher(con, path, file_id, reader, seen_tools, lookup, st, stats)
     batch: list[tuple[int, dict]] = []
     start = offset
     def bad(_end: int) -> None:
         stats.bad_lines += 1
 
     try:
+        if reader.whole_document:
+            _ingest_document(path, offset, st, flush, sid, stats)
+            return
         for end, record in iter_records(path, offset, bad):
             batch.append((end, record))
             if len(batch) >= BATCH_RECORDS:
-                sid = _flush(con, path, file_id, sid, start, batch, seen_tools, lookup, st, stats)
+                sid = flush(sid, start, batch)
                 if sid is None:
                     return
                 start, batch = end, []
                 if on_bytes:
                     on_bytes(end)
         if batch:
-            _flush(con, path, file_id, sid, start, batch, seen_tools, lookup, st, stats)
+            flush(sid, start, batch)
             if on_bytes:
                 on_bytes(batch[-1][0])
     except OSError as exc:
         stats.errors.append(f"{path}: {exc.strerror or exc}")
 
 
-def _flush(con: sqlite3.Connection, path: Path, file_id: int, sid: str | None, start: int,
-           batch: list[tuple[int, dict]], seen_tools: dict[str, str], lookup: Callable[[str], str | None],
-           st: os.stat_result, stats: IngestStats) -> str | None:
-    """Extract the turns of a batch of records (outside the write lock), then store them."""
-    records = [r for _, r in batch]
-    if sid is None:
-        sid = _session_id(path, records)
-        con.execute("UPDATE files SET session_id = ?, agent_id = ? WHERE id = ?",
-                    (sid, path.stem.removeprefix("agent-") if is_subagent_file(path) else None, file_id))
-    turns: list[Turn] = []
-    kept: list[dict] = []
-    for end, record in batch:
-        try:  # one record of a shape nobody foresaw costs that record, never the file
-            got = list(extract(record, end, lookup))
-            record_meta(record)
-        except (ValueError, TypeError, AttributeError, KeyError, RecursionError, UnicodeError):
-            stats.bad_lines += 1
-            continue
-        for t in got:
-            if t.role == "tool" and t.ref:
-                seen_tools[t.ref] = t.tool or ""
-            turns.append(t)
-        kept.append(record)
-    end = batch[-1][0]
-    added = _write_batch(con, file_id, sid, start, end, kept, turns, st.st_size, st.st_ino)
-    if added is None:
-        return None  # another process is ingesting this file: leave it to it
-    stats.turns += added
-    stats.bytes += end - start
-    stats.sessions.add(sid)
-    return sid
+def _ingest_document(path: Path, offset: int, st: os.stat_result, flush: _Flusher, sid: str | None,
+                     stats: IngestStats) -> None:
+    """A chat kept as one JSON document: read it whole; its messages' ids keep re-reads from duplicating."""
+    from cairn.sessions.gemini_turns import read_document
+
+    try:
+        records = read_document(path)
+    except (ValueError, UnicodeError, RecursionError):
+        stats.bad_lines += 1
+        return
+    flush(sid, offset, [(st.st_size, r) for r in records])
+
+
+@dataclass
+class _Flusher:
+    """Extracts the turns of a batch of records (outside the write lock), then stores them."""
+
+    con: sqlite3.Connection
+    path: Path
+    file_id: int
+    reader: Reader
+    seen_tools: dict[str, str]
+    lookup: Callable[[str], str | None]
+    st: os.stat_result
+    stats: IngestStats
+
+    def __call__(self, sid: str | None, start: int, batch: list[tuple[int, dict]]) -> str | None:
+        con, path, reader, stats = self.con, self.path, self.reader, self.stats
+        records = [r for _, r in batch]
+        if sid is None:
+            sid = reader.session_id(path, records)
+            con.execute("UPDATE files SET session_id = ?, agent_id = ? WHERE id = ?",
+                        (sid, path.stem.removeprefix("agent-") if is_subagent_file(path) else None, self.file_id))
+        turns: list[Turn] = []
+        kept: list[dict] = []
+        for end, record in batch:
+            try:  # one record of a shape nobody foresaw costs that record, never the file
+                got = list(reader.extract(record, end, self.lookup))
+                reader.record_meta(record)
+            except (ValueError, TypeError, AttributeError, KeyError, RecursionError, UnicodeError):
+                stats.bad_lines += 1
+                continue
+            for t in got:
+                if t.role == "tool" and t.ref:
+                    self.seen_tools[t.ref] = t.tool or ""
+                turns.append(t)
+            kept.append(record)
+        end = batch[-1][0]
+        added = _write_batch(con, self.file_id, sid, start, end, kept, turns, self.st.st_size, self.st.st_ino,
+                             reader, reader.cwd_hint(path))
+        if added is None:
+            return None  # another process is ingesting this file: leave it to it
+        stats.turns += added
+        stats.bytes += end - start
+        stats.sessions.add(sid)
+        return sid
 
 
 def ingest_file(path: str | os.PathLike, con: sqlite3.Connection | None = None) -> IngestStats:

@@ -119,7 +119,37 @@ def _v1(con: sqlite3.Connection) -> None:
         con.execute(stmt)
 
 
-MIGRATIONS = [_v1]
+def _v2(con: sqlite3.Connection) -> None:
+    """Which agent wrote each session (claude-code, codex, gemini); rows from before are Claude Code's."""
+    con.execute("ALTER TABLE sessions ADD COLUMN agent TEXT NOT NULL DEFAULT 'claude-code'")
+
+
+def _v3(con: sqlite3.Connection) -> None:
+    """What Claude Code reported over OpenTelemetry (`cairn otel serve`): one row per API request
+    (`claude_code.api_request` events) and one per metric data point (token and cost counters).
+    The UNIQUE keys make a re-sent export a no-op."""
+    con.execute("""
+        CREATE TABLE otel_requests (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT, model TEXT, ts TEXT,
+            input INTEGER NOT NULL DEFAULT 0, output INTEGER NOT NULL DEFAULT 0,
+            cache_read INTEGER NOT NULL DEFAULT 0, cache_write INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL, duration_ms REAL, service TEXT, received_at TEXT,
+            UNIQUE (session_id, ts, model, input, output, cache_read, cache_write)
+        )""")
+    con.execute("CREATE INDEX otel_requests_session ON otel_requests(session_id)")
+    con.execute("""
+        CREATE TABLE otel_metrics (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL, session_id TEXT, model TEXT, type TEXT,
+            value REAL NOT NULL, temporality INTEGER, start_ns INTEGER, end_ns INTEGER,
+            service TEXT, received_at TEXT,
+            UNIQUE (name, session_id, model, type, start_ns, end_ns)
+        )""")
+    con.execute("CREATE INDEX otel_metrics_session ON otel_metrics(session_id)")
+
+
+MIGRATIONS = [_v1, _v2, _v3]
 
 
 # Opening the archive lives here, with its schema, so readers (recall in a hook) do not import

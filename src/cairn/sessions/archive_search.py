@@ -237,7 +237,8 @@ def list_sessions(con: sqlite3.Connection, *, project_ids: list[str] | None = No
     rows = con.execute(sql, params + ([limit] if limit else [])).fetchall()
     return [{"session_id": r["session_id"], "project": r["project_name"] or r["project_id"],
              "project_id": r["project_id"], "start": r["start"], "end": r["end"], "turns": r["turns"],
-             "tags": session_tags(con, r["session_id"]), "title": r["title"], "git_branch": r["git_branch"]}
+             "tags": session_tags(con, r["session_id"]), "title": r["title"], "git_branch": r["git_branch"],
+             "agent": r["agent"]}
             for r in rows]
 
 
@@ -348,9 +349,11 @@ def session_digest(session_id: str, con: sqlite3.Connection | None = None) -> di
         "session_id": info["session_id"], "project": info["project_name"], "project_id": info["project_id"],
         "git_branch": info["git_branch"], "start": info["start"], "end": info["end"], "turns": info["turns"],
         "prompts": unique([" ".join(t["text"].split())[:300] for t in main if t["role"] == "user"], 10),
-        "files_changed": unique(tool_args(("Edit", "MultiEdit", "Write", "NotebookEdit")), 30),
-        "files_read": unique(tool_args(("Read",)), 30),
-        "commands": unique(tool_args(("Bash",)), 20),
+        # Claude Code's tool names, then Codex CLI's and Gemini CLI's
+        "files_changed": unique(tool_args(("Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch",
+                                           "write_file", "replace")), 30),
+        "files_read": unique(tool_args(("Read", "read_file", "read_many_files")), 30),
+        "commands": unique(tool_args(("Bash", "shell", "exec_command", "local_shell", "run_shell_command")), 20),
         "errors": sum(1 for t in turns if t["role"] == "error"),
         "subagents": len({t["agent"] for t in turns if t["agent"]}),
         "tags": info["tags"],

@@ -64,7 +64,7 @@ class ModelPrice:
         )
 
 
-_DATE_SUFFIX = re.compile(r"(-\d{8}|@\d{8}|-v\d+(:\d+)?)$")
+_DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")
 _PROVIDER_PREFIX = re.compile(r"^((us|eu|apac|global)\.)?anthropic\.")
 
 
@@ -84,16 +84,24 @@ class PriceTable:
     models: dict[str, ModelPrice]
     aliases: dict[str, str] = field(default_factory=dict)
     overridden: list[str] = field(default_factory=list)
+    _found: dict[str, ModelPrice | None] = field(default_factory=dict, repr=False, compare=False)
 
     def lookup(self, model: str | None) -> ModelPrice | None:
         """The price of a model as written in a transcript, or None when the table lacks it."""
         if not model:
             return None
+        try:
+            return self._found[model]
+        except KeyError:
+            pass
+        found = None
         for key in (model, model.lower(), normalize_model(model)):
             key = self.aliases.get(key, key)
             if key in self.models:
-                return self.models[key]
-        return None
+                found = self.models[key]
+                break
+        self._found[model] = found  # a few models, looked up once per turn: remember the answer
+        return found
 
     def describe(self) -> dict[str, Any]:
         return {"as_of": self.as_of, "source": self.source, "overridden": list(self.overridden)}

@@ -75,8 +75,11 @@ def _shrunk(t: Turn, ctx: int) -> tuple[int, int, int, int]:
     return inp, cw - w1, w1, ctx - inp - cw
 
 
-def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int) -> _Run:
-    """Cost of one session's main thread under the compact-at-threshold policy."""
+def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
+           real: dict[int, CostParts | None] | None = None) -> _Run:
+    """Cost of one session's main thread under the compact-at-threshold policy.
+
+    `real` (id(turn) -> its actual cost) saves pricing a turn whose simulated prompt is its real one."""
     run = _Run()
     if not curve:
         return run
@@ -90,8 +93,11 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int) 
         else:
             step = t.context - curve[i - 1].context
             sim = sim + step if step >= 0 else min(sim, t.context)
-        inp, w5, w1, cr = _shrunk(t, sim)
-        c = _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
+        if real is not None and sim == t.context:  # not compacted (yet): the turn as it was
+            c = real[id(t)]
+        else:
+            inp, w5, w1, cr = _shrunk(t, sim)
+            c = _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
         run.cost += c.total if c else 0.0
         if can_compact and sim > threshold and i < len(curve) - 1:
             fresh = start + handoff
@@ -108,21 +114,22 @@ def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: in
     by_session: dict[str, list[Turn]] = defaultdict(list)
     for t in ds.turns:
         by_session[t.session_id].append(t)
+    real = {id(t): turn_cost(t, prices) for t in ds.turns}  # each turn priced once
     total = 0.0
     for t in ds.turns:
-        c = turn_cost(t, prices)
+        c = real[id(t)]
         total += c.total if c else 0.0
     curves = {sid: main_curve(turns) for sid, turns in by_session.items()}
     real_main = 0.0
     for curve in curves.values():
         for t in curve:
-            c = turn_cost(t, prices)
+            c = real[id(t)]
             real_main += c.total if c else 0.0
     rows = []
     for th in thresholds:
         cost, comps, touched = 0.0, 0, 0
         for curve in curves.values():
-            run = replay(curve, prices, th, handoff)
+            run = replay(curve, prices, th, handoff, real)
             cost += run.cost
             comps += run.compactions
             touched += run.compactions > 0

@@ -1,9 +1,13 @@
-"""Where Claude Code transcripts are, which session each file belongs to, and their records.
+"""Where the agents' transcripts are, which agent wrote a file, which session it belongs to, its records.
 
-Shared by the session archive and the token X-ray. Layout, as Claude Code writes it (samples in
-tests/fixtures/transcripts/):
-`<projects>/<encoded-cwd>/<sessionId>.jsonl` plus `<sessionId>/subagents/agent-<id>.jsonl`;
-a subagent file belongs to the session named by its grandparent folder.
+Shared by the session archive and the token X-ray. Layouts (samples in tests/fixtures/transcripts/):
+- Claude Code: `<projects>/<encoded-cwd>/<sessionId>.jsonl` plus
+  `<sessionId>/subagents/agent-<id>.jsonl`; a subagent file belongs to the session named by its
+  grandparent folder.
+- Codex CLI: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl` (and
+  `archived_sessions/`), first record `session_meta`.
+- Gemini CLI: `~/.gemini/tmp/<project hash or name>/chats/session-*.json` (one JSON document,
+  rewritten as the chat grows) or `.jsonl` (header record with `projectHash`, then messages).
 """
 
 from __future__ import annotations
@@ -14,9 +18,13 @@ from pathlib import Path
 
 from cairn.util.jsonl import read_jsonl_from
 
+CLAUDE, CODEX, GEMINI = "claude-code", "codex", "gemini"
+AGENTS = (CLAUDE, CODEX, GEMINI)
+_HEAD = 4096  # bytes read to tell which agent wrote a file
 
-def default_transcript_roots() -> list[Path]:
-    """The agents' own transcript folders: CLAUDE_CONFIG_DIR (comma list) or ~/.claude, ~/.config/claude."""
+
+def claude_roots() -> list[Path]:
+    """Claude Code's transcript folders: CLAUDE_CONFIG_DIR (comma list) or ~/.claude, ~/.config/claude."""
     env = os.environ.get("CLAUDE_CONFIG_DIR")
     bases = [Path(p).expanduser() for p in env.split(",") if p.strip()] if env else [
         Path.home() / ".claude",
@@ -25,18 +33,58 @@ def default_transcript_roots() -> list[Path]:
     return [b / "projects" for b in bases if (b / "projects").is_dir()]
 
 
+def codex_roots() -> list[Path]:
+    """Codex CLI's rollout folders: $CODEX_HOME (default ~/.codex)/sessions and /archived_sessions."""
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+    return [home / d for d in ("sessions", "archived_sessions") if (home / d).is_dir()]
+
+
+def gemini_roots() -> list[Path]:
+    """Gemini CLI's per-project folders: $GEMINI_CLI_HOME or ~ /.gemini/tmp."""
+    base = Path(os.environ.get("GEMINI_CLI_HOME") or Path.home()).expanduser() / ".gemini" / "tmp"
+    return [base] if base.is_dir() else []
+
+
+def default_transcript_roots() -> list[Path]:
+    """Every agent's own transcript folders that exist here."""
+    return claude_roots() + codex_roots() + gemini_roots()
+
+
+def _is_gemini_chat(p: Path) -> bool:
+    return p.suffix == ".json" and p.parent.name == "chats"
+
+
 def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[Path]:
-    """Every `*.jsonl` under the given files/folders (default: the agents' folders), sorted."""
+    """Every transcript under the given files/folders (default: the agents' folders), sorted:
+    `*.jsonl` of any agent, and Gemini's `chats/*.json`."""
     roots = [Path(p).expanduser() for p in paths] if paths else default_transcript_roots()
     found: set[Path] = set()
     for root in roots:
-        if root.is_file() and root.suffix == ".jsonl":
+        if root.is_file() and (root.suffix == ".jsonl" or root.suffix == ".json"):
             found.add(root.resolve())
         elif root.is_dir():
-            for p in root.rglob("*.jsonl"):
-                if p.is_file():
+            for p in root.rglob("*.json*"):
+                if (p.suffix == ".jsonl" or _is_gemini_chat(p)) and p.is_file():
                     found.add(p.resolve())
     return sorted(found)
+
+
+def agent_of(path: Path) -> str:
+    """Which agent wrote a transcript file, from its name and first bytes."""
+    path = Path(path)
+    if path.suffix == ".json":
+        return GEMINI
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_HEAD)
+    except OSError:
+        head = b""
+    first = head.split(b"\n", 1)[0]
+    if path.name.startswith("rollout-") or b'"type":"session_meta"' in first:
+        return CODEX
+    if b'"projectHash"' in first:
+        return GEMINI
+    return CLAUDE
 
 
 def is_subagent_file(path: Path) -> bool:

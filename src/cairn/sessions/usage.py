@@ -17,7 +17,6 @@ Rust loader (adapter/claude/mod.rs @ 5816e640), so totals match it to the token:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -25,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+
+import orjson
 
 from cairn.errors import CairnError
 from cairn.sessions.transcript import (
@@ -64,6 +65,8 @@ class Turn:
     write_1h: int
     cache_read: int
     cwd: str | None = None
+    agent: str = "claude-code"
+    reasoning: int = 0  # Codex: reasoning tokens, already counted in output
 
     @property
     def total(self) -> int:
@@ -278,8 +281,8 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
                 ds.bad_lines += 1
             continue
         try:
-            rec = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):
+            rec = orjson.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):  # orjson's JSONDecodeError is a ValueError
             ds.bad_lines += 1
             continue
         if not isinstance(rec, dict):
@@ -324,16 +327,13 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> Datase
             raise CairnError(f"no such file or folder: {p}")
     files = sorted(find_transcripts(roots or None), key=str)  # ccusage's order: full path text
     if not files:
-        where = ", ".join(roots) if roots else "~/.claude/projects or ~/.config/claude/projects"
-        raise CairnError(f"no Claude Code transcripts (*.jsonl) found in {where}")
+        where = ", ".join(roots) if roots else "~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp"
+        raise CairnError(f"no agent transcripts (*.jsonl, Gemini chats/*.json) found in {where}")
     ds = Dataset(files=len(files), roots=roots or ["(default transcript folders)"])
-    raw_turns: list[Turn] = []
-    for f in files:
-        try:
-            scan_file(f, ds, raw_turns)
-        except OSError as exc:
-            raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
-    ds.turns = dedup(raw_turns)
+    from cairn.sessions.scan_pool import scan_all
+
+    raw_turns, other = scan_all(files, ds)  # on every core for large sets; same result as one pass
+    ds.turns = dedup(raw_turns) + other  # Codex and Gemini entries are deduplicated as read
     return ds
 
 

@@ -56,7 +56,12 @@ def project_of(cwd: str | None) -> tuple[str, str]:
 
 
 def day_of(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d")
+    return _day(int(ts // 86400))
+
+
+@lru_cache(maxsize=8192)
+def _day(n: int) -> str:
+    return datetime.fromtimestamp(n * 86400, UTC).strftime("%Y-%m-%d")
 
 
 def iso(ts: float) -> str:
@@ -66,11 +71,12 @@ def iso(ts: float) -> str:
 class _Acc:
     """Tokens and cost of a group of turns."""
 
-    __slots__ = ("input", "output", "cache_write", "cache_read", "cost", "turns", "unpriced_turns")
+    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
+                 "c_cache_read", "turns", "unpriced_turns")
 
     def __init__(self) -> None:
         self.input = self.output = self.cache_write = self.cache_read = self.turns = self.unpriced_turns = 0
-        self.cost = {k: 0.0 for k in KINDS}
+        self.c_input = self.c_output = self.c_cache_write = self.c_cache_read = 0.0
 
     def add(self, t: Turn, c: CostParts | None) -> None:
         self.input += t.input
@@ -81,10 +87,16 @@ class _Acc:
         if c is None:
             self.unpriced_turns += t.total > 0
             return
-        self.cost["input"] += c.input
-        self.cost["output"] += c.output
-        self.cost["cache_write"] += c.cache_write
-        self.cost["cache_read"] += c.cache_read
+        self.c_input += c.input
+        self.c_output += c.output
+        self.c_cache_write += c.cache_write
+        self.c_cache_read += c.cache_read
+
+    @property
+    def cost(self) -> dict[str, float]:
+        """USD by kind, in KINDS order."""
+        return {"cache_read": self.c_cache_read, "cache_write": self.c_cache_write, "input": self.c_input,
+                "output": self.c_output}
 
     @property
     def cost_usd(self) -> float:
@@ -188,7 +200,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         pid, pname = project_of(ds.session_cwd.get(sid))
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
         sessions.append({
-            "session_id": sid, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
+            "session_id": sid, "agent": turns[0].agent, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
             "models": sorted({t.model for t in turns if t.model}), **acc.as_dict(),
             "cost_share": _share(acc.cost_usd, grand),
             "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
@@ -228,6 +240,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "by_kind": by_kind,
         "by_project": _rows(_groups(ds.turns, costs, lambda t: proj_of_session[t.session_id]), "project", grand),
         "by_model": _rows(_groups(ds.turns, costs, lambda t: t.model or "(no model)"), "model", grand),
+        "by_agent": _rows(_groups(ds.turns, costs, lambda t: t.agent), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(statistics.median(s["start_context"] for s in sessions)) if sessions else 0,
         "tools": _tool_report(ds),

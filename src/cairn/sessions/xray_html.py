@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from cairn.sessions.xray import KIND_LABEL, KINDS, SIZE_LIMITS
-from cairn.sessions.xray_report import describe_filters, pct, tokens, usd
+from cairn.sessions.xray_report import describe_filters, gap, pct, tokens, usd
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -25,7 +25,8 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 table{border-collapse:collapse;margin:8px 0;font-size:13px}th,td{padding:3px 10px;text-align:right;border-bottom:1px solid #eee}
 th:first-child,td:first-child{text-align:left}th{background:#f6f6f6}
 .curves{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:12px}
-.curve{border:1px solid #eee;border-radius:6px;padding:6px}.curve .t{font-size:12px;color:#444;margin:0 0 2px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.curve{border:1px solid #eee;border-radius:6px;padding:6px;min-width:0}.curve .t{font-size:12px;color:#444;margin:0 0 2px;overflow-wrap:anywhere}
+.curve svg{max-width:100%;height:auto}svg.plot{max-width:100%;height:auto}.wide{overflow-x:auto;max-width:100%}
 .legend span{display:inline-block;margin-right:14px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 svg text{font:11px system-ui,sans-serif;fill:#555}.foot{color:#888;font-size:12px;margin-top:24px}
 """
@@ -132,7 +133,59 @@ def size_share_svg(buckets: list[dict[str, Any]]) -> str:
 def _table(headers: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class=\"wide\"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+
+
+USAGE_HEAD = ["cache read", "cache write", "input", "output", "cost", "share"]  # the text report's order
+
+
+def _usage_table(label: str, rows: list[dict[str, Any]], limit: int) -> str:
+    """The text report's by-agent / project / model / day tables."""
+    return _table([label, *USAGE_HEAD], [
+        [str(x[label]), tokens(x["cache_read_tokens"]), tokens(x["cache_creation_tokens"]), tokens(x["input_tokens"]),
+         tokens(x["output_tokens"]), usd(x["cost_usd"]), pct(x["cost_share"])] for x in rows[:limit]])
+
+
+def _extra_tables(r: dict[str, Any]) -> str:
+    """Every other table of the text report: usage by agent, project, model and day, session size,
+    cache expiries, unpriced models and the compaction simulator."""
+    from cairn.sessions.xray_report import RECENT_DAYS, TOP_ROWS
+
+    out = [f"<h2>By agent</h2>{_usage_table('agent', r.get('by_agent', []), TOP_ROWS)}",
+           f"<h2>By project</h2>{_usage_table('project', r['by_project'], TOP_ROWS)}",
+           f"<h2>By model</h2>{_usage_table('model', r['by_model'], TOP_ROWS)}",
+           f"<h2>By day (last {RECENT_DAYS} active days, UTC)</h2>"
+           f"{_usage_table('day', r['by_day'][-RECENT_DAYS:], RECENT_DAYS)}",
+           "<h2>Cost by session size (peak context)</h2>" + _table(
+               ["peak context", "sessions", "cost", "share"],
+               [[b["bucket"], str(b["sessions"]), usd(b["cost_usd"]), pct(b["cost_share"])]
+                for b in r["session_size"]["buckets"]])]
+    events = r["cache_expiries"]["events"]
+    if events:
+        out.append("<h2>Cache expiries mid-session</h2>" + _table(
+            ["session", "at (UTC)", "pause", "rewritten", "extra cost"],
+            [[e["session_id"][:13], e["at"].replace("T", " ")[:16], f"{e['gap_minutes']:.0f} min",
+              tokens(e["rewritten_tokens"]), usd(e["extra_cost_usd"])] for e in events[:TOP_ROWS]]))
+    tel = r.get("telemetry")
+    if tel and tel["covered"]:
+        out.append("<h2>Transcript vs OpenTelemetry</h2><p class='sub'>gap = transcript / telemetry - 1; "
+                   "negative: the transcript counts less than Claude Code reported.</p>" + _table(
+                       ["session", "source", "input", "output", "cache read", "cache write", "cost"],
+                       [[x["session_id"][:13], x["source"], *(gap(x[k]["gap"]) for k in
+                         ("input", "output", "cache_read", "cache_write", "cost_usd"))]
+                        for x in tel["sessions"][:TOP_ROWS]]))
+    if r["unpriced_models"]:
+        out.append("<h2>Models without a price (tokens counted, cost not)</h2>" + _table(
+            ["model", "turns", "tokens"], [[m["model"], str(m["turns"]), tokens(m["tokens"])] for m in r["unpriced_models"]]))
+    sim = r.get("simulation")
+    if sim and sim.get("thresholds"):
+        best = f"<p class='sub'>Best here: compact at {tokens(sim['best'])} tokens.</p>" if sim["best"] else ""
+        out.append("<h2>Compaction simulator: compact whenever the context passes ...</h2>" + _table(
+            ["threshold", "compactions", "sessions", "estimated cost", "saving", "saving %"],
+            [[tokens(x["threshold"]), str(x["compactions"]), str(x["sessions_compacted"]), usd(x["cost_usd"]),
+              usd(x["saving_usd"]), pct(x["saving_share"])] for x in sim["thresholds"]])
+            + best + f"<p class='sub'>{escape(sim['method'])}</p>")
+    return "\n".join(out)
 
 
 def render_html(r: dict[str, Any]) -> str:
@@ -151,7 +204,7 @@ def render_html(r: dict[str, Any]) -> str:
                      f'{usd(s["cost_usd"])} · peak {tokens(s["peak_context"])}'
                      f'{" · " + str(s["compactions"]) + " compaction(s)" if s["compactions"] else ""}</p>'
                      f'{curve_svg(c["points"], c["compactions"], y_max, c.get("expiries"))}</div>')
-    sess_rows = [[s["session_id"][:13], s["project"], tokens(s["start_context"]), tokens(s["peak_context"]),
+    sess_rows = [[s["session_id"][:13], s.get("agent", ""), s["project"], tokens(s["start_context"]), tokens(s["peak_context"]),
                   str(s["compactions"]), str(s["cache_expiries"]), usd(s["cost_usd"]), pct(s["cost_share"])]
                  for s in r["sessions"][:30]]
     kind_rows = [[k["label"], tokens(k["tokens"]), usd(k["cost_usd"]), pct(k["cost_share"])] for k in r["by_kind"]]
@@ -176,10 +229,13 @@ def render_html(r: dict[str, Any]) -> str:
 red dashed lines are compactions; orange triangles are cache expiries (a pause, then the context written
 again); grey dashed lines mark 150k and 400k.</p>{more}
 <div class="curves">{''.join(cards)}</div>
-<h2>Sessions</h2>{_table(['session', 'project', 'start ctx', 'peak ctx', 'compactions', 'cache expiries', 'cost', 'share'], sess_rows)}
+<h2>Sessions</h2>{_table(['session', 'agent', 'project', 'start ctx', 'peak ctx', 'compactions', 'cache expiries', 'cost', 'share'], sess_rows)}
 <h2>Tool output entering the context</h2>{_table(['tool', 'calls', '~tokens', 'share'], tool_rows)}
 <p class="sub">{escape(r['tools']['method'])}</p>
+{_extra_tables(r)}
 <p class="foot">Prices as of {escape(r['prices']['as_of'])}: {escape(r['prices']['source'])}. Generated by cairn.</p>
-<script>document.body.setAttribute("data-rendered", String(document.querySelectorAll("svg.plot").length));</script>
+<script>document.body.setAttribute("data-rendered", String(document.querySelectorAll("svg.plot").length));
+document.body.setAttribute("data-overflow", String([...document.querySelectorAll("h1,h2,.curve .t,.sub")]
+  .filter(e => e.scrollWidth > e.clientWidth + 1).length));</script>
 </body></html>
 """

@@ -28,6 +28,11 @@ def tokens(n: int | float | None) -> str:
     return f"{n:.0f}"
 
 
+def gap(x: float | None) -> str:
+    """A transcript-vs-telemetry gap as a signed percentage ("-38%"), "-" when there is nothing to compare."""
+    return "-" if x is None else f"{x * 100:+.0f}%"
+
+
 def usd(x: float) -> str:
     return f"${x:,.2f}"
 
@@ -93,7 +98,8 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
         t.add_row(b["bucket"], str(b["sessions"]), usd(b["cost_usd"]), pct(b["cost_share"]))
     con.print(t)
 
-    for title, key, label in (("By project", "by_project", "project"), ("By model", "by_model", "model")):
+    for title, key, label in (("By agent", "by_agent", "agent"), ("By project", "by_project", "project"),
+                              ("By model", "by_model", "model")):
         t = _table(title, label, *USAGE_COLS)
         _usage_rows(t, r[key], label, TOP_ROWS)
         con.print(t)
@@ -115,6 +121,14 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
         for e in ce["events"][:TOP_ROWS]:
             t.add_row(e["session_id"][:8], e["at"].replace("T", " ")[:16], f"{e['gap_minutes']:.0f} min",
                       tokens(e["rewritten_tokens"]), usd(e["extra_cost_usd"]))
+        con.print(t)
+    tel = r.get("telemetry")
+    if tel and tel["covered"]:
+        t = _table("Transcript vs OpenTelemetry (gap = transcript / telemetry - 1)", "session", "source",
+                   "input", "output", "cache read", "cache write", "cost")
+        for row in tel["sessions"][:TOP_ROWS]:
+            t.add_row(row["session_id"][:8], row["source"],
+                      *(gap(row[k]["gap"]) for k in ("input", "output", "cache_read", "cache_write", "cost_usd")))
         con.print(t)
     if r["unpriced_models"]:
         t = _table("Models without a price (tokens counted, cost not)", "model", "turns", "tokens")

@@ -1,0 +1,114 @@
+"""Seconds to X-ray ~100 MB of Claude Code and ~100 MB of Codex CLI transcripts, beside ccusage, in one run.
+
+Data: the Claude Code tree of bench/xray_speed.py (the shared fixtures copied with distinct
+session, message and request ids), and the repository's Codex fixture
+(tests/fixtures/transcripts/codex, 4 real rollouts, 0.44 MB) copied until ~100 MB, each copy with
+its own file name and its timestamps moved to another year, so no copy deduplicates another.
+Runs alternate (cairn one process, cairn on every core, ccusage) so the machine's load hits all
+alike; each run is a fresh process. Printed: best and median wall seconds, median CPU seconds
+(user + sys of the child), and both tools' token totals, which must agree.
+
+    python bench/xray_agents_speed.py --ccusage /path/to/node_modules/.bin/ccusage [--runs 5] [--mb 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from xray_speed import replicate  # noqa: E402
+
+CODEX = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "transcripts" / "codex" / "sessions"
+
+
+def replicate_codex(dest: Path, target_mb: float) -> tuple[int, int]:
+    sources = sorted(CODEX.rglob("*.jsonl"))
+    one = sum(p.stat().st_size for p in sources)
+    copies = max(1, round(target_mb * 1e6 / one))
+    files = size = 0
+    for k in range(copies):
+        year = 2100 + k
+        for src in sources:
+            out = dest / "sessions" / str(year) / "02" / "23" / src.name.replace("rollout-2026", f"rollout-{year}")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            data = src.read_bytes().replace(b'"timestamp":"2026-', b'"timestamp":"%d-' % year)
+            data = data.replace(b'"id":"019c', b'"id":"%04d' % (k % 10000))  # distinct session ids
+            out.write_bytes(data)
+            files += 1
+            size += len(data)
+    return files, size
+
+
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if res.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, res.stdout
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ccusage", required=True, help="ccusage executable (npm install ccusage@20.0.24)")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--mb", type=float, default=100.0)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="xray-agents-bench-") as tmp:
+        tmp_path = Path(tmp)
+        home = tmp_path / "home"
+        home.mkdir()
+        claude_root, codex_root = tmp_path / "claude", tmp_path / "codex"
+        files, size = replicate(claude_root, args.mb)
+        print(f"claude: {files} files, {size / 1e6:.1f} MB")
+        files, size = replicate_codex(codex_root, args.mb)
+        print(f"codex: {files} files, {size / 1e6:.1f} MB")
+        base = {**os.environ, "CAIRN_HOME": str(tmp_path / "cairn"), "HOME": str(home)}
+        cairn = [sys.executable, "-m", "cairn", "xray", "--json"]
+        setups = {
+            "claude": {
+                "cairn (1 process)": (cairn + [str(claude_root / "projects")], {**base, "CAIRN_XRAY_WORKERS": "1"}),
+                "cairn (every core)": (cairn + [str(claude_root / "projects")], {**base, "CAIRN_XRAY_WORKERS": "auto"}),
+                "ccusage": ([args.ccusage, "claude", "session", "--offline", "--json", "-z", "UTC"],
+                            {**base, "CLAUDE_CONFIG_DIR": str(claude_root)}),
+            },
+            "codex": {
+                "cairn (1 process)": (cairn + [str(codex_root / "sessions")], {**base, "CAIRN_XRAY_WORKERS": "1"}),
+                "cairn (every core)": (cairn + [str(codex_root / "sessions")], {**base, "CAIRN_XRAY_WORKERS": "auto"}),
+                "ccusage": ([args.ccusage, "codex", "session", "--offline", "--json", "-z", "UTC"],
+                            {**base, "CODEX_HOME": str(codex_root)}),
+            },
+        }
+        for agent, tools in setups.items():
+            times: dict[str, list[tuple[float, float]]] = {name: [] for name in tools}
+            totals: dict[str, int] = {}
+            for _ in range(args.runs):
+                for name, (cmd, env) in tools.items():
+                    wall, cpu, out = run(cmd, env)
+                    times[name].append((wall, cpu))
+                    data = json.loads(out)
+                    totals[name] = (data["totals"]["total_tokens"] if name.startswith("cairn")
+                                    else sum(s["totalTokens"] for s in data["sessions"]))
+            print(f"\n{agent} ({args.runs} runs each, alternating)")
+            for name, ts in times.items():
+                walls = [w for w, _ in ts]
+                print(f"  {name:20s} wall best {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
+                      f"CPU median {statistics.median(c for _, c in ts):.2f} s; total_tokens {totals[name]}")
+            print("  token totals agree" if len(set(totals.values())) == 1 else "  TOKEN TOTALS DIFFER")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

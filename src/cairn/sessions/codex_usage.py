@@ -1,0 +1,241 @@
+"""Token usage of Codex CLI rollouts, counted exactly as ccusage `codex session` counts.
+
+The rules follow ccusage's Rust loader (adapter/codex/parser.rs and loader.rs @ 5816e640), so
+token totals match it to the token (tests/fixtures/transcripts/codex/expected.ccusage-codex-session.json):
+
+- only `event_msg` records of payload type `token_count` carry usage; `info.last_token_usage`
+  is the request's own usage, else the difference of `info.total_token_usage` from the previous
+  total (never below zero); a request with no input, cached input, output or reasoning is skipped;
+- the model is the payload's or info's `model` / `model_name` / `metadata.model`, else that of
+  the latest `turn_context`, else `gpt-5` (marked as a fallback);
+- `input_tokens` includes the cached part: fresh input = input - cached (cached capped at
+  input); `output_tokens` includes reasoning; Codex has no cache writes;
+- a `token_count` whose cumulative total equals the previous one is a repeat (Codex writes each
+  count twice, seconds apart) and is skipped (ccusage 20.0.24's behaviour, checked on a
+  hand-made rollout: it counts the usage once);
+- a subagent rollout (`thread_spawn` in its first 16 KiB) starts by replaying its parent's
+  usage, all within one second: when its first two usage events share a second, the leading
+  events of that second are skipped;
+- across all files, an event equal in (timestamp, model, tokens) to one already seen is a copy
+  (a forked or resumed rollout repeats its history) and is counted once.
+
+Not followed: ccusage's date-based substitutes for the `codex-auto-review` model name, and its
+reading of headless `codex exec` JSON output (not a rollout).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from cairn.sessions.readers import CODEX_READER
+from cairn.sessions.usage import Dataset, Turn, parse_timestamp
+
+_TOKEN_COUNT = b'"token_count"'
+_TURN_CONTEXT = b'"turn_context"'
+_SESSION_META = b'"session_meta"'
+FALLBACK_MODEL = "gpt-5"
+_KEYS = ("input", "cached", "output", "reasoning", "total")
+
+
+def _u(value: object) -> int | None:
+    if type(value) is int:  # the common case first (bool is not int here)
+        return value if value >= 0 else 0
+    if isinstance(value, float) and value >= 0:
+        return int(value)
+    return None
+
+
+def _first(u: dict, keys: tuple[str, ...]) -> int | None:
+    for k in keys:
+        v = u.get(k)
+        if v is not None and (n := _u(v)) is not None:
+            return n
+    return None
+
+
+_IN, _OUT = ("input_tokens", "prompt_tokens", "input"), ("output_tokens", "completion_tokens", "output")
+_REASONING, _CACHED = ("reasoning_output_tokens", "reasoning_tokens"), (
+    "cached_input_tokens", "cache_read_input_tokens", "cached_tokens")
+
+
+def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
+    """(input, cached, output, reasoning, total) of a usage object, with ccusage's field aliases."""
+    if not isinstance(u, dict):
+        return None
+    inp = _first(u, _IN) or 0
+    out = _first(u, _OUT) or 0
+    reasoning = _first(u, _REASONING) or 0
+    cached = _first(u, _CACHED) or 0
+    total = _u(u.get("total_tokens"))
+    if total is None or (total == 0 and inp + out + reasoning != 0):
+        total = inp + out + reasoning
+    return inp, cached, out, reasoning, total
+
+
+def _model_of(obj: object) -> str | None:
+    if not isinstance(obj, dict):
+        return None
+    for key in ("model", "model_name"):
+        if isinstance(obj.get(key), str) and obj[key].strip():
+            return obj[key]
+    meta = obj.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("model"), str) and meta["model"].strip():
+        return meta["model"]
+    return None
+
+
+def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
+    """The lines of `data` holding any of `markers`, in file order, found by searching the whole
+    buffer (no Python loop over the lines that hold none: most of a rollout)."""
+    starts: set[int] = set()
+    for m in markers:
+        i = data.find(m)
+        while i != -1:
+            start = data.rfind(b"\n", 0, i) + 1
+            starts.add(start)
+            end = data.find(b"\n", i)
+            if end == -1:
+                break
+            i = data.find(m, end)
+    lines = []
+    for start in sorted(starts):
+        end = data.find(b"\n", start)
+        lines.append(data[start:] if end == -1 else data[start:end])
+    return lines
+
+
+def _parse(raw: bytes, ds: Dataset) -> dict | None:
+    try:
+        rec = orjson.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        ds.bad_lines += 1
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _total_bytes(raw: bytes) -> bytes | None:
+    """The raw `"total_token_usage":{...}` of a line (a flat object), or None."""
+    i = raw.find(b'"total_token_usage":{')
+    if i == -1:
+        return None
+    j = raw.find(b"}", i)
+    return raw[i:j + 1] if j != -1 else None
+
+
+def _usage_events(lines: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    return [(ts, r) for ts, r in lines if r.get("type") == "event_msg"]
+
+
+def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
+                    keys: list[tuple] | None = None) -> None:
+    """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
+    sid = None
+    cwd = None
+    lines: list[bytes] = []
+    with open(path, "rb") as fh:
+        data = fh.read()
+    for raw in marked_lines(data, (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)):
+        if sid is None and _SESSION_META in raw:
+            rec = _parse(raw, ds)
+            if rec is not None and rec.get("type") == "session_meta":
+                c, _, s = CODEX_READER.record_meta(rec)
+                sid, cwd = s, c
+                continue
+        elif not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw):
+            continue
+        lines.append(raw)
+    sid = sid or CODEX_READER.session_id(path, [])
+    if cwd:
+        ds.session_cwd.setdefault(sid, cwd)
+    ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
+    sub = b"thread_spawn" in data[:16 * 1024]
+    parsed_all: list[dict | None] | None = None
+    replay = None
+    if sub:  # a subagent's replayed head needs every record first
+        parsed_all = [_parse(raw, ds) for raw in lines]
+        replay = _replay_second([r for r in parsed_all if r is not None])
+    previous: tuple[int, int, int, int, int] | None = None
+    previous_bytes: bytes | None = None  # the raw total that set `previous`
+    model: str | None = None
+    fname = str(path)
+    for i, raw in enumerate(lines):
+        if previous_bytes is not None and _TOKEN_COUNT in raw and _total_bytes(raw) == previous_bytes:
+            continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+        rec = parsed_all[i] if parsed_all is not None else _parse(raw, ds)
+        if rec is None:
+            continue
+        payload = rec.get("payload")
+        payload = payload if isinstance(payload, dict) else {}
+        if rec.get("type") == "turn_context":
+            model = _model_of(payload) or model
+            continue
+        if rec.get("type") != "event_msg" or payload.get("type") != "token_count":
+            continue
+        stamp = rec.get("timestamp")
+        if not isinstance(stamp, str) or not stamp.strip():
+            continue
+        stamp = stamp.strip()
+        info = payload.get("info")
+        info = info if isinstance(info, dict) else {}
+        total = raw_usage(info.get("total_token_usage"))
+        if replay is not None:
+            if stamp[:19] == replay:
+                previous = total or previous
+                previous_bytes = None
+                continue
+            replay = None
+        if total is not None and total == previous:
+            continue  # the same totals written again (Codex emits each count twice): no new request
+        usage = raw_usage(info.get("last_token_usage"))
+        if usage is None and total is not None:
+            base = previous or (0, 0, 0, 0, 0)
+            usage = tuple(max(a - b, 0) for a, b in zip(total, base, strict=True))  # type: ignore[assignment]
+        if total is not None:
+            previous = total
+            previous_bytes = _total_bytes(raw)
+        if usage is None:
+            continue
+        inp, cached, output, reasoning, tot = usage
+        if not (inp or cached or output or reasoning):
+            continue
+        parsed = _model_of(payload) or _model_of(info)
+        if parsed:
+            model = parsed
+        used = model or FALLBACK_MODEL
+        cached = min(cached, inp)
+        ts = parse_timestamp(stamp)
+        if ts is None:
+            continue
+        key = (stamp, used, inp, cached, output, reasoning, tot)
+        if key in seen:
+            continue
+        seen.add(key)
+        if keys is not None:  # for a merge across processes (scan_pool.py)
+            keys.append(key)
+        out.append(Turn(session_id=sid, file=fname, is_subagent=sub, ts=ts, timestamp=stamp, model=used,
+                        message_id=None, request_id=None, sidechain=False, speed=None,
+                        input=inp - cached, output=output, cache_write=0, write_5m=0, write_1h=0,
+                        cache_read=cached, cwd=cwd, agent="codex", reasoning=reasoning))
+
+
+def _replay_second(records: list[dict]) -> str | None:
+    """The second a subagent's replayed parent usage is stamped with, if its first two usage events share it."""
+    first = None
+    for rec in records:
+        payload = rec.get("payload")
+        if rec.get("type") != "event_msg" or not isinstance(payload, dict) or payload.get("type") != "token_count":
+            continue
+        info = payload.get("info")
+        if not isinstance(info, dict) or (info.get("last_token_usage") is None and info.get("total_token_usage") is None):
+            continue
+        stamp = rec.get("timestamp")
+        if not isinstance(stamp, str) or len(stamp.strip()) < 19:
+            return None
+        sec = stamp.strip()[:19]
+        if first is None:
+            first = sec
+            continue
+        return sec if sec == first else None
+    return None

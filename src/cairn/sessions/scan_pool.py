@@ -1,0 +1,122 @@
+"""Scan many transcript files on every core, with the same result as one process reading them in order.
+
+The X-ray reads every line of every transcript; on 100 MB that is seconds of Python. Files are
+split into contiguous runs of the sorted list (balanced by size), each run is scanned in its own
+process (fork) and the parts are merged in file order: Claude Code's usage entries are
+concatenated before deduplication, side facts are appended, first-seen cwd and folder per session
+kept, and Codex / Gemini entries deduplicated again across runs by their keys, first run first.
+Several processes only when asked (CAIRN_XRAY_WORKERS=N or auto, see `workers`), above MIN_BYTES,
+where fork is available; otherwise one process does it all.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cairn.errors import CairnError
+from cairn.sessions.transcript import CODEX, GEMINI, agent_of
+from cairn.sessions.usage import Dataset, Turn, scan_file
+
+MIN_BYTES = 16_000_000  # below this, starting a second process costs more than it saves
+MAX_WORKERS = 4
+
+Part = tuple[Dataset, list[Turn], list[Turn], list[tuple]]
+
+
+def scan_run(files: list[Path]) -> Part:
+    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys) of a run of files."""
+    ds = Dataset()
+    claude: list[Turn] = []
+    other: list[Turn] = []
+    keys: list[tuple] = []
+    seen: dict[str, set] = {CODEX: set(), GEMINI: set()}
+    for f in files:
+        agent = agent_of(f)
+        try:
+            if agent == CODEX:
+                from cairn.sessions.codex_usage import scan_codex_file
+
+                scan_codex_file(f, ds, other, seen[CODEX], keys)
+            elif agent == GEMINI:
+                from cairn.sessions.gemini_usage import scan_gemini_file
+
+                scan_gemini_file(f, ds, other, seen[GEMINI], keys)
+            else:
+                scan_file(f, ds, claude)
+        except OSError as exc:
+            raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
+    return ds, claude, other, keys
+
+
+def _runs(files: list[Path], sizes: list[int], n: int) -> list[list[Path]]:
+    total = sum(sizes)
+    runs: list[list[Path]] = [[]]
+    acc = 0
+    for f, size in zip(files, sizes, strict=True):
+        if acc >= total * len(runs) / n and len(runs) < n and runs[-1]:
+            runs.append([])
+        runs[-1].append(f)
+        acc += size
+    return runs
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def workers() -> int:
+    """Processes to use: CAIRN_XRAY_WORKERS (`auto` = the usable cores, at most 4), else 1.
+
+    One by default: on the shared 2-core machine of docs/benchmarks.md (section 16) a second
+    process competed with the first for the same core and made the X-ray slower, not faster.
+    """
+    env = os.environ.get("CAIRN_XRAY_WORKERS", "").strip().lower()
+    if env.isdigit() and int(env) > 0:
+        return min(int(env), MAX_WORKERS)
+    if env != "auto":
+        return 1
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), MAX_WORKERS))
+    except AttributeError:  # not Linux
+        return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
+
+
+def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
+    """Scan `files` (sorted) into `ds`; returns (Claude entries before dedup, deduplicated Codex/Gemini entries)."""
+    sizes = []
+    for f in files:
+        try:
+            sizes.append(f.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    n = workers()
+    if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
+        parts = [scan_run(files)]
+    else:
+        import multiprocessing  # here: ~50 ms of imports only when several processes are asked for
+        from concurrent.futures import ProcessPoolExecutor
+
+        runs = _runs(files, sizes, n)
+        with ProcessPoolExecutor(len(runs) - 1, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = [pool.submit(scan_run, run) for run in runs[1:]]
+            parts = [scan_run(runs[0])] + [f.result() for f in futures]  # this process takes the first run
+    claude: list[Turn] = []
+    other: list[Turn] = []
+    seen: set[tuple] = set()
+    for part, c, o, keys in parts:
+        claude.extend(c)
+        for turn, key in zip(o, keys, strict=True):
+            if (turn.agent, key) not in seen:
+                seen.add((turn.agent, key))
+                other.append(turn)
+        ds.tool_results.extend(part.tool_results)
+        ds.compactions.extend(part.compactions)
+        for sid, cwd in part.session_cwd.items():
+            ds.session_cwd.setdefault(sid, cwd)
+        for sid, folder in part.session_dir.items():
+            ds.session_dir.setdefault(sid, folder)
+        ds.bad_lines += part.bad_lines
+    return claude, other

@@ -1,0 +1,211 @@
+"""Codex CLI rollouts and Gemini CLI chats: archive ingest and X-ray totals equal to ccusage's, to the token."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cairn.sessions.archive import archive_path, ingest_file, ingest_paths, open_archive, project_for_cwd
+from cairn.sessions.archive_search import list_sessions, search, session_detail
+from cairn.sessions.prices import load_prices
+from cairn.sessions.transcript import CLAUDE, CODEX, GEMINI, agent_of, find_transcripts
+from cairn.sessions.usage import load_transcripts
+from cairn.sessions.xray import analyze
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+CODEX_DIR = ROOT / "codex"
+GEMINI_DIR = ROOT / "gemini"
+SMALL = "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+
+
+@pytest.fixture
+def codex(tmp_path: Path) -> Path:
+    """A writable copy of the Codex fixture's sessions folder."""
+    dest = tmp_path / "codex-home" / "sessions"
+    shutil.copytree(CODEX_DIR / "sessions", dest)
+    project_for_cwd.cache_clear()
+    return dest
+
+
+@pytest.fixture
+def gemini(tmp_path: Path) -> Path:
+    dest = tmp_path / "gemini" / "tmp"
+    shutil.copytree(GEMINI_DIR / "tmp", dest)
+    project_for_cwd.cache_clear()
+    return dest
+
+
+def _xray(paths: list[Path]) -> dict:
+    return analyze(load_transcripts(paths), load_prices({}))
+
+
+def test_agent_of_each_fixture():
+    assert {agent_of(p) for p in find_transcripts([CODEX_DIR])} == {CODEX}
+    assert {agent_of(p) for p in find_transcripts([GEMINI_DIR])} == {GEMINI}
+    assert {agent_of(p) for p in find_transcripts([ROOT / "claude-code"])} == {CLAUDE}
+
+
+def test_codex_sessions_equal_ccusage_to_the_token_and_cent():
+    expected = json.loads((CODEX_DIR / "expected.ccusage-codex-session.json").read_text())["sessions"]
+    mine = {s["session_id"]: s for s in _xray([CODEX_DIR])["sessions"]}
+    assert len(mine) == len(expected) == 4
+    for e in expected:
+        s = mine[e["sessionFile"][-36:]]  # the rollout's file name ends with its session id
+        assert (s["input_tokens"], s["cache_read_tokens"], s["output_tokens"], s["total_tokens"]) == (
+            e["inputTokens"], e["cacheReadTokens"], e["outputTokens"], e["totalTokens"]), e["sessionFile"]
+        assert s["cache_creation_tokens"] == e["cacheCreationTokens"] == 0
+        assert s["cost_usd"] == pytest.approx(e["costUSD"], abs=1e-6)  # OpenAI's prices, as ccusage has them
+        assert s["models"] == sorted(e["models"])
+
+
+def test_gemini_sessions_equal_ccusage_to_the_token_and_cent():
+    expected = json.loads((GEMINI_DIR / "expected.ccusage-gemini-session.json").read_text())["sessions"]
+    mine = {s["session_id"]: s for s in _xray([GEMINI_DIR])["sessions"]}
+    assert set(mine) == {e["sessionId"] for e in expected}
+    for e in expected:
+        s = mine[e["sessionId"]]
+        assert (s["input_tokens"], s["cache_read_tokens"], s["total_tokens"]) == (
+            e["inputTokens"], e["cacheReadTokens"], e["totalTokens"])
+        # ccusage lists thinking tokens apart from output; both are billed as output
+        assert s["output_tokens"] >= e["outputTokens"]
+        assert s["cost_usd"] == pytest.approx(e["totalCost"], abs=1e-6)
+        assert s["project"] == "demo-app"  # from the chat folder's .project_root
+
+
+def test_a_session_in_two_files_counts_once(codex: Path, tmp_path: Path):
+    once = _xray([codex])["totals"]
+    copy = tmp_path / "codex-home" / "archived_sessions" / SMALL
+    copy.parent.mkdir(parents=True)
+    shutil.copy(codex / "2026" / "02" / "23" / SMALL, copy)
+    twice = _xray([codex, copy.parent])
+    assert twice["totals"]["total_tokens"] == once["total_tokens"] and twice["totals"]["sessions"] == 4
+    ingest_paths([codex], auto_backup=False)
+    con = open_archive()
+    turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    con.close()
+    stats = ingest_paths([copy.parent], auto_backup=False)
+    assert stats.turns == 0  # every record of the copy is already archived from the first file
+    con = open_archive()
+    assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == turns
+    assert con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 4
+    con.close()
+
+
+def _oracle(path: Path) -> dict[str, int]:
+    """Counts read straight from a rollout, independent of codex_turns.py."""
+    n = {"user": 0, "assistant": 0, "tool": 0}
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        p = rec.get("payload") or {}
+        if rec["type"] == "event_msg" and p.get("type") == "user_message":
+            n["user"] += 1
+        elif rec["type"] == "response_item" and p.get("type") == "message" and p.get("role") == "assistant":
+            n["assistant"] += 1
+        elif rec["type"] == "response_item" and p.get("type") in ("function_call", "custom_tool_call", "web_search_call"):
+            n["tool"] += 1
+    return n
+
+
+def test_codex_archive_sessions_turns_agent_project_and_search(codex: Path):
+    stats = ingest_paths([codex], auto_backup=False)
+    assert stats.files == 4 and len(stats.sessions) == 4 and not stats.errors and stats.bad_lines == 0
+    con = open_archive()
+    try:
+        rows = list_sessions(con)
+        assert {r["agent"] for r in rows} == {"codex"}
+        info, turns = session_detail(con, "019c8bfe-ec25-79e0-97d7-bda6a9c575ff")
+        assert info["cwd"] == "/redacted/path/ea96e59ed9" and info["git_branch"] == "main"
+        assert info["project_name"] == "ea96e59ed9"  # the cwd's own path identity (the folder is gone)
+        roles = [t["role"] for t in turns]
+        want = _oracle(codex / "2026" / "02" / "23" / SMALL)
+        assert (roles.count("user"), roles.count("assistant"), roles.count("tool")) == (
+            want["user"], want["assistant"], want["tool"])
+        assert roles.count("tool_result") == 5  # each function_call_output, linked to its call
+        assert {t["tool"] for t in turns if t["role"] == "tool_result"} >= {"mcp__cloud-associates__search_workflows"}
+        hits = search(con, "search_workflows", project_ids=None)
+        assert hits and hits[0].session_id.startswith("019c8bfe")
+    finally:
+        con.close()
+
+
+def test_codex_ingest_is_incremental_and_redacts(codex: Path, tmp_path: Path):
+    src = codex / "2026" / "02" / "23" / SMALL
+    lines = src.read_bytes().splitlines(keepends=True)
+    f = tmp_path / "live" / SMALL
+    f.parent.mkdir()
+    f.write_bytes(b"".join(lines[:20]))
+    first = ingest_file(f).turns
+    token = "ghp" + "_" + "".join("aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW0xY5z"[i % 34] for i in range(36))
+    secret = {"timestamp": "2026-02-23T19:40:00.000Z", "type": "event_msg",
+              "payload": {"type": "user_message", "message": f"now push with {token}", "images": []}}
+    f.write_bytes(b"".join(lines) + (json.dumps(secret) + "\n").encode())
+    second = ingest_file(f)
+    con = open_archive()
+    total = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    texts = [r[0] for r in con.execute("SELECT text FROM turns WHERE role = 'user'")]
+    con.close()
+    assert 0 < second.bytes < f.stat().st_size  # only the new tail was read
+    assert first + second.turns == total and first > 0 and second.turns > 0
+    assert "now push with [REDACTED:github-pat]" in texts
+    for p in archive_path().parent.glob("sessions.db*"):
+        assert token.encode() not in p.read_bytes()
+    assert ingest_file(f).turns == 0
+
+
+def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
+    stats = ingest_paths([gemini], auto_backup=False)
+    assert stats.files == 2 and len(stats.sessions) == 2 and not stats.errors
+    con = open_archive()
+    info, turns = session_detail(con, "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10")
+    assert info["agent"] == "gemini" and info["cwd"] == "/home/USER/src/demo-app"
+    assert [t["role"] for t in turns].count("user") == 2
+    assert any(t["role"] == "error" and "0 occurrences" in t["text"] for t in turns)
+    from cairn.sessions.archive_search import session_digest
+
+    digest = session_digest("5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10", con)  # the journal's summary
+    assert digest["files_changed"] == ["/home/USER/src/demo-app/src/fetch.ts"] and digest["commands"] == ["npm test"]
+    assert digest["files_read"] == ["/home/USER/src/demo-app/src/fetch.ts"] and digest["errors"] == 1
+    _, jl = session_detail(con, "7d2e9b14-5a3c-4f8e-b1d0-6c9a2e4f8b33")
+    assert [t["role"] for t in jl].count("tool") == 1  # the message written twice is archived once
+    before = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+    con.close()
+    chat = next(gemini.rglob("*.json"))
+    doc = json.loads(chat.read_text())
+    doc["messages"].append({"id": "new-1", "timestamp": "2026-03-02T09:25:00.000Z", "type": "user",
+                            "content": [{"text": "thanks, zebracanary"}]})
+    chat.write_text(json.dumps(doc, indent=2))  # Gemini CLI rewrites the whole chat
+    again = ingest_paths([gemini], auto_backup=False)
+    assert again.turns == 1
+    con = open_archive()
+    assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == before + 1
+    assert search(con, "zebracanary", project_ids=None)
+    con.close()
+
+
+def test_xray_breaks_cost_down_by_agent():
+    r = _xray([CODEX_DIR, GEMINI_DIR, ROOT / "claude-code" / "short.jsonl"])
+    agents = {row["agent"]: row for row in r["by_agent"]}
+    assert set(agents) == {"codex", "gemini", "claude-code"}
+    assert sum(a["total_tokens"] for a in agents.values()) == r["totals"]["total_tokens"]
+    assert {s["agent"] for s in r["sessions"]} == {"codex", "gemini", "claude-code"}
+
+
+def test_scanning_on_several_processes_gives_the_same_dataset(monkeypatch):
+    import cairn.sessions.scan_pool as pool
+
+    paths = [ROOT / "claude-code", CODEX_DIR, GEMINI_DIR]
+    one = load_transcripts(paths)
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "3")
+    assert pool.workers() == 3
+    many = load_transcripts(paths)
+    key = [(t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent) for t in one.turns]
+    assert key == [(t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent)
+                   for t in many.turns]
+    assert (one.tool_results, one.compactions, one.session_cwd, one.session_dir, one.bad_lines) == (
+        many.tool_results, many.compactions, many.session_cwd, many.session_dir, many.bad_lines)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "")
+    assert pool.workers() == 1
