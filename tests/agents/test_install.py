@@ -4,11 +4,12 @@ the compaction window, and the plugin's hooks.json kept identical to the install
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from cairn.agents.install import hook_config, is_cairn_handler
+from cairn.agents.install import HOOK_EVENTS, hook_config, is_cairn_handler, portable_hook_command
 
 REPO = Path(__file__).resolve().parents[2]
 USER_SETTINGS = ('{"model": "opus",\n "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": '
@@ -107,8 +108,19 @@ def test_project_scope(run_cli, home, tmp_path):
 
     root = make_git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
     assert _run(run_cli, home, "--project", cwd=root).returncode == 0
-    assert "SessionStart" in json.loads((root / ".claude" / "settings.json").read_text())["hooks"]
-    assert "cairn" in json.loads((root / ".mcp.json").read_text())["mcpServers"]
+    hooks = json.loads((root / ".claude" / "settings.json").read_text())["hooks"]
+    assert set(hooks) == set(HOOK_EVENTS)
+    for event, groups in hooks.items():  # committed: `cairn` from PATH, guarded, no path of this machine
+        (handler,) = [h for g in groups for h in g["hooks"]]
+        assert handler["command"] == portable_hook_command(event) and is_cairn_handler(handler)
+        assert str(home) not in handler["command"] and sys.executable not in handler["command"]
+    assert json.loads((root / ".mcp.json").read_text())["mcpServers"]["cairn"]["command"] == "cairn"
+    old = json.loads((root / ".claude" / "settings.json").read_text())
+    old["hooks"] = hook_config("cairn")["hooks"]  # the unguarded form an earlier install wrote
+    (root / ".claude" / "settings.json").write_text(json.dumps(old))
+    assert _run(run_cli, home, "--project", cwd=root).returncode == 0  # replaced, not added beside it
+    again = json.loads((root / ".claude" / "settings.json").read_text())["hooks"]
+    assert again == hooks
     assert _run(run_cli, home, "--project", "--undo", cwd=root).returncode == 0
     assert not (root / ".claude" / "settings.json").exists() and not (root / ".mcp.json").exists()
     assert not (root / ".claude").exists()  # install made the folder: undo leaves no empty .claude/
@@ -152,6 +164,59 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
     r = subprocess.run([str(REPO / "bin" / "cairn"), "hook", "PreToolUse"], input=stdin, capture_output=True,
                        text=True, env=env, timeout=60)
     assert r.returncode == 2 and "read guard" in r.stderr
+
+
+def _cairn_command(bin_dir: Path) -> Path:
+    """A `cairn` command in bin_dir that runs this interpreter's cairn, as pip's entry point does."""
+    import os
+
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    python = os.environ.get("CAIRN_TEST_PYTHON", sys.executable)
+    script = bin_dir / "cairn"
+    script.write_text(f'#!/bin/sh\nexec "{python}" -m cairn "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+def test_project_hook_runs_cairn_from_path_and_is_silent_without_it(tmp_path, cairn_home):
+    """The committed command, run by sh as Claude Code runs it: with `cairn` on PATH the hook runs
+    and its exit code comes through (the read guard's deliberate 2); without it, exit 0 and no
+    output at all (a bare `cairn hook` would print `cairn: not found` and exit 127 on every event)."""
+    import shutil
+    import subprocess
+
+    sh = shutil.which("sh") or "/bin/sh"
+    big = tmp_path / "big.txt"
+    big.write_text("".join(f"line {i}\n" for i in range(2000)))
+    stdin = json.dumps({"session_id": "p1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
+                        "tool_name": "Read", "tool_input": {"file_path": str(big)}})
+    base = {"HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home)}
+    bin_dir = _cairn_command(tmp_path / "bin").parent
+    r = subprocess.run([sh, "-c", portable_hook_command("PreToolUse")], input=stdin, capture_output=True,
+                       text=True, env={**base, "PATH": f"{bin_dir}:/usr/bin:/bin"}, timeout=60)
+    assert r.returncode == 2 and "read guard" in r.stderr
+    paths = [str(tmp_path / "nothing")]  # not even `cat`: the drain's own "not found" is silenced too
+    if shutil.which("cairn", path="/usr/bin:/bin") is None:
+        paths.append("/usr/bin:/bin")
+    for path in paths:
+        for event in HOOK_EVENTS:
+            r = subprocess.run([sh, "-c", portable_hook_command(event)], input=stdin, capture_output=True,
+                               text=True, env={**base, "PATH": path}, timeout=60)
+            assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), (path, event)
+
+
+def test_doctor_says_when_the_project_hooks_find_no_cairn(run_cli, home, tmp_path):
+    from helpers import make_git_repo
+
+    root = make_git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
+    assert _run(run_cli, home, "--project", cwd=root).returncode == 0
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": "", "PATH": str(tmp_path / "nothing")}
+    r = run_cli("doctor", "--json", cwd=root, env=env)
+    hooks = {c["name"]: c for c in json.loads(r.stdout)["checks"]}["hooks"]
+    assert r.returncode == 1 and hooks["status"] == "fail" and "cairn is not on PATH" in hooks["detail"]
+    env["PATH"] = str(_cairn_command(tmp_path / "bin").parent)
+    r = run_cli("doctor", "--json", cwd=root, env=env)
+    assert {c["name"]: c for c in json.loads(r.stdout)["checks"]}["hooks"]["status"] == "ok"
 
 
 def test_compact_window_best_uses_the_simulator(run_cli, tmp_path):

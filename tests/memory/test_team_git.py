@@ -165,8 +165,10 @@ def test_install_project_writes_no_machine_path(tmp_path, run_cli):
         assert str(tmp_path) not in text and sys.executable not in text and sys.prefix not in text
         assert '"/' not in text  # no absolute path at all
     settings = json.loads((root / ".claude" / "settings.json").read_text())
-    commands = [h["command"] for groups in settings["hooks"].values() for g in groups for h in g["hooks"]]
-    assert commands and all(c.startswith("cairn hook ") for c in commands)
+    from cairn.agents.install import portable_hook_command
+
+    commands = {e: [h["command"] for g in groups for h in g["hooks"]] for e, groups in settings["hooks"].items()}
+    assert commands and all(cs == [portable_hook_command(e)] for e, cs in commands.items())  # `cairn` on PATH
     assert json.loads((root / ".mcp.json").read_text())["mcpServers"]["cairn"]["command"] == "cairn"
 
 

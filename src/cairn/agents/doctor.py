@@ -88,6 +88,8 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
         return "cannot parse the command"
     if not words:
         return "empty command"
+    if words[:2] == ["command", "-v"] and len(words) > 2:  # a project hook guarded by `command -v cairn`
+        words = words[2:]
     prog = words[0]
     if "${" in prog or "$CLAUDE" in prog:
         return None  # a plugin path: resolved by Claude Code
@@ -97,7 +99,7 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     if "/" not in prog:  # a bare name (project scope's portable `cairn`): found on PATH or not
         import shutil
 
-        why = None if shutil.which(prog) else f"{prog} is not on PATH"
+        why = None if shutil.which(prog) else f"{prog} is not on PATH (the project's hooks and MCP server need it)"
     elif not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
         why = f"{prog} does not exist or is not executable"
     elif words[1:3] == ["-m", "cairn"]:

@@ -6,7 +6,9 @@ project's `.mcp.json`. With --user each command calls this interpreter (`<python
 by absolute path: hooks run with a stripped PATH, and an absolute interpreter needs none. With
 --project the files are committed and shared by a team, so nothing of this machine goes in them:
 commands call `cairn` found on each teammate's PATH (`PORTABLE_LAUNCHER`), and `cairn doctor`
-says when it is not there.
+says when it is not there. A project hook is guarded (`portable_hook_command`): where `cairn` is
+not on PATH it drains its input and exits 0 silently, since Claude Code runs a committed hook on
+every teammate's machine and shows a bare `cairn: not found` (exit 127) on each prompt otherwise.
 
 Safety: every file is backed up once, before cairn first touches it, and the manifest of what
 was backed up lives in CAIRN_HOME/install/; running install again replaces only cairn's own
@@ -65,12 +67,22 @@ def is_cairn_handler(handler: object) -> bool:
         _OURS.search(handler["command"]))
 
 
-def hook_config(launcher: str) -> dict:
-    """`{"hooks": {...}}` calling `<launcher> hook EVENT` for every event cairn handles."""
+def portable_hook_command(event: str) -> str:
+    """A project hook's command: `cairn hook EVENT` when `cairn` is on PATH (exec keeps its exit code,
+    the read guard's 2 included), else nothing: stdin drained, exit 0. POSIX sh only, which is what
+    Claude Code runs a hook command with (Git Bash on Windows)."""
+    return (f"command -v {PORTABLE_LAUNCHER} >/dev/null 2>&1 && exec {PORTABLE_LAUNCHER} hook {event}; "
+            "cat >/dev/null 2>&1; exit 0")
+
+
+def hook_config(launcher: str, *, portable: bool = False) -> dict:
+    """`{"hooks": {...}}` calling `<launcher> hook EVENT` for every event cairn handles
+    (`portable`: the guarded `portable_hook_command` instead)."""
     hooks: dict[str, list] = {}
     for event, (matcher, timeout) in HOOK_EVENTS.items():
         group: dict = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [{"type": "command", "command": f"{launcher} hook {event}", "timeout": timeout}]
+        command = portable_hook_command(event) if portable else f"{launcher} hook {event}"
+        group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
         hooks[event] = [group]
     return {"hooks": hooks}
 
@@ -80,12 +92,12 @@ def python_launcher(python: str | None = None) -> str:
     return f"{shlex.quote(python or sys.executable)} -m cairn"
 
 
-def merge_hooks(settings: dict, launcher: str) -> dict:
+def merge_hooks(settings: dict, launcher: str, *, portable: bool = False) -> dict:
     """`settings` with cairn's handlers replaced by the current ones; other handlers untouched."""
     out = dict(settings)
     hooks = remove_hooks(out).get("hooks")
     hooks = dict(hooks) if isinstance(hooks, dict) else {}
-    for event, groups in hook_config(launcher)["hooks"].items():
+    for event, groups in hook_config(launcher, portable=portable)["hooks"].items():
         existing = hooks.get(event)
         hooks[event] = (list(existing) if isinstance(existing, list) else []) + groups
     out["hooks"] = hooks
@@ -226,7 +238,7 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
     plan = Plan(scope)
     portable = scope == "project"
     before, settings = _read_json(settings_path)
-    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else python_launcher(python))
+    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else python_launcher(python), portable=portable)
     if window is not None or otel:
         env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
         if window is not None:
@@ -245,7 +257,8 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
         import shutil
 
         plan.notes.append("project scope: the hooks and the MCP server call `cairn` on PATH (these files are "
-                          "committed, so they hold no path of this machine); each teammate needs `cairn` on PATH"
+                          "committed, so they hold no path of this machine); each teammate needs `cairn` on PATH, "
+                          "where it is missing the hooks do nothing and `cairn doctor` says so"
                           + ("" if shutil.which(PORTABLE_LAUNCHER) else " (not on this machine's PATH yet)"))
     return plan
 
