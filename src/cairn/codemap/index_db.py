@@ -113,7 +113,7 @@ def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
     if refresh or not project.index_path().exists():
         from cairn.codemap.indexer import index_project
 
-        index_project(project)
+        index_project(project, totals=False)
     return open_index(project)
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from cairn.codemap.extract import FileRecord
 from cairn.codemap.index_db import open_index, rebuild
-from cairn.codemap.scan import scan
+from cairn.codemap.scan import scan, scan_paths
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import IndexSettings, settings
 from cairn.errors import CairnError
@@ -50,6 +50,7 @@ class IndexStats:
     seconds: float = 0.0
     parse_errors: int = 0  # files of a parsed language indexed as text instead (see parse_failures)
     parse_failures: dict[str, int] = field(default_factory=dict)  # language -> such files
+    walked: bool = True  # False: the watcher's journal named what changed (codemap/freshness.py)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -143,12 +144,14 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
 
 
 def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
-                  workers: int | None = None, check: bool = False, wait: bool = True) -> IndexStats:
+                  workers: int | None = None, check: bool = False, wait: bool = True,
+                  totals: bool = True) -> IndexStats:
     """Bring the index of `project.root` up to date and return what happened.
 
     A damaged index (index_db.py) is rebuilt: found when opened (`check` adds SQLite's page
     walk), or when a query of this run fails on it, in which case the run starts over once.
-    `wait=False` raises IndexBusy instead of queueing behind another run of this worktree."""
+    `wait=False` raises IndexBusy instead of queueing behind another run of this worktree.
+    `totals=False`: a run that found nothing to do skips counting files, symbols and edges."""
     if project.root is None:
         raise CairnError("the _global project has no code to index; pass --root DIR")
     root = project.root
@@ -162,7 +165,7 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
         pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
         con = open_index(project, check=check)
         try:
-            _run(con, project, cfg, stats, progress, full, workers)
+            _run(con, project, cfg, stats, progress, full, workers, totals)
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             if not is_damage(exc):
                 raise
@@ -176,16 +179,54 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     return stats
 
 
+def _known(con: sqlite3.Connection, paths: list[str] | None, table: str, cols: str) -> list[sqlite3.Row]:
+    """Rows of `table` for `paths` (all rows when None), fetched in chunks of 500."""
+    if paths is None:
+        return con.execute(f"SELECT {cols} FROM {table}").fetchall()
+    rows: list[sqlite3.Row] = []
+    for i in range(0, len(paths), 500):
+        part = paths[i:i + 500]
+        rows += con.execute(f"SELECT {cols} FROM {table} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+    return rows
+
+
+def _journal_paths(con: sqlite3.Connection, changed: set[str]) -> list[str]:
+    """The watcher's records as paths: a folder record ("dir/") stands for every indexed path under it."""
+    out = {p for p in changed if not p.endswith("/")}
+    for pre in (p for p in changed if p.endswith("/")):
+        for table in ("files", "skipped"):
+            out.update(r[0] for r in con.execute(f"SELECT path FROM {table} WHERE path >= ? AND path < ?",
+                                                 (pre, pre[:-1] + "0")))
+    return sorted(out)
+
+
 def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: IndexStats,
-         progress: Progress | None, full: bool, workers: int | None) -> None:
+         progress: Progress | None, full: bool, workers: int | None, totals: bool = True) -> None:
+    from cairn.codemap.freshness import observe, read_changes
+
     root = project.root
     assert root is not None  # index_project refused the _global project
-    known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
-             for r in con.execute("SELECT id, path, size, mtime_ns, hash FROM files")}
-    result = scan(root, max_bytes=cfg.max_file_bytes, kept=set(known),
-                  ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
+    watch = observe(project.index_path(), root)
+    changed: set[str] | None = None
+    offset = 0
+    if watch is not None and not full and get_meta(con, "watch_epoch") == watch.epoch:
+        changed, offset = read_changes(project.index_path(), int(get_meta(con, "watch_offset") or 0), watch.size)
+    if changed is None:  # walk: every path git lists (or the tree holds), one stat each
+        known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
+                 for r in _known(con, None, "files", "id, path, size, mtime_ns, hash")}
+        result = scan(root, max_bytes=cfg.max_file_bytes, kept=set(known),
+                      ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
+        passed = {r[0]: (r[1], r[2]) for r in _known(con, None, "skipped", "path, size, mtime_ns")}
+        offset = watch.size if watch is not None else 0
+    else:  # the watcher named what changed: look at those paths only
+        paths = _journal_paths(con, changed)
+        known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
+                 for r in _known(con, paths, "files", "id, path, size, mtime_ns, hash")}
+        passed = {r[0]: (r[1], r[2]) for r in _known(con, paths, "skipped", "path, size, mtime_ns")}
+        result = scan_paths(root, paths, cfg.max_file_bytes, known=set(known) | set(passed))
+        result.ignore_fingerprint = get_meta(con, "ignore_fingerprint") or result.ignore_fingerprint
+        stats.walked = False
     stats.skipped = dict(result.skipped)
-    passed = {r[0]: (r[1], r[2]) for r in con.execute("SELECT path, size, mtime_ns FROM skipped")}
     seen = {e.path for e in result.entries}
     gone = [p for p in known if p not in seen]
     todo = []
@@ -257,10 +298,18 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         stats.graph_rebuilt = True
         with transaction(con):
             set_meta(con, "maps_dirty", "1")
-    if result.git and cfg.history:
+    stamp = _history_stamp(root)
+    if result.git and cfg.history and (stamp is None or stamp != get_meta(con, "history_stamp")):
         from cairn.codemap.history import update_history
 
         stats.commits_mined = update_history(con, root)
+        if stamp is not None:
+            with transaction(con):
+                set_meta(con, "history_stamp", stamp)
+    if watch is not None:  # the index is right as of this journal offset
+        with transaction(con):
+            set_meta(con, "watch_epoch", watch.epoch)
+            set_meta(con, "watch_offset", str(offset))
     if project.has_memory_dir and get_meta(con, "maps_dirty") == "1":
         # Whoever refreshed the index (index, search, a hook, MCP), the committed maps follow it.
         from cairn.codemap.maps import write_maps
@@ -268,7 +317,21 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         stats.maps_written = write_maps(con, project)
         with transaction(con):
             set_meta(con, "maps_dirty", "0")
-    _fill_totals(con, stats)
+    if totals or stats.walked or stats.changed or stats.deleted:
+        _fill_totals(con, stats)
+
+
+def _history_stamp(root: Path) -> str | None:
+    """Size and mtime of .git/HEAD and its reflog: unchanged means no commit, checkout or reset
+    since, and no `git log` is needed (None: not a plain .git folder, ask git every run)."""
+    parts = []
+    for name in ("HEAD", "logs/HEAD"):
+        try:
+            st = os.stat(root / ".git" / name)
+        except OSError:
+            return None
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return " ".join(parts)
 
 
 def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:

@@ -1,0 +1,115 @@
+"""Decide what changed since the last refresh from the watcher's journal, so a fresh tree costs no walk.
+
+`observe` (before an index run scans anything): the live watcher's epoch and its journal's size
+now, starting a detached watcher (codemap/watch.py) when none runs. A walk that began after that
+observation leaves the index right as of that journal offset, so the run records (epoch, offset)
+in the index's meta; the next run reads the journal from there: nothing new means fresh (a few
+stat calls), else exactly those paths are looked at. The journal is trusted only for the epoch a
+walk recorded: a watcher that started later (or restarted) may have missed changes, and the
+next run walks once. Off with CAIRN_WATCH=0, and on platforms without inotify.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+LOST = b"*"  # a journal record: events were lost, walk
+# Paths whose change alters which files are indexed: the next run walks.
+RULE_NAMES = frozenset({".gitignore"})
+RULE_PATHS = frozenset({".cairn/ignore", ".cairn/config.toml"})
+
+
+@dataclass
+class Watch:
+    epoch: str
+    size: int  # the journal's size when observed
+
+
+def files_beside(index_path: str) -> tuple[str, str, str]:
+    """(lock, state, journal) paths of the watcher of the index at `index_path`."""
+    base = index_path[:-3] if index_path.endswith(".db") else index_path
+    return base + ".watchlock", base + ".watch", base + ".journal"
+
+
+def enabled() -> bool:
+    return sys.platform.startswith("linux") and os.environ.get("CAIRN_WATCH", "1") != "0"
+
+
+def _alive(lock_path: str) -> bool:
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops a lock this call took
+    return False
+
+
+def start(root: Path, index_path: Path) -> None:
+    """Start a watcher for `root`, detached (it exits at once when another one holds the lock)."""
+    import subprocess
+
+    try:
+        subprocess.Popen([sys.executable, "-m", "cairn.codemap.watch", str(root), str(index_path)],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True, close_fds=True)
+    except OSError:
+        pass
+
+
+def observe(index_path: Path, root: Path, *, start_missing: bool = True) -> Watch | None:
+    """The ready watcher of this index (None: none, or not ready yet), starting one when none runs."""
+    if not enabled():
+        return None
+    lock, state, journal = files_beside(str(index_path))
+    if not _alive(lock):
+        if start_missing:
+            start(root, index_path)
+        return None
+    try:
+        with open(state, encoding="utf-8") as fh:
+            epoch = str(json.load(fh)["epoch"])
+        os.utime(state)  # a reader came: the watcher is still wanted
+        return Watch(epoch, os.stat(journal).st_size)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # still adding its watches
+
+
+def read_changes(index_path: Path, offset: int, end: int) -> tuple[set[str] | None, int]:
+    """(paths journaled in [offset, end), the offset after the last whole record); None = walk.
+
+    A folder record ends with "/" (everything under it); a lost-event record, a change of the
+    ignore rules or a name that is not UTF-8 means the caller walks."""
+    if end <= offset:
+        return (set(), offset) if end == offset else (None, offset)
+    _, _, journal = files_beside(str(index_path))
+    try:
+        with open(journal, "rb") as fh:
+            fh.seek(offset)
+            data = fh.read(end - offset)
+    except OSError:
+        return None, offset
+    cut = data.rfind(b"\0") + 1
+    out: set[str] = set()
+    for rec in data[:cut].split(b"\0")[:-1]:
+        if rec == LOST:
+            return None, offset + cut
+        try:
+            path = rec.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, offset + cut
+        if path in RULE_PATHS or path.rsplit("/", 1)[-1] in RULE_NAMES:
+            return None, offset + cut
+        out.add(path)
+    return out, offset + cut
