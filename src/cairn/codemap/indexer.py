@@ -45,6 +45,7 @@ class IndexStats:
     symbols: int = 0
     edges: int = 0
     graph_rebuilt: bool = False
+    graph_updated: bool = False  # the few changed files' edges were updated in place (graph_update.py)
     maps_written: int = 0
     commits_mined: int = 0
     seconds: float = 0.0
@@ -238,7 +239,7 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
             if k is None and passed.get(e.path) == (e.size, e.mtime_ns):
                 continue  # skipped before (binary, generated...) and unchanged since
         todo.append(e)
-    from cairn.codemap.graph import GRAPH_VERSION
+    from cairn.codemap.graph import GRAPH_VERSION, RANKS_MISSING
 
     graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") != GRAPH_VERSION
     if get_meta(con, "ignore_fingerprint") != result.ignore_fingerprint:
@@ -255,8 +256,12 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         stats.deleted = len(gone)
     n_workers = workers if workers is not None else cfg.workers or (os.cpu_count() or 1)
     pending: list[FileRecord] = []
+    from cairn.codemap.graph_update import MAX_FILES, old_state
+
+    old: dict | None = None if (full or gone or graph_dirty) else {}
 
     def flush() -> None:
+        nonlocal old
         if not pending:
             return
         with transaction(con):
@@ -278,6 +283,10 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
                     continue
                 if not stats.changed:
                     set_meta(con, "graph_dirty", "1")
+                if entry and old is not None and len(old) < MAX_FILES:
+                    old[entry[0]] = old_state(con, entry[0])  # what the graph update compares with
+                elif entry is None or old is not None:
+                    old = None  # a new path, or too many: the full rebuild
                 con.execute("DELETE FROM skipped WHERE path = ?", (rec.path,))
                 _store(con, rec, entry[0] if entry else None)
                 stats.changed += 1
@@ -293,11 +302,19 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
     flush()
     if stats.changed or stats.deleted or graph_dirty or full:
         from cairn.codemap.graph import rebuild_graph
+        from cairn.codemap.graph_update import update_graph
 
-        rebuild_graph(con, project)
-        stats.graph_rebuilt = True
+        if old and not stats.deleted and update_graph(con, project, project.index_path(), old):
+            stats.graph_updated = True
+        else:
+            rebuild_graph(con, project)
+            stats.graph_rebuilt = True
         with transaction(con):
             set_meta(con, "maps_dirty", "1")
+    elif int(get_meta(con, "rank_stale") or 0) >= RANKS_MISSING:  # a run killed before its rank pass
+        from cairn.codemap.graph import rank_pass
+
+        rank_pass(con)
     stamp = _history_stamp(root)
     if result.git and cfg.history and (stamp is None or stamp != get_meta(con, "history_stamp")):
         from cairn.codemap.history import update_history
