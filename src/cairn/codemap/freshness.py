@@ -14,11 +14,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 LOST = b"*"  # a journal record: events were lost, walk
+RANKS_MISSING = 10**9  # meta rank_stale while a full rebuild's ranks are not written yet (graph.py)
 # Paths whose change alters which files are indexed: the next run walks.
 RULE_NAMES = frozenset({".gitignore"})
 RULE_PATHS = frozenset({".cairn/ignore", ".cairn/config.toml"})
@@ -113,3 +115,37 @@ def read_changes(index_path: Path, offset: int, end: int) -> tuple[set[str] | No
             return None, offset + cut
         out.add(path)
     return out, offset + cut
+
+
+def is_fresh(con: sqlite3.Connection, index_path: Path, root: Path, has_memory_dir: bool) -> bool:
+    """True when the index is up to date without running the indexer: the watcher it trusts is
+    alive and journaled nothing since, no graph, rank or map work is pending, no commit since the
+    history was mined. A few stat calls and one query: what a query pays on an unchanged tree."""
+    if not enabled():
+        return False
+    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('watch_epoch', 'watch_offset', "
+                            "'graph_dirty', 'rank_stale', 'maps_dirty', 'history_stamp')").fetchall())
+    if meta.get("graph_dirty") == "1" or int(meta.get("rank_stale") or 0) >= RANKS_MISSING:
+        return False
+    if has_memory_dir and meta.get("maps_dirty") == "1":
+        return False
+    watch = observe(index_path, root)
+    if watch is None or watch.epoch != meta.get("watch_epoch") or str(watch.size) != meta.get("watch_offset"):
+        return False
+    stamp = history_stamp(root)
+    return stamp is not None and stamp == meta.get("history_stamp")
+
+
+def history_stamp(root: Path) -> str | None:
+    """Size and mtime of .git/HEAD and its reflog: unchanged means no commit, checkout or reset
+    since, and no `git log` is needed (None: not a plain .git folder, ask git every run)."""
+    if not os.path.lexists(root / ".git"):
+        return "no git"
+    parts = []
+    for name in ("HEAD", "logs/HEAD"):
+        try:
+            st = os.stat(root / ".git" / name)
+        except OSError:
+            return None
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return " ".join(parts)

@@ -11,6 +11,7 @@ import json
 import sqlite3
 from collections import defaultdict
 
+from cairn.codemap.freshness import RANKS_MISSING
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
 from cairn.codemap.model import ImportRef, short_name
 from cairn.codemap.modules import assign_modules
@@ -28,7 +29,6 @@ REF_WEIGHT = 0.5  # a shared name is a guess: a reference edge weighs at most ha
 REF_MAX_OUT = 16  # reference edges kept per file, strongest first
 HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
 HUB_SHARE = 0.05  # ...and by at least this share of all code files
-RANKS_MISSING = 10**9  # rank_stale while a full rebuild's ranks are not written yet
 GRAPH_VERSION = "3"  # 3: adjacency lists for the walk
 ADJ_PER_DIRECTION = 16  # strongest edges kept per direction: a Go package import fans out to every file in it
 # Languages whose imports do not name the files a file depends on (Go packages, C# namespaces,

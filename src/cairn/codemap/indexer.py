@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.codemap.extract import FileRecord
 from cairn.codemap.index_db import open_index, rebuild
 from cairn.codemap.scan import scan, scan_paths
 from cairn.codemap.schema import get_meta, set_meta
@@ -33,6 +32,10 @@ from cairn.util.filelock import LockBusy, file_lock
 BATCH = 256  # files per transaction
 
 Progress = Callable[[int, int], None]
+
+TYPE_CHECKING = False  # not typing's (see index_db.py): the fresh-tree path imports none of the extractor
+if TYPE_CHECKING:
+    from cairn.codemap.extract import FileRecord
 
 
 @dataclass
@@ -203,7 +206,7 @@ def _journal_paths(con: sqlite3.Connection, changed: set[str]) -> list[str]:
 
 def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: IndexStats,
          progress: Progress | None, full: bool, workers: int | None, totals: bool = True) -> None:
-    from cairn.codemap.freshness import observe, read_changes
+    from cairn.codemap.freshness import history_stamp, observe, read_changes
 
     root = project.root
     assert root is not None  # index_project refused the _global project
@@ -227,7 +230,15 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         result = scan_paths(root, paths, cfg.max_file_bytes, known=set(known) | set(passed))
         result.ignore_fingerprint = get_meta(con, "ignore_fingerprint") or result.ignore_fingerprint
         stats.walked = False
-    stats.skipped = dict(result.skipped)
+    if stats.walked:
+        if json.dumps(result.skipped, sort_keys=True) != get_meta(con, "walk_skipped"):
+            with transaction(con):
+                set_meta(con, "walk_skipped", json.dumps(result.skipped, sort_keys=True))
+        stats.skipped = dict(result.skipped)
+    else:  # what the last walk skipped by name, plus what these paths gave
+        stats.skipped = json.loads(get_meta(con, "walk_skipped") or "{}")
+        for reason, n in result.skipped.items():
+            stats.skipped[reason] = stats.skipped.get(reason, 0) + n
     seen = {e.path for e in result.entries}
     gone = [p for p in known if p not in seen]
     todo = []
@@ -292,14 +303,15 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
                 stats.changed += 1
         pending.clear()
 
-    from cairn.codemap.workers import extract_all
+    if todo:
+        from cairn.codemap.workers import extract_all
 
-    jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
-    for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
-        pending.append(rec)
-        if len(pending) >= BATCH:
-            flush()
-    flush()
+        jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
+        for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
+            pending.append(rec)
+            if len(pending) >= BATCH:
+                flush()
+        flush()
     if stats.changed or stats.deleted or graph_dirty or full:
         from cairn.codemap.graph import rebuild_graph
         from cairn.codemap.graph_update import update_graph
@@ -315,14 +327,14 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         from cairn.codemap.graph import rank_pass
 
         rank_pass(con)
-    stamp = _history_stamp(root)
+    stamp = history_stamp(root)
     if result.git and cfg.history and (stamp is None or stamp != get_meta(con, "history_stamp")):
         from cairn.codemap.history import update_history
 
         stats.commits_mined = update_history(con, root)
-        if stamp is not None:
-            with transaction(con):
-                set_meta(con, "history_stamp", stamp)
+    if stamp is not None and stamp != get_meta(con, "history_stamp"):
+        with transaction(con):
+            set_meta(con, "history_stamp", stamp)
     if watch is not None:  # the index is right as of this journal offset
         with transaction(con):
             set_meta(con, "watch_epoch", watch.epoch)
@@ -336,19 +348,6 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
             set_meta(con, "maps_dirty", "0")
     if totals or stats.walked or stats.changed or stats.deleted:
         _fill_totals(con, stats)
-
-
-def _history_stamp(root: Path) -> str | None:
-    """Size and mtime of .git/HEAD and its reflog: unchanged means no commit, checkout or reset
-    since, and no `git log` is needed (None: not a plain .git folder, ask git every run)."""
-    parts = []
-    for name in ("HEAD", "logs/HEAD"):
-        try:
-            st = os.stat(root / ".git" / name)
-        except OSError:
-            return None
-        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
-    return " ".join(parts)
 
 
 def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
