@@ -347,17 +347,28 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         with transaction(con):
             set_meta(con, "maps_dirty", "0")
     if totals or stats.walked or stats.changed or stats.deleted:
-        _fill_totals(con, stats)
+        _fill_totals(con, stats)  # after a change, or read back from meta
+
+
+_TOTALS = ("files", "languages", "symbols", "edges", "parse_failures", "parse_errors")
 
 
 def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
-    stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    stats.languages = {r[0] or "text": r[1] for r in con.execute(
-        "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
-    stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
-    stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+    """Counts of what the index holds: counted after a change, else read back from the last count."""
+    saved = get_meta(con, "totals")
+    if saved and not (stats.walked or stats.changed or stats.deleted or stats.graph_rebuilt):
+        for k, v in json.loads(saved).items():
+            setattr(stats, k, v)
+    else:
+        stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+        stats.languages = {r[0] or "text": r[1] for r in con.execute(
+            "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
+        stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+        stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+        stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
+            "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
+        stats.parse_errors = sum(stats.parse_failures.values())
+        with transaction(con):
+            set_meta(con, "totals", json.dumps({k: getattr(stats, k) for k in _TOTALS}))
     for reason, n in con.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason"):
         stats.skipped[reason] = stats.skipped.get(reason, 0) + n
-    stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
-        "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
-    stats.parse_errors = sum(stats.parse_failures.values())

@@ -133,8 +133,9 @@ class Watcher:
         return True
 
 
-def serve(root: str, index_path: str, idle: float = IDLE_S) -> int:
-    """Watch `root` until idle, gone or the journal is full; 0 also when another watcher holds the lock."""
+def serve(root: str, index_path: str, idle: float = IDLE_S, poll: float = 5.0) -> int:
+    """Watch `root` until idle, gone or the journal is full; 0 also when another watcher holds the lock.
+    Every `poll` seconds it checks whether it should stop."""
     lock_path, state_path, journal_path = files_beside(index_path)
     lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     for attempt in range(20):  # a reader checking whether a watcher runs holds the lock for a moment
@@ -161,7 +162,7 @@ def serve(root: str, index_path: str, idle: float = IDLE_S) -> int:
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump({"pid": os.getpid(), "epoch": epoch}, fh)
     os.replace(tmp, state_path)
-    poll = min(30.0, idle)
+    poll = min(poll, idle)
     checked = time.monotonic()
     while True:
         ready, _, _ = select.select([w.fd], [], [], poll)
