@@ -15,8 +15,11 @@ CAIRN_HOME, child process: wall time and peak RSS), no-change refresh, one-file-
 new process, refreshing first as the CLI does), the MCP search tool p50 (in a served process),
 the prompt hook p50 (`cairn hook UserPromptSubmit`, cold process) and the index size on disk.
 
-Usage: python bench/monorepo.py --files 20000 [--files 100000] [--work DIR] [--runs 20]
-       [--keep] [--skip-floor]
+With --bad N: a hostile tree instead (N empty files, a 50 MB single-line file, symlink loops,
+names with a newline and invalid UTF-8): cold index time, peak RSS, skipped files by reason.
+
+Usage: python bench/monorepo.py --files 20000 [--files 100000] [--work DIR] [--runs 20] [--edits 8]
+       [--skip-floor] [--json] [--bad 100000]
 """
 
 from __future__ import annotations
@@ -280,6 +283,37 @@ def report(r: dict) -> None:
           f"search_code p50 {r['mcp_search_p50_s'] * 1000:.0f} ms p95 {r['mcp_search_p95_s'] * 1000:.0f} ms")
 
 
+def build_bad(dest: Path, empty: int) -> None:
+    """A hostile tree (not a git repository): `empty` empty files, a 50 MB single-line file, a
+    symlink loop, names with a newline and with invalid UTF-8."""
+    if dest.exists():
+        return
+    for i in range(empty):
+        d = dest / f"d{i // 1000:03d}"
+        if i % 1000 == 0:
+            d.mkdir(parents=True)
+        (d / f"e{i}.py").touch()
+    (dest / "huge.js").write_bytes(b"var x=" + b"1," * (25 << 20) + b"1;")
+    (dest / "loop").mkdir()
+    os.symlink("..", dest / "loop" / "up")
+    os.symlink("self", dest / "self")
+    (dest / "new\nline.py").write_text("def newline():\n    pass\n")
+    with open(os.fsencode(dest) + b"/bad\xffname.py", "wb") as fh:
+        fh.write(b"def bad():\n    pass\n")
+
+
+def bad_input(work: Path, empty: int) -> None:
+    tree = work / f"bad{empty // 1000}k"
+    build_bad(tree, empty)
+    with tempfile.TemporaryDirectory(prefix="cairn-bad-") as home:
+        env = {**os.environ, "CAIRN_HOME": home, "CAIRN_WATCH": "0"}
+        r = _child(COLD, str(tree), env=env)
+    print(f"## hostile tree {tree}: {empty} empty files + 50 MB one-line file + symlink loops + odd names "
+          f"(load {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
+    print(f"cold index {r['cold_s']:.1f} s, {r['files']} files indexed, peak RSS indexer {r['main_peak_mb']:.0f} MB, "
+          f"largest worker {r['worker_peak_mb']:.0f} MB; skipped: {json.dumps(r['skipped'], sort_keys=True)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", type=int, action="append", help="tree size (repeatable; default 20000)")
@@ -289,7 +323,12 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=8)
     ap.add_argument("--skip-floor", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--bad", type=int, default=0, help="also index a hostile tree with this many empty files")
     args = ap.parse_args()
+    if args.bad:
+        bad_input(Path(args.work), args.bad)
+        if not args.files:
+            return
     for target in args.files or [20000]:
         tree = Path(args.work) / f"mono{target // 1000}k"
         t = time.perf_counter()

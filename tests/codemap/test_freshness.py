@@ -117,3 +117,18 @@ def test_without_a_watcher_every_run_walks(tmp_path, monkeypatch):
     project = resolve_project(root)
     index_project(project)  # CAIRN_WATCH=0 (conftest): no watcher is started
     assert index_project(project).walked and not _fresh(project)
+
+
+def test_names_with_newlines_and_invalid_utf8_in_the_journal(watched):
+    root, project = watched
+    index_project(project)
+    (root / "app/odd\nname.py").write_text("def odd():\n    pass\n")
+    _until(lambda: _journaled(project, "app/odd\nname.py"))
+    s = index_project(project)
+    assert not s.walked and "app/odd\nname.py" in _paths(project)
+    bad = bytes(root / "app") + b"/bad\xff.py"
+    with open(bad, "wb") as fh:
+        fh.write(b"x = 1\n")
+    _until(lambda: b"app/bad\xff.py" in Path(freshness.files_beside(str(project.index_path()))[2]).read_bytes())
+    s = index_project(project)  # a name that is not UTF-8 in the journal: walk, count it, go on
+    assert s.walked and s.skipped.get("bad filename") == 1

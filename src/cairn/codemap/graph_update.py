@@ -218,12 +218,11 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
     for n in def_changed:
         srcs.update(users_now.get(n, ()))
     for n in use_changed:  # a name whose user count crossed the cut changes every user's edges
-        now = len(users_now.get(n, ()))
+        n_now = len(users_now.get(n, ()))
         delta = sum((1 if old[f][1].get(n, 0) <= 0 < new_state[f][1].get(n, 0) else 0)
                     - (1 if new_state[f][1].get(n, 0) <= 0 < old[f][1].get(n, 0) else 0)
                     for f in changed if changed[f][1] in REF_FALLBACK_LANGS)
-        before = now - delta
-        if (before > max_users) != (now > max_users):
+        if (n_now - delta > max_users) != (n_now > max_users):
             srcs.update(users_now.get(n, ()))
     if not srcs:
         return set(), {}

@@ -9,6 +9,7 @@ with the reason recorded; the run goes on.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -18,6 +19,7 @@ from cairn.codemap import extract
 from cairn.codemap.extract import FileRecord
 
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
+IN_FLIGHT = 3  # batches submitted ahead per worker: enough to keep them busy, few enough to bound memory
 CRASHED = "parser crashed its process"
 
 Args = tuple[str, str, int, int]
@@ -68,11 +70,28 @@ def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
 
 def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
                  retried: bool) -> Iterator[list[FileRecord]]:
-    """Results batch by batch, in order; batches caught in a broken pool are retried (once), then isolated."""
+    """Results batch by batch, in order; batches caught in a broken pool are retried (once), then isolated.
+
+    At most IN_FLIGHT batches per worker are submitted ahead of the one being consumed, and a
+    consumed result is dropped: memory holds a few batches, not the whole repository's text."""
+    from collections import deque
+
     broken: list[list[Args]] = []
     with _pool(workers, lock_fd) as pool:
-        futures = [pool.submit(extract.extract_many, batch) for batch in batches]
-        for batch, future in zip(batches, futures, strict=True):
+        queue: deque = deque()
+        todo = iter(batches)
+        for batch in todo:
+            queue.append((batch, pool.submit(extract.extract_many, batch)))
+            if len(queue) >= workers * IN_FLIGHT:
+                break
+        while queue:
+            batch, future = queue.popleft()
+            nxt = None if broken else next(todo, None)
+            if nxt is not None:
+                try:
+                    queue.append((nxt, pool.submit(extract.extract_many, nxt)))
+                except BrokenProcessPool:
+                    todo = itertools.chain([nxt], todo)  # redone below, in order
             try:
                 result = future.result()
             except BrokenProcessPool:
@@ -82,6 +101,7 @@ def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
                 broken.append(batch)
                 continue
             yield result
+        broken.extend(todo)
     if not broken:
         return
     if retried:
