@@ -19,7 +19,7 @@ from cairn.codemap import extract
 from cairn.codemap.extract import FileRecord
 
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
-IN_FLIGHT = 3  # batches submitted ahead per worker: enough to keep them busy, few enough to bound memory
+IN_FLIGHT = 2  # batches submitted ahead per worker: enough to keep them busy, few enough to bound memory
 CRASHED = "parser crashed its process"
 
 Args = tuple[str, str, int, int]
@@ -122,7 +122,7 @@ def extract_all(root: str, todo: list[tuple[str, int, int]], workers: int, progr
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total)
         return
-    size = max(16, min(128, total // (workers * 8) or 16))
+    size = max(16, min(64, total // (workers * 8) or 16))
     batches = [args[i: i + size] for i in range(0, total, size)]
     done = 0
     for recs in _run_batches(batches, workers, lock_fd, retried=False):
