@@ -6,7 +6,8 @@ observation leaves the index right as of that journal offset, so the run records
 in the index's meta; the next run reads the journal from there: nothing new means fresh (a few
 stat calls), else exactly those paths are looked at. The journal is trusted only for the epoch a
 walk recorded: a watcher that started later (or restarted) may have missed changes, and the
-next run walks once. Off with CAIRN_WATCH=0, and on platforms without inotify.
+next run walks once. A watcher is started by a walk of WATCH_MIN_FILES files or more (smaller
+trees walk in milliseconds). Off with CAIRN_WATCH=0, and on platforms without inotify.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ LOST = b"*"  # a journal record: events were lost, walk
 RANKS_MISSING = 10**9  # meta rank_stale while a full rebuild's ranks are not written yet (graph.py)
 # Paths whose change alters which files are indexed: the next run walks.
 RULE_NAMES = frozenset({".gitignore"})
+WATCH_MIN_FILES = 2000  # a smaller tree walks in a few ms: no background process, no inotify instance for it
 RULE_PATHS = frozenset({".cairn/ignore", ".cairn/config.toml"})
 
 
@@ -58,8 +60,10 @@ def _alive(lock_path: str) -> bool:
     return False
 
 
-def start(root: Path, index_path: Path) -> None:
+def start_watcher(index_path: Path, root: Path) -> None:
     """Start a watcher for `root`, detached (it exits at once when another one holds the lock)."""
+    if not enabled():
+        return
     import subprocess
 
     try:
@@ -70,14 +74,14 @@ def start(root: Path, index_path: Path) -> None:
         pass
 
 
-def observe(index_path: Path, root: Path, *, start_missing: bool = True) -> Watch | None:
-    """The ready watcher of this index (None: none, or not ready yet), starting one when none runs."""
+def observe(index_path: Path, root: Path, *, start_missing: bool = False) -> Watch | None:
+    """The ready watcher of this index (None: none, or not ready yet); `start_missing` starts one when none runs."""
     if not enabled():
         return None
     lock, state, journal = files_beside(str(index_path))
     if not _alive(lock):
         if start_missing:
-            start(root, index_path)
+            start_watcher(index_path, root)
         return None
     try:
         with open(state, encoding="utf-8") as fh:
@@ -129,7 +133,7 @@ def is_fresh(con: sqlite3.Connection, index_path: Path, root: Path, has_memory_d
         return False
     if has_memory_dir and meta.get("maps_dirty") == "1":
         return False
-    watch = observe(index_path, root)
+    watch = observe(index_path, root, start_missing=False)
     if watch is None or watch.epoch != meta.get("watch_epoch") or str(watch.size) != meta.get("watch_offset"):
         return False
     stamp = history_stamp(root)

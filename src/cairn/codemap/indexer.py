@@ -206,11 +206,11 @@ def _journal_paths(con: sqlite3.Connection, changed: set[str]) -> list[str]:
 
 def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: IndexStats,
          progress: Progress | None, full: bool, workers: int | None, totals: bool = True) -> None:
-    from cairn.codemap.freshness import history_stamp, observe, read_changes
+    from cairn.codemap.freshness import WATCH_MIN_FILES, history_stamp, observe, read_changes, start_watcher
 
     root = project.root
     assert root is not None  # index_project refused the _global project
-    watch = observe(project.index_path(), root)
+    watch = observe(project.index_path(), root, start_missing=False)
     changed: set[str] | None = None
     offset = 0
     if watch is not None and not full and get_meta(con, "watch_epoch") == watch.epoch:
@@ -222,6 +222,8 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
                       ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
         passed = {r[0]: (r[1], r[2]) for r in _known(con, None, "skipped", "path, size, mtime_ns")}
         offset = watch.size if watch is not None else 0
+        if watch is None and len(result.entries) >= WATCH_MIN_FILES:
+            start_watcher(project.index_path(), root)  # the next run reads its journal instead of walking
     else:  # the watcher named what changed: look at those paths only
         paths = _journal_paths(con, changed)
         known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
