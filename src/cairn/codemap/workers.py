@@ -12,11 +12,13 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from cairn.codemap import extract
 from cairn.codemap.extract import FileRecord
+
+TYPE_CHECKING = False  # not typing's (see index_db.py)
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 IN_FLIGHT = 2  # batches submitted ahead per worker: enough to keep them busy, few enough to bound memory
@@ -50,7 +52,8 @@ def worker_init(lock_fd: int | None) -> None:
 
 
 def _pool(workers: int, lock_fd: int | None) -> ProcessPoolExecutor:
-    import multiprocessing
+    import multiprocessing  # these two imported only when a pool is needed (not for one edited file)
+    from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(lock_fd,))
@@ -58,6 +61,8 @@ def _pool(workers: int, lock_fd: int | None) -> ProcessPoolExecutor:
 
 def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
     """Each file of a batch in its own process; a file that kills it again is indexed as text."""
+    from concurrent.futures.process import BrokenProcessPool
+
     out: list[FileRecord] = []
     for args in batch:
         with _pool(1, lock_fd) as solo:
@@ -75,6 +80,7 @@ def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
     At most IN_FLIGHT batches per worker are submitted ahead of the one being consumed, and a
     consumed result is dropped: memory holds a few batches, not the whole repository's text."""
     from collections import deque
+    from concurrent.futures.process import BrokenProcessPool
 
     broken: list[list[Args]] = []
     with _pool(workers, lock_fd) as pool:
