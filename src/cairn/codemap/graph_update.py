@@ -36,7 +36,8 @@ MAX_FILES = 64  # more changed files than this: the full rebuild is as cheap
 RANK_STALE_MIN = 8
 RANK_STALE_SHARE = 0.01
 
-Old = dict[int, tuple[set[str], dict[str, int]]]  # file id -> (short names it defined, names it used)
+# file id -> (short names it defined, names it used, its imports as (raw, kind, names) sorted)
+Old = dict[int, tuple[set[str], dict[str, int], list[tuple]]]
 
 
 def resolver_path(index_path: Path) -> Path:
@@ -74,17 +75,19 @@ def _load_resolver(index_path: Path, paths_key: str) -> object | None:
     return hit[2] if hit[1] == paths_key else None
 
 
-def old_state(con: sqlite3.Connection, file_id: int) -> tuple[set[str], dict[str, int]]:
-    """What a file defined and used before it is stored again (the update compares)."""
+def old_state(con: sqlite3.Connection, file_id: int) -> tuple[set[str], dict[str, int], list[tuple]]:
+    """What a file defined, used and imported before it is stored again (the update compares)."""
     defs = {short_name(r[0]) for r in con.execute(
         "SELECT name FROM symbols WHERE file_id = ? AND kind != 'heading'", (file_id,))}
     refs = dict(con.execute("SELECT name, count FROM refs WHERE file_id = ?", (file_id,)).fetchall())
-    return defs, refs
+    imports = sorted(con.execute("SELECT raw, kind, names FROM imports WHERE file_id = ?", (file_id,)).fetchall(),
+                     key=repr)
+    return defs, refs, imports
 
 
-def _resolver_sensitive(ctx: object, paths: list[str]) -> bool:
+def _resolver_sensitive(ctx: object | None, paths: list[str]) -> bool:
     """A changed file that other files' resolution reads: a config file, or a JVM file whose
-    `package` line names its folder's package."""
+    `package` line names its folder's package (checked when `ctx` is given)."""
     from cairn.codemap.imports.context import CONFIG_NAMES
     from cairn.codemap.imports.jvm import FILES_TRIED_PER_DIR, JVM_EXTS
 
@@ -92,7 +95,7 @@ def _resolver_sensitive(ctx: object, paths: list[str]) -> bool:
         d, _, base = p.rpartition("/")
         if base in CONFIG_NAMES or (base.startswith("tsconfig.") and base.endswith(".json")):
             return True
-        if p.endswith(JVM_EXTS):
+        if ctx is not None and p.endswith(JVM_EXTS):
             jvm = [f for f in ctx.dir_files.get(d, ()) if f.endswith(JVM_EXTS)]  # type: ignore[attr-defined]
             if p in jvm[:FILES_TRIED_PER_DIR]:
                 return True
@@ -120,27 +123,31 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     False: this change needs the full rebuild (the caller runs it); nothing was written."""
     if not old or len(old) > MAX_FILES:
         return False
-    paths_key = get_meta(con, "graph_paths")
-    ctx = _load_resolver(index_path, paths_key or "")
-    if ctx is None:
-        return False
+    import json
+
+    from cairn.codemap.imports import resolve_import
+    from cairn.codemap.imports.jvm import JVM_EXTS
+
     changed = {r[0]: (r[1], r[2]) for r in con.execute(
         f"SELECT id, path, lang FROM files WHERE id IN ({_in_list(set(old))})", sorted(old))}
-    if len(changed) != len(old) or _resolver_sensitive(ctx, [p for p, _ in changed.values()]):
+    paths = [p for p, _ in changed.values()]
+    if len(changed) != len(old) or _resolver_sensitive(None, paths):
         return False
+    # 1. imports owned by the changed files whose import lines changed (a body edit keeps its edges)
+    owners = sorted(fid for fid in changed if old_state(con, fid)[2] != old[fid][2])
+    ctx = None
+    if owners or any(p.endswith(JVM_EXTS) for p in paths):
+        ctx = _load_resolver(index_path, get_meta(con, "graph_paths") or "")
+        if ctx is None or _resolver_sensitive(ctx, paths):
+            return False
     if _knowledge_touched(con, project, {f: p for f, (p, _) in changed.items()}):
         return False
-    from cairn.codemap.imports import resolve_import
-
     by_path_lookup = _PathIds(con)
-    # 1. imports owned by the changed files
     imp: dict[tuple[int, int], float] = {}
     for fid, raw, kind, line, names in con.execute(
-            f"SELECT file_id, raw, kind, line, names FROM imports WHERE file_id IN ({_in_list(set(changed))})",
-            sorted(changed)):
+            f"SELECT file_id, raw, kind, line, names FROM imports WHERE file_id IN ({_in_list(set(owners))})",
+            owners):
         path, lang = changed[fid]
-        import json
-
         ref = ImportRef(raw=raw, line=line or 0, kind=kind or "module", names=json.loads(names) if names else [])
         for target in resolve_import(ctx, lang or "", path, ref):  # type: ignore[arg-type]
             tid = by_path_lookup.get(target)
@@ -152,9 +159,9 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
         return False
     ids = sorted(changed)
     before: dict[tuple[int, int, str], float] = {}
-    for kind, owners in (("import", ids), ("ref", sorted(ref_srcs))):
-        for i in range(0, len(owners), 500):
-            part = owners[i:i + 500]
+    for kind, srcs in (("import", owners), ("ref", sorted(ref_srcs))):
+        for i in range(0, len(srcs), 500):
+            part = srcs[i:i + 500]
             before.update(((s, d, kind), w) for s, d, w in con.execute(
                 f"SELECT src, dst, weight FROM edges WHERE kind = ? AND src IN ({_in_list(set(part))})", (kind, *part)))
     after = {(s, d, "import"): w for (s, d), w in imp.items()} | {(s, d, "ref"): w for (s, d), w in ref_edges.items()}
@@ -206,8 +213,8 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
     def_changed: set[str] = set()
     use_changed: set[str] = set()
     for fid, (_path, lang) in changed.items():
-        od, orf = old[fid]
-        nd, nrf = new_state[fid]
+        od, orf, _ = old[fid]
+        nd, nrf, _ = new_state[fid]
         def_changed |= od ^ nd
         if lang in REF_FALLBACK_LANGS:
             use_changed |= {n for n in orf.keys() | nrf.keys() if (orf.get(n, 0) > 0) != (nrf.get(n, 0) > 0)}
