@@ -97,9 +97,20 @@ def _resolver_sensitive(ctx: object | None, paths: list[str]) -> bool:
             return True
         if ctx is not None and p.endswith(JVM_EXTS):
             jvm = [f for f in ctx.dir_files.get(d, ()) if f.endswith(JVM_EXTS)]  # type: ignore[attr-defined]
-            if p in jvm[:FILES_TRIED_PER_DIR]:
+            if p in jvm[:FILES_TRIED_PER_DIR] and _jvm_package_moved(ctx, p):
                 return True
     return False
+
+
+def _jvm_package_moved(ctx: object, path: str) -> bool:
+    """Whether `path`'s `package` line now names another package than its folder was given."""
+    from cairn.codemap.imports.jvm import _read_package
+
+    index = ctx.indexes.get("jvm")  # type: ignore[attr-defined]
+    if index is None:
+        return True
+    recorded = next((pkg for pkg, files in index.packages.items() if path in files), None)
+    return recorded is None or _read_package(ctx, path) != recorded  # type: ignore[arg-type]
 
 
 def _knowledge_touched(con: sqlite3.Connection, project: object, changed: dict[int, str]) -> bool:

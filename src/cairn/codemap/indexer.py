@@ -337,8 +337,8 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
     if stamp is not None and stamp != get_meta(con, "history_stamp"):
         with transaction(con):
             set_meta(con, "history_stamp", stamp)
-    if watch is not None:  # the index is right as of this journal offset
-        with transaction(con):
+    if watch is not None and (get_meta(con, "watch_epoch"), get_meta(con, "watch_offset")) != (watch.epoch, str(offset)):
+        with transaction(con):  # the index is right as of this journal offset
             set_meta(con, "watch_epoch", watch.epoch)
             set_meta(con, "watch_offset", str(offset))
     if project.has_memory_dir and get_meta(con, "maps_dirty") == "1":
@@ -348,8 +348,11 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         stats.maps_written = write_maps(con, project)
         with transaction(con):
             set_meta(con, "maps_dirty", "0")
-    if totals or stats.walked or stats.changed or stats.deleted:
+    if totals:
         _fill_totals(con, stats)  # after a change, or read back from meta
+    elif stats.changed or stats.deleted:
+        with transaction(con):
+            set_meta(con, "totals", "")  # stale: the next run that prints them counts again
 
 
 _TOTALS = ("files", "languages", "symbols", "edges", "parse_failures", "parse_errors")
