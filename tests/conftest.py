@@ -15,6 +15,7 @@ def cairn_home(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("cairn_home")
     monkeypatch.setenv("CAIRN_HOME", str(home))
     monkeypatch.setenv("CAIRN_WARM", "0")  # no warm hook server outliving a test (tests/agents/test_warm.py turn it on)
+    monkeypatch.setenv("CAIRN_WATCH", "0")  # no file watcher outliving a test (tests/codemap/test_freshness.py turn it on)
     return home
 
 

@@ -69,11 +69,11 @@ def test_only_changed_files_are_reparsed(tmp_path, monkeypatch):
     monkeypatch.setattr(extract, "extract_file", spy)
     (root / "app/util.py").write_text("def helper():\n    return 2\n\ndef other():\n    pass\n")
     s = index_project(p)
-    assert seen == ["app/util.py"] and s.changed == 1 and s.graph_rebuilt
+    assert seen == ["app/util.py"] and s.changed == 1 and s.graph_updated  # in place: no path came or went
     os.utime(root / "app/models.py")  # touched, same content: re-read, not re-stored
     seen.clear()
     s = index_project(p)
-    assert seen == ["app/models.py"] and s.changed == 0 and not s.graph_rebuilt
+    assert seen == ["app/models.py"] and s.changed == 0 and not s.graph_rebuilt and not s.graph_updated
 
 
 def test_delete_and_rename_leave_no_ghosts(tmp_path):

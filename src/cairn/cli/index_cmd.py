@@ -58,13 +58,27 @@ def run_index(project: Project, *, quiet: bool, full: bool = False, workers: int
 
     if quiet or not sys.stderr.isatty():
         return index_project(project, full=full, workers=workers, check=True)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    import time
 
-    with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True) as bar:
-        task = bar.add_task("index", total=None)
-        return index_project(project, full=full, workers=workers, check=True,
-                             progress=lambda done, total: bar.update(task, completed=done, total=total))
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    start = time.monotonic()
+    with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=True) as bar:
+        task = bar.add_task("index", total=None, rate="")
+
+        def progress(done: int, total: int) -> None:
+            rate = done / max(time.monotonic() - start, 1e-6)
+            bar.update(task, completed=done, total=total, rate=f"{rate:,.0f} files/s")
+
+        return index_project(project, full=full, workers=workers, check=True, progress=progress)
 
 
 def summary_line(stats: IndexStats) -> str:

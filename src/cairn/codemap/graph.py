@@ -10,14 +10,18 @@ import hashlib
 import json
 import sqlite3
 from collections import defaultdict
-from pathlib import Path
 
+from cairn.codemap.freshness import RANKS_MISSING
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
 from cairn.codemap.model import ImportRef, short_name
 from cairn.codemap.modules import assign_modules
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.project import Project
 from cairn.store.db import transaction
+
+TYPE_CHECKING = False  # not typing's (see index_db.py)
+if TYPE_CHECKING:
+    from cairn.codemap.imports import ResolverContext
 
 DAMPING = 0.85
 IMPORT_WEIGHT = 1.0  # an import is a strong, explicit dependency
@@ -35,13 +39,14 @@ REF_FALLBACK_LANGS = REF_EDGE_LANGUAGES
 
 
 def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPING,
-             iters: int = 100, tol: float = 1e-10) -> list[float]:
+             iters: int = 100, tol: float = 1e-10, start: list[float] | None = None) -> list[float]:
     """Weighted PageRank over nodes 0..n-1; dangling mass is spread uniformly.
 
     Power iteration in numpy alone: the sparse product (each node's rank sent along its edges,
     weighted by the edge's share of its outgoing weight) is one `bincount` over the edge list,
     which gave the same ranks as scipy's CSR product (|diff| <= 2.1e-17, same order) on four
-    indexed repositories, no slower, without importing scipy (docs/benchmarks.md, section 12)."""
+    indexed repositories, no slower, without importing scipy (docs/benchmarks.md, section 12).
+    `start`: the previous ranks (a warm start converges in fewer rounds to the same fixed point)."""
     if n == 0:
         return []
     import numpy as np
@@ -55,6 +60,9 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     norm = np.where(out_w[src] > 0, w / np.maximum(out_w[src], 1e-300), 0.0)
     dangling = out_w == 0
     r = np.full(n, 1.0 / n)
+    if start is not None and len(start) == n and sum(start) > 0:
+        r = np.asarray(start, dtype=np.float64)
+        r = r / r.sum()
     for _ in range(iters):
         new = damping * (np.bincount(dst, weights=norm * r[src], minlength=n) + r[dangling].sum() / n) \
             + (1 - damping) / n
@@ -65,17 +73,16 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     return (r / r.sum()).tolist()
 
 
-def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[str, str | None, str]],
+def _import_edges(con: sqlite3.Connection, ctx: ResolverContext, files: dict[int, tuple[str, str | None, str]],
                   only: set[int] | None = None) -> dict[tuple[int, int], float]:
     """Resolved import edges; with `only`, re-resolve just those files and keep the others' edges.
 
     Resolution of an unchanged file can only change when the set of paths changes (a new file
     may now be the target), so the caller passes `only` = changed files when no path came or went.
     """
-    from cairn.codemap.imports import ResolverContext, resolve_import
+    from cairn.codemap.imports import resolve_import
 
     by_path = {p: fid for fid, (p, _, _) in files.items()}
-    ctx = ResolverContext.build(root, list(by_path))
     edges: dict[tuple[int, int], float] = {}
     sql = "SELECT file_id, raw, kind, line, names FROM imports"
     if only is not None:
@@ -94,7 +101,8 @@ def _import_edges(con: sqlite3.Connection, root: Path, files: dict[int, tuple[st
 
 
 def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, str]]
-               ) -> dict[tuple[int, int], float]:
+               ) -> tuple[dict[tuple[int, int], float], int]:
+    """Reference edges (each file's strongest REF_MAX_OUT) and how many files the name graph has."""
     from cairn.codemap.imports.refs import reference_edges
 
     defs: dict[str, set[str]] = defaultdict(set)
@@ -113,7 +121,17 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
             out[by_path[s]].append((w, by_path[d]))
     # Keep each file's strongest references only: in a Go package every file names every other,
     # and a dense graph makes the query-time walk slow without making it wiser.
-    return {(s, d): w for s, lst in out.items() for w, d in sorted(lst, reverse=True)[:REF_MAX_OUT]}
+    n_files = len(defs.keys() | refs.keys())
+    return {(s, d): w for s, lst in out.items() for w, d in sorted(lst, reverse=True)[:REF_MAX_OUT]}, n_files
+
+
+def adjacency_json(out: dict[int, float], inc: dict[int, float], per_direction: int = ADJ_PER_DIRECTION) -> str:
+    """One file's adjacency row: its strongest `per_direction` neighbours out and in, merged."""
+    merged: dict[int, float] = defaultdict(float)
+    for side in (out, inc):
+        for v, w in sorted(side.items(), key=lambda kv: (-kv[1], kv[0]))[:per_direction]:
+            merged[v] += w
+    return json.dumps([[v, round(w, 5)] for v, w in merged.items()], separators=(",", ":"))
 
 
 def adjacency_rows(con: sqlite3.Connection, per_direction: int = ADJ_PER_DIRECTION) -> list[tuple[int, str]]:
@@ -125,18 +143,46 @@ def adjacency_rows(con: sqlite3.Connection, per_direction: int = ADJ_PER_DIRECTI
         if s != d:
             out[s][d] += w
             inc[d][s] += w
-    rows = []
-    for fid in set(out) | set(inc):
-        merged: dict[int, float] = defaultdict(float)
-        for side in (out.get(fid, {}), inc.get(fid, {})):
-            for v, w in sorted(side.items(), key=lambda kv: -kv[1])[:per_direction]:
-                merged[v] += w
-        rows.append((fid, json.dumps([[v, round(w, 5)] for v, w in merged.items()], separators=(",", ":"))))
-    return rows
+    return [(fid, adjacency_json(out.get(fid, {}), inc.get(fid, {}), per_direction)) for fid in set(out) | set(inc)]
+
+
+def hub_threshold(con: sqlite3.Connection) -> int:
+    """In-degree from which a file is a hub: HUB_MIN_INDEGREE, or HUB_SHARE of the code files."""
+    n_code = con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0] or 1
+    return max(HUB_MIN_INDEGREE, int(HUB_SHARE * n_code))
+
+
+def edge_weight(kind: str, w: float) -> float:
+    """An edge's weight in PageRank: a reference edge counts at most REF_WEIGHT."""
+    return REF_WEIGHT * w / (1.0 + w) if kind == "ref" else w
+
+
+def rank_pass(con: sqlite3.Connection, warm: bool = False) -> None:
+    """PageRank over the stored edges, written to files and modules (`warm`: start from the stored ranks)."""
+    ids = [r[0] for r in con.execute("SELECT id FROM files ORDER BY id")]
+    pos = {fid: i for i, fid in enumerate(ids)}
+    combined: dict[tuple[int, int], float] = defaultdict(float)
+    for s, d, kind, w in con.execute("SELECT src, dst, kind, weight FROM edges"):
+        combined[(s, d)] += edge_weight(kind, w)
+    start = [r[0] for r in con.execute("SELECT rank FROM files ORDER BY id")] if warm else None
+    ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()], start=start)
+    mod_rank: dict[str, float] = defaultdict(float)
+    kinds = dict(con.execute("SELECT id, kind FROM files").fetchall())
+    modules = dict(con.execute("SELECT id, module FROM files").fetchall())
+    for fid, r in zip(ids, ranks, strict=True):
+        if kinds[fid] == "code":  # a folder of data files is not a central module
+            mod_rank[modules[fid]] += r
+    with transaction(con):
+        con.executemany("UPDATE files SET rank = ? WHERE id = ?", list(zip(ranks, ids, strict=True)))
+        con.executemany("UPDATE modules SET rank = ? WHERE name = ?",
+                        [(mod_rank.get(m, 0.0), m) for (m,) in con.execute("SELECT name FROM modules").fetchall()])
+        set_meta(con, "rank_stale", "0")
 
 
 def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction."""
+    from cairn.codemap.graph_update import save_resolver
+    from cairn.codemap.imports import ResolverContext
     from cairn.codemap.knowledge_index import knowledge_rows, store_nodes
 
     files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
@@ -145,28 +191,18 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     if get_meta(con, "graph_paths") == paths_key and get_meta(con, "graph_version") == GRAPH_VERSION:
         only = {r[0] for r in con.execute("SELECT id FROM files WHERE dirty = 1")}
     assert project.root is not None  # the _global project has no index
-    imp = _import_edges(con, project.root, files, only)
-    ref = _ref_edges(con, files)
+    ctx = ResolverContext.build(project.root, [p for p, _, _ in files.values()])
+    imp = _import_edges(con, ctx, files, only)
+    ref, ref_files = _ref_edges(con, files)
     node_rows, know = knowledge_rows(con, project, {p: fid for fid, (p, _, _) in files.items()})
     ids = sorted(files)
-    pos = {fid: i for i, fid in enumerate(ids)}
-    combined: dict[tuple[int, int], float] = defaultdict(float)
-    for (s, d), w in imp.items():
-        combined[(s, d)] += w
-    for (s, d), w in ref.items():
-        combined[(s, d)] += REF_WEIGHT * w / (1.0 + w)
-    for (s, d), (_, w) in know.items():
-        combined[(s, d)] += w
-    ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()])
+    degree_pairs = set(imp) | set(ref) | set(know)
     indeg: dict[int, int] = defaultdict(int)
     outdeg: dict[int, int] = defaultdict(int)
-    for s, d in combined:
+    for s, d in degree_pairs:
         indeg[d] += 1
         outdeg[s] += 1
-    n_code = sum(1 for _, _, k in files.values() if k == "code") or 1
-    hub_min = max(HUB_MIN_INDEGREE, int(HUB_SHARE * n_code))
     modules = assign_modules([files[f][0] for f in ids])
-    mod_rank: dict[str, float] = defaultdict(float)
     mod_files: dict[str, int] = defaultdict(int)
     with transaction(con):
         con.execute("DELETE FROM edges")
@@ -177,23 +213,24 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
         con.execute("DELETE FROM adjacency")
         con.executemany("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?)", adjacency_rows(con))
         store_nodes(con, node_rows)
+        hub_min = hub_threshold(con)
         rows = []
         for fid in ids:
-            path = files[fid][0]
-            mod = modules[path]
-            rank = ranks[pos[fid]] if ranks else 0.0
-            if files[fid][2] == "code":  # a folder of data files is not a central module
-                mod_rank[mod] += rank
+            mod = modules[files[fid][0]]
             mod_files[mod] += 1
-            rows.append((rank, mod, int(indeg[fid] >= hub_min), indeg[fid], outdeg[fid], fid))
-        con.executemany("UPDATE files SET rank=?, module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
+            rows.append((mod, int(indeg[fid] >= hub_min), indeg[fid], outdeg[fid], fid))
+        con.executemany("UPDATE files SET module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
         con.execute("DELETE FROM modules WHERE name NOT IN (SELECT DISTINCT module FROM files)")
         for mod, n in mod_files.items():
             con.execute(
-                "INSERT INTO modules(name, files, rank) VALUES(?,?,?) ON CONFLICT(name) DO UPDATE SET "
-                "files=excluded.files, rank=excluded.rank", (mod, n, mod_rank.get(mod, 0.0)))
+                "INSERT INTO modules(name, files, rank) VALUES(?,?,0) ON CONFLICT(name) DO UPDATE SET "
+                "files=excluded.files", (mod, n))
         con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
         set_meta(con, "graph_paths", paths_key)
+        set_meta(con, "ref_files", str(ref_files))
+        set_meta(con, "rank_stale", str(RANKS_MISSING))  # until rank_pass below has run
         set_meta(con, "graph_dirty", "0")
         set_meta(con, "graph_version", GRAPH_VERSION)
+    rank_pass(con)
+    save_resolver(project.index_path(), ctx, paths_key)
     return {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know), "hub_min_indegree": hub_min}

@@ -110,10 +110,20 @@ def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
     that answers from the index: search, explain, path, the graph page)."""
     if project.root is None:
         raise CairnError("not inside a project: pass --root DIR")
+    if refresh and project.index_path().exists():
+        from cairn.codemap.freshness import is_fresh
+
+        con = open_index(project)
+        try:
+            if is_fresh(con, project.index_path(), project.root, project.has_memory_dir):
+                return con  # the watcher saw no change: no walk, no indexer
+        except sqlite3.DatabaseError:
+            pass
+        con.close()
     if refresh or not project.index_path().exists():
         from cairn.codemap.indexer import index_project
 
-        index_project(project)
+        index_project(project, totals=False)
     return open_index(project)
 
 

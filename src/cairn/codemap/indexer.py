@@ -19,9 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.codemap.extract import FileRecord
 from cairn.codemap.index_db import open_index, rebuild
-from cairn.codemap.scan import scan
+from cairn.codemap.scan import scan, scan_paths
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import IndexSettings, settings
 from cairn.errors import CairnError
@@ -34,6 +33,10 @@ BATCH = 256  # files per transaction
 
 Progress = Callable[[int, int], None]
 
+TYPE_CHECKING = False  # not typing's (see index_db.py): the fresh-tree path imports none of the extractor
+if TYPE_CHECKING:
+    from cairn.codemap.extract import FileRecord
+
 
 @dataclass
 class IndexStats:
@@ -45,11 +48,13 @@ class IndexStats:
     symbols: int = 0
     edges: int = 0
     graph_rebuilt: bool = False
+    graph_updated: bool = False  # the few changed files' edges were updated in place (graph_update.py)
     maps_written: int = 0
     commits_mined: int = 0
     seconds: float = 0.0
     parse_errors: int = 0  # files of a parsed language indexed as text instead (see parse_failures)
     parse_failures: dict[str, int] = field(default_factory=dict)  # language -> such files
+    walked: bool = True  # False: the watcher's journal named what changed (codemap/freshness.py)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -143,12 +148,14 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
 
 
 def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
-                  workers: int | None = None, check: bool = False, wait: bool = True) -> IndexStats:
+                  workers: int | None = None, check: bool = False, wait: bool = True,
+                  totals: bool = True) -> IndexStats:
     """Bring the index of `project.root` up to date and return what happened.
 
     A damaged index (index_db.py) is rebuilt: found when opened (`check` adds SQLite's page
     walk), or when a query of this run fails on it, in which case the run starts over once.
-    `wait=False` raises IndexBusy instead of queueing behind another run of this worktree."""
+    `wait=False` raises IndexBusy instead of queueing behind another run of this worktree.
+    `totals=False`: a run that found nothing to do skips counting files, symbols and edges."""
     if project.root is None:
         raise CairnError("the _global project has no code to index; pass --root DIR")
     root = project.root
@@ -162,7 +169,7 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
         pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
         con = open_index(project, check=check)
         try:
-            _run(con, project, cfg, stats, progress, full, workers)
+            _run(con, project, cfg, stats, progress, full, workers, totals)
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             if not is_damage(exc):
                 raise
@@ -176,16 +183,64 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     return stats
 
 
+def _known(con: sqlite3.Connection, paths: list[str] | None, table: str, cols: str) -> list[sqlite3.Row]:
+    """Rows of `table` for `paths` (all rows when None), fetched in chunks of 500."""
+    if paths is None:
+        return con.execute(f"SELECT {cols} FROM {table}").fetchall()
+    rows: list[sqlite3.Row] = []
+    for i in range(0, len(paths), 500):
+        part = paths[i:i + 500]
+        rows += con.execute(f"SELECT {cols} FROM {table} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+    return rows
+
+
+def _journal_paths(con: sqlite3.Connection, changed: set[str]) -> list[str]:
+    """The watcher's records as paths: a folder record ("dir/") stands for every indexed path under it."""
+    out = {p for p in changed if not p.endswith("/")}
+    for pre in (p for p in changed if p.endswith("/")):
+        for table in ("files", "skipped"):
+            out.update(r[0] for r in con.execute(f"SELECT path FROM {table} WHERE path >= ? AND path < ?",
+                                                 (pre, pre[:-1] + "0")))
+    return sorted(out)
+
+
 def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: IndexStats,
-         progress: Progress | None, full: bool, workers: int | None) -> None:
+         progress: Progress | None, full: bool, workers: int | None, totals: bool = True) -> None:
+    from cairn.codemap.freshness import WATCH_MIN_FILES, history_stamp, observe, read_changes, start_watcher
+
     root = project.root
     assert root is not None  # index_project refused the _global project
-    known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
-             for r in con.execute("SELECT id, path, size, mtime_ns, hash FROM files")}
-    result = scan(root, max_bytes=cfg.max_file_bytes, kept=set(known),
-                  ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
-    stats.skipped = dict(result.skipped)
-    passed = {r[0]: (r[1], r[2]) for r in con.execute("SELECT path, size, mtime_ns FROM skipped")}
+    watch = observe(project.index_path(), root, start_missing=False)
+    changed: set[str] | None = None
+    offset = 0
+    if watch is not None and not full and get_meta(con, "watch_epoch") == watch.epoch:
+        changed, offset = read_changes(project.index_path(), int(get_meta(con, "watch_offset") or 0), watch.size)
+    if changed is None:  # walk: every path git lists (or the tree holds), one stat each
+        known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
+                 for r in _known(con, None, "files", "id, path, size, mtime_ns, hash")}
+        result = scan(root, max_bytes=cfg.max_file_bytes, kept=set(known),
+                      ignore_fingerprint=get_meta(con, "ignore_fingerprint"))
+        passed = {r[0]: (r[1], r[2]) for r in _known(con, None, "skipped", "path, size, mtime_ns")}
+        offset = watch.size if watch is not None else 0
+        if watch is None and len(result.entries) >= WATCH_MIN_FILES:
+            start_watcher(project.index_path(), root)  # the next run reads its journal instead of walking
+    else:  # the watcher named what changed: look at those paths only
+        paths = _journal_paths(con, changed)
+        known = {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
+                 for r in _known(con, paths, "files", "id, path, size, mtime_ns, hash")}
+        passed = {r[0]: (r[1], r[2]) for r in _known(con, paths, "skipped", "path, size, mtime_ns")}
+        result = scan_paths(root, paths, cfg.max_file_bytes, known=set(known) | set(passed))
+        result.ignore_fingerprint = get_meta(con, "ignore_fingerprint") or result.ignore_fingerprint
+        stats.walked = False
+    if stats.walked:
+        if json.dumps(result.skipped, sort_keys=True) != get_meta(con, "walk_skipped"):
+            with transaction(con):
+                set_meta(con, "walk_skipped", json.dumps(result.skipped, sort_keys=True))
+        stats.skipped = dict(result.skipped)
+    else:  # what the last walk skipped by name, plus what these paths gave
+        stats.skipped = json.loads(get_meta(con, "walk_skipped") or "{}")
+        for reason, n in result.skipped.items():
+            stats.skipped[reason] = stats.skipped.get(reason, 0) + n
     seen = {e.path for e in result.entries}
     gone = [p for p in known if p not in seen]
     todo = []
@@ -197,7 +252,7 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
             if k is None and passed.get(e.path) == (e.size, e.mtime_ns):
                 continue  # skipped before (binary, generated...) and unchanged since
         todo.append(e)
-    from cairn.codemap.graph import GRAPH_VERSION
+    from cairn.codemap.graph import GRAPH_VERSION, RANKS_MISSING
 
     graph_dirty = get_meta(con, "graph_dirty") == "1" or get_meta(con, "graph_version") != GRAPH_VERSION
     if get_meta(con, "ignore_fingerprint") != result.ignore_fingerprint:
@@ -214,8 +269,12 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         stats.deleted = len(gone)
     n_workers = workers if workers is not None else cfg.workers or (os.cpu_count() or 1)
     pending: list[FileRecord] = []
+    from cairn.codemap.graph_update import MAX_FILES, old_state
+
+    old: dict | None = None if (full or gone or graph_dirty) else {}
 
     def flush() -> None:
+        nonlocal old
         if not pending:
             return
         with transaction(con):
@@ -237,30 +296,51 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
                     continue
                 if not stats.changed:
                     set_meta(con, "graph_dirty", "1")
+                if entry and old is not None and len(old) < MAX_FILES:
+                    old[entry[0]] = old_state(con, entry[0])  # what the graph update compares with
+                elif entry is None or old is not None:
+                    old = None  # a new path, or too many: the full rebuild
                 con.execute("DELETE FROM skipped WHERE path = ?", (rec.path,))
                 _store(con, rec, entry[0] if entry else None)
                 stats.changed += 1
         pending.clear()
 
-    from cairn.codemap.workers import extract_all
+    if todo:
+        from cairn.codemap.workers import extract_all
 
-    jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
-    for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
-        pending.append(rec)
-        if len(pending) >= BATCH:
-            flush()
-    flush()
+        jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
+        for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
+            pending.append(rec)
+            if len(pending) >= BATCH:
+                flush()
+        flush()
     if stats.changed or stats.deleted or graph_dirty or full:
         from cairn.codemap.graph import rebuild_graph
+        from cairn.codemap.graph_update import update_graph
 
-        rebuild_graph(con, project)
-        stats.graph_rebuilt = True
+        if old and not stats.deleted and update_graph(con, project, project.index_path(), old):
+            stats.graph_updated = True
+        else:
+            rebuild_graph(con, project)
+            stats.graph_rebuilt = True
         with transaction(con):
             set_meta(con, "maps_dirty", "1")
-    if result.git and cfg.history:
+    elif int(get_meta(con, "rank_stale") or 0) >= RANKS_MISSING:  # a run killed before its rank pass
+        from cairn.codemap.graph import rank_pass
+
+        rank_pass(con)
+    stamp = history_stamp(root)
+    if result.git and cfg.history and (stamp is None or stamp != get_meta(con, "history_stamp")):
         from cairn.codemap.history import update_history
 
         stats.commits_mined = update_history(con, root)
+    if stamp is not None and stamp != get_meta(con, "history_stamp"):
+        with transaction(con):
+            set_meta(con, "history_stamp", stamp)
+    if watch is not None and (get_meta(con, "watch_epoch"), get_meta(con, "watch_offset")) != (watch.epoch, str(offset)):
+        with transaction(con):  # the index is right as of this journal offset
+            set_meta(con, "watch_epoch", watch.epoch)
+            set_meta(con, "watch_offset", str(offset))
     if project.has_memory_dir and get_meta(con, "maps_dirty") == "1":
         # Whoever refreshed the index (index, search, a hook, MCP), the committed maps follow it.
         from cairn.codemap.maps import write_maps
@@ -268,17 +348,32 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         stats.maps_written = write_maps(con, project)
         with transaction(con):
             set_meta(con, "maps_dirty", "0")
-    _fill_totals(con, stats)
+    if totals:
+        _fill_totals(con, stats)  # after a change, or read back from meta
+    elif stats.changed or stats.deleted:
+        with transaction(con):
+            set_meta(con, "totals", "")  # stale: the next run that prints them counts again
+
+
+_TOTALS = ("files", "languages", "symbols", "edges", "parse_failures", "parse_errors")
 
 
 def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
-    stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-    stats.languages = {r[0] or "text": r[1] for r in con.execute(
-        "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
-    stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
-    stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+    """Counts of what the index holds: counted after a change, else read back from the last count."""
+    saved = get_meta(con, "totals")
+    if saved and not (stats.walked or stats.changed or stats.deleted or stats.graph_rebuilt):
+        for k, v in json.loads(saved).items():
+            setattr(stats, k, v)
+    else:
+        stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+        stats.languages = {r[0] or "text": r[1] for r in con.execute(
+            "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
+        stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+        stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+        stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
+            "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
+        stats.parse_errors = sum(stats.parse_failures.values())
+        with transaction(con):
+            set_meta(con, "totals", json.dumps({k: getattr(stats, k) for k in _TOTALS}))
     for reason, n in con.execute("SELECT reason, COUNT(*) FROM skipped GROUP BY reason"):
         stats.skipped[reason] = stats.skipped.get(reason, 0) + n
-    stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
-        "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
-    stats.parse_errors = sum(stats.parse_failures.values())

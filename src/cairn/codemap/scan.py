@@ -207,25 +207,40 @@ def scan(root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None
     spec = _ignore_spec(lines)
     if kept is None or ignore_fingerprint != result.ignore_fingerprint:
         kept = set()
-    root_str = str(root)
+    _stat_all(result, root, names, max_bytes, spec, kept)
+    return result
+
+
+def _stat_all(result: ScanResult, root: Path, names: list[str], max_bytes: int, spec: _FastIgnore | None,
+              kept: set[str]) -> None:
+    """Judge each name (path rules, ignore rules unless in `kept`) and stat it into `result`."""
+    root_str = str(root) + os.sep
+    lstat = os.lstat
     for rel in names:
-        try:
-            rel.encode("utf-8")
-        except UnicodeEncodeError:  # a name that is not UTF-8 cannot be stored or shown: count it
-            result.skip("bad filename")
-            continue
-        reason = skip_reason_for_path(rel)
-        if reason:
-            result.skip(reason)
-            continue
-        if spec is not None and rel not in kept and spec.match_file(rel):
-            result.skip("ignored")
-            continue
-        try:
-            st = os.lstat(os.path.join(root_str, rel))
-        except OSError:
-            result.skip("unreadable")
-            continue
+        if rel in kept:  # passed every name rule before, with the same ignore rules
+            try:
+                st = lstat(root_str + rel)
+            except OSError:
+                result.skip("unreadable")
+                continue
+        else:
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:  # a name that is not UTF-8 cannot be stored or shown: count it
+                result.skip("bad filename")
+                continue
+            reason = skip_reason_for_path(rel)
+            if reason:
+                result.skip(reason)
+                continue
+            if spec is not None and spec.match_file(rel):
+                result.skip("ignored")
+                continue
+            try:
+                st = lstat(root_str + rel)
+            except OSError:
+                result.skip("unreadable")
+                continue
         if statmod.S_ISLNK(st.st_mode):
             result.skip("symlink")
             continue
@@ -235,7 +250,42 @@ def scan(root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None
             result.skip("too large")
             continue
         result.entries.append(ScanEntry(rel, st.st_size, st.st_mtime_ns))
+
+
+def scan_paths(root: Path, paths: list[str], max_bytes: int = 1_000_000, *, known: set[str]) -> ScanResult:
+    """`scan` for the named paths only (the watcher's journal says only they changed).
+
+    A path the index did not know is kept only if git would list it (not ignored), or outside
+    git if the root .gitignore and junk-folder rules keep it; paths that are gone are left out."""
+    root = Path(root)
+    result = ScanResult()
+    result.git = (root / ".git").exists()
+    lines = _ignore_lines(root, use_gitignore=not result.git)
+    result.ignore_fingerprint = hashlib.sha1("\n".join(lines).encode()).hexdigest()[:16]
+    spec = _ignore_spec(lines)
+    new = [p for p in paths if p not in known and os.path.lexists(os.path.join(root, p))]
+    if new and result.git:
+        listed = _git_listed(root, new)
+        if listed is not None:  # what git ignores is not counted, as in a walk
+            paths = [p for p in paths if p in known or p in listed]
+    _stat_all(result, root, sorted(paths), max_bytes, spec, set())
     return result
+
+
+def _git_listed(root: Path, paths: list[str]) -> set[str] | None:
+    """Which of `paths` git lists as tracked or untracked-not-ignored (None: git did not answer)."""
+    listed: set[str] = set()
+    for i in range(0, len(paths), 500):
+        try:
+            out = subprocess.run(["git", "-C", str(root), "--literal-pathspecs", "ls-files", "-z", "--cached",
+                                  "--others", "--exclude-standard", "--", *paths[i:i + 500]],
+                                 capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if out.returncode != 0:
+            return None
+        listed.update(n for n in out.stdout.decode("utf-8", "surrogateescape").split("\0") if n)
+    return listed
 
 
 def looks_binary(data: bytes) -> bool:

@@ -110,7 +110,12 @@ def _v3(con: sqlite3.Connection) -> None:
     run_script(con, "CREATE TABLE adjacency (file_id INTEGER PRIMARY KEY, nbrs TEXT NOT NULL);")
 
 
-MIGRATIONS = [_v1, _v2, _v3]
+def _v4(con: sqlite3.Connection) -> None:
+    """Who uses a name (codemap/graph_update.py: the reference edges an edited file's names touch)."""
+    run_script(con, "CREATE INDEX refs_name ON refs(name);")
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

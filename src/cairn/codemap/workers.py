@@ -9,15 +9,19 @@ with the reason recorded; the run goes on.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 
 from cairn.codemap import extract
 from cairn.codemap.extract import FileRecord
 
+TYPE_CHECKING = False  # not typing's (see index_db.py)
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
+IN_FLIGHT = 2  # batches submitted ahead per worker: enough to keep them busy, few enough to bound memory
 CRASHED = "parser crashed its process"
 
 Args = tuple[str, str, int, int]
@@ -48,7 +52,8 @@ def worker_init(lock_fd: int | None) -> None:
 
 
 def _pool(workers: int, lock_fd: int | None) -> ProcessPoolExecutor:
-    import multiprocessing
+    import multiprocessing  # these two imported only when a pool is needed (not for one edited file)
+    from concurrent.futures import ProcessPoolExecutor
 
     ctx = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(lock_fd,))
@@ -56,6 +61,8 @@ def _pool(workers: int, lock_fd: int | None) -> ProcessPoolExecutor:
 
 def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
     """Each file of a batch in its own process; a file that kills it again is indexed as text."""
+    from concurrent.futures.process import BrokenProcessPool
+
     out: list[FileRecord] = []
     for args in batch:
         with _pool(1, lock_fd) as solo:
@@ -68,11 +75,29 @@ def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
 
 def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
                  retried: bool) -> Iterator[list[FileRecord]]:
-    """Results batch by batch, in order; batches caught in a broken pool are retried (once), then isolated."""
+    """Results batch by batch, in order; batches caught in a broken pool are retried (once), then isolated.
+
+    At most IN_FLIGHT batches per worker are submitted ahead of the one being consumed, and a
+    consumed result is dropped: memory holds a few batches, not the whole repository's text."""
+    from collections import deque
+    from concurrent.futures.process import BrokenProcessPool
+
     broken: list[list[Args]] = []
     with _pool(workers, lock_fd) as pool:
-        futures = [pool.submit(extract.extract_many, batch) for batch in batches]
-        for batch, future in zip(batches, futures, strict=True):
+        queue: deque = deque()
+        todo = iter(batches)
+        for batch in todo:
+            queue.append((batch, pool.submit(extract.extract_many, batch)))
+            if len(queue) >= workers * IN_FLIGHT:
+                break
+        while queue:
+            batch, future = queue.popleft()
+            nxt = None if broken else next(todo, None)
+            if nxt is not None:
+                try:
+                    queue.append((nxt, pool.submit(extract.extract_many, nxt)))
+                except BrokenProcessPool:
+                    todo = itertools.chain([nxt], todo)  # redone below, in order
             try:
                 result = future.result()
             except BrokenProcessPool:
@@ -82,6 +107,7 @@ def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
                 broken.append(batch)
                 continue
             yield result
+        broken.extend(todo)
     if not broken:
         return
     if retried:
@@ -102,7 +128,7 @@ def extract_all(root: str, todo: list[tuple[str, int, int]], workers: int, progr
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total)
         return
-    size = max(16, min(128, total // (workers * 8) or 16))
+    size = max(16, min(64, total // (workers * 8) or 16))
     batches = [args[i: i + size] for i in range(0, total, size)]
     done = 0
     for recs in _run_batches(batches, workers, lock_fd, retried=False):

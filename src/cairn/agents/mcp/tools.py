@@ -124,13 +124,12 @@ class CairnTools:
         """The project map: without `module`, a ~500-token overview (languages, modules, central files,
         entry points); with `module`, that module's files, key symbols with line numbers and its
         links. Open it first in a new session instead of listing directories."""
-        from cairn.codemap.indexer import index_project, open_index
+        from cairn.codemap.index_db import open_fresh
         from cairn.codemap.maps import find_module, render_level0, render_level1
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
-        index_project(project)
-        con = open_index(project)
+        con = open_fresh(project)
         try:
             if module:
                 return render_level1(con, project, find_module(con, module))
@@ -145,7 +144,7 @@ class CairnTools:
                       root: Root = None) -> str:
         """Write the curated summary shown at the top of the map (or of one module's page): what the
         project or module is for and how its parts fit, in a few lines. Re-indexing keeps it."""
-        from cairn.codemap.indexer import index_project, open_index
+        from cairn.codemap.index_db import open_fresh
         from cairn.codemap.maps import find_module
         from cairn.codemap.summaries import set_summary
 
@@ -153,8 +152,7 @@ class CairnTools:
         self.scope.require_root(project)
         name = None
         if module:
-            index_project(project)
-            con = open_index(project)
+            con = open_fresh(project)
             try:
                 name = find_module(con, module)
             finally:
