@@ -22,6 +22,7 @@ from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import KEY_IDENT, Query, analyze
+from cairn.search.semantic import semantic_channel
 from cairn.search.text import file_text_channel
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
+W_SEMANTIC = 1.0  # request and file vectors close in meaning (search/semantic.py; only when the index holds vectors)
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
@@ -123,6 +125,9 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         base.append((ranked(sig.mentions), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
+    sem_scores = semantic_channel(con, q.text)[0] if W_SEMANTIC else {}
+    if sem_scores:
+        base.append((_top(weigh(sem_scores)), W_SEMANTIC))
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
     chunk_scores = {fid: lst[0][0] + CHUNK_SPREAD * sum(x[0] for x in lst[1:]) for fid, lst in chunks.items()}
