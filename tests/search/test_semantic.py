@@ -200,7 +200,8 @@ def test_switching_the_channel_off_drops_the_vectors(tmp_path, cairn_home):
 
 def test_an_inline_hook_never_loads_the_model(tmp_path, cairn_home, monkeypatch):
     """A prompt hook in a fresh process skips the channel rather than pay numpy and the tokenizer;
-    the warm hook server (LOAD_IN_HOOK) loads them once."""
+    the warm hook server (LOAD_IN_HOOK) loads them once. An index refresh inside such a hook embeds
+    nothing either: the changed files' vectors are dropped, not left stale."""
     p = _project(tmp_path, cairn_home, on=False)
     con = open_index(p)
     try:
@@ -210,9 +211,38 @@ def test_an_inline_hook_never_loads_the_model(tmp_path, cairn_home, monkeypatch)
         monkeypatch.setattr(embed, "_FAILED", None)
         monkeypatch.setitem(sys.modules, "cairn.agents.hooks.runner", sys.modules.get("cairn.agents.hooks.runner")
                             or type(sys)("cairn.agents.hooks.runner"))
-        monkeypatch.setattr(semantic, "LOAD_IN_HOOK", False)
+        monkeypatch.setattr(embed, "LOAD_IN_HOOK", False)
         assert semantic.semantic_channel(con, PARAPHRASE) == ({}, {})
         assert not embed.loaded() and embed.failure() is None  # not even tried
     finally:
         con.close()
 
+
+
+@needs_model
+def test_an_index_refresh_inside_an_inline_hook_drops_stale_vectors_and_embeds_nothing(tmp_path, cairn_home,
+                                                                                       monkeypatch):
+    p = _project(tmp_path, cairn_home, on=True)
+    n = len(_rows(p))
+    (p.root / "app" / "db.py").write_text("def open_connection(url):\n    return connect(url, pool=1)\n")
+    monkeypatch.setattr(embed, "_MODEL", None)
+    monkeypatch.setitem(sys.modules, "cairn.agents.hooks.runner", sys.modules.get("cairn.agents.hooks.runner")
+                        or type(sys)("cairn.agents.hooks.runner"))
+    index_project(p)
+    assert len(_rows(p)) == n - 1 and not embed.loaded()
+    monkeypatch.setattr(embed, "LOAD_IN_HOOK", True)  # the warm server may load it
+    index_project(p)  # the next run outside an inline hook embeds the file again
+    assert len(_rows(p)) == n and embed.loaded()
+
+
+@needs_model
+def test_a_hit_found_by_meaning_says_so(tmp_path, cairn_home):
+    p = _project(tmp_path, cairn_home, on=True)
+    con = open_index(p)
+    try:
+        hits, _ = search_code(con, PARAPHRASE, root=p.root, limit=3)
+    finally:
+        con.close()
+    assert hits[0].path == "app/limiter.py"
+    assert "close in meaning to the request" in hits[0].why
+    assert "related by the import graph" not in hits[0].why

@@ -7,6 +7,7 @@ tokenizer from the network) is never imported. A text's vector is the mean of it
 normalized; identifiers are split into words first (`RateLimiter` -> "rate limiter") so that code
 and the words of a request meet. `status()` is cheap (no numpy, no tokenizer): it says whether
 the model is there and which version it is; `load()` gives the model or None, never raises.
+`inline_hook()` says when not to load it at all (a hook in a fresh process).
 """
 
 from __future__ import annotations
@@ -110,6 +111,15 @@ class Model:
 
 _MODEL: Model | None = None
 _FAILED: str | None = None
+LOAD_IN_HOOK = False  # set by the warm hook server (agents/hooks/warm.py): there the model loads once and stays
+
+
+def inline_hook() -> bool:
+    """A hook answered in a fresh process (not the warm server): the model's ~0.3-0.5 s load is not
+    paid there; the channel is skipped and vectors wait for the next index run outside a hook."""
+    import sys
+
+    return "cairn.agents.hooks.runner" in sys.modules and not LOAD_IN_HOOK and _MODEL is None
 
 
 def load() -> Model | None:

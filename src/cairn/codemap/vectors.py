@@ -75,6 +75,11 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
             with transaction(con):
                 _bump(con)
         return 0
+    if embed.inline_hook():  # no model load inside a hook: stale vectors go, the next run embeds them
+        with transaction(con):
+            con.executemany("DELETE FROM vectors WHERE file_id = ?", [(t[0],) for t in todo])
+            _bump(con)
+        return 0
     model = embed.load()
     if model is None:
         drop_vectors(con)

@@ -2,8 +2,10 @@
 
 Channels (each a ranked list of files): whole-file BM25, best-chunk BM25 (top-level
 declarations and markdown sections), names (symbols and file names the request mentions),
-the caller's expansion terms (counted less), and Personalized PageRank seeded by the best of
-those. Reads only SQLite and the standard library, so it can run inside a hook.
+the caller's expansion terms (counted less), the request's meaning (semantic.py, when the index
+holds vectors), and Personalized PageRank seeded by the best of those. Reads only SQLite and the
+standard library (and numpy for the semantic channel, never in an inline hook), so it can run
+inside a hook.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import KEY_IDENT, Query, analyze
+from cairn.search.semantic import explain as semantic_explain
 from cairn.search.semantic import semantic_channel
 from cairn.search.text import file_text_channel
 
@@ -125,7 +128,7 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         base.append((ranked(sig.mentions), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
-    sem_scores = semantic_channel(con, q.text)[0] if W_SEMANTIC else {}
+    sem_scores, sem_best = semantic_channel(con, q.text) if W_SEMANTIC else ({}, {})
     if sem_scores:
         base.append((_top(weigh(sem_scores)), W_SEMANTIC))
     fused = rrf(base, k=rrf_k)
@@ -161,6 +164,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
         _explain_session(con, hits, sig)
+        if sem_scores:
+            semantic_explain(con, hits, sem_scores, sem_best)
     if kind == "code":
         return hits, q
     if kind == "knowledge":

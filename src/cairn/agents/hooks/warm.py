@@ -269,10 +269,11 @@ def serve(idle: float = IDLE_SECONDS) -> int:
 def _warm_up() -> None:
     """What every prompt pays first in a fresh process: the search path and the redactor."""
     try:
+        from cairn.codemap import embed
         from cairn.redact import redact
-        from cairn.search import engine, semantic, session_signals  # noqa: F401
+        from cairn.search import engine, session_signals  # noqa: F401
 
-        semantic.LOAD_IN_HOOK = True  # this process lives on: the semantic model, if used, loads once here
+        embed.LOAD_IN_HOOK = True  # this process lives on: the semantic model, if used, loads once here
 
         redact("warm up the redactor: password = not-a-real-secret-0000")
     except Exception:  # a warm-up failure only costs the first request its speed
