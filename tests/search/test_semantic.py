@@ -246,3 +246,33 @@ def test_a_hit_found_by_meaning_says_so(tmp_path, cairn_home):
     assert hits[0].path == "app/limiter.py"
     assert "close in meaning to the request" in hits[0].why
     assert "related by the import graph" not in hits[0].why
+
+
+@needs_model
+def test_a_decision_note_is_found_by_a_paraphrase_of_its_question(tmp_path, cairn_home, run_cli):
+    """Knowledge notes are indexed files: they get vectors too, so "why did we..." finds a decision
+    worded otherwise."""
+    import json
+
+    (cairn_home / "config.toml").write_text("[index]\nsemantic = true\n")
+    root = make_git_repo(tmp_path / "repo", FILES)
+    assert run_cli("init", "--root", str(root)).returncode == 0
+    facts = [{"type": "decision", "title": "Token bucket per client key",
+              "body": "Each API key gets a bucket of 100 calls refilled every minute; past it, 429.",
+              "files": ["app/limiter.py"]},
+             {"type": "decision", "title": "Pages are rendered on the server",
+              "body": "Templates are formatted into HTML before sending, no client framework."}]
+    assert run_cli("remember", "--json", "--root", str(root), input=json.dumps(facts)).returncode == 0
+    question = "why did we choose to throttle requests like that"
+
+    def knowledge(weight: float) -> list[str]:
+        saved, engine.W_SEMANTIC = engine.W_SEMANTIC, weight
+        try:
+            out = run_cli("search", question, "--root", str(root), "--json", "--kind", "knowledge")
+        finally:
+            engine.W_SEMANTIC = saved
+        assert out.returncode == 0, out.stderr
+        return [r.get("title") for r in json.loads(out.stdout)["results"]]
+
+    assert "Token bucket per client key" not in knowledge(0.0)  # no word of the question in the note
+    assert knowledge(engine.W_SEMANTIC)[:1] == ["Token bucket per client key"]
