@@ -99,11 +99,16 @@ class Model:
                 continue
             flat = np.clip(np.fromiter((i for x in ids for i in x), dtype=np.int64, count=int(lengths.sum())),
                            0, vocab - 1)
-            rows = self.table[flat].astype(np.float32)
-            nonempty = lengths > 0
-            offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))[nonempty]
-            sums = np.add.reduceat(rows, offsets, axis=0)
-            out[start:start + len(part)][nonempty] = sums
+            # each (text, token) pair once, times its count: code repeats its tokens, and the rows
+            # gathered (the costly part) shrink two to three times
+            owner = np.repeat(np.arange(len(part), dtype=np.int64), lengths)
+            keys, counts = np.unique(owner * vocab + flat, return_counts=True)
+            texts_of = keys // vocab
+            rows = self.table[keys % vocab].astype(np.float32)
+            rows *= counts[:, None].astype(np.float32)
+            present = np.nonzero(lengths)[0]
+            starts = np.searchsorted(texts_of, present)
+            out[start + present] = np.add.reduceat(rows, starts, axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
