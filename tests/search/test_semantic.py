@@ -276,3 +276,14 @@ def test_a_decision_note_is_found_by_a_paraphrase_of_its_question(tmp_path, cair
 
     assert "Token bucket per client key" not in knowledge(0.0)  # no word of the question in the note
     assert knowledge(engine.W_SEMANTIC)[:1] == ["Token bucket per client key"]
+
+
+def test_doctor_says_in_one_line_whether_the_channel_is_active(tmp_path, cairn_home, run_cli, no_model):
+    import json
+
+    (cairn_home / "config.toml").write_text("[index]\nsemantic = true\n")
+    root = make_git_repo(tmp_path / "repo", FILES)
+    out = run_cli("doctor", "--json", "--root", str(root))
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert checks["semantic"]["status"] == "warn"
+    assert "not installed" in checks["semantic"]["detail"] and "\n" not in checks["semantic"]["detail"]

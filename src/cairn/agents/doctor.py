@@ -302,7 +302,8 @@ def check_semantic(project: Project) -> Check:
     from cairn.codemap.vectors import describe
     from cairn.config import settings
 
-    status, detail = describe(settings(project.root).index.semantic, project.index_path())
+    index = project.index_path() if project.root is not None else None  # _global has no code index
+    status, detail = describe(settings(project.root).index.semantic, index)
     return Check("semantic", status, detail)
 
 
