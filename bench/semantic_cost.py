@@ -4,7 +4,7 @@
 For each tree: a cold `index_project` in a fresh CAIRN_HOME with `[index] semantic` off then on
 (--repeat times, the best kept), then every query of the given case file searched in-process
 with the channel off (W_SEMANTIC 0) and on (the model already loaded, as in the warm hook
-server); the first query of each mode is a warm-up and not counted. The installed size is the
+server), and the channel alone; the first query of each mode is a warm-up and not counted. The installed size is the
 sum of the files of the distributions `cairn[semantic]` adds to a base install (the closure of
 its requirements in this environment minus the closure of cairn's own).
 
@@ -91,6 +91,15 @@ def query_ms(tree: Path, queries: list[str]) -> tuple[float, float]:
                 engine.search_code(con, q, root=tree, limit=10)
                 ms.append((time.perf_counter() - t) * 1000)
             out.append(statistics.median(ms))
+        from cairn.search.semantic import semantic_channel
+
+        ms = []
+        for q in queries[1:]:  # the channel alone: embed the request, score every row, keep the best files
+            t = time.perf_counter()
+            semantic_channel(con, q)
+            ms.append((time.perf_counter() - t) * 1000)
+        rows = con.execute("SELECT SUM(LENGTH(vecs)) / 512 FROM vectors").fetchone()[0]
+        print(f"  {tree.name}: the channel alone p50 {statistics.median(ms):.1f} ms over {rows} vectors")
         con.close()
         return out[0], out[1]
 

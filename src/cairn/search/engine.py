@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
-W_SEMANTIC = 1.0  # request and file vectors close in meaning (search/semantic.py; only when the index holds vectors)
+W_SEMANTIC = 0.5  # request and file vectors close in meaning (semantic.py; only when the index holds vectors;
+# 0.5 against 1.0: semble the same, commit subjects files@5 +0.010, docs/benchmarks.md section 18)
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
