@@ -5,6 +5,8 @@ Each VARIANT is a JSON object of overrides: module constants of cairn.search.eng
 W_CHUNK, W_PATH, W_PATH_CHANGE, W_DEFINES, CHUNK_SPREAD, ROLES_IN_CHANNELS, W_GRAPH_CLEAR...), roles
 (CODE_INTENT, DOC_INTENT), query (SYM_*, KEY_*, _COUNTED), names (MIN_SCORE, NAMED_FILE...), paths
 (STEM_PART, PARTIAL...), text (KEEP_TF_ONLY, FILE_COLUMNS), chunks, graph_walk (EPS, MAX_NEIGHBOURS),
+semantic (FILE_SHARE, DEPTH; W_SEMANTIC is engine's: the channel needs `[index] semantic = true` in
+--cache's home/config.toml, W_SEMANTIC 0 is then the channel off),
 plus "rrf_k", "hubs_pass_rank", "chatty" (wrap queries as `eval run --conversational` does),
 "text_defs": false (index files without a grammar as plain text, as before declaration lines were
 read) and "no_grammars": [languages] (index those languages as if they had no grammar); variants
@@ -55,9 +57,9 @@ def _mean(xs) -> float:
 
 def _patch(kw: dict) -> list:
     from cairn.codemap import textdefs
-    from cairn.search import chunks, engine, graph_walk, names, paths, query, roles, text
+    from cairn.search import chunks, engine, graph_walk, names, paths, query, roles, semantic, text
 
-    mods = (engine, roles, query, names, paths, text, chunks, graph_walk, textdefs)
+    mods = (engine, roles, query, names, paths, text, chunks, graph_walk, textdefs, semantic)
     saved = []
     for key, val in kw.items():
         mod = next((m for m in mods if hasattr(m, key)), None)

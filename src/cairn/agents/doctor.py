@@ -5,8 +5,8 @@ Checks, each ok / warn / fail with one line of detail: the hooks registered in t
 plugin enabled beside hooks installed in a settings file makes every event fire twice), the MCP
 registration, the freshness of this project's index (indexed files changed on disk since), hook
 errors logged in the last day, how long each hook took recently (p50/p95 from
-logs/hook-times.jsonl), and the knowledge graph's own doctor (stale, orphaned, broken, malformed
-notes).
+logs/hook-times.jsonl), whether the semantic search channel is active (codemap/vectors.py), and
+the knowledge graph's own doctor (stale, orphaned, broken, malformed notes).
 """
 
 from __future__ import annotations
@@ -329,6 +329,16 @@ def check_team(project: Project | None) -> Check | None:
     return Check("team", "ok", detail, {"server_version": version, "schema_version": schema})
 
 
+def check_semantic(project: Project) -> Check:
+    """The semantic search channel: active, opt-in, or configured but without its model (one line)."""
+    from cairn.codemap.vectors import describe
+    from cairn.config import settings
+
+    index = project.index_path() if project.root is not None else None  # _global has no code index
+    status, detail = describe(settings(project.root).index.semantic, index)
+    return Check("semantic", status, detail)
+
+
 def run_doctor(project: Project | None) -> list[Check]:
     from cairn.home import logs_dir
 
@@ -336,7 +346,7 @@ def run_doctor(project: Project | None) -> list[Check]:
     logs = logs_dir()
     if project is None:
         return [check_hooks(root), check_mcp(root), check_errors(logs), check_timings(logs)]
-    checks = [check_hooks(root), check_mcp(root), check_index(project), check_errors(logs), check_timings(logs),
-              check_memory(project)]
+    checks = [check_hooks(root), check_mcp(root), check_index(project), check_semantic(project),
+              check_errors(logs), check_timings(logs), check_memory(project)]
     team = check_team(project)
     return checks + ([team] if team is not None else [])

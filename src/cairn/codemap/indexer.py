@@ -314,6 +314,9 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
             if len(pending) >= BATCH:
                 flush()
         flush()
+    from cairn.codemap.vectors import refresh_vectors
+
+    refresh_vectors(con, root, cfg.semantic)  # the semantic channel's vectors follow the files (opt-in)
     if stats.changed or stats.deleted or graph_dirty or full:
         from cairn.codemap.graph import rebuild_graph
         from cairn.codemap.graph_update import update_graph

@@ -2,8 +2,10 @@
 
 Channels (each a ranked list of files): whole-file BM25, best-chunk BM25 (top-level
 declarations and markdown sections), names (symbols and file names the request mentions),
-the caller's expansion terms (counted less), and Personalized PageRank seeded by the best of
-those. Reads only SQLite and the standard library, so it can run inside a hook.
+the caller's expansion terms (counted less), the request's meaning (semantic.py, when the index
+holds vectors), and Personalized PageRank seeded by the best of those. Reads only SQLite and the
+standard library (and numpy for the semantic channel, never in an inline hook), so it can run
+inside a hook.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
 from cairn.search.query import KEY_IDENT, Query, analyze
+from cairn.search.semantic import explain as semantic_explain
+from cairn.search.semantic import semantic_channel
 from cairn.search.text import file_text_channel
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -31,6 +35,8 @@ if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
+W_SEMANTIC = 0.5  # request and file vectors close in meaning (semantic.py; only when the index holds vectors;
+# 0.5 against 1.0: semble the same, commit subjects files@5 +0.010, docs/benchmarks.md section 18)
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
@@ -124,6 +130,9 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         base.append((ranked(sig.mentions), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
+    sem_scores, sem_best = semantic_channel(con, q.text) if W_SEMANTIC else ({}, {})
+    if sem_scores:
+        base.append((_top(weigh(sem_scores)), W_SEMANTIC))
     fused = rrf(base, k=rrf_k)
     chunks = chunk_channel(con, root, ranked(fused)[:CHUNK_CANDIDATES], q.main + q.expansion)
     chunk_scores = {fid: lst[0][0] + CHUNK_SPREAD * sum(x[0] for x in lst[1:]) for fid, lst in chunks.items()}
@@ -157,6 +166,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
         _explain_session(con, hits, sig)
+        if sem_scores:
+            semantic_explain(con, hits, sem_scores, sem_best)
     if kind == "code":
         return hits, q
     if kind == "knowledge":

@@ -272,10 +272,13 @@ def serve(idle: float = IDLE_SECONDS) -> int:
 def _warm_up() -> None:
     """What every prompt pays first in a fresh process: the search path and the redactor."""
     try:
+        from cairn.codemap import embed
         from cairn.redact import redact
         from cairn.search import engine, index_cache, session_signals  # noqa: F401
 
         index_cache.keep_open()  # one idle connection per index: no WAL recreated per request
+        embed.LOAD_IN_HOOK = True  # this process lives on: the semantic model, if used, loads once here
+
         redact("warm up the redactor: password = not-a-real-secret-0000")
     except Exception:  # a warm-up failure only costs the first request its speed
         pass

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""What the semantic channel costs: cold index time, query time (in-process), installed size.
+
+For each tree: a cold `index_project` in a fresh CAIRN_HOME with `[index] semantic` off then on
+(--repeat times, the best kept), then every query of the given case file searched in-process
+with the channel off (W_SEMANTIC 0) and on (the model already loaded, as in the warm hook
+server), and the channel alone; the first query of each mode is a warm-up and not counted. The installed size is the
+sum of the files of the distributions `cairn[semantic]` adds to a base install (the closure of
+its requirements in this environment minus the closure of cairn's own).
+
+Usage: python bench/semantic_cost.py --trees ~/.cache/cairn-bench/trees --cases ../shared/bench/semble/*.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+
+def closure(names: list[str]) -> set[str]:
+    import importlib.metadata as md
+
+    from packaging.requirements import Requirement
+
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop().lower().replace("_", "-")
+        if name in seen:
+            continue
+        try:
+            dist = md.distribution(name)
+        except md.PackageNotFoundError:
+            continue
+        seen.add(name)
+        for req in dist.requires or []:
+            r = Requirement(req)
+            if r.marker is None or r.marker.evaluate({"extra": ""}):
+                todo.append(r.name)
+    return seen
+
+
+def size_mb(names: set[str]) -> float:
+    import importlib.metadata as md
+
+    total = 0
+    for n in names:
+        for f in md.distribution(n).files or []:
+            p = Path(f.locate())
+            if p.is_file():
+                total += p.stat().st_size
+    return total / 1e6
+
+
+def cold_index(tree: Path, on: bool) -> tuple[float, float]:
+    from cairn.codemap.indexer import index_project
+    from cairn.project import project_for_root
+
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["CAIRN_HOME"] = home
+        Path(home, "config.toml").write_text(f"[index]\nsemantic = {'true' if on else 'false'}\n")
+        t, c = time.perf_counter(), time.process_time()
+        index_project(project_for_root(tree), workers=1)
+        return time.perf_counter() - t, time.process_time() - c  # wall, CPU of this process (all threads)
+
+
+def query_ms(tree: Path, queries: list[str]) -> tuple[float, float]:
+    from cairn.codemap.index_db import open_index
+    from cairn.codemap.indexer import index_project
+    from cairn.project import project_for_root
+    from cairn.search import engine
+
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["CAIRN_HOME"] = home
+        Path(home, "config.toml").write_text("[index]\nsemantic = true\n")
+        p = project_for_root(tree)
+        index_project(p, workers=1)
+        con = open_index(p)
+        out = []
+        for w in (0.0, 1.0):
+            engine.W_SEMANTIC = w
+            engine.search_code(con, queries[0], root=tree, limit=10)  # warm-up (model, matrix, pages)
+            ms = []
+            for q in queries[1:]:
+                t = time.perf_counter()
+                engine.search_code(con, q, root=tree, limit=10)
+                ms.append((time.perf_counter() - t) * 1000)
+            out.append(statistics.median(ms))
+        from cairn.search.semantic import semantic_channel
+
+        ms = []
+        for q in queries[1:]:  # the channel alone: embed the request, score every row, keep the best files
+            t = time.perf_counter()
+            semantic_channel(con, q)
+            ms.append((time.perf_counter() - t) * 1000)
+        rows = con.execute("SELECT SUM(LENGTH(vecs)) / 512 FROM vectors").fetchone()[0]
+        print(f"  {tree.name}: the channel alone p50 {statistics.median(ms):.1f} ms over {rows} vectors")
+        con.close()
+        return out[0], out[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trees", required=True)
+    ap.add_argument("--cases", nargs="+", required=True)
+    ap.add_argument("--repeat", type=int, default=1)
+    a = ap.parse_args()
+    base = closure(["cairn"])
+    extra = closure(["cairn", "wordllama"]) - base
+    print(f"installed by cairn[semantic] beyond cairn: {size_mb(extra):.1f} MB ({', '.join(sorted(extra))})")
+    rows = []
+    for cf in a.cases:
+        cases = [json.loads(x) for x in Path(cf).read_text().splitlines() if x.strip()]
+        by_snap: dict[str, list[str]] = {}
+        for c in cases:
+            by_snap.setdefault(c["snapshot"], []).append(c["query"])
+        snap, queries = max(by_snap.items(), key=lambda kv: len(kv[1]))
+        tree = Path(a.trees) / f"{Path(cf).stem}@{snap}"
+        if not tree.is_dir():
+            print(f"{tree}: no tree, skipped")
+            continue
+        off = min(cold_index(tree, False) for _ in range(a.repeat))
+        on = min(cold_index(tree, True) for _ in range(a.repeat))
+        q_off, q_on = query_ms(tree, queries)
+        rows.append((Path(cf).stem, off[1], on[1], q_off, q_on))
+        print(f"{Path(cf).stem}: cold index wall {off[0]:.2f} s -> {on[0]:.2f} s, CPU {off[1]:.2f} s -> {on[1]:.2f} s "
+              f"({(on[1] / off[1] - 1) * 100:+.0f}%), "
+              f"query p50 {q_off:.1f} ms -> {q_on:.1f} ms ({len(queries) - 1} queries)", flush=True)
+    if rows:
+        t_off, t_on = sum(r[1] for r in rows), sum(r[2] for r in rows)
+        print(f"total cold index CPU {t_off:.1f} s -> {t_on:.1f} s ({(t_on / t_off - 1) * 100:+.0f}%); "
+              f"median of per-repo query p50 {statistics.median(r[3] for r in rows):.1f} ms -> "
+              f"{statistics.median(r[4] for r in rows):.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
