@@ -226,6 +226,7 @@ def test_an_index_refresh_inside_an_inline_hook_drops_stale_vectors_and_embeds_n
     n = len(_rows(p))
     (p.root / "app" / "db.py").write_text("def open_connection(url):\n    return connect(url, pool=1)\n")
     monkeypatch.setattr(embed, "_MODEL", None)
+    monkeypatch.setattr(embed, "LOAD_IN_HOOK", False)  # an inline hook, whatever an earlier test's warm server set
     monkeypatch.setitem(sys.modules, "cairn.agents.hooks.runner", sys.modules.get("cairn.agents.hooks.runner")
                         or type(sys)("cairn.agents.hooks.runner"))
     index_project(p)

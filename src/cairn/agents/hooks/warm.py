@@ -256,9 +256,11 @@ def serve(idle: float = IDLE_SECONDS) -> int:
                 if not _answer(conn, runner, seen):
                     break
     finally:
+        from cairn.codemap import embed
         from cairn.search import index_cache
 
         index_cache.keep_open(False)  # a server that stops lets go of the indexes it held
+        embed.LOAD_IN_HOOK = False  # ...and of the process-wide switches its warm-up set
         try:  # only our own socket: a successor may already listen at the same path
             if os.stat(path).st_ino == ours:
                 os.unlink(path)
