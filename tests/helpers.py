@@ -37,3 +37,13 @@ def make_git_repo(root: Path, files: dict[str, str | bytes], commit: bool = True
         git(root, "commit", "-q", "-m", "initial")
     return root
 
+
+def indexed_paths(project) -> set[str]:  # noqa: ANN001 - a cairn Project
+    """The paths the project's code index holds now."""
+    from cairn.codemap.index_db import open_index
+
+    con = open_index(project)
+    try:
+        return {r[0] for r in con.execute("SELECT path FROM files")}
+    finally:
+        con.close()

@@ -12,6 +12,7 @@ import pytest
 from cairn.codemap import freshness, watch
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import resolve_project
+from helpers import indexed_paths as _paths
 from helpers import make_git_repo
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
@@ -50,14 +51,6 @@ def _until(cond, timeout: float = 10.0) -> None:
 def _journaled(project, path: str) -> bool:
     _, _, journal = freshness.files_beside(str(project.index_path()))
     return path.encode() in Path(journal).read_bytes().split(b"\0")
-
-
-def _paths(project) -> set[str]:
-    con = open_index(project)
-    try:
-        return {r[0] for r in con.execute("SELECT path FROM files")}
-    finally:
-        con.close()
 
 
 def _fresh(project) -> bool:

@@ -13,6 +13,7 @@ from cairn.codemap import extract, indexer
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import project_for_root, resolve_project
 from helpers import git, make_git_repo, write_tree
+from helpers import indexed_paths as _paths
 
 FILES = {
     "app/__init__.py": "",
@@ -21,14 +22,6 @@ FILES = {
     "app/util.py": "def helper():\n    return 1\n",
     "README.md": "# App\n\n## Usage\n\nRun it.\n",
 }
-
-
-def _paths(project) -> set[str]:
-    con = open_index(project)
-    try:
-        return {r[0] for r in con.execute("SELECT path FROM files")}
-    finally:
-        con.close()
 
 
 def _orphans(project) -> int:

@@ -8,8 +8,6 @@ model's vectors, an inline hook) is tested always.
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from cairn.codemap import embed, vectors
@@ -209,8 +207,9 @@ def test_an_inline_hook_never_loads_the_model(tmp_path, cairn_home, monkeypatch)
         con.commit()
         monkeypatch.setattr(embed, "_MODEL", None)
         monkeypatch.setattr(embed, "_FAILED", None)
-        monkeypatch.setitem(sys.modules, "cairn.agents.hooks.runner", sys.modules.get("cairn.agents.hooks.runner")
-                            or type(sys)("cairn.agents.hooks.runner"))
+        from cairn.agents.hooks import runner
+
+        monkeypatch.setattr(runner, "INLINE_PROCESS", True)  # as while `cairn hook` answers in its own process
         monkeypatch.setattr(embed, "LOAD_IN_HOOK", False)
         assert semantic.semantic_channel(con, PARAPHRASE) == ({}, {})
         assert not embed.loaded() and embed.failure() is None  # not even tried
@@ -227,8 +226,9 @@ def test_an_index_refresh_inside_an_inline_hook_drops_stale_vectors_and_embeds_n
     (p.root / "app" / "db.py").write_text("def open_connection(url):\n    return connect(url, pool=1)\n")
     monkeypatch.setattr(embed, "_MODEL", None)
     monkeypatch.setattr(embed, "LOAD_IN_HOOK", False)  # an inline hook, whatever an earlier test's warm server set
-    monkeypatch.setitem(sys.modules, "cairn.agents.hooks.runner", sys.modules.get("cairn.agents.hooks.runner")
-                        or type(sys)("cairn.agents.hooks.runner"))
+    from cairn.agents.hooks import runner
+
+    monkeypatch.setattr(runner, "INLINE_PROCESS", True)  # as while `cairn hook` answers in its own process
     index_project(p)
     assert len(_rows(p)) == n - 1 and not embed.loaded()
     monkeypatch.setattr(embed, "LOAD_IN_HOOK", True)  # the warm server may load it
@@ -288,3 +288,12 @@ def test_doctor_says_in_one_line_whether_the_channel_is_active(tmp_path, cairn_h
     checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
     assert checks["semantic"]["status"] == "warn"
     assert "not installed" in checks["semantic"]["detail"] and "\n" not in checks["semantic"]["detail"]
+
+
+def test_only_a_hook_answered_in_its_own_process_counts_as_inline():
+    """Importing the hook runner (many commands and the tests do) is not being an inline hook."""
+    from cairn.agents.hooks import runner
+
+    assert not runner.INLINE_PROCESS and not embed.inline_hook()
+    runner.main(["hook", "Bogus"], raw=b"{}")  # an unknown event: answered inline, exit 0
+    assert not runner.INLINE_PROCESS  # reset when it returns

@@ -124,7 +124,8 @@ def inline_hook() -> bool:
     paid there; the channel is skipped and vectors wait for the next index run outside a hook."""
     import sys
 
-    return "cairn.agents.hooks.runner" in sys.modules and not LOAD_IN_HOOK and _MODEL is None
+    runner = sys.modules.get("cairn.agents.hooks.runner")  # imported by many commands: ask its flag
+    return bool(getattr(runner, "INLINE_PROCESS", False)) and not LOAD_IN_HOOK and _MODEL is None
 
 
 def load() -> Model | None:

@@ -152,9 +152,21 @@ def run(event: str | None, payload: dict, *, inline: bool = False) -> tuple[str,
     return out, err, code, status, getattr(project, "id", None)
 
 
+INLINE_PROCESS = False  # True while `main` answers a hook in this process (codemap/embed.py asks)
+
+
 def main(argv: list[str] | None = None, raw: bytes | None = None) -> int:
     """Entry point of `cairn hook`; returns the exit code (0, or 2 for a read-guard deny).
     `raw`: stdin, when the warm client (warm.py) already read it."""
+    global INLINE_PROCESS
+    INLINE_PROCESS = True
+    try:
+        return _main(argv, raw)
+    finally:  # not reached when _exit_past_refresh ends the process: the flag holds to the end
+        INLINE_PROCESS = False
+
+
+def _main(argv: list[str] | None, raw: bytes | None) -> int:
     started = time.perf_counter()
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hook"]:
