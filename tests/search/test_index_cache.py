@@ -131,3 +131,25 @@ def test_a_long_lived_process_holds_one_idle_connection_and_lets_go_of_a_rebuilt
     finally:
         index_cache.keep_open(False)
     assert index_cache._KEEPERS == {}
+
+
+def test_chunk_counts_are_reused_while_the_file_is_unchanged(project):
+    """A second request with the same words over the same files reads the counts kept with the file's
+    text, with the same result; an edited file is read and counted again."""
+    from cairn.search.query import Term
+
+    terms = [Term("reconcile", 1, 1.0), Term("book", 1, 0.5)]
+    con = open_index(project)
+    try:
+        ids = [r[0] for r in con.execute("SELECT id FROM files ORDER BY id")]
+        fid = con.execute("SELECT id FROM files WHERE path = 'ledger/reconcile.py'").fetchone()[0]
+        first = chunks.chunk_channel(con, project.root, ids, terms)
+        kept = [t for k, t in chunks._TEXTS.items() if k[0].endswith("reconcile.py")]
+        assert first and kept and "reconcile" in kept[-1].counts[1]
+        assert chunks.chunk_channel(con, project.root, ids, terms) == first
+        path = project.root / "ledger" / "reconcile.py"
+        path.write_text("def reconcile_accounts(book):\n    return book  # reconcile reconcile reconcile\n")
+        again = chunks.chunk_channel(con, project.root, ids, terms)
+    finally:
+        con.close()
+    assert again[fid][0][0] > first[fid][0][0]  # more occurrences now: counted again, not reused

@@ -61,12 +61,20 @@ _PLUS_ONE = (1).__add__  # a line's length and its newline, at C speed
 class _Text:
     """A file's lowercased head and where each of its lines starts (computed on first use)."""
 
-    __slots__ = ("low", "_starts", "ranges")
+    __slots__ = ("low", "_starts", "ranges", "counts")
 
     def __init__(self, low: str) -> None:
         self.low = low
         self._starts: list[int] | None = None
         self.ranges: tuple[list, list[tuple[int, int, int]]] | None = None  # (the spans, _ranges of them)
+        self.counts: tuple[list, dict[str, dict[int, int]]] | None = None  # (the spans, stem -> chunk counts)
+
+    def counted(self, spans: list) -> dict[str, dict[int, int]]:
+        """Per-chunk counts of the stems already looked for in this text with these spans: the same
+        words come back prompt after prompt in a session."""
+        if self.counts is None or self.counts[0] is not spans:
+            self.counts = (spans, {})
+        return self.counts[1]
 
     def line_starts(self) -> list[int]:
         """Offset of line 1, 2, ... (and one past the last line)."""
@@ -183,17 +191,20 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
         text = _lowered(root / paths[fid])
         if text is None:
             continue
-        low, ranges = text.low, None
+        low, ranges, known_counts = text.low, None, text.counted(spans)
         tf: dict[int, dict[str, int]] = defaultdict(dict)
         for stem in by_stem:
-            first = low.find(stem)
-            if first < 0:
-                continue
-            if len(stem) < 4:
-                counts = _short_counts(text, stem, spans)
-            else:
-                ranges = ranges if ranges is not None else _ranges(spans, text)
-                counts = _counts(low, stem, first, ranges)
+            counts = known_counts.get(stem)
+            if counts is None:
+                first = low.find(stem)
+                if first < 0:
+                    counts = {}
+                elif len(stem) < 4:
+                    counts = _short_counts(text, stem, spans)
+                else:
+                    ranges = ranges if ranges is not None else _ranges(spans, text)
+                    counts = _counts(low, stem, first, ranges)
+                known_counts[stem] = counts
             for cid, n in counts.items():
                 tf[cid][stem] = n
         scored = []
