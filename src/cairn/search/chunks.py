@@ -14,6 +14,7 @@ import bisect
 import os
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from itertools import accumulate
 from pathlib import Path
 
@@ -42,17 +43,21 @@ def _stems(terms: list[Term]) -> dict[str, Term]:
     return by_stem
 
 
+def _finds(low: str, stem: str, start: int = 0) -> Iterator[int]:
+    """Offsets of `stem` in the text from `start` on, not overlapping."""
+    pos = low.find(stem, start)
+    while pos >= 0:
+        yield pos
+        pos = low.find(stem, pos + len(stem))
+
+
 def _occurrences(low: str, stem: str) -> list[int]:
     """Start offsets of `stem` in the lowercased text; a short stem must stand alone as a word."""
-    out = []
     n = len(stem)
-    pos = low.find(stem)
-    while pos >= 0:
-        if n >= 4 or ((pos == 0 or not low[pos - 1].isalnum()) and
-                      (pos + n >= len(low) or not low[pos + n].isalnum())):
-            out.append(pos)
-        pos = low.find(stem, pos + n)
-    return out
+    if n >= 4:
+        return list(_finds(low, stem))
+    return [pos for pos in _finds(low, stem) if (pos == 0 or not low[pos - 1].isalnum())
+            and (pos + n >= len(low) or not low[pos + n].isalnum())]
 
 
 _PLUS_ONE = (1).__add__  # a line's length and its newline, at C speed
@@ -133,31 +138,17 @@ def _counts(low: str, stem: str, first: int, ranges: list[tuple[int, int, int]])
     C speed, or, in a file of many chunks, each occurrence placed by bisection."""
     if len(ranges) <= MANY_CHUNKS:
         return {cid: n for cid, a, b in ranges if b > first and (n := low.count(stem, a, b))}
+    return _place(_finds(low, stem, first), len(stem), ranges)
+
+
+def _place(positions: Iterable[int], size: int, ranges: list[tuple[int, int, int]]) -> dict[int, int]:
+    """chunk id -> how many of the occurrences at `positions` (each `size` long) its range holds."""
     firsts = [r[1] for r in ranges]
     out: dict[int, int] = defaultdict(int)
-    size, pos = len(stem), first
-    while pos >= 0:
+    for pos in positions:
         i = bisect.bisect_right(firsts, pos) - 1
         if i >= 0 and pos + size <= ranges[i][2]:
             out[ranges[i][0]] += 1
-        pos = low.find(stem, pos + size)
-    return out
-
-
-def _short_counts(text: _Text, stem: str, spans: list[tuple[int, int, int]]) -> dict[int, int]:
-    """Occurrences of a short stem standing alone as a word, per chunk (by the line that holds each)."""
-    low, found = text.low, _occurrences(text.low, stem)
-    if not found:
-        return {}
-    starts = [s[0] for s in spans]
-    out: dict[int, int] = defaultdict(int)
-    line, last = 1, 0
-    for pos in found:
-        line += low.count("\n", last, pos)  # C-speed line counting; offsets come in order
-        last = pos
-        i = bisect.bisect_right(starts, line) - 1  # top-level chunks do not nest
-        if i >= 0 and spans[i][0] <= line <= spans[i][1]:
-            out[spans[i][2]] += 1
     return out
 
 
@@ -199,11 +190,10 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
                 first = low.find(stem)
                 if first < 0:
                     counts = {}
-                elif len(stem) < 4:
-                    counts = _short_counts(text, stem, spans)
                 else:
                     ranges = ranges if ranges is not None else _ranges(spans, text)
-                    counts = _counts(low, stem, first, ranges)
+                    counts = (_counts(low, stem, first, ranges) if len(stem) >= 4  # a short stem: whole words only
+                              else _place(_occurrences(low, stem), len(stem), ranges))
                 known_counts[stem] = counts
             for cid, n in counts.items():
                 tf[cid][stem] = n

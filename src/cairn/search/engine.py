@@ -210,14 +210,21 @@ class _RoleWeights:
         self.roles = for_index(con).roles
 
     def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
+        self._learn(fid, path, kind, lang, doc_role)
+        return self._of(fid)
+
+    def _learn(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> None:
+        """What the file is: it does not depend on the request, so it is kept per index state."""
+        if fid not in self.roles:
+            log = doc_role == "log"
+            self.roles[fid] = (roles.role(path, kind, lang), log, log and is_changelog(path))
+
+    def _of(self, fid: int) -> float:
         if fid not in self.known:
-            role = self.roles.get(fid)
-            if role is None:  # what the file is does not depend on the request: kept per index state
-                log = doc_role == "log"
-                role = self.roles[fid] = (roles.role(path, kind, lang), log, log and is_changelog(path))
-            f = 1.0 if fid in self.nodes else self.factors[role[0]]
-            if role[1]:
-                f *= max(self.log_factor, CHANGELOG_FACTOR) if role[2] else self.log_factor
+            role, log, changelog = self.roles[fid]
+            f = 1.0 if fid in self.nodes else self.factors[role]
+            if log:
+                f *= max(self.log_factor, CHANGELOG_FACTOR) if changelog else self.log_factor
             self.known[fid] = max(f, 1.0) if fid in self.named else f
         return self.known[fid]
 
@@ -225,16 +232,13 @@ class _RoleWeights:
         if not ROLES_IN_CHANNELS:
             return scores
         ids = ranked(scores)[:depth]
-        todo = [f for f in ids if f not in self.known]
-        for f in [f for f in todo if f in self.roles]:
-            self.factor(f, "", "", None, None)
-        todo = [f for f in todo if f not in self.known]
+        todo = [f for f in ids if f not in self.roles]
         for i in range(0, len(todo), 900):
             part = todo[i:i + 900]
             for row in self.con.execute(
                     f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
-                self.factor(*row)
-        return {f: scores[f] * self.known.get(f, 1.0) for f in ids}
+                self._learn(*row)
+        return {f: scores[f] * (self._of(f) if f in self.roles else 1.0) for f in ids}
 
 
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
