@@ -34,6 +34,7 @@ from multiprocessing import Pool
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
+DUMP = bool(os.environ.get("REPLAY_DUMP"))  # set by --dump: each case's rows are kept for a look by hand
 
 
 def _patch(variant: dict) -> None:
@@ -106,6 +107,9 @@ def run_group(job: tuple) -> list[dict]:
         if novel:
             row["novel@5"] = run_eval.score(novel, [r for r in ranked if r not in seen])["files@5"]
         row["first"] = not seen
+        if DUMP:
+            row.update(query=case["query"], gold=case["gold"], ranked=ranked, touched=list(sess.files) if sess else [],
+                       session=case.get("session"), prompt_index=case.get("prompt_index"), snapshot=sha)
         rows.append(row)
     con.close()
     return rows
@@ -136,7 +140,7 @@ def measure(case_files: list[Path], variant: dict, homes: str, jobs: int) -> dic
                           "files@5 later": _mean(r["files@5"] for r in later)}
     macro = {k: _mean(v[k] for v in per_repo.values()) for k in ("files@5", "novel@5", "hit@1", "files@5 later")}
     ms = sorted(r["ms"] for r in rows)
-    return {"per_repo": per_repo, "macro": macro, "p50_ms": ms[len(ms) // 2], "cases": len(rows)}
+    return {"per_repo": per_repo, "macro": macro, "p50_ms": ms[len(ms) // 2], "cases": len(rows), "rows": rows}
 
 
 def _mean(xs) -> float:
@@ -150,7 +154,12 @@ def main() -> None:
     ap.add_argument("--cases", nargs="+", type=Path, default=sorted((SHARED / "sessions").glob("*.jsonl")))
     ap.add_argument("--homes", default=str(Path.home() / ".cache" / "cairn-bench" / "replay-homes"))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--dump", type=Path, help="write every case (query, gold, ranking, files touched) as JSONL here")
     args = ap.parse_args()
+    if args.dump:
+        os.environ["REPLAY_DUMP"] = "1"
+        global DUMP
+        DUMP = True
     for text in args.variants:
         variant = json.loads(text)
         res = measure(args.cases, variant, args.homes, args.jobs)
@@ -160,6 +169,10 @@ def main() -> None:
         for repo, v in res["per_repo"].items():
             print(f"| {repo} | {v['cases']} | {v['files@5']:.3f} | {v['novel@5']:.3f} | {v['hit@1']:.3f} | "
                   f"{v['files@5 later']:.3f} |")
+        if args.dump:
+            with args.dump.open("a") as fh:
+                for r in res["rows"]:
+                    fh.write(json.dumps({"variant": text, **r}) + "\n")
         m = res["macro"]
         print(f"| **macro** | | **{m['files@5']:.3f}** | **{m['novel@5']:.3f}** | {m['hit@1']:.3f} | "
               f"{m['files@5 later']:.3f} |")

@@ -173,6 +173,8 @@ SHOP = {
     "src/coupons.py": "def apply_coupon(cart, code):\n    \"\"\"Apply a discount coupon.\"\"\"\n    return cart\n",
     "src/invoice.py": "def render_invoice(cart):\n    \"\"\"Render a PDF invoice.\"\"\"\n    return 'pdf'\n",
     "src/export.py": "def export_csv(rows):\n    \"\"\"Export the rows as CSV.\"\"\"\n    return rows\n",
+    "tests/test_cart.py": "from src.cart import Cart\n\ndef test_checkout():\n    assert Cart().checkout('X')\n",
+    "src/util/test_helper_3.py": "from src.util.helper_3 import helper_3\n\ndef test_helper():\n    assert helper_3(1)\n",
     "tasks/008-export-totals.md": "# Task 008: export totals\n\nAdd the invoice totals to the CSV export.\n",
     **{f"src/util/helper_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(8)},
 }
@@ -226,6 +228,24 @@ def test_named_paths_and_other_checkouts_are_near_certain(shop):
     assert any(w.startswith("named in the prompt") for w in hits[0].why)
     hits, _ = search_code(con, "start working on task 008", root=root)
     assert "tasks/008-export-totals.md" in paths(hits)[:2]
+
+
+def test_a_windows_path_in_the_prompt_is_a_mention(shop):
+    root, con = shop
+    hits, _ = search_code(con, r"In D:\work\shop\src\export.py, the rows come back empty", root=root)
+    assert paths(hits)[0] == "src/export.py"
+    assert any(w.startswith("named in the prompt") for w in hits[0].why)
+
+
+def test_the_tests_of_the_files_in_play_come_next(shop):
+    """The test beside an edited file outranks tests elsewhere; asked about tests, it is near the top."""
+    root, con = shop
+    ctx = _ctx(root, [("fix the rounding in helper 3", [("edited", "src/util/helper_3.py")])])
+    hits, _ = search_code(con, "are the tests still right?", root=root, session=ctx)
+    ranked = paths(hits)
+    assert "src/util/test_helper_3.py" in ranked[:3]
+    hit = hits[ranked.index("src/util/test_helper_3.py")]
+    assert "the test (or tested file) of a file in play" in hit.why
 
 
 def test_seen_marks_files_read_and_unchanged_since(shop):

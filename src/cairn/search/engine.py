@@ -46,6 +46,7 @@ W_TOPIC = 0.5  # earlier prompts' distinctive words
 W_RECENT = 5.0  # files already in play: what a follow-up is most often about
 W_COCHANGE = 0.6  # files that change together with those in play (git history)
 W_NEAR = 0.5  # untouched files in the folders of those in play, and their import neighbours
+W_COUNTERPART = 2.0  # the tests of the files in play, and the files their tests exercise
 NEAR_ORDER = "relevance"  # rank that neighbourhood by the request's match ("proximity": by closeness)
 W_CHURN = 0.3  # what changes often and lately, for vague prompts only
 SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
@@ -153,6 +154,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         lists.append((_top(sig.cochange), W_COCHANGE))
     if sig.near:
         lists.append((_near_ranking(sig.near, fused), W_NEAR))
+    if sig.counterparts and W_COUNTERPART:
+        lists.append((_near_ranking(sig.counterparts, fused, "proximity"), W_COUNTERPART))
     if sig.churn:
         lists.append((_top(sig.churn), W_CHURN))
     fused = rrf(lists, k=rrf_k)
@@ -190,10 +193,10 @@ def _named_files(con: sqlite3.Connection, q: Query) -> set[int]:
     return {r[0] for r in rows}
 
 
-def _near_ranking(near: dict[int, float], fused: dict[int, float]) -> list[int]:
+def _near_ranking(near: dict[int, float], fused: dict[int, float], order: str = "") -> list[int]:
     """The neighbourhood of the files in play, best match for this request first (by proximity
-    when NEAR_ORDER says so, or when the request matched nothing there)."""
-    if NEAR_ORDER == "proximity":
+    when NEAR_ORDER or `order` says so, or when the request matched nothing there)."""
+    if (order or NEAR_ORDER) == "proximity":
         return sorted(near, key=lambda f: (-near[f], -fused.get(f, 0.0), f))[:CHANNEL_DEPTH]
     return sorted(near, key=lambda f: (-fused.get(f, 0.0), -near[f], f))[:CHANNEL_DEPTH]
 
@@ -369,6 +372,8 @@ def _explain_session(con: sqlite3.Connection, hits: list[Hit], sig: SessionSigna
             both, n = together(con, h.path, sig.paths[best])
             if both:
                 why.append(f"changes with {sig.paths[best].rsplit('/', 1)[-1]} in {both} of its last {n} commits")
+        if h.file_id in sig.counterparts and not how:
+            why.append("the test (or tested file) of a file in play")
         if h.file_id in sig.topic and not how:
             why.append("matches the earlier prompts")
         h.seen = h.file_id in sig.seen

@@ -45,8 +45,10 @@ SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or ed
 MAX_SEEDS = 24
 NEAR_GRAPH = 0.5  # an import neighbour of a file in play, against a file in its folder (0: off)
 COUNTERPART_SHARE, COUNTERPART_ASKED = 0.3, 1.0  # a file's test (or tested file), beside it / when tests are asked for
+COUNTERPART_AWAY = 0.3  # a counterpart in another folder (`tests/` for `src/`), shared out over how many there are
 _ASKS_TESTS = re.compile(r"\b(?:unit |integration )?(?:tests?|specs?|testing|tdd|coverage)\b", re.I)
-_MENTION = re.compile(r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:~|\.{1,2})?/?[\w.@+-]+(?:/[\w.@+-]+)*/?)")
+_MENTION = re.compile(  # `src/a.go`, `@./a.go`, `~/x/a.go`, and Windows paths (`D:\repo\src\a.go`)
+    r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)*[/\\]?)")
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]{1,2000}")
 _BLOB = re.compile(r"/(?:blob|tree|raw|src)/[^/]+/([^?#]+)")
 _FILE_SHAPE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -64,6 +66,7 @@ class SessionSignals:
     topic_terms: list[Term] = field(default_factory=list)
     cochange: dict[int, float] = field(default_factory=dict)
     near: dict[int, float] = field(default_factory=dict)  # untouched files beside the ones in play
+    counterparts: dict[int, float] = field(default_factory=dict)  # the tests of the files in play (and vice versa)
     churn: dict[int, float] = field(default_factory=dict)
     seen: set[int] = field(default_factory=set)
     touched: dict[int, str] = field(default_factory=dict)  # file id -> how (edited/read/named...)
@@ -127,7 +130,7 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
     tracker item the repository holds as a file ("task 008" -> tasks/008-export.md; 0.9)."""
     out: dict[int, tuple[float, str]] = {}
     prompt, url_paths = without_urls(prompt[:20_000])
-    tokens = [m.group(1) for m in _MENTION.finditer(prompt)] + url_paths
+    tokens = [m.group(1).replace("\\", "/") for m in _MENTION.finditer(prompt)] + url_paths
     pathish = [t.rstrip(".,;:") for t in tokens if _FILE_SHAPE.search(t.rstrip(".,;:")) and len(t) < 400]
     with_slash = [t for t in pathish if "/" in t.strip("/")]
     for fid, path in map_paths(con, root, with_slash).values():
@@ -243,8 +246,7 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
         for fid, w in _graph_neighbours(con, sig.seeds, set(sig.touched)).items():
             sig.near[fid] = max(sig.near.get(fid, 0.0), w)
     share = COUNTERPART_ASKED if _ASKS_TESTS.search(prompt) else COUNTERPART_SHARE
-    for fid, w in _counterparts(con, in_play, set(sig.touched)).items():
-        sig.near[fid] = max(sig.near.get(fid, 0.0), w * share)
+    sig.counterparts = {fid: w * share for fid, w in _counterparts(con, in_play, set(sig.touched)).items()}
     if use_history and sig.seeds:
         co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
         sig.cochange = {fid: s for fid, s in _ids(con, co).items() if fid not in sig.seeds}
@@ -287,10 +289,13 @@ def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude:
 
 def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int]) -> dict[int, float]:
     """A file's test and the file a test exercises (`parser.go` <-> `parser_test.go`, `cart.py` <->
-    `test_cart.py`, `Cart.java` <-> `CartTest.java`), by the stem key the index keeps per file."""
+    `test_cart.py`, `Cart.java` <-> `CartTest.java`), by the stem key the index keeps per file.
+    One in the same folder is the counterpart; others elsewhere (`tests/` for `src/`, or the same
+    name in ten packages) share COUNTERPART_AWAY between them."""
     from cairn.text.tokens import name_key, stem_of
 
     wanted: dict[str, float] = {}
+    folders: dict[str, set[str]] = {}
     for path, w in weights.items():
         key = name_key(stem_of(path))
         if not key:
@@ -299,11 +304,21 @@ def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: s
         keys = {bare} if bare != key else {key + "test", "test" + key, key + "spec", key + "tests"}
         for k in keys - {"", key}:
             wanted[k] = max(wanted.get(k, 0.0), w)
+            folders.setdefault(k, set()).add(_folder(path))
     if not wanted:
         return {}
     stems = list(wanted)[:200]
-    rows = con.execute(f"SELECT id, stem FROM files WHERE stem IN ({','.join('?' * len(stems))})", stems).fetchall()
-    return {fid: wanted[stem] for fid, stem in rows if fid not in exclude}
+    rows = con.execute(f"SELECT id, stem, path FROM files WHERE stem IN ({','.join('?' * len(stems))})",
+                       stems).fetchall()
+    count: dict[str, int] = {}
+    for _fid, stem, _path in rows:
+        count[stem] = count.get(stem, 0) + 1
+    return {fid: wanted[stem] * (1.0 if _folder(path) in folders[stem] else COUNTERPART_AWAY / count[stem])
+            for fid, stem, path in rows if fid not in exclude}
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
 
 
 def _ids(con: sqlite3.Connection, by_path: dict[str, float]) -> dict[int, float]:
