@@ -57,9 +57,9 @@ def _mean(xs) -> float:
 
 def _patch(kw: dict) -> list:
     from cairn.codemap import textdefs
-    from cairn.search import chunks, engine, graph_walk, names, paths, query, roles, semantic, text
+    from cairn.search import chunks, engine, graph_walk, names, paths, phrases, query, roles, semantic, text
 
-    mods = (engine, roles, query, names, paths, text, chunks, graph_walk, textdefs, semantic)
+    mods = (engine, roles, query, names, paths, text, chunks, graph_walk, textdefs, semantic, phrases)
     saved = []
     for key, val in kw.items():
         mod = next((m for m in mods if hasattr(m, key)), None)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
 W_SEMANTIC = 0.5  # request and file vectors close in meaning (semantic.py; only when the index holds vectors;
 # 0.5 against 1.0: semble the same, commit subjects files@5 +0.010, docs/benchmarks.md section 18)
+W_PHRASE = 1.5  # word trigrams of the request that a few files hold verbatim (phrases.py)
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
@@ -131,6 +132,13 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         base.append((ranked(sig.mentions), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
+    phrase_scores: dict[int, float] = {}
+    if W_PHRASE:
+        from cairn.search.phrases import phrase_channel
+
+        phrase_scores, phrase_why = phrase_channel(con, without_urls(text)[0])
+        if phrase_scores:
+            base.append((_top(weigh(phrase_scores)), W_PHRASE))
     sem_scores, sem_best = semantic_channel(con, q.text) if W_SEMANTIC else ({}, {})
     if sem_scores:
         base.append((_top(weigh(sem_scores)), W_SEMANTIC))
@@ -169,6 +177,9 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     if hits:
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
         _explain_session(con, hits, sig)
+        for h in hits:
+            if h.file_id in phrase_scores:
+                h.why.append(f'holds the words "{phrase_why[h.file_id]}" verbatim')
         if sem_scores:
             semantic_explain(con, hits, sem_scores, sem_best)
     if kind == "code":
