@@ -94,12 +94,15 @@ def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
             "runs": runs, "exit": sorted(codes)}
 
 
-LAUNCH = "import sys; from cairn.cli.main import main; sys.exit(main())"  # as the plugin's bin/cairn starts it
 
 
 def hook(event: str, payload_of):
     def make(i: int):
-        return [PY, "-c", LAUNCH, "hook", event], json.dumps(payload_of(i))
+        # as `cairn install claude --user` and the plugin's bin/cairn start a hook: `python -S -c <boot> hook EVENT`
+        # (src/cairn/agents/hooks/client.py: no `site` until the warm server fails to answer)
+        from cairn.agents.hooks.client import boot
+
+        return [PY, "-S", "-c", boot(), "hook", event], json.dumps(payload_of(i))
     return make
 
 

@@ -40,7 +40,8 @@ def test_install_merge_idempotent_and_undo_byte_for_byte(run_cli, home):
     assert set(data["hooks"]) >= {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact",
                                   "Stop", "SessionEnd"}
     cmd = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert cmd.endswith("-m cairn hook SessionStart") and Path(cmd.split()[0].strip("'")).exists()
+    assert cmd.endswith("cairn.agents.hooks.client import main; sys.exit(main())' hook SessionStart")
+    assert " -S -c " in cmd and Path(cmd.split()[0].strip("'")).exists()
     mcp = json.loads((home / ".claude.json").read_text())
     assert mcp["mcpServers"]["cairn"]["args"] == ["-m", "cairn", "serve"]
     first = settings.read_text()

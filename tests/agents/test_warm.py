@@ -107,3 +107,38 @@ def test_stale_code_and_foreign_requests_fall_back(cairn_home, monkeypatch):
     os.utime(src, (time.time() + 5, time.time() + 5))
     assert warm._stale(seen)
     assert warm.ask("UserPromptSubmit", b"{}") == warm.NO_SERVER  # nothing listening: answer inline
+
+
+def _installed(event: str, data: dict, home, cwd, env: dict, launcher: str | None = None):
+    """The hook command `cairn install claude --user` writes, run by a shell as Claude Code runs it."""
+    import subprocess
+
+    from cairn.agents.install import hook_config, hook_launcher
+
+    command = hook_config(launcher or hook_launcher())["hooks"][event][0]["hooks"][0]["command"]
+    full = {**os.environ, "CAIRN_HOME": str(home), **env}
+    return subprocess.run(["sh", "-c", command], input=json.dumps(data), capture_output=True, text=True, env=full,
+                          cwd=cwd, timeout=60)
+
+
+def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_path, run_cli, cairn_home, warm_env):
+    """`python -S -c <boot> hook EVENT` (hooks/client.py): inline first (site loaded on demand), then the
+    warm server it started; other events inline; a vanished install fails with exit 1, not a blocking 2."""
+    from cairn.agents.hooks.client import boot
+    from cairn.agents.install import shlex
+
+    root = make_project(tmp_path / "shop", run_cli)
+    data = payload("UserPromptSubmit", root, session="s1", prompt=PROMPT)
+    first = _installed("UserPromptSubmit", data, cairn_home, root, warm_env)
+    assert first.returncode == 0, first.stderr
+    assert "src/shop/coupons.py" in first.stdout
+    assert _wait_for(lambda: (cairn_home / "run" / "hooks.sock").exists())
+    second = _installed("UserPromptSubmit", {**data, "session_id": "s2"}, cairn_home, root, warm_env)
+    assert second.stdout == first.stdout.replace("s1", "s2")
+    assert _times(cairn_home)[-1]["event"] == "UserPromptSubmit+warm"
+    start = _installed("SessionStart", payload("SessionStart", root, session="s3", source="startup"), cairn_home,
+                       root, warm_env)
+    assert start.returncode == 0 and "cairn" in start.stdout, start.stderr
+    gone = f"{shlex.quote(os.sys.executable)} -S -c {shlex.quote(boot(str(tmp_path / 'uninstalled')))}"
+    r = _installed("UserPromptSubmit", data, cairn_home, root, warm_env, launcher=gone)
+    assert r.returncode == 1 and "cairn" in r.stderr

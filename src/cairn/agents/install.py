@@ -58,7 +58,7 @@ OTEL_ENV = {  # Claude Code's documented telemetry switches, pointed at `cairn o
     "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
 }
 ENV_KEYS = (WINDOW_ENV, *OTEL_ENV)  # every env key cairn may write, and undo removes
-_OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)")
+_OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)|cairn\.agents\.hooks\.client\b.*\shook(?:\s|$)")
 
 
 def is_cairn_handler(handler: object) -> bool:
@@ -87,9 +87,12 @@ def hook_config(launcher: str, *, portable: bool = False) -> dict:
     return {"hooks": hooks}
 
 
-def python_launcher(python: str | None = None) -> str:
-    """This interpreter as a shell word: `'/path/to/python' -m cairn`."""
-    return f"{shlex.quote(python or sys.executable)} -m cairn"
+def hook_launcher(python: str | None = None) -> str:
+    """What a user-scope hook command starts, as shell words: `'/path/to/python' -S -c '<boot>'`
+    (then `hook EVENT`): no `site` and no CLI before the warm server answers (hooks/client.py)."""
+    from cairn.agents.hooks.client import boot
+
+    return f"{shlex.quote(python or sys.executable)} -S -c {shlex.quote(boot())}"
 
 
 def merge_hooks(settings: dict, launcher: str, *, portable: bool = False) -> dict:
@@ -238,7 +241,7 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
     plan = Plan(scope)
     portable = scope == "project"
     before, settings = _read_json(settings_path)
-    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else python_launcher(python), portable=portable)
+    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else hook_launcher(python), portable=portable)
     if window is not None or otel:
         env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
         if window is not None:

@@ -37,6 +37,7 @@ SOCKET_NAME = "hooks.sock"
 
 
 MAGIC = b"cairn-hook/1"
+_SITE_DONE = False
 
 
 def enabled() -> bool:
@@ -110,8 +111,10 @@ def hook_main(args: list[str]) -> int:
     names = [a for a in args if not a.startswith("-")]
     event = names[0] if names else None
     if event == "_serve":
+        _full_site()
         return serve()
     if event not in EVENTS or "--inline" in args or not enabled():
+        _full_site()
         from cairn.agents.hooks import runner
 
         return runner.main(args)
@@ -120,12 +123,24 @@ def hook_main(args: list[str]) -> int:
     if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
             start()  # for the next prompt; this one is answered inline
+        _full_site()
         from cairn.agents.hooks import runner
 
         return runner.main(args, raw=raw)
     out, err, code = answer
     write_answer(out, err)
     return code
+
+
+def _full_site() -> None:
+    """What `python -S` skipped (client.py): site-packages, .pth files, sitecustomize; needed
+    from here on (the handlers import cairn's dependencies), once."""
+    global _SITE_DONE
+    if sys.flags.no_site and not _SITE_DONE:
+        import site
+
+        site.main()
+        _SITE_DONE = True
 
 
 def write_answer(out: str, err: str) -> None:
@@ -171,7 +186,9 @@ def start() -> None:
     import subprocess
 
     try:
-        subprocess.Popen([sys.executable, "-m", "cairn", "hook", "_serve"], stdin=subprocess.DEVNULL,
+        from cairn.agents.hooks.client import boot  # the server runs the very code the client runs
+
+        subprocess.Popen([sys.executable, "-c", boot(), "hook", "_serve"], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                          close_fds=True, env=dict(os.environ))
     except OSError:
