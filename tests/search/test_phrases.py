@@ -38,3 +38,17 @@ def test_short_requests_and_function_words_make_no_phrases():
     long = "please could you have a look at the way that this one is done and then tell me what you think"
     assert _grams(long) == []  # no run of three content words
     assert _grams("ok " * 12 + "parse config file twice") == ["parse config file", "config file twice"]
+
+
+def test_a_quoted_label_is_a_phrase_whatever_the_length(tmp_path):
+    files = {"ui/ContextTab.tsx": "export function ContextTab() {\n  return <Button>Display all</Button>;\n}\n",
+             **{f"ui/Page{i}.tsx": f"export function Page{i}() {{\n  return <List display={{all}} />;\n}}\n"
+                for i in range(10)}}
+    root = make_git_repo(tmp_path / "app", files)
+    project = project_for_root(root)
+    index_project(project)
+    con = open_index(project)
+    hits, _ = search_code(con, 'Use "Display all" only on this page', root=root)
+    assert hits[0].path == "ui/ContextTab.tsx"
+    assert 'holds the words "display all" verbatim' in hits[0].why
+    con.close()

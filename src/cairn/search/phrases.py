@@ -1,8 +1,8 @@
 """Phrase channel: runs of the request's words that a few files hold verbatim.
 
 A conversational prompt often pastes what the program printed ("INFO Creating directory label=...",
-"Unknown provider foo") or quotes a sentence of a doc; the files that hold those words in that
-order are where the text came from. Bag-of-words BM25 scores each word alone and drowns such a
+"Unknown provider foo"), quotes a sentence of a doc, or names a label of the UI in quotes (change
+"Display all" to ...); the files that hold those words in that order are where the text came from. Bag-of-words BM25 scores each word alone and drowns such a
 run among common words; an FTS5 phrase query over word trigrams finds it. Only trigrams that few
 files hold count (a phrase every file has says nothing), rarer ones more.
 """
@@ -22,6 +22,18 @@ MAX_GRAMS = 48  # trigrams looked up per request, those of the longest words fir
 MAX_FILES = 4  # a trigram held by more files than this is common
 PASTED_MIN_WORDS = 12  # a shorter request's trigrams are its own wording, not text pasted from somewhere
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{1,39}")
+_QUOTED = re.compile(r'["\u201c`]([^"\u201d`\n]{3,80})["\u201d`]')  # "...", “...”, `...`; not '...' (apostrophes)
+QUOTED_WORDS = (2, 8)  # a quoted span of this many words is a phrase, whatever the request's length
+MAX_QUOTED = 6
+
+
+def _quoted(text: str) -> list[str]:
+    out = []
+    for span in _QUOTED.findall(text[:20_000]):
+        words = [w.lower() for w in _WORD.findall(span)]
+        if QUOTED_WORDS[0] <= len(words) <= QUOTED_WORDS[1] and " ".join(words) not in out:
+            out.append(" ".join(words))
+    return out[:MAX_QUOTED]
 
 
 def _grams(text: str) -> list[str]:
@@ -44,7 +56,8 @@ def phrase_channel(con: sqlite3.Connection, text: str) -> tuple[dict[int, float]
     cache = for_index(con)
     scores: dict[int, float] = {}
     first: dict[int, str] = {}
-    for g in _grams(text):
+    quoted = _quoted(text)
+    for g in quoted + [g for g in _grams(text) if g not in quoted]:
         key = ("phrase", g)
         answer = cache.fts.get(key)
         if answer is None:
