@@ -42,7 +42,7 @@ def test_short_requests_and_function_words_make_no_phrases():
 
 def test_a_quoted_label_is_a_phrase_whatever_the_length(tmp_path):
     files = {"ui/ContextTab.tsx": "export function ContextTab() {\n  return <Button>Display all</Button>;\n}\n",
-             **{f"ui/Page{i}.tsx": f"export function Page{i}() {{\n  return <List display={{all}} />;\n}}\n"
+             **{f"ui/Page{i}.tsx": f"export function Page{i}() {{\n  return <List display={{mode}} all={{true}} />;\n}}\n"
                 for i in range(10)}}
     root = make_git_repo(tmp_path / "app", files)
     project = project_for_root(root)
