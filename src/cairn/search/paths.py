@@ -79,6 +79,28 @@ class _PathBlob:
         self.blob = "\n".join(parts)
         self.matched: dict[tuple[str, int], tuple[float, set[int], int] | None] = {}  # (word, id) -> _match
         self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
+        self.by_word: dict[str, list[tuple[int, tuple[float, set[int], int]]] | None] = {}
+
+    def verdicts(self, word: str, root: str) -> list[tuple[int, tuple[float, set[int], int]]] | None:
+        """Every file `word` names, with how (`_match`), among the files whose name or folder holds its
+        root; None when too many paths hold the root (memoized per word: requests share words)."""
+        if word not in self.by_word:
+            rows = self.holding(root, MAX_CANDIDATES)
+            if rows is None:
+                self.by_word[word] = None
+            else:
+                found = [(fid, self.verdict(word, fid, path)) for fid, path, tail in rows if root in tail]
+                self.by_word[word] = [(fid, how) for fid, how in found if how is not None]
+        return self.by_word[word]
+
+    def verdict(self, word: str, fid: int, path: str) -> tuple[float, set[int], int] | None:
+        key = (word, fid)
+        if key not in self.matched:
+            if len(self.matched) > MAX_MATCHES:
+                self.matched.clear()
+                self.by_word.clear()
+            self.matched[key] = _match(word, path)
+        return self.matched[key]
 
     def holding(self, root: str, limit: int) -> list[tuple[int, str, str]] | None:
         """The files whose path holds `root`; None when more than `limit` do (memoized)."""
@@ -123,31 +145,30 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
     if not words:
         return {}
     roots = {w: _root(w) for w in words}
-    cands: dict[int, tuple[str, str]] = {}  # fid -> (path, lowercased name and folder)
     every: _PathBlob = for_index(con).value("path_blob", lambda: _PathBlob(con))
-    for root in set(roots.values()):
-        rows = every.holding(root, MAX_CANDIDATES)
-        if rows is None:
-            continue
-        for fid, path, tail in rows:
-            if fid not in cands and root in tail:
-                cands[fid] = (path, tail)
     hits: dict[int, list[tuple[str, float, set[int], int]]] = defaultdict(list)  # fid -> (word, part, covered, n)
     named: dict[str, int] = defaultdict(int)  # word -> files it names
-    seen = every.matched
-    for fid, (path, tail) in cands.items():
-        for w, root in roots.items():
-            if root not in tail:
-                continue
-            if (w, fid) in seen:
-                how = seen[(w, fid)]
-            else:
-                if len(seen) > MAX_MATCHES:
-                    seen.clear()
-                how = seen[(w, fid)] = _match(w, path)
-            if how is not None:
-                hits[fid].append((w, *how))
-                named[w] += 1
+    crowded = []  # words whose root is in too many paths: checked only against the other words' candidates
+    for w, root in roots.items():
+        found = every.verdicts(w, root)
+        if found is None:
+            crowded.append(w)
+            continue
+        for fid, how in found:
+            hits[fid].append((w, *how))
+            named[w] += 1
+    if crowded:
+        cands: dict[int, tuple[str, str]] = {}  # fid -> (path, lowercased name and folder)
+        for root in set(roots.values()):
+            for fid, path, tail in every.holding(root, MAX_CANDIDATES) or ():
+                if root in tail:
+                    cands[fid] = (path, tail)
+        for w in crowded:
+            root = roots[w]
+            for fid, (path, tail) in cands.items():
+                if root in tail and (how := every.verdict(w, fid, path)) is not None:
+                    hits[fid].append((w, *how))
+                    named[w] += 1
     n = max(file_count(con), 2)
     rarity = {w: math.log(1 + n / c) / math.log(1 + n) for w, c in named.items()}  # a word in many names says less
     scores: dict[int, float] = {}

@@ -117,7 +117,7 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
             log_error("SessionEnd", f"archive digest: {exc}")
     if d is None:
         d = build_digest(segment_records(path), project.root)
-    ctx.save_state("journal", {"size": size})
+    ctx.save_state("journal", {"size": size}, durable=True)  # how far the journal went: never write twice
     if is_trivial(d):
         return None
     now = time.localtime()
