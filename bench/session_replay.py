@@ -73,6 +73,7 @@ def run_group(job: tuple) -> list[dict]:
 
     os.environ["CAIRN_HOME"] = str(Path(homes) / f"{repo.replace('/', '+')}@{sha}")
     _patch(variant)
+    from cairn.agents.tracker import with_tracker_items
     from cairn.codemap.index_db import open_index
     from cairn.codemap.indexer import index_project
     from cairn.project import project_for_root
@@ -98,7 +99,9 @@ def run_group(job: tuple) -> list[dict]:
                 transcript.write_text(sess.transcript(root))
                 ctx = read_session(transcript)
         t = time.perf_counter()
-        hits, _ = search_code(con, case["query"], root=root, limit=10, session=ctx, use_history=use_history)
+        query, item_terms = with_tracker_items(project, case["query"])  # as `cairn search` does
+        hits, _ = search_code(con, query, root=root, terms=item_terms or None, limit=10, session=ctx,
+                              use_history=use_history)
         ms = (time.perf_counter() - t) * 1000
         ranked = [h.path for h in hits]
         row = {"repo": repo, "ms": ms, **run_eval.score(case["gold"], ranked)}

@@ -326,6 +326,17 @@ def test_search_with_a_transcript_cli(tmp_path, cairn_home):
     assert ok.returncode == 0 and json.loads(ok.stdout)["results"][0]["path"] == "src/coupons.py"
 
 
+def test_a_bead_id_means_the_same_to_the_cli_as_to_the_hook(tmp_path, cairn_home):
+    """`cairn search "work on bead shop-a1b"` reads the item's title and text from .beads/issues.jsonl,
+    as the prompt hook does (agents/tracker.request_with_items)."""
+    bead = {"id": "shop-a1b", "title": "Coupon discount applied twice", "status": "open",
+            "description": "apply_coupon runs twice during checkout, so the discount doubles"}
+    root = make_git_repo(tmp_path / "shop", {**SHOP, ".beads/issues.jsonl": json.dumps(bead) + "\n"})
+    r = cli(["search", "--root", str(root), "--json", "work on bead shop-a1b"], cairn_home)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["results"][0]["path"] == "src/coupons.py"
+
+
 def test_eval_sessions_replays_the_archive(tmp_path, cairn_home):
     root = make_git_repo(tmp_path / "shop", SHOP)
     folder = tmp_path / "claude" / "projects" / "shop"

@@ -14,6 +14,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cairn.project import Project
+
 MAX_TRACKER_BYTES = 8 * 1024 * 1024
 MAX_ITEMS = 3
 TEXT_CHARS = 600
@@ -60,6 +64,37 @@ def find_refs(prompt: str) -> list[str]:
     refs = [f"#{m}" for m in _HASH_REF.findall(prompt)] + _KEY_REF.findall(prompt)
     refs += [m.group(0) for m in _ID_TOKEN.finditer(prompt)]
     return list(dict.fromkeys(refs))
+
+
+def content_terms(text: str) -> list[str]:
+    """The words of `text` a search would use (three letters or more, no bare numbers)."""
+    from cairn.text.tokens import query_terms
+
+    return [t for t in query_terms(text) if len(t) >= 3 and not t.isdigit()]
+
+
+def request_with_items(root: Path | None, prompt: str, files: list[str] | tuple[str, ...]
+                       ) -> tuple[str, list[str], list[dict]]:
+    """The request as search sees it when the prompt names tracker items: the prompt plus each
+    item's title, the items' words as extra terms, and the items themselves. The prompt hook,
+    `cairn search` and MCP `context`/`search` all build their request here ("work on bead
+    spotter-dov" means the same to each)."""
+    items = expand(root, prompt, list(files)) if root is not None else []
+    if not items:
+        return prompt, [], []
+    query = " ".join([prompt] + [it["title"] for it in items])
+    return query, [w for it in items for w in content_terms(it["text"])][:40], items
+
+
+def with_tracker_items(project: Project, query: str) -> tuple[str, list[str]]:
+    """`request_with_items` for `cairn search` and MCP: the project's configured tracker files;
+    the request unchanged when it names no item (nothing read)."""
+    if project.root is None or not find_refs(query):
+        return query, []
+    from cairn.config import settings
+
+    query, terms, _items = request_with_items(project.root, query, settings(project.root).hooks.recall.tracker_files)
+    return query, terms
 
 
 def expand(root: Path, prompt: str, files: list[str]) -> list[dict]:

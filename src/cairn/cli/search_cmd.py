@@ -54,8 +54,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     session = None
     if args.transcript:
         session = session_context(project, _readable(args.transcript))
+    from cairn.agents.tracker import with_tracker_items
+
+    query, item_terms = with_tracker_items(project, args.query)
+    terms += item_terms
     answer = repairing_search(project, lambda again: search(
-        project, args.query, terms=terms, limit=args.limit, budget=args.budget,
+        project, query, terms=terms, limit=args.limit, budget=args.budget,
         refresh=again or not args.no_refresh, kind=args.kind, session=session))
     if args.json:
         print_json(answer.as_json())

@@ -150,12 +150,12 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
     named: dict[str, int] = defaultdict(int)  # word -> files it names
     crowded = []  # words whose root is in too many paths: checked only against the other words' candidates
     for w, root in roots.items():
-        found = every.verdicts(w, root)
-        if found is None:
+        verdicts = every.verdicts(w, root)
+        if verdicts is None:
             crowded.append(w)
             continue
-        for fid, how in found:
-            hits[fid].append((w, *how))
+        for fid, (part, covers, size) in verdicts:
+            hits[fid].append((w, part, covers, size))
             named[w] += 1
     if crowded:
         cands: dict[int, tuple[str, str]] = {}  # fid -> (path, lowercased name and folder)
@@ -167,7 +167,7 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
             root = roots[w]
             for fid, (path, tail) in cands.items():
                 if root in tail and (how := every.verdict(w, fid, path)) is not None:
-                    hits[fid].append((w, *how))
+                    hits[fid].append((w, how[0], how[1], how[2]))
                     named[w] += 1
     n = max(file_count(con), 2)
     rarity = {w: math.log(1 + n / c) / math.log(1 + n) for w, c in named.items()}  # a word in many names says less

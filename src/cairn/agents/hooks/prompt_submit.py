@@ -32,7 +32,6 @@ from cairn.agents.hooks.output import HookResult
 from cairn.config import RecallSettings
 from cairn.sessions.markers import strip_injected
 from cairn.text.budget import estimate_tokens
-from cairn.text.tokens import query_terms
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -52,7 +51,9 @@ SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits 
 
 
 def _content_terms(text: str) -> list[str]:
-    return [t for t in query_terms(text) if len(t) >= 3 and not t.isdigit()]
+    from cairn.agents.tracker import content_terms
+
+    return content_terms(text)
 
 
 # What a person says to carry on ("continue where you left off", "keep going", "pick it up from
@@ -183,7 +184,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     prompt = strip_injected(ctx.text("prompt")).strip()[:MAX_PROMPT]
     if not prompt or prompt.startswith("/"):
         return None
-    from cairn.agents.tracker import expand, find_refs
+    from cairn.agents.tracker import find_refs, request_with_items
 
     if not find_refs(prompt) and not worth_searching(prompt):
         return None  # decided before resolving the project: most prompts stop here
@@ -191,8 +192,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     cfg = ctx.settings.recall
     if project is None or project.root is None or not cfg.enabled:
         return None
-    items = expand(project.root, prompt, list(cfg.tracker_files))
-    query = " ".join([prompt] + [it["title"] for it in items])
+    query, item_terms, items = request_with_items(project.root, prompt, cfg.tracker_files)
     if not items and not worth_searching(prompt):
         return None
     if not project.index_path().exists():
@@ -203,7 +203,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     in_play = bool(seeds) or any(t.how != "named" for t in session.files.values())
     needed = max(1, cfg.min_terms - (1 if in_play else 0))  # work in progress narrows it
     if items or named or len(distinctive) >= needed:
-        return recall(ctx, cfg, query, items, distinctive, seeds, absent=absent, session=session)
+        return recall(ctx, cfg, query, items, distinctive, seeds, absent=absent, session=session, terms=item_terms)
     if cfg.sessions and len(distinctive | absent) >= SESSION_TERMS:
         # nothing in the code to point at, but the words may be in a past conversation
         return recall(ctx, cfg, query, [], distinctive, seeds, absent=absent, code=False)
@@ -212,7 +212,7 @@ def handle(ctx: HookContext) -> HookResult | None:
 
 def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict], distinctive: set[str],
            seeds: dict[str, float], *, absent: set[str] | None = None, code: bool = True,
-           session: SessionContext | None = None) -> HookResult | None:
+           session: SessionContext | None = None, terms: list[str] | None = None) -> HookResult | None:
     """Inject the code/knowledge hits that pass the gate (unless `code` is False), then past
     sessions: one beside code hits, up to two on their own (see the module doc)."""
     state = ctx.load_state("recall")
@@ -223,7 +223,7 @@ def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict],
     used = estimate_tokens("\n".join(lines))
     picked: list[str] = []
     if code:
-        used = _code_hits(ctx, cfg, query, items, distinctive, seeds, seen, lines, picked, used, session)
+        used = _code_hits(ctx, cfg, query, terms or [], distinctive, seeds, seen, lines, picked, used, session)
     if cfg.sessions and len(picked) < max_items:
         if picked:  # beside code hits, as before: any two of the prompt's content words
             hits = _past_sessions(ctx, query, set(_content_terms(query)), seen, SESSIONS_WITH_CODE)
@@ -241,7 +241,7 @@ def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict],
     return HookResult(context="\n".join(lines))
 
 
-def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict], distinctive: set[str],
+def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[str], distinctive: set[str],
                seeds: dict[str, float], seen: set[str], lines: list[str], picked: list[str], used: int,
                session: SessionContext | None = None) -> int:
     """Append the knowledge and code hits that pass (strong reason, score floor, budget) to
@@ -251,7 +251,6 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, items: list[di
 
     budget, max_items = cfg.budget, cfg.max_items
     floor = cfg.score_floor
-    terms = [w for it in items for w in _content_terms(it["text"])][:40]
     assert ctx.project is not None  # handle() returned early without one
     answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
                     seed_paths=seeds or None, session=session)

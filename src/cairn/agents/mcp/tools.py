@@ -88,6 +88,10 @@ class CairnTools:
         project = self.scope.project_for(root)
         self.scope.require_root(project)
         session = session_context(project, transcript_file(project, transcript_path)) if transcript_path else None
+        from cairn.agents.tracker import with_tracker_items
+
+        query, item_terms = with_tracker_items(project, query)
+        terms = (terms or []) + item_terms
         answer = search(project, query, terms=terms or None, limit=_clamp(limit, 10, MAX_LIMIT),
                         budget=_clamp(budget, 2000, MAX_BUDGET), kind=kind, session=session)
         if not answer.texts:
