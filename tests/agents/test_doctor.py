@@ -52,6 +52,21 @@ def test_doctor_flags_a_missing_interpreter_and_recent_errors(tmp_path, run_cli,
     assert "[FAIL] hooks" in r.stdout
 
 
+def test_doctor_flags_a_hook_whose_cairn_folder_is_gone(tmp_path, run_cli):
+    import sys
+
+    from cairn.agents.hooks.client import boot
+    from cairn.agents.install import hook_config, shlex
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    gone = str(tmp_path / "old venv" / "site-packages")
+    launcher = f"{shlex.quote(sys.executable)} -S -c {shlex.quote(boot(gone))}"
+    (home / ".claude" / "settings.json").write_text(json.dumps(hook_config(launcher)))
+    code, checks = _doctor(run_cli, tmp_path, home)
+    assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]
+
+
 def test_doctor_accepts_hooks_from_the_enabled_plugin(tmp_path, run_cli):
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)

@@ -81,7 +81,8 @@ def _plugin_enabled(files: list[Path]) -> str | None:
 
 
 def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
-    """None when the command's program exists (and imports cairn, for `python -m cairn`), else why not."""
+    """None when the command's program exists (and imports cairn, for `python -m cairn`; holds it where
+    the hook's boot says, for `python -S -c <boot>`), else why not."""
     try:
         words = shlex.split(command)
     except ValueError:
@@ -93,8 +94,9 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     prog = words[0]
     if "${" in prog or "$CLAUDE" in prog:
         return None  # a plugin path: resolved by Claude Code
-    if prog in cache:
-        return cache[prog]
+    key = prog if _boot_root(words) is None else f"{prog}\0{words[3]}"
+    if key in cache:
+        return cache[key]
     why = None
     if "/" not in prog:  # a bare name (project scope's portable `cairn`): found on PATH or not
         import shutil
@@ -102,6 +104,10 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
         why = None if shutil.which(prog) else f"{prog} is not on PATH (the project's hooks and MCP server need it)"
     elif not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
         why = f"{prog} does not exist or is not executable"
+    elif _boot_root(words) is not None:  # the user-scope hook (agents/hooks/client.py): `python -S -c <boot>`
+        root = _boot_root(words)
+        if not os.path.isfile(os.path.join(root or "", "cairn", "agents", "hooks", "client.py")):
+            why = f"cairn is no longer at {root or '?'} (run `cairn install claude` again)"
     elif words[1:3] == ["-m", "cairn"]:
         try:
             r = subprocess.run([prog, "-c", "import cairn"], capture_output=True, timeout=20)
@@ -109,8 +115,22 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
                 why = f"{prog} cannot import cairn"
         except (OSError, subprocess.TimeoutExpired) as exc:
             why = f"{prog}: {exc}"
-    cache[prog] = why
+    cache[key] = why
     return why
+
+
+def _boot_root(words: list[str]) -> str | None:
+    """The folder a `python -S -c <boot> hook EVENT` command puts first on sys.path, or None."""
+    if words[1:3] != ["-S", "-c"] or len(words) < 4 or "cairn.agents.hooks.client" not in words[3]:
+        return None
+    import ast
+    import re
+
+    m = re.search(r'sys\.path\[0\] = ("(?:[^"\\]|\\.)*")', words[3])
+    try:
+        return str(ast.literal_eval(m.group(1))) if m else ""
+    except (ValueError, SyntaxError):
+        return ""
 
 
 PLUGIN_LAUNCHER = '"${CLAUDE_PLUGIN_ROOT}/bin/cairn"'  # what the plugin's hooks/hooks.json runs
