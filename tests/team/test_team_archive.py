@@ -148,6 +148,21 @@ def test_too_old_server_is_refused():
         check_server(90624)
 
 
+def test_the_drivers_teardown_notes_stay_off_stderr():
+    """psycopg logs "error ignored terminating <psycopg.Copy [BAD]>" when a server dies mid-COPY;
+    cairn's one-line error is all the user sees (seen once in test_team_load under load). In a
+    process of its own: pytest's log capture would hide what Python prints without a handler."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("psycopg")
+    code = ("import logging\nfrom cairn.team.connect import TeamUnavailable, connect\n"
+            "try:\n    connect('postgresql://u@127.0.0.1:1/db')\nexcept TeamUnavailable:\n    pass\n"
+            "logging.getLogger('psycopg').warning('error ignored terminating <psycopg.Copy [BAD]>: lost')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "error ignored" not in r.stderr, r.stderr
+
+
 def test_concurrent_clients_migrate_once(team_db):
     from cairn.team.connect import connect
     from cairn.team.schema import MIGRATIONS

@@ -91,6 +91,18 @@ def check_server(version: int) -> None:
                               f"PostgreSQL {MIN_SERVER // 10000} or newer")
 
 
+def _quiet_driver() -> None:
+    """psycopg reports what it ignores while tearing down a broken COPY ("error ignored terminating
+    <psycopg.Copy [BAD]>: the connection is lost") through `logging`; with no handler configured,
+    Python prints that to stderr beside cairn's own one-line error. The error cairn raises says
+    it all, so the driver's log goes nowhere."""
+    import logging
+
+    log = logging.getLogger("psycopg")
+    if not any(isinstance(h, logging.NullHandler) for h in log.handlers):
+        log.addHandler(logging.NullHandler())
+
+
 def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psycopg.Connection:
     """An open connection (schema migrated unless `migrate=False`), or a TeamUnavailable naming only
     host, port and database."""
@@ -98,6 +110,7 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
         import psycopg
     except ImportError:
         raise TeamUnavailable("the team archive needs the PostgreSQL driver: pip install 'cairn[team]'") from None
+    _quiet_driver()
     try:
         con = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit,
                               application_name="cairn")
