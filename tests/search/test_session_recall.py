@@ -248,6 +248,13 @@ def test_the_tests_of_the_files_in_play_come_next(shop):
     assert "the test (or tested file) of a file in play" in hit.why
 
 
+def test_a_file_named_in_the_other_number_is_a_mention(shop):
+    root, con = shop
+    hits, _ = search_code(con, "check the fixes are merged correctly in invoices.py", root=root)
+    assert paths(hits)[0] == "src/invoice.py"
+    assert "named in the prompt: invoices.py" in hits[0].why
+
+
 def test_seen_marks_files_read_and_unchanged_since(shop):
     root, con = shop
     import time

@@ -139,14 +139,41 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
         if "/" in t.strip("/") or "." not in t.strip("."):
             continue
         name = t.strip("./")
-        rows = con.execute("SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 4",
-                           (name, "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"))).fetchall()
-        if 0 < len(rows) <= 3:
-            for fid, _path in rows:
-                out.setdefault(fid, (0.8, f"named in the prompt: {name}"))
+        for variant, weight in [(name, 0.8)] + [(v, 0.6) for v in _number_variants(name)]:
+            rows = _files_named(con, variant)
+            if not rows:
+                continue
+            if len(rows) <= 3:
+                for fid, _path in rows:
+                    out.setdefault(fid, (weight, f"named in the prompt: {name}"))
+            break
     for fid, (w, why) in tracker_files(con, prompt).items():
         out.setdefault(fid, (w, why))
     return out
+
+
+def _files_named(con: sqlite3.Connection, name: str) -> list[tuple[int, str]]:
+    like = "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return con.execute("SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 4",
+                       (name, like)).fetchall()
+
+
+def _number_variants(name: str) -> list[str]:
+    """The file name with its stem in the other number, for a name that is no file: people say
+    `nodes.go` for node.go, `policy.py` for policies.py."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem or "/" in stem:
+        return []
+    if stem.endswith("ies"):
+        alts = [stem[:-3] + "y"]
+    elif stem.endswith("es"):
+        alts = [stem[:-2], stem[:-1]]
+    elif stem.endswith("s"):
+        alts = [stem[:-1]]
+    else:
+        alts = [stem[:-1] + "ies"] if stem.endswith("y") else []
+        alts += [stem + "s", stem + "es"]
+    return [f"{a}.{ext}" for a in alts if len(a) >= 3]
 
 
 def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float, str]]:
