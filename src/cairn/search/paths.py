@@ -80,6 +80,7 @@ class _PathBlob:
         self.matched: dict[tuple[str, int], tuple[float, set[int], int] | None] = {}  # (word, id) -> _match
         self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
         self.by_word: dict[str, list[tuple[int, tuple[float, set[int], int]]] | None] = {}
+        self.crossed: dict[tuple[str, str], dict[int, tuple[float, set[int], int]]] = {}
 
     def verdicts(self, word: str, root: str) -> list[tuple[int, tuple[float, set[int], int]]] | None:
         """Every file `word` names, with how (`_match`), among the files whose name or folder holds its
@@ -93,12 +94,25 @@ class _PathBlob:
                 self.by_word[word] = [(fid, how) for fid, how in found if how is not None]
         return self.by_word[word]
 
+    def cross(self, word: str, root: str, other: str) -> dict[int, tuple[float, set[int], int]]:
+        """The files `word` (whose `root` is in too many paths to list) names among those holding
+        another word's root `other` (memoized per pair)."""
+        key = (word, other)
+        if key not in self.crossed:
+            found = {}
+            for fid, path, tail in self.holding(other, MAX_CANDIDATES) or ():
+                if other in tail and root in tail and (how := self.verdict(word, fid, path)) is not None:
+                    found[fid] = how
+            self.crossed[key] = found
+        return self.crossed[key]
+
     def verdict(self, word: str, fid: int, path: str) -> tuple[float, set[int], int] | None:
         key = (word, fid)
         if key not in self.matched:
             if len(self.matched) > MAX_MATCHES:
                 self.matched.clear()
                 self.by_word.clear()
+                self.crossed.clear()
             self.matched[key] = _match(word, path)
         return self.matched[key]
 
@@ -157,18 +171,15 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
         for fid, (part, covers, size) in verdicts:
             hits[fid].append((w, part, covers, size))
             named[w] += 1
-    if crowded:
-        cands: dict[int, tuple[str, str]] = {}  # fid -> (path, lowercased name and folder)
-        for root in set(roots.values()):
-            for fid, path, tail in every.holding(root, MAX_CANDIDATES) or ():
-                if root in tail:
-                    cands[fid] = (path, tail)
+    if crowded:  # checked only against the files the other words' roots bring (as many as those are)
+        others = {r for w, r in roots.items() if w not in crowded}
         for w in crowded:
-            root = roots[w]
-            for fid, (path, tail) in cands.items():
-                if root in tail and (how := every.verdict(w, fid, path)) is not None:
-                    hits[fid].append((w, how[0], how[1], how[2]))
-                    named[w] += 1
+            found: dict[int, tuple[float, set[int], int]] = {}
+            for r in others:
+                found.update(every.cross(w, roots[w], r))
+            for fid, (part, covers, size) in found.items():
+                hits[fid].append((w, part, covers, size))
+                named[w] += 1
     n = max(file_count(con), 2)
     rarity = {w: math.log(1 + n / c) / math.log(1 + n) for w, c in named.items()}  # a word in many names says less
     scores: dict[int, float] = {}
