@@ -107,3 +107,46 @@ def test_stale_code_and_foreign_requests_fall_back(cairn_home, monkeypatch):
     os.utime(src, (time.time() + 5, time.time() + 5))
     assert warm._stale(seen)
     assert warm.ask("UserPromptSubmit", b"{}") == warm.NO_SERVER  # nothing listening: answer inline
+
+
+def _serving(idle: float = 4.0):
+    """warm.serve in a thread of this process (so a spy can see what it answered)."""
+    import threading
+
+    t = threading.Thread(target=warm.serve, kwargs={"idle": idle}, daemon=True)
+    t.start()
+    return t
+
+
+def test_cairn_search_is_answered_by_the_server_with_the_inline_answer(tmp_path, run_cli, run_cli_process,
+                                                                       cairn_home, monkeypatch):
+    root = make_project(tmp_path / "shop", run_cli)
+    inline = [run_cli_process("search", *args, cwd=root) for args in (["apply coupon"], ["apply coupon", "--json"])]
+    answered = []
+    real = warm._run_cli
+    monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
+    t = _serving()
+    assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists(), 30)
+    on = {"CAIRN_WARM": "1"}
+    served = [run_cli_process("search", *args, cwd=root, env=on) for args in (["apply coupon"], ["apply coupon", "--json"])]
+    assert [(r.returncode, r.stdout, r.stderr) for r in served] == [(r.returncode, r.stdout, r.stderr) for r in inline]
+    assert "src/shop/coupons.py" in served[0].stdout
+    assert len(answered) == 2 and all(a is not None for a in answered)
+    bad = run_cli_process("search", "  ", cwd=root, env=on)  # an error: the same line and code from the server
+    assert bad.returncode == 1 and "empty query" in bad.stderr and answered[-1] is not None
+    other = run_cli_process("search", "apply coupon", cwd=root, env={**on, "CAIRN_WATCH_IDLE": "7"})
+    assert other.stdout == inline[0].stdout and answered[-1] is None  # other settings: run inline
+    t.join(30)
+
+
+def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_process, cairn_home, monkeypatch):
+    root = make_project(tmp_path / "shop", run_cli, init=False)
+    answered = []
+    real = warm._run_cli
+    monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
+    t = _serving()
+    assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists(), 30)
+    r = run_cli_process("search", "apply coupon", cwd=root, env={"CAIRN_WARM": "1"})
+    assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself
+    assert answered == [None]
+    t.join(30)

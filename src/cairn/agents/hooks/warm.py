@@ -11,6 +11,14 @@ soon as any of its cairn source files changed (an upgrade, an edit), or on a ver
 Anything wrong on the way (no server, a refused or slow connection, a bad answer) and the
 client answers inline as before: the warm path can only make a hook faster, never break it.
 
+`cairn search` goes the same way (`cli_main`): a one-shot command pays ~0.3 s of start-up,
+imports, regex compiles and per-index setup (the path list, role tables) before a ~20-70 ms query,
+so the command line is sent to the server, which runs the very same `cli.main` with its output
+redacted and captured, and answers the exit code, stdout and stderr. The server answers a command
+line only when its CAIRN_* settings are the client's and the project already has an index (a cold
+index is the inline command's job, with its progress on the terminal); otherwise, and whenever
+the server is missing or slow, the command runs inline as before.
+
 `CAIRN_WARM=0` turns it off (the test suite does, except for the tests of this module).
 The client is what every prompt pays, so it imports next to nothing: the C `_socket` module (not
 `socket`, whose enums cost ~4 ms) and no `json` (~10 ms with its regexes): a request is a few
@@ -29,6 +37,9 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are cheap inline
+CLI = "cli"  # the request is a command line (cli_main)
+CLI_COMMANDS = ("search",)  # commands a warm process answers
+CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
 IDLE_SECONDS = 1800
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
@@ -59,7 +70,7 @@ def _version() -> str:
 NO_SERVER = "no server"
 
 
-def ask(event: str, raw: bytes) -> tuple[str, str, int] | str | None:
+def ask(event: str, raw: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, str, int] | str | None:
     """The warm server's answer (stdout, stderr, exit code) to one hook call; None: answer inline;
     NO_SERVER: answer inline, and no server is listening (none yet, or a dead one's socket file)."""
     path = socket_path()
@@ -79,14 +90,14 @@ def ask(event: str, raw: bytes) -> tuple[str, str, int] | str | None:
                 s.connect(path)
             except (ConnectionRefusedError, FileNotFoundError):
                 return NO_SERVER
-            s.settimeout(ANSWER_TIMEOUT)
+            s.settimeout(timeout)
             s.sendall(b"\n".join(head) + b"\n" + raw)
             s.shutdown(_socket.SHUT_WR)
             data = _read_all(s, MAX_REQUEST)
         finally:
             s.close()
         code, size, rest = data.split(b"\n", 2)
-        if code not in (b"0", b"2") or not size.isdigit() or int(size) > len(rest):
+        if not code.isdigit() or not size.isdigit() or int(size) > len(rest):
             return None  # "fallback", or a broken answer
         out, err = rest[: int(size)], rest[int(size):]
         return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), int(code)
@@ -123,6 +134,29 @@ def hook_main(args: list[str]) -> int:
         from cairn.agents.hooks import runner
 
         return runner.main(args, raw=raw)
+    out, err, code = answer
+    write_answer(out, err)
+    return code
+
+
+def _settings() -> bytes:
+    """This process's CAIRN_* environment (CAIRN_WARM aside): a server answers only clients of its own."""
+    return b"\0".join(os.fsencode(f"{k}={v}") for k, v in sorted(os.environ.items())
+                      if k.startswith("CAIRN_") and k != "CAIRN_WARM")
+
+
+def cli_main(argv: list[str]) -> int | None:
+    """`cairn COMMAND ...` (a CLI_COMMANDS one) answered by the warm server: its exit code once its
+    output is written; None: run the command inline (no server yet, and one is started for the next
+    command; CAIRN_WARM=0; help asked; the server declined or did not answer)."""
+    if argv[:1] == [] or argv[0] not in CLI_COMMANDS or not enabled() or "-h" in argv or "--help" in argv:
+        return None
+    env = _settings()
+    answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), CLI_ANSWER_TIMEOUT)
+    if answer is None or isinstance(answer, str):
+        if answer == NO_SERVER:
+            start()
+        return None
     out, err, code = answer
     write_answer(out, err)
     return code
@@ -274,6 +308,7 @@ def serve(idle: float = IDLE_SECONDS) -> int:
 def _warm_up() -> None:
     """What every prompt pays first in a fresh process: the search path and the redactor."""
     try:
+        from cairn.cli import main, search_cmd  # noqa: F401
         from cairn.codemap import embed
         from cairn.redact import redact
         from cairn.search import engine, index_cache, session_signals  # noqa: F401
@@ -304,7 +339,7 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
         _send(conn, FALLBACK)
         return False
     name = event.decode("utf-8", "replace")
-    if name not in EVENTS:
+    if name not in EVENTS and name != CLI:
         _send(conn, FALLBACK)
         return True
     old_cwd, old_dir = os.getcwd(), os.environ.get("CLAUDE_PROJECT_DIR")
@@ -315,9 +350,16 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
             os.environ["CLAUDE_PROJECT_DIR"] = os.fsdecode(project_dir)
         else:
             os.environ.pop("CLAUDE_PROJECT_DIR", None)
-        started = runner.time.perf_counter()
-        out, err, code, status, project_id = runner.run(name, runner.parse_payload(stdin))
-        runner.record_time(f"{name}+warm", started, status, project_id)
+        if name == CLI:
+            answer = _run_cli(stdin)
+            if answer is None:
+                _send(conn, FALLBACK)
+                return True
+            out, err, code = answer
+        else:
+            started = runner.time.perf_counter()
+            out, err, code, status, project_id = runner.run(name, runner.parse_payload(stdin))
+            runner.record_time(f"{name}+warm", started, status, project_id)
     finally:
         os.chdir(old_cwd)
         if old_dir is None:
@@ -327,6 +369,29 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
     body = out.encode("utf-8", "replace")
     _send(conn, b"%d\n%d\n" % (code, len(body)) + body + err.encode("utf-8", "replace"))
     return True
+
+
+def _run_cli(body: bytes) -> tuple[str, str, int] | None:
+    """(stdout, stderr, exit code) of a client's command line run here by `cli.main`, exactly as the
+    client would have run it; None when this server must not answer it (see the module docstring)."""
+    import contextlib
+    import io
+
+    from cairn.cli import main as cli
+
+    size, rest = body.split(b"\n", 1)
+    if not size.isdigit() or rest[: int(size)] != _settings():
+        return None
+    argv = [os.fsdecode(a) for a in rest[int(size):].split(b"\0")]
+    if argv[0] not in CLI_COMMANDS or not cli.warm_ready(argv):
+        return None
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli.main(argv, warm=False)
+        except SystemExit as exc:  # argparse's own exits (the client asked for no help)
+            code = exc.code if isinstance(exc.code, int) else 2
+    return out.getvalue(), err.getvalue(), code
 
 
 def _send(conn: socket.socket, data: bytes) -> None:
