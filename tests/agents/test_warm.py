@@ -109,12 +109,13 @@ def test_stale_code_and_foreign_requests_fall_back(cairn_home, monkeypatch):
     assert warm.ask("UserPromptSubmit", b"{}") == warm.NO_SERVER  # nothing listening: answer inline
 
 
-def _serving(idle: float = 4.0):
-    """warm.serve in a thread of this process (so a spy can see what it answered)."""
+def _serving(home, idle: float = 4.0):
+    """The command-line server (warm.serve) in a thread of this process, so a spy sees what it answered."""
     import threading
 
-    t = threading.Thread(target=warm.serve, kwargs={"idle": idle}, daemon=True)
+    t = threading.Thread(target=warm.serve, kwargs={"idle": idle, "cli": True}, daemon=True)
     t.start()
+    assert _wait_for(lambda: any((home / "run").glob("cli-*.pid")), 30)
     return t
 
 
@@ -125,8 +126,7 @@ def test_cairn_search_is_answered_by_the_server_with_the_inline_answer(tmp_path,
     answered = []
     real = warm._run_cli
     monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
-    t = _serving()
-    assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists(), 30)
+    t = _serving(cairn_home)
     on = {"CAIRN_WARM": "1"}
     served = [run_cli_process("search", *args, cwd=root, env=on) for args in (["apply coupon"], ["apply coupon", "--json"])]
     assert [(r.returncode, r.stdout, r.stderr) for r in served] == [(r.returncode, r.stdout, r.stderr) for r in inline]
@@ -134,9 +134,23 @@ def test_cairn_search_is_answered_by_the_server_with_the_inline_answer(tmp_path,
     assert len(answered) == 2 and all(a is not None for a in answered)
     bad = run_cli_process("search", "  ", cwd=root, env=on)  # an error: the same line and code from the server
     assert bad.returncode == 1 and "empty query" in bad.stderr and answered[-1] is not None
+    n = len(answered)
     other = run_cli_process("search", "apply coupon", cwd=root, env={**on, "CAIRN_WATCH_IDLE": "7"})
-    assert other.stdout == inline[0].stdout and answered[-1] is None  # other settings: run inline
+    assert other.stdout == inline[0].stdout and len(answered) == n  # other settings: inline, not this server
+    assert _wait_for(lambda: len(list((cairn_home / "run").glob("cli-*.pid"))) == 2)  # theirs, started for them
+    theirs = [int(f.read_text()) for f in (cairn_home / "run").glob("cli-*.pid") if int(f.read_text()) != os.getpid()]
+    assert len(theirs) == 1
+    os.kill(theirs[0], signal.SIGTERM)
+    assert _wait_for(lambda: not _alive(theirs[0]))
     t.join(30)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_process, cairn_home, monkeypatch):
@@ -144,8 +158,7 @@ def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_pr
     answered = []
     real = warm._run_cli
     monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
-    t = _serving()
-    assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists(), 30)
+    t = _serving(cairn_home)
     r = run_cli_process("search", "apply coupon", cwd=root, env={"CAIRN_WARM": "1"})
     assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself
     assert answered == [None]

@@ -54,10 +54,15 @@ def enabled() -> bool:
     return os.environ.get("CAIRN_WARM", "1") not in ("0", "false", "no", "off") and hasattr(_socket, "AF_UNIX")
 
 
-def socket_path() -> str:
-    """CAIRN_HOME/run/hooks.sock (CAIRN_HOME resolved the way cairn.home does, without importing it)."""
+def socket_path(cli: bool = False) -> str:
+    """CAIRN_HOME/run/hooks.sock (CAIRN_HOME resolved the way cairn.home does, without importing it);
+    `cli`: the command-line server's, one per set of CAIRN_* settings (cli-<crc of them>.sock)."""
     home = os.environ.get("CAIRN_HOME")
     base = os.path.realpath(os.path.expanduser(home)) if home else os.path.join(os.path.expanduser("~"), ".cairn")
+    if cli:
+        from zlib import crc32
+
+        return os.path.join(base, "run", f"cli-{crc32(_settings()):08x}.sock")
     return os.path.join(base, "run", SOCKET_NAME)
 
 
@@ -71,9 +76,10 @@ NO_SERVER = "no server"
 
 
 def ask(event: str, raw: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, str, int] | str | None:
-    """The warm server's answer (stdout, stderr, exit code) to one hook call; None: answer inline;
-    NO_SERVER: answer inline, and no server is listening (none yet, or a dead one's socket file)."""
-    path = socket_path()
+    """The warm server's answer (stdout, stderr, exit code) to one hook call (a command line: `event`
+    CLI); None: answer inline; NO_SERVER: answer inline, and no server is listening (none yet, or a
+    dead one's socket file)."""
+    path = socket_path(cli=event == CLI)
     if len(path) > 100:
         return None
     if not os.path.exists(path):
@@ -121,7 +127,7 @@ def hook_main(args: list[str]) -> int:
     names = [a for a in args if not a.startswith("-")]
     event = names[0] if names else None
     if event == "_serve":
-        return serve()
+        return serve(cli="--cli" in args)
     if event not in EVENTS or "--inline" in args or not enabled():
         from cairn.agents.hooks import runner
 
@@ -155,7 +161,7 @@ def cli_main(argv: list[str]) -> int | None:
     answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), CLI_ANSWER_TIMEOUT)
     if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
-            start()
+            start(cli=True)
         return None
     out, err, code = answer
     write_answer(out, err)
@@ -200,12 +206,14 @@ def _read_stdin(seconds: float = 5.0) -> bytes:
         return b""
 
 
-def start() -> None:
-    """Start the server, detached (it exits at once if another one is already listening)."""
+def start(cli: bool = False) -> None:
+    """Start the server (`cli`: the command-line one of these settings), detached (it exits at once
+    if another one is already listening)."""
     import subprocess
 
     try:
-        subprocess.Popen([sys.executable, "-m", "cairn", "hook", "_serve"], stdin=subprocess.DEVNULL,
+        subprocess.Popen([sys.executable, "-m", "cairn", "hook", "_serve", *(["--cli"] if cli else [])],
+                         stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                          close_fds=True, env=dict(os.environ))
     except OSError:
@@ -263,16 +271,17 @@ def _listen(path: str) -> socket.socket | None:
     return srv
 
 
-def serve(idle: float = IDLE_SECONDS) -> int:
-    """Answer hook calls on the socket until idle for `idle` seconds or the code changes."""
+def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
+    """Answer hook calls (`cli`: command lines) on the socket until idle for `idle` seconds or the
+    code changes."""
     from cairn.agents.hooks import runner
 
-    path = socket_path()
+    path = socket_path(cli)
     srv = _listen(path)
     if srv is None:
         return 0
     ours = os.stat(path).st_ino
-    pid_file = os.path.join(os.path.dirname(path), "hooks.pid")
+    pid_file = path.removesuffix(".sock") + ".pid"
     with open(pid_file, "w", encoding="utf-8") as fh:
         fh.write(f"{os.getpid()}\n")
     for name in EVENTS:  # import the handlers (and what they import) before the first request
