@@ -1,4 +1,4 @@
-"""A warm process that answers the prompt hook with cairn already loaded.
+"""A warm process that answers the prompt hook (and `cairn search`) with cairn already loaded.
 
 The prompt hook runs on every message, each time in a fresh Python: starting the interpreter,
 importing the search path, compiling the redactor's patterns and warming SQLite's pages cost
@@ -158,7 +158,11 @@ def cli_main(argv: list[str]) -> int | None:
     if argv[:1] == [] or argv[0] not in CLI_COMMANDS or not enabled() or "-h" in argv or "--help" in argv:
         return None
     env = _settings()
-    answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), CLI_ANSWER_TIMEOUT)
+    try:
+        answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), CLI_ANSWER_TIMEOUT)
+    except KeyboardInterrupt:  # as the inline command says it
+        print("cairn: interrupted", file=sys.stderr)
+        return 130
     if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
             start(cli=True)
