@@ -138,8 +138,8 @@ from cairn.codemap.graph import rank_pass
 root = Path(sys.argv[1]); edits = int(sys.argv[2])
 p = project_for_root(str(root))
 deadline = time.time() + 120
-while observe(p.index_path(), root) is None and time.time() < deadline:
-    time.sleep(0.2)  # the watcher adds its watches
+while observe(p.index_path(), root, start_missing=True) is None and time.time() < deadline:
+    time.sleep(0.2)  # the watcher (started here when an earlier run stopped it) adds its watches
 t = time.perf_counter(); first = index_project(p); walk = time.perf_counter() - t  # a walk: records the journal offset
 noop = []
 for _ in range(10):
