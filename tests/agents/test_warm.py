@@ -134,6 +134,8 @@ def test_cairn_search_is_answered_by_the_server_with_the_inline_answer(tmp_path,
     assert len(answered) == 2 and all(a is not None for a in answered)
     bad = run_cli_process("search", "  ", cwd=root, env=on)  # an error: the same line and code from the server
     assert bad.returncode == 1 and "empty query" in bad.stderr and answered[-1] is not None
+    usage = run_cli_process("search", "apply coupon", "--limit", "many", cwd=root, env=on)
+    assert usage.returncode == 2 and "invalid int value" in usage.stderr and answered[-1] is None  # argparse's, inline
     n = len(answered)
     other = run_cli_process("search", "apply coupon", cwd=root, env={**on, "CAIRN_WATCH_IDLE": "7"})
     assert other.stdout == inline[0].stdout and len(answered) == n  # other settings: inline, not this server

@@ -163,6 +163,8 @@ def cli_main(argv: list[str]) -> int | None:
     except KeyboardInterrupt:  # as the inline command says it
         print("cairn: interrupted", file=sys.stderr)
         return 130
+    except OSError:  # no working directory any more...: the inline command says what is wrong
+        return None
     if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
             start(cli=True)
@@ -396,10 +398,10 @@ def _run_cli(body: bytes) -> tuple[str, str, int] | None:
     if not size.isdigit() or rest[: int(size)] != _settings():
         return None
     argv = [os.fsdecode(a) for a in rest[int(size):].split(b"\0")]
-    if argv[0] not in CLI_COMMANDS or not cli.warm_ready(argv):
-        return None
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        if argv[0] not in CLI_COMMANDS or not cli.warm_ready(argv):  # (a usage error it prints is dropped)
+            return None
         try:
             code = cli.main(argv, warm=False)
         except SystemExit as exc:  # argparse's own exits (the client asked for no help)
