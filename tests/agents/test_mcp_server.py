@@ -349,3 +349,25 @@ def test_context_takes_the_session_transcript_and_refuses_other_files(repo, tmp_
     assert not ok.is_error and "app/api.py" in text(ok) and "edited in this session" in text(ok)
     assert missing.is_error and "no such file" in text(missing)
     assert foreign.is_error and "not a session transcript" in text(foreign)
+
+
+def test_prewarm_search_leaves_the_per_index_facts_built(repo):
+    """`cairn serve` searches once in its warm-up thread: the first real call finds the index's facts ready."""
+    from cairn.agents.mcp.guard import Scope
+    from cairn.agents.mcp.server import _first_search
+    from cairn.codemap.index_db import open_fresh
+    from cairn.search import index_cache
+
+    project = Scope(str(repo)).project
+    open_fresh(project).close()  # indexed, as prewarm's refresh leaves it
+    index_cache.clear()
+    try:
+        _first_search(project)
+        con = open_fresh(project, refresh=False)
+        try:
+            built = set(index_cache.for_index(con).values)
+        finally:
+            con.close()
+        assert {"path_blob", "prose_share"} <= built
+    finally:
+        index_cache.clear()
