@@ -119,19 +119,21 @@ def _serving(home, idle: float = 4.0):
     return t
 
 
-def test_cairn_search_is_answered_by_the_server_with_the_inline_answer(tmp_path, run_cli, run_cli_process,
+def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answer(tmp_path, run_cli, run_cli_process,
                                                                        cairn_home, monkeypatch):
     root = make_project(tmp_path / "shop", run_cli)
-    inline = [run_cli_process("search", *args, cwd=root) for args in (["apply coupon"], ["apply coupon", "--json"])]
+    lines = (["search", "apply coupon"], ["search", "apply coupon", "--json"], ["explain", "apply_coupon"],
+             ["path", "src/shop/invoice.py", "src/shop/coupons.py"])
+    inline = [run_cli_process(*args, cwd=root) for args in lines]
     answered = []
     real = warm._run_cli
     monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
     t = _serving(cairn_home)
     on = {"CAIRN_WARM": "1"}
-    served = [run_cli_process("search", *args, cwd=root, env=on) for args in (["apply coupon"], ["apply coupon", "--json"])]
+    served = [run_cli_process(*args, cwd=root, env=on) for args in lines]
     assert [(r.returncode, r.stdout, r.stderr) for r in served] == [(r.returncode, r.stdout, r.stderr) for r in inline]
-    assert "src/shop/coupons.py" in served[0].stdout
-    assert len(answered) == 2 and all(a is not None for a in answered)
+    assert "src/shop/coupons.py" in served[0].stdout and "cart.py" in served[3].stdout
+    assert len(answered) == 4 and all(a is not None for a in answered)
     bad = run_cli_process("search", "  ", cwd=root, env=on)  # an error: the same line and code from the server
     assert bad.returncode == 1 and "empty query" in bad.stderr and answered[-1] is not None
     usage = run_cli_process("search", "apply coupon", "--limit", "many", cwd=root, env=on)

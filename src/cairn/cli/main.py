@@ -42,6 +42,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cairn.cli.doctor_cmd": ("doctor",),
 }
 MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+WARM_COMMANDS = ("search", "explain", "path")  # read-only index queries the warm server answers (warm.py)
 
 DESCRIPTION = """\
 cairn leaves the way through a codebase for the next agent session.
@@ -121,14 +122,15 @@ UNREDACTED_COMMANDS = ("hook", "serve")  # their stdout is a protocol (hook JSON
 
 
 def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
-    """Run one command; `warm`: a command the warm server answers (`cairn search`) is sent there
-    first (agents/hooks/warm.py: same code, same output, without a Python start-up and cold caches)."""
+    """Run one command; `warm`: a command the warm server answers (WARM_COMMANDS: search, explain,
+    path) is sent there first (agents/hooks/warm.py: same code, same output, without a Python
+    start-up and cold caches)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
         from cairn.agents.hooks.warm import hook_main
 
         return hook_main(argv[1:])
-    if warm and argv[:1] == ["search"]:
+    if warm and argv[:1] and argv[0] in WARM_COMMANDS:
         from cairn.agents.hooks.warm import cli_main
 
         code = cli_main(argv)

@@ -11,7 +11,7 @@ soon as any of its cairn source files changed (an upgrade, an edit), or on a ver
 Anything wrong on the way (no server, a refused or slow connection, a bad answer) and the
 client answers inline as before: the warm path can only make a hook faster, never break it.
 
-`cairn search` goes the same way (`cli_main`): a one-shot command pays ~0.3 s of start-up,
+`cairn search` (and `explain`, `path`) goes the same way (`cli_main`): a one-shot command pays ~0.3 s of start-up,
 imports, regex compiles and per-index setup (the path list, role tables) before a ~20-70 ms query,
 so the command line is sent to the server, which runs the very same `cli.main` with its output
 redacted and captured, and answers the exit code, stdout and stderr. The server answers a command
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are cheap inline
 CLI = "cli"  # the request is a command line (cli_main)
-CLI_COMMANDS = ("search",)  # commands a warm process answers
 CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
 IDLE_SECONDS = 1800
 CONNECT_TIMEOUT = 0.05
@@ -152,10 +151,12 @@ def _settings() -> bytes:
 
 
 def cli_main(argv: list[str]) -> int | None:
-    """`cairn COMMAND ...` (a CLI_COMMANDS one) answered by the warm server: its exit code once its
-    output is written; None: run the command inline (no server yet, and one is started for the next
-    command; CAIRN_WARM=0; help asked; the server declined or did not answer)."""
-    if argv[:1] == [] or argv[0] not in CLI_COMMANDS or not enabled() or "-h" in argv or "--help" in argv:
+    """`cairn COMMAND ...` (one of cli.main.WARM_COMMANDS) answered by the warm server: its exit code
+    once its output is written; None: run the command inline (no server yet, and one is started for
+    the next command; CAIRN_WARM=0; help asked; the server declined or did not answer)."""
+    from cairn.cli.main import WARM_COMMANDS
+
+    if argv[:1] == [] or argv[0] not in WARM_COMMANDS or not enabled() or "-h" in argv or "--help" in argv:
         return None
     env = _settings()
     try:
@@ -400,7 +401,7 @@ def _run_cli(body: bytes) -> tuple[str, str, int] | None:
     argv = [os.fsdecode(a) for a in rest[int(size):].split(b"\0")]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        if argv[0] not in CLI_COMMANDS or not cli.warm_ready(argv):  # (a usage error it prints is dropped)
+        if argv[0] not in cli.WARM_COMMANDS or not cli.warm_ready(argv):  # (a usage error it prints is dropped)
             return None
         try:
             code = cli.main(argv, warm=False)
