@@ -371,3 +371,29 @@ def test_prewarm_search_leaves_the_per_index_facts_built(repo):
         assert {"path_blob", "prose_share"} <= built
     finally:
         index_cache.clear()
+
+
+def test_prewarm_searches_only_when_no_call_came_first(repo, monkeypatch):
+    import threading
+
+    from cairn.agents.mcp import server as srv
+    from cairn.agents.mcp.guard import Scope
+    from cairn.codemap.index_db import open_fresh
+    from cairn.search import index_cache
+
+    scope = Scope(str(repo))
+    open_fresh(scope.project).close()
+    monkeypatch.setattr(srv, "PREWARM_DELAY_S", 0.0)
+    searched = []
+    monkeypatch.setattr(srv, "_first_search", lambda project: searched.append(project))
+    try:
+        for called in (True, False):
+            srv.CALLED.set() if called else srv.CALLED.clear()
+            srv.prewarm(scope)
+            for t in [t for t in threading.enumerate() if t.name == "cairn-prewarm"]:
+                t.join(30)
+        assert searched == [scope.project]  # only the run no call came before
+    finally:
+        srv.CALLED.clear()
+        index_cache.keep_open(False)
+        index_cache.clear()
