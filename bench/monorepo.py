@@ -12,14 +12,15 @@ Printed, per tree: files, the parse floor (read + tree-sitter parse of every fil
 keeps, one process, and that CPU work divided over the cores), cold `cairn index` (fresh
 CAIRN_HOME, child process: wall time and peak RSS), no-change refresh, one-file-change refresh
 (a function appended to a source file, then removed again), CLI `cairn search` p50/p95 (each a
-new process, refreshing first as the CLI does), the MCP search tool p50 (in a served process),
+new process, refreshing first as the CLI does; inline with CAIRN_WARM=0, and as installed: answered
+by the warm server after the first), the MCP search tool p50 (in a served process),
 the prompt hook p50 (`cairn hook UserPromptSubmit`, cold process) and the index size on disk.
 
 With --bad N: a hostile tree instead (N empty files, a 50 MB single-line file, symlink loops,
 names with a newline and invalid UTF-8): cold index time, peak RSS, skipped files by reason.
 
 Usage: python bench/monorepo.py --files 20000 [--files 100000] [--work DIR] [--runs 20] [--edits 8]
-       [--skip-floor] [--json] [--bad 100000]
+       [--skip-floor] [--json] [--bad 100000] [--home CAIRN_HOME]
 """
 
 from __future__ import annotations
@@ -116,6 +117,16 @@ print(json.dumps({"cold_s": cold, "files": s.files, "symbols": s.symbols, "edges
                   "workers_cpu_s": sum(resource.getrusage(resource.RUSAGE_CHILDREN)[:2])}))
 """
 
+TOTALS = r"""
+import json, sys
+from cairn.project import project_for_root
+from cairn.codemap.index_db import open_index
+con = open_index(project_for_root(sys.argv[1]))
+one = lambda q: con.execute(q).fetchone()[0]
+print(json.dumps({"cold_s": None, "files": one("SELECT COUNT(*) FROM files"), "symbols": one("SELECT COUNT(*) FROM symbols"),
+                  "edges": one("SELECT COUNT(*) FROM edges"), "skipped": {}}))
+"""
+
 STEADY = r"""
 import json, random, statistics, sys, time
 from pathlib import Path
@@ -127,8 +138,8 @@ from cairn.codemap.graph import rank_pass
 root = Path(sys.argv[1]); edits = int(sys.argv[2])
 p = project_for_root(str(root))
 deadline = time.time() + 120
-while observe(p.index_path(), root) is None and time.time() < deadline:
-    time.sleep(0.2)  # the watcher adds its watches
+while observe(p.index_path(), root, start_missing=True) is None and time.time() < deadline:
+    time.sleep(0.2)  # the watcher (started here when an earlier run stopped it) adds its watches
 t = time.perf_counter(); first = index_project(p); walk = time.perf_counter() - t  # a walk: records the journal offset
 noop = []
 for _ in range(10):
@@ -181,7 +192,11 @@ def _timed(cmd: list[str], env: dict, cwd: Path, stdin: bytes = b"") -> float:
 
 
 def cli_search(tree: Path, env: dict, runs: int) -> dict:
+    """`cairn search` p50/p95, each a new process: inline (CAIRN_WARM=0: the whole search in the
+    process) and as installed (the first one starts the warm server, later ones are answered by it)."""
     cairn = [sys.executable, "-m", "cairn"]
+    inline = [_timed([*cairn, "search", "--root", str(tree), QUERIES[i % len(QUERIES)]], {**env, "CAIRN_WARM": "0"},
+                     tree) for i in range(runs)]
     times = [_timed([*cairn, "search", "--root", str(tree), QUERIES[i % len(QUERIES)]], env, tree) for i in range(runs)]
     after_edit = []
     target = next(tree.rglob("*.go"))
@@ -199,6 +214,8 @@ def cli_search(tree: Path, env: dict, runs: int) -> dict:
                               "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT})
         hook.append(_timed([*cairn, "hook", "UserPromptSubmit"], {**env, "CAIRN_WARM": "0"}, tree, payload.encode()))
     return {"search_p50_s": statistics.median(times), "search_p95_s": _pct(times, 0.95),
+            "search_inline_p50_s": statistics.median(inline), "search_inline_p95_s": _pct(inline, 0.95),
+            "search_first_s": times[0],
             "search_after_edit_p50_s": statistics.median(after_edit), "hook_p50_s": statistics.median(hook),
             "hook_p95_s": _pct(hook, 0.95)}
 
@@ -234,7 +251,7 @@ def index_size_mb(home: Path) -> float:
     return sum(f.stat().st_size for f in home.rglob("index-*.db*")) / 1e6
 
 
-def measure(tree: Path, runs: int, edits: int, skip_floor: bool) -> dict:
+def measure(tree: Path, runs: int, edits: int, skip_floor: bool, home: str | None = None) -> dict:
     r: dict = {"tree": str(tree)}
     if not skip_floor:
         from index_speed import floor
@@ -245,30 +262,43 @@ def measure(tree: Path, runs: int, edits: int, skip_floor: bool) -> dict:
         r.update(fl)
         r["floor_s"] = fl["read_s"] + fl["parse_s"]
         r["floor_per_core_s"] = r["floor_s"] / (os.cpu_count() or 1)
-    with tempfile.TemporaryDirectory(prefix="cairn-mono-") as home:
-        env = {**os.environ, "CAIRN_HOME": home, "CAIRN_WATCH_IDLE": "300"}
+    with tempfile.TemporaryDirectory(prefix="cairn-mono-") as tmp:
+        env = {**os.environ, "CAIRN_HOME": home or tmp, "CAIRN_WATCH_IDLE": "300"}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        r.update(_child(COLD, str(tree), env=env))
-        r.update(_child(STEADY, str(tree), str(edits), env=env))
-        r.update(cli_search(tree, env, runs))
-        r.update(mcp_search(tree, env, runs))
-        r["index_mb"] = index_size_mb(Path(home))
-        _stop_watchers(Path(home))
+        if home:  # an index built by an earlier run: no cold index this time
+            r.update(_child(TOTALS, str(tree), env=env))
+        else:
+            r.update(_child(COLD, str(tree), env=env))
+        try:
+            r.update(_child(STEADY, str(tree), str(edits), env=env))
+            r.update(cli_search(tree, env, runs))
+            r.update(mcp_search(tree, env, runs))
+            r["index_mb"] = index_size_mb(Path(env["CAIRN_HOME"]))
+        finally:
+            _stop_watchers(Path(env["CAIRN_HOME"]))
     r["load"] = os.getloadavg()
     return r
 
 
 def _stop_watchers(home: Path) -> None:
-    """Remove each watcher's state file: it exits at its next check (its 'a reader asked us to stop')."""
+    """Remove each watcher's state file: it exits at its next check (its 'a reader asked us to stop');
+    stop the warm server the CLI searches started."""
     for state in home.rglob("index-*.watch"):
         state.unlink(missing_ok=True)
+    for pid in (home / "run").glob("*.pid"):
+        try:
+            os.kill(int(pid.read_text()), 15)
+        except (OSError, ValueError):
+            pass
 
 
 def report(r: dict) -> None:
     mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"## {r['tree']}: {r['files']} files indexed, {r['symbols']} symbols, {r['edges']} edges "
           f"(load {r['load'][0]:.1f} {r['load'][1]:.1f} {r['load'][2]:.1f})")
-    if "floor_s" in r:
+    if r["cold_s"] is None:
+        print(f"cold index: not measured (--home: an existing index) | index on disk {r['index_mb']:.0f} MB")
+    elif "floor_s" in r:
         print(f"parse floor: read {r['read_s']:.1f} s + parse {r['parse_s']:.1f} s = {r['floor_s']:.1f} s one process "
               f"({r['floor_per_core_s']:.1f} s per core) | cold index {r['cold_s']:.1f} s = "
               f"{r['cold_s'] / r['floor_s']:.2f}x the one-process floor; CPU: indexer {r['main_cpu_s']:.0f} s + "
@@ -276,13 +306,17 @@ def report(r: dict) -> None:
               f"floor's {r['floor_cpu_s']:.0f} CPU-s")
     else:
         print(f"cold index {r['cold_s']:.1f} s")
-    print(f"peak RSS: indexer {r['main_peak_mb']:.0f} MB, largest parser worker {r['worker_peak_mb']:.0f} MB "
-          f"(largest bench child {mb:.0f} MB) | index on disk {r['index_mb']:.0f} MB")
+    if r["cold_s"] is not None:
+        print(f"peak RSS: indexer {r['main_peak_mb']:.0f} MB, largest parser worker {r['worker_peak_mb']:.0f} MB "
+              f"(largest bench child {mb:.0f} MB) | index on disk {r['index_mb']:.0f} MB")
     print(f"first walk {r['first_walk_s']:.2f} s | no-change refresh {r['noop_s'] * 1000:.1f} ms "
           f"(max {r['noop_max_s'] * 1000:.1f}) | fresh decision {r['fresh_decision_s'] * 1000:.1f} ms | "
           f"one-file change {r['one_change_s'] * 1000:.0f} ms (max {r['one_change_max_s'] * 1000:.0f}; graph: "
           f"{', '.join(sorted(set(r['graph'])))}) | deferred rank pass {r['rank_pass_s']:.2f} s")
-    print(f"CLI search p50 {r['search_p50_s'] * 1000:.0f} ms p95 {r['search_p95_s'] * 1000:.0f} ms | "
+    print(f"CLI search inline (CAIRN_WARM=0) p50 {r['search_inline_p50_s'] * 1000:.0f} ms "
+          f"p95 {r['search_inline_p95_s'] * 1000:.0f} ms")
+    print(f"CLI search p50 {r['search_p50_s'] * 1000:.0f} ms p95 {r['search_p95_s'] * 1000:.0f} ms "
+          f"(first, starting the warm server: {r['search_first_s'] * 1000:.0f} ms) | "
           f"CLI search after an edit p50 {r['search_after_edit_p50_s'] * 1000:.0f} ms | prompt hook (cold process) "
           f"p50 {r['hook_p50_s'] * 1000:.0f} ms")
     print(f"MCP: initialized {r['mcp_initialized_s']:.2f} s, first search_code answer {r['mcp_first_answer_s']:.2f} s, "
@@ -330,6 +364,8 @@ def main() -> None:
     ap.add_argument("--skip-floor", action="store_true")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--bad", type=int, default=0, help="also index a hostile tree with this many empty files")
+    ap.add_argument("--home", help="a CAIRN_HOME holding this tree's index from an earlier run: skip the cold "
+                    "index (and with it the floor) and measure the rest on that index")
     args = ap.parse_args()
     if args.bad:
         bad_input(Path(args.work), args.bad)
@@ -340,7 +376,7 @@ def main() -> None:
         t = time.perf_counter()
         n = build(tree, target, args.mirrors)
         print(f"# tree {tree}: {n} files written ({time.perf_counter() - t:.0f} s to build or reuse)", flush=True)
-        r = measure(tree, args.runs, args.edits, args.skip_floor)
+        r = measure(tree, args.runs, args.edits, args.skip_floor or bool(args.home), args.home)
         print(json.dumps(r) if args.json else "", flush=True)
         report(r)
 

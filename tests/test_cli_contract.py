@@ -85,3 +85,29 @@ def test_the_installed_command_in_a_real_process(tmp_path, run_cli_process):
     assert r.returncode == 1 and json.loads(r.stdout)["exit_code"] == 1
     r = run_cli_process("search", "run checkout", "--json", cwd=root)
     assert r.returncode == 0 and "src/app/main.py" in r.stdout
+
+
+def test_the_command_table_names_what_each_module_registers():
+    """build_parser(command) imports one module from the table: the table must be true."""
+    import argparse
+    import importlib
+
+    from cairn.cli.main import COMMAND_MODULES
+
+    for module, names in COMMAND_MODULES.items():
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module).register(sub)
+        assert tuple(sub.choices) == names, module
+
+
+def test_one_command_parser_gives_the_same_help_as_the_whole_one():
+    import argparse
+
+    from cairn.cli.main import MODULE_OF, build_parser
+
+    whole = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name in MODULE_OF:
+        one = next(a for a in build_parser(name)._actions if isinstance(a, argparse._SubParsersAction)).choices
+        assert one[name].format_help() == whole[name].format_help(), name
+    assert set(next(a for a in build_parser("no-such")._actions
+                    if isinstance(a, argparse._SubParsersAction)).choices) == set(whole)

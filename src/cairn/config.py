@@ -18,6 +18,7 @@ Example `.cairn/config.toml`:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -192,23 +193,31 @@ def _merge(base: dict, over: dict) -> dict:
 
 
 def read_toml(path: Path) -> dict:
-    """Parse a TOML file; a missing file is empty, a broken one is a clear CairnError."""
-    import tomllib
-
+    """Parse a TOML file; a missing file is empty (and costs no TOML parser import), a broken one
+    is a clear CairnError."""
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        fh = open(path, "rb")
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, OSError, ValueError) as exc:  # ValueError: not UTF-8
+    except OSError as exc:
         raise CairnError(f"cannot read config {path}: {exc}") from None
+    import tomllib
+
+    with fh:
+        try:
+            return tomllib.load(fh)
+        except (tomllib.TOMLDecodeError, OSError, ValueError) as exc:  # ValueError: not UTF-8
+            raise CairnError(f"cannot read config {path}: {exc}") from None
 
 
 def _checked(path: Path, problems: list[str] | None = None) -> dict:
     """A config file's settings, values of the wrong shape dropped (their defaults apply)."""
+    raw = read_toml(path)
+    if raw == {}:  # no file (the usual case on every command): nothing to check, no checker import
+        return {}
     from cairn.config_check import sanitize
 
-    data, found = sanitize(read_toml(path), str(path))
+    data, found = sanitize(raw, str(path))
     if problems is not None:
         problems += found
     return data
@@ -217,11 +226,12 @@ def _checked(path: Path, problems: list[str] | None = None) -> dict:
 def _files(root: Path | None) -> list[Path]:
     files = [cairn_home() / "config.toml"]
     if root is not None:
-        from cairn.safepath import memory_member_ok
-
         path = Path(root) / ".cairn" / "config.toml"
-        if memory_member_ok(path.parent, path):  # a link out of .cairn/ is not the project's config
-            files.append(path)
+        if os.path.lexists(path):  # a missing one is not ok either: no path checker import for it
+            from cairn.safepath import memory_member_ok
+
+            if memory_member_ok(path.parent, path):  # a link out of .cairn/ is not the project's config
+                files.append(path)
     return files
 
 

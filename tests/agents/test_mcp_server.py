@@ -349,3 +349,51 @@ def test_context_takes_the_session_transcript_and_refuses_other_files(repo, tmp_
     assert not ok.is_error and "app/api.py" in text(ok) and "edited in this session" in text(ok)
     assert missing.is_error and "no such file" in text(missing)
     assert foreign.is_error and "not a session transcript" in text(foreign)
+
+
+def test_prewarm_search_leaves_the_per_index_facts_built(repo):
+    """`cairn serve` searches once in its warm-up thread: the first real call finds the index's facts ready."""
+    from cairn.agents.mcp.guard import Scope
+    from cairn.agents.mcp.server import _first_search
+    from cairn.codemap.index_db import open_fresh
+    from cairn.search import index_cache
+
+    project = Scope(str(repo)).project
+    open_fresh(project).close()  # indexed, as prewarm's refresh leaves it
+    index_cache.clear()
+    try:
+        _first_search(project)
+        con = open_fresh(project, refresh=False)
+        try:
+            built = set(index_cache.for_index(con).values)
+        finally:
+            con.close()
+        assert {"path_blob", "prose_share"} <= built
+    finally:
+        index_cache.clear()
+
+
+def test_prewarm_searches_only_when_no_call_came_first(repo, monkeypatch):
+    import threading
+
+    from cairn.agents.mcp import server as srv
+    from cairn.agents.mcp.guard import Scope
+    from cairn.codemap.index_db import open_fresh
+    from cairn.search import index_cache
+
+    scope = Scope(str(repo))
+    open_fresh(scope.project).close()
+    monkeypatch.setattr(srv, "PREWARM_DELAY_S", 0.0)
+    searched = []
+    monkeypatch.setattr(srv, "_first_search", lambda project: searched.append(project))
+    try:
+        for called in (True, False):
+            srv.CALLED.set() if called else srv.CALLED.clear()
+            srv.prewarm(scope)
+            for t in [t for t in threading.enumerate() if t.name == "cairn-prewarm"]:
+                t.join(30)
+        assert searched == [scope.project]  # only the run no call came before
+    finally:
+        srv.CALLED.clear()
+        index_cache.keep_open(False)
+        index_cache.clear()

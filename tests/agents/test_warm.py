@@ -142,3 +142,62 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     gone = f"{shlex.quote(os.sys.executable)} -S -c {shlex.quote(boot(str(tmp_path / 'uninstalled')))}"
     r = _installed("UserPromptSubmit", data, cairn_home, root, warm_env, launcher=gone)
     assert r.returncode == 1 and "cairn" in r.stderr
+
+def _serving(home, idle: float = 4.0):
+    """The command-line server (warm.serve) in a thread of this process, so a spy sees what it answered."""
+    import threading
+
+    t = threading.Thread(target=warm.serve, kwargs={"idle": idle, "cli": True}, daemon=True)
+    t.start()
+    assert _wait_for(lambda: any((home / "run").glob("cli-*.pid")), 30)
+    return t
+
+
+def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answer(tmp_path, run_cli, run_cli_process,
+                                                                       cairn_home, monkeypatch):
+    root = make_project(tmp_path / "shop", run_cli)
+    lines = (["search", "apply coupon"], ["search", "apply coupon", "--json"], ["explain", "apply_coupon"],
+             ["path", "src/shop/invoice.py", "src/shop/coupons.py"])
+    inline = [run_cli_process(*args, cwd=root) for args in lines]
+    answered = []
+    real = warm._run_cli
+    monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
+    t = _serving(cairn_home)
+    on = {"CAIRN_WARM": "1"}
+    served = [run_cli_process(*args, cwd=root, env=on) for args in lines]
+    assert [(r.returncode, r.stdout, r.stderr) for r in served] == [(r.returncode, r.stdout, r.stderr) for r in inline]
+    assert "src/shop/coupons.py" in served[0].stdout and "cart.py" in served[3].stdout
+    assert len(answered) == 4 and all(a is not None for a in answered)
+    bad = run_cli_process("search", "  ", cwd=root, env=on)  # an error: the same line and code from the server
+    assert bad.returncode == 1 and "empty query" in bad.stderr and answered[-1] is not None
+    usage = run_cli_process("search", "apply coupon", "--limit", "many", cwd=root, env=on)
+    assert usage.returncode == 2 and "invalid int value" in usage.stderr and answered[-1] is None  # argparse's, inline
+    n = len(answered)
+    other = run_cli_process("search", "apply coupon", cwd=root, env={**on, "CAIRN_WATCH_IDLE": "7"})
+    assert other.stdout == inline[0].stdout and len(answered) == n  # other settings: inline, not this server
+    assert _wait_for(lambda: len(list((cairn_home / "run").glob("cli-*.pid"))) == 2)  # theirs, started for them
+    theirs = [int(f.read_text()) for f in (cairn_home / "run").glob("cli-*.pid") if int(f.read_text()) != os.getpid()]
+    assert len(theirs) == 1
+    os.kill(theirs[0], signal.SIGTERM)
+    assert _wait_for(lambda: not _alive(theirs[0]))
+    t.join(30)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_process, cairn_home, monkeypatch):
+    root = make_project(tmp_path / "shop", run_cli, init=False)
+    answered = []
+    real = warm._run_cli
+    monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
+    t = _serving(cairn_home)
+    r = run_cli_process("search", "apply coupon", cwd=root, env={"CAIRN_WARM": "1"})
+    assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself
+    assert answered == [None]
+    t.join(30)

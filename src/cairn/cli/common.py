@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -35,6 +34,8 @@ def add_json(p: argparse.ArgumentParser) -> None:
 
 
 def print_json(obj: Any) -> None:
+    import json  # here: a command printing text never needs it
+
     # dumps, not dump: only the one-shot encoder is C (json.dump encodes in Python, in small pieces)
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
 

@@ -19,27 +19,30 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any, TextIO
 
-# Order here is the order in `cairn --help`.
-COMMAND_MODULES = [
-    "cairn.cli.index_cmd",
-    "cairn.cli.map_cmd",
-    "cairn.cli.search_cmd",
-    "cairn.cli.explain_cmd",
-    "cairn.cli.graph_cmd",
-    "cairn.cli.eval_cmd",
-    "cairn.cli.xray_cmd",
-    "cairn.cli.memory_cmd",
-    "cairn.cli.sessions_cmd",
-    "cairn.cli.team_cmd",
-    "cairn.cli.otel_cmd",
-    "cairn.cli.backup_cmd",
-    "cairn.cli.serve_cmd",
-    "cairn.cli.connect_cmd",
-    "cairn.cli.hook_cmd",
-    "cairn.cli.handoff_cmd",
-    "cairn.cli.install_cmd",
-    "cairn.cli.doctor_cmd",
-]
+# module -> the top-level commands it registers. Order here is the order in `cairn --help`.
+# A command line naming one of them builds the parser of that module alone (see build_parser).
+COMMAND_MODULES: dict[str, tuple[str, ...]] = {
+    "cairn.cli.index_cmd": ("index", "init", "summary"),
+    "cairn.cli.map_cmd": ("map",),
+    "cairn.cli.search_cmd": ("search",),
+    "cairn.cli.explain_cmd": ("explain", "path"),
+    "cairn.cli.graph_cmd": ("graph",),
+    "cairn.cli.eval_cmd": ("eval",),
+    "cairn.cli.xray_cmd": ("xray",),
+    "cairn.cli.memory_cmd": ("remember", "read", "memory-md", "memory"),
+    "cairn.cli.sessions_cmd": ("sessions",),
+    "cairn.cli.team_cmd": ("team",),
+    "cairn.cli.otel_cmd": ("otel",),
+    "cairn.cli.backup_cmd": ("backup", "restore"),
+    "cairn.cli.serve_cmd": ("serve",),
+    "cairn.cli.connect_cmd": ("connect",),
+    "cairn.cli.hook_cmd": ("hook",),
+    "cairn.cli.handoff_cmd": ("handoff",),
+    "cairn.cli.install_cmd": ("install",),
+    "cairn.cli.doctor_cmd": ("doctor",),
+}
+MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+WARM_COMMANDS = ("search", "explain", "path")  # read-only index queries the warm server answers (warm.py)
 
 DESCRIPTION = """\
 cairn leaves the way through a codebase for the next agent session.
@@ -51,7 +54,10 @@ Start here:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `cairn` parser; with `command` (a top-level command name) only that command's module is
+    imported and registered: `cairn search ...` does not import the other 17 (~30 ms). Its help and
+    its errors are the same; an unknown name gets the whole parser."""
     import argparse  # here, not at the top: the hook fast path in main() never needs it
 
     from cairn.cli.common import FreeTextParser
@@ -61,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cairn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    only = MODULE_OF.get(command or "")
+    for name in [only] if only else COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
 
@@ -114,12 +121,21 @@ class RedactedStdout:
 UNREDACTED_COMMANDS = ("hook", "serve")  # their stdout is a protocol (hook JSON, MCP stdio), redacted inside
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
+    """Run one command; `warm`: a command the warm server answers (WARM_COMMANDS: search, explain,
+    path) is sent there first (agents/hooks/warm.py: same code, same output, without a Python
+    start-up and cold caches)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
         from cairn.agents.hooks.warm import hook_main
 
         return hook_main(argv[1:])
+    if warm and argv[:1] and argv[0] in WARM_COMMANDS:
+        from cairn.agents.hooks.warm import cli_main
+
+        code = cli_main(argv)
+        if code is not None:
+            return code
     if argv[:1] and argv[0] in UNREDACTED_COMMANDS:
         return _run(argv)
     real_stdout = sys.stdout
@@ -135,8 +151,21 @@ def main(argv: list[str] | None = None) -> int:
             pass
 
 
+def warm_ready(argv: list[str]) -> bool:
+    """Whether a warm server may answer this command line: it parses, and names a project whose code
+    index exists (a first, cold index runs inline, where its progress shows)."""
+    try:
+        args = build_parser(argv[0]).parse_args(argv)
+        from cairn.cli.common import resolve
+
+        project = resolve(args, need_root=False)
+        return project.root is not None and project.index_path().exists()
+    except (SystemExit, CairnError, OSError):
+        return False
+
+
 def _run(argv: list[str]) -> int:
-    parser = build_parser()
+    parser = build_parser(argv[0] if argv else None)
     if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
         from cairn.cli.xray_cmd import simulate_parser
 

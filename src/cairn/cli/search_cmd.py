@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
 
 from cairn.cli.common import add_json, add_root, print_json, resolve
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every search ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     from cairn.project import Project
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -34,12 +34,15 @@ def active(con: sqlite3.Connection) -> bool:
 
 def semantic_channel(con: sqlite3.Connection, text: str) -> tuple[dict[int, float], dict[int, int]]:
     """(file id -> similarity, file id -> row of its closest chunk, 1-based, 0 = none), best DEPTH files."""
-    from cairn.codemap import embed
-    from cairn.codemap.embed import words
     from cairn.codemap.schema import get_meta
     from cairn.codemap.vectors import META_MODEL
 
-    if len(words(text).split()) < MIN_WORDS or not active(con):
+    if not active(con):  # before the embedder's import: an index without vectors never pays it
+        return {}, {}
+    from cairn.codemap import embed
+    from cairn.codemap.embed import words
+
+    if len(words(text).split()) < MIN_WORDS:
         return {}, {}
     if embed.inline_hook():
         return {}, {}

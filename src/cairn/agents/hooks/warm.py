@@ -1,4 +1,4 @@
-"""A warm process that answers the prompt hook with cairn already loaded.
+"""A warm process that answers the prompt hook (and `cairn search`) with cairn already loaded.
 
 The prompt hook runs on every message, each time in a fresh Python: starting the interpreter,
 importing the search path, compiling the redactor's patterns and warming SQLite's pages cost
@@ -10,6 +10,14 @@ directory and with its CLAUDE_PROJECT_DIR, and exits after IDLE_SECONDS without 
 soon as any of its cairn source files changed (an upgrade, an edit), or on a version mismatch.
 Anything wrong on the way (no server, a refused or slow connection, a bad answer) and the
 client answers inline as before: the warm path can only make a hook faster, never break it.
+
+`cairn search` (and `explain`, `path`) goes the same way (`cli_main`): a one-shot command pays ~0.3 s of start-up,
+imports, regex compiles and per-index setup (the path list, role tables) before a ~20-70 ms query,
+so the command line is sent to the server, which runs the very same `cli.main` with its output
+redacted and captured, and answers the exit code, stdout and stderr. The server answers a command
+line only when its CAIRN_* settings are the client's and the project already has an index (a cold
+index is the inline command's job, with its progress on the terminal); otherwise, and whenever
+the server is missing or slow, the command runs inline as before.
 
 `CAIRN_WARM=0` turns it off (the test suite does, except for the tests of this module).
 The client is what every prompt pays, so it imports next to nothing: the C `_socket` module (not
@@ -29,6 +37,8 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are cheap inline
+CLI = "cli"  # the request is a command line (cli_main)
+CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
 IDLE_SECONDS = 1800
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
@@ -44,10 +54,15 @@ def enabled() -> bool:
     return os.environ.get("CAIRN_WARM", "1") not in ("0", "false", "no", "off") and hasattr(_socket, "AF_UNIX")
 
 
-def socket_path() -> str:
-    """CAIRN_HOME/run/hooks.sock (CAIRN_HOME resolved the way cairn.home does, without importing it)."""
+def socket_path(cli: bool = False) -> str:
+    """CAIRN_HOME/run/hooks.sock (CAIRN_HOME resolved the way cairn.home does, without importing it);
+    `cli`: the command-line server's, one per set of CAIRN_* settings (cli-<crc of them>.sock)."""
     home = os.environ.get("CAIRN_HOME")
     base = os.path.realpath(os.path.expanduser(home)) if home else os.path.join(os.path.expanduser("~"), ".cairn")
+    if cli:
+        from zlib import crc32
+
+        return os.path.join(base, "run", f"cli-{crc32(_settings()):08x}.sock")
     return os.path.join(base, "run", SOCKET_NAME)
 
 
@@ -60,10 +75,11 @@ def _version() -> str:
 NO_SERVER = "no server"
 
 
-def ask(event: str, raw: bytes) -> tuple[str, str, int] | str | None:
-    """The warm server's answer (stdout, stderr, exit code) to one hook call; None: answer inline;
-    NO_SERVER: answer inline, and no server is listening (none yet, or a dead one's socket file)."""
-    path = socket_path()
+def ask(event: str, raw: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, str, int] | str | None:
+    """The warm server's answer (stdout, stderr, exit code) to one hook call (a command line: `event`
+    CLI); None: answer inline; NO_SERVER: answer inline, and no server is listening (none yet, or a
+    dead one's socket file)."""
+    path = socket_path(cli=event == CLI)
     if len(path) > 100:
         return None
     if not os.path.exists(path):
@@ -80,14 +96,14 @@ def ask(event: str, raw: bytes) -> tuple[str, str, int] | str | None:
                 s.connect(path)
             except (ConnectionRefusedError, FileNotFoundError):
                 return NO_SERVER
-            s.settimeout(ANSWER_TIMEOUT)
+            s.settimeout(timeout)
             s.sendall(b"\n".join(head) + b"\n" + raw)
             s.shutdown(_socket.SHUT_WR)
             data = _read_all(s, MAX_REQUEST)
         finally:
             s.close()
         code, size, rest = data.split(b"\n", 2)
-        if code not in (b"0", b"2") or not size.isdigit() or int(size) > len(rest):
+        if not code.isdigit() or not size.isdigit() or int(size) > len(rest):
             return None  # "fallback", or a broken answer
         out, err = rest[: int(size)], rest[int(size):]
         return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), int(code)
@@ -112,7 +128,7 @@ def hook_main(args: list[str]) -> int:
     event = names[0] if names else None
     if event == "_serve":
         _full_site()
-        return serve()
+        return serve(cli="--cli" in args)
     if event not in EVENTS or "--inline" in args or not enabled():
         _full_site()
         from cairn.agents.hooks import runner
@@ -141,6 +157,37 @@ def _full_site() -> None:
 
         site.main()
         _SITE_DONE = True
+
+
+def _settings() -> bytes:
+    """This process's CAIRN_* environment (CAIRN_WARM aside): a server answers only clients of its own."""
+    return b"\0".join(os.fsencode(f"{k}={v}") for k, v in sorted(os.environ.items())
+                      if k.startswith("CAIRN_") and k != "CAIRN_WARM")
+
+
+def cli_main(argv: list[str]) -> int | None:
+    """`cairn COMMAND ...` (one of cli.main.WARM_COMMANDS) answered by the warm server: its exit code
+    once its output is written; None: run the command inline (no server yet, and one is started for
+    the next command; CAIRN_WARM=0; help asked; the server declined or did not answer)."""
+    from cairn.cli.main import WARM_COMMANDS
+
+    if argv[:1] == [] or argv[0] not in WARM_COMMANDS or not enabled() or "-h" in argv or "--help" in argv:
+        return None
+    env = _settings()
+    try:
+        answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), CLI_ANSWER_TIMEOUT)
+    except KeyboardInterrupt:  # as the inline command says it
+        print("cairn: interrupted", file=sys.stderr)
+        return 130
+    except OSError:  # no working directory any more...: the inline command says what is wrong
+        return None
+    if answer is None or isinstance(answer, str):
+        if answer == NO_SERVER:
+            start(cli=True)
+        return None
+    out, err, code = answer
+    write_answer(out, err)
+    return code
 
 
 def write_answer(out: str, err: str) -> None:
@@ -181,14 +228,16 @@ def _read_stdin(seconds: float = 5.0) -> bytes:
         return b""
 
 
-def start() -> None:
-    """Start the server, detached (it exits at once if another one is already listening)."""
+def start(cli: bool = False) -> None:
+    """Start the server (`cli`: the command-line one of these settings), detached (it exits at once
+    if another one is already listening)."""
     import subprocess
 
     try:
         from cairn.agents.hooks.client import boot  # the server runs the very code the client runs
 
-        subprocess.Popen([sys.executable, "-c", boot(), "hook", "_serve"], stdin=subprocess.DEVNULL,
+        subprocess.Popen([sys.executable, "-c", boot(), "hook", "_serve", *(["--cli"] if cli else [])],
+                         stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                          close_fds=True, env=dict(os.environ))
     except OSError:
@@ -246,16 +295,17 @@ def _listen(path: str) -> socket.socket | None:
     return srv
 
 
-def serve(idle: float = IDLE_SECONDS) -> int:
-    """Answer hook calls on the socket until idle for `idle` seconds or the code changes."""
+def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
+    """Answer hook calls (`cli`: command lines) on the socket until idle for `idle` seconds or the
+    code changes."""
     from cairn.agents.hooks import runner
 
-    path = socket_path()
+    path = socket_path(cli)
     srv = _listen(path)
     if srv is None:
         return 0
     ours = os.stat(path).st_ino
-    pid_file = os.path.join(os.path.dirname(path), "hooks.pid")
+    pid_file = path.removesuffix(".sock") + ".pid"
     with open(pid_file, "w", encoding="utf-8") as fh:
         fh.write(f"{os.getpid()}\n")
     for name in EVENTS:  # import the handlers (and what they import) before the first request
@@ -291,6 +341,7 @@ def serve(idle: float = IDLE_SECONDS) -> int:
 def _warm_up() -> None:
     """What every prompt pays first in a fresh process: the search path and the redactor."""
     try:
+        from cairn.cli import main, search_cmd  # noqa: F401
         from cairn.codemap import embed
         from cairn.redact import redact
         from cairn.search import engine, index_cache, session_signals  # noqa: F401
@@ -321,7 +372,7 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
         _send(conn, FALLBACK)
         return False
     name = event.decode("utf-8", "replace")
-    if name not in EVENTS:
+    if name not in EVENTS and name != CLI:
         _send(conn, FALLBACK)
         return True
     old_cwd, old_dir = os.getcwd(), os.environ.get("CLAUDE_PROJECT_DIR")
@@ -332,9 +383,16 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
             os.environ["CLAUDE_PROJECT_DIR"] = os.fsdecode(project_dir)
         else:
             os.environ.pop("CLAUDE_PROJECT_DIR", None)
-        started = runner.time.perf_counter()
-        out, err, code, status, project_id = runner.run(name, runner.parse_payload(stdin))
-        runner.record_time(f"{name}+warm", started, status, project_id)
+        if name == CLI:
+            answer = _run_cli(stdin)
+            if answer is None:
+                _send(conn, FALLBACK)
+                return True
+            out, err, code = answer
+        else:
+            started = runner.time.perf_counter()
+            out, err, code, status, project_id = runner.run(name, runner.parse_payload(stdin))
+            runner.record_time(f"{name}+warm", started, status, project_id)
     finally:
         os.chdir(old_cwd)
         if old_dir is None:
@@ -344,6 +402,29 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
     body = out.encode("utf-8", "replace")
     _send(conn, b"%d\n%d\n" % (code, len(body)) + body + err.encode("utf-8", "replace"))
     return True
+
+
+def _run_cli(body: bytes) -> tuple[str, str, int] | None:
+    """(stdout, stderr, exit code) of a client's command line run here by `cli.main`, exactly as the
+    client would have run it; None when this server must not answer it (see the module docstring)."""
+    import contextlib
+    import io
+
+    from cairn.cli import main as cli
+
+    size, rest = body.split(b"\n", 1)
+    if not size.isdigit() or rest[: int(size)] != _settings():
+        return None
+    argv = [os.fsdecode(a) for a in rest[int(size):].split(b"\0")]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        if argv[0] not in cli.WARM_COMMANDS or not cli.warm_ready(argv):  # (a usage error it prints is dropped)
+            return None
+        try:
+            code = cli.main(argv, warm=False)
+        except SystemExit as exc:  # argparse's own exits (the client asked for no help)
+            code = exc.code if isinstance(exc.code, int) else 2
+    return out.getvalue(), err.getvalue(), code
 
 
 def _send(conn: socket.socket, data: bytes) -> None:
