@@ -98,6 +98,23 @@ def test_server_stops_when_idle_and_refuses_a_second_copy(cairn_home, monkeypatc
     assert done == [0] and not (cairn_home / "run" / "hooks.sock").exists()
 
 
+def test_server_leaves_when_its_home_is_deleted(tmp_path, monkeypatch):
+    """A benchmark deletes one CAIRN_HOME per snapshot: its server must not idle on for half an hour."""
+    import shutil
+    import threading
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("CAIRN_HOME", str(home))
+    monkeypatch.setattr(warm, "POLL_SECONDS", 0.2)
+    done = []
+    t = threading.Thread(target=lambda: done.append(warm.serve(idle=600.0)))
+    t.start()
+    assert _wait_for(lambda: (home / "run" / "hooks.pid").exists(), 30)
+    shutil.rmtree(home)
+    t.join(30)
+    assert done == [0] and not t.is_alive()
+
+
 def test_stale_code_and_foreign_requests_fall_back(cairn_home, monkeypatch):
     monkeypatch.setenv("CAIRN_HOME", str(cairn_home))
     src = cairn_home / "mod.py"

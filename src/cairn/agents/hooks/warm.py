@@ -40,6 +40,8 @@ EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are ch
 CLI = "cli"  # the request is a command line (cli_main)
 CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
 IDLE_SECONDS = 1800
+CLI_IDLE_SECONDS = 600  # the command-line server: an agent's `cairn search` calls come in bursts
+POLL_SECONDS = 10.0  # how often an idle server checks that its socket is still its own
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
 MAX_REQUEST = 32 * 1024 * 1024
@@ -312,16 +314,23 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
         runner.importlib.import_module(f"cairn.agents.hooks.{runner.HANDLERS[name]}")
     _warm_up()
     seen = _loaded_sources()
-    srv.settimeout(idle)
+    import time
+
+    idle = min(idle, CLI_IDLE_SECONDS) if cli else idle
+    srv.settimeout(min(idle, POLL_SECONDS))
+    last = time.monotonic()
     try:
         while True:
             try:
                 conn, _ = srv.accept()
-            except TimeoutError:
-                break
+            except TimeoutError:  # idle long enough, or our socket (or CAIRN_HOME) is gone: leave
+                if time.monotonic() - last >= idle or not _still_ours(path, ours):
+                    break
+                continue
             with conn:
                 if not _answer(conn, runner, seen):
                     break
+            last = time.monotonic()
     finally:
         from cairn.codemap import embed
         from cairn.search import index_cache
@@ -336,6 +345,15 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
             pass
         srv.close()
     return 0
+
+
+def _still_ours(path: str, ours: int) -> bool:
+    """Whether the socket file at `path` is still the one this server made (a deleted CAIRN_HOME, as
+    a benchmark deletes one per snapshot, or a successor's socket, means this server is done)."""
+    try:
+        return os.stat(path).st_ino == ours
+    except OSError:
+        return False
 
 
 def _warm_up() -> None:
