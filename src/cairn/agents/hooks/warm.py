@@ -6,8 +6,9 @@ more than the search itself. So the first prompt hook of a CAIRN_HOME starts a d
 (`cairn hook _serve`) and answers that prompt itself; later prompt hooks hand their stdin to the
 server over a Unix socket (CAIRN_HOME/run/, 0700) and print its answer. The server runs exactly
 the handler an inline hook runs (runner.run), one request at a time, in the client's working
-directory and with its CLAUDE_PROJECT_DIR, and exits after IDLE_SECONDS without a request, or as
-soon as any of its cairn source files changed (an upgrade, an edit), or on a version mismatch.
+directory and with its CLAUDE_PROJECT_DIR, and exits after IDLE_SECONDS without a request
+(CLI_IDLE_SECONDS for the command-line one), when its socket file is gone (a deleted CAIRN_HOME),
+as soon as any of its cairn source files changed (an upgrade, an edit), or on a version mismatch.
 Anything wrong on the way (no server, a refused or slow connection, a bad answer) and the
 client answers inline as before: the warm path can only make a hook faster, never break it.
 
