@@ -142,7 +142,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.sessions.xray import analyze
 
     ds, filters, empty = _load(args, paths)
-    report = analyze(ds, load_prices(), filters=filters)
+    report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
     _add_telemetry(report)
     if empty:
         report["findings"] = [empty]

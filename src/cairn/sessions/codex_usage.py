@@ -35,6 +35,7 @@ from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 _TOKEN_COUNT = b'"token_count"'
 _TURN_CONTEXT = b'"turn_context"'
 _SESSION_META = b'"session_meta"'
+_MARKERS = (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)
 FALLBACK_MODEL = "gpt-5"
 _KEYS = ("input", "cached", "output", "reasoning", "total")
 
@@ -62,8 +63,20 @@ _REASONING, _CACHED = ("reasoning_output_tokens", "reasoning_tokens"), (
 
 def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
     """(input, cached, output, reasoning, total) of a usage object, with ccusage's field aliases."""
-    if not isinstance(u, dict):
-        return None
+    if type(u) is not dict:
+        return None if not isinstance(u, dict) else _raw_usage_slow(u)
+    # Codex writes these five keys as non-negative integers: then each is the first alias found
+    inp, cached, out = u.get("input_tokens"), u.get("cached_input_tokens"), u.get("output_tokens")
+    reasoning, total = u.get("reasoning_output_tokens"), u.get("total_tokens")
+    if (type(inp) is int and type(cached) is int and type(out) is int and type(reasoning) is int
+            and type(total) is int and inp >= 0 and cached >= 0 and out >= 0 and reasoning >= 0 and total >= 0):
+        if total == 0 and inp + out + reasoning != 0:
+            total = inp + out + reasoning
+        return inp, cached, out, reasoning, total
+    return _raw_usage_slow(u)
+
+
+def _raw_usage_slow(u: dict) -> tuple[int, int, int, int, int]:
     inp = _first(u, _IN) or 0
     out = _first(u, _OUT) or 0
     reasoning = _first(u, _REASONING) or 0
@@ -89,21 +102,18 @@ def _model_of(obj: object) -> str | None:
 def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
     """The lines of `data` holding any of `markers`, in file order, found by searching the whole
     buffer (no Python loop over the lines that hold none: most of a rollout)."""
-    starts: set[int] = set()
+    find, rfind = data.find, data.rfind
+    size = len(data)
+    ends: dict[int, int] = {}  # line start -> line end
     for m in markers:
-        i = data.find(m)
+        i = find(m)
         while i != -1:
-            start = data.rfind(b"\n", 0, i) + 1
-            starts.add(start)
-            end = data.find(b"\n", i)
+            end = find(b"\n", i)
             if end == -1:
-                break
-            i = data.find(m, end)
-    lines = []
-    for start in sorted(starts):
-        end = data.find(b"\n", start)
-        lines.append(data[start:] if end == -1 else data[start:end])
-    return lines
+                end = size
+            ends[rfind(b"\n", 0, i) + 1] = end
+            i = find(m, end)
+    return [data[start:ends[start]] for start in sorted(ends)]
 
 
 def _parse(raw: bytes, ds: Dataset) -> dict | None:
@@ -124,10 +134,6 @@ def _total_bytes(raw: bytes) -> bytes | None:
     return raw[i:j + 1] if j != -1 else None
 
 
-def _usage_events(lines: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    return [(ts, r) for ts, r in lines if r.get("type") == "event_msg"]
-
-
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
                     keys: list[tuple] | None = None) -> None:
     """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
@@ -136,7 +142,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     lines: list[bytes] = []
     with open(path, "rb") as fh:
         data = fh.read()
-    for raw in marked_lines(data, (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)):
+    for raw in marked_lines(data, _MARKERS):
         if sid is None and _SESSION_META in raw:
             rec = _parse(raw, ds)
             if rec is not None and rec.get("type") == "session_meta":
@@ -160,25 +166,40 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     previous_bytes: bytes | None = None  # the raw total that set `previous`
     model: str | None = None
     fname = str(path)
+    loads = orjson.loads
     for i, raw in enumerate(lines):
         if previous_bytes is not None and _TOKEN_COUNT in raw and _total_bytes(raw) == previous_bytes:
             continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
-        rec = parsed_all[i] if parsed_all is not None else _parse(raw, ds)
-        if rec is None:
-            continue
+        if parsed_all is not None:
+            rec = parsed_all[i]
+            if rec is None:
+                continue
+        else:  # _parse, inlined: this loop runs once per usage line
+            try:
+                rec = loads(raw)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                ds.bad_lines += 1
+                continue
+            if type(rec) is not dict and not isinstance(rec, dict):
+                continue
+        kind = rec.get("type")
         payload = rec.get("payload")
-        payload = payload if isinstance(payload, dict) else {}
-        if rec.get("type") == "turn_context":
+        if type(payload) is not dict and not isinstance(payload, dict):
+            payload = {}
+        if kind == "turn_context":
             model = _model_of(payload) or model
             continue
-        if rec.get("type") != "event_msg" or payload.get("type") != "token_count":
+        if kind != "event_msg" or payload.get("type") != "token_count":
             continue
         stamp = rec.get("timestamp")
-        if not isinstance(stamp, str) or not stamp.strip():
+        if not isinstance(stamp, str):
             continue
         stamp = stamp.strip()
+        if not stamp:
+            continue
         info = payload.get("info")
-        info = info if isinstance(info, dict) else {}
+        if type(info) is not dict and not isinstance(info, dict):
+            info = {}
         total = raw_usage(info.get("total_token_usage"))
         if replay is not None:
             if stamp[:19] == replay:
@@ -204,7 +225,8 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         if parsed:
             model = parsed
         used = model or FALLBACK_MODEL
-        cached = min(cached, inp)
+        if cached > inp:
+            cached = inp
         ts = parse_timestamp(stamp)
         if ts is None:
             continue
@@ -214,10 +236,8 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         seen.add(key)
         if keys is not None:  # for a merge across processes (scan_pool.py)
             keys.append(key)
-        out.append(Turn(session_id=sid, file=fname, is_subagent=sub, ts=ts, timestamp=stamp, model=used,
-                        message_id=None, request_id=None, sidechain=False, speed=None,
-                        input=inp - cached, output=output, cache_write=0, write_5m=0, write_1h=0,
-                        cache_read=cached, cwd=cwd, agent="codex", reasoning=reasoning))
+        out.append(Turn(sid, fname, sub, ts, stamp, used, None, None, False, None,
+                        inp - cached, output, 0, 0, 0, cached, cwd, "codex", reasoning))
 
 
 def _replay_second(records: list[dict]) -> str | None:

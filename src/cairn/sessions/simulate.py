@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import reduce
+from operator import add
 
 from cairn.errors import CairnError
 from cairn.sessions.prices import CostParts, PriceTable
@@ -62,9 +64,10 @@ class _Run:
 
 
 def _price(prices: PriceTable, model: str | None, *, inp: int = 0, out: int = 0, w5: int = 0, w1: int = 0,
-           cr: int = 0) -> CostParts | None:
+           cr: int = 0) -> float:
+    """USD of a request (0.0 for a model without a price)."""
     p = prices.lookup(model)
-    return None if p is None else p.cost(inp, out, w5, w1, cr)
+    return 0.0 if p is None else p.cost_total(inp, out, w5, w1, cr)
 
 
 def _shrunk(t: Turn, ctx: int) -> tuple[int, int, int, int]:
@@ -76,10 +79,13 @@ def _shrunk(t: Turn, ctx: int) -> tuple[int, int, int, int]:
 
 
 def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
-           real: dict[int, CostParts | None] | None = None) -> _Run:
+           real: dict[int, CostParts | None] | None = None, real_sums: list[float] | None = None) -> _Run:
     """Cost of one session's main thread under the compact-at-threshold policy.
 
-    `real` (id(turn) -> its actual cost) saves pricing a turn whose simulated prompt is its real one."""
+    `real` (id(turn) -> its actual cost) saves pricing a turn whose simulated prompt is its real one.
+    `real_sums` (with `real`): the running sums of the curve's real costs, `real_sums[k]` = the first
+    k turns added one by one; the turns before the first compaction are then skipped, not replayed
+    (until the context first passes the threshold the simulated curve is the real one)."""
     run = _Run()
     if not curve:
         return run
@@ -87,7 +93,16 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
     one_hour = any(t.write_1h for t in curve)
     can_compact = start + handoff < threshold
     sim = 0
-    for i, t in enumerate(curve):
+    first = 0
+    if real is not None and real_sums is not None:
+        last = len(curve) - 1
+        first = next((i for i in range(last) if curve[i].context > threshold), last) if can_compact else last + 1
+        run.cost = real_sums[first]  # turns 0..first-1, exactly as the loop below adds them
+        if first > last:
+            return run
+        sim = curve[first - 1].context if first else 0
+    for i in range(first, len(curve)):
+        t = curve[i]
         if i == 0:
             sim = t.context
         else:
@@ -95,41 +110,57 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
             sim = sim + step if step >= 0 else min(sim, t.context)
         if real is not None and sim == t.context:  # not compacted (yet): the turn as it was
             c = real[id(t)]
+            run.cost += c.total if c else 0.0
         else:
             inp, w5, w1, cr = _shrunk(t, sim)
-            c = _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
-        run.cost += c.total if c else 0.0
+            run.cost += _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
         if can_compact and sim > threshold and i < len(curve) - 1:
             fresh = start + handoff
             summary = _price(prices, t.model, out=handoff, cr=sim)
             rewrite = _price(prices, t.model, w1=fresh if one_hour else 0, w5=0 if one_hour else fresh)
-            run.cost += (summary.total if summary else 0.0) + (rewrite.total if rewrite else 0.0)
+            run.cost += summary + rewrite
             run.compactions += 1
             sim = fresh
     return run
 
 
-def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int) -> dict[str, Any]:
-    """Per threshold: compactions and the estimated saving on total cost (all turns, all sessions)."""
-    by_session: dict[str, list[Turn]] = defaultdict(list)
-    for t in ds.turns:
-        by_session[t.session_id].append(t)
-    real = {id(t): turn_cost(t, prices) for t in ds.turns}  # each turn priced once
-    total = 0.0
-    for t in ds.turns:
-        c = real[id(t)]
-        total += c.total if c else 0.0
-    curves = {sid: main_curve(turns) for sid, turns in by_session.items()}
+def _running_sums(values: list[float]) -> list[float]:
+    """[0.0, v0, v0 + v1, ...], each added to the last as a loop would."""
+    out = [0.0]
+    acc = 0.0
+    for v in values:
+        acc += v
+        out.append(acc)
+    return out
+
+
+def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int, *,
+             real: dict[int, CostParts | None] | None = None,
+             curves: dict[str, list[Turn]] | None = None) -> dict[str, Any]:
+    """Per threshold: compactions and the estimated saving on total cost (all turns, all sessions).
+
+    `real` (id(turn) -> cost) and `curves` (session -> main_curve) save the X-ray, which has them,
+    from computing them again."""
+    if real is None:
+        real = {id(t): turn_cost(t, prices) for t in ds.turns}  # each turn priced once
+    totals = [c.total if c else 0.0 for c in map(real.__getitem__, map(id, ds.turns))]
+    total = reduce(add, totals, 0.0)
+    if curves is None:
+        by_session: dict[str, list[Turn]] = defaultdict(list)
+        for t in ds.turns:
+            by_session[t.session_id].append(t)
+        curves = {sid: main_curve(turns) for sid, turns in by_session.items()}
+    sums = {}
     real_main = 0.0
-    for curve in curves.values():
-        for t in curve:
-            c = real[id(t)]
-            real_main += c.total if c else 0.0
+    for sid, curve in curves.items():
+        values = [c.total if c else 0.0 for c in map(real.__getitem__, map(id, curve))]
+        real_main = reduce(add, values, real_main)
+        sums[sid] = _running_sums(values)
     rows = []
     for th in thresholds:
         cost, comps, touched = 0.0, 0, 0
-        for curve in curves.values():
-            run = replay(curve, prices, th, handoff, real)
+        for sid, curve in curves.items():
+            run = replay(curve, prices, th, handoff, real, sums[sid])
             cost += run.cost
             comps += run.compactions
             touched += run.compactions > 0

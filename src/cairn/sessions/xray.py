@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, reduce
+from operator import add, itemgetter
 from pathlib import Path
 
 from cairn.sessions.prices import CostParts, PriceTable
@@ -161,11 +161,63 @@ def _share(part: float, whole: float) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-def _groups(turns: list[Turn], costs: dict[int, CostParts | None], key: Callable[[Turn], str]) -> dict[str, _Acc]:
-    out: dict[str, _Acc] = defaultdict(_Acc)
-    for t in turns:
-        out[key(t)].add(t, costs[id(t)])
+class _Columns:
+    """The turns' tokens and costs as parallel lists, so a group's sums run in C (sum / reduce over
+    its indices) instead of a Python call per turn and group. Costs of an unpriced turn are 0.0:
+    adding 0.0 leaves a sum of non-negative floats unchanged, so every group total is the float
+    the turn-by-turn loop (_Acc.add) gives, to the bit."""
+
+    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
+                 "c_cache_read", "unpriced", "any_unpriced")
+
+    def __init__(self, turns: list[Turn], costs: list[CostParts | None]) -> None:
+        self.input = [t.input for t in turns]
+        self.output = [t.output for t in turns]
+        self.cache_write = [t.cache_write for t in turns]
+        self.cache_read = [t.cache_read for t in turns]
+        zero = CostParts()
+        priced = [c or zero for c in costs]
+        self.c_input = [c.input for c in priced]
+        self.c_output = [c.output for c in priced]
+        self.c_cache_write = [c.cache_write for c in priced]
+        self.c_cache_read = [c.cache_read for c in priced]
+        self.unpriced = [1 if c is None and t.total > 0 else 0 for t, c in zip(turns, costs, strict=True)]
+        self.any_unpriced = any(self.unpriced)
+
+    def acc(self, idx: list[int] | range) -> _Acc:
+        """The _Acc of the turns at `idx` (in order), equal to adding them one by one."""
+        a = _Acc()
+        a.turns = n = len(idx)
+        if n == 0:
+            return a
+        if n == len(self.input):  # every turn (the total, or a group holding all: one agent, one model)
+            cols: tuple[list, ...] = (self.input, self.output, self.cache_write, self.cache_read, self.c_input,
+                                      self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced)
+        else:
+            pick = itemgetter(*idx) if n > 1 else (lambda seq: (seq[idx[0]],))
+            cols = (pick(self.input), pick(self.output), pick(self.cache_write), pick(self.cache_read),
+                    pick(self.c_input), pick(self.c_output), pick(self.c_cache_write), pick(self.c_cache_read),
+                    pick(self.unpriced) if self.any_unpriced else ())
+        a.input, a.output, a.cache_write, a.cache_read = sum(cols[0]), sum(cols[1]), sum(cols[2]), sum(cols[3])
+        a.c_input, a.c_output = reduce(add, cols[4], 0.0), reduce(add, cols[5], 0.0)
+        a.c_cache_write, a.c_cache_read = reduce(add, cols[6], 0.0), reduce(add, cols[7], 0.0)
+        a.unpriced_turns = sum(cols[8])
+        return a
+
+
+def _index(keys: list[str]) -> dict[str, list[int]]:
+    """Positions of each key, keys in first-seen order."""
+    out: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        try:
+            out[k].append(i)
+        except KeyError:
+            out[k] = [i]
     return out
+
+
+def _groups(cols: _Columns, keys: list[str]) -> dict[str, _Acc]:
+    return {k: cols.acc(idx) for k, idx in _index(keys).items()}
 
 
 def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, Any]]:
@@ -173,30 +225,34 @@ def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, A
     return sorted(rows, key=lambda r: (-r["cost_usd"], str(r[label])))
 
 
-def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve."""
-    costs = {id(t): turn_cost(t, prices) for t in ds.turns}
-    total = _Acc()
-    for t in ds.turns:
-        total.add(t, costs[id(t)])
+def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None,
+            curves: bool = True) -> dict[str, Any]:
+    """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve
+    (for the HTML page; `curves=False` leaves it empty, which saves a list per turn)."""
+    want_curves = curves
+    turns_all = ds.turns
+    cost_list = [turn_cost(t, prices) for t in turns_all]
+    costs = {id(t): c for t, c in zip(turns_all, cost_list, strict=True)}
+    cols = _Columns(turns_all, cost_list)
+    total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
     by_session: dict[str, list[Turn]] = defaultdict(list)
-    for t in ds.turns:
+    for t in turns_all:
         by_session[t.session_id].append(t)
+    idx_by_session = _index([t.session_id for t in turns_all])
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
-    expiries = find_expiries(ds.turns, costs, prices)
+    expiries = find_expiries(turns_all, costs, prices)
     exp_by_session: dict[str, list[Expiry]] = defaultdict(list)
     for e in expiries:
         exp_by_session[e.session_id].append(e)
 
-    sessions, curves = [], {}
+    sessions, curve_points, main_curves = [], {}, {}
     for sid, turns in by_session.items():
-        acc = _Acc()
-        for t in turns:
-            acc.add(t, costs[id(t)])
+        acc = cols.acc(idx_by_session[sid])
         curve = main_curve(turns)
+        main_curves[sid] = curve
         pid, pname = project_of(ds.session_cwd.get(sid))
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
         sessions.append({
@@ -209,7 +265,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
             "unpriced_turns": acc.unpriced_turns,
         })
-        curves[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
+        if not want_curves:
+            continue
+        curve_points[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
                        "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
                        "expiries": [[round(e.ts, 3), e.rewritten] for e in exp_by_session.get(sid, [])
                                     if not e.is_subagent]}
@@ -220,12 +278,12 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                 "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
                            "input": total.input, "output": total.output}[k],
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
-    by_day = _rows(_groups(ds.turns, costs, lambda t: day_of(t.ts)), "day", grand)
+    by_day = _rows(_groups(cols, [day_of(t.ts) for t in turns_all]), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for t in ds.turns:
-        if costs[id(t)] is None and t.total > 0:
+    for t, c in zip(turns_all, cost_list, strict=True):
+        if c is None and t.total > 0:
             unpriced[t.model or "(no model)"][0] += 1
             unpriced[t.model or "(no model)"][1] += t.total
     comp_runs = _Acc()
@@ -238,9 +296,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "sessions": sessions,
         "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(proj_of_session.values()))},
         "by_kind": by_kind,
-        "by_project": _rows(_groups(ds.turns, costs, lambda t: proj_of_session[t.session_id]), "project", grand),
-        "by_model": _rows(_groups(ds.turns, costs, lambda t: t.model or "(no model)"), "model", grand),
-        "by_agent": _rows(_groups(ds.turns, costs, lambda t: t.agent), "agent", grand),
+        "by_project": _rows(_groups(cols, [proj_of_session[t.session_id] for t in turns_all]), "project", grand),
+        "by_model": _rows(_groups(cols, [t.model or "(no model)" for t in turns_all]), "model", grand),
+        "by_agent": _rows(_groups(cols, [t.agent for t in turns_all]), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(statistics.median(s["start_context"] for s in sessions)) if sessions else 0,
         "tools": _tool_report(ds),
@@ -265,11 +323,11 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                      "skipped_lines": ds.bad_lines,
                      "first_activity": min((s["first_activity"] for s in sessions), default=None),
                      "last_activity": max((s["last_activity"] for s in sessions), default=None)},
-        "curves": curves,
+        "curves": curve_points,
     }
     from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, simulate
 
-    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF)
+    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, real=costs, curves=main_curves)
     report["findings"] = findings(report)
     return report
 
