@@ -65,8 +65,11 @@ def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+@lru_cache(maxsize=4096)
 def name_strength(name: str) -> str | None:
-    """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`."""
+    """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`.
+
+    Cached: JSON output repeats the same keys thousands of times (`cairn xray --json`)."""
     parts = [p.lower() for p in _PARTS.findall(name)]
     if not parts:
         return None

@@ -30,6 +30,7 @@ from pathlib import Path
 import orjson
 
 from cairn.sessions.readers import CODEX_READER
+from cairn.sessions.transcript import marked_lines
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 
 _TOKEN_COUNT = b'"token_count"'
@@ -87,6 +88,11 @@ def _raw_usage_slow(u: dict) -> tuple[int, int, int, int, int]:
     return inp, cached, out, reasoning, total
 
 
+def _may_name_model(obj: dict) -> bool:
+    """False when `_model_of(obj)` is surely None (none of the keys it reads)."""
+    return "model" in obj or "model_name" in obj or "metadata" in obj
+
+
 def _model_of(obj: object) -> str | None:
     if not isinstance(obj, dict):
         return None
@@ -97,23 +103,6 @@ def _model_of(obj: object) -> str | None:
     if isinstance(meta, dict) and isinstance(meta.get("model"), str) and meta["model"].strip():
         return meta["model"]
     return None
-
-
-def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
-    """The lines of `data` holding any of `markers`, in file order, found by searching the whole
-    buffer (no Python loop over the lines that hold none: most of a rollout)."""
-    find, rfind = data.find, data.rfind
-    size = len(data)
-    ends: dict[int, int] = {}  # line start -> line end
-    for m in markers:
-        i = find(m)
-        while i != -1:
-            end = find(b"\n", i)
-            if end == -1:
-                end = size
-            ends[rfind(b"\n", 0, i) + 1] = end
-            i = find(m, end)
-    return [data[start:ends[start]] for start in sorted(ends)]
 
 
 def _parse(raw: bytes, ds: Dataset) -> dict | None:
@@ -132,6 +121,31 @@ def _total_bytes(raw: bytes) -> bytes | None:
         return None
     j = raw.find(b"}", i)
     return raw[i:j + 1] if j != -1 else None
+
+
+_VARYING = (b'"timestamp":"', b'"turn_id":"')
+_PLAIN = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:.+-"
+
+
+def context_key_of(raw: bytes) -> bytes | None:
+    """A `turn_context` line without the text of its first `"timestamp":"` and `"turn_id":"` values,
+    when both hold only letters, digits and `:.+-` (else None); lines of one session then share a key.
+
+    Two lines with the same key differ only inside those two JSON strings (each opened by the quote
+    after the colon and closed by the next quote, with nothing to escape in between): the same
+    validity, the same record type and the same `model` / `model_name` / `metadata` values. So
+    a key seen before gives the model without parsing the line again."""
+    out = raw
+    for name in _VARYING:
+        i = out.find(name)
+        if i == -1:
+            return None
+        start = i + len(name)
+        end = out.find(b'"', start)
+        if end == -1 or out[start:end].strip(_PLAIN):
+            return None
+        out = out[:start] + out[end:]
+    return out
 
 
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
@@ -167,9 +181,18 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     model: str | None = None
     fname = str(path)
     loads = orjson.loads
+    contexts: dict[bytes, str | None] = {}  # turn_context lines but for their time and turn id -> model
     for i, raw in enumerate(lines):
-        if previous_bytes is not None and _TOKEN_COUNT in raw and _total_bytes(raw) == previous_bytes:
+        is_count = _TOKEN_COUNT in raw
+        total_raw = _total_bytes(raw) if is_count else None
+        if previous_bytes is not None and is_count and total_raw == previous_bytes:
             continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+        context_key = None
+        if parsed_all is None and not is_count:
+            context_key = context_key_of(raw)
+            if context_key is not None and context_key in contexts:
+                model = contexts[context_key] or model
+                continue
         if parsed_all is not None:
             rec = parsed_all[i]
             if rec is None:
@@ -187,7 +210,10 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         if type(payload) is not dict and not isinstance(payload, dict):
             payload = {}
         if kind == "turn_context":
-            model = _model_of(payload) or model
+            found = _model_of(payload)
+            if context_key is not None:
+                contexts[context_key] = found
+            model = found or model
             continue
         if kind != "event_msg" or payload.get("type") != "token_count":
             continue
@@ -215,15 +241,16 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
             usage = tuple(max(a - b, 0) for a, b in zip(total, base, strict=True))  # type: ignore[assignment]
         if total is not None:
             previous = total
-            previous_bytes = _total_bytes(raw)
+            previous_bytes = total_raw
         if usage is None:
             continue
         inp, cached, output, reasoning, tot = usage
         if not (inp or cached or output or reasoning):
             continue
-        parsed = _model_of(payload) or _model_of(info)
-        if parsed:
-            model = parsed
+        if _may_name_model(payload) or _may_name_model(info):  # Codex's own counts name none
+            parsed = _model_of(payload) or _model_of(info)
+            if parsed:
+                model = parsed
         used = model or FALLBACK_MODEL
         if cached > inp:
             cached = inp

@@ -9,9 +9,11 @@ rather than assume one. The method is stated in METHOD and printed with the resu
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import reduce
+from itertools import accumulate
 from operator import add
 
 from cairn.errors import CairnError
@@ -78,43 +80,58 @@ def _shrunk(t: Turn, ctx: int) -> tuple[int, int, int, int]:
     return inp, cw - w1, w1, ctx - inp - cw
 
 
+class Prepared:
+    """What replaying one curve at any threshold needs, computed once: the contexts, their running
+    maximum, the running sums of the turns' real costs (added one by one, as replay adds them)."""
+
+    __slots__ = ("contexts", "peaks", "real_sums", "one_hour")
+
+    def __init__(self, curve: list[Turn], real_totals: list[float]) -> None:
+        self.contexts = [t.context for t in curve]
+        self.peaks = list(accumulate(self.contexts, max))
+        self.real_sums = [0.0, *accumulate(real_totals, add)]
+        self.one_hour = any(t.write_1h for t in curve)
+
+
 def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
-           real: dict[int, CostParts | None] | None = None, real_sums: list[float] | None = None) -> _Run:
+           real: dict[int, CostParts | None] | None = None, prepared: Prepared | None = None) -> _Run:
     """Cost of one session's main thread under the compact-at-threshold policy.
 
     `real` (id(turn) -> its actual cost) saves pricing a turn whose simulated prompt is its real one.
-    `real_sums` (with `real`): the running sums of the curve's real costs, `real_sums[k]` = the first
-    k turns added one by one; the turns before the first compaction are then skipped, not replayed
-    (until the context first passes the threshold the simulated curve is the real one)."""
+    With `prepared` too, the turns before the first compaction are not replayed: until the context
+    first passes the threshold the simulated curve is the real one, so they cost the running sum of
+    their real costs."""
     run = _Run()
     if not curve:
         return run
-    start = curve[0].context
-    one_hour = any(t.write_1h for t in curve)
+    ctx = prepared.contexts if prepared is not None else [t.context for t in curve]
+    start = ctx[0]
+    one_hour = prepared.one_hour if prepared is not None else any(t.write_1h for t in curve)
     can_compact = start + handoff < threshold
+    last = len(curve) - 1
     sim = 0
     first = 0
-    if real is not None and real_sums is not None:
-        last = len(curve) - 1
-        first = next((i for i in range(last) if curve[i].context > threshold), last) if can_compact else last + 1
-        run.cost = real_sums[first]  # turns 0..first-1, exactly as the loop below adds them
+    if real is not None and prepared is not None:
+        first = min(bisect_right(prepared.peaks, threshold), last) if can_compact else last + 1
+        run.cost = prepared.real_sums[first]  # turns 0..first-1, exactly as the loop below adds them
         if first > last:
             return run
-        sim = curve[first - 1].context if first else 0
-    for i in range(first, len(curve)):
+        sim = ctx[first - 1] if first else 0
+    for i in range(first, last + 1):
         t = curve[i]
+        here = ctx[i]
         if i == 0:
-            sim = t.context
+            sim = here
         else:
-            step = t.context - curve[i - 1].context
-            sim = sim + step if step >= 0 else min(sim, t.context)
-        if real is not None and sim == t.context:  # not compacted (yet): the turn as it was
+            step = here - ctx[i - 1]
+            sim = sim + step if step >= 0 else min(sim, here)
+        if real is not None and sim == here:  # not compacted (yet): the turn as it was
             c = real[id(t)]
             run.cost += c.total if c else 0.0
         else:
             inp, w5, w1, cr = _shrunk(t, sim)
             run.cost += _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
-        if can_compact and sim > threshold and i < len(curve) - 1:
+        if can_compact and sim > threshold and i < last:
             fresh = start + handoff
             summary = _price(prices, t.model, out=handoff, cr=sim)
             rewrite = _price(prices, t.model, w1=fresh if one_hour else 0, w5=0 if one_hour else fresh)
@@ -122,16 +139,6 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
             run.compactions += 1
             sim = fresh
     return run
-
-
-def _running_sums(values: list[float]) -> list[float]:
-    """[0.0, v0, v0 + v1, ...], each added to the last as a loop would."""
-    out = [0.0]
-    acc = 0.0
-    for v in values:
-        acc += v
-        out.append(acc)
-    return out
 
 
 def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int, *,
@@ -143,24 +150,24 @@ def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: in
     from computing them again."""
     if real is None:
         real = {id(t): turn_cost(t, prices) for t in ds.turns}  # each turn priced once
-    totals = [c.total if c else 0.0 for c in map(real.__getitem__, map(id, ds.turns))]
-    total = reduce(add, totals, 0.0)
+    real_total = {k: c.total if c else 0.0 for k, c in real.items()}
+    total = reduce(add, map(real_total.__getitem__, map(id, ds.turns)), 0.0)
     if curves is None:
         by_session: dict[str, list[Turn]] = defaultdict(list)
         for t in ds.turns:
             by_session[t.session_id].append(t)
         curves = {sid: main_curve(turns) for sid, turns in by_session.items()}
-    sums = {}
+    prepared = {}
     real_main = 0.0
     for sid, curve in curves.items():
-        values = [c.total if c else 0.0 for c in map(real.__getitem__, map(id, curve))]
+        values = list(map(real_total.__getitem__, map(id, curve)))
         real_main = reduce(add, values, real_main)
-        sums[sid] = _running_sums(values)
+        prepared[sid] = Prepared(curve, values)
     rows = []
     for th in thresholds:
         cost, comps, touched = 0.0, 0, 0
         for sid, curve in curves.items():
-            run = replay(curve, prices, th, handoff, real, sums[sid])
+            run = replay(curve, prices, th, handoff, real, prepared[sid])
             cost += run.cost
             comps += run.compactions
             touched += run.compactions > 0

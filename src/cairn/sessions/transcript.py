@@ -120,6 +120,23 @@ def iter_raw_lines(path: Path) -> Iterator[bytes]:
             yield line
 
 
+def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
+    """The lines of `data` holding any of `markers`, in file order, found by searching the whole
+    buffer (no Python loop over the lines that hold none: most of a transcript)."""
+    find, rfind = data.find, data.rfind
+    size = len(data)
+    ends: dict[int, int] = {}  # line start -> line end
+    for m in markers:
+        i = find(m)
+        while i != -1:
+            end = find(b"\n", i)
+            if end == -1:
+                end = size
+            ends[rfind(b"\n", 0, i) + 1] = end
+            i = find(m, end)
+    return [data[start:ends[start]] for start in sorted(ends)]
+
+
 def project_dir_for(path: Path) -> str:
     """The folder Claude Code named after the session's cwd (`-home-me-repo`), as ccusage reports it."""
     path = Path(path)
