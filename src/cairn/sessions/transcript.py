@@ -59,14 +59,26 @@ def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[P
     `*.jsonl` of any agent, and Gemini's `chats/*.json`."""
     roots = [Path(p).expanduser() for p in paths] if paths else default_transcript_roots()
     found: set[Path] = set()
+    real_dirs: dict[Path, Path] = {}
     for root in roots:
         if root.is_file() and (root.suffix == ".jsonl" or root.suffix == ".json"):
             found.add(root.resolve())
         elif root.is_dir():
             for p in root.rglob("*.json*"):
                 if (p.suffix == ".jsonl" or _is_gemini_chat(p)) and p.is_file():
-                    found.add(p.resolve())
+                    found.add(_resolved(p, real_dirs))
     return sorted(found)
+
+
+def _resolved(p: Path, real_dirs: dict[Path, Path]) -> Path:
+    """`p.resolve()`, with each folder resolved once (one lstat per file instead of one per part)."""
+    if p.is_symlink():
+        return p.resolve()
+    folder = p.parent
+    real = real_dirs.get(folder)
+    if real is None:
+        real = real_dirs[folder] = folder.resolve()
+    return real / p.name
 
 
 def agent_of(path: Path) -> str:
@@ -74,6 +86,8 @@ def agent_of(path: Path) -> str:
     path = Path(path)
     if path.suffix == ".json":
         return GEMINI
+    if path.name.startswith("rollout-"):  # by name alone: no need to open the file
+        return CODEX
     try:
         with open(path, "rb") as fh:
             head = fh.read(_HEAD)

@@ -1,0 +1,193 @@
+"""The X-ray's fast paths give what the plain computation gives, to the bit (docs/benchmarks.md 16).
+
+Each shortcut taken for speed is checked against the slow way on the repository's fixtures and on
+hand-made edge cases: group sums in C against adding turn by turn, the simulator's skip to the
+first compaction against replaying every turn, Codex's usage fast path and its cache of
+`turn_context` lines against parsing every line, the forked scan against one process, the
+transcript search's resolved paths against `Path.resolve`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+import cairn.sessions.codex_usage as codex_usage
+from cairn.errors import CairnError
+from cairn.sessions.codex_usage import _raw_usage_slow, context_key_of, raw_usage
+from cairn.sessions.prices import load_prices
+from cairn.sessions.simulate import DEFAULT_HANDOFF, Prepared, replay
+from cairn.sessions.transcript import find_transcripts
+from cairn.sessions.usage import load_transcripts
+from cairn.sessions.xray import _Acc, _Columns, _groups, day_of, main_curve, turn_cost
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+
+
+@pytest.fixture(scope="module")
+def dataset():
+    return load_transcripts([ROOT])
+
+
+def test_group_sums_equal_turn_by_turn_addition(dataset):
+    prices = load_prices({})
+    turns = dataset.turns
+    costs = [turn_cost(t, prices) for t in turns]
+    cols = _Columns(turns, costs)
+    for key in (lambda t: t.session_id, lambda t: t.model or "-", lambda t: t.agent, lambda t: day_of(t.ts),
+                lambda t: "all"):
+        slow: dict[str, _Acc] = defaultdict(_Acc)
+        for t, c in zip(turns, costs, strict=True):
+            slow[key(t)].add(t, c)
+        fast = _groups(cols, [key(t) for t in turns])
+        assert set(fast) == set(slow)
+        for k, acc in slow.items():
+            assert fast[k].as_dict() == acc.as_dict() and fast[k].cost_usd == acc.cost_usd
+            assert fast[k].unpriced_turns == acc.unpriced_turns
+
+
+def test_unpriced_turns_are_counted_per_group(dataset):
+    prices = load_prices({})
+    turns = dataset.turns
+    costs = [None if i % 3 == 0 else turn_cost(t, prices) for i, t in enumerate(turns)]  # some unpriced
+    cols = _Columns(turns, costs)
+    slow: dict[str, _Acc] = defaultdict(_Acc)
+    for t, c in zip(turns, costs, strict=True):
+        slow[t.session_id].add(t, c)
+    fast = _groups(cols, [t.session_id for t in turns])
+    assert {k: (a.unpriced_turns, a.as_dict()) for k, a in fast.items()} == {
+        k: (a.unpriced_turns, a.as_dict()) for k, a in slow.items()}
+
+
+@pytest.mark.parametrize("threshold", [1_000, 20_000, 50_000, 100_000, 150_000, 250_000, 10_000_000])
+def test_replay_from_the_first_compaction_equals_replaying_every_turn(dataset, threshold):
+    prices = load_prices({})
+    real = {id(t): turn_cost(t, prices) for t in dataset.turns}
+    by_session = defaultdict(list)
+    for t in dataset.turns:
+        by_session[t.session_id].append(t)
+    compacted = 0
+    for turns in by_session.values():
+        curve = main_curve(turns)
+        plain = replay(curve, prices, threshold, DEFAULT_HANDOFF)
+        totals = [c.total if c else 0.0 for c in (real[id(t)] for t in curve)]
+        fast = replay(curve, prices, threshold, DEFAULT_HANDOFF, real, Prepared(curve, totals))
+        assert (fast.cost, fast.compactions) == (plain.cost, plain.compactions)
+        compacted += plain.compactions > 0
+    if 50_000 <= threshold <= 150_000:
+        assert compacted  # these thresholds do compact some fixture sessions: the skip is exercised
+
+
+@pytest.mark.parametrize("usage", [
+    {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 13},
+    {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 0},
+    {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0, "total_tokens": 0},
+    {"input_tokens": -5, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 13},
+    {"input_tokens": True, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 9},
+    {"input_tokens": 10.7, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 9},
+    {"prompt_tokens": 10, "completion_tokens": 2, "cached_tokens": 1},
+    {"input_tokens": 10, "output_tokens": 3},
+    {"input_tokens": None, "prompt_tokens": 7, "cached_input_tokens": 2, "output_tokens": 3,
+     "reasoning_output_tokens": 0, "total_tokens": 10},
+    {},
+])
+def test_codex_usage_fast_path_equals_the_alias_rules(usage):
+    assert raw_usage(usage) == _raw_usage_slow(usage)
+
+
+def _context(ts: str, turn: str, model: str = "gpt-5.3-codex", extra: str = "") -> bytes:
+    return (f'{{"timestamp":"{ts}","type":"turn_context","payload":{{"turn_id":"{turn}","cwd":"/w",'
+            f'"model":"{model}"{extra}}}}}').encode()
+
+
+def test_turn_context_key_ignores_only_time_and_turn_id():
+    a = _context("2026-02-23T11:40:42.351Z", "019c8a4d-0330-71a2")
+    b = _context("2026-02-23T11:41:07.002Z", "019c8a4d-9999-aaaa")
+    assert context_key_of(a) == context_key_of(b) is not None
+    assert context_key_of(_context("2026-02-23T11:40:42.351Z", "x", model="o3")) != context_key_of(a)
+    assert context_key_of(_context("2026-02-23T11:40:42.351Z", "x", extra=',"effort":"high"')) != context_key_of(a)
+    assert context_key_of(_context('2026-02-23T11:40:42\\"Z', "x")) is None  # an escape: no key
+    assert context_key_of(b'{"type":"turn_context","payload":{"model":"m"}}') is None  # no time, no turn id
+
+
+def _rollout(path: Path, lines: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(json.dumps(r, separators=(",", ":")) for r in lines) + "\n", encoding="utf-8")
+
+
+def _count(n: int, total: int) -> dict:
+    u = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0,
+         "total_tokens": total}
+    return {"timestamp": f"2026-03-01T10:00:{n:02d}.000Z", "type": "event_msg",
+            "payload": {"type": "token_count", "info": {"total_token_usage": u, "last_token_usage": None}}}
+
+
+def _ctx(n: int, model: str | None, **more: object) -> dict:
+    payload: dict = {"turn_id": f"t{n}", "cwd": "/w", **more}
+    if model is not None:
+        payload["model"] = model
+    return {"timestamp": f"2026-03-01T10:00:{n:02d}.500Z", "type": "turn_context", "payload": payload}
+
+
+def test_codex_scan_with_the_turn_context_cache_equals_parsing_every_line(tmp_path, monkeypatch):
+    rollout = tmp_path / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-abc.jsonl"
+    _rollout(rollout, [
+        {"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s1", "cwd": "/w"}},
+        _ctx(1, "gpt-5"), _count(1, 100),
+        _ctx(2, "gpt-5"), _count(2, 250),       # same context but time and turn id: from the cache
+        _ctx(3, None), _count(3, 400),          # a context without a model keeps the last one
+        _ctx(4, None), _count(4, 450),          # ... also when it comes from the cache
+        _ctx(5, "o3"), _count(5, 700),
+        _ctx(6, "gpt-5"), _count(6, 900),       # back to a key seen before
+        _ctx(7, None, metadata={"model": "o4-mini"}), _count(7, 1000),
+    ])
+    paths = [ROOT / "codex", rollout]
+
+    def rows(ds):
+        return [(t.session_id, t.timestamp, t.model, t.input, t.cache_read, t.output) for t in ds.turns]
+
+    fast = load_transcripts(paths)
+    monkeypatch.setattr(codex_usage, "context_key_of", lambda raw: None)
+    slow = load_transcripts(paths)
+    assert rows(fast) == rows(slow)
+    assert fast.bad_lines == slow.bad_lines and fast.session_cwd == slow.session_cwd
+    mine = [t.model for t in fast.turns if t.session_id == "s1"]
+    assert mine == ["gpt-5", "gpt-5", "gpt-5", "gpt-5", "o3", "gpt-5", "o4-mini"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="scanning in several processes needs fork")
+def test_an_error_in_a_forked_scan_is_one_clear_line(monkeypatch):
+    import cairn.sessions.scan_pool as pool
+
+    real = pool.scan_file
+
+    def failing(path, ds, out):
+        if "claude-code" in str(path) and path.name.startswith("short"):
+            raise CairnError(f"cannot read {path.name}: broken")
+        return real(path, ds, out)
+
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
+    monkeypatch.setattr(pool, "scan_file", failing)
+    files = sorted(find_transcripts([ROOT]), key=str)
+    runs = pool._runs(files, [f.stat().st_size for f in files], 2)
+    assert any(f.name.startswith("short") for f in runs[1])  # the failing file is the child's
+    with pytest.raises(CairnError, match="cannot read short"):
+        load_transcripts([ROOT])
+
+
+def test_found_transcripts_are_resolved_like_path_resolve(tmp_path):
+    real = tmp_path / "real" / "proj"
+    real.mkdir(parents=True)
+    (real / "a.jsonl").write_text("{}\n")
+    (real / "b.jsonl").write_text("{}\n")
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (real / "c.jsonl").symlink_to(real / "a.jsonl")
+    roots = [tmp_path / "linked", tmp_path / "real" / "proj" / ".." / "proj"]
+    found = find_transcripts(roots)
+    expected = sorted({p.resolve() for root in roots for p in root.rglob("*.jsonl")})
+    assert found == expected == [real / "a.jsonl", real / "b.jsonl"]
