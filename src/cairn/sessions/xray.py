@@ -205,8 +205,10 @@ class _Columns:
         return a
 
 
-def _index(keys: list[str]) -> dict[str, list[int]]:
+def _index(keys: list[str]) -> dict[str, list[int] | range]:
     """Positions of each key, keys in first-seen order."""
+    if keys and len(set(keys)) == 1:  # one agent, one model, one project: every position, no loop
+        return {keys[0]: range(len(keys))}  # type: ignore[dict-item]
     out: dict[str, list[int]] = {}
     for i, k in enumerate(keys):
         try:
