@@ -4,13 +4,15 @@ Each shortcut taken for speed is checked against the slow way on the repository'
 hand-made edge cases: group sums in C against adding turn by turn, the simulator's skip to the
 first compaction against replaying every turn, Codex's usage fast path and its cache of
 `turn_context` lines against parsing every line, the forked scan against one process, the
-transcript search's resolved paths against `Path.resolve`.
+transcript search's resolved paths against `Path.resolve`, the line walk and the null-field check
+against splitting every line and the regex they replace.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from cairn.sessions.codex_usage import _raw_usage_slow, context_key_of, raw_usag
 from cairn.sessions.prices import load_prices
 from cairn.sessions.simulate import DEFAULT_HANDOFF, Prepared, replay
 from cairn.sessions.transcript import find_transcripts
-from cairn.sessions.usage import load_transcripts
+from cairn.sessions.usage import has_null_field, lines_to_parse, load_transcripts
 from cairn.sessions.xray import _Acc, _Columns, _groups, day_of, main_curve, turn_cost
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -191,3 +193,58 @@ def test_found_transcripts_are_resolved_like_path_resolve(tmp_path):
     found = find_transcripts(roots)
     expected = sorted({p.resolve() for root in roots for p in root.rglob("*.jsonl")})
     assert found == expected == [real / "a.jsonl", real / "b.jsonl"]
+
+
+def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool]], int]:
+    """The line-by-line reading lines_to_parse replaces (split, drop blank lines, test markers)."""
+    out, bad = [], 0
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            continue
+        has_usage = b'"usage":{' in raw
+        if not (has_usage or b'"tool_result"' in raw or b'"compact_boundary"' in raw):
+            stripped = raw.strip()
+            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+                bad += 1
+            continue
+        out.append((raw, has_usage))
+    return out, bad
+
+
+@pytest.mark.parametrize("data", [
+    b"",
+    b"\n\n",
+    b'{"a":1}\n{"message":{"usage":{"input_tokens":1}}}\n',
+    b'{"a":1}\r\n  {"b":2}  \n\t\n[1,2]\nnot json\n{"type":"tool_result"}\r\n{"x":"compact_boundary"}',
+    b'{"subtype":"compact_boundary"}\n{broken\n   \n}\n{"usage":{}}',
+    b'{"a":"\xff\xfe"}\n\x00\n{"usage":{"x":1}} trailing',
+])
+def test_lines_to_parse_equals_splitting_every_line(data):
+    assert lines_to_parse(data) == _old_lines_to_parse(data)
+
+
+def test_lines_to_parse_on_the_fixtures():
+    for f in sorted((ROOT / "claude-code").rglob("*.jsonl")):
+        data = f.read_bytes()
+        assert lines_to_parse(data) == _old_lines_to_parse(data)
+
+
+_NULL_REGEX = re.compile(
+    rb'"(id|cwd|model|speed|costUSD|version|sessionId|requestId|isApiErrorMessage|'
+    rb'cache_read_input_tokens|cache_creation_input_tokens)":null'
+)
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"id":null}', b'{"message":{"id":"m","model":null}}', b'{"xid":null}', b'{"a":"\\"id\\":null"}',
+    b'{"id":nullable}', b'{"cwd":"x","speed":null,"n":1}', b'":null', b'{"sessionId": null}', b'{}',
+    b'{"costUSD":null,"isApiErrorMessage":false}', b'{"cache_read_input_tokens":null}',
+])
+def test_null_field_check_equals_the_regex(raw):
+    assert has_null_field(raw) == bool(_NULL_REGEX.search(raw))
+
+
+def test_null_field_check_on_the_fixtures():
+    for f in sorted(ROOT.rglob("*.jsonl")):
+        for raw in f.read_bytes().split(b"\n"):
+            assert has_null_field(raw) == bool(_NULL_REGEX.search(raw))

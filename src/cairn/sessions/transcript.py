@@ -120,20 +120,6 @@ def iter_records(path: Path, offset: int = 0,
     return read_jsonl_from(path, offset, on_bad)
 
 
-def iter_raw_lines(path: Path) -> Iterator[bytes]:
-    """Every non-blank line of a whole file as bytes, the last even without a newline.
-
-    For batch readers (the token X-ray) that filter lines by a byte marker before parsing JSON,
-    which is what makes reading hundreds of megabytes of transcripts fast. It reads the file as
-    ccusage does, so a final line without a newline still counts when it is complete JSON.
-    """
-    with open(path, "rb") as fh:
-        data = fh.read()
-    for line in data.split(b"\n"):
-        if line.strip():
-            yield line
-
-
 def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
     """The lines of `data` holding any of `markers`, in file order, found by searching the whole
     buffer (no Python loop over the lines that hold none: most of a transcript)."""
