@@ -51,7 +51,14 @@ Start here:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Commands whose own module is all the parser needs (no other command module imported): a
+# subcommand's parsing, help and errors do not depend on its siblings, whose imports and
+# parsers cost ~20 ms a run (the X-ray reads 100 MB in about a second: docs/benchmarks.md 16).
+ALONE = {"xray": "cairn.cli.xray_cmd"}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command tree; with `only` (a module of COMMAND_MODULES), just that module's commands."""
     import argparse  # here, not at the top: the hook fast path in main() never needs it
 
     from cairn.cli.common import FreeTextParser
@@ -61,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"cairn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in [only] if only else COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
 
@@ -136,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    parser = build_parser()
+    parser = build_parser(ALONE.get(argv[0]) if argv else None)
     if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
         from cairn.cli.xray_cmd import simulate_parser
 
