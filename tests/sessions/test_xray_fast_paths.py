@@ -248,3 +248,43 @@ def test_null_field_check_on_the_fixtures():
     for f in sorted(ROOT.rglob("*.jsonl")):
         for raw in f.read_bytes().split(b"\n"):
             assert has_null_field(raw) == bool(_NULL_REGEX.search(raw))
+
+
+def test_codex_session_record_found_without_scanning_the_whole_file(tmp_path):
+    """Lines naming `session_meta` are read in order until one gives the session id; the numbers
+    below are those of the reader that searched every line for it (checked before the change)."""
+    def count(n: int, total: int, note: str = "") -> str:
+        u = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0,
+             "total_tokens": total}
+        return json.dumps({"timestamp": f"2026-03-01T10:00:{n:02d}.000Z", "type": "event_msg",
+                           "payload": {"type": "token_count", "info": {"total_token_usage": u,
+                                                                      "last_token_usage": None}, "note": note}})
+
+    def ctx(n: int, model: str) -> str:
+        return json.dumps({"timestamp": f"2026-03-01T10:00:{n:02d}.500Z", "type": "turn_context",
+                           "payload": {"turn_id": f"t{n}", "model": model}})
+
+    def meta(sid: str | None, cwd: str, note: str = "") -> str:
+        payload = {"cwd": cwd, "note": note} | ({"id": sid} if sid else {})
+        return json.dumps({"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta", "payload": payload})
+
+    folder = tmp_path / "sessions" / "2026" / "03" / "01"
+    folder.mkdir(parents=True)
+    files = {
+        "a": ['{"type":"session_meta", broken', '{"type":"response_item","payload":{"text":"the session_meta"}}',
+              meta("sa", "/wa"), ctx(1, "gpt-5"), count(1, 100), '{"x":"session_meta"}', count(2, 300, "session_meta")],
+        "b": [meta(None, "/wb0"), ctx(1, "o3"), count(3, 100, "session_meta"), meta("sb", "/wb"), count(4, 200)],
+        "c": [ctx(1, "o3"), count(5, 100), '{"type":"event_msg","payload":{"type":"token_count"}, "session_meta" x',
+              count(6, 150)],
+        "d": [meta("sd", "/wd", note="token_count"), ctx(1, "o3"), count(7, 100)],
+    }
+    for name, lines in files.items():
+        (folder / f"rollout-2026-03-01T10-00-00-{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ds = load_transcripts([tmp_path])
+    got = defaultdict(list)
+    for t in ds.turns:
+        got[t.session_id].append((t.model, t.input))
+    assert dict(got) == {"sa": [("gpt-5", 100), ("gpt-5", 200)], "sb": [("o3", 100), ("o3", 100)],
+                         "rollout-2026-03-01T10-00-00-c": [("o3", 100), ("o3", 50)], "sd": [("o3", 100)]}
+    assert ds.session_cwd == {"sa": "/wa", "sb": "/wb", "sd": "/wd"}
+    assert ds.bad_lines == 4

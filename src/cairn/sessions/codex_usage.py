@@ -30,13 +30,12 @@ from pathlib import Path
 import orjson
 
 from cairn.sessions.readers import CODEX_READER
-from cairn.sessions.transcript import marked_lines
+from cairn.sessions.transcript import marked_spans
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 
 _TOKEN_COUNT = b'"token_count"'
 _TURN_CONTEXT = b'"turn_context"'
 _SESSION_META = b'"session_meta"'
-_MARKERS = (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)
 FALLBACK_MODEL = "gpt-5"
 _KEYS = ("input", "cached", "output", "reasoning", "total")
 
@@ -153,19 +152,26 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
     sid = None
     cwd = None
-    lines: list[bytes] = []
     with open(path, "rb") as fh:
         data = fh.read()
-    for raw in marked_lines(data, _MARKERS):
-        if sid is None and _SESSION_META in raw:
-            rec = _parse(raw, ds)
-            if rec is not None and rec.get("type") == "session_meta":
-                c, _, s = CODEX_READER.record_meta(rec)
-                sid, cwd = s, c
-                continue
-        elif not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw):
-            continue
-        lines.append(raw)
+    spans = marked_spans(data, (_TOKEN_COUNT, _TURN_CONTEXT))
+    # the session's record (the first line, as a rule): the lines naming it are looked at in order
+    # until one gives the session id; no search of the rest of the file for it
+    size = len(data)
+    at = data.find(_SESSION_META)
+    while at != -1 and sid is None:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = size if end == -1 else end
+        rec = _parse(data[start:end], ds)
+        if rec is not None and rec.get("type") == "session_meta":
+            c, _, s = CODEX_READER.record_meta(rec)
+            sid, cwd = s, c
+            spans.pop(start, None)  # the session's record is no usage line, whatever else it holds
+        else:
+            spans[start] = end  # read with the usage lines, as any line naming a marker
+        at = data.find(_SESSION_META, end)
+    lines = [data[start:spans[start]] for start in sorted(spans)]
     sid = sid or CODEX_READER.session_id(path, [])
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)

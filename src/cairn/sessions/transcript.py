@@ -120,8 +120,8 @@ def iter_records(path: Path, offset: int = 0,
     return read_jsonl_from(path, offset, on_bad)
 
 
-def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
-    """The lines of `data` holding any of `markers`, in file order, found by searching the whole
+def marked_spans(data: bytes, markers: tuple[bytes, ...]) -> dict[int, int]:
+    """{start: end} of the lines of `data` holding any of `markers`, found by searching the whole
     buffer (no Python loop over the lines that hold none: most of a transcript)."""
     find, rfind = data.find, data.rfind
     size = len(data)
@@ -134,7 +134,7 @@ def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
                 end = size
             ends[rfind(b"\n", 0, i) + 1] = end
             i = find(m, end)
-    return [data[start:ends[start]] for start in sorted(ends)]
+    return ends
 
 
 def project_dir_for(path: Path) -> str:
