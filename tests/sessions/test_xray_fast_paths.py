@@ -52,6 +52,19 @@ def test_group_sums_equal_turn_by_turn_addition(dataset):
             assert fast[k].unpriced_turns == acc.unpriced_turns
 
 
+def test_columns_priced_directly_equal_turn_cost(dataset):
+    prices = load_prices({"claude-opus-4-6": {"input": 5.0, "output": 25.0}})
+    turns = dataset.turns + dataset.turns[:3]
+    turns[-1] = type(turns[-1])(**{f: getattr(turns[-1], f) for f in turns[-1].__slots__} | {"model": "nope-1"})
+    costs = [turn_cost(t, prices) for t in turns]
+    assert costs[-1] is None  # an unpriced turn is among them
+    direct, totals = _Columns.of_prices(turns, prices)
+    slow = _Columns(turns, costs)
+    for name in _Columns.__slots__:
+        assert getattr(direct, name) == getattr(slow, name), name
+    assert totals == [c.total if c else 0.0 for c in costs]
+
+
 def test_unpriced_turns_are_counted_per_group(dataset):
     prices = load_prices({})
     turns = dataset.turns
@@ -77,7 +90,8 @@ def test_replay_from_the_first_compaction_equals_replaying_every_turn(dataset, t
         curve = main_curve(turns)
         plain = replay(curve, prices, threshold, DEFAULT_HANDOFF)
         totals = [c.total if c else 0.0 for c in (real[id(t)] for t in curve)]
-        fast = replay(curve, prices, threshold, DEFAULT_HANDOFF, real, Prepared(curve, totals))
+        real_totals = {id(t): x for t, x in zip(curve, totals, strict=True)}
+        fast = replay(curve, prices, threshold, DEFAULT_HANDOFF, real_totals, Prepared(curve, totals))
         assert (fast.cost, fast.compactions) == (plain.cost, plain.compactions)
         compacted += plain.compactions > 0
     if 50_000 <= threshold <= 150_000:

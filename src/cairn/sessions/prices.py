@@ -70,26 +70,26 @@ class ModelPrice:
     base: dict[str, float]
     above_200k: dict[str, float] | None = None
 
-    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
-             cache_read: int) -> CostParts:
-        """Price one request; the long-context tier applies when its whole input passes 200k."""
+    def parts(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
+              cache_read: int) -> tuple[float, float, float, float]:
+        """(input, output, cache write, cache read) USD of one request; the long-context tier
+        applies when its whole input passes 200k."""
         prompt = input_tokens + write_5m + write_1h + cache_read
         r = self.above_200k if (self.above_200k and prompt > LONG_CONTEXT_TOKENS) else self.base
-        return CostParts(
-            input=input_tokens * r["input"] * _PER_TOKEN,
-            output=output_tokens * r["output"] * _PER_TOKEN,
-            cache_write=(write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
-            cache_read=cache_read * r["cache_read"] * _PER_TOKEN,
-        )
+        return (input_tokens * r["input"] * _PER_TOKEN, output_tokens * r["output"] * _PER_TOKEN,
+                (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
+                cache_read * r["cache_read"] * _PER_TOKEN)
+
+    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
+             cache_read: int) -> CostParts:
+        """Price one request (see `parts`)."""
+        return CostParts(*self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read))
 
     def cost_total(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
                    cache_read: int) -> float:
-        """`cost(...).total` without building the parts: the same float, added in the same order."""
-        prompt = input_tokens + write_5m + write_1h + cache_read
-        r = self.above_200k if (self.above_200k and prompt > LONG_CONTEXT_TOKENS) else self.base
-        return (input_tokens * r["input"] * _PER_TOKEN + output_tokens * r["output"] * _PER_TOKEN
-                + (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN
-                + cache_read * r["cache_read"] * _PER_TOKEN)
+        """`cost(...).total` without building the parts object: the same float, added in the same order."""
+        a, b, c, d = self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read)
+        return a + b + c + d
 
 
 _DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")

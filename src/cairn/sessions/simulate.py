@@ -17,7 +17,7 @@ from itertools import accumulate
 from operator import add
 
 from cairn.errors import CairnError
-from cairn.sessions.prices import CostParts, PriceTable
+from cairn.sessions.prices import PriceTable
 from cairn.sessions.usage import Dataset, Turn
 from cairn.sessions.xray import main_curve, turn_cost
 
@@ -94,11 +94,11 @@ class Prepared:
 
 
 def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
-           real: dict[int, CostParts | None] | None = None, prepared: Prepared | None = None) -> _Run:
+           real: dict[int, float] | None = None, prepared: Prepared | None = None) -> _Run:
     """Cost of one session's main thread under the compact-at-threshold policy.
 
-    `real` (id(turn) -> its actual cost) saves pricing a turn whose simulated prompt is its real one.
-    With `prepared` too, the turns before the first compaction are not replayed: until the context
+    `real` (id(turn) -> its actual cost in USD, CostParts.total) saves pricing a turn whose
+    simulated prompt is its real one. With `prepared` too, the turns before the first compaction are not replayed: until the context
     first passes the threshold the simulated curve is the real one, so they cost the running sum of
     their real costs."""
     run = _Run()
@@ -126,8 +126,7 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
             step = here - ctx[i - 1]
             sim = sim + step if step >= 0 else min(sim, here)
         if real is not None and sim == here:  # not compacted (yet): the turn as it was
-            c = real[id(t)]
-            run.cost += c.total if c else 0.0
+            run.cost += real[id(t)]
         else:
             inp, w5, w1, cr = _shrunk(t, sim)
             run.cost += _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
@@ -142,15 +141,15 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
 
 
 def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int, *,
-             real: dict[int, CostParts | None] | None = None,
+             real: dict[int, float] | None = None,
              curves: dict[str, list[Turn]] | None = None) -> dict[str, Any]:
     """Per threshold: compactions and the estimated saving on total cost (all turns, all sessions).
 
-    `real` (id(turn) -> cost) and `curves` (session -> main_curve) save the X-ray, which has them,
-    from computing them again."""
-    if real is None:
-        real = {id(t): turn_cost(t, prices) for t in ds.turns}  # each turn priced once
-    real_total = {k: c.total if c else 0.0 for k, c in real.items()}
+    `real` (id(turn) -> its cost, CostParts.total) and `curves` (session -> main_curve) save the
+    X-ray, which has them, from computing them again."""
+    if real is None:  # each turn priced once
+        real = {id(t): (c.total if (c := turn_cost(t, prices)) else 0.0) for t in ds.turns}
+    real_total = real
     total = reduce(add, map(real_total.__getitem__, map(id, ds.turns)), 0.0)
     if curves is None:
         by_session: dict[str, list[Turn]] = defaultdict(list)

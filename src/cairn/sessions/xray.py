@@ -128,7 +128,7 @@ def main_curve(turns: list[Turn]) -> list[Turn]:
     return sorted(main, key=lambda t: t.ts)
 
 
-def find_expiries(turns: list[Turn], costs: dict[int, CostParts | None], prices: PriceTable) -> list[Expiry]:
+def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
     """Gaps longer than the cache TTL followed by a rewrite of most of the context, per file.
 
     The TTL is that of the stream's latest cache write: 1 hour if it wrote 1-hour entries, else
@@ -149,7 +149,7 @@ def find_expiries(turns: list[Turn], costs: dict[int, CostParts | None], prices:
             if cur.ts - prev.ts <= ttl or ctx < EXPIRY_MIN_CONTEXT or cur.cache_write < EXPIRY_REWRITE_SHARE * ctx:
                 continue
             rewritten = min(cur.cache_write, ctx)
-            c, p = costs.get(id(cur)), prices.lookup(cur.model)
+            c, p = turn_cost(cur, prices), prices.lookup(cur.model)
             extra = 0.0
             if c is not None and p is not None and cur.cache_write:
                 extra = rewritten * (c.cache_write / cur.cache_write - p.base["cache_read"] * 1e-6)
@@ -183,6 +183,33 @@ class _Columns:
         self.c_cache_read = [c.cache_read for c in priced]
         self.unpriced = [1 if c is None and t.total > 0 else 0 for t, c in zip(turns, costs, strict=True)]
         self.any_unpriced = any(self.unpriced)
+
+    @classmethod
+    def of_prices(cls, turns: list[Turn], prices: PriceTable) -> tuple[_Columns, list[float]]:
+        """The columns of `turns` priced by `prices`, and each turn's cost (CostParts.total, 0.0
+        unpriced): the same floats as `turn_cost`, without an object per turn."""
+        cols = cls.__new__(cls)
+        cols.input = [t.input for t in turns]
+        cols.output = [t.output for t in turns]
+        cols.cache_write = [t.cache_write for t in turns]
+        cols.cache_read = [t.cache_read for t in turns]
+        rows: list[tuple[float, float, float, float]] = []
+        unpriced: list[int] = []
+        zero = (0.0, 0.0, 0.0, 0.0)
+        lookup = prices.lookup
+        for t in turns:
+            p = lookup(t.model)
+            if p is None:
+                rows.append(zero)
+                unpriced.append(1 if t.total > 0 else 0)
+            else:
+                rows.append(p.parts(t.input, t.output, t.write_5m, t.write_1h, t.cache_read))
+                unpriced.append(0)
+        ci, co, cw, cr = (list(col) for col in zip(*rows, strict=True)) if rows else ([], [], [], [])
+        cols.c_input, cols.c_output, cols.c_cache_write, cols.c_cache_read = ci, co, cw, cr
+        totals = [a + b + c + d for a, b, c, d in rows]  # CostParts.total's order
+        cols.unpriced, cols.any_unpriced = unpriced, any(unpriced)
+        return cols, totals
 
     def acc(self, idx: list[int] | range) -> _Acc:
         """The _Acc of the turns at `idx` (in order), equal to adding them one by one."""
@@ -233,9 +260,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     (for the HTML page; `curves=False` leaves it empty, which saves a list per turn)."""
     want_curves = curves
     turns_all = ds.turns
-    cost_list = [turn_cost(t, prices) for t in turns_all]
-    costs = {id(t): c for t, c in zip(turns_all, cost_list, strict=True)}
-    cols = _Columns(turns_all, cost_list)
+    cols, turn_totals = _Columns.of_prices(turns_all, prices)
     total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
     by_session: dict[str, list[Turn]] = defaultdict(list)
@@ -245,7 +270,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
-    expiries = find_expiries(turns_all, costs, prices)
+    expiries = find_expiries(turns_all, prices)
     exp_by_session: dict[str, list[Expiry]] = defaultdict(list)
     for e in expiries:
         exp_by_session[e.session_id].append(e)
@@ -284,14 +309,14 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for t, c in zip(turns_all, cost_list, strict=True):
-        if c is None and t.total > 0:
+    for t, flag in zip(turns_all, cols.unpriced, strict=True):
+        if flag:
             unpriced[t.model or "(no model)"][0] += 1
             unpriced[t.model or "(no model)"][1] += t.total
     comp_runs = _Acc()
     for t in ds.turns:
         if t.is_subagent and Path(t.file).name.startswith("agent-acompact"):
-            comp_runs.add(t, costs[id(t)])
+            comp_runs.add(t, turn_cost(t, prices))
     main_comps = [c for c in ds.compactions if not c.is_subagent]
     pre = [c.pre_tokens for c in main_comps if c.pre_tokens]
     report: dict[str, Any] = {
@@ -329,7 +354,8 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     }
     from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, simulate
 
-    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, real=costs, curves=main_curves)
+    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, real={id(t): x for t, x in zip(turns_all, turn_totals, strict=True)},
+                                    curves=main_curves)
     report["findings"] = findings(report)
     return report
 
