@@ -143,15 +143,12 @@ def _collect(pid: int, fd: int) -> Part:
 
 def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     """Scan `files` (sorted) into `ds`; returns (Claude entries before dedup, deduplicated Codex/Gemini entries)."""
-    sizes = []
-    for f in files:
-        try:
-            sizes.append(f.stat().st_size)
-        except OSError:
-            sizes.append(0)
     n = workers()
+    sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
-        parts = [scan_run(files)]
+        part, claude, other, _ = scan_run(files)  # one run: its Codex / Gemini entries are unique already
+        _merge_side_facts(ds, part)
+        return claude, other
     else:
         runs = _runs(files, sizes, n)
         children = [_scan_in_child(run) for run in runs[1:]]
@@ -177,11 +174,22 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
             if (turn.agent, key) not in seen:
                 seen.add((turn.agent, key))
                 other.append(turn)
-        ds.tool_results.extend(part.tool_results)
-        ds.compactions.extend(part.compactions)
-        for sid, cwd in part.session_cwd.items():
-            ds.session_cwd.setdefault(sid, cwd)
-        for sid, folder in part.session_dir.items():
-            ds.session_dir.setdefault(sid, folder)
-        ds.bad_lines += part.bad_lines
+        _merge_side_facts(ds, part)
     return claude, other
+
+
+def _merge_side_facts(ds: Dataset, part: Dataset) -> None:
+    ds.tool_results.extend(part.tool_results)
+    ds.compactions.extend(part.compactions)
+    for sid, cwd in part.session_cwd.items():
+        ds.session_cwd.setdefault(sid, cwd)
+    for sid, folder in part.session_dir.items():
+        ds.session_dir.setdefault(sid, folder)
+    ds.bad_lines += part.bad_lines
+
+
+def _size(f: Path) -> int:
+    try:
+        return f.stat().st_size
+    except OSError:
+        return 0
