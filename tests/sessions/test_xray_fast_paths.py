@@ -196,17 +196,23 @@ def test_an_error_in_a_forked_scan_is_one_clear_line(monkeypatch):
         load_transcripts([ROOT])
 
 
-def test_found_transcripts_are_resolved_like_path_resolve(tmp_path):
+def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     real = tmp_path / "real" / "proj"
-    real.mkdir(parents=True)
-    (real / "a.jsonl").write_text("{}\n")
-    (real / "b.jsonl").write_text("{}\n")
+    (real / "chats").mkdir(parents=True)
+    (real / ".hidden").mkdir()
+    (real / "d.jsonl").mkdir()  # a folder with a transcript's name
+    for name in ("a.jsonl", "b.jsonl", "chats/s.json", "y.json", ".hidden/z.jsonl", "w.jsonl.bak", "v.JSONL"):
+        (real / name).write_text("{}\n")
     (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
     (real / "c.jsonl").symlink_to(real / "a.jsonl")
-    roots = [tmp_path / "linked", tmp_path / "real" / "proj" / ".." / "proj"]
+    (real / "broken.jsonl").symlink_to(tmp_path / "nowhere")
+    (real / "loop").symlink_to(real, target_is_directory=True)  # never followed
+    roots = [tmp_path / "linked", tmp_path / "real" / "proj" / ".." / "proj", real / "b.jsonl"]
     found = find_transcripts(roots)
-    expected = sorted({p.resolve() for root in roots for p in root.rglob("*.jsonl")})
-    assert found == expected == [real / "a.jsonl", real / "b.jsonl"]
+    expected = {p.resolve() for root in roots if root.is_dir() for p in root.rglob("*.json*")
+                if (p.suffix == ".jsonl" or (p.suffix == ".json" and p.parent.name == "chats")) and p.is_file()}
+    assert found == sorted(expected | {real / "b.jsonl"})
+    assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json"]
 
 
 def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool]], int]:

@@ -64,10 +64,19 @@ def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[P
         if root.is_file() and (root.suffix == ".jsonl" or root.suffix == ".json"):
             found.add(root.resolve())
         elif root.is_dir():
-            for p in root.rglob("*.json*"):
+            for p in _named_json(root):
                 if (p.suffix == ".jsonl" or _is_gemini_chat(p)) and p.is_file():
                     found.add(_resolved(p, real_dirs))
     return sorted(found)
+
+
+def _named_json(root: Path) -> Iterator[Path]:
+    """What `root.rglob("*.json*")` yields (entries named `*.json*` in every folder below, links to
+    folders not followed), by os.walk: pathlib's walk costs ~50 us a file on a 900-file tree."""
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            if ".json" in name:
+                yield Path(folder, name)
 
 
 def _resolved(p: Path, real_dirs: dict[Path, Path]) -> Path:
