@@ -215,8 +215,9 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json"]
 
 
-def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool]], int]:
-    """The line-by-line reading lines_to_parse replaces (split, drop blank lines, test markers)."""
+def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], int]:
+    """The line-by-line reading lines_to_parse replaces (split, drop blank lines, test markers);
+    a line holding a tool result leaves the usage marker unlooked-for (None), as lines_to_parse does."""
     out, bad = [], 0
     for raw in data.split(b"\n"):
         if not raw.strip():
@@ -227,7 +228,7 @@ def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool]], int]:
             if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
                 bad += 1
             continue
-        out.append((raw, has_usage))
+        out.append((raw, None if b'"tool_result"' in raw else has_usage))
     return out, bad
 
 
@@ -238,6 +239,7 @@ def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool]], int]:
     b'{"a":1}\r\n  {"b":2}  \n\t\n[1,2]\nnot json\n{"type":"tool_result"}\r\n{"x":"compact_boundary"}',
     b'{"subtype":"compact_boundary"}\n{broken\n   \n}\n{"usage":{}}',
     b'{"a":"\xff\xfe"}\n\x00\n{"usage":{"x":1}} trailing',
+    b'{"type":"tool_result","message":{"usage":{"input_tokens":1}}}\n',
 ])
 def test_lines_to_parse_equals_splitting_every_line(data):
     assert lines_to_parse(data) == _old_lines_to_parse(data)
@@ -308,3 +310,19 @@ def test_codex_session_record_found_without_scanning_the_whole_file(tmp_path):
                          "rollout-2026-03-01T10-00-00-c": [("o3", 100), ("o3", 50)], "sd": [("o3", 100)]}
     assert ds.session_cwd == {"sa": "/wa", "sb": "/wb", "sd": "/wd"}
     assert ds.bad_lines == 4
+
+
+def test_a_usage_line_that_also_names_a_tool_result_is_counted(tmp_path):
+    """The usage marker of a line holding `"tool_result"` is looked for after parsing: still counted."""
+    from tests.sessions.test_xray import assistant, write
+
+    tool_use = [{"type": "tool_use", "id": "toolu_1", "name": "Grep", "input": {"tool_result": "x"}}]
+    path = write(tmp_path / "proj" / "s.jsonl", [
+        assistant(0, "m1", "r1", inp=10, out=5, content=tool_use),  # names "tool_result" in its input
+        {"type": "user", "timestamp": "2026-03-01T12:00:01.000Z", "sessionId": "s",
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "abc"}]}},
+        assistant(2, "m2", "r2", inp=20, out=7),
+    ])
+    ds = load_transcripts([path])
+    assert [(t.message_id, t.input, t.output) for t in ds.turns] == [("m1", 10, 5), ("m2", 20, 7)]
+    assert [(r.tool, r.chars) for r in ds.tool_results] == [("Grep", 3)]

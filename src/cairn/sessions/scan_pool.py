@@ -1,12 +1,14 @@
 """Scan many transcript files on every core, with the same result as one process reading them in order.
 
-The X-ray reads every line of every transcript; on 100 MB that is seconds of Python. Files are
-split into contiguous runs of the sorted list (balanced by size), each run is scanned in its own
-process (fork) and the parts are merged in file order: Claude Code's usage entries are
-concatenated before deduplication, side facts are appended, first-seen cwd and folder per session
-kept, and Codex / Gemini entries deduplicated again across runs by their keys, first run first.
-Several processes only when asked (CAIRN_XRAY_WORKERS=N or auto, see `workers`), above MIN_BYTES,
-where fork is available; otherwise one process does it all.
+The X-ray reads every line of every transcript; on 100 MB that is about a second of Python.
+Files are split into contiguous runs of the sorted list (balanced by size), each run but the
+first is scanned in a forked process that sends its part back through a pipe as marshal bytes of
+plain tuples (pickling 26k entry objects cost more than the second core saved), and the parts
+are merged in file order: Claude Code's usage entries are concatenated before deduplication,
+side facts are appended, first-seen cwd and folder per session kept, and Codex / Gemini entries
+deduplicated again across runs by their keys, first run first. Several processes only when asked
+(CAIRN_XRAY_WORKERS=N or auto, see `workers`), above MIN_BYTES, where fork is safe (not macOS);
+otherwise one process does it all.
 """
 
 from __future__ import annotations

@@ -207,6 +207,10 @@ class Deduper:
         if mid is None:
             self.kept.append(turn)
             return
+        if mid not in self._by_message:  # a message not seen yet (most entries): nothing to compare
+            self.kept.append(turn)
+            self._index(len(self.kept) - 1)
+            return
         found = next((i for i in self._exact.get((mid, turn.request_id), ())
                       if self.kept[i].message_id == mid and self.kept[i].request_id == turn.request_id), None)
         if found is None:  # a sidechain replay of the same message under a new requestId
@@ -277,24 +281,27 @@ def _content_chars(content: object) -> int:
     return 0
 
 
-def lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool]], int]:
-    """The lines of a transcript worth parsing, each with whether it holds the usage marker, and
-    the number of the other non-blank lines that fail a cheap shape check (not `{...}`).
+def lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], int]:
+    """The lines of a transcript worth parsing, each with whether it holds the usage marker (None:
+    not looked for, in a line holding a tool result), and the number of the other non-blank lines
+    that fail a cheap shape check (not `{...}`).
 
     The lines are walked in the buffer by offsets: only marked lines become bytes objects
     (splitting 100 MB into lines copies it all, a third of the time of this pass)."""
     find = data.find
     size = len(data)
-    out: list[tuple[bytes, bool]] = []
+    out: list[tuple[bytes, bool | None]] = []
     bad = 0
     pos = 0
     while pos < size:
         end = find(b"\n", pos)
         if end == -1:
             end = size
-        if find(USAGE_MARKER, pos, end) != -1:
+        if find(_TOOL_RESULT, pos, end) != -1:  # early in a tool's output line, the longest lines
+            out.append((data[pos:end], None))  # None: the usage marker is looked for only if needed
+        elif find(USAGE_MARKER, pos, end) != -1:
             out.append((data[pos:end], True))
-        elif find(_TOOL_RESULT, pos, end) != -1 or find(_COMPACT, pos, end) != -1:
+        elif find(_COMPACT, pos, end) != -1:
             out.append((data[pos:end], False))
         elif end > pos and not (data[pos] == 123 and data[end - 1] == 125):  # not `{` ... `}`: look closer
             stripped = data[pos:end].strip()  # lines we skip unparsed only get a cheap shape check
@@ -326,6 +333,8 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
         kind = rec.get("type")
         msg = rec.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
+        if has_usage is None:  # a tool result's line: a usage entry only where usage_turn could find one
+            has_usage = isinstance(msg, dict) and isinstance(msg.get("usage"), dict) and USAGE_MARKER in raw
         if has_usage:
             turn = usage_turn(rec, raw, path, sid, info)
             if turn is not None:
