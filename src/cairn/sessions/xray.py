@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache, reduce
-from operator import add, itemgetter
+from operator import add, attrgetter, itemgetter
 from pathlib import Path
 
 from cairn.sessions.prices import CostParts, PriceTable
@@ -35,6 +35,9 @@ TTL_5M, TTL_1H = 300, 3600
 EXPIRY_MIN_CONTEXT = 10_000  # ignore tiny prefixes: rewriting them costs nothing worth telling
 EXPIRY_REWRITE_SHARE = 0.5  # a write of at least half the previous context = the prefix was lost
 CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the output
+
+
+_MODEL, _TS, _SUB = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent")  # read in C, per session
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -284,11 +287,11 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
         sessions.append({
             "session_id": sid, "agent": turns[0].agent, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
-            "models": sorted({t.model for t in turns if t.model}), **acc.as_dict(),
+            "models": sorted({m for m in map(_MODEL, turns) if m}), **acc.as_dict(),
             "cost_share": _share(acc.cost_usd, grand),
-            "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
+            "first_activity": iso(min(map(_TS, turns))), "last_activity": iso(max(map(_TS, turns))),
             "start_context": curve[0].context, "peak_context": max(t.context for t in curve),
-            "main_turns": len(curve), "subagent_turns": sum(1 for t in turns if t.is_subagent),
+            "main_turns": len(curve), "subagent_turns": sum(map(_SUB, turns)),
             "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
             "unpriced_turns": acc.unpriced_turns,
         })
