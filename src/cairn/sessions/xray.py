@@ -390,7 +390,9 @@ def _tool_report(ds: Dataset) -> dict[str, Any]:
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
             for name in calls]
     rows.sort(key=lambda r: (-r["chars"], r["tool"]))
-    return {"method": f"text size of each tool_result, matched to its tool_use by id; tokens ~ chars/{CHARS_PER_TOKEN:g}",
+    return {"method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by id; "
+                      "Gemini CLI's functionResponse output and error; not yet Codex CLI's; "
+                      f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
             "rows": rows, "est_tokens": int(whole / CHARS_PER_TOKEN)}
 
 
