@@ -3,12 +3,12 @@
 The X-ray reads every line of every transcript; on 100 MB that is about a second of Python.
 Files are split into contiguous runs of the sorted list (balanced by size), each run but the
 first is scanned in a forked process that sends its part back through a pipe as marshal bytes of
-plain tuples (pickling 26k entry objects cost more than the second core saved), and the parts
-are merged in file order: Claude Code's usage entries are concatenated before deduplication,
-side facts are appended, first-seen cwd and folder per session kept, and Codex / Gemini entries
-deduplicated again across runs by their keys, first run first. Several processes only when asked
-(CAIRN_XRAY_WORKERS=N or auto, see `workers`), above MIN_BYTES, where fork is safe (not macOS);
-otherwise one process does it all.
+plain tuples (the 26k entries of 100 MB of Codex rollouts: 0.10 s there and back, pickled
+0.31 s), and the parts are merged in file order: Claude Code's usage entries are concatenated
+before deduplication, side facts are appended, first-seen cwd and folder per session kept, and
+Codex / Gemini entries deduplicated again across runs by their keys, first run first. Several
+processes only when asked (CAIRN_XRAY_WORKERS=N or auto, see `workers`), above MIN_BYTES, where
+fork is safe (not macOS); otherwise one process does it all.
 """
 
 from __future__ import annotations

