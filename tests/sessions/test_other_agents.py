@@ -209,3 +209,12 @@ def test_scanning_on_several_processes_gives_the_same_dataset(monkeypatch):
         many.tool_results, many.compactions, many.session_cwd, many.session_dir, many.bad_lines)
     monkeypatch.setenv("CAIRN_XRAY_WORKERS", "")
     assert pool.workers() == 1
+
+
+def test_gemini_tool_output_enters_the_xray():
+    """Each counted message's tool calls: the functionResponse texts the model read back, once per
+    message (the .jsonl chat writes its write_file message twice; that call returned no text)."""
+    tools = _xray([GEMINI_DIR])["tools"]
+    assert {r["tool"]: (r["calls"], r["chars"]) for r in tools["rows"]} == {
+        "read_file": (1, 167), "replace": (1, 50), "run_shell_command": (1, 57), "write_file": (1, 0)}
+    assert tools["est_tokens"] == int((167 + 50 + 57) / 4) and "Gemini CLI" in tools["method"]

@@ -139,10 +139,16 @@ def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.sessions.prices import load_prices
 
     paths = list(args.paths)
+    import gc
+
     from cairn.sessions.xray import analyze
 
-    ds, filters, empty = _load(args, paths)
-    report = analyze(ds, load_prices(), filters=filters)
+    gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
+    try:
+        ds, filters, empty = _load(args, paths)
+        report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
+    finally:
+        gc.enable()
     _add_telemetry(report)
     if empty:
         report["findings"] = [empty]

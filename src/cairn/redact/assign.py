@@ -23,7 +23,7 @@ _WORDS = compile_bytes(
     rb"(?i)pass(?:wd|word|phrase)?|pwd|pw|secret|api[_\-]?key|token|auth|credential|creds|key|sig|cookie|salt|session|pat"
 )
 MAX_VALUE = 600  # bytes looked at after a name: separator, quotes and a value of up to ~512
-_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_IDENT_RUN = re.compile(rb"[A-Za-z0-9_.\-]{0,64}")  # up to 64 bytes of a name (letters, digits, _ . -)
 # separator (group 1) and an opening quote (group 2), matched in a short window; the value's end is
 # then found by a search without groups (cheap in RE2, whatever the value's length)
 _SEP = compile_bytes(
@@ -65,8 +65,17 @@ def _squash(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+def _ident_end(data: bytes, at: int) -> int:
+    """Where the run of up to 64 identifier bytes starting at `at` ends (the pattern matches empty)."""
+    m = _IDENT_RUN.match(data, at)
+    return m.end() if m is not None else at
+
+
+@lru_cache(maxsize=4096)
 def name_strength(name: str) -> str | None:
-    """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`."""
+    """'strong', 'weak' or None for an identifier like `DB_PASSWORD`, `apiKey`, `token_count`.
+
+    Cached: JSON output repeats the same keys thousands of times (`cairn xray --json`)."""
     parts = [p.lower() for p in _PARTS.findall(name)]
     if not parts:
         return None
@@ -108,14 +117,12 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
     done_until = -1
     for hit in _WORDS.finditer(data):
         (h0, h1) = hit[0]
-        start, end = h0, h1
-        while end < n and end - h1 < 64 and data[end] in _IDENT_BYTES:
-            end += 1
+        end = _ident_end(data, h1)  # the name goes on: up to 64 identifier bytes
         if end <= done_until:
             continue
         done_until = end
-        while start > 0 and h0 - start < 64 and data[start - 1] in _IDENT_BYTES:
-            start -= 1
+        lo = h0 - 64 if h0 > 64 else 0  # and began up to 64 identifier bytes before the word
+        start = h0 - (_ident_end(data[lo:h0][::-1], 0))
         if start > 0 and data[start - 1:start] == b"\\" and data[start:start + 1] in (b"n", b"t", b"r") \
                 and start < h0:
             start += 1  # `\npassword=...`: an escaped line break (JSON, a quoted string) ends the name before

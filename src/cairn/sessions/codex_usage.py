@@ -30,6 +30,7 @@ from pathlib import Path
 import orjson
 
 from cairn.sessions.readers import CODEX_READER
+from cairn.sessions.transcript import marked_spans
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 
 _TOKEN_COUNT = b'"token_count"'
@@ -62,8 +63,20 @@ _REASONING, _CACHED = ("reasoning_output_tokens", "reasoning_tokens"), (
 
 def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
     """(input, cached, output, reasoning, total) of a usage object, with ccusage's field aliases."""
-    if not isinstance(u, dict):
-        return None
+    if type(u) is not dict:
+        return None if not isinstance(u, dict) else _raw_usage_slow(u)
+    # Codex writes these five keys as non-negative integers: then each is the first alias found
+    inp, cached, out = u.get("input_tokens"), u.get("cached_input_tokens"), u.get("output_tokens")
+    reasoning, total = u.get("reasoning_output_tokens"), u.get("total_tokens")
+    if (type(inp) is int and type(cached) is int and type(out) is int and type(reasoning) is int
+            and type(total) is int and inp >= 0 and cached >= 0 and out >= 0 and reasoning >= 0 and total >= 0):
+        if total == 0 and inp + out + reasoning != 0:
+            total = inp + out + reasoning
+        return inp, cached, out, reasoning, total
+    return _raw_usage_slow(u)
+
+
+def _raw_usage_slow(u: dict) -> tuple[int, int, int, int, int]:
     inp = _first(u, _IN) or 0
     out = _first(u, _OUT) or 0
     reasoning = _first(u, _REASONING) or 0
@@ -72,6 +85,11 @@ def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
     if total is None or (total == 0 and inp + out + reasoning != 0):
         total = inp + out + reasoning
     return inp, cached, out, reasoning, total
+
+
+def _may_name_model(obj: dict) -> bool:
+    """False when `_model_of(obj)` is surely None (none of the keys it reads)."""
+    return "model" in obj or "model_name" in obj or "metadata" in obj
 
 
 def _model_of(obj: object) -> str | None:
@@ -84,26 +102,6 @@ def _model_of(obj: object) -> str | None:
     if isinstance(meta, dict) and isinstance(meta.get("model"), str) and meta["model"].strip():
         return meta["model"]
     return None
-
-
-def marked_lines(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
-    """The lines of `data` holding any of `markers`, in file order, found by searching the whole
-    buffer (no Python loop over the lines that hold none: most of a rollout)."""
-    starts: set[int] = set()
-    for m in markers:
-        i = data.find(m)
-        while i != -1:
-            start = data.rfind(b"\n", 0, i) + 1
-            starts.add(start)
-            end = data.find(b"\n", i)
-            if end == -1:
-                break
-            i = data.find(m, end)
-    lines = []
-    for start in sorted(starts):
-        end = data.find(b"\n", start)
-        lines.append(data[start:] if end == -1 else data[start:end])
-    return lines
 
 
 def _parse(raw: bytes, ds: Dataset) -> dict | None:
@@ -124,8 +122,29 @@ def _total_bytes(raw: bytes) -> bytes | None:
     return raw[i:j + 1] if j != -1 else None
 
 
-def _usage_events(lines: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
-    return [(ts, r) for ts, r in lines if r.get("type") == "event_msg"]
+_VARYING = (b'"timestamp":"', b'"turn_id":"')
+_PLAIN = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:.+-"
+
+
+def context_key_of(raw: bytes) -> bytes | None:
+    """A `turn_context` line without the text of its first `"timestamp":"` and `"turn_id":"` values,
+    when both hold only letters, digits and `:.+-` (else None); lines of one session then share a key.
+
+    Two lines with the same key differ only inside those two JSON strings (each opened by the quote
+    after the colon and closed by the next quote, with nothing to escape in between): the same
+    validity, the same record type and the same `model` / `model_name` / `metadata` values. So
+    a key seen before gives the model without parsing the line again."""
+    out = raw
+    for name in _VARYING:
+        i = out.find(name)
+        if i == -1:
+            return None
+        start = i + len(name)
+        end = out.find(b'"', start)
+        if end == -1 or out[start:end].strip(_PLAIN):
+            return None
+        out = out[:start] + out[end:]
+    return out
 
 
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
@@ -133,19 +152,26 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     """Read one rollout: its usage events (copies already `seen` dropped), cwd and folder."""
     sid = None
     cwd = None
-    lines: list[bytes] = []
     with open(path, "rb") as fh:
         data = fh.read()
-    for raw in marked_lines(data, (_TOKEN_COUNT, _TURN_CONTEXT, _SESSION_META)):
-        if sid is None and _SESSION_META in raw:
-            rec = _parse(raw, ds)
-            if rec is not None and rec.get("type") == "session_meta":
-                c, _, s = CODEX_READER.record_meta(rec)
-                sid, cwd = s, c
-                continue
-        elif not (_TOKEN_COUNT in raw or _TURN_CONTEXT in raw):
-            continue
-        lines.append(raw)
+    spans = marked_spans(data, (_TOKEN_COUNT, _TURN_CONTEXT))
+    # the session's record (the first line, as a rule): the lines naming it are looked at in order
+    # until one gives the session id; no search of the rest of the file for it
+    size = len(data)
+    at = data.find(_SESSION_META)
+    while at != -1 and sid is None:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = size if end == -1 else end
+        rec = _parse(data[start:end], ds)
+        if rec is not None and rec.get("type") == "session_meta":
+            c, _, s = CODEX_READER.record_meta(rec)
+            sid, cwd = s, c
+            spans.pop(start, None)  # the session's record is no usage line, whatever else it holds
+        else:
+            spans[start] = end  # read with the usage lines, as any line naming a marker
+        at = data.find(_SESSION_META, end)
+    lines = [data[start:spans[start]] for start in sorted(spans)]
     sid = sid or CODEX_READER.session_id(path, [])
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
@@ -160,25 +186,52 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     previous_bytes: bytes | None = None  # the raw total that set `previous`
     model: str | None = None
     fname = str(path)
+    loads = orjson.loads
+    contexts: dict[bytes, str | None] = {}  # turn_context lines but for their time and turn id -> model
     for i, raw in enumerate(lines):
-        if previous_bytes is not None and _TOKEN_COUNT in raw and _total_bytes(raw) == previous_bytes:
+        is_count = _TOKEN_COUNT in raw
+        total_raw = _total_bytes(raw) if is_count else None
+        if previous_bytes is not None and is_count and total_raw == previous_bytes:
             continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
-        rec = parsed_all[i] if parsed_all is not None else _parse(raw, ds)
-        if rec is None:
-            continue
+        context_key = None
+        if parsed_all is None and not is_count:
+            context_key = context_key_of(raw)
+            if context_key is not None and context_key in contexts:
+                model = contexts[context_key] or model
+                continue
+        if parsed_all is not None:
+            rec = parsed_all[i]
+            if rec is None:
+                continue
+        else:  # _parse, inlined: this loop runs once per usage line
+            try:
+                rec = loads(raw)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                ds.bad_lines += 1
+                continue
+            if type(rec) is not dict and not isinstance(rec, dict):
+                continue
+        kind = rec.get("type")
         payload = rec.get("payload")
-        payload = payload if isinstance(payload, dict) else {}
-        if rec.get("type") == "turn_context":
-            model = _model_of(payload) or model
+        if type(payload) is not dict and not isinstance(payload, dict):
+            payload = {}
+        if kind == "turn_context":
+            found = _model_of(payload)
+            if context_key is not None:
+                contexts[context_key] = found
+            model = found or model
             continue
-        if rec.get("type") != "event_msg" or payload.get("type") != "token_count":
+        if kind != "event_msg" or payload.get("type") != "token_count":
             continue
         stamp = rec.get("timestamp")
-        if not isinstance(stamp, str) or not stamp.strip():
+        if not isinstance(stamp, str):
             continue
         stamp = stamp.strip()
+        if not stamp:
+            continue
         info = payload.get("info")
-        info = info if isinstance(info, dict) else {}
+        if type(info) is not dict and not isinstance(info, dict):
+            info = {}
         total = raw_usage(info.get("total_token_usage"))
         if replay is not None:
             if stamp[:19] == replay:
@@ -194,17 +247,19 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
             usage = tuple(max(a - b, 0) for a, b in zip(total, base, strict=True))  # type: ignore[assignment]
         if total is not None:
             previous = total
-            previous_bytes = _total_bytes(raw)
+            previous_bytes = total_raw
         if usage is None:
             continue
         inp, cached, output, reasoning, tot = usage
         if not (inp or cached or output or reasoning):
             continue
-        parsed = _model_of(payload) or _model_of(info)
-        if parsed:
-            model = parsed
+        if _may_name_model(payload) or _may_name_model(info):  # Codex's own counts name none
+            parsed = _model_of(payload) or _model_of(info)
+            if parsed:
+                model = parsed
         used = model or FALLBACK_MODEL
-        cached = min(cached, inp)
+        if cached > inp:
+            cached = inp
         ts = parse_timestamp(stamp)
         if ts is None:
             continue
@@ -214,10 +269,8 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         seen.add(key)
         if keys is not None:  # for a merge across processes (scan_pool.py)
             keys.append(key)
-        out.append(Turn(session_id=sid, file=fname, is_subagent=sub, ts=ts, timestamp=stamp, model=used,
-                        message_id=None, request_id=None, sidechain=False, speed=None,
-                        input=inp - cached, output=output, cache_write=0, write_5m=0, write_1h=0,
-                        cache_read=cached, cwd=cwd, agent="codex", reasoning=reasoning))
+        out.append(Turn(sid, fname, sub, ts, stamp, used, None, None, False, None,
+                        inp - cached, output, 0, 0, 0, cached, cwd, "codex", reasoning))
 
 
 def _replay_second(records: list[dict]) -> str | None:

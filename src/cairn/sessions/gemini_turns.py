@@ -79,18 +79,26 @@ def main_argument(name: str, args: object) -> str:
     return _json_argument(name, args if isinstance(args, dict | str) else {})
 
 
+def model_results(call: dict) -> list[str]:
+    """The texts a tool call gave back to the model: each functionResponse's `output` / `error`
+    (what entered the context; `resultDisplay` is what the user was shown)."""
+    parts: list[str] = []
+    results = call.get("result")
+    for r in results if isinstance(results, list) else []:
+        fr = r.get("functionResponse") if isinstance(r, dict) else None
+        resp = fr.get("response") if isinstance(fr, dict) else None
+        if isinstance(resp, dict):
+            parts.extend(resp[k] for k in ("output", "error") if isinstance(resp.get(k), str))
+        elif isinstance(r, str):
+            parts.append(r)
+    return parts
+
+
 def _result(call: dict) -> str:
     shown = call.get("resultDisplay")
     if isinstance(shown, str) and shown.strip():
         return shown
-    parts: list[str] = []
-    for r in call.get("result") or []:
-        resp = r.get("functionResponse", {}).get("response") if isinstance(r, dict) else None
-        if isinstance(resp, dict):
-            parts.extend(str(resp[k]) for k in ("output", "error") if isinstance(resp.get(k), str))
-        elif isinstance(r, str):
-            parts.append(r)
-    return "\n".join(parts)
+    return "\n".join(model_results(call))
 
 
 def _tool_turns(uuid: str, ts: str | None, calls: list) -> Iterator[Turn]:

@@ -8,7 +8,9 @@ output if there is none, else as reasoning. A message without a model is skipped
 chat; in a `.jsonl` chat the latest model seen stands in, and a message written again under the
 same id replaces the earlier line. Thinking tokens are billed as output by Google, so they are
 priced as output here (`reasoning` keeps them apart for the report). A session's message seen in
-two files (a copied chat) is counted once, by (session id, message id).
+two files (a copied chat) is counted once, by (session id, message id). The output of each of a
+counted message's tool calls (its functionResponse `output` / `error` texts: what the model read
+back) is the X-ray's tool output of the chat.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from pathlib import Path
 
 import orjson
 
-from cairn.sessions.gemini_turns import project_root, read_document
-from cairn.sessions.usage import Dataset, Turn, parse_timestamp
+from cairn.sessions.gemini_turns import model_results, project_root, read_document
+from cairn.sessions.usage import Dataset, ToolResult, Turn, parse_timestamp
 
 _NAMES = {"input": ("input", "prompt", "input_tokens", "prompt_tokens"),
           "output": ("output", "candidates", "output_tokens", "candidates_tokens"),
@@ -128,3 +130,9 @@ def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
                         model=model, message_id=None, request_id=None, sidechain=False, speed=None,
                         input=fresh, output=output + reasoning, cache_write=0, write_5m=0, write_1h=0,
                         cache_read=cache, cwd=cwd, agent="gemini", reasoning=reasoning))
+        calls = m.get("toolCalls")
+        for call in calls if isinstance(calls, list) else ():  # the message's tool outputs, counted with it
+            if isinstance(call, dict):
+                chars = sum(len(text) for text in model_results(call))
+                when = parse_timestamp(call.get("timestamp")) or ts
+                ds.tool_results.append(ToolResult(sid, when, str(call.get("name") or "?"), chars))

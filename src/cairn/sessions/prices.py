@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 
 from cairn.errors import CairnError
 
@@ -31,14 +31,33 @@ LONG_CONTEXT_TOKENS = 200_000
 _PER_TOKEN = 1e-6  # table unit: USD per million tokens
 
 
-@dataclass(frozen=True, slots=True)
 class CostParts:
-    """USD for one request (or a sum of them), split by what the tokens were."""
+    """USD for one request (or a sum of them), split by what the tokens were.
 
-    input: float = 0.0
-    output: float = 0.0
-    cache_write: float = 0.0
-    cache_read: float = 0.0
+    A plain slotted class, not a frozen dataclass: the X-ray makes one per request, and a frozen
+    dataclass's __init__ costs four object.__setattr__ calls (docs/benchmarks.md 16).
+    """
+
+    __slots__ = ("input", "output", "cache_write", "cache_read")
+
+    def __init__(self, input: float = 0.0, output: float = 0.0, cache_write: float = 0.0,  # noqa: A002
+                 cache_read: float = 0.0) -> None:
+        self.input = input
+        self.output = output
+        self.cache_write = cache_write
+        self.cache_read = cache_read
+
+    def __repr__(self) -> str:
+        return (f"CostParts(input={self.input!r}, output={self.output!r}, cache_write={self.cache_write!r}, "
+                f"cache_read={self.cache_read!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CostParts):
+            return NotImplemented
+        return (self.input, self.output, self.cache_write, self.cache_read) == (
+            other.input, other.output, other.cache_write, other.cache_read)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def total(self) -> float:
@@ -51,17 +70,26 @@ class ModelPrice:
     base: dict[str, float]
     above_200k: dict[str, float] | None = None
 
-    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
-             cache_read: int) -> CostParts:
-        """Price one request; the long-context tier applies when its whole input passes 200k."""
+    def parts(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
+              cache_read: int) -> tuple[float, float, float, float]:
+        """(input, output, cache write, cache read) USD of one request; the long-context tier
+        applies when its whole input passes 200k."""
         prompt = input_tokens + write_5m + write_1h + cache_read
         r = self.above_200k if (self.above_200k and prompt > LONG_CONTEXT_TOKENS) else self.base
-        return CostParts(
-            input=input_tokens * r["input"] * _PER_TOKEN,
-            output=output_tokens * r["output"] * _PER_TOKEN,
-            cache_write=(write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
-            cache_read=cache_read * r["cache_read"] * _PER_TOKEN,
-        )
+        return (input_tokens * r["input"] * _PER_TOKEN, output_tokens * r["output"] * _PER_TOKEN,
+                (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
+                cache_read * r["cache_read"] * _PER_TOKEN)
+
+    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
+             cache_read: int) -> CostParts:
+        """Price one request (see `parts`)."""
+        return CostParts(*self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read))
+
+    def cost_total(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
+                   cache_read: int) -> float:
+        """`cost(...).total` without building the parts object: the same float, added in the same order."""
+        a, b, c, d = self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read)
+        return a + b + c + d
 
 
 _DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")
@@ -136,7 +164,8 @@ def _model_price(name: str, raw: dict, prior: ModelPrice | None, where: str) -> 
 
 def load_prices(overrides: dict | None = None) -> PriceTable:
     """The shipped table merged with `overrides` (default: the `[prices]` table of the user config)."""
-    data = json.loads(resources.files("cairn.sessions").joinpath("prices.json").read_text(encoding="utf-8"))
+    # beside this module; not importlib.resources, whose zip support costs ~7 ms of imports per run
+    data = json.loads(Path(__file__).with_name("prices.json").read_text(encoding="utf-8"))
     models = {name: _model_price(name, raw, None, "prices.json") for name, raw in data["models"].items()}
     table = PriceTable(as_of=data["as_of"], source=data["source"], models=models,
                        aliases=dict(data.get("aliases", {})))

@@ -9,11 +9,15 @@ rather than assume one. The method is stated in METHOD and printed with the resu
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import reduce
+from itertools import accumulate
+from operator import add
 
 from cairn.errors import CairnError
-from cairn.sessions.prices import CostParts, PriceTable
+from cairn.sessions.prices import PriceTable
 from cairn.sessions.usage import Dataset, Turn
 from cairn.sessions.xray import main_curve, turn_cost
 
@@ -62,9 +66,10 @@ class _Run:
 
 
 def _price(prices: PriceTable, model: str | None, *, inp: int = 0, out: int = 0, w5: int = 0, w1: int = 0,
-           cr: int = 0) -> CostParts | None:
+           cr: int = 0) -> float:
+    """USD of a request (0.0 for a model without a price)."""
     p = prices.lookup(model)
-    return None if p is None else p.cost(inp, out, w5, w1, cr)
+    return 0.0 if p is None else p.cost_total(inp, out, w5, w1, cr)
 
 
 def _shrunk(t: Turn, ctx: int) -> tuple[int, int, int, int]:
@@ -75,61 +80,93 @@ def _shrunk(t: Turn, ctx: int) -> tuple[int, int, int, int]:
     return inp, cw - w1, w1, ctx - inp - cw
 
 
+class Prepared:
+    """What replaying one curve at any threshold needs, computed once: the contexts, their running
+    maximum, the running sums of the turns' real costs (added one by one, as replay adds them)."""
+
+    __slots__ = ("contexts", "peaks", "real_sums", "one_hour")
+
+    def __init__(self, curve: list[Turn], real_totals: list[float]) -> None:
+        self.contexts = [t.context for t in curve]
+        self.peaks = list(accumulate(self.contexts, max))
+        self.real_sums = [0.0, *accumulate(real_totals, add)]
+        self.one_hour = any(t.write_1h for t in curve)
+
+
 def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
-           real: dict[int, CostParts | None] | None = None) -> _Run:
+           real: dict[int, float] | None = None, prepared: Prepared | None = None) -> _Run:
     """Cost of one session's main thread under the compact-at-threshold policy.
 
-    `real` (id(turn) -> its actual cost) saves pricing a turn whose simulated prompt is its real one."""
+    `real` (id(turn) -> its actual cost in USD, CostParts.total) saves pricing a turn whose
+    simulated prompt is its real one. With `prepared` too, the turns before the first compaction are not replayed: until the context
+    first passes the threshold the simulated curve is the real one, so they cost the running sum of
+    their real costs."""
     run = _Run()
     if not curve:
         return run
-    start = curve[0].context
-    one_hour = any(t.write_1h for t in curve)
+    ctx = prepared.contexts if prepared is not None else [t.context for t in curve]
+    start = ctx[0]
+    one_hour = prepared.one_hour if prepared is not None else any(t.write_1h for t in curve)
     can_compact = start + handoff < threshold
+    last = len(curve) - 1
     sim = 0
-    for i, t in enumerate(curve):
+    first = 0
+    if real is not None and prepared is not None:
+        first = min(bisect_right(prepared.peaks, threshold), last) if can_compact else last + 1
+        run.cost = prepared.real_sums[first]  # turns 0..first-1, exactly as the loop below adds them
+        if first > last:
+            return run
+        sim = ctx[first - 1] if first else 0
+    for i in range(first, last + 1):
+        t = curve[i]
+        here = ctx[i]
         if i == 0:
-            sim = t.context
+            sim = here
         else:
-            step = t.context - curve[i - 1].context
-            sim = sim + step if step >= 0 else min(sim, t.context)
-        if real is not None and sim == t.context:  # not compacted (yet): the turn as it was
-            c = real[id(t)]
+            step = here - ctx[i - 1]
+            sim = sim + step if step >= 0 else min(sim, here)
+        if real is not None and sim == here:  # not compacted (yet): the turn as it was
+            run.cost += real[id(t)]
         else:
             inp, w5, w1, cr = _shrunk(t, sim)
-            c = _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
-        run.cost += c.total if c else 0.0
-        if can_compact and sim > threshold and i < len(curve) - 1:
+            run.cost += _price(prices, t.model, inp=inp, out=t.output, w5=w5, w1=w1, cr=cr)
+        if can_compact and sim > threshold and i < last:
             fresh = start + handoff
             summary = _price(prices, t.model, out=handoff, cr=sim)
             rewrite = _price(prices, t.model, w1=fresh if one_hour else 0, w5=0 if one_hour else fresh)
-            run.cost += (summary.total if summary else 0.0) + (rewrite.total if rewrite else 0.0)
+            run.cost += summary + rewrite
             run.compactions += 1
             sim = fresh
     return run
 
 
-def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int) -> dict[str, Any]:
-    """Per threshold: compactions and the estimated saving on total cost (all turns, all sessions)."""
-    by_session: dict[str, list[Turn]] = defaultdict(list)
-    for t in ds.turns:
-        by_session[t.session_id].append(t)
-    real = {id(t): turn_cost(t, prices) for t in ds.turns}  # each turn priced once
-    total = 0.0
-    for t in ds.turns:
-        c = real[id(t)]
-        total += c.total if c else 0.0
-    curves = {sid: main_curve(turns) for sid, turns in by_session.items()}
+def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int, *,
+             real: dict[int, float] | None = None,
+             curves: dict[str, list[Turn]] | None = None) -> dict[str, Any]:
+    """Per threshold: compactions and the estimated saving on total cost (all turns, all sessions).
+
+    `real` (id(turn) -> its cost, CostParts.total) and `curves` (session -> main_curve) save the
+    X-ray, which has them, from computing them again."""
+    if real is None:  # each turn priced once
+        real = {id(t): (c.total if (c := turn_cost(t, prices)) else 0.0) for t in ds.turns}
+    real_total = real
+    total = reduce(add, map(real_total.__getitem__, map(id, ds.turns)), 0.0)
+    if curves is None:
+        by_session: dict[str, list[Turn]] = defaultdict(list)
+        for t in ds.turns:
+            by_session[t.session_id].append(t)
+        curves = {sid: main_curve(turns) for sid, turns in by_session.items()}
+    prepared = {}
     real_main = 0.0
-    for curve in curves.values():
-        for t in curve:
-            c = real[id(t)]
-            real_main += c.total if c else 0.0
+    for sid, curve in curves.items():
+        values = list(map(real_total.__getitem__, map(id, curve)))
+        real_main = reduce(add, values, real_main)
+        prepared[sid] = Prepared(curve, values)
     rows = []
     for th in thresholds:
         cost, comps, touched = 0.0, 0, 0
-        for curve in curves.values():
-            run = replay(curve, prices, th, handoff, real)
+        for sid, curve in curves.items():
+            run = replay(curve, prices, th, handoff, real, prepared[sid])
             cost += run.cost
             comps += run.compactions
             touched += run.compactions > 0

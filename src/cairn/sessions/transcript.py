@@ -59,14 +59,36 @@ def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[P
     `*.jsonl` of any agent, and Gemini's `chats/*.json`."""
     roots = [Path(p).expanduser() for p in paths] if paths else default_transcript_roots()
     found: set[Path] = set()
+    real_dirs: dict[Path, Path] = {}
     for root in roots:
         if root.is_file() and (root.suffix == ".jsonl" or root.suffix == ".json"):
             found.add(root.resolve())
         elif root.is_dir():
-            for p in root.rglob("*.json*"):
+            for p in _named_json(root):
                 if (p.suffix == ".jsonl" or _is_gemini_chat(p)) and p.is_file():
-                    found.add(p.resolve())
+                    found.add(_resolved(p, real_dirs))
     return sorted(found)
+
+
+def _named_json(root: Path) -> Iterator[Path]:
+    """What `root.rglob("*.json*")` yields (entries named `*.json*` in every folder below, links to
+    folders not followed), by os.walk: find_transcripts on 912 rollouts took 0.073 s with rglob,
+    0.035 s so."""
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            if ".json" in name:
+                yield Path(folder, name)
+
+
+def _resolved(p: Path, real_dirs: dict[Path, Path]) -> Path:
+    """`p.resolve()`, with each folder resolved once (one lstat per file instead of one per part)."""
+    if p.is_symlink():
+        return p.resolve()
+    folder = p.parent
+    real = real_dirs.get(folder)
+    if real is None:
+        real = real_dirs[folder] = folder.resolve()
+    return real / p.name
 
 
 def agent_of(path: Path) -> str:
@@ -74,6 +96,8 @@ def agent_of(path: Path) -> str:
     path = Path(path)
     if path.suffix == ".json":
         return GEMINI
+    if path.name.startswith("rollout-"):  # by name alone: no need to open the file
+        return CODEX
     try:
         with open(path, "rb") as fh:
             head = fh.read(_HEAD)
@@ -106,18 +130,21 @@ def iter_records(path: Path, offset: int = 0,
     return read_jsonl_from(path, offset, on_bad)
 
 
-def iter_raw_lines(path: Path) -> Iterator[bytes]:
-    """Every non-blank line of a whole file as bytes, the last even without a newline.
-
-    For batch readers (the token X-ray) that filter lines by a byte marker before parsing JSON,
-    which is what makes reading hundreds of megabytes of transcripts fast. It reads the file as
-    ccusage does, so a final line without a newline still counts when it is complete JSON.
-    """
-    with open(path, "rb") as fh:
-        data = fh.read()
-    for line in data.split(b"\n"):
-        if line.strip():
-            yield line
+def marked_spans(data: bytes, markers: tuple[bytes, ...]) -> dict[int, int]:
+    """{start: end} of the lines of `data` holding any of `markers`, found by searching the whole
+    buffer (no Python loop over the lines that hold none: most of a transcript)."""
+    find, rfind = data.find, data.rfind
+    size = len(data)
+    ends: dict[int, int] = {}  # line start -> line end
+    for m in markers:
+        i = find(m)
+        while i != -1:
+            end = find(b"\n", i)
+            if end == -1:
+                end = size
+            ends[rfind(b"\n", 0, i) + 1] = end
+            i = find(m, end)
+    return ends
 
 
 def project_dir_for(path: Path) -> str:

@@ -31,16 +31,26 @@ from cairn.errors import CairnError
 from cairn.sessions.transcript import (
     find_transcripts,
     is_subagent_file,
-    iter_raw_lines,
     project_dir_for,
     session_id_for,
 )
 
 USAGE_MARKER = b'"usage":{'
-_NULL_FIELDS = re.compile(
-    rb'"(id|cwd|model|speed|costUSD|version|sessionId|requestId|isApiErrorMessage|'
-    rb'cache_read_input_tokens|cache_creation_input_tokens)":null'
+_NULL_FIELDS = frozenset(  # a line where one of these is JSON null is skipped whole (ccusage's rule)
+    b"id cwd model speed costUSD version sessionId requestId isApiErrorMessage cache_read_input_tokens "
+    b"cache_creation_input_tokens".split()
 )
+
+
+def has_null_field(raw: bytes) -> bool:
+    """True when `raw` holds `"<name>":null` for a name of _NULL_FIELDS (what the regex
+    `"(id|cwd|...)":null` finds, by looking only at each `":null`: twice as fast on usage lines)."""
+    i = raw.find(b'":null')
+    while i != -1:
+        if raw[raw.rfind(b'"', 0, i) + 1:i] in _NULL_FIELDS:
+            return True
+        i = raw.find(b'":null', i + 6)
+    return False
 _SEMVER_PREFIX = re.compile(r"\d+\.\d+\.\d")
 
 
@@ -110,7 +120,7 @@ def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None,
 
     `file_info` = (str(path), is_subagent) precomputed by a caller reading many lines of one file.
     """
-    if _NULL_FIELDS.search(raw):
+    if has_null_field(raw):
         return None
     msg = rec.get("message")
     if not isinstance(msg, dict):
@@ -197,6 +207,10 @@ class Deduper:
         if mid is None:
             self.kept.append(turn)
             return
+        if mid not in self._by_message:  # a message not seen yet (most entries): nothing to compare
+            self.kept.append(turn)
+            self._index(len(self.kept) - 1)
+            return
         found = next((i for i in self._exact.get((mid, turn.request_id), ())
                       if self.kept[i].message_id == mid and self.kept[i].request_id == turn.request_id), None)
         if found is None:  # a sidechain replay of the same message under a new requestId
@@ -267,19 +281,47 @@ def _content_chars(content: object) -> int:
     return 0
 
 
+def lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], int]:
+    """The lines of a transcript worth parsing, each with whether it holds the usage marker (None:
+    not looked for, in a line holding a tool result), and the number of the other non-blank lines
+    that fail a cheap shape check (not `{...}`).
+
+    The lines are walked in the buffer by offsets: only marked lines become bytes objects
+    (splitting 100 MB into lines copies it all, a third of the time of this pass)."""
+    find = data.find
+    size = len(data)
+    out: list[tuple[bytes, bool | None]] = []
+    bad = 0
+    pos = 0
+    while pos < size:
+        end = find(b"\n", pos)
+        if end == -1:
+            end = size
+        if find(_TOOL_RESULT, pos, end) != -1:  # early in a tool's output line, the longest lines
+            out.append((data[pos:end], None))  # None: the usage marker is looked for only if needed
+        elif find(USAGE_MARKER, pos, end) != -1:
+            out.append((data[pos:end], True))
+        elif find(_COMPACT, pos, end) != -1:
+            out.append((data[pos:end], False))
+        elif end > pos and not (data[pos] == 123 and data[end - 1] == 125):  # not `{` ... `}`: look closer
+            stripped = data[pos:end].strip()  # lines we skip unparsed only get a cheap shape check
+            if stripped and not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+                bad += 1
+        pos = end + 1
+    return out, bad
+
+
 def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
     """Read one transcript: usage entries (not yet deduplicated), tool output sizes, compactions."""
     sid = session_id_for(path)
     sub = is_subagent_file(path)
     info = (str(path), sub)
     tool_names: dict[str, str] = {}
-    for raw in iter_raw_lines(path):
-        has_usage = USAGE_MARKER in raw
-        if not (has_usage or _TOOL_RESULT in raw or _COMPACT in raw):
-            stripped = raw.strip()  # lines we skip unparsed only get a cheap shape check
-            if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
-                ds.bad_lines += 1
-            continue
+    with open(path, "rb") as fh:
+        data = fh.read()
+    lines, bad = lines_to_parse(data)
+    ds.bad_lines += bad
+    for raw, has_usage in lines:
         try:
             rec = orjson.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):  # orjson's JSONDecodeError is a ValueError
@@ -291,6 +333,8 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
         kind = rec.get("type")
         msg = rec.get("message")
         content = msg.get("content") if isinstance(msg, dict) else None
+        if has_usage is None:  # a tool result's line: a usage entry only where usage_turn could find one
+            has_usage = isinstance(msg, dict) and isinstance(msg.get("usage"), dict) and USAGE_MARKER in raw
         if has_usage:
             turn = usage_turn(rec, raw, path, sid, info)
             if turn is not None:

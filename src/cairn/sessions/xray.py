@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, reduce
+from operator import add, attrgetter, itemgetter
 from pathlib import Path
 
 from cairn.sessions.prices import CostParts, PriceTable
@@ -35,6 +35,9 @@ TTL_5M, TTL_1H = 300, 3600
 EXPIRY_MIN_CONTEXT = 10_000  # ignore tiny prefixes: rewriting them costs nothing worth telling
 EXPIRY_REWRITE_SHARE = 0.5  # a write of at least half the previous context = the prefix was lost
 CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the output
+
+
+_MODEL, _TS, _SUB = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent")  # read in C, per session
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -128,7 +131,7 @@ def main_curve(turns: list[Turn]) -> list[Turn]:
     return sorted(main, key=lambda t: t.ts)
 
 
-def find_expiries(turns: list[Turn], costs: dict[int, CostParts | None], prices: PriceTable) -> list[Expiry]:
+def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
     """Gaps longer than the cache TTL followed by a rewrite of most of the context, per file.
 
     The TTL is that of the stream's latest cache write: 1 hour if it wrote 1-hour entries, else
@@ -149,7 +152,7 @@ def find_expiries(turns: list[Turn], costs: dict[int, CostParts | None], prices:
             if cur.ts - prev.ts <= ttl or ctx < EXPIRY_MIN_CONTEXT or cur.cache_write < EXPIRY_REWRITE_SHARE * ctx:
                 continue
             rewritten = min(cur.cache_write, ctx)
-            c, p = costs.get(id(cur)), prices.lookup(cur.model)
+            c, p = turn_cost(cur, prices), prices.lookup(cur.model)
             extra = 0.0
             if c is not None and p is not None and cur.cache_write:
                 extra = rewritten * (c.cache_write / cur.cache_write - p.base["cache_read"] * 1e-6)
@@ -161,11 +164,93 @@ def _share(part: float, whole: float) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-def _groups(turns: list[Turn], costs: dict[int, CostParts | None], key: Callable[[Turn], str]) -> dict[str, _Acc]:
-    out: dict[str, _Acc] = defaultdict(_Acc)
-    for t in turns:
-        out[key(t)].add(t, costs[id(t)])
-    return out
+class _Columns:
+    """The turns' tokens and costs as parallel lists, so a group's sums run in C (sum / reduce over
+    its indices) instead of a Python call per turn and group. Costs of an unpriced turn are 0.0:
+    adding 0.0 leaves a sum of non-negative floats unchanged, so every group total is the float
+    the turn-by-turn loop (_Acc.add) gives, to the bit."""
+
+    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
+                 "c_cache_read", "unpriced", "any_unpriced")
+
+    def __init__(self, turns: list[Turn], costs: list[CostParts | None]) -> None:
+        self.input = [t.input for t in turns]
+        self.output = [t.output for t in turns]
+        self.cache_write = [t.cache_write for t in turns]
+        self.cache_read = [t.cache_read for t in turns]
+        zero = CostParts()
+        priced = [c or zero for c in costs]
+        self.c_input = [c.input for c in priced]
+        self.c_output = [c.output for c in priced]
+        self.c_cache_write = [c.cache_write for c in priced]
+        self.c_cache_read = [c.cache_read for c in priced]
+        self.unpriced = [1 if c is None and t.total > 0 else 0 for t, c in zip(turns, costs, strict=True)]
+        self.any_unpriced = any(self.unpriced)
+
+    @classmethod
+    def of_prices(cls, turns: list[Turn], prices: PriceTable) -> tuple[_Columns, list[float]]:
+        """The columns of `turns` priced by `prices`, and each turn's cost (CostParts.total, 0.0
+        unpriced): the same floats as `turn_cost`, without an object per turn."""
+        cols = cls.__new__(cls)
+        cols.input = [t.input for t in turns]
+        cols.output = [t.output for t in turns]
+        cols.cache_write = [t.cache_write for t in turns]
+        cols.cache_read = [t.cache_read for t in turns]
+        rows: list[tuple[float, float, float, float]] = []
+        unpriced: list[int] = []
+        zero = (0.0, 0.0, 0.0, 0.0)
+        lookup = prices.lookup
+        for t in turns:
+            p = lookup(t.model)
+            if p is None:
+                rows.append(zero)
+                unpriced.append(1 if t.total > 0 else 0)
+            else:
+                rows.append(p.parts(t.input, t.output, t.write_5m, t.write_1h, t.cache_read))
+                unpriced.append(0)
+        ci, co, cw, cr = (list(col) for col in zip(*rows, strict=True)) if rows else ([], [], [], [])
+        cols.c_input, cols.c_output, cols.c_cache_write, cols.c_cache_read = ci, co, cw, cr
+        totals = [a + b + c + d for a, b, c, d in rows]  # CostParts.total's order
+        cols.unpriced, cols.any_unpriced = unpriced, any(unpriced)
+        return cols, totals
+
+    def acc(self, idx: list[int] | range) -> _Acc:
+        """The _Acc of the turns at `idx` (in order), equal to adding them one by one."""
+        a = _Acc()
+        a.turns = n = len(idx)
+        if n == 0:
+            return a
+        cols: tuple
+        if n == len(self.input):  # every turn (the total, or a group holding all: one agent, one model)
+            cols = (self.input, self.output, self.cache_write, self.cache_read, self.c_input,
+                                      self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced)
+        else:
+            pick = itemgetter(*idx) if n > 1 else (lambda seq: (seq[idx[0]],))
+            cols = (pick(self.input), pick(self.output), pick(self.cache_write), pick(self.cache_read),
+                    pick(self.c_input), pick(self.c_output), pick(self.c_cache_write), pick(self.c_cache_read),
+                    pick(self.unpriced) if self.any_unpriced else ())
+        a.input, a.output, a.cache_write, a.cache_read = sum(cols[0]), sum(cols[1]), sum(cols[2]), sum(cols[3])
+        a.c_input, a.c_output = reduce(add, cols[4], 0.0), reduce(add, cols[5], 0.0)
+        a.c_cache_write, a.c_cache_read = reduce(add, cols[6], 0.0), reduce(add, cols[7], 0.0)
+        a.unpriced_turns = sum(cols[8])
+        return a
+
+
+def _index(keys: list[str]) -> dict[str, list[int] | range]:
+    """Positions of each key, keys in first-seen order."""
+    if keys and len(set(keys)) == 1:  # one agent, one model, one project: every position, no loop
+        return {keys[0]: range(len(keys))}
+    out: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        try:
+            out[k].append(i)
+        except KeyError:
+            out[k] = [i]
+    return dict(out)  # as dict[str, list[int] | range]
+
+
+def _groups(cols: _Columns, keys: list[str]) -> dict[str, _Acc]:
+    return {k: cols.acc(idx) for k, idx in _index(keys).items()}
 
 
 def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, Any]]:
@@ -173,43 +258,47 @@ def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, A
     return sorted(rows, key=lambda r: (-r["cost_usd"], str(r[label])))
 
 
-def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve."""
-    costs = {id(t): turn_cost(t, prices) for t in ds.turns}
-    total = _Acc()
-    for t in ds.turns:
-        total.add(t, costs[id(t)])
+def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None,
+            curves: bool = True) -> dict[str, Any]:
+    """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve
+    (for the HTML page; `curves=False` leaves it empty, which saves a list per turn)."""
+    want_curves = curves
+    turns_all = ds.turns
+    cols, turn_totals = _Columns.of_prices(turns_all, prices)
+    total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
     by_session: dict[str, list[Turn]] = defaultdict(list)
-    for t in ds.turns:
+    for t in turns_all:
         by_session[t.session_id].append(t)
+    idx_by_session = _index([t.session_id for t in turns_all])
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
-    expiries = find_expiries(ds.turns, costs, prices)
+    expiries = find_expiries(turns_all, prices)
     exp_by_session: dict[str, list[Expiry]] = defaultdict(list)
     for e in expiries:
         exp_by_session[e.session_id].append(e)
 
-    sessions, curves = [], {}
+    sessions, curve_points, main_curves = [], {}, {}
     for sid, turns in by_session.items():
-        acc = _Acc()
-        for t in turns:
-            acc.add(t, costs[id(t)])
+        acc = cols.acc(idx_by_session[sid])
         curve = main_curve(turns)
+        main_curves[sid] = curve
         pid, pname = project_of(ds.session_cwd.get(sid))
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
         sessions.append({
             "session_id": sid, "agent": turns[0].agent, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
-            "models": sorted({t.model for t in turns if t.model}), **acc.as_dict(),
+            "models": sorted({m for m in map(_MODEL, turns) if m}), **acc.as_dict(),
             "cost_share": _share(acc.cost_usd, grand),
-            "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
+            "first_activity": iso(min(map(_TS, turns))), "last_activity": iso(max(map(_TS, turns))),
             "start_context": curve[0].context, "peak_context": max(t.context for t in curve),
-            "main_turns": len(curve), "subagent_turns": sum(1 for t in turns if t.is_subagent),
+            "main_turns": len(curve), "subagent_turns": sum(map(_SUB, turns)),
             "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
             "unpriced_turns": acc.unpriced_turns,
         })
-        curves[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
+        if not want_curves:
+            continue
+        curve_points[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
                        "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
                        "expiries": [[round(e.ts, 3), e.rewritten] for e in exp_by_session.get(sid, [])
                                     if not e.is_subagent]}
@@ -220,27 +309,27 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                 "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
                            "input": total.input, "output": total.output}[k],
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
-    by_day = _rows(_groups(ds.turns, costs, lambda t: day_of(t.ts)), "day", grand)
+    by_day = _rows(_groups(cols, [day_of(t.ts) for t in turns_all]), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for t in ds.turns:
-        if costs[id(t)] is None and t.total > 0:
+    for t, flag in zip(turns_all, cols.unpriced, strict=True):
+        if flag:
             unpriced[t.model or "(no model)"][0] += 1
             unpriced[t.model or "(no model)"][1] += t.total
     comp_runs = _Acc()
     for t in ds.turns:
         if t.is_subagent and Path(t.file).name.startswith("agent-acompact"):
-            comp_runs.add(t, costs[id(t)])
+            comp_runs.add(t, turn_cost(t, prices))
     main_comps = [c for c in ds.compactions if not c.is_subagent]
     pre = [c.pre_tokens for c in main_comps if c.pre_tokens]
     report: dict[str, Any] = {
         "sessions": sessions,
         "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(proj_of_session.values()))},
         "by_kind": by_kind,
-        "by_project": _rows(_groups(ds.turns, costs, lambda t: proj_of_session[t.session_id]), "project", grand),
-        "by_model": _rows(_groups(ds.turns, costs, lambda t: t.model or "(no model)"), "model", grand),
-        "by_agent": _rows(_groups(ds.turns, costs, lambda t: t.agent), "agent", grand),
+        "by_project": _rows(_groups(cols, [proj_of_session[t.session_id] for t in turns_all]), "project", grand),
+        "by_model": _rows(_groups(cols, [t.model or "(no model)" for t in turns_all]), "model", grand),
+        "by_agent": _rows(_groups(cols, [t.agent for t in turns_all]), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(statistics.median(s["start_context"] for s in sessions)) if sessions else 0,
         "tools": _tool_report(ds),
@@ -265,11 +354,12 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                      "skipped_lines": ds.bad_lines,
                      "first_activity": min((s["first_activity"] for s in sessions), default=None),
                      "last_activity": max((s["last_activity"] for s in sessions), default=None)},
-        "curves": curves,
+        "curves": curve_points,
     }
     from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, simulate
 
-    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF)
+    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, real={id(t): x for t, x in zip(turns_all, turn_totals, strict=True)},
+                                    curves=main_curves)
     report["findings"] = findings(report)
     return report
 
@@ -301,7 +391,9 @@ def _tool_report(ds: Dataset) -> dict[str, Any]:
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
             for name in calls]
     rows.sort(key=lambda r: (-r["chars"], r["tool"]))
-    return {"method": f"text size of each tool_result, matched to its tool_use by id; tokens ~ chars/{CHARS_PER_TOKEN:g}",
+    return {"method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by id; "
+                      "Gemini CLI's functionResponse output and error; not yet Codex CLI's; "
+                      f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
             "rows": rows, "est_tokens": int(whole / CHARS_PER_TOKEN)}
 
 
