@@ -160,6 +160,7 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     r = _installed("UserPromptSubmit", data, cairn_home, root, warm_env, launcher=gone)
     assert r.returncode == 1 and "cairn" in r.stderr
 
+
 def _serving(home, idle: float = 4.0):
     """The command-line server (warm.serve) in a thread of this process, so a spy sees what it answered."""
     import threading
@@ -177,8 +178,9 @@ def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answ
              ["path", "src/shop/invoice.py", "src/shop/coupons.py"])
     inline = [run_cli_process(*args, cwd=root) for args in lines]
     answered = []
-    real = warm._run_cli
-    monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
+    from cairn.cli.warm_serve import run_request
+
+    monkeypatch.setattr(warm, "CLI_RUNNER", [lambda body: answered.append(run_request(body)) or answered[-1]])
     t = _serving(cairn_home)
     on = {"CAIRN_WARM": "1"}
     served = [run_cli_process(*args, cwd=root, env=on) for args in lines]
@@ -211,8 +213,9 @@ def _alive(pid: int) -> bool:
 def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_process, cairn_home, monkeypatch):
     root = make_project(tmp_path / "shop", run_cli, init=False)
     answered = []
-    real = warm._run_cli
-    monkeypatch.setattr(warm, "_run_cli", lambda body: answered.append(real(body)) or answered[-1])
+    from cairn.cli.warm_serve import run_request
+
+    monkeypatch.setattr(warm, "CLI_RUNNER", [lambda body: answered.append(run_request(body)) or answered[-1]])
     t = _serving(cairn_home)
     r = run_cli_process("search", "apply coupon", cwd=root, env={"CAIRN_WARM": "1"})
     assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself

@@ -127,6 +127,10 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     start-up and cold caches)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
+        if "_serve" in argv and "--cli" in argv:  # a command-line warm server: give it the CLI's runner
+            from cairn.cli.warm_serve import register
+
+            register()
         from cairn.agents.hooks.warm import hook_main
 
         return hook_main(argv[1:])

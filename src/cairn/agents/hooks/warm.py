@@ -35,6 +35,7 @@ import sys
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     import socket
+    from collections.abc import Callable
     from types import ModuleType
 
 EVENTS = ("UserPromptSubmit",)  # events worth a warm process; the others are cheap inline
@@ -51,6 +52,9 @@ SOCKET_NAME = "hooks.sock"
 
 MAGIC = b"cairn-hook/1"
 _SITE_DONE = False
+# What answers a command line in a command-line server (`hook _serve --cli`): set by the CLI layer
+# (cli/warm_serve.py) before it serves, as agents code never imports the CLI; empty: decline.
+CLI_RUNNER: list[Callable[[bytes], tuple[str, str, int] | None]] = []
 
 
 def enabled() -> bool:
@@ -169,12 +173,11 @@ def _settings() -> bytes:
 
 
 def cli_main(argv: list[str]) -> int | None:
-    """`cairn COMMAND ...` (one of cli.main.WARM_COMMANDS) answered by the warm server: its exit code
-    once its output is written; None: run the command inline (no server yet, and one is started for
-    the next command; CAIRN_WARM=0; help asked; the server declined or did not answer)."""
-    from cairn.cli.main import WARM_COMMANDS
-
-    if argv[:1] == [] or argv[0] not in WARM_COMMANDS or not enabled() or "-h" in argv or "--help" in argv:
+    """`cairn COMMAND ...` (the caller, cli/main.py, checked that COMMAND is one the warm server
+    answers) answered by the warm server: its exit code once its output is written; None: run the
+    command inline (no server yet, and one is started for the next command; CAIRN_WARM=0; help
+    asked; the server declined or did not answer)."""
+    if argv[:1] == [] or not enabled() or "-h" in argv or "--help" in argv:
         return None
     env = _settings()
     try:
@@ -239,8 +242,10 @@ def start(cli: bool = False) -> None:
     try:
         from cairn.agents.hooks.client import boot  # the server runs the very code the client runs
 
-        subprocess.Popen([sys.executable, "-c", boot(), "hook", "_serve", *(["--cli"] if cli else [])],
-                         stdin=subprocess.DEVNULL,
+        # the command-line server starts as `cairn` does (cli/main.py gives it its runner); the hook
+        # server through the hook client's own boot
+        cmd = ["-m", "cairn", "hook", "_serve", "--cli"] if cli else ["-c", boot(), "hook", "_serve"]
+        subprocess.Popen([sys.executable, *cmd], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                          close_fds=True, env=dict(os.environ))
     except OSError:
@@ -360,7 +365,6 @@ def _still_ours(path: str, ours: int) -> bool:
 def _warm_up() -> None:
     """What every prompt pays first in a fresh process: the search path and the redactor."""
     try:
-        from cairn.cli import main, search_cmd  # noqa: F401
         from cairn.codemap import embed
         from cairn.redact import redact
         from cairn.search import engine, index_cache, session_signals  # noqa: F401
@@ -403,7 +407,7 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
         else:
             os.environ.pop("CLAUDE_PROJECT_DIR", None)
         if name == CLI:
-            answer = _run_cli(stdin)
+            answer = CLI_RUNNER[0](stdin) if CLI_RUNNER else None
             if answer is None:
                 _send(conn, FALLBACK)
                 return True
@@ -421,29 +425,6 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
     body = out.encode("utf-8", "replace")
     _send(conn, b"%d\n%d\n" % (code, len(body)) + body + err.encode("utf-8", "replace"))
     return True
-
-
-def _run_cli(body: bytes) -> tuple[str, str, int] | None:
-    """(stdout, stderr, exit code) of a client's command line run here by `cli.main`, exactly as the
-    client would have run it; None when this server must not answer it (see the module docstring)."""
-    import contextlib
-    import io
-
-    from cairn.cli import main as cli
-
-    size, rest = body.split(b"\n", 1)
-    if not size.isdigit() or rest[: int(size)] != _settings():
-        return None
-    argv = [os.fsdecode(a) for a in rest[int(size):].split(b"\0")]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        if argv[0] not in cli.WARM_COMMANDS or not cli.warm_ready(argv):  # (a usage error it prints is dropped)
-            return None
-        try:
-            code = cli.main(argv, warm=False)
-        except SystemExit as exc:  # argparse's own exits (the client asked for no help)
-            code = exc.code if isinstance(exc.code, int) else 2
-    return out.getvalue(), err.getvalue(), code
 
 
 def _send(conn: socket.socket, data: bytes) -> None:
