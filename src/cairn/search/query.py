@@ -191,8 +191,19 @@ def _symbols(text: str) -> list[Symbol]:
     return list(out.values())
 
 
+ABBREVIATIONS = True  # search the abbreviations of the long forms a request says (text/abbreviations.py)
+
+
 def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
-    """Turn a request (and the caller's related terms) into weighted terms and name keys."""
+    """Turn a request (and the caller's related terms) into weighted terms and name keys. The
+    short forms code gives to what the request says in full ("openid connect" -> `oidc`,
+    text/abbreviations.py) count as related terms too."""
+    if ABBREVIATIONS:
+        from cairn.text.abbreviations import short_forms
+
+        shorts = short_forms(text)
+        if shorts:
+            extra_terms = list(extra_terms or []) + shorts
     cache = for_index(con)
     n = file_count(con, cache)
     q = Query(text=text, n_files=n)
