@@ -7,7 +7,11 @@ then one user turn appended to a Claude Code session and ingested again by a new
 the Stop hook's detached `_ingest` run does after every turn). Wall times, medians printed with
 the turns, the vectors stored and the archive's size.
 
+With --scale N, instead: the turns copied N times in one archive (a large one), embedded, then
+searched off and on (the vectors read once per process, then cached).
+
 Usage: python bench/archive_vectors_cost.py [--cairn .venv/bin/cairn] [--fixtures tests/fixtures/transcripts]
+       python bench/archive_vectors_cost.py --scale 64
 """
 
 from __future__ import annotations
@@ -73,12 +77,63 @@ def detail(fixtures: str) -> None:
           f"search p50 off {1000 * statistics.median(times[False]):.2f} ms, on {1000 * statistics.median(times[True]):.2f} ms")
 
 
+def scale(fixtures: str, copies: int) -> None:
+    """The fixtures' turns copied `copies` times (a large archive, same texts): embedding them,
+    an ingest with nothing new, and search with the channel off and on (all projects, and the
+    smallest project: the filter that checks the most slices)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["CAIRN_HOME"] = tmp
+        from cairn.sessions import archive_vectors
+        from cairn.sessions.archive import ingest_paths, open_archive
+        from cairn.sessions.archive_search import search
+
+        ingest_paths([fixtures], auto_backup=False, semantic=True)
+        con = open_archive()
+        cols = "file_id, session_id, uuid, block, role, ts, text, tool, arg, ref, agent"
+        base = con.execute("SELECT MAX(id) FROM turns").fetchone()[0]
+        con.execute("BEGIN")
+        for k in range(1, copies):
+            con.execute(f"INSERT INTO turns({cols}) SELECT file_id, session_id, uuid || '-{k}', block, role, ts, text,"
+                        " tool, arg, ref, agent FROM turns WHERE id <= ?", (base,))
+        con.execute("COMMIT")
+        t0 = time.perf_counter()
+        n = archive_vectors.refresh(con, True)
+        t1 = time.perf_counter()
+        archive_vectors.refresh(con, True)
+        t2 = time.perf_counter()
+        queries = ["why did the tests break", "how do we keep the scroll position", "what was wrong with compile"] * 3
+        small = min(con.execute("SELECT project_id, COUNT(*) FROM sessions JOIN turns USING (session_id)"
+                                " GROUP BY project_id").fetchall(), key=lambda r: r[1])[0]
+        s = time.perf_counter()
+        search(con, queries[0], limit=20, semantic=True)
+        first = time.perf_counter() - s
+        line = []
+        for label, kw in (("all projects", {}), ("smallest project", {"project_ids": [small]})):
+            for on in (False, True):
+                times = []
+                for q in queries:
+                    s = time.perf_counter()
+                    search(con, q, limit=20, semantic=on, **kw)
+                    times.append(time.perf_counter() - s)
+                line.append(f"{label} {'on' if on else 'off'} {1000 * statistics.median(times):.1f} ms")
+        turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
+        vecs = con.execute("SELECT COUNT(*) FROM turn_vectors").fetchone()[0]
+        con.close()
+    print(f"x{copies}: {turns} turns, {vecs} vectors; embedding {n} turns {t1 - t0:.2f} s, an ingest with nothing "
+          f"new {1000 * (t2 - t1):.1f} ms, first search on (reads every vector) {1000 * first:.0f} ms; "
+          f"search p50: {', '.join(line)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cairn", default=str(ROOT / ".venv" / "bin" / "cairn"))
     ap.add_argument("--fixtures", default=str(ROOT / "tests" / "fixtures" / "transcripts"))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scale", type=int, default=0, metavar="N", help="only the large-archive run: turns copied N times")
     args = ap.parse_args()
+    if args.scale:
+        scale(args.fixtures, args.scale)
+        return
     for mode in ("off", "on"):
         full, tail, last = [], [], {}
         for _ in range(args.repeat):

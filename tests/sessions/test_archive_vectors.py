@@ -115,8 +115,11 @@ def test_ingest_twice_adds_no_duplicate_vectors_and_only_new_turns_are_embedded(
         with open(transcripts / f"{SESSION}.jsonl", "a") as fh:  # the session goes on: one new answer
             fh.write(_record("assistant", "a2", [{"type": "text", "text": "The pool now holds twenty."}],
                              "2026-03-01T10:05:00Z"))
+        _hits(con, PARAPHRASE, semantic=True)  # the vectors as they were, cached by this process
         more = ingest_paths([transcripts], auto_backup=False, semantic=True)
         assert more.turns == 1 and more.vectors == 1
+        new = _count(con, "SELECT id FROM turns WHERE text = 'The pool now holds twenty.'")
+        assert new in archive_vectors.ranking(con, "how large is the pool now", "", [], 5)  # the cache was renewed
         assert _count(con, "SELECT COUNT(*) FROM turn_vectors") == n + 1
     finally:
         con.close()
@@ -150,6 +153,7 @@ def test_forget_takes_the_vectors_with_the_turns(transcripts: Path):
     try:
         assert _count(con, f"SELECT COUNT(*) FROM turn_vectors v JOIN turns t ON t.id = v.turn_id "
                            f"WHERE t.session_id = '{SESSION}'") == 2
+        assert any(h["session_id"] == SESSION for h in _hits(con, PARAPHRASE, semantic=True))  # now cached
         forget(con, [SESSION])
         assert _count(con, "SELECT COUNT(*) FROM turn_vectors WHERE turn_id NOT IN (SELECT id FROM turns)") == 0
         assert not any(h["session_id"] == SESSION for h in _hits(con, PARAPHRASE, semantic=True))

@@ -19,10 +19,15 @@ import sqlite3
 
 from cairn.store.db import transaction
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    import numpy as np
+
 ROLES = ("user", "assistant", "summary", "error", "tool_result")
 TEXT_CHARS = 1000  # characters of a turn that make its vector (the model reads 512 tokens at most)
 BATCH = 512  # turns embedded and written per transaction
 MIN_WORDS = 2  # a query of fewer words has too little meaning to embed
+SLICE = 2000  # best turns checked against a search's filters per query (the fewest; 10 x depth if more)
 
 TABLES = (
     """CREATE TABLE IF NOT EXISTS turn_vectors (
@@ -59,6 +64,7 @@ def refresh(con: sqlite3.Connection, enabled: bool) -> int:
         if stored_model(con) != st.model_id:  # another model's vectors: all rebuilt, never mixed
             con.execute("DELETE FROM turn_vectors")
             con.execute("INSERT OR REPLACE INTO turn_vectors_meta(key, value) VALUES ('model', ?)", (st.model_id,))
+            _stamp(con)
     todo = [r[0] for r in con.execute(
         f"SELECT t.id FROM turns t LEFT JOIN turn_vectors v ON v.turn_id = t.id"
         f" WHERE v.turn_id IS NULL AND t.role IN ({_ROLE_LIST}) ORDER BY t.id")]
@@ -78,12 +84,24 @@ def refresh(con: sqlite3.Connection, enabled: bool) -> int:
                 "INSERT OR IGNORE INTO turn_vectors(turn_id, vec) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM turns WHERE id = ?)",
                 [(r[0], embed.pack(vecs[j:j + 1]), r[0]) for j, r in enumerate(rows)])
             done += max(cur.rowcount, 0)
+            _stamp(con)
     return done
+
+
+def _stamp(con: sqlite3.Connection) -> None:
+    """A new stamp: what a search process cached of the vectors is read again."""
+    import secrets
+
+    con.execute("INSERT OR REPLACE INTO turn_vectors_meta(key, value) VALUES ('stamp', ?)", (secrets.token_hex(8),))
 
 
 def ranking(con: sqlite3.Connection, query: str, where: str, params: list, depth: int) -> list[int]:
     """Ids of the `depth` turns closest in meaning to `query`, best first, among the turns the SQL
-    filter `where` (over turns t and sessions s, as archive_search builds it) keeps."""
+    filter `where` (over turns t and sessions s, as archive_search builds it) keeps.
+
+    Every vector is scored (one product over the cached matrix), then the best are checked against
+    the filter a slice at a time, so a project's few turns in a large archive cost more slices, not
+    a read of every vector per query; a turn deleted since the matrix was read is not kept either."""
     stored = stored_model(con)
     if not stored:  # before the embedder's import: an archive without vectors never pays it
         return []
@@ -96,19 +114,50 @@ def ranking(con: sqlite3.Connection, query: str, where: str, params: list, depth
         return []
     import numpy as np
 
+    got = _matrix(con, model.dim)
+    if got is None:
+        return []
+    ids, matrix = got
+    # einsum, not `@`: multi-threaded BLAS is slower for one vector on a loaded 2-core machine (semantic.py)
+    order = np.argsort(-np.einsum("ij,j->i", matrix, model.embed([query])[0]), kind="stable")
+    out: list[int] = []
+    step = max(depth * 10, SLICE)
+    for start in range(0, len(order), step):
+        part = ids[order[start:start + step]].tolist()
+        keep = {r[0] for r in con.execute(
+            f"SELECT t.id FROM turns t JOIN sessions s ON s.session_id = t.session_id"
+            f" WHERE t.id IN ({','.join('?' * len(part))}){where}", [*part, *params])}
+        out += [i for i in part if i in keep][:depth - len(out)]
+        if len(out) >= depth:
+            break
+    return out
+
+
+_CACHE: dict[str, tuple[str, np.ndarray, np.ndarray]] = {}  # archive file -> (stamp, turn ids, float32 rows)
+
+
+def _matrix(con: sqlite3.Connection, dim: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every stored vector as one float32 matrix with its turn ids, kept (one archive) until the
+    stamp a refresh writes changes: the warm hook server reads them once, not on every prompt."""
+    import numpy as np
+
+    from cairn.codemap.embed import unpack
+
+    db = next((r[2] for r in con.execute("PRAGMA database_list") if r[1] == "main"), "") or ""
+    row = con.execute("SELECT value FROM turn_vectors_meta WHERE key = 'stamp'").fetchone()
+    stamp = str(row[0]) if row else ""
+    hit = _CACHE.get(db) if db else None
+    if hit is not None and hit[0] == stamp:
+        return hit[1], hit[2]
     ids, blobs = [], []
-    for tid, blob in con.execute(
-            "SELECT v.turn_id, v.vec FROM turn_vectors v JOIN turns t ON t.id = v.turn_id"
-            f" JOIN sessions s ON s.session_id = t.session_id WHERE 1=1{where}", params):
-        if len(blob) == 2 * model.dim:
+    for tid, blob in con.execute("SELECT turn_id, vec FROM turn_vectors ORDER BY turn_id"):
+        if len(blob) == 2 * dim:  # not this model's width: never mixed
             ids.append(tid)
             blobs.append(blob)
     if not ids:
-        return []
-    matrix = embed.unpack(b"".join(blobs)).reshape(-1, model.dim).astype(np.float32)
-    # einsum, not `@`: multi-threaded BLAS is slower for one vector on a loaded 2-core machine (semantic.py)
-    sims = np.einsum("ij,j->i", matrix, model.embed([query])[0])
-    k = min(depth, len(ids))
-    top = np.argpartition(-sims, k - 1)[:k]
-    top = top[np.argsort(-sims[top], kind="stable")]
-    return [ids[i] for i in top.tolist()]
+        return None
+    out = (np.array(ids, dtype=np.int64), unpack(b"".join(blobs)).reshape(-1, dim).astype(np.float32))
+    if db:
+        _CACHE.clear()
+        _CACHE[db] = (stamp, *out)
+    return out
