@@ -119,3 +119,36 @@ def test_prompt_hook_imports_no_heavy_package(tmp_path, run_cli, cairn_home):
     assert {"cairn.search.service", "cairn.sessions.archive_search"} <= modules  # both were consulted
     heavy = sorted({m for m in modules if m.split(".")[0] in HEAVY})
     assert not heavy, heavy
+
+
+def test_prompt_hook_with_the_semantic_switch_on_still_imports_no_numpy(tmp_path, run_cli, cairn_home):
+    """`[index] semantic = true` and an archive holding turn vectors: a prompt hook answered in its
+    own process skips the channel (codemap/embed.py inline_hook), so numpy is still not imported."""
+    import os
+    import subprocess
+    import sys
+
+    from test_hook_support import context_of, make_project, user, write_transcript
+
+    from cairn.codemap import embed
+
+    if not embed.status().ok:
+        pytest.skip("the semantic model package is not installed")
+    (cairn_home / "config.toml").write_text("[index]\nsemantic = true\n")
+    root = make_project(tmp_path / "shop", run_cli)
+    past = write_transcript(tmp_path / "past.jsonl", [
+        {**user("the coupon discount was applied twice at checkout", "u1"), "cwd": str(root), "sessionId": "past",
+         "timestamp": "2026-01-05T10:00:00Z"}])
+    got = run_cli("sessions", "ingest", "--json", str(past))
+    assert got.returncode == 0 and json.loads(got.stdout)["vectors"] == 1
+    data = payload("UserPromptSubmit", root, prompt="the coupon discount is applied twice at checkout, "
+                                                    "where does apply_coupon get called?")
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "cairn", "hook", "UserPromptSubmit"],
+                          input=json.dumps(data), capture_output=True, text=True, env=env, cwd=root, timeout=60)
+    assert "src/shop/coupons.py" in context_of(proc, "UserPromptSubmit")
+    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line}
+    assert "cairn.sessions.archive_vectors" in modules  # the archive's channel was asked, and declined
+    heavy = sorted({m for m in modules if m.split(".")[0] in HEAVY})
+    assert not heavy, heavy

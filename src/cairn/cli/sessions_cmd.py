@@ -128,6 +128,20 @@ def _project_ids(args: argparse.Namespace, con: sqlite3.Connection) -> list[str]
     return [resolve(args, need_root=False).id]
 
 
+def _semantic(args: argparse.Namespace) -> bool:
+    """`[index] semantic` of the current project (else of ~/.cairn/config.toml): the archive's
+    turns get vectors at ingest, and search fuses them (sessions/archive_vectors.py)."""
+    from cairn.config import settings
+    from cairn.errors import CairnError
+    from cairn.project import resolve_project
+
+    try:
+        root = resolve_project(root=getattr(args, "root", None)).root
+    except CairnError:
+        root = None
+    return settings(root).index.semantic
+
+
 def _open_existing():
     from cairn.errors import CairnError
     from cairn.sessions.archive import archive_path, open_archive
@@ -161,14 +175,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                       TimeRemainingColumn(), transient=True) as bar:
             task = bar.add_task("archiving transcripts", total=total)
-            stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup,
+            stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup, semantic=_semantic(args),
                                  progress=lambda done, tot: bar.update(task, completed=done, total=tot))
     else:
-        stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup)
+        stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup, semantic=_semantic(args))
     if args.json:
         print_json({"files": stats.files, "files_read": stats.files_read, "bytes": stats.bytes,
                     "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,
-                    "bad_lines": stats.bad_lines, "errors": stats.errors})
+                    "bad_lines": stats.bad_lines, "vectors": stats.vectors, "errors": stats.errors})
     elif stats.files == 0:
         where = " ".join(args.paths) if args.paths else "~/.claude/projects (or $CLAUDE_CONFIG_DIR), ~/.codex/sessions (or $CODEX_HOME), ~/.gemini/tmp"
         print(f"no transcripts (*.jsonl) found in {where}")
@@ -193,7 +207,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         try:
             after, before = _dates(args)
             hits = search(con, " ".join(args.query), project_ids=_project_ids(args, con), after=after,
-                          before=before, tag=args.tag, limit=args.limit)
+                          before=before, tag=args.tag, limit=args.limit, semantic=_semantic(args))
         finally:
             con.close()
     team_hits = _team_hits(args) if args.team else []

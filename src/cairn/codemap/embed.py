@@ -153,6 +153,20 @@ def loaded() -> bool:
     return _MODEL is not None
 
 
+def pack(vecs: np.ndarray) -> bytes:
+    """Vectors (one row each) as the float16 blob the index and the session archive store."""
+    import numpy as np
+
+    return vecs.astype(np.float16).tobytes()
+
+
+def unpack(blob: bytes) -> np.ndarray:
+    """A stored blob back as a flat float16 array (rows of the model's width, one after another)."""
+    import numpy as np
+
+    return np.frombuffer(blob, dtype=np.float16)
+
+
 def _read_safetensors(path: Path, name: str) -> np.ndarray:
     """One tensor of a .safetensors file (an 8-byte header length, a JSON header, raw little-endian data)."""
     import numpy as np

@@ -92,8 +92,6 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
 
 
 def _embed_batch(con: sqlite3.Connection, root: Path, model: Model, files: list[tuple[int, str, str]]) -> None:
-    import numpy as np
-
     texts: list[str] = []
     layout: list[tuple[int, str, str, int]] = []  # (file id, hash, spans, number of rows)
     for fid, path, digest in files:
@@ -109,10 +107,12 @@ def _embed_batch(con: sqlite3.Connection, root: Path, model: Model, files: list[
         for line, end in spans:
             texts.append(f"{path.rsplit('/', 1)[-1]}\n" + "\n".join(lines[max(line - 1, 0):end])[:CHUNK_CHARS])
         layout.append((fid, digest, ",".join(f"{a}:{b}" for a, b in spans), 1 + len(spans)))
-    vecs = model.embed(texts).astype(np.float16)
+    from cairn.codemap.embed import pack
+
+    vecs = model.embed(texts)
     rows, at = [], 0
     for fid, digest, spans_text, n in layout:
-        rows.append((fid, digest, spans_text, vecs[at:at + n].tobytes()))
+        rows.append((fid, digest, spans_text, pack(vecs[at:at + n])))
         at += n
     with transaction(con):
         con.executemany("INSERT OR REPLACE INTO vectors(file_id, hash, spans, vecs) VALUES(?,?,?,?)", rows)

@@ -18,7 +18,6 @@ from pathlib import Path
 from cairn.codemap.doc_role import is_changelog
 from cairn.search import roles
 from cairn.search.chunks import chunk_channel
-from cairn.search.fuse import RRF_K, ranked, rrf
 from cairn.search.graph_walk import personalized_pagerank
 from cairn.search.index_cache import for_index
 from cairn.search.intent import wants_change, wants_history, wants_reason
@@ -28,6 +27,7 @@ from cairn.search.query import KEY_IDENT, Query, analyze
 from cairn.search.semantic import explain as semantic_explain
 from cairn.search.semantic import semantic_channel
 from cairn.search.text import file_text_channel
+from cairn.util.fuse import RRF_K, ranked, rrf
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ import json
 import sqlite3
 from pathlib import Path
 
-from cairn.search.fuse import RRF_K, ranked
 from cairn.search.intent import wants_reason
 from cairn.search.query import Query
+from cairn.util.fuse import RRF_K, ranked
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:

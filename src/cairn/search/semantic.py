@@ -102,6 +102,7 @@ def _matrix(con: sqlite3.Connection, dim: int) -> _Vectors | None:
     """The index's vectors as one float32 matrix, cached per index file until its stamp changes."""
     import numpy as np
 
+    from cairn.codemap.embed import unpack
     from cairn.codemap.schema import get_meta
     from cairn.codemap.vectors import META_STAMP, has_table
 
@@ -115,7 +116,7 @@ def _matrix(con: sqlite3.Connection, dim: int) -> _Vectors | None:
         return None
     blobs, counts, ids = [], [], []
     for fid, blob in con.execute("SELECT file_id, vecs FROM vectors ORDER BY file_id"):
-        v = np.frombuffer(blob, dtype=np.float16)
+        v = unpack(blob)
         if not v.size or v.size % dim:
             continue  # not this model's width: never mixed
         blobs.append(v)

@@ -48,12 +48,15 @@ class IngestStats:
     turns: int = 0  # turns added
     reread: int = 0  # files re-read from the start (shrunk or replaced)
     bad_lines: int = 0  # lines skipped: not a JSON object, nested too deep, or a record that cannot be read
+    vectors: int = 0  # turns embedded for the semantic channel (archive_vectors.py; opt-in)
     errors: list[str] = field(default_factory=list)
     sessions: set[str] = field(default_factory=set)
 
     def summary(self) -> str:
         parts = [f"{self.files} files", f"{self.files_read} with new data", f"{self.bytes / 1e6:.1f} MB read",
                  f"{self.turns} turns added", f"{len(self.sessions)} sessions"]
+        if self.vectors:
+            parts.append(f"{self.vectors} turns embedded")
         if self.reread:
             parts.append(f"{self.reread} re-read (shrunk or replaced)")
         if self.bad_lines:
@@ -370,11 +373,13 @@ def ingest_file(path: str | os.PathLike, con: sqlite3.Connection | None = None) 
 
 
 def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlite3.Connection | None = None,
-                 progress: Callable[[int, int], None] | None = None, auto_backup: bool = True) -> IngestStats:
+                 progress: Callable[[int, int], None] | None = None, auto_backup: bool = True,
+                 semantic: bool = False) -> IngestStats:
     """Archive every transcript under `paths` (default: the agents' own folders).
 
     `progress(done_bytes, total_bytes)` is called as work advances. Topic tags of the touched
-    sessions are refreshed at the end, and a throttled backup is taken (at most daily).
+    sessions are refreshed at the end, turns without a vector get one when `semantic` is on
+    (archive_vectors.py), and a throttled backup is taken (at most daily).
     """
     paths = list(paths or [])
     for p in paths:
@@ -410,6 +415,10 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
                 progress(done, total)
         with transaction(con):
             refresh_topics(con)
+        if semantic:
+            from cairn.sessions.archive_vectors import refresh
+
+            stats.vectors = refresh(con, True)
         if auto_backup and stats.turns:
             from cairn.sessions.backup import maybe_auto_backup
 

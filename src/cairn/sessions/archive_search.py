@@ -21,6 +21,8 @@ from cairn.text.words import TOPIC_STOPWORDS, singular
 
 ROLE_WEIGHT = {"user": 1.3, "summary": 1.15, "assistant": 1.0, "error": 0.9, "tool": 0.8, "tool_result": 0.6}
 _ROLE_CASE = "CASE t.role " + " ".join(f"WHEN '{r}' THEN {w}" for r, w in ROLE_WEIGHT.items()) + " ELSE 1 END"
+W_SEMANTIC = 1.0  # the meaning's ranking beside full text's: its best turn ties full text's best
+SNIPPET_WORDS = 24  # a turn only the meaning found shows this many words (FTS snippets are as long)
 _TERM = re.compile(r"\w[\w.\-/:@#]*", re.UNICODE)
 _QUERY_STOP = TOPIC_STOPWORDS | frozenset(
     "the and for was are did does what when where who why how which about last week yesterday today "
@@ -151,42 +153,77 @@ def _refresh_if_tagged(con: sqlite3.Connection, tag: str | None) -> None:
 def search(con: sqlite3.Connection, query: str, *, project_ids: list[str] | None = None,
            after: str | None = None, before: str | None = None, tag: str | None = None,
            limit: int = 20, per_session: int | None = None, any_term: bool | None = None,
-           exclude_session: str | None = None) -> list[Hit]:
+           exclude_session: str | None = None, semantic: bool = False) -> list[Hit]:
     """Ranked hits for `query`. All terms must match; if nothing does, any term may (unless
-    `any_term` is given explicitly). `per_session` caps hits from one session."""
+    `any_term` is given explicitly). `per_session` caps hits from one session. With `semantic`
+    (`[index] semantic`), the turns closest in meaning (archive_vectors.py) are fused with the
+    full-text ranking by reciprocal rank, so a paraphrase finds a turn that shares no word with it."""
     _refresh_if_tagged(con, tag)
+    where, params = _filters(project_ids, after, before, tag, "t.ts")
+    if exclude_session:
+        where += " AND t.session_id != ?"
+        params.append(exclude_session)
+    fetch = limit * 8 if per_session else limit * 3
+    rows: list = []
     modes = [any_term] if any_term is not None else [False, True]
     for mode in modes:
         match = fts_query(query, any_term=mode, drop_stopwords=mode)
         if match is None:
             return []
-        hits = _run(con, match, project_ids, after, before, tag, limit, per_session, exclude_session)
-        if hits:
-            return hits
-    return []
+        rows = _fts_rows(con, match, where, params, fetch)
+        if rows:
+            break
+    if semantic:
+        from cairn.sessions.archive_vectors import ranking
+
+        close = ranking(con, query, where, params, fetch)
+        if close:
+            rows = _fused(con, rows, close, fetch)
+    return _hits(rows, limit, per_session)
 
 
-def _run(con: sqlite3.Connection, match: str, project_ids: list[str] | None, after: str | None,
-         before: str | None, tag: str | None, limit: int, per_session: int | None,
-         exclude_session: str | None
-         ) -> list[Hit]:
-    extra, params = _filters(project_ids, after, before, tag, "t.ts")
-    if exclude_session:
-        extra += " AND t.session_id != ?"
-        params.append(exclude_session)
+def _fts_rows(con: sqlite3.Connection, match: str, where: str, params: list, fetch: int) -> list[sqlite3.Row]:
     sql = (
-        "SELECT t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
+        "SELECT t.id, t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
         " snippet(turns_fts, 0, '«', '»', '…', 24) AS snip,"
         f" bm25(turns_fts) * ({_ROLE_CASE}) AS rank"
         " FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
         " JOIN sessions s ON s.session_id = t.session_id"
-        f" WHERE turns_fts MATCH ?{extra} ORDER BY rank LIMIT ?"
+        f" WHERE turns_fts MATCH ?{where} ORDER BY rank LIMIT ?"
     )
-    fetch = limit * 8 if per_session else limit * 3
     try:
-        rows = con.execute(sql, [match, *params, fetch]).fetchall()
+        return con.execute(sql, [match, *params, fetch]).fetchall()
     except sqlite3.OperationalError as exc:
         raise CairnError(f"search failed: {exc}") from None
+
+
+def _fused(con: sqlite3.Connection, rows: list[sqlite3.Row], close: list[int], fetch: int) -> list[dict]:
+    """Full-text rows and the turns closest in meaning, one list by reciprocal rank fusion; a turn
+    only the meaning found shows its head as the snippet. `rank` is the fused score, negated."""
+    from cairn.util.fuse import ranked, rrf
+
+    by_id: dict[int, dict] = {r["id"]: dict(r) for r in rows}
+    fused = rrf([([r["id"] for r in rows], 1.0), (close, W_SEMANTIC)])
+    order = ranked(fused)[:fetch]
+    missing = [i for i in order if i not in by_id]
+    if missing:
+        for r in con.execute(
+                "SELECT t.id, t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
+                f" substr(t.text, 1, 400) AS head FROM turns t JOIN sessions s ON s.session_id = t.session_id"
+                f" WHERE t.id IN ({','.join('?' * len(missing))})", missing):
+            row = dict(r)
+            words = row.pop("head").split()
+            row["snip"] = " ".join(words[:SNIPPET_WORDS]) + ("…" if len(words) > SNIPPET_WORDS else "")
+            by_id[row["id"]] = row
+    out = []
+    for i in order:
+        if i in by_id:
+            by_id[i]["rank"] = -fused[i]
+            out.append(by_id[i])
+    return out
+
+
+def _hits(rows: list, limit: int, per_session: int | None) -> list[Hit]:
     hits: list[Hit] = []
     per: Counter = Counter()
     shown: set[tuple[str, str]] = set()
@@ -206,7 +243,7 @@ def _run(con: sqlite3.Connection, match: str, project_ids: list[str] | None, aft
 
 
 def search_sessions(project_id: str, query: str, limit: int = 2, *,
-                    exclude_session: str | None = None) -> list[dict]:
+                    exclude_session: str | None = None, semantic: bool = False) -> list[dict]:
     """Recall for the UserPromptSubmit hook: the best hit of up to `limit` past sessions of one
     project (any query word may match; stopwords ignored). Silent and empty when there is no
     archive yet. Each dict: session_id, project, time, role, snippet, score."""
@@ -217,7 +254,7 @@ def search_sessions(project_id: str, query: str, limit: int = 2, *,
     con = open_archive()
     try:
         hits = search(con, query, project_ids=[project_id], limit=limit, per_session=1, any_term=True,
-                      exclude_session=exclude_session)
+                      exclude_session=exclude_session, semantic=semantic)
     finally:
         con.close()
     return [h.as_dict() for h in hits]

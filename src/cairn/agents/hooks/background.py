@@ -60,9 +60,11 @@ def session_files(transcript: Path) -> list[Path]:
     return [transcript, *agents]
 
 
-def archive_session(transcript: Path, *, backup: bool = False) -> IngestStats | None:
+def archive_session(transcript: Path, *, backup: bool = False, semantic: bool = False) -> IngestStats | None:
     """Archive what is new in a session's files (main + subagents), each from its own offset;
-    with `backup`, then take the throttled daily backup if turns were added. The IngestStats."""
+    with `semantic` (`[index] semantic`), embed the turns without a vector (this detached run is
+    where the model may load: no agent waits for it); with `backup`, then take the throttled
+    daily backup if turns were added. The IngestStats."""
     from cairn.sessions.archive import IngestStats, ingest_file, open_archive
 
     total = IngestStats()
@@ -77,6 +79,10 @@ def archive_session(transcript: Path, *, backup: bool = False) -> IngestStats | 
             total.reread += stats.reread
             total.errors += stats.errors
             total.sessions |= stats.sessions
+        if semantic:
+            from cairn.sessions.archive_vectors import refresh
+
+            total.vectors = refresh(con, True)
         if backup and total.turns:
             from cairn.sessions.backup import maybe_auto_backup
 
@@ -91,7 +97,10 @@ def handle(ctx: HookContext) -> HookResult | None:
     `_ingest`: archive what is new in the payload's session (sessions/archive.py), then back up."""
     if ctx.event == "_ingest":
         if ctx.transcript is not None:
-            stats = archive_session(ctx.transcript, backup=True)
+            from cairn.config import settings
+
+            semantic = settings(ctx.project.root if ctx.project else None).index.semantic
+            stats = archive_session(ctx.transcript, backup=True, semantic=semantic)
             if stats is not None and stats.turns:
                 from cairn.team.auto import push_after_turn
 

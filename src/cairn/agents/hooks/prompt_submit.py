@@ -159,7 +159,11 @@ def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]
     except ImportError:
         return []
     try:
-        hits = search_sessions(ctx.project.id, query, limit=limit + 2, exclude_session=ctx.text("session_id") or None)
+        from cairn.config import settings
+
+        semantic = settings(ctx.project.root).index.semantic  # in an inline hook the channel skips itself
+        hits = search_sessions(ctx.project.id, query, limit=limit + 2, exclude_session=ctx.text("session_id") or None,
+                               semantic=semantic)
     except Exception as exc:  # a damaged archive must not cost the prompt its code hits
         from cairn.agents.hooks.runner import log_error
 

@@ -1,4 +1,4 @@
-"""Reciprocal Rank Fusion: combine ranked lists without trusting their score scales."""
+"""Reciprocal Rank Fusion: combine ranked lists without trusting their score scales (code search, session archive)."""
 
 from __future__ import annotations
 
