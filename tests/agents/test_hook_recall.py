@@ -26,6 +26,16 @@ def test_matching_prompt_injects_few_items_with_reasons(tmp_path, run_cli, cairn
     assert len(text) <= 700 * 3.5 + 100
 
 
+def test_a_file_attached_with_at_is_not_injected_again(tmp_path, run_cli, cairn_home):
+    """Claude Code puts an @path's text into the prompt: recall points elsewhere, never at it."""
+    root = make_project(tmp_path / "shop", run_cli)
+    named = ask(root, cairn_home, "why does src/shop/coupons.py apply the discount twice at checkout?")
+    assert "src/shop/coupons.py" in named
+    attached = ask(root, cairn_home, "why does @src/shop/coupons.py apply the discount twice at checkout?",
+                   session="s-at")
+    assert "src/shop/coupons.py" not in attached
+
+
 def test_trivial_and_slash_prompts_inject_nothing(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
     for prompt in ["ok", "yes please continue", "/compact", "/review src/shop/cart.py", "thanks!", "",

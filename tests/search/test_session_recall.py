@@ -223,9 +223,13 @@ def test_earlier_prompts_carry_the_topic_but_a_new_topic_wins(shop):
 
 def test_named_paths_and_other_checkouts_are_near_certain(shop):
     root, con = shop
-    hits, _ = search_code(con, "compare with @~/tmp/elsewhere/src/export.py and explain", root=root)
+    hits, _ = search_code(con, "compare with ~/tmp/elsewhere/src/export.py and explain", root=root)
     assert paths(hits)[0] == "src/export.py"
-    assert any(w.startswith("named in the prompt") for w in hits[0].why)
+    assert any(w.startswith("named in the prompt") for w in hits[0].why) and not hits[0].seen
+    # `@path`: Claude Code attaches the file's text to the prompt; ranked as named, marked seen
+    hits, _ = search_code(con, "compare with @~/tmp/elsewhere/src/export.py and explain", root=root)
+    assert paths(hits)[0] == "src/export.py" and hits[0].seen
+    assert "attached to the prompt with @: src/export.py" in hits[0].why
     hits, _ = search_code(con, "start working on task 008", root=root)
     assert "tasks/008-export-totals.md" in paths(hits)[:2]
 

@@ -49,6 +49,7 @@ COUNTERPART_AWAY = 0.3  # a counterpart in another folder (`tests/` for `src/`),
 _ASKS_TESTS = re.compile(r"\b(?:unit |integration )?(?:tests?|specs?|testing|tdd|coverage)\b", re.I)
 _MENTION = re.compile(  # `src/a.go`, `@./a.go`, `~/x/a.go`, and Windows paths (`D:\repo\src\a.go`)
     r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)*[/\\]?)")
+ATTACHED = "attached to the prompt with @"  # the reason of an @path mention: the agent has its text
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]{1,2000}")
 _BLOB = re.compile(r"/(?:blob|tree|raw|src)/[^/]+/([^?#]+)")
 _FILE_SHAPE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,7}$")
@@ -127,14 +128,17 @@ def without_urls(prompt: str) -> tuple[str, list[str]]:
 
 def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> dict[int, tuple[float, str]]:
     """Files the prompt names: by path (strength 1.0), by a unique bare file name (0.8), or a
-    tracker item the repository holds as a file ("task 008" -> tasks/008-export.md; 0.9)."""
+    tracker item the repository holds as a file ("task 008" -> tasks/008-export.md; 0.9). A path
+    given as `@path` is ATTACHED: Claude Code puts that file's text into the prompt itself."""
     out: dict[int, tuple[float, str]] = {}
     prompt, url_paths = without_urls(prompt[:20_000])
-    tokens = [m.group(1).replace("\\", "/") for m in _MENTION.finditer(prompt)] + url_paths
+    found = list(_MENTION.finditer(prompt))
+    tokens = [m.group(1).replace("\\", "/") for m in found] + url_paths
+    attached = {m.group(1).replace("\\", "/").rstrip(".,;:") for m in found if m.group(0).startswith("@")}
     pathish = [t.rstrip(".,;:") for t in tokens if _FILE_SHAPE.search(t.rstrip(".,;:")) and len(t) < 400]
     with_slash = [t for t in pathish if "/" in t.strip("/")]
-    for fid, path in map_paths(con, root, with_slash).values():
-        out[fid] = (1.0, f"named in the prompt: {path}")
+    for raw, (fid, path) in map_paths(con, root, with_slash).items():
+        out[fid] = (1.0, f"{ATTACHED if raw in attached else 'named in the prompt'}: {path}")
     for t in pathish:
         if "/" in t.strip("/") or "." not in t.strip("."):
             continue
@@ -145,7 +149,7 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
                 continue
             if len(rows) <= 3:
                 for fid, _path in rows:
-                    out.setdefault(fid, (weight, f"named in the prompt: {name}"))
+                    out.setdefault(fid, (weight, f"{ATTACHED if t in attached else 'named in the prompt'}: {name}"))
             break
     for fid, (w, why) in tracker_files(con, prompt).items():
         out.setdefault(fid, (w, why))
@@ -242,6 +246,8 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     for fid, (w, why) in prompt_mentions(con, root, prompt).items():
         sig.mentions[fid] = w
         sig.mention_why[fid] = why
+        if why.startswith(ATTACHED):
+            sig.seen.add(fid)  # ranked as named, marked seen: the hook does not inject it again
     # the words of a tracker item the prompt names ("task 008" -> its file's title and opening lines)
     items = [_item_text(con, root, fid) for fid, why in sig.mention_why.items() if why.startswith("the item")]
     prompts = [p for p in session.prompts if p.strip() != prompt.strip()] if session is not None else []
