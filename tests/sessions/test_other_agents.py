@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -207,8 +208,10 @@ def test_scanning_on_several_processes_gives_the_same_dataset(monkeypatch):
                    for t in many.turns]
     assert (one.tool_results, one.compactions, one.session_cwd, one.session_dir, one.bad_lines) == (
         many.tool_results, many.compactions, many.session_cwd, many.session_dir, many.bad_lines)
-    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "")
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "1")
     assert pool.workers() == 1
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "")  # the default: every usable core, at most 4
+    assert pool.workers() == max(1, min(len(os.sched_getaffinity(0)), pool.MAX_WORKERS))
 
 
 def test_gemini_tool_output_enters_the_xray():
