@@ -94,7 +94,8 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     prog = words[0]
     if "${" in prog or "$CLAUDE" in prog:
         return None  # a plugin path: resolved by Claude Code
-    key = prog if _boot_root(words) is None else f"{prog}\0{words[3]}"
+    root = _boot_root(words)
+    key = prog if root is None else f"{prog}\0{words[3]}"
     if key in cache:
         return cache[key]
     why = None
@@ -104,9 +105,8 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
         why = None if shutil.which(prog) else f"{prog} is not on PATH (the project's hooks and MCP server need it)"
     elif not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
         why = f"{prog} does not exist or is not executable"
-    elif _boot_root(words) is not None:  # the user-scope hook (agents/hooks/client.py): `python -S -c <boot>`
-        root = _boot_root(words)
-        if not os.path.isfile(os.path.join(root or "", "cairn", "agents", "hooks", "client.py")):
+    elif root is not None:  # the user-scope hook (agents/hooks/client.py): `python -S -c <boot>`
+        if not os.path.isfile(os.path.join(root, "cairn", "agents", "hooks", "client.py")):
             why = f"cairn is no longer at {root or '?'} (run `cairn install claude` again)"
     elif words[1:3] == ["-m", "cairn"]:
         try:

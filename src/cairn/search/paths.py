@@ -87,40 +87,28 @@ class _PathBlob:
         self.starts = list(accumulate(sizes, initial=0))  # one past the end: len(blob) + 1
         self.matched: dict[tuple[str, int], tuple[float, set[int], int] | None] = {}  # (word, id) -> _match
         self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
-        self.by_word: dict[str, list[tuple[int, tuple[float, set[int], int]]] | None] = {}
-        self.crossed: dict[tuple[str, str], dict[int, tuple[float, set[int], int]]] = {}
+        self.named: dict[tuple[str, str], dict[int, tuple[float, set[int], int]] | None] = {}  # among()
 
-    def verdicts(self, word: str, root: str) -> list[tuple[int, tuple[float, set[int], int]]] | None:
-        """Every file `word` names, with how (`_match`), among the files whose name or folder holds its
-        root; None when too many paths hold the root (memoized per word: requests share words)."""
-        if word not in self.by_word:
-            rows = self.holding(root, MAX_CANDIDATES)
-            if rows is None:
-                self.by_word[word] = None
-            else:
-                found = [(fid, self.verdict(word, fid, path)) for fid, path, tail in rows if root in tail]
-                self.by_word[word] = [(fid, how) for fid, how in found if how is not None]
-        return self.by_word[word]
-
-    def cross(self, word: str, root: str, other: str) -> dict[int, tuple[float, set[int], int]]:
-        """The files `word` (whose `root` is in too many paths to list) names among those holding
-        another word's root `other` (memoized per pair)."""
+    def among(self, word: str, root: str, other: str) -> dict[int, tuple[float, set[int], int]] | None:
+        """How `word` (whose root is `root`) names each file among those whose name or folder holds
+        `other` (its own root, or, for a word whose root is in too many paths, another word's);
+        None when `other` is in too many paths to list. Memoized per pair: requests share words."""
         key = (word, other)
-        if key not in self.crossed:
-            found = {}
-            for fid, path, tail in self.holding(other, MAX_CANDIDATES) or ():
+        if key not in self.named:
+            rows = self.holding(other, MAX_CANDIDATES)
+            found: dict[int, tuple[float, set[int], int]] = {}
+            for fid, path, tail in rows or ():
                 if other in tail and root in tail and (how := self.verdict(word, fid, path)) is not None:
                     found[fid] = how
-            self.crossed[key] = found
-        return self.crossed[key]
+            self.named[key] = None if rows is None else found
+        return self.named[key]
 
     def verdict(self, word: str, fid: int, path: str) -> tuple[float, set[int], int] | None:
         key = (word, fid)
         if key not in self.matched:
             if len(self.matched) > MAX_MATCHES:
                 self.matched.clear()
-                self.by_word.clear()
-                self.crossed.clear()
+                self.named.clear()
             self.matched[key] = _match(word, path)
         return self.matched[key]
 
@@ -176,22 +164,21 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
     named: dict[str, int] = defaultdict(int)  # word -> files it names
     crowded = []  # words whose root is in too many paths: checked only against the other words' candidates
     for w, root in roots.items():
-        verdicts = every.verdicts(w, root)
-        if verdicts is None:
+        own = every.among(w, root, root)
+        if own is None:
             crowded.append(w)
             continue
-        for fid, (part, covers, size) in verdicts:
-            hits[fid].append((w, part, covers, size))
+        for fid, how in own.items():
+            hits[fid].append((w, *how))
             named[w] += 1
-    if crowded:  # checked only against the files the other words' roots bring (as many as those are)
-        others = {r for w, r in roots.items() if w not in crowded}
-        for w in crowded:
-            crossed: dict[int, tuple[float, set[int], int]] = {}
-            for r in others:
-                crossed.update(every.cross(w, roots[w], r))
-            for fid, (part, covers, size) in crossed.items():
-                hits[fid].append((w, part, covers, size))
-                named[w] += 1
+    others = {r for w, r in roots.items() if w not in crowded}
+    for w in crowded:
+        crossed: dict[int, tuple[float, set[int], int]] = {}
+        for r in others:
+            crossed.update(every.among(w, roots[w], r) or {})
+        for fid, how in crossed.items():
+            hits[fid].append((w, *how))
+            named[w] += 1
     n = max(file_count(con), 2)
     rarity = {w: math.log(1 + n / c) / math.log(1 + n) for w, c in named.items()}  # a word in many names says less
     scores: dict[int, float] = {}

@@ -2,9 +2,10 @@
 
 A conversational prompt often pastes what the program printed ("INFO Creating directory label=...",
 "Unknown provider foo"), quotes a sentence of a doc, or names a label of the UI in quotes (change
-"Display all" to ...); the files that hold those words in that order are where the text came from. Bag-of-words BM25 scores each word alone and drowns such a
-run among common words; an FTS5 phrase query over word trigrams finds it. Only trigrams that few
-files hold count (a phrase every file has says nothing), rarer ones more.
+"Display all" to ...); the files that hold those words in that order are where the text came from.
+Bag-of-words BM25 scores each word alone and drowns such a run among common words; an FTS5 phrase
+query over word trigrams (and over each quoted span) finds it. Only phrases that few files hold
+count (a phrase every file has says nothing), rarer ones more.
 """
 
 from __future__ import annotations

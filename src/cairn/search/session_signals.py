@@ -30,6 +30,7 @@ from pathlib import Path
 from cairn.search.graph_walk import hub_ids
 from cairn.search.query import Query, Term, analyze
 from cairn.search.text import file_text_channel
+from cairn.store.db import like_escape
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
     pathish = [t.rstrip(".,;:") for t in tokens if _FILE_SHAPE.search(t.rstrip(".,;:")) and len(t) < 400]
     with_slash = [t for t in pathish if "/" in t.strip("/")]
     for raw, (fid, path) in map_paths(con, root, with_slash).items():
-        out[fid] = (1.0, f"{ATTACHED if raw in attached else 'named in the prompt'}: {path}")
+        out[fid] = (1.0, f"{_named(raw, attached)}: {path}")
     for t in pathish:
         if "/" in t.strip("/") or "." not in t.strip("."):
             continue
@@ -149,15 +150,19 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
                 continue
             if len(rows) <= 3:
                 for fid, _path in rows:
-                    out.setdefault(fid, (weight, f"{ATTACHED if t in attached else 'named in the prompt'}: {name}"))
+                    out.setdefault(fid, (weight, f"{_named(t, attached)}: {name}"))
             break
     for fid, (w, why) in tracker_files(con, prompt).items():
         out.setdefault(fid, (w, why))
     return out
 
 
+def _named(token: str, attached: set[str]) -> str:
+    return ATTACHED if token in attached else "named in the prompt"
+
+
 def _files_named(con: sqlite3.Connection, name: str) -> list[tuple[int, str]]:
-    like = "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    like = "%/" + like_escape(name)
     return con.execute("SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 4",
                        (name, like)).fetchall()
 
@@ -293,11 +298,11 @@ def _neighbours(con: sqlite3.Connection, weights: dict[str, float], exclude: set
     shared out over the folder's size (a folder of 200 files says less than one of 5)."""
     folders: dict[str, float] = {}
     for path, w in weights.items():
-        d = path.rsplit("/", 1)[0] if "/" in path else ""
+        d = _folder(path)
         folders[d] = max(folders.get(d, 0.0), w)
     out: dict[int, float] = {}
     for d, w in folders.items():
-        like = (d.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%") if d else "%"
+        like = (like_escape(d) + "/%") if d else "%"
         rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? ESCAPE '\\' LIMIT 2000", (like,)).fetchall()
         rows = [(fid, p) for fid, p in rows if "/" not in p[len(d) + 1 if d else 0:] and fid not in exclude]
         for fid, _ in rows:

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from cairn.codemap.model import short_name
 from cairn.errors import CairnError
+from cairn.store.db import like_escape
 from cairn.text.tokens import name_key as _key
 
 MAX_DEFINITIONS = 12  # a name defined in more files than this is shown by its first few
@@ -51,7 +52,7 @@ def _file(con: sqlite3.Connection, text: str) -> list[tuple[int, str]]:
         return [(row[0], row[1])]
     if not text or text.endswith("/"):
         return []
-    like = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    like = like_escape(text)
     rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY rank DESC, path LIMIT 20",
                        ("%/" + like,)).fetchall()
     return [(r[0], r[1]) for r in rows]
@@ -61,7 +62,7 @@ def _node(con: sqlite3.Connection, text: str) -> tuple[str, int, str] | None:
     row = con.execute("SELECT n.id, n.file_id, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
                       (text,)).fetchone()
     if row is None and len(text) >= 6:  # a unique id prefix, as `cairn read` accepts
-        like = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        like = like_escape(text)
         rows = con.execute("SELECT n.id, n.file_id, f.path FROM nodes n JOIN files f ON f.id = n.file_id "
                            "WHERE n.id LIKE ? ESCAPE '\\' LIMIT 2", (like + "%",)).fetchall()
         row = rows[0] if len(rows) == 1 else None

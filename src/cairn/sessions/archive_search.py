@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from cairn.errors import CairnError
 from cairn.sessions.archive_tags import refresh_topics, session_tags, terms
-from cairn.store.db import transaction
+from cairn.store.db import like_escape, transaction
 from cairn.text.words import TOPIC_STOPWORDS, singular
 
 ROLE_WEIGHT = {"user": 1.3, "summary": 1.15, "assistant": 1.0, "error": 0.9, "tool": 0.8, "tool_result": 0.6}
@@ -105,7 +105,7 @@ def parse_when(text: str, *, end: bool = False) -> str:
 
 def _prefix_pattern(text: str) -> str:
     """A LIKE pattern (ESCAPE '\\') matching strings that start with `text` literally."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    return like_escape(text) + "%"
 
 
 def project_ids(con: sqlite3.Connection, spec: str) -> list[str]:

@@ -15,6 +15,12 @@ from cairn.errors import CairnError
 Migration = Callable[[sqlite3.Connection], None]
 
 
+def like_escape(text: str) -> str:
+    """`text` as a literal inside a LIKE pattern whose ESCAPE is a backslash (SQLite's `ESCAPE '\\'`,
+    PostgreSQL's default): its backslashes, `%` and `_` match only themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def connect(path: Path, migrations: Sequence[Migration] = (), *, readonly: bool = False,
             private: bool = False) -> sqlite3.Connection:
     """Open (creating if needed) the database at `path` and bring its schema up to date.

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from cairn.sessions.archive_search import ROLE_WEIGHT, query_terms
+from cairn.store.db import like_escape
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def session_turns(pg: psycopg.Connection, prefix: str, project: str | None = Non
     """One team session (by id or unique prefix) and its turns in order."""
     from cairn.errors import CairnError
 
-    like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    like = like_escape(prefix) + "%"
     extra, params = _filters(project, None, None, None, "s.started")
     found = pg.execute("SELECT s.session_id FROM cairn.sessions s WHERE s.session_id LIKE %s" + extra + " LIMIT 3",
                        [like, *params]).fetchall()

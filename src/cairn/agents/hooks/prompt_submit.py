@@ -29,6 +29,7 @@ import re
 
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
+from cairn.agents.tracker import content_terms
 from cairn.config import RecallSettings
 from cairn.sessions.markers import strip_injected
 from cairn.text.budget import estimate_tokens
@@ -50,12 +51,6 @@ SESSION_TERMS = 2  # distinctive or code-absent words a past-session hit must sh
 SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits / on their own
 
 
-def _content_terms(text: str) -> list[str]:
-    from cairn.agents.tracker import content_terms
-
-    return content_terms(text)
-
-
 # What a person says to carry on ("continue where you left off", "keep going", "pick it up from
 # there"): not a request to search for; the SessionStart restore and the transcript carry the work.
 _CARRY_ON = frozenset("""continue continuing resume proceed carry keep going ahead pick left off stopped
@@ -65,7 +60,7 @@ where were last time next step steps finish finishing rest remaining""".split())
 def worth_searching(prompt: str) -> bool:
     """The cheap gate: two content words beyond carrying on, or something that looks like a file
     or symbol name."""
-    return len([t for t in _content_terms(prompt) if t not in _CARRY_ON]) >= 2 or any(
+    return len([t for t in content_terms(prompt) if t not in _CARRY_ON]) >= 2 or any(
         _NAMED.search(word) for word in prompt[:NAME_HEAD].split() if len(word) <= MAX_NAME)
 
 
@@ -174,7 +169,7 @@ def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]
     for hit in hits:
         key = f"session:{hit.get('session_id')}"
         snippet = " ".join(str(hit.get("snippet") or "").replace("«", "").replace("»", "").split())
-        if key in seen or len(wanted & _folded(_content_terms(snippet))) < SESSION_TERMS:
+        if key in seen or len(wanted & _folded(content_terms(snippet))) < SESSION_TERMS:
             continue
         when = str(hit.get("time") or "")[:10]
         out.append((key, f"past session {str(hit.get('session_id'))[:8]} ({when}, {hit.get('role')}): {snippet[:300]}"))
@@ -230,7 +225,7 @@ def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict],
         used = _code_hits(ctx, cfg, query, terms or [], distinctive, seeds, seen, lines, picked, used, session)
     if cfg.sessions and len(picked) < max_items:
         if picked:  # beside code hits, as before: any two of the prompt's content words
-            hits = _past_sessions(ctx, query, set(_content_terms(query)), seen, SESSIONS_WITH_CODE)
+            hits = _past_sessions(ctx, query, set(content_terms(query)), seen, SESSIONS_WITH_CODE)
         else:  # on their own: two of its distinctive or code-absent words
             hits = _past_sessions(ctx, query, distinctive | (absent or set()), seen, SESSIONS_ALONE)
         for key, text in hits[: max_items - len(picked)]:
