@@ -8,7 +8,6 @@ import signal
 import socket
 import time
 
-import pytest
 from test_hook_support import make_project, payload, run_hook
 
 from cairn.agents.hooks import warm
@@ -28,18 +27,6 @@ def _wait_for(cond, seconds: float = 20.0) -> bool:
             return True
         time.sleep(0.1)
     return False
-
-
-@pytest.fixture
-def warm_env(cairn_home):
-    """CAIRN_WARM on for the hook subprocesses; any server they start is stopped afterwards."""
-    yield {"CAIRN_WARM": "1"}
-    pid_file = cairn_home / "run" / "hooks.pid"
-    if pid_file.exists():
-        try:
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        except (OSError, ValueError):
-            pass
 
 
 def _ask(root, home, env, session):
