@@ -51,6 +51,7 @@ SOCKET_NAME = "hooks.sock"
 
 
 MAGIC = b"cairn-hook/1"
+DOOR_READ_TIMEOUT = 1.0
 _SITE_DONE = False
 # What answers a command line in a command-line server (`hook _serve --cli`): set by the CLI layer
 # (cli/warm_serve.py) before it serves, as agents code never imports the CLI; empty: decline.
@@ -422,7 +423,9 @@ def _read_door_request(conn: socket.socket, door: tuple[socket.socket, str, byte
     from cairn.agents.hooks.warm_door import read_request
 
     try:
+        conn.settimeout(DOOR_READ_TIMEOUT)  # hook.sh sends at once: a silent connection must not hold the server
         request = read_request(conn, door[2], ROOT, MAX_REQUEST) if door else None
+        conn.settimeout(5.0)
     except (OSError, ValueError):
         return None
     if request is not None and request[0] not in EVENTS:
