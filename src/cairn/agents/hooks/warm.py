@@ -235,6 +235,23 @@ def _read_stdin(seconds: float = 5.0) -> bytes:
         return b""
 
 
+def ensure_started() -> None:
+    """Start the prompt hook's server unless one is running (SessionStart calls this, so that a
+    session's first prompt, after a reboot or the server's idle exit, is answered warm too)."""
+    if not enabled():
+        return
+    path = socket_path()
+    try:
+        with open(path.removesuffix(".sock") + ".pid", encoding="utf-8") as fh:
+            pid = int(fh.read().strip() or 0)
+        if pid > 0 and os.path.exists(path):
+            os.kill(pid, 0)
+            return  # alive
+    except (OSError, ValueError):
+        pass
+    start()
+
+
 def start(cli: bool = False) -> None:
     """Start the server (`cli`: the command-line one of these settings), detached (it exits at once
     if another one is already listening)."""
