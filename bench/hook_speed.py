@@ -4,8 +4,8 @@ beside floors measured the same way (a process started, fed stdin, waited for).
 Setup: the repository (default /tmp/terraform, 5.4k files) is copied to a temp folder, made a
 git repository, opted in and indexed (`cairn init`) under a fresh CAIRN_HOME. Then every case
 runs --runs times as Claude Code runs a hook: the command `cairn install claude --user` writes, through
-`sh -c`, with the documented payload on stdin, cwd = the repository (the prompt hook is the bash
-client, agents/hooks/hook.sh; the other events `python -S -c <boot> hook EVENT`). Cases that would answer only once per session (recall
+`sh -c`, with the documented payload on stdin, cwd = the repository (the prompt and tool hooks
+are the bash client, agents/hooks/hook.sh; the other events `python -S -c <boot> hook EVENT`). Cases that would answer only once per session (recall
 dedupe, the read guard, the meter) get a fresh session id per run so each run does the full work.
 
 Floors: `python -I -S -c pass`; `python -c pass` (the venv's site); python + opening the
@@ -115,14 +115,14 @@ def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
 
 def hook(event: str, payload_of, client: str = "installed"):
     """A case running the hook command `cairn install claude --user` writes, through `sh -c` as Claude
-    Code runs it: `python -S -c <boot> hook EVENT` (agents/hooks/client.py), and for the prompt hook
-    `bash .../hook.sh PYTHON UserPromptSubmit` (agents/hooks/hook.sh). `client="python"`: the Python
-    client for the prompt hook too, to compare."""
+    Code runs it: `bash .../hook.sh PYTHON EVENT` (agents/hooks/hook.sh) for the events the warm server
+    answers (UserPromptSubmit, PreToolUse, PostToolUse), `python -S -c <boot> hook EVENT`
+    (agents/hooks/client.py) for the others. `client="python"`: the Python client for all, to compare."""
     def make(i: int):
-        from cairn.agents.install import hook_config, hook_launcher, prompt_hook_command
+        from cairn.agents.install import hook_config, hook_launcher, shell_hook_commands
 
-        prompt = prompt_hook_command(PY) if client == "installed" else None
-        command = hook_config(hook_launcher(PY), prompt=prompt)["hooks"][event][0]["hooks"][0]["command"]
+        shell = shell_hook_commands(PY) if client == "installed" else None
+        command = hook_config(hook_launcher(PY), shell=shell)["hooks"][event][0]["hooks"][0]["command"]
         return ["sh", "-c", command], json.dumps(payload_of(i))
     return make
 
@@ -208,11 +208,19 @@ def run(args, tmp: Path) -> int:
                                                           "new_string": "b"}, tool_use_id="t"))),
         ("PreToolUse Read small file (allowed)", hook("PreToolUse", lambda i: base(
             "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"))),
+        ("PreToolUse Read small file (allowed), Python client", hook("PreToolUse", lambda i: base(
+            "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"), "python")),
         ("PreToolUse Read 5,000-line file (denied)", hook("PreToolUse", lambda i: base(
             "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(huge)}, tool_use_id="t"))),
         ("PostToolUse meter (2.7 MB transcript)", hook("PostToolUse", lambda i: base(
             "PostToolUse", i, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
             duration_ms=3))),
+        ("PostToolUse meter, same session (the transcript read up to its end before)", hook("PostToolUse", lambda i: base(
+            "PostToolUse", 0, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
+            duration_ms=3))),
+        ("PostToolUse meter, same session, Python client", hook("PostToolUse", lambda i: base(
+            "PostToolUse", 0, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
+            duration_ms=3), "python")),
         ("Stop (harvest off by default)", hook("Stop", lambda i: base(
             "Stop", i, stop_hook_active=False, last_assistant_message="Done."))),
         ("PreCompact session record (2.7 MB transcript)", hook("PreCompact", lambda i: base(

@@ -76,7 +76,7 @@ def test_doctor_flags_a_bash_prompt_hook_whose_script_is_gone(tmp_path, run_cli)
     (home / ".claude").mkdir(parents=True)
     gone = str(tmp_path / "old venv" / "site-packages")
     prompt = f"/bin/bash {shlex.quote(gone + '/cairn/agents/hooks/hook.sh')} {shlex.quote(sys.executable)} UserPromptSubmit"
-    (home / ".claude" / "settings.json").write_text(json.dumps(hook_config(hook_launcher(), prompt=prompt)))
+    (home / ".claude" / "settings.json").write_text(json.dumps(hook_config(hook_launcher(), shell={"UserPromptSubmit": prompt})))
     code, checks = _doctor(run_cli, tmp_path, home)
     assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]
 

@@ -14,16 +14,16 @@ from test_hook_support import make_project, payload
 from test_warm import PROMPT, _times, _wait_for
 
 from cairn.agents.hooks import warm_door
-from cairn.agents.install import is_cairn_handler, prompt_hook_command
+from cairn.agents.install import is_cairn_handler, shell_hook_commands
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or not shutil.which("bash"), reason="the bash client is POSIX only")
 
 
-def _prompt_hook(data: dict, home, cwd, env: dict, python: str | None = None, stdin_socket: bool = False
-                 ) -> subprocess.CompletedProcess:
-    """The prompt hook `cairn install claude --user` writes, run by a shell as Claude Code runs it
+def _prompt_hook(data: dict, home, cwd, env: dict, python: str | None = None, stdin_socket: bool = False,
+                 event: str = "UserPromptSubmit") -> subprocess.CompletedProcess:
+    """The hook `cairn install claude --user` writes for `event`, run by a shell as Claude Code runs it
     (`stdin_socket`: the payload on a socket, as Claude Code's node gives it, not a pipe)."""
-    command = prompt_hook_command(python)
+    command = shell_hook_commands(python).get(event)
     assert command is not None and is_cairn_handler({"command": command})
     full = {**os.environ, "CAIRN_HOME": str(home), **env}
     if not stdin_socket:
@@ -119,3 +119,25 @@ def test_the_door_file_is_the_servers_own(tmp_path):
     assert os.path.exists(path)
     warm_door.close_door(successor)
     assert not os.path.exists(path)
+
+
+def test_tool_hooks_go_through_the_door_with_their_exit_codes(tmp_path, run_cli, cairn_home, warm_env):
+    """PreToolUse's denial (exit 2, its reason on stderr) and PostToolUse come back from the server as
+    they do inline; no Python is there to fall back to once the server runs."""
+    root = make_project(tmp_path / "shop", run_cli)
+    huge = root / "big.log"
+    huge.write_text("".join(f"line {i}\n" for i in range(20000)))
+    read = payload("PreToolUse", root, session="t1", tool_name="Read", tool_input={"file_path": str(huge)})
+    inline = _prompt_hook(read, cairn_home, root, {"CAIRN_WARM": "0"}, event="PreToolUse")
+    assert inline.returncode == 2 and "read guard" in inline.stderr
+    _prompt_hook(payload("UserPromptSubmit", root, session="t0", prompt=PROMPT), cairn_home, root, warm_env)
+    assert _wait_for((cairn_home / "run" / warm_door.DOOR_NAME).exists)
+    gone = str(tmp_path / "no-python")
+    denied = _prompt_hook({**read, "session_id": "t2"}, cairn_home, root, warm_env, python=gone, event="PreToolUse")
+    assert (denied.returncode, denied.stdout, denied.stderr) == (2, inline.stdout, inline.stderr)
+    again = _prompt_hook({**read, "session_id": "t2"}, cairn_home, root, warm_env, python=gone, event="PreToolUse")
+    assert again.returncode == 0  # asked again: allowed, the state kept as inline keeps it
+    meter = payload("PostToolUse", root, session="t3", tool_name="Bash", tool_input={"command": "ls"}, tool_response={})
+    post = _prompt_hook(meter, cairn_home, root, warm_env, python=gone, event="PostToolUse", stdin_socket=True)
+    assert post.returncode == 0 and post.stderr == ""
+    assert [t["event"] for t in _times(cairn_home)][-3:] == ["PreToolUse+warm", "PreToolUse+warm", "PostToolUse+warm"]

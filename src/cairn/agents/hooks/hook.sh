@@ -1,9 +1,10 @@
-# cairn's prompt hook in bash: hand the prompt to the warm server without starting Python.
+# cairn's prompt and tool hooks in bash: hand the payload to the warm server without starting Python.
 #
-# usage: bash .../cairn/agents/hooks/hook.sh PYTHON EVENT   (stdin: the hook's JSON payload)
+# usage: bash .../cairn/agents/hooks/hook.sh PYTHON EVENT   (stdin: the hook's JSON payload; EVENT:
+# UserPromptSubmit, PreToolUse or PostToolUse, the events the warm server answers)
 #
-# Every prompt pays its hook's start-up before any work: ~10-17 ms for the smallest Python client
-# (client.py), ~2 ms for bash. So the installed prompt hook is this script: it reads the warm
+# Every prompt and tool call pays its hook's start-up before any work: ~10-17 ms for the smallest Python client
+# (client.py), ~2 ms for bash. So the installed hooks of those events are this script: it reads the warm
 # server's door (CAIRN_HOME/run/hooks.tcp, 0600: port, token, pid; see warm_door.py), sends the
 # payload over 127.0.0.1 with bash's own /dev/tcp and prints the answer. Shell builtins only:
 # no process is started on the way. Anything missing or wrong (no server, no door, CAIRN_WARM=0,
@@ -27,7 +28,7 @@ fallback() {
   exec "$py" -S -c "$boot" hook "$event"
 }
 
-[ "$event" = UserPromptSubmit ] || fallback
+case $event in UserPromptSubmit | PreToolUse | PostToolUse) ;; *) fallback ;; esac  # warm.EVENTS
 case ${CAIRN_WARM:-1} in 0 | false | no | off) fallback ;; esac
 home=${CAIRN_HOME:-$HOME/.cairn}
 case $home in /*) ;; *) fallback ;; esac  # relative or ~: the Python client resolves it
