@@ -121,9 +121,9 @@ def test_the_door_file_is_the_servers_own(tmp_path):
     assert not os.path.exists(path)
 
 
-def test_tool_hooks_go_through_the_door_with_their_exit_codes(tmp_path, run_cli, cairn_home, warm_env):
-    """PreToolUse's denial (exit 2, its reason on stderr) and PostToolUse come back from the server as
-    they do inline; no Python is there to fall back to once the server runs."""
+def test_tool_and_stop_hooks_go_through_the_door_with_their_exit_codes(tmp_path, run_cli, cairn_home, warm_env):
+    """PreToolUse's denial (exit 2, its reason on stderr), PostToolUse and Stop come back from the server
+    as they do inline; no Python is there to fall back to once the server runs."""
     root = make_project(tmp_path / "shop", run_cli)
     huge = root / "big.log"
     huge.write_text("".join(f"line {i}\n" for i in range(20000)))
@@ -140,4 +140,8 @@ def test_tool_hooks_go_through_the_door_with_their_exit_codes(tmp_path, run_cli,
     meter = payload("PostToolUse", root, session="t3", tool_name="Bash", tool_input={"command": "ls"}, tool_response={})
     post = _prompt_hook(meter, cairn_home, root, warm_env, python=gone, event="PostToolUse", stdin_socket=True)
     assert post.returncode == 0 and post.stderr == ""
-    assert [t["event"] for t in _times(cairn_home)][-3:] == ["PreToolUse+warm", "PreToolUse+warm", "PostToolUse+warm"]
+    stop = _prompt_hook(payload("Stop", root, session="t3", stop_hook_active=False), cairn_home, root, warm_env,
+                        python=gone, event="Stop")
+    assert stop.returncode == 0 and stop.stderr == ""
+    events = [t["event"] for t in _times(cairn_home) if not t["event"].startswith("_")]
+    assert events[-4:] == ["PreToolUse+warm", "PreToolUse+warm", "PostToolUse+warm", "Stop+warm"]

@@ -101,8 +101,8 @@ def hook_launcher(python: str | None = None) -> str:
 
 
 def shell_hook_commands(python: str | None = None) -> dict[str, str]:
-    """The user-scope hooks of the events the warm server answers (UserPromptSubmit, PreToolUse,
-    PostToolUse): `'<bash>' '<...>/cairn/agents/hooks/hook.sh' '<python>' EVENT`, which hands the payload
+    """The user-scope hooks of the events the warm server answers (warm.EVENTS: UserPromptSubmit,
+    PreToolUse, PostToolUse, Stop): `'<bash>' '<...>/cairn/agents/hooks/hook.sh' '<python>' EVENT`, which hands the payload
     to the warm server with bash builtins (~2 ms against ~10-17 ms for the smallest Python client) and
     runs the Python client when it cannot; {} where there is no bash."""
     import shutil

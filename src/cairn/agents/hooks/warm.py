@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
 
-EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse")  # every prompt and tool call: worth a warm process
-# (a start of Python and its imports cost a tool hook ~40 ms, its handler a few); the rare others stay inline
+EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")  # every prompt, tool call and turn: worth a
+# warm process (a start of Python and its imports cost such a hook ~40-70 ms, its handler a few); the rare others inline
 CLI = "cli"  # the request is a command line (cli_main)
 CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
 IDLE_SECONDS = 1800
