@@ -61,6 +61,9 @@ def _start_zygote(tree: str) -> None:
 
 
 def _stop_zygotes(home: str) -> None:
+    """Stop the zygote, and the index watchers (their state file gone, they exit at their next check)."""
+    for state in glob.glob(os.path.join(home, "**", "index-*.watch"), recursive=True):
+        os.unlink(state)
     for pid_file in glob.glob(os.path.join(home, "run", "mcp-*.pid")):
         try:
             with open(pid_file, encoding="utf-8") as fh:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import socket
 
 IDLE_SECONDS = 1800
+START: dict[str, str] = {}  # "cwd": the zygote's own, which `python -m` put first on sys.path
 Runner = Callable[[list[str]], int]
 
 
@@ -97,6 +98,10 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
     if srv is None:
         return 0
     ours = os.stat(path).st_ino
+    try:
+        START["cwd"] = os.getcwd()
+    except OSError:
+        pass
     pid_file = path.removesuffix(".sock") + ".pid"
     signal.signal(signal.SIGTERM, _stop)  # stopped: still remove the socket and pid file
     try:
@@ -210,6 +215,8 @@ def _child(conn: socket.socket, srv: socket.socket, fds: list[int], cwd: str, ar
                 os.close(fd)
         _reopen_stdio()
         os.chdir(cwd)
+        start = START.get("cwd")  # `-m`'s folder on sys.path: the client's, as an inline server has it
+        sys.path[:] = [cwd if p == start else p for p in sys.path]
         os.environ.clear()
         os.environ.update(env)
         sys.argv = [sys.argv[0], *argv]
