@@ -188,7 +188,7 @@ def _request(header: bytes, fds: list[int], seen: dict[str, float]) -> tuple[boo
 
 
 def _header(env: dict[str, str], version: str = __version__, magic: bytes = zygote_client.MAGIC) -> bytes:
-    payload = b"\0".join([b"/", b"1", b"serve", *(f"{k}={v}".encode() for k, v in env.items())])
+    payload = b"\0".join([b"/", b"18", b"1", b"serve", *(f"{k}={v}".encode() for k, v in env.items())])
     return magic + b"\n" + version.encode() + b"\n" + b"%d" % len(payload) + b"\n" + payload
 
 
@@ -260,3 +260,17 @@ def test_session_start_starts_the_zygote_once(served, cairn_home, monkeypatch):
     warm_mcp()  # one answers: nothing started
     time.sleep(0.3)
     assert [int(p.read_text()) for p in _pid_files(cairn_home)] == [pid]
+
+
+def test_the_header_carries_the_start_as_the_client_sees_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CAIRN_PROJECT_DIR", "/some/project")
+    old = os.umask(0o027)
+    try:
+        magic, version, size, rest = zygote_client.parse_header(zygote_client.header(["serve", "--root", "a b"]))
+    finally:
+        os.umask(old)
+    assert (magic, version.decode(), size) == (zygote_client.MAGIC, __version__, len(rest))
+    cwd, mask, argv, env = zygote_client.parse_payload(rest)
+    assert (cwd, mask, argv) == (str(tmp_path), 0o027, ["serve", "--root", "a b"])
+    assert env == dict(os.environ)

@@ -6,7 +6,7 @@ cairn's server module and the search path, compiles the redactor's patterns, and
 no database and starts no thread: a fork copies one thread only, and a SQLite connection must not
 cross a fork. For each client (zygote_client.run) it receives the header and the client's
 descriptors 0, 1, 2, forks, and the child puts them in place of its own stdio, takes the client's
-working directory, environment and command line, tells the client its pid, and on the client's
+working directory, umask, environment and command line, tells the client its pid, and on the client's
 "go" runs `run(argv)`: the CLI's own `cairn serve` (the CLI layer passes it in, as agents code
 never imports the CLI), exactly as an inline start runs it. The child writes "exit N" on the
 socket when done and exits; it exits too when the client's end of the socket closes (the client
@@ -166,13 +166,13 @@ def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str
         if magic != MAGIC or version != _version():
             _send(conn, FALLBACK)
             return magic != MAGIC  # a newer (or older) cairn: leave the place to its zygote
-        cwd, argv, env = parse_payload(rest)
+        cwd, mask, argv, env = parse_payload(rest)
         if len(fds) != 3 or len(rest) != size or argv[:1] != ["serve"] or settings(env) != settings(os.environ) \
                 or threading.active_count() != 1:
             _send(conn, FALLBACK)
             return True
         if os.fork() == 0:
-            _child(conn, srv, fds, cwd, argv, env, run)  # never returns
+            _child(conn, srv, fds, (cwd, mask, argv, env), run)  # never returns
         return True
     except (OSError, ValueError, IndexError):
         _send(conn, FALLBACK)
@@ -192,9 +192,10 @@ def _send(conn: socket.socket, data: bytes) -> None:
         pass
 
 
-def _child(conn: socket.socket, srv: socket.socket, fds: list[int], cwd: str, argv: list[str],
-           env: dict[str, str], run: Runner) -> None:
-    """The forked server: the client's stdio, directory and environment, then `run(argv)`; exits."""
+def _child(conn: socket.socket, srv: socket.socket, fds: list[int],
+           client: tuple[str, int, list[str], dict[str, str]], run: Runner) -> None:
+    """The forked server: the client's stdio, directory, umask and environment, then `run(argv)`; exits."""
+    cwd, mask, argv, env = client
     code = 1
     done: list[bool] = []
     try:
@@ -215,6 +216,7 @@ def _child(conn: socket.socket, srv: socket.socket, fds: list[int], cwd: str, ar
                 os.close(fd)
         _reopen_stdio()
         os.chdir(cwd)
+        os.umask(mask)
         start = START.get("cwd")  # `-m`'s folder on sys.path: the client's, as an inline server has it
         sys.path[:] = [cwd if p == start else p for p in sys.path]
         os.environ.clear()

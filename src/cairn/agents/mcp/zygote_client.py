@@ -5,7 +5,7 @@ mcp SDK (pydantic models for every protocol message) costs about a second of CPU
 runs any code. So `cairn serve` first looks for a warm zygote (zygote.py: a process that already
 imported the SDK and cairn's server code, with no database open and no thread running) on a Unix
 socket under CAIRN_HOME/run/ (0700), one per set of CAIRN_* settings, Python and cairn install.
-It sends a header (magic, cairn version, working directory, command line, environment) and its
+It sends a header (magic, cairn version, working directory, umask, command line, environment) and its
 own descriptors 0, 1 and 2 (SCM_RIGHTS); the zygote forks, and the child runs the very same
 `cairn serve` command line the inline path runs, on those descriptors. The child answers with its
 pid; only then does this client say "go" (before that, anything wrong and the client serves
@@ -75,8 +75,10 @@ def _version() -> bytes:
 
 def header(argv: list[str]) -> bytes:
     """What the client sends: magic, version, payload length, then the working directory, the
-    number of arguments, the arguments and the environment, NUL-separated."""
-    fields = [os.fsencode(os.getcwd()), b"%d" % len(argv), *(os.fsencode(a) for a in argv),
+    umask, the number of arguments, the arguments and the environment, NUL-separated."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    fields = [os.fsencode(os.getcwd()), b"%d" % mask, b"%d" % len(argv), *(os.fsencode(a) for a in argv),
               *(os.fsencode(k) + b"=" + os.fsencode(v) for k, v in os.environ.items())]
     payload = b"\0".join(fields)
     return MAGIC + b"\n" + _version() + b"\n" + b"%d" % len(payload) + b"\n" + payload
@@ -90,17 +92,19 @@ def parse_header(data: bytes) -> tuple[bytes, bytes, int, bytes]:
     return magic, version, int(size), rest
 
 
-def parse_payload(payload: bytes) -> tuple[str, list[str], dict[str, str]]:
-    """(cwd, argv, environment) of a payload `header` built."""
+def parse_payload(payload: bytes) -> tuple[str, int, list[str], dict[str, str]]:
+    """(cwd, umask, argv, environment) of a payload `header` built; ValueError if malformed."""
     fields = payload.split(b"\0")
-    count = int(fields[1])
-    argv = [os.fsdecode(a) for a in fields[2:2 + count]]
+    mask, count = int(fields[1]), int(fields[2])
+    if not 0 <= mask <= 0o777 or len(fields) < 3 + count:
+        raise ValueError("bad payload")
+    argv = [os.fsdecode(a) for a in fields[3:3 + count]]
     env = {}
-    for item in fields[2 + count:]:
+    for item in fields[3 + count:]:
         key, sep, value = item.partition(b"=")
         if sep:
             env[os.fsdecode(key)] = os.fsdecode(value)
-    return os.fsdecode(fields[0]), argv, env
+    return os.fsdecode(fields[0]), mask, argv, env
 
 
 def run(argv: list[str]) -> int | None:
