@@ -49,17 +49,40 @@ START: dict[str, str] = {}  # "cwd": the zygote's own, which `python -m` put fir
 Runner = Callable[[list[str]], int]
 
 
+PRELOAD = (
+    "cairn.agents.mcp.server",  # the SDK and the tools
+    "rich.console", "rich.logging",  # what MCPServer() imports to configure its logging
+    "cairn.search.service", "cairn.search.engine", "cairn.search.render", "cairn.search.knowledge",
+    "cairn.search.session_signals", "cairn.codemap.freshness", "cairn.codemap.history", "cairn.agents.tracker",
+    "cairn.search.phrases", "cairn.text.abbreviations", "cairn.codemap.indexer", "cairn.codemap.graph_update",
+    "cairn.codemap.vectors", "cairn.codemap.embed", "cairn.codemap.maps", "cairn.memory",
+)
+
+
 def preload() -> None:
     """Import what every server start and first search would import, and compile the redactor's
-    patterns: no database, no thread."""
-    import cairn.agents.mcp.server  # noqa: F401  (the SDK and the tools)
-    import cairn.codemap.indexer  # noqa: F401
-    import cairn.codemap.maps  # noqa: F401
-    import cairn.memory  # noqa: F401
-    import cairn.search.service  # noqa: F401
+    patterns: no database, no thread. (A module missing here is only imported by the child.)"""
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
     from cairn.redact import redact
 
     redact("warm up the redactor: password = not-a-real-secret-0000")
+
+
+def threads() -> int:
+    """Threads of this process, native ones included (a library's worker pool would not survive a
+    fork, and Python's own count does not see it)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
 
 
 def loaded_sources() -> dict[str, float]:
@@ -89,7 +112,6 @@ def _stale(seen: dict[str, float]) -> bool:
 def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
     """Listen, preload, and fork a server per client until idle, stale, or the socket is gone."""
     import signal
-    import threading
 
     path = socket_path()
     if len(path) > 100:
@@ -108,7 +130,7 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
         with open(pid_file, "w", encoding="utf-8") as fh:
             fh.write(f"{os.getpid()}\n")
         preload()  # a client connecting meanwhile waits in the backlog (zygote_client.ACK_TIMEOUT)
-        if threading.active_count() != 1:  # a fork would lose a thread's work: never serve then
+        if threads() != 1:  # a fork would lose a thread's work: never serve then
             return 0
         seen = loaded_sources()
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
@@ -144,7 +166,6 @@ def _stop(sig: int, frame: object) -> None:
 def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str, float]) -> bool:
     """Fork a server for one client, or answer "fallback"; False when this zygote must stop."""
     import socket
-    import threading
 
     conn.settimeout(ACK_TIMEOUT)
     try:
@@ -168,7 +189,7 @@ def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str
             return magic != MAGIC  # a newer (or older) cairn: leave the place to its zygote
         cwd, mask, argv, env = parse_payload(rest)
         if len(fds) != 3 or len(rest) != size or argv[:1] != ["serve"] or settings(env) != settings(os.environ) \
-                or threading.active_count() != 1:
+                or threads() != 1:
             _send(conn, FALLBACK)
             return True
         if os.fork() == 0:
