@@ -15,7 +15,8 @@ it; the child exits if this client dies (its end of the socket closes).
 
 No zygote listening: serve inline as before, and `start` one (after the inline server is built,
 so its imports do not compete with the inline ones) for the next `cairn serve`. `CAIRN_WARM=0`,
-no AF_UNIX, fork or SCM_RIGHTS (Windows), `--http` or a help request: inline. This module is
+a platform other than Linux (no AF_UNIX, fork or SCM_RIGHTS on Windows; macOS untested), `--http`
+or a help request: inline. This module is
 what every start pays before the hand-over, so it imports only C modules (`_socket`, `_signal`).
 """
 
@@ -42,10 +43,13 @@ WANTED: list[bool] = []  # set when no zygote answered: the inline server starts
 
 
 def supported() -> bool:
-    """The warm path is on (CAIRN_WARM) and this platform can pass descriptors to a forked process."""
+    """The warm path is on (CAIRN_WARM) and this platform can pass descriptors to a forked process.
+    Linux only: elsewhere a fork without exec after these imports is untested (macOS's system
+    libraries refuse some uses of a forked child), so other platforms serve inline."""
     from cairn.agents.hooks.warm import enabled
 
-    return enabled() and hasattr(os, "fork") and hasattr(_socket, "SCM_RIGHTS") and hasattr(_socket.socket, "sendmsg")
+    return (enabled() and sys.platform.startswith("linux") and hasattr(os, "fork")
+            and hasattr(_socket, "SCM_RIGHTS") and hasattr(_socket.socket, "sendmsg"))
 
 
 def socket_path() -> str:
