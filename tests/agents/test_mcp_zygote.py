@@ -125,10 +125,22 @@ def _start_zygote(env: dict, home: Path) -> int:
     return pid
 
 
+@pytest.fixture(scope="module")
+def one_zygote(tmp_path_factory):
+    """One zygote for the tests that only need one running (its own CAIRN_HOME), stopped afterwards."""
+    home = tmp_path_factory.mktemp("zygote_home")
+    repo = make_git_repo(tmp_path_factory.mktemp("zygote_repo") / "svc", FILES)
+    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_PROJECT_DIR": str(repo), "CAIRN_WARM": "1",
+           "CAIRN_WATCH": "0"}
+    pid = _start_zygote(env, home)
+    yield repo, env, pid
+    os.kill(pid, signal.SIGTERM)
+    _wait_for(lambda: not _alive(pid), 10)
+
+
 @pytest.mark.parametrize("how", ["stdin closed", "SIGTERM", "SIGKILL"])
-def test_the_child_ends_with_its_client(served, cairn_home, how):
-    repo, env = served
-    pid = _start_zygote(env, cairn_home)
+def test_the_child_ends_with_its_client(one_zygote, how):
+    repo, env, pid = one_zygote
     client = subprocess.Popen([sys.executable, "-m", "cairn", "serve"], env=env, cwd=repo,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:

@@ -140,7 +140,7 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
             try:
                 conn, _ = srv.accept()
             except TimeoutError:
-                if time.monotonic() - last >= idle or not _still_ours(path, ours):
+                if time.monotonic() - last >= idle or not _still_ours(path, ours) or _stale(seen):
                     break
                 continue
             with conn:
