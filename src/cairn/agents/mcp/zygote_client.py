@@ -218,14 +218,18 @@ def start_if_wanted() -> None:
 
 
 def start() -> None:
-    """Start the zygote (`cairn serve --zygote`) detached, with the current environment."""
+    """Start the zygote (`cairn serve --zygote`) detached, with the current environment, in its
+    socket's folder (not a project's: `-m` puts the working directory first on sys.path, and a
+    project's own `cairn` folder must not be what the zygote imports)."""
     import subprocess
 
     try:
+        run_dir = os.path.dirname(socket_path())
+        os.makedirs(run_dir, mode=0o700, exist_ok=True)
         subprocess.Popen([sys.executable, "-m", "cairn", "serve", "--zygote"], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, env=dict(os.environ))
-    except OSError:
+                         close_fds=True, env=dict(os.environ), cwd=run_dir)
+    except (OSError, ValueError):
         pass
 
 
