@@ -285,3 +285,16 @@ def test_the_header_carries_the_start_as_the_client_sees_it(tmp_path, monkeypatc
     cwd, mask, argv, env = zygote_client.parse_payload(rest)
     assert (cwd, mask, argv) == (str(tmp_path), 0o027, ["serve", "--root", "a b"])
     assert env == dict(os.environ)
+
+
+def test_doctor_names_the_running_zygote(one_zygote, monkeypatch):
+    from cairn.agents.doctor import warm_start
+
+    repo, env, pid = one_zygote
+    monkeypatch.setenv("CAIRN_HOME", env["CAIRN_HOME"])
+    monkeypatch.setenv("CAIRN_WARM", "1")
+    assert warm_start() == f"warm start: zygote running (pid {pid})"
+    monkeypatch.setenv("CAIRN_HOME", str(Path(env["CAIRN_HOME"]) / "elsewhere"))
+    assert warm_start() == "warm start: no zygote now (the next `cairn serve` starts one)"
+    monkeypatch.setenv("CAIRN_WARM", "0")
+    assert warm_start().startswith("warm start off")
