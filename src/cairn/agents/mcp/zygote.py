@@ -133,6 +133,10 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
         if threads() != 1:  # a fork would lose a thread's work: never serve then
             return 0
         seen = loaded_sources()
+        import gc
+
+        gc.collect()
+        gc.freeze()  # what is loaded now stays out of every collection: children share its pages longer
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
         srv.settimeout(min(idle, POLL_SECONDS))
         last = time.monotonic()

@@ -15,8 +15,8 @@ it; the child exits if this client dies (its end of the socket closes).
 
 No zygote listening: serve inline as before, and `start` one (after the inline server is built,
 so its imports do not compete with the inline ones) for the next `cairn serve`. `CAIRN_WARM=0`,
-a platform other than Linux (no AF_UNIX, fork or SCM_RIGHTS on Windows; macOS untested), `--http`
-or a help request: inline. This module is
+a platform other than Linux (no AF_UNIX, fork or SCM_RIGHTS on Windows; macOS untested), `--http`,
+a help request or a terminal on stdin: inline. This module is
 what every start pays before the hand-over, so it imports only C modules (`_socket`, `_signal`).
 """
 
@@ -114,8 +114,8 @@ def parse_payload(payload: bytes) -> tuple[str, int, list[str], dict[str, str]]:
 def run(argv: list[str]) -> int | None:
     """`cairn serve ARGS` through the zygote: the child's exit status once it is done; None: serve
     inline (no zygote, a refusal, a stale or foreign one, anything wrong before "go")."""
-    if "--http" in argv or "-h" in argv or "--help" in argv or not supported():
-        return None
+    if "--http" in argv or "-h" in argv or "--help" in argv or not supported() or os.isatty(0):
+        return None  # (a terminal: someone trying the server by hand, with job control; inline)
     try:
         path = socket_path()
         if len(path) > 100 or not os.path.exists(path):
