@@ -38,6 +38,7 @@ from cairn.agents.mcp.zygote_client import (
     parse_payload,
     settings,
     socket_path,
+    supported,
 )
 
 TYPE_CHECKING = False
@@ -114,7 +115,7 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
     import signal
 
     path = socket_path()
-    if len(path) > 100:
+    if len(path) > 100 or not supported():
         return 0
     srv = _listen(path)  # first: a second zygote started meanwhile stops here, before importing
     if srv is None:
