@@ -3,18 +3,20 @@ beside floors measured the same way (a process started, fed stdin, waited for).
 
 Setup: the repository (default /tmp/terraform, 5.4k files) is copied to a temp folder, made a
 git repository, opted in and indexed (`cairn init`) under a fresh CAIRN_HOME. Then every case
-runs --runs times as Claude Code runs a hook: `python -m cairn hook EVENT` with the documented
-payload on stdin, cwd = the repository. Cases that would answer only once per session (recall
+runs --runs times as Claude Code runs a hook: the command `cairn install claude --user` writes, through
+`sh -c`, with the documented payload on stdin, cwd = the repository (the prompt hook is the bash
+client, agents/hooks/hook.sh; the other events `python -S -c <boot> hook EVENT`). Cases that would answer only once per session (recall
 dedupe, the read guard, the meter) get a fresh session id per run so each run does the full work.
 
-Floors: `python -I -S -c pass`; `python -c pass` (the venv's site); and python + opening the
-index with sqlite3 + one FTS5 query (what any hook that searches must pay at least).
+Floors: `python -I -S -c pass`; `python -c pass` (the venv's site); python + opening the
+index with sqlite3 + one FTS5 query (what any hook that searches must pay at least); `sh -c true`.
 
 The prompt hook is measured three ways: inline in a cold process (CAIRN_WARM=0, a new session
 each run, so the 2.7 MB transcript is read from scratch every time); through the warm server
 (agents/hooks/warm.py) with a new session each run; and through the warm server in one session
 whose transcript cache is warm, as every prompt after a session's first one is (the recall
-dedupe state is removed before each run, outside the timing, so every run injects).
+dedupe state is removed before each run, outside the timing, so every run injects); the last two
+also with the Python client (`python -S -c <boot> hook UserPromptSubmit`), as installed before.
 
 Usage: python bench/hook_speed.py [--repo /tmp/terraform] [--runs 15] [--write FILE]
 """
@@ -40,7 +42,7 @@ PROMPT = "how are provider schemas cached between plan and apply?"
 # Distinct prompts for the warm cases, so that no run is answered from what an earlier run of the
 # same words left in the warm server's caches (search/index_cache.py): each is a new request (the
 # new-session case takes the last 15, the same-session case the 14 after PROMPT; at most 15 runs
-# each are all new).
+# each are all new: the warm-up run of each case repeats one).
 PROMPTS = [PROMPT] + """why does the state lock time out on the s3 backend
 where is the dependency lock file for providers written during init
 how does terraform fmt decide which files to rewrite recursively
@@ -70,6 +72,21 @@ how are deprecated attributes warned about during validation
 where does terraform console evaluate expressions against state
 how is the backend migrated when the backend block changes during init
 where does replace_triggered_by cause a resource replacement""".splitlines()
+# 14 more for the same-session case run with the Python client, so that it too meets only new words
+PYTHON_PROMPTS = """how does the http backend lock and unlock remote state over rest
+where are ephemeral resources closed at the end of a run
+how does terraform validate report unknown variables in module calls
+where is the output of terraform show json built for a saved plan
+how does the azurerm backend authenticate with a service principal
+which function decodes yaml strings in the expression language
+how does terraform login store credentials for a host
+where are import blocks planned when the target resource already exists
+how is the dependency between a data source and a managed resource deferred
+where does the consul backend write state chunks
+how does terraform untaint clear the tainted status of an instance
+where are the builtin provider's terraform_data resources implemented
+how does terraform output print sensitive values when asked with -raw
+where does the stacks runtime evaluate component configurations""".splitlines()
 cold = "cold"  # marks a case run with CAIRN_WARM=0
 
 
@@ -96,13 +113,17 @@ def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
 
 
 
-def hook(event: str, payload_of):
+def hook(event: str, payload_of, client: str = "installed"):
+    """A case running the hook command `cairn install claude --user` writes, through `sh -c` as Claude
+    Code runs it: `python -S -c <boot> hook EVENT` (agents/hooks/client.py), and for the prompt hook
+    `bash .../hook.sh PYTHON UserPromptSubmit` (agents/hooks/hook.sh). `client="python"`: the Python
+    client for the prompt hook too, to compare."""
     def make(i: int):
-        # as `cairn install claude --user` and the plugin's bin/cairn start a hook: `python -S -c <boot> hook EVENT`
-        # (src/cairn/agents/hooks/client.py: no `site` until the warm server fails to answer)
-        from cairn.agents.hooks.client import boot
+        from cairn.agents.install import hook_config, hook_launcher, prompt_hook_command
 
-        return [PY, "-S", "-c", boot(), "hook", event], json.dumps(payload_of(i))
+        prompt = prompt_hook_command(PY) if client == "installed" else None
+        command = hook_config(hook_launcher(PY), prompt=prompt)["hooks"][event][0]["hooks"][0]["command"]
+        return ["sh", "-c", command], json.dumps(payload_of(i))
     return make
 
 
@@ -161,6 +182,7 @@ def run(args, tmp: Path) -> int:
         ("floor: python -I -S -c pass", lambda i: ([PY, "-I", "-S", "-c", "pass"], "")),
         ("floor: python -c pass (venv site)", lambda i: ([PY, "-c", "pass"], "")),
         ("floor: python + open index + one FTS query", lambda i: ([PY, "-c", fts, str(index)], "")),
+        ("floor: sh -c true (how Claude Code starts a hook command)", lambda i: (["sh", "-c", "true"], "")),
         ("SessionStart startup (nothing changed)", hook("SessionStart", lambda i: base("SessionStart", 0,
                                                                                       source="startup"))),
         ("SessionStart compact (handoff restore)", hook("SessionStart", lambda i: base("SessionStart", 0,
@@ -177,6 +199,10 @@ def run(args, tmp: Path) -> int:
             forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPTS[1 + i % 14]))[1])),
         ("UserPromptSubmit the same prompt again, warm server, same session", hook("UserPromptSubmit", lambda i: (
             forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1])),
+        ("UserPromptSubmit matching prompt, warm server, same session, Python client", hook("UserPromptSubmit", lambda i: (
+            forget_recall(), base("UserPromptSubmit", 0, prompt=PYTHON_PROMPTS[i % 14]))[1], "python")),
+        ("UserPromptSubmit the same prompt again, warm server, same session, Python client", hook(
+            "UserPromptSubmit", lambda i: (forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1], "python")),
         ("PreToolUse Edit (not a Read: passes at once)", hook("PreToolUse", lambda i: base(
             "PreToolUse", i, tool_name="Edit", tool_input={"file_path": str(small), "old_string": "a",
                                                           "new_string": "b"}, tool_use_id="t"))),

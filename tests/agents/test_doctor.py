@@ -67,6 +67,20 @@ def test_doctor_flags_a_hook_whose_cairn_folder_is_gone(tmp_path, run_cli):
     assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]
 
 
+def test_doctor_flags_a_bash_prompt_hook_whose_script_is_gone(tmp_path, run_cli):
+    import sys
+
+    from cairn.agents.install import hook_config, hook_launcher, shlex
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    gone = str(tmp_path / "old venv" / "site-packages")
+    prompt = f"/bin/bash {shlex.quote(gone + '/cairn/agents/hooks/hook.sh')} {shlex.quote(sys.executable)} UserPromptSubmit"
+    (home / ".claude" / "settings.json").write_text(json.dumps(hook_config(hook_launcher(), prompt=prompt)))
+    code, checks = _doctor(run_cli, tmp_path, home)
+    assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]
+
+
 def test_doctor_accepts_hooks_from_the_enabled_plugin(tmp_path, run_cli):
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)

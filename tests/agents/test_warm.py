@@ -8,7 +8,6 @@ import signal
 import socket
 import time
 
-import pytest
 from test_hook_support import make_project, payload, run_hook
 
 from cairn.agents.hooks import warm
@@ -28,18 +27,6 @@ def _wait_for(cond, seconds: float = 20.0) -> bool:
             return True
         time.sleep(0.1)
     return False
-
-
-@pytest.fixture
-def warm_env(cairn_home):
-    """CAIRN_WARM on for the hook subprocesses; any server they start is stopped afterwards."""
-    yield {"CAIRN_WARM": "1"}
-    run = cairn_home / "run"
-    for pid_file in run.glob("*.pid") if run.is_dir() else []:  # the hook server, and an MCP zygote
-        try:
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
-        except (OSError, ValueError):
-            pass
 
 
 def _ask(root, home, env, session):
@@ -223,3 +210,23 @@ def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_pr
     assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself
     assert answered == [None]
     t.join(30)
+
+
+def test_session_start_readies_the_server_for_the_first_prompt(tmp_path, run_cli, cairn_home, warm_env):
+    root = make_project(tmp_path / "shop", run_cli)
+    r = run_hook("SessionStart", payload("SessionStart", root, session="s1", source="startup"), home=cairn_home,
+                 cwd=root, env=warm_env)
+    assert r.returncode == 0, r.stderr
+    assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists())
+    assert "src/shop/coupons.py" in _ask(root, cairn_home, warm_env, "s1")
+    assert [t["event"] for t in _times(cairn_home) if t["event"].startswith("UserPromptSubmit")] == [
+        "UserPromptSubmit+warm"]  # the session's first prompt was answered warm
+
+
+def test_session_start_starts_nothing_when_warm_is_off(tmp_path, run_cli, cairn_home):
+    root = make_project(tmp_path / "shop", run_cli)
+    r = run_hook("SessionStart", payload("SessionStart", root, session="s1", source="startup"), home=cairn_home,
+                 cwd=root, env={"CAIRN_WARM": "0"})
+    assert r.returncode == 0
+    time.sleep(0.5)
+    assert not (cairn_home / "run").exists()

@@ -94,6 +94,14 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     prog = words[0]
     if "${" in prog or "$CLAUDE" in prog:
         return None  # a plugin path: resolved by Claude Code
+    if len(words) >= 3 and words[1].endswith(SHELL_HOOK_TAIL):  # the bash prompt hook (agents/hooks/hook.sh)
+        if not os.path.isfile(words[1]):
+            return f"cairn is no longer at {words[1][:-len(SHELL_HOOK_TAIL)]} (run `cairn install claude` again)"
+        words = words[2:]  # then the Python it falls back to, as for the other hooks
+        prog = words[0]
+        if not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
+            return f"{prog} does not exist or is not executable"
+        return None
     root = _boot_root(words)
     key = prog if root is None else f"{prog}\0{words[3]}"
     if key in cache:
@@ -117,6 +125,9 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
             why = f"{prog}: {exc}"
     cache[key] = why
     return why
+
+
+SHELL_HOOK_TAIL = "/cairn/agents/hooks/hook.sh"
 
 
 def _boot_root(words: list[str]) -> str | None:

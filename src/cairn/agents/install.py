@@ -28,6 +28,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
 import shlex
 import sys
@@ -58,7 +59,8 @@ OTEL_ENV = {  # Claude Code's documented telemetry switches, pointed at `cairn o
     "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
 }
 ENV_KEYS = (WINDOW_ENV, *OTEL_ENV)  # every env key cairn may write, and undo removes
-_OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)|cairn\.agents\.hooks\.client\b.*\shook(?:\s|$)")
+_OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)|cairn\.agents\.hooks\.client\b.*\shook(?:\s|$)"
+                   r"|/cairn/agents/hooks/hook\.sh[\"']?\s")
 
 
 def is_cairn_handler(handler: object) -> bool:
@@ -75,13 +77,16 @@ def portable_hook_command(event: str) -> str:
             "cat >/dev/null 2>&1; exit 0")
 
 
-def hook_config(launcher: str, *, portable: bool = False) -> dict:
+def hook_config(launcher: str, *, portable: bool = False, prompt: str | None = None) -> dict:
     """`{"hooks": {...}}` calling `<launcher> hook EVENT` for every event cairn handles
-    (`portable`: the guarded `portable_hook_command` instead)."""
+    (`portable`: the guarded `portable_hook_command` instead; `prompt`: the UserPromptSubmit command,
+    see `prompt_hook_command`)."""
     hooks: dict[str, list] = {}
     for event, (matcher, timeout) in HOOK_EVENTS.items():
         group: dict = {"matcher": matcher} if matcher else {}
         command = portable_hook_command(event) if portable else f"{launcher} hook {event}"
+        if prompt and event == "UserPromptSubmit" and not portable:
+            command = prompt
         group["hooks"] = [{"type": "command", "command": command, "timeout": timeout}]
         hooks[event] = [group]
     return {"hooks": hooks}
@@ -95,12 +100,27 @@ def hook_launcher(python: str | None = None) -> str:
     return f"{shlex.quote(python or sys.executable)} -S -c {shlex.quote(boot())}"
 
 
-def merge_hooks(settings: dict, launcher: str, *, portable: bool = False) -> dict:
+def prompt_hook_command(python: str | None = None) -> str | None:
+    """The user-scope prompt hook: `'<bash>' '<...>/cairn/agents/hooks/hook.sh' '<python>' UserPromptSubmit`,
+    which hands the prompt to the warm server with bash builtins (~2 ms against ~10-17 ms for the
+    smallest Python client) and runs the Python client when it cannot; None where there is no bash."""
+    import shutil
+
+    from cairn.agents.hooks.client import ROOT
+
+    bash = shutil.which("bash") if os.name == "posix" else None
+    script = os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh")
+    if not bash or not os.path.isfile(script):
+        return None
+    return f"{shlex.quote(bash)} {shlex.quote(script)} {shlex.quote(python or sys.executable)} UserPromptSubmit"
+
+
+def merge_hooks(settings: dict, launcher: str, *, portable: bool = False, prompt: str | None = None) -> dict:
     """`settings` with cairn's handlers replaced by the current ones; other handlers untouched."""
     out = dict(settings)
     hooks = remove_hooks(out).get("hooks")
     hooks = dict(hooks) if isinstance(hooks, dict) else {}
-    for event, groups in hook_config(launcher, portable=portable)["hooks"].items():
+    for event, groups in hook_config(launcher, portable=portable, prompt=prompt)["hooks"].items():
         existing = hooks.get(event)
         hooks[event] = (list(existing) if isinstance(existing, list) else []) + groups
     out["hooks"] = hooks
@@ -241,7 +261,8 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
     plan = Plan(scope)
     portable = scope == "project"
     before, settings = _read_json(settings_path)
-    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else hook_launcher(python), portable=portable)
+    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else hook_launcher(python), portable=portable,
+                           prompt=None if portable else prompt_hook_command(python))
     if window is not None or otel:
         env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
         if window is not None:

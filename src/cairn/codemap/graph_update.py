@@ -254,7 +254,7 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
             uses[fid][name] = count
     all_names = {n for u in uses.values() for n in u if len(n) >= MIN_NAME_LENGTH}
     definers = _definers(con, all_names)
-    counts = {n: len(v) for n, v in _users(con, {n for n in all_names if n in definers}, ph, langs).items()}
+    counts = _user_counts(con, {n for n in all_names if n in definers}, ph, langs)
     edges: dict[tuple[int, int], float] = {}
     for src in srcs:
         weights: dict[int, float] = {}
@@ -283,6 +283,21 @@ def _users(con: sqlite3.Connection, names: set[str], ph: str, langs: list[str]) 
                 f"WHERE r.count > 0 AND r.name IN ({','.join('?' * len(part))}) AND f.lang IN ({ph})",
                 (*part, *langs)):
             out[name].add(fid)
+    return out
+
+
+def _user_counts(con: sqlite3.Connection, names: set[str], ph: str, langs: list[str]) -> dict[str, int]:
+    """name -> how many files of a reference language use it: `_users` counted by SQLite, since a
+    common name has thousands of users and the popularity cut needs only their number."""
+    out: dict[str, int] = {}
+    lst = sorted(names)
+    for i in range(0, len(lst), 400):
+        part = lst[i:i + 400]
+        for name, n in con.execute(
+                f"SELECT r.name, COUNT(DISTINCT r.file_id) FROM refs r INDEXED BY refs_name JOIN files f ON f.id = r.file_id "
+                f"WHERE r.count > 0 AND r.name IN ({','.join('?' * len(part))}) AND f.lang IN ({ph}) GROUP BY r.name",
+                (*part, *langs)):
+            out[name] = n
     return out
 
 

@@ -93,22 +93,24 @@ _TEXT_BYTES = [0]
 MAX_CACHED_BYTES = 48 * 1024 * 1024
 
 
-def _lowered(path: Path) -> _Text | None:
-    """The lowercased first MAX_FILE_BYTES of a file, from memory while it is unchanged on disk."""
+def _lowered(path: str) -> _Text | None:
+    """The lowercased first MAX_FILE_BYTES of a file, from memory while it is unchanged on disk (one
+    stat to tell; the file is opened only when it changed)."""
     try:
+        st = os.stat(path)
+        text = _TEXTS.get((path, st.st_mtime_ns, st.st_size))
+        if text is not None:
+            return text
         with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            key = (str(path), st.st_mtime_ns, st.st_size)
-            text = _TEXTS.get(key)
-            if text is None:
-                text = _Text(fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").lower())
-                if _TEXT_BYTES[0] + len(text.low) > MAX_CACHED_BYTES:
-                    _TEXTS.clear()
-                    _TEXT_BYTES[0] = 0
-                _TEXTS[key] = text
-                _TEXT_BYTES[0] += len(text.low)
+            st = os.fstat(fh.fileno())  # what was read, should the file change in between
+            text = _Text(fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").lower())
     except OSError:
         return None
+    if _TEXT_BYTES[0] + len(text.low) > MAX_CACHED_BYTES:
+        _TEXTS.clear()
+        _TEXT_BYTES[0] = 0
+    _TEXTS[(path, st.st_mtime_ns, st.st_size)] = text
+    _TEXT_BYTES[0] += len(text.low)
     return text
 
 
@@ -175,11 +177,12 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
     paths = dict(con.execute(f"SELECT id, path FROM files WHERE id IN ({marks}) AND role IS NOT 'log'",
                              file_ids).fetchall())
     out: dict[int, list[tuple[float, int]]] = {}
+    base = str(root)
     for fid in file_ids:
         spans = known.get(fid)
         if not spans or fid not in paths:
             continue
-        text = _lowered(root / paths[fid])
+        text = _lowered(os.path.join(base, paths[fid]))
         if text is None:
             continue
         low, ranges, known_counts = text.low, None, text.counted(spans)

@@ -259,7 +259,7 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     if prompts or any(items):
         sig.topic_terms = _topic_terms(con, prompts[-TOPIC_PROMPTS:] + [t for t in items if t], q)
         if sig.topic_terms:
-            sig.topic, _ = file_text_channel(con, sig.topic_terms)
+            sig.topic, _ = file_text_channel(con, sig.topic_terms, with_terms=False)
     if session is None or session.empty:
         if use_history and q.distinctive <= 1:
             sig.churn = _ids(con, history.churn(con))

@@ -26,8 +26,10 @@ def _top_terms(terms: list[Term]) -> list[Term]:
 
 
 def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list[Term],
-                  limit: int = PER_TERM_LIMIT, n_rows: int | None = None) -> tuple[dict[int, float], dict[int, list[str]]]:
-    """rowid -> sum over terms of weight * BM25 term frequency part, and rowid -> the terms that matched it.
+                  limit: int = PER_TERM_LIMIT, n_rows: int | None = None, *, with_terms: bool = True
+                  ) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """rowid -> sum over terms of weight * BM25 term frequency part, and rowid -> the terms that matched
+    it (left empty without `with_terms`: a caller that only ranks saves the bookkeeping).
 
     FTS5's bm25() multiplies each term's saturated, length-normalized frequency by its own IDF,
     which it clamps to ~0 for a term in more than half the rows: in a repository whose every
@@ -60,12 +62,17 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
         if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
             n_rows = int(cache.value(f"rows:{table}", lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]))
         idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
+        w, d = t.weight, (idf if KEEP_TF_ONLY else 1.0)
         for rowid, s in rows:
-            scores[rowid] += t.weight * s / (idf if KEEP_TF_ONLY else 1.0)
-            matched[rowid].append(t.text)
+            scores[rowid] += w * s / d
+        if with_terms:
+            for rowid, _ in rows:
+                matched[rowid].append(t.text)
     return dict(scores), dict(matched)
 
 
-def file_text_channel(con: sqlite3.Connection, terms: list[Term]) -> tuple[dict[int, float], dict[int, list[str]]]:
-    """file id -> text score over whole files (path, symbol names, body)."""
-    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=file_count(con))  # one FTS row per file
+def file_text_channel(con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True
+                      ) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """file id -> text score over whole files (path, symbol names, body), and the terms each matched."""
+    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=file_count(con),  # one FTS row per file
+                         with_terms=with_terms)

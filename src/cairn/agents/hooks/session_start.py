@@ -232,6 +232,10 @@ def handle(ctx: HookContext) -> HookResult | None:
         return None
     cfg = ctx.settings.session_start
     source = ctx.text("source") or "startup"
+    if ctx.settings.recall.enabled:  # the prompt hook's warm server, ready before the first prompt
+        from cairn.agents.hooks.warm import ensure_started
+
+        ensure_started()
     if source in ("compact", "clear"):
         ctx.clear_state("recall", "meter", "harvest")
         sections = restore_sections(ctx)

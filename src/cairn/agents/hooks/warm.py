@@ -51,6 +51,7 @@ SOCKET_NAME = "hooks.sock"
 
 
 MAGIC = b"cairn-hook/1"
+DOOR_READ_TIMEOUT = 1.0
 _SITE_DONE = False
 # What answers a command line in a command-line server (`hook _serve --cli`): set by the CLI layer
 # (cli/warm_serve.py) before it serves, as agents code never imports the CLI; empty: decline.
@@ -234,6 +235,23 @@ def _read_stdin(seconds: float = 5.0) -> bytes:
         return b""
 
 
+def ensure_started() -> None:
+    """Start the prompt hook's server unless one is running (SessionStart calls this, so that a
+    session's first prompt, after a reboot or the server's idle exit, is answered warm too)."""
+    if not enabled():
+        return
+    path = socket_path()
+    try:
+        with open(path.removesuffix(".sock") + ".pid", encoding="utf-8") as fh:
+            pid = int(fh.read().strip() or 0)
+        if pid > 0 and os.path.exists(path):
+            os.kill(pid, 0)
+            return  # alive
+    except (OSError, ValueError):
+        pass
+    start()
+
+
 def start(cli: bool = False) -> None:
     """Start the server (`cli`: the command-line one of these settings), detached (it exits at once
     if another one is already listening)."""
@@ -320,24 +338,41 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
         runner.importlib.import_module(f"cairn.agents.hooks.{runner.HANDLERS[name]}")
     _warm_up()
     seen = _loaded_sources()
+    import select
     import time
 
+    from cairn.agents.hooks import warm_door
+
     idle = min(idle, CLI_IDLE_SECONDS) if cli else idle
-    srv.settimeout(min(idle, POLL_SECONDS))
+    door = None if cli else warm_door.open_door(path)  # the bash prompt hook's way in (hook.sh)
+    doors = [srv] if door is None else [srv, door[0]]
     last = time.monotonic()
     try:
         while True:
-            try:
-                conn, _ = srv.accept()
-            except TimeoutError:  # idle long enough, or our socket (or CAIRN_HOME) is gone: leave
+            ready = select.select(doors, [], [], min(idle, POLL_SECONDS))[0]
+            if not ready:  # idle long enough, or our socket (or CAIRN_HOME) is gone: leave
                 if time.monotonic() - last >= idle or not _still_ours(path, ours):
                     break
                 continue
-            with conn:
-                if not _answer(conn, runner, seen):
-                    break
-            last = time.monotonic()
+            for lsock in ready:
+                try:
+                    conn, _ = lsock.accept()
+                except OSError:
+                    continue
+                with conn:
+                    conn.settimeout(5.0)
+                    if _stale(seen):  # first, whatever the request: a newer client may speak another protocol
+                        _send(conn, FALLBACK)
+                        return 0
+                    try:
+                        request = _read_request(conn) if lsock is srv else _read_door_request(conn, door)
+                    except _Stop:
+                        return 0
+                    if request is not None:
+                        _send(conn, _run_request(runner, *request))
+                last = time.monotonic()
     finally:
+        warm_door.close_door(door)
         from cairn.codemap import embed
         from cairn.search import index_cache
 
@@ -380,37 +415,58 @@ def _warm_up() -> None:
 FALLBACK = b"fallback\n0\n"
 
 
-def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> bool:
-    """Serve one request; False when this server must stop (its code changed)."""
-    conn.settimeout(5.0)
-    if _stale(seen):  # first, whatever the request: a client of newer code may speak another protocol
-        _send(conn, FALLBACK)
-        return False
+class _Stop(Exception):
+    """The request was answered "fallback" and this server must stop (another version asked)."""
+
+
+def _read_request(conn: socket.socket) -> tuple[str, bytes, bytes | None, bytes] | None:
+    """(event, cwd, CLAUDE_PROJECT_DIR or None, stdin) of a Unix-socket request; None when it was
+    answered "fallback" (a broken request). Raises _Stop for a client of another version."""
     try:
         magic, version, event, cwd, project_dir, stdin = _read_all(conn, MAX_REQUEST).split(b"\n", 5)
     except (OSError, ValueError):
         _send(conn, FALLBACK)
-        return True
+        return None
     if magic != MAGIC or version.decode("utf-8", "replace") != _version():
         _send(conn, FALLBACK)
-        return False
-    name = event.decode("utf-8", "replace")
-    if name not in EVENTS and name != CLI:
+        raise _Stop
+    return event.decode("utf-8", "replace"), cwd, None if project_dir == b"\0" else project_dir, stdin
+
+
+def _read_door_request(conn: socket.socket, door: tuple[socket.socket, str, bytes] | None
+                       ) -> tuple[str, bytes, bytes | None, bytes] | None:
+    """A request of the bash prompt hook (warm_door.py); None when it is not one to answer."""
+    from cairn.agents.hooks.client import ROOT
+    from cairn.agents.hooks.warm_door import read_request
+
+    try:
+        conn.settimeout(DOOR_READ_TIMEOUT)  # hook.sh sends at once: a silent connection must not hold the server
+        request = read_request(conn, door[2], ROOT, MAX_REQUEST) if door else None
+        conn.settimeout(5.0)
+    except (OSError, ValueError):
+        return None
+    if request is not None and request[0] not in EVENTS:
         _send(conn, FALLBACK)
-        return True
+        return None
+    return request
+
+
+def _run_request(runner: ModuleType, name: str, cwd: bytes, project_dir: bytes | None, stdin: bytes) -> bytes:
+    """The answer to one request, run in the client's working directory and CLAUDE_PROJECT_DIR."""
+    if name not in EVENTS and name != CLI:
+        return FALLBACK
     old_cwd, old_dir = os.getcwd(), os.environ.get("CLAUDE_PROJECT_DIR")
     try:
         if os.path.isdir(cwd):
             os.chdir(cwd)
-        if project_dir != b"\0":
+        if project_dir is not None:
             os.environ["CLAUDE_PROJECT_DIR"] = os.fsdecode(project_dir)
         else:
             os.environ.pop("CLAUDE_PROJECT_DIR", None)
         if name == CLI:
             answer = CLI_RUNNER[0](stdin) if CLI_RUNNER else None
             if answer is None:
-                _send(conn, FALLBACK)
-                return True
+                return FALLBACK
             out, err, code = answer
         else:
             started = runner.time.perf_counter()
@@ -423,8 +479,7 @@ def _answer(conn: socket.socket, runner: ModuleType, seen: dict[str, float]) -> 
         else:
             os.environ["CLAUDE_PROJECT_DIR"] = old_dir
     body = out.encode("utf-8", "replace")
-    _send(conn, b"%d\n%d\n" % (code, len(body)) + body + err.encode("utf-8", "replace"))
-    return True
+    return b"%d\n%d\n" % (code, len(body)) + body + err.encode("utf-8", "replace")
 
 
 def _send(conn: socket.socket, data: bytes) -> None:

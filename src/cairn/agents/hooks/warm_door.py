@@ -1,0 +1,98 @@
+"""The warm hook server's second door: 127.0.0.1 TCP for the bash prompt hook (hook.sh).
+
+A Unix socket needs a client that can speak it, and the cheapest such client is a Python process
+(~10-17 ms before its first line); bash reaches a TCP port with builtins alone (~2 ms). So the
+hook server (warm.py) also listens on an ephemeral loopback port and writes where in
+CAIRN_HOME/run/hooks.tcp (0600 in a 0700 folder, replaced atomically): the port, a random token
+and its pid. Only a reader of that file can be answered: the first lines of a request are a magic
+line and the token (compared in constant time), then the folder the script runs from (a script of
+another install is told to fall back), the event, the working directory, CLAUDE_PROJECT_DIR ("="
+then its value, or nothing when unset), the payload's length in bytes and the payload. A request
+that passes gets "ok" at once (so a client never waits on a stranger), then the same answer the
+Unix socket gives: exit code, stdout length, stdout, stderr.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import socket
+
+MAGIC = b"cairn-hook-sh/1"
+DOOR_NAME = "hooks.tcp"
+HEADER_LINES = 7  # magic, token, root, event, cwd, project dir, payload length
+MAX_HEADER = 64 * 1024
+
+
+def door_path(socket_path: str) -> str:
+    return os.path.join(os.path.dirname(socket_path), DOOR_NAME)
+
+
+def open_door(socket_path: str) -> tuple[socket.socket, str, bytes] | None:
+    """(listening socket, door file, token), or None where a loopback port cannot be had."""
+    if os.name != "posix":
+        return None  # the shell client is installed only where bash and /dev/tcp are
+    try:
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(16)
+    except OSError:
+        return None
+    token = secrets.token_hex(16)
+    path = door_path(socket_path)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as fh:
+            fh.write(f"{srv.getsockname()[1]} {token} {os.getpid()}\n")
+        os.replace(tmp, path)
+    except OSError:
+        srv.close()
+        return None
+    return srv, path, token.encode()
+
+
+def close_door(door: tuple[socket.socket, str, bytes] | None) -> None:
+    """Stop listening; remove the door file if it is still this server's (a successor may own it)."""
+    if door is None:
+        return
+    srv, path, token = door
+    try:
+        with open(path, "rb") as fh:
+            if token in fh.read(200):
+                os.unlink(path)
+    except OSError:
+        pass
+    srv.close()
+
+
+def read_request(conn: socket.socket, token: bytes, root: str, limit: int
+                 ) -> tuple[str, bytes, bytes | None, bytes] | None:
+    """(event, cwd, CLAUDE_PROJECT_DIR or None, payload) of a request from hook.sh, after
+    answering "ok"; None (nothing sent) for anything else: a stranger, another install, a broken
+    or oversized request."""
+    data = b""
+    while data.count(b"\n") < HEADER_LINES:
+        if len(data) > MAX_HEADER:
+            return None
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    magic, got, their_root, event, cwd, project, size, rest = data.split(b"\n", HEADER_LINES)
+    if magic != MAGIC or not hmac.compare_digest(got, token) or not size.isdigit() or int(size) > limit:
+        return None
+    if os.fsdecode(their_root) != root:
+        return None
+    conn.sendall(b"ok\n")
+    want = int(size)
+    parts, have = [rest], len(rest)
+    while have < want:
+        chunk = conn.recv(min(65536, want - have))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        have += len(chunk)
+    payload = b"".join(parts)[:want]
+    return event.decode("utf-8", "replace"), cwd, project[1:] if project.startswith(b"=") else None, payload
