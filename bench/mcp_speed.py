@@ -9,7 +9,8 @@
    src/cairn/agents/mcp/zygote.py; one discarded start first, so it finished its imports); wall
    time from spawn to initialized, and to the first answer of `projects` (no index work), `map`
    (opens the index) and `search_code` (--query), each in its own spawn, modes interleaved; and
-   the first `map` call alone when it comes 2 s after initialize, as an agent's usually does.
+   the first `map` call alone when it comes 2 s after initialize, as an agent's usually does;
+   and `search_code` round trips in two sessions of each mode (--calls each, new words each).
 3. Per call: one stdio session; each tool called --calls times after one warm-up call;
    median, p95 and max in ms (client-measured round trips, JSON-RPC over pipes included).
    Writing tools write only under the temp CAIRN_HOME (a personal fact; summaries and handoffs
@@ -99,6 +100,20 @@ async def _first_call_after_pause(tree: str, pause: float) -> float:
         return time.perf_counter() - t
 
 
+async def _search_calls(tree: str, mode: str, calls: int, query: str) -> list[float]:
+    """`search_code` round trips (ms) in one session of `mode`, after one warm-up call."""
+    async with Client(_params(tree, mode)) as client:
+        await client.call_tool("search_code", {"query": query})
+        times = []
+        for i in range(calls):
+            t = time.perf_counter()
+            res = await client.call_tool("search_code", {"query": f"{QUERIES[i % len(QUERIES)]} {i}"})
+            times.append((time.perf_counter() - t) * 1000)
+            if res.is_error:
+                raise SystemExit(f"search_code failed: {res.content[0].text}")
+        return times
+
+
 def _module_of(text: str) -> str:
     for line in text.splitlines():
         if line.startswith("- `"):
@@ -167,11 +182,18 @@ def _measure(tree: str, args: argparse.Namespace, home: str) -> dict:
             for tool, targs in calls.items():
                 for mode in MODES:
                     starts[mode][tool].append(anyio.run(_startup, tree, tool, targs, mode))
+        served: dict[str, list[float]] = {mode: [] for mode in MODES}
+        for _ in range(2):  # the same server code either way: per-call latency must not differ
+            for mode in MODES:
+                served[mode] += anyio.run(_search_calls, tree, mode, args.calls, args.query)
     finally:
         _stop_zygotes(home)
     out: dict = {"cold_index_s": index_s,
                  "startup": {mode: {tool: _summary(runs) for tool, runs in by_tool.items()}
-                             for mode, by_tool in starts.items()}}
+                             for mode, by_tool in starts.items()},
+                 "search_code_per_call": {mode: {"p50_ms": round(statistics.median(t), 1),
+                                                 "p95_ms": round(_pct(t, 0.95), 1), "calls": len(t)}
+                                          for mode, t in served.items()}}
     if not args.startup_only:
         os.environ["CAIRN_WARM"] = "0"
         out["first_map_call_after_2s_pause_ms_median"] = round(
@@ -213,6 +235,9 @@ def main() -> None:
             print(f"{mode:>6}: start-up to first `{tool}` answer: median {s['first_answer_s_median']:.3f} s "
                   f"(min {s['first_answer_s_min']:.3f}, max {s['first_answer_s_max']:.3f}; "
                   f"initialized {s['initialized_s_median']:.3f} s; {s['runs']} runs)")
+    for mode, c in report["search_code_per_call"].items():
+        print(f"{mode:>6}: `search_code` per call (2 sessions x {c['calls'] // 2}): p50 {c['p50_ms']} ms, "
+              f"p95 {c['p95_ms']} ms")
     if "per_call" not in report:
         return
     print(f"first `map` call 2 s after initialize (server warmed up meanwhile): median "
