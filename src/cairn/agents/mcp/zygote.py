@@ -53,6 +53,7 @@ Runner = Callable[[list[str]], int]
 PRELOAD = (
     "cairn.agents.mcp.server",  # the SDK and the tools
     "rich.console", "rich.logging",  # what MCPServer() imports to configure its logging
+    "anyio._backends._asyncio", "anyio.streams.stapled",  # what its run() imports (anyio's event loop)
     "cairn.search.service", "cairn.search.engine", "cairn.search.render", "cairn.search.knowledge",
     "cairn.search.session_signals", "cairn.codemap.freshness", "cairn.codemap.history", "cairn.agents.tracker",
     "cairn.search.phrases", "cairn.text.abbreviations", "cairn.codemap.indexer", "cairn.codemap.graph_update",
