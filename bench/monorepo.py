@@ -13,7 +13,8 @@ keeps, one process, and that CPU work divided over the cores), cold `cairn index
 CAIRN_HOME, child process: wall time and peak RSS), no-change refresh, one-file-change refresh
 (a function appended to a source file, then removed again), CLI `cairn search` p50/p95 (each a
 new process, refreshing first as the CLI does; inline with CAIRN_WARM=0, and as installed: answered
-by the warm server after the first), the MCP search tool p50 (in a served process),
+by the warm server after the first), the MCP start to first search_code answer (inline, then through the warm zygote the inline
+start left) and the MCP search tool p50 (in a served process),
 the prompt hook p50 (`cairn hook UserPromptSubmit`, cold process) and the index size on disk.
 
 With --bad N: a hostile tree instead (N empty files, a 50 MB single-line file, symlink loops,
@@ -221,12 +222,22 @@ def cli_search(tree: Path, env: dict, runs: int) -> dict:
 
 
 def mcp_search(tree: Path, env: dict, calls: int) -> dict:
-    """Start the MCP server; time to the first search_code answer, then per-call p50."""
+    """Start the MCP server; time to the first search_code answer, then per-call p50. That first
+    start is inline (no zygote yet) and leaves a warm zygote (src/cairn/agents/mcp/zygote.py):
+    then, after one discarded start that waits for the zygote's imports, one more start through it."""
     import anyio
     from mcp import Client, StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "cairn", "serve"],
                                    env={**env, "CAIRN_PROJECT_DIR": str(tree)}, cwd=str(tree))
+
+    async def warm() -> float:
+        t0 = time.perf_counter()
+        async with Client(params) as client:
+            res = await client.call_tool("search_code", {"query": QUERIES[1]})
+            if res.is_error:
+                raise SystemExit(res.content[0].text)
+            return time.perf_counter() - t0
 
     async def run() -> dict:
         t0 = time.perf_counter()
@@ -244,7 +255,11 @@ def mcp_search(tree: Path, env: dict, calls: int) -> dict:
         return {"mcp_initialized_s": t_init, "mcp_first_answer_s": t_first,
                 "mcp_search_p50_s": statistics.median(times), "mcp_search_p95_s": _pct(times, 0.95)}
 
-    return anyio.run(run)
+    out = anyio.run(run)
+    if any((Path(env["CAIRN_HOME"]) / "run").glob("mcp-*.pid")):
+        anyio.run(warm)
+        out["mcp_first_answer_warm_s"] = anyio.run(warm)
+    return out
 
 
 def index_size_mb(home: Path) -> float:
@@ -319,7 +334,9 @@ def report(r: dict) -> None:
           f"(first, starting the warm server: {r['search_first_s'] * 1000:.0f} ms) | "
           f"CLI search after an edit p50 {r['search_after_edit_p50_s'] * 1000:.0f} ms | prompt hook (cold process) "
           f"p50 {r['hook_p50_s'] * 1000:.0f} ms")
-    print(f"MCP: initialized {r['mcp_initialized_s']:.2f} s, first search_code answer {r['mcp_first_answer_s']:.2f} s, "
+    warm = (f" (a later start, through the warm zygote: {r['mcp_first_answer_warm_s']:.2f} s)"
+            if "mcp_first_answer_warm_s" in r else "")
+    print(f"MCP: initialized {r['mcp_initialized_s']:.2f} s, first search_code answer {r['mcp_first_answer_s']:.2f} s{warm}, "
           f"search_code p50 {r['mcp_search_p50_s'] * 1000:.0f} ms p95 {r['mcp_search_p95_s'] * 1000:.0f} ms")
 
 

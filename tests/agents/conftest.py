@@ -12,8 +12,8 @@ import pytest
 def warm_env(cairn_home):
     """CAIRN_WARM on for the hook subprocesses; any server they start is stopped afterwards."""
     yield {"CAIRN_WARM": "1"}
-    pid_file = cairn_home / "run" / "hooks.pid"
-    if pid_file.exists():
+    run = cairn_home / "run"
+    for pid_file in run.glob("*.pid") if run.is_dir() else []:  # the hook server, and an MCP zygote
         try:
             os.kill(int(pid_file.read_text()), signal.SIGTERM)
         except (OSError, ValueError):

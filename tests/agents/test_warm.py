@@ -143,6 +143,8 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     start = _installed("SessionStart", payload("SessionStart", root, session="s3", source="startup"), cairn_home,
                        root, warm_env)
     assert start.returncode == 0 and "cairn" in start.stdout, start.stderr
+    # ...and it started the MCP zygote for the session's `cairn serve` (stopped by warm_env)
+    assert _wait_for(lambda: any((cairn_home / "run").glob("mcp-*.pid")))
     gone = f"{shlex.quote(os.sys.executable)} -S -c {shlex.quote(boot(str(tmp_path / 'uninstalled')))}"
     r = _installed("UserPromptSubmit", data, cairn_home, root, warm_env, launcher=gone)
     assert r.returncode == 1 and "cairn" in r.stderr

@@ -198,7 +198,29 @@ def check_hooks(root: Path | None) -> Check:
     return Check("hooks", "ok", f"all {len(HOOK_EVENTS)} events registered in {', '.join(where)}", data)
 
 
+def warm_start() -> str:
+    """How this machine's next stdio `cairn serve` starts (agents/mcp/zygote.py), for the mcp line."""
+    from cairn.agents.mcp import zygote_client
+
+    if not zygote_client.supported():
+        return "warm start off (CAIRN_WARM=0, or not Linux)"
+    path = zygote_client.socket_path()
+    if zygote_client.alive(path):
+        try:
+            with open(path.removesuffix(".sock") + ".pid", encoding="utf-8") as fh:
+                return f"warm start: zygote running (pid {int(fh.read())})"
+        except (OSError, ValueError):
+            return "warm start: zygote running"
+    return "warm start: no zygote now (the next `cairn serve` starts one)"
+
+
 def check_mcp(root: Path | None) -> Check:
+    warm = warm_start()
+    check = _check_mcp(root)
+    return Check(check.name, check.status, f"{check.detail}; {warm}", {"warm_start": warm})
+
+
+def _check_mcp(root: Path | None) -> Check:
     plugin = _plugin_enabled(settings_files(root))
     if plugin:  # the plugin ships .mcp.json with the server: Claude Code starts it from there
         return Check("mcp", "ok", f"MCP server `{MCP_NAME}` provided by the enabled plugin `{plugin}`")

@@ -134,6 +134,17 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         from cairn.agents.hooks.warm import hook_main
 
         return hook_main(argv[1:])
+    if argv[:1] == ["serve"]:  # MCP over stdio: through a warm zygote when one answers (agents/mcp/zygote.py)
+        if argv[1:] == ["--zygote"]:
+            from cairn.cli.serve_cmd import zygote
+
+            return zygote()
+        if warm:
+            from cairn.agents.mcp.zygote_client import run
+
+            code = run(argv)
+            if code is not None:
+                return code
     if warm and argv[:1] and argv[0] in WARM_COMMANDS:
         from cairn.agents.hooks.warm import cli_main
 

@@ -1,7 +1,10 @@
 """`cairn serve`: the MCP server, over stdio (default) or streamable HTTP on 127.0.0.1 with a token.
 
 The mcp SDK costs most of a second to import, so it is imported only inside the handler: every
-other command (and `cairn --help`) stays fast, and `serve` pays it once per agent session.
+other command (and `cairn --help`) stays fast, and `serve` pays it once per agent session. Over
+stdio, even that is paid once per zygote, not per session: cli/main.py first hands the command to a
+warm zygote (agents/mcp/zygote.py, `cairn serve --zygote`), whose forked child runs this very
+handler on the client's stdin/stdout; with none listening, this handler serves inline and starts one.
 """
 
 from __future__ import annotations
@@ -40,6 +43,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     server = build_server(args.root, warm=True)
     if not args.http:
+        from cairn.agents.mcp.zygote_client import start_if_wanted
+
+        start_if_wanted()  # no warm zygote answered this start: one for the next (after our imports)
         server.run()
         return 0
     from cairn.agents.mcp.http import run_http
@@ -51,3 +57,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def zygote() -> int:
+    """`cairn serve --zygote` (hidden; zygote_client starts it): the warm process whose children
+    run this very command, `cairn serve ...`, through the CLI's own `main`."""
+    from cairn.agents.mcp.zygote import serve
+    from cairn.cli.main import build_parser, main
+
+    build_parser("serve")  # argparse and this module: imported once, here, not per child
+
+    def run(argv: list[str]) -> int:
+        return main(argv, warm=False)
+
+    return serve(run)

@@ -9,6 +9,9 @@ written before compaction instead, and reset the session's recall dedupe and met
 One hard cap on everything injected (`session_start.budget`, ~2,000 estimated tokens), trimmed
 from the bottom of the lowest-priority section first. Only this project's data is read: its own
 index, vault, records and journal.
+
+At startup it also starts the warm MCP zygote when none runs (`warm_mcp`): detached, so the
+hook does not wait for it.
 """
 
 from __future__ import annotations
@@ -209,6 +212,20 @@ def restore_sections(ctx: HookContext) -> list[Section]:
     return sections
 
 
+def warm_mcp() -> None:
+    """Start the MCP zygote (agents/mcp/zygote.py) detached if none answers, so the session's
+    `cairn serve` starts warm when the agent launches it after this hook; a probe of a live one
+    counts as activity (it stays for the next session). Under a millisecond when one answers;
+    never raises."""
+    try:
+        from cairn.agents.mcp.zygote_client import alive, start, supported
+
+        if supported() and not alive():
+            start()
+    except Exception:
+        pass
+
+
 def handle(ctx: HookContext) -> HookResult | None:
     project = ctx.project
     if project is None:
@@ -224,6 +241,8 @@ def handle(ctx: HookContext) -> HookResult | None:
         sections = restore_sections(ctx)
         header = HEADER.format(name=project.name) + f" Restored after {source}."
     else:
+        if source == "startup":
+            warm_mcp()
         sections = startup_sections(ctx, cfg)
         header = HEADER.format(name=project.name)
     text = assemble(header, sections, cfg.budget)

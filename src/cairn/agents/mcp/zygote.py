@@ -1,0 +1,298 @@
+"""The warm MCP zygote: a process with the mcp SDK imported that forks one stdio server per client.
+
+`cairn serve --zygote` (started detached by an inline `cairn serve`, or by the SessionStart hook)
+binds CAIRN_HOME/run/mcp-<crc>.sock (zygote_client.socket_path), then imports the mcp SDK,
+cairn's server module and the search path, compiles the redactor's patterns, and waits. It opens
+no database and starts no thread: a fork copies one thread only, and a SQLite connection must not
+cross a fork. For each client (zygote_client.run) it receives the header and the client's
+descriptors 0, 1, 2, forks, and the child puts them in place of its own stdio, takes the client's
+working directory, umask, environment and command line, tells the client its pid, and on the client's
+"go" runs `run(argv)`: the CLI's own `cairn serve` (the CLI layer passes it in, as agents code
+never imports the CLI), exactly as an inline start runs it. The child writes "exit N" on the
+socket when done and exits; it exits too when the client's end of the socket closes (the client
+died). Children are reaped by the kernel (SIGCHLD ignored in the zygote, restored in the child).
+
+The zygote answers "fallback" (the client then serves inline) to another cairn version, other
+CAIRN_* settings, a malformed header, or when its loaded code changed on disk (then it exits:
+the inline server starts its successor); it exits after IDLE_SECONDS without a client, and when
+its socket file is gone or is another zygote's (warm.py's rules for the hook server).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+
+from cairn.agents.hooks.warm import POLL_SECONDS, _listen, _still_ours
+from cairn.agents.mcp.zygote_client import (
+    ACK_TIMEOUT,
+    FALLBACK,
+    GO,
+    MAGIC,
+    MAX_HEADER,
+    _read_line,
+    _version,
+    parse_header,
+    parse_payload,
+    settings,
+    socket_path,
+    supported,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import socket
+
+IDLE_SECONDS = 1800
+START: dict[str, str] = {}  # "cwd": the zygote's own, which `python -m` put first on sys.path
+Runner = Callable[[list[str]], int]
+
+
+PRELOAD = (
+    "cairn.agents.mcp.server",  # the SDK and the tools
+    "rich.console", "rich.logging",  # what MCPServer() imports to configure its logging
+    "anyio._backends._asyncio", "anyio.streams.stapled",  # what its run() imports (anyio's event loop)
+    "cairn.search.service", "cairn.search.engine", "cairn.search.render", "cairn.search.knowledge",
+    "cairn.search.session_signals", "cairn.codemap.freshness", "cairn.codemap.history", "cairn.agents.tracker",
+    "cairn.search.phrases", "cairn.text.abbreviations", "cairn.codemap.indexer", "cairn.codemap.graph_update",
+    "cairn.codemap.vectors", "cairn.codemap.embed", "cairn.codemap.maps", "cairn.memory",
+)
+
+
+def preload() -> None:
+    """Import what every server start and first search would import, and compile the redactor's
+    patterns: no database, no thread. (A module missing here is only imported by the child.)"""
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    from cairn.redact import redact
+
+    redact("warm up the redactor: password = not-a-real-secret-0000")
+
+
+def threads() -> int:
+    """Threads of this process, native ones included (a library's worker pool would not survive a
+    fork, and Python's own count does not see it)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def loaded_sources() -> dict[str, float]:
+    """mtime of every source file this process has loaded (cairn's and its dependencies'): a
+    change means an upgrade or an edit, and a child must not mix old and new code."""
+    out = {}
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if path:
+            try:
+                out[path] = os.stat(path).st_mtime
+            except OSError:
+                out[path] = -1.0
+    return out
+
+
+def _stale(seen: dict[str, float]) -> bool:
+    for path, mtime in seen.items():
+        try:
+            if os.stat(path).st_mtime != mtime:
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
+    """Listen, preload, and fork a server per client until idle, stale, or the socket is gone."""
+    import signal
+
+    path = socket_path()
+    if len(path) > 100 or not supported():
+        return 0
+    srv = _listen(path)  # first: a second zygote started meanwhile stops here, before importing
+    if srv is None:
+        return 0
+    ours = os.stat(path).st_ino
+    try:
+        START["cwd"] = os.getcwd()
+    except OSError:
+        pass
+    pid_file = path.removesuffix(".sock") + ".pid"
+    signal.signal(signal.SIGTERM, _stop)  # stopped: still remove the socket and pid file
+    try:
+        with open(pid_file, "w", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
+        preload()  # a client connecting meanwhile waits in the backlog (zygote_client.ACK_TIMEOUT)
+        if threads() != 1:  # a fork would lose a thread's work: never serve then
+            return 0
+        seen = loaded_sources()
+        import gc
+
+        gc.collect()
+        gc.freeze()  # what is loaded now stays out of every collection: children share its pages longer
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+        srv.settimeout(min(idle, POLL_SECONDS))
+        last = time.monotonic()
+        while True:
+            try:
+                conn, _ = srv.accept()
+            except TimeoutError:
+                if time.monotonic() - last >= idle or not _still_ours(path, ours) or _stale(seen):
+                    break
+                continue
+            with conn:
+                keep = _answer(conn, srv, run, seen)
+            if not keep:
+                break
+            last = time.monotonic()
+    finally:
+        try:  # only our own socket: a successor may already listen at the same path
+            if os.stat(path).st_ino == ours:
+                os.unlink(path)
+                os.unlink(pid_file)
+        except OSError:
+            pass
+        srv.close()
+    return 0
+
+
+def _stop(sig: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
+def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str, float]) -> bool:
+    """Fork a server for one client, or answer "fallback"; False when this zygote must stop."""
+    import socket
+
+    conn.settimeout(ACK_TIMEOUT)
+    try:
+        data, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+    except (OSError, ValueError):
+        return True
+    try:
+        if not data:  # a liveness probe (zygote_client.alive)
+            return True
+        if _stale(seen):
+            _send(conn, FALLBACK)
+            return False
+        magic, version, size, rest = parse_header(data)
+        while len(rest) < size <= MAX_HEADER:
+            chunk = conn.recv(1 << 16)
+            if not chunk:
+                break
+            rest += chunk
+        if magic != MAGIC or version != _version():
+            _send(conn, FALLBACK)
+            return magic != MAGIC  # a newer (or older) cairn: leave the place to its zygote
+        cwd, mask, argv, env = parse_payload(rest)
+        if len(fds) != 3 or len(rest) != size or argv[:1] != ["serve"] or settings(env) != settings(os.environ) \
+                or threads() != 1:
+            _send(conn, FALLBACK)
+            return True
+        if os.fork() == 0:
+            _child(conn, srv, fds, (cwd, mask, argv, env), run)  # never returns
+        return True
+    except (OSError, ValueError, IndexError):
+        _send(conn, FALLBACK)
+        return True
+    finally:
+        for fd in fds:  # the child has its own copies
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _send(conn: socket.socket, data: bytes) -> None:
+    try:
+        conn.sendall(data)
+    except OSError:
+        pass
+
+
+def _child(conn: socket.socket, srv: socket.socket, fds: list[int],
+           client: tuple[str, int, list[str], dict[str, str]], run: Runner) -> None:
+    """The forked server: the client's stdio, directory, umask and environment, then `run(argv)`; exits."""
+    cwd, mask, argv, env = client
+    code = 1
+    done: list[bool] = []
+    try:
+        import signal
+        import threading
+
+        srv.close()  # the listening socket is the zygote's alone
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # subprocesses (git) must be waitable
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as an inline server: SIGTERM ends it
+        conn.sendall(b"%d\n" % os.getpid())
+        if _read_line(conn) != GO.strip():  # the client gave up and serves inline: touch nothing
+            os._exit(0)
+        conn.settimeout(None)
+        for target, fd in zip((0, 1, 2), fds, strict=True):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        _reopen_stdio()
+        os.chdir(cwd)
+        os.umask(mask)
+        start = START.get("cwd")  # `-m`'s folder on sys.path: the client's, as an inline server has it
+        sys.path[:] = [cwd if p == start else p for p in sys.path]
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = [sys.argv[0], *argv]
+        threading.Thread(target=_exit_with_client, args=(conn, done), name="cairn-zygote-client",
+                         daemon=True).start()
+        code = run(argv)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException as exc:  # a bug: one line, as the inline command would (cli.main logs its own)
+        code = 1
+        try:
+            print(f"cairn: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        except Exception:
+            pass
+    done.append(True)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    try:
+        conn.sendall(b"exit %d\n" % code)
+    except Exception:
+        pass
+    os._exit(code)
+
+
+def _reopen_stdio() -> None:
+    """New sys.stdin/stdout/stderr on descriptors 0-2, as Python builds them at start-up."""
+    import io
+
+    def text(fd: int, mode: str, old: object, **kw: object) -> io.TextIOWrapper:
+        raw = io.open(fd, mode + "b", closefd=False)  # noqa: UP020, SIM115  (buffered binary, not text)
+        return io.TextIOWrapper(raw, encoding=getattr(old, "encoding", None) or "utf-8",
+                                errors=getattr(old, "errors", None) or "strict", **kw)  # type: ignore[arg-type]
+
+    sys.stdin = text(0, "r", sys.stdin)
+    sys.stdout = text(1, "w", sys.stdout, line_buffering=os.isatty(1))
+    sys.stderr = text(2, "w", sys.stderr, line_buffering=True)
+
+
+def _exit_with_client(conn: socket.socket, done: list[bool]) -> None:
+    """Exit when the client's end of the socket closes before the server is done (the client was
+    killed: the agent stopped its server)."""
+    try:
+        conn.recv(1)
+    except OSError:
+        pass
+    if not done:
+        os._exit(1)
