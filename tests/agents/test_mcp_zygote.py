@@ -265,6 +265,10 @@ def test_session_start_starts_the_zygote_once(served, cairn_home, monkeypatch):
 
     repo, env = served
     monkeypatch.setenv("CAIRN_WARM", "1")
+    warm_mcp()  # no `cairn serve` has run on this machine: a user of the hooks alone gets no zygote
+    time.sleep(0.3)
+    assert not list(_pid_files(cairn_home))
+    zygote_client.mark_used()  # what every stdio `cairn serve` does
     warm_mcp()
     pid = _zygote_pid(cairn_home)
     assert _wait_for(lambda: zygote_client.alive())

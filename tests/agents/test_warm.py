@@ -140,6 +140,7 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     second = _installed("UserPromptSubmit", {**data, "session_id": "s2"}, cairn_home, root, warm_env)
     assert second.stdout == first.stdout.replace("s1", "s2")
     assert _times(cairn_home)[-1]["event"] == "UserPromptSubmit+warm"
+    (cairn_home / "run" / "mcp-used").touch()  # an agent ran `cairn serve` here before
     start = _installed("SessionStart", payload("SessionStart", root, session="s3", source="startup"), cairn_home,
                        root, warm_env)
     assert start.returncode == 0 and "cairn" in start.stdout, start.stderr

@@ -43,8 +43,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     server = build_server(args.root, warm=True)
     if not args.http:
-        from cairn.agents.mcp.zygote_client import start_if_wanted
+        from cairn.agents.mcp.zygote_client import mark_used, start_if_wanted
 
+        mark_used()  # an MCP client uses cairn here: SessionStart may warm a zygote from now on
         start_if_wanted()  # no warm zygote answered this start: one for the next (after our imports)
         server.run()
         return 0

@@ -10,8 +10,9 @@ One hard cap on everything injected (`session_start.budget`, ~2,000 estimated to
 from the bottom of the lowest-priority section first. Only this project's data is read: its own
 index, vault, records and journal.
 
-At startup it also starts the warm MCP zygote when none runs (`warm_mcp`): detached, so the
-hook does not wait for it.
+It also readies the warm processes, detached so the hook does not wait for them: the prompt hook's
+server when none runs (warm.ensure_started), and at startup the MCP zygote when none runs and an
+agent has run `cairn serve` on this machine in the last two weeks (`warm_mcp`).
 """
 
 from __future__ import annotations
@@ -218,9 +219,9 @@ def warm_mcp() -> None:
     counts as activity (it stays for the next session). Under a millisecond when one answers;
     never raises."""
     try:
-        from cairn.agents.mcp.zygote_client import alive, start, supported
+        from cairn.agents.mcp.zygote_client import alive, start, supported, used
 
-        if supported() and not alive():
+        if supported() and used() and not alive():  # only where an agent runs `cairn serve`
             start()
     except Exception:
         pass

@@ -42,6 +42,37 @@ PER_START = ("CAIRN_WARM", "CAIRN_PROJECT_DIR")
 WANTED: list[bool] = []  # set when no zygote answered: the inline server starts one (`start_if_wanted`)
 
 
+USED_MARK = "mcp-used"  # touched by every stdio `cairn serve`: an MCP client is set up on this machine
+USED_RECENTLY = 14 * 86400.0
+
+
+def mark_used() -> None:
+    """Note that an agent started `cairn serve` over stdio (SessionStart warms a zygote only then)."""
+    from cairn.agents.hooks.warm import socket_path as hook_socket
+
+    path = os.path.join(os.path.dirname(hook_socket()), USED_MARK)
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        with open(path, "a", encoding="utf-8"):
+            pass
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def used() -> bool:
+    """Whether an agent started `cairn serve` over stdio in the last two weeks: a user of the hooks
+    alone gets no idle zygote (~76 MB) after each session start."""
+    import time
+
+    from cairn.agents.hooks.warm import socket_path as hook_socket
+
+    try:
+        return time.time() - os.stat(os.path.join(os.path.dirname(hook_socket()), USED_MARK)).st_mtime < USED_RECENTLY
+    except OSError:
+        return False
+
+
 def supported() -> bool:
     """The warm path is on (CAIRN_WARM) and this platform can pass descriptors to a forked process.
     Linux only: elsewhere a fork without exec after these imports is untested (macOS's system
