@@ -355,6 +355,11 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple], tool_keys
                             call = loads(data[line_start:line_end])
                         except (ValueError, UnicodeDecodeError, RecursionError):
                             call = None
+                        # _name_of_call(call, cid), its common case inlined: a function call with a name
+                        p = call.get("payload") if type(call) is dict and call.get("type") == "response_item" else None
+                        if (type(p) is dict and p.get("type") == "function_call" and p.get("call_id") == cid
+                                and type(name := p.get("name")) is str and name):
+                            break
                         name = _name_of_call(call, cid)
                         if name is not None:
                             break

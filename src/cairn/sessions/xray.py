@@ -143,6 +143,8 @@ def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
         by_file[t.file].append(t)
     out: list[Expiry] = []
     for stream in by_file.values():
+        if not any(t.cache_write for t in stream):  # no write, no rewrite (Codex, Gemini): nothing can expire
+            continue
         stream.sort(key=lambda t: t.ts)
         ttl = TTL_5M
         for prev, cur in zip(stream, stream[1:], strict=False):
