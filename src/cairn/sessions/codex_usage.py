@@ -1,4 +1,4 @@
-"""Token usage of Codex CLI rollouts, counted exactly as ccusage `codex session` counts.
+"""Token usage of Codex CLI rollouts, counted exactly as ccusage `codex session` counts, and their tool output.
 
 The rules follow ccusage's Rust loader (adapter/codex/parser.rs and loader.rs @ 5816e640), so
 token totals match it to the token (tests/fixtures/transcripts/codex/expected.ccusage-codex-session.json):

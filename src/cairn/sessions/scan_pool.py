@@ -29,14 +29,16 @@ MAX_WORKERS = 4
 Part = tuple[Dataset, list[Turn], list[Turn], list[tuple], list[tuple]]
 
 
-def scan_run(files: list[Path]) -> Part:
+def scan_run(files: list[Path], *, keyed: bool = True) -> Part:
     """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys, and
-    (position in the side facts' tool_results, key) of each Codex tool output) of a run of files."""
+    (position in the side facts' tool_results, key) of each Codex tool output) of a run of files;
+    `keyed=False` (a run that is merged with no other) collects no keys."""
     ds = Dataset()
     claude: list[Turn] = []
     other: list[Turn] = []
     keys: list[tuple] = []
     tool_keys: list[tuple] = []
+    keys_to, tool_keys_to = (keys, tool_keys) if keyed else (None, None)
     seen: dict[str, set] = {CODEX: set(), GEMINI: set()}
     for f in files:
         agent = agent_of(f)
@@ -44,11 +46,11 @@ def scan_run(files: list[Path]) -> Part:
             if agent == CODEX:
                 from cairn.sessions.codex_usage import scan_codex_file
 
-                scan_codex_file(f, ds, other, seen[CODEX], keys, tool_keys)
+                scan_codex_file(f, ds, other, seen[CODEX], keys_to, tool_keys_to)
             elif agent == GEMINI:
                 from cairn.sessions.gemini_usage import scan_gemini_file
 
-                scan_gemini_file(f, ds, other, seen[GEMINI], keys)
+                scan_gemini_file(f, ds, other, seen[GEMINI], keys_to)
             else:
                 scan_file(f, ds, claude)
         except OSError as exc:
@@ -150,7 +152,7 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     n = workers()
     sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
-        part, lone_claude, lone_other, _, _ = scan_run(files)  # one run: its Codex / Gemini entries are unique
+        part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
     else:
