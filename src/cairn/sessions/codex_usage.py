@@ -168,7 +168,8 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     cwd = None
     with open(path, "rb") as fh:
         data = fh.read()
-    spans = marked_spans(data, (_TOKEN_COUNT, _TURN_CONTEXT))
+    counts = marked_spans(data, (_TOKEN_COUNT,))  # the lines holding each marker: which one is known
+    spans = {**marked_spans(data, (_TURN_CONTEXT,)), **counts}  # without looking into the line again
     # the session's record (the first line, as a rule): the lines naming it are looked at in order
     # until one gives the session id; no search of the rest of the file for it
     size = len(data)
@@ -184,8 +185,9 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
             spans.pop(start, None)  # the session's record is no usage line, whatever else it holds
         else:
             spans[start] = end  # read with the usage lines, as any line naming a marker
-        at = data.find(_SESSION_META, end)
-    lines = [data[start:spans[start]] for start in sorted(spans)]
+        at = data.find(_SESSION_META, end) if sid is None else -1  # found: the rest is not searched
+    starts = sorted(spans)
+    lines = [data[start:spans[start]] for start in starts]
     sid = sid or CODEX_READER.session_id(path, [])
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
@@ -204,7 +206,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     loads = orjson.loads
     contexts: dict[bytes, str | None] = {}  # turn_context lines but for their time and turn id -> model
     for i, raw in enumerate(lines):
-        is_count = _TOKEN_COUNT in raw
+        is_count = starts[i] in counts  # `_TOKEN_COUNT in raw`, from the search that found the line
         total_raw = _total_bytes(raw) if is_count else None
         if previous_bytes is not None and is_count and total_raw == previous_bytes:
             continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
