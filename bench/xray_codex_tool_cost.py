@@ -8,6 +8,8 @@ untimed warm-up of each. Printed per variant: the least and median process CPU s
 entries and tool outputs found; then the difference of the medians and the cost per output.
 
     python bench/xray_codex_tool_cost.py DIR [--runs 7]   # DIR: e.g. the Codex tree of xray_agents_speed.py
+
+With PYTHONPATH at an older cairn's src (no tool output counted), both variants scan usage only.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ from cairn.sessions.usage import Dataset
 
 
 def scan(files: list[Path], with_tools: bool) -> tuple[float, int, int]:
-    real = codex_usage.tool_outputs
-    if not with_tools:
+    real = getattr(codex_usage, "tool_outputs", None)  # absent in a cairn before Codex tool output
+    if not with_tools and real is not None:
         codex_usage.tool_outputs = lambda *args, **kwargs: None  # type: ignore[assignment]
     try:
         ds, out, seen = Dataset(), [], set()  # type: ignore[var-annotated]
@@ -35,7 +37,8 @@ def scan(files: list[Path], with_tools: bool) -> tuple[float, int, int]:
             codex_usage.scan_codex_file(f, ds, out, seen)
         return time.process_time() - t0, len(out), len(ds.tool_results)
     finally:
-        codex_usage.tool_outputs = real
+        if real is not None:
+            codex_usage.tool_outputs = real
 
 
 def main() -> int:
