@@ -13,7 +13,7 @@ from cairn.sessions.archive import archive_path, ingest_file, ingest_paths, open
 from cairn.sessions.archive_search import list_sessions, search, session_detail
 from cairn.sessions.prices import load_prices
 from cairn.sessions.transcript import CLAUDE, CODEX, GEMINI, agent_of, find_transcripts
-from cairn.sessions.usage import load_transcripts
+from cairn.sessions.usage import load_transcripts, parse_timestamp, select
 from cairn.sessions.xray import analyze
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -221,3 +221,84 @@ def test_gemini_tool_output_enters_the_xray():
     assert {r["tool"]: (r["calls"], r["chars"]) for r in tools["rows"]} == {
         "read_file": (1, 167), "replace": (1, 50), "run_shell_command": (1, 57), "write_file": (1, 0)}
     assert tools["est_tokens"] == int((167 + 50 + 57) / 4) and "Gemini CLI" in tools["method"]
+
+
+# Codex tool output, by hand from the fixture: each function_call_output / custom_tool_call_output's
+# `output` string, named by the call of the same call_id (the fixture's outputs are its sanitizer's
+# `[REDACTED_OUTPUT len=... sha=...]` placeholders, so these are the lengths of those texts)
+CODEX_TOOLS = {"exec_command": (187, 7210), "apply_patch": (22, 836), "write_stdin": (11, 421),
+               "mcp__cloud-associates__execute_workflow": (3, 116), "update_plan": (2, 74),
+               "[REDACTED_NAME len=43 sha=c186413b]": (1, 40), "mcp__cloud-associates__search_workflows": (1, 39)}
+CODEX_TOOL_CHARS = {"019c8a4c-ed82-79a1-aa28-7738fc5ab61a": 4008, "019c8a4d-8f45-7010-8b5d-7fad920aa6f9": 4533,
+                    "019c8bfe-ec25-79e0-97d7-bda6a9c575ff": 195, "019c8a70-dda7-7f33-98ea-f30553347322": 0}
+
+
+def _tool_rows(report: dict) -> dict[str, tuple[int, int]]:
+    return {r["tool"]: (r["calls"], r["chars"]) for r in report["tools"]["rows"]}
+
+
+def test_codex_tool_output_enters_the_xray():
+    ds = load_transcripts([CODEX_DIR])
+    report = analyze(ds, load_prices({}))
+    assert _tool_rows(report) == CODEX_TOOLS
+    assert report["tools"]["est_tokens"] == int(8736 / 4) == 2184 and "Codex CLI" in report["tools"]["method"]
+    assert report["tools"]["rows"][0]["est_tokens"] == int(7210 / 4)
+    for sid, chars in CODEX_TOOL_CHARS.items():  # per session
+        assert sum(r.chars for r in ds.tool_results if r.session_id == sid) == chars
+        assert sum(r["chars"] for r in analyze(select(ds, sessions={sid}), load_prices({}))["tools"]["rows"]) == chars
+    first = next(r for r in ds.tool_results if r.session_id == "019c8a4c-ed82-79a1-aa28-7738fc5ab61a")
+    assert (first.tool, first.chars) == ("exec_command", len("[REDACTED_OUTPUT len=5030 sha=28c2f7e1]"))
+    assert first.ts == parse_timestamp("2026-02-23T11:40:42.316Z")
+    # the token totals still equal ccusage's (test_codex_sessions_equal_ccusage_to_the_token_and_cent)
+    assert report["totals"]["total_tokens"] == 9_340_524
+
+
+def _line(stamp: str, kind: str, payload: dict) -> dict:
+    return {"timestamp": f"2026-03-01T10:00:{stamp}Z", "type": kind, "payload": payload}
+
+
+def test_codex_tool_output_shapes_names_and_copies(tmp_path: Path, monkeypatch):
+    """Every output shape Codex writes, each call kind, an exec event between call and output, an
+    output without its call, a call id written with escapes (json.dumps' \\u00e9, not orjson's
+    UTF-8: found by reading the calls in order), and the same file twice, also across processes."""
+    records = [
+        _line("00.000", "session_meta", {"id": "s-tools", "cwd": "/w"}),
+        _line("01.000", "response_item", {"type": "function_call", "name": "exec_command",
+                                          "arguments": '{"cmd":"ls"}', "call_id": "c1"}),
+        _line("01.100", "event_msg", {"type": "exec_command_end", "call_id": "c1", "stdout": "a\nb\n"}),
+        _line("01.200", "response_item", {"type": "function_call_output", "call_id": "c1",
+                                          "output": "a\nb\n\u00e9"}),  # 5 characters, 6 bytes
+        _line("02.000", "response_item", {"type": "local_shell_call", "call_id": "c2", "status": "completed",
+                                          "action": {"type": "exec", "command": ["ls"]}}),
+        _line("02.500", "response_item", {"type": "function_call_output", "call_id": "c2",
+                                          "output": [{"type": "input_text", "text": "1234"},
+                                                     {"type": "input_image", "image_url": "data:x"},
+                                                     {"type": "input_text", "text": "56"}]}),
+        _line("03.000", "response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "c3",
+                                          "name": "apply_patch", "input": "*** Begin Patch"}),
+        _line("03.500", "response_item", {"type": "custom_tool_call_output", "call_id": "c3",
+                                          "output": '{"output":"Done!","metadata":{"exit_code":0}}'}),
+        _line("04.000", "response_item", {"type": "function_call_output", "call_id": "gone", "output": "xyz"}),
+        _line("05.000", "response_item", {"type": "function_call", "name": "read_file",
+                                          "arguments": "{}", "call_id": "c\u00e9"}),
+        _line("05.500", "response_item", {"type": "function_call_output", "call_id": "c\u00e9", "output": "0123456789"}),
+        _line("06.000", "event_msg", {"type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": 10,
+                                  "reasoning_output_tokens": 0, "total_tokens": 110}}}),
+    ]
+    rollout = tmp_path / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-s-tools.jsonl"
+    rollout.parent.mkdir(parents=True)
+    rollout.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")  # ensure_ascii
+    want = {"exec_command": (1, 5), "shell": (1, 6), "apply_patch": (1, 45), "unknown": (1, 3), "read_file": (1, 10)}
+    assert _tool_rows(_xray([rollout])) == want
+    copy = tmp_path / "archived_sessions" / rollout.name
+    copy.parent.mkdir()
+    shutil.copy(rollout, copy)
+    assert _tool_rows(_xray([rollout, copy])) == want  # a session in two files: its outputs counted once
+    import cairn.sessions.scan_pool as pool
+
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
+    runs = pool._runs(sorted([rollout, copy], key=str), [1, 1], 2)
+    assert len(runs) == 2  # each file in its own process
+    assert _tool_rows(_xray([rollout, copy])) == want

@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,8 @@ from cairn.sessions.codex_usage import _raw_usage_slow, context_key_of, raw_usag
 from cairn.sessions.prices import load_prices
 from cairn.sessions.simulate import DEFAULT_HANDOFF, Prepared, replay
 from cairn.sessions.transcript import find_transcripts
-from cairn.sessions.usage import has_null_field, lines_to_parse, load_transcripts
-from cairn.sessions.xray import _Acc, _Columns, _groups, day_of, main_curve, turn_cost
+from cairn.sessions.usage import has_null_field, lines_to_parse, load_transcripts, parse_timestamp, select
+from cairn.sessions.xray import _Acc, _Columns, _groups, day_of, find_expiries, main_curve, turn_cost
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
@@ -326,3 +327,71 @@ def test_a_usage_line_that_also_names_a_tool_result_is_counted(tmp_path):
     ds = load_transcripts([path])
     assert [(t.message_id, t.input, t.output) for t in ds.turns] == [("m1", 10, 5), ("m2", 20, 7)]
     assert [(r.tool, r.chars) for r in ds.tool_results] == [("Grep", 3)]
+
+
+def _parse_timestamp_before(value):
+    """parse_timestamp as it was: every `Z` of a text ending in one rewritten as +00:00 first."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError:
+        return None
+    return None if dt.tzinfo is None else dt.timestamp()
+
+
+def test_parse_timestamp_equals_rewriting_z_first():
+    """The fast path hands fromisoformat the text as it is unless a `Z` other than the last one is in it
+    (fromisoformat takes any character, `Z` too, between date and time): 20,000 mutated times agree."""
+    import random
+
+    base = ["2026-02-23T11:40:42.096Z", "2026-02-23T11:40:42Z", "2026-02-23T11:40:42.096+02:00", "2026-02-23",
+            "2026-02-23Z", "Z", "", "2026-02-23T11Z", "2026-02-23T11:40:42.096ZZ", "2026-02-23Z11:40:42Z",
+            "2026-02-23Z11:40:42", "2026-02-23 11:40:42Z", "2026-02-23T11:40:42.096z", "20260223T114042Z"]
+    rng = random.Random(17)
+    texts = list(base) + [None, 5, b"2026-02-23T11:40:42Z"]
+    for _ in range(20_000):
+        chars = list(rng.choice(base))
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(chars) + 1)
+            op = rng.random()
+            if op < 0.4 and chars:
+                chars[min(i, len(chars) - 1)] = rng.choice("0123456789-:TZz.+ ")
+            elif op < 0.7:
+                chars.insert(i, rng.choice("0123456789-:TZz.+ "))
+            elif chars:
+                del chars[min(i, len(chars) - 1)]
+        texts.append("".join(chars))
+    assert [parse_timestamp(t) for t in texts] == [_parse_timestamp_before(t) for t in texts]
+    assert sum(parse_timestamp(t) is not None for t in texts) > 500  # many of them are times
+    assert parse_timestamp("2026-02-23Z11:40:42Z") is None  # rewritten first, as before: not a time
+
+
+def test_select_without_filters_keeps_everything(dataset):
+    out = select(dataset)
+    assert (out.turns, out.tool_results, out.compactions) == (dataset.turns, dataset.tool_results,
+                                                              dataset.compactions)
+    assert out.turns is not dataset.turns  # a copy, as the filtering path gives
+    everyone = {t.session_id for t in dataset.turns} | {r.session_id for r in dataset.tool_results} | {
+        c.session_id for c in dataset.compactions}
+    filtered = select(dataset, sessions=everyone)
+    assert (filtered.turns, filtered.tool_results, filtered.compactions) == (out.turns, out.tool_results,
+                                                                             out.compactions)
+
+
+def test_expiries_skip_streams_without_cache_writes(dataset):
+    """A stream with no cache write is skipped: none of its turns could pass the rewrite test."""
+    from cairn.sessions.xray import EXPIRY_MIN_CONTEXT, EXPIRY_REWRITE_SHARE
+
+    prices = load_prices({})
+    streams: dict[str, list] = defaultdict(list)
+    for t in dataset.turns:
+        streams[t.file].append(t)
+    quiet = [sorted(s, key=lambda t: t.ts) for s in streams.values() if not any(t.cache_write for t in s)]
+    assert {s[0].agent for s in quiet} >= {"codex", "gemini"}
+    for s in quiet:  # the loop's own test, turn by turn: every pair is passed over
+        assert all(prev.context < EXPIRY_MIN_CONTEXT or cur.cache_write < EXPIRY_REWRITE_SHARE * prev.context
+                   for prev, cur in zip(s, s[1:], strict=False))
+    writers = {t.file for t in dataset.turns if t.cache_write}
+    assert find_expiries(dataset.turns, prices) == find_expiries([t for t in dataset.turns if t.file in writers],
+                                                                 prices)

@@ -147,7 +147,8 @@ def cmd_xray(args: argparse.Namespace) -> int:
     try:
         ds, filters, empty = _load(args, paths)
         report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
-    finally:
+    finally:  # what was built is kept to the end: frozen, the collector never walks it again (it did,
+        gc.freeze()  # all of it, on its first pass after gc.enable(): 0.1-0.3 s on 100 MB of Codex rollouts)
         gc.enable()
     _add_telemetry(report)
     if empty:

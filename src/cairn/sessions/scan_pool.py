@@ -6,7 +6,7 @@ first is scanned in a forked process that sends its part back through a pipe as 
 plain tuples (the 26k entries of 100 MB of Codex rollouts: 0.10 s there and back, pickled
 0.31 s), and the parts are merged in file order: Claude Code's usage entries are concatenated
 before deduplication, side facts are appended, first-seen cwd and folder per session kept, and
-Codex / Gemini entries deduplicated again across runs by their keys, first run first. Several
+Codex / Gemini entries and Codex tool outputs deduplicated again across runs by their keys, first run first. Several
 processes above MIN_BYTES, on every usable core unless CAIRN_XRAY_WORKERS says otherwise (see
 `workers`), where fork is safe (not macOS); otherwise one process does it all.
 """
@@ -26,15 +26,19 @@ from cairn.sessions.usage import Compaction, Dataset, ToolResult, Turn, scan_fil
 MIN_BYTES = 16_000_000  # below this, starting a second process costs more than it saves
 MAX_WORKERS = 4
 
-Part = tuple[Dataset, list[Turn], list[Turn], list[tuple]]
+Part = tuple[Dataset, list[Turn], list[Turn], list[tuple], list[tuple]]
 
 
-def scan_run(files: list[Path]) -> Part:
-    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys) of a run of files."""
+def scan_run(files: list[Path], *, keyed: bool = True) -> Part:
+    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys, and
+    (position in the side facts' tool_results, key) of each Codex tool output) of a run of files;
+    `keyed=False` (a run that is merged with no other) collects no keys."""
     ds = Dataset()
     claude: list[Turn] = []
     other: list[Turn] = []
     keys: list[tuple] = []
+    tool_keys: list[tuple] = []
+    keys_to, tool_keys_to = (keys, tool_keys) if keyed else (None, None)
     seen: dict[str, set] = {CODEX: set(), GEMINI: set()}
     for f in files:
         agent = agent_of(f)
@@ -42,16 +46,16 @@ def scan_run(files: list[Path]) -> Part:
             if agent == CODEX:
                 from cairn.sessions.codex_usage import scan_codex_file
 
-                scan_codex_file(f, ds, other, seen[CODEX], keys)
+                scan_codex_file(f, ds, other, seen[CODEX], keys_to, tool_keys_to)
             elif agent == GEMINI:
                 from cairn.sessions.gemini_usage import scan_gemini_file
 
-                scan_gemini_file(f, ds, other, seen[GEMINI], keys)
+                scan_gemini_file(f, ds, other, seen[GEMINI], keys_to)
             else:
                 scan_file(f, ds, claude)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
-    return ds, claude, other, keys
+    return ds, claude, other, keys, tool_keys
 
 
 def _runs(files: list[Path], sizes: list[int], n: int) -> list[list[Path]]:
@@ -92,21 +96,21 @@ _FIELDS = tuple(Turn.__slots__)
 
 def _encode(part: Part) -> bytes:
     """A run's result as marshal bytes: plain tuples, which cross a pipe far faster than pickled objects."""
-    ds, claude, other, keys = part
+    ds, claude, other, keys, tool_keys = part
     get = attrgetter(*_FIELDS)
     return marshal.dumps((
         [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results],
         [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
         ds.session_cwd, ds.session_dir, ds.bad_lines,
-        [get(t) for t in claude], [get(t) for t in other], keys,
+        [get(t) for t in claude], [get(t) for t in other], keys, tool_keys,
     ))
 
 
 def _decode(data: bytes) -> Part:
-    tools, comps, cwd, folders, bad, claude, other, keys = marshal.loads(data)
+    tools, comps, cwd, folders, bad, claude, other, keys, tool_keys = marshal.loads(data)
     ds = Dataset(tool_results=[ToolResult(*r) for r in tools], compactions=[Compaction(*c) for c in comps],
                  session_cwd=cwd, session_dir=folders, bad_lines=bad)
-    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys
+    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, tool_keys
 
 
 def _scan_in_child(files: list[Path]) -> tuple[int, int]:
@@ -148,7 +152,7 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     n = workers()
     sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
-        part, lone_claude, lone_other, _ = scan_run(files)  # one run: its Codex / Gemini entries are unique
+        part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
     else:
@@ -170,12 +174,19 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     claude: list[Turn] = []
     other: list[Turn] = []
     seen: set[tuple] = set()
-    for part, c, o, keys in parts:
+    for part, c, o, keys, tool_keys in parts:
         claude.extend(c)
         for turn, key in zip(o, keys, strict=True):
             if (turn.agent, key) not in seen:
                 seen.add((turn.agent, key))
                 other.append(turn)
+        copies = set()  # Codex tool outputs already counted from an earlier run
+        for at, key in tool_keys:
+            if key in seen:
+                copies.add(at)
+            seen.add(key)
+        if copies:
+            part.tool_results = [r for i, r in enumerate(part.tool_results) if i not in copies]
         _merge_side_facts(ds, part)
     return claude, other
 

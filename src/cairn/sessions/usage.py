@@ -102,16 +102,25 @@ def _opt_str(rec: dict, key: str) -> tuple[bool, str | None]:
     return False, None
 
 
+_FROM_ISO = datetime.fromisoformat
+
+
 def parse_timestamp(value: object) -> float | None:
-    if not isinstance(value, str) or not value:
+    """Epoch seconds of an ISO 8601 time with a UTC offset or `Z` (None otherwise).
+
+    Every `Z` of a text ending in one is read as +00:00. Python 3.11's fromisoformat reads a
+    trailing `Z` so itself: a text with no other `Z` (every real one) is not rewritten first
+    (the same result, tests/sessions/test_xray_fast_paths.py; this runs ~80k times on 100 MB of
+    Codex rollouts)."""
+    if type(value) is not str and not isinstance(value, str):
         return None
+    z = value.find("Z")
     try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+        dt = _FROM_ISO(value if z == -1 or z == len(value) - 1 else
+                       value.replace("Z", "+00:00") if value.endswith("Z") else value)
     except ValueError:
         return None
-    if dt.tzinfo is None:
-        return None
-    return dt.timestamp()
+    return None if dt.tzinfo is None else dt.timestamp()
 
 
 def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None,
@@ -391,6 +400,9 @@ def select(ds: Dataset, *, days: int | None = None, sessions: set[str] | None = 
 
     out = Dataset(session_cwd=ds.session_cwd, session_dir=ds.session_dir, files=ds.files,
                   bad_lines=ds.bad_lines, roots=ds.roots)
+    if cutoff is None and sessions is None:  # nothing to filter: every item kept, without a call per item
+        out.turns, out.tool_results, out.compactions = list(ds.turns), list(ds.tool_results), list(ds.compactions)
+        return out
     out.turns = [t for t in ds.turns if keep(t.session_id, t.ts)]
     out.tool_results = [r for r in ds.tool_results if keep(r.session_id, r.ts)]
     out.compactions = [c for c in ds.compactions if keep(c.session_id, c.ts)]

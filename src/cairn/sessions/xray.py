@@ -143,6 +143,8 @@ def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
         by_file[t.file].append(t)
     out: list[Expiry] = []
     for stream in by_file.values():
+        if not any(t.cache_write for t in stream):  # no write, no rewrite (Codex, Gemini): nothing can expire
+            continue
         stream.sort(key=lambda t: t.ts)
         ttl = TTL_5M
         for prev, cur in zip(stream, stream[1:], strict=False):
@@ -392,7 +394,8 @@ def _tool_report(ds: Dataset) -> dict[str, Any]:
             for name in calls]
     rows.sort(key=lambda r: (-r["chars"], r["tool"]))
     return {"method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by id; "
-                      "Gemini CLI's functionResponse output and error; not yet Codex CLI's; "
+                      "Gemini CLI's functionResponse output and error; Codex CLI's function_call_output and "
+                      "custom_tool_call_output, matched to its call by call_id; "
                       f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
             "rows": rows, "est_tokens": int(whole / CHARS_PER_TOKEN)}
 
