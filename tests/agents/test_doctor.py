@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from test_hook_support import payload, run_hook
 
@@ -127,3 +128,22 @@ def test_doctor_accepts_the_mcp_server_from_the_enabled_plugin(tmp_path, run_cli
     (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"cairn@cairn": True}}))
     _, checks = _doctor(run_cli, tmp_path, home)
     assert checks["mcp"]["status"] == "ok" and "cairn@cairn" in checks["mcp"]["detail"]
+
+
+def test_doctor_says_who_answers_the_frequent_hooks(tmp_path, run_cli, cairn_home, monkeypatch):
+    import shutil
+
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}
+    root = make_git_repo(tmp_path / "p", {"src/a.py": "def a():\n    return 1\n"})
+    assert run_cli("install", "claude", cwd=root, env=env).returncode == 0
+    assert "warm server off (CAIRN_WARM=0)" in _doctor(run_cli, root, home)[1]["hooks"]["detail"]  # the suite's
+    monkeypatch.setenv("CAIRN_WARM", "1")
+    detail = _doctor(run_cli, root, home)[1]["hooks"]["detail"]
+    assert "warm server not running now" in detail
+    if shutil.which("bash"):
+        assert "reached from bash (hook.sh)" in detail
+    run_dir = cairn_home / "run"
+    run_dir.mkdir(mode=0o700, exist_ok=True)
+    (run_dir / "hooks.pid").write_text(f"{os.getpid()}\n")  # a live process, as the server's pid file says
+    assert f"warm server running (pid {os.getpid()})" in _doctor(run_cli, root, home)[1]["hooks"]["detail"]
