@@ -17,12 +17,15 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+import select
 import socket
+import time
 
 MAGIC = b"cairn-hook-sh/1"
 DOOR_NAME = "hooks.tcp"
 HEADER_LINES = 7  # magic, token, root, event, cwd, project dir, payload length
 MAX_HEADER = 64 * 1024
+HEADER_SECONDS = 1.0  # for the header lines, all of them, when the socket has no timeout of its own
 
 
 def door_path(socket_path: str) -> str:
@@ -72,11 +75,19 @@ def read_request(conn: socket.socket, token: bytes, root: str, limit: int
     """(event, cwd, CLAUDE_PROJECT_DIR or None, payload) of a request from hook.sh, after
     answering "ok"; None (nothing sent) for anything else: a stranger, another install, a broken
     or oversized request."""
-    data = b""
+    data, timeout = b"", conn.gettimeout()
+    deadline = time.monotonic() + (timeout or HEADER_SECONDS)  # in all: a trickle cannot hold the server
     while data.count(b"\n") < HEADER_LINES:
-        if len(data) > MAX_HEADER:
+        if len(data) > MAX_HEADER or not (MAGIC + b"\n").startswith(data[:len(MAGIC) + 1]):
+            return None  # too long, or not hook.sh (a browser's request): no need to wait for more
+        left = deadline - time.monotonic()
+        if left <= 0:
             return None
-        chunk = conn.recv(65536)
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(65536)
+        except socket.timeout:
+            return None
         if not chunk:
             return None
         data += chunk
@@ -85,6 +96,7 @@ def read_request(conn: socket.socket, token: bytes, root: str, limit: int
         return None
     if os.fsdecode(their_root) != root:
         return None
+    conn.settimeout(timeout)
     conn.sendall(b"ok\n")
     want = int(size)
     parts, have = [rest], len(rest)
@@ -95,4 +107,18 @@ def read_request(conn: socket.socket, token: bytes, root: str, limit: int
         parts.append(chunk)
         have += len(chunk)
     payload = b"".join(parts)[:want]
+    if client_gone(conn):
+        return None
     return event.decode("utf-8", "replace"), cwd, project[1:] if project.startswith(b"=") else None, payload
+
+
+def client_gone(conn: socket.socket) -> bool:
+    """Whether hook.sh closed its end (it never does while it waits for the answer): it gave up
+    waiting for the server to take the request and answered it another way, so the request must
+    not run a second time."""
+    try:
+        if not select.select([conn], [], [], 0)[0]:
+            return False
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
