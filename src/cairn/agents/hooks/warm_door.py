@@ -86,7 +86,7 @@ def read_request(conn: socket.socket, token: bytes, root: str, limit: int
         conn.settimeout(left)
         try:
             chunk = conn.recv(65536)
-        except socket.timeout:
+        except TimeoutError:
             return None
         if not chunk:
             return None
