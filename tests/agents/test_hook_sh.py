@@ -22,7 +22,7 @@ from cairn.agents.install import shell_hook_commands
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or not shutil.which("bash"), reason="the bash client is POSIX only")
 
-TOKEN = "t" * 32
+TOKEN, KEY = "t" * 32, "k" * 32
 PAYLOAD = b'{"prompt": "caf\xc3\xa9 \xe2\x9c\x93"}'
 FAKE_CLIENT = """#!/bin/sh
 n=$(wc -c)
@@ -40,7 +40,7 @@ class Door:
         self.srv.listen(4)
         self.answer, self.conns = answer, []
         (home / "run").mkdir(parents=True, exist_ok=True)
-        (home / "run" / warm_door.DOOR_NAME).write_text(f"{self.srv.getsockname()[1]} {TOKEN} {os.getpid()}\n")
+        (home / "run" / warm_door.DOOR_NAME).write_text(f"{self.srv.getsockname()[1]} {TOKEN} {os.getpid()} {KEY}\n")
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
@@ -61,13 +61,15 @@ class Door:
 
 
 def _read(conn) -> bytes:
-    """The request of hook.sh, whole (its payload included); b"" when it is not a request."""
+    """The request of hook.sh, whole (its payload, sent once told "ok KEY", included); b"" when it is
+    not a request."""
     data = b""
     while data.count(b"\n") < warm_door.HEADER_LINES:
         chunk = conn.recv(65536)
         if not chunk:
             return b""
         data += chunk
+    conn.sendall(f"ok {KEY}\n".encode())
     size = int(data.split(b"\n")[6])
     while len(data.split(b"\n", 7)[7]) < size:
         data += conn.recv(65536)
@@ -107,7 +109,7 @@ def _answer(out: bytes, err: bytes = b"", code: int = 0, seen: list | None = Non
         if seen is not None:
             seen.append(request)
         if request:
-            conn.sendall(b"ok\n%d\n%d\n" % (code, len(out)) + out + err)
+            conn.sendall(b"%d\n%d\n" % (code, len(out)) + out + err)
         conn.close()
     return answer
 
@@ -123,7 +125,7 @@ def test_an_answer_comes_back_byte_for_byte_with_its_exit_code(tmp_path, door):
 
 def test_a_server_that_takes_the_request_and_hangs_costs_no_more_than_the_hook_may_take(tmp_path, door):
     """PreToolUse may take 5 s (install.HOOK_EVENTS): no 3 + 8 s wait and then a second run in Python."""
-    door(lambda conn: (_read(conn), conn.sendall(b"ok\n"), time.sleep(8)))
+    door(lambda conn: (_read(conn), time.sleep(8)))
     code, out, err, seconds = _hook(tmp_path)
     assert (code, out, err) == (0, "", "")  # taken: nobody runs the handler again
     assert seconds < 4.5
@@ -137,10 +139,31 @@ def test_a_server_that_does_not_take_the_request_in_time_is_not_asked_again(tmp_
     assert d.conns  # the request was sent to it
 
 
+def test_a_stranger_on_a_dead_servers_port_hears_no_payload_and_cannot_answer(tmp_path, door):
+    """The server was killed (its door file left behind), its pid is now another process of the user,
+    and another program listens on its port: it gets the header, never the prompt, and what it says
+    is not printed."""
+    heard = []
+
+    def stranger(conn):
+        conn.settimeout(0.5)
+        try:
+            while chunk := conn.recv(65536):
+                heard.append(chunk)
+                conn.sendall(b"ok\nok " + TOKEN.encode() + b"\n0\n6\nHACKED")
+        except OSError:
+            pass
+        conn.close()
+    door(stranger)
+    code, out, err, _ = _hook(tmp_path, event="UserPromptSubmit")
+    assert code == 0 and out.startswith("python client: warm=unset ") and f"stdin={len(PAYLOAD)}" in out
+    assert heard and b"caf" not in b"".join(heard)
+
+
 def test_an_answer_cut_short_is_not_printed(tmp_path, door):
     def answer(conn):
         _read(conn)
-        conn.sendall(b"ok\n0\n100\n{\"additionalCon")
+        conn.sendall(b"0\n100\n{\"additionalCon")
         conn.close()
     door(answer)
     assert _hook(tmp_path, event="UserPromptSubmit")[:3] == (0, "", "")
@@ -181,7 +204,8 @@ def test_a_refused_connection_falls_back_even_in_posix_mode(tmp_path):
     free.bind(("127.0.0.1", 0))  # bound, not listening: refused
     try:
         (tmp_path / "home" / "run").mkdir(parents=True)
-        (tmp_path / "home" / "run" / warm_door.DOOR_NAME).write_text(f"{free.getsockname()[1]} {TOKEN} {os.getpid()}\n")
+        (tmp_path / "home" / "run" / warm_door.DOOR_NAME).write_text(
+            f"{free.getsockname()[1]} {TOKEN} {os.getpid()} {KEY}\n")
         code, out, err, _ = _hook(tmp_path, env={"POSIXLY_CORRECT": "1"}, direct=True)
     finally:
         free.close()

@@ -5,8 +5,8 @@
 #
 # Every prompt, tool call and turn pays its hooks' start-up before any work: ~10-17 ms for the
 # smallest Python client (client.py), ~2 ms for bash. So the installed hooks of those events are
-# this script: it reads the warm server's door (CAIRN_HOME/run/hooks.tcp, 0600: port, token, pid;
-# see warm_door.py), sends the payload over 127.0.0.1 with bash's own /dev/tcp and prints the
+# this script: it reads the warm server's door (CAIRN_HOME/run/hooks.tcp, 0600: port, token, pid,
+# key; see warm_door.py), sends the payload over 127.0.0.1 with bash's own /dev/tcp and prints the
 # answer. Shell builtins only: no process is started on the way. Anything missing or wrong (no
 # server, no door, CAIRN_WARM=0, an odd CAIRN_HOME or working directory, a refused, silent or
 # foreign answer) and it runs the Python client exactly as before, with what it read of stdin.
@@ -50,8 +50,9 @@ case $home in /*) ;; *) fallback ;; esac  # relative or ~: the Python client res
 case $PWD$root${CLAUDE_PROJECT_DIR-} in *$'\n'*) fallback ;; esac
 door=$home/run/hooks.tcp
 [ -r "$door" ] || fallback
-IFS=' ' read -r port token pid <"$door" || fallback
+IFS=' ' read -r port token pid key <"$door" || fallback
 case $port$pid in '' | *[!0-9]*) fallback ;; esac
+[ -n "$key" ] || fallback  # an older server's door
 kill -0 "$pid" 2>/dev/null || fallback
 [ -t 0 ] && fallback  # a terminal: the Python client reads nothing from it
 if [ -S /dev/stdin ]; then  # Claude Code (node) hands a socket: /dev/stdin cannot be opened, read it
@@ -68,13 +69,16 @@ fi
 # runner.TIME_LIMITS), `wait` for its answer once taken: that limit and 1 s. Whole seconds (bash 3.2).
 case $event in UserPromptSubmit) t_ack=3 t_answer=5 ;; Stop) t_ack=3 t_answer=4 ;; *) t_ack=1 t_answer=3 ;; esac
 { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || fallback
-printf 'cairn-hook-sh/1\n%s\n%s\n%s\n%s\n%s\n%s\n%s' "$token" "$root" "$event" "$PWD" \
-  "${CLAUDE_PROJECT_DIR+=}${CLAUDE_PROJECT_DIR-}" "${#payload}" "$payload" >&3 2>/dev/null || fallback
+printf 'cairn-hook-sh/2\n%s\n%s\n%s\n%s\n%s\n%s\n' "$token" "$root" "$event" "$PWD" \
+  "${CLAUDE_PROJECT_DIR+=}${CLAUDE_PROJECT_DIR-}" "${#payload}" >&3 2>/dev/null || fallback
 t0=$SECONDS
 IFS= read -r -t "$t_ack" ack <&3 2>/dev/null || {  # timed out (bash 3.2 says 1, not >128): busy or hung
   [ $? -gt 128 ] || [ $((SECONDS - t0)) -ge "$t_ack" ] && fallback inline
 }
-[ "$ack" = ok ] || fallback  # refused, or told to fall back (a server of older code)
+# the payload only to the server that wrote the door: on a dead one's port, whoever listens there
+# now has the token, not the key
+[ "$ack" = "ok $key" ] || fallback  # refused, or told to fall back (a server of older code)
+printf '%s' "$payload" >&3 2>/dev/null || fallback  # it died: it has not run anything
 # Taken: the server runs the handler, so nothing runs it again; no answer in time, a broken one or
 # none at all (the server died), and the hook says nothing, exit 0.
 IFS= read -r -t "$t_answer" code <&3 2>/dev/null && IFS= read -r -t "$t_answer" size <&3 2>/dev/null || exit 0

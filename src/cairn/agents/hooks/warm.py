@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
 
+    from cairn.agents.hooks.warm_door import Door
+
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")  # every prompt, tool call and turn: worth a
 # warm process (a start of Python and its imports cost such a hook ~40-70 ms, its handler a few); the rare others inline
 CLI = "cli"  # the request is a command line (cli_main)
@@ -434,7 +436,7 @@ def _read_request(conn: socket.socket) -> tuple[str, bytes, bytes | None, bytes]
     return event.decode("utf-8", "replace"), cwd, None if project_dir == b"\0" else project_dir, stdin
 
 
-def _read_door_request(conn: socket.socket, door: tuple[socket.socket, str, bytes] | None
+def _read_door_request(conn: socket.socket, door: Door | None
                        ) -> tuple[str, bytes, bytes | None, bytes] | None:
     """A request of the bash prompt hook (warm_door.py); None when it is not one to answer."""
     from cairn.agents.hooks.client import ROOT
@@ -442,7 +444,7 @@ def _read_door_request(conn: socket.socket, door: tuple[socket.socket, str, byte
 
     try:
         conn.settimeout(DOOR_READ_TIMEOUT)  # hook.sh sends at once: a silent connection must not hold the server
-        request = read_request(conn, door[2], ROOT, MAX_REQUEST) if door else None
+        request = read_request(conn, door[2], ROOT, MAX_REQUEST, door[3]) if door else None
         conn.settimeout(5.0)
     except (OSError, ValueError):
         return None
