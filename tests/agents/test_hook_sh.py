@@ -210,3 +210,26 @@ def test_a_refused_connection_falls_back_even_in_posix_mode(tmp_path):
     finally:
         free.close()
     assert code == 0 and out.startswith("python client: warm=unset ") and err == ""
+
+
+def test_a_big_payload_on_a_socket_goes_to_the_python_client_whole(tmp_path, door):
+    """bash reads a socket a byte per call (~0.7 s a MB: a 5 s tool hook lost at ~6 MB): past 32 KB the
+    Python client gets it, what bash read then the rest, every byte."""
+    d = door(_answer(b"context"))
+    big = b'{"tool_response": "' + "é".encode() * 1_500_000 + b'"}\n'
+    client = tmp_path / "python-client"
+    client.write_text("#!/bin/sh\ncat > \"$0.got\"\n")
+    client.chmod(0o755)
+    ours, theirs = socket.socketpair()
+    sender = threading.Thread(target=lambda: (ours.sendall(big), ours.shutdown(socket.SHUT_WR)))
+    with ours, theirs:
+        sender.start()
+        started = time.monotonic()
+        r = subprocess.run(["sh", "-c", shell_hook_commands(str(client))["PostToolUse"]], stdin=theirs,
+                           capture_output=True, timeout=60,
+                           env={"PATH": os.environ["PATH"], "CAIRN_HOME": str(tmp_path / "home")})
+        seconds = time.monotonic() - started
+        sender.join()
+    assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
+    assert (tmp_path / "python-client.got").read_bytes() == big and not d.conns
+    assert seconds < 1.5  # byte by byte: ~2 s
