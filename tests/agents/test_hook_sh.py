@@ -233,3 +233,22 @@ def test_a_big_payload_on_a_socket_goes_to_the_python_client_whole(tmp_path, doo
     assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")
     assert (tmp_path / "python-client.got").read_bytes() == big and not d.conns
     assert seconds < 1.5  # byte by byte: ~2 s
+
+
+def test_every_wait_fits_the_hooks_time_in_claude_code():
+    """Waiting for the server, then answering inline (at most the handler's limit, and its imports:
+    ~0.5 s in the Python client, ~1 s for hook.sh to start Python too), ends before Claude Code gives
+    up on the hook (install.HOOK_EVENTS)."""
+    import re
+
+    from cairn.agents.hooks import runner, warm
+    from cairn.agents.install import HOOK_EVENTS
+
+    script = open(os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh")).read()
+    waits = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"(\w+|\*)\) t_ack=(\d+) t_answer=(\d+)", script)}
+    for event in warm.EVENTS:
+        limit, budget = runner.TIME_LIMITS[event], HOOK_EVENTS[event][1]
+        assert warm.HOOK_ANSWER_TIMEOUTS[event] > limit
+        assert warm.HOOK_ANSWER_TIMEOUTS[event] + limit + 0.5 < budget, event  # the Python client
+        ack, answer = waits.get(event, waits["*"])
+        assert answer > limit and ack + answer < budget and ack + limit + 1 < budget, event  # hook.sh

@@ -231,3 +231,28 @@ def test_session_start_starts_nothing_when_warm_is_off(tmp_path, run_cli, cairn_
     assert r.returncode == 0
     time.sleep(0.5)
     assert not (cairn_home / "run").exists()
+
+
+def test_a_server_that_never_answers_costs_a_tool_hook_less_than_its_time(tmp_path, cairn_home, warm_env):
+    """The Python client: a hung server (it listens, never answers) is waited for within the handler's
+    limit (warm.HOOK_ANSWER_TIMEOUTS), then the hook answers inline: under Claude Code's 5 s, not 6 s
+    and more."""
+    import subprocess
+    import sys
+
+    from cairn.agents.hooks.client import boot
+
+    (cairn_home / "run").mkdir(mode=0o700)
+    hung = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    hung.bind(str(cairn_home / "run" / "hooks.sock"))
+    hung.listen(4)
+    try:
+        started = time.monotonic()
+        r = subprocess.run([sys.executable, "-S", "-c", boot(), "hook", "PostToolUse"], input=b"{}",
+                           capture_output=True, env={**os.environ, "CAIRN_HOME": str(cairn_home), **warm_env},
+                           cwd=tmp_path, timeout=60)
+        seconds = time.monotonic() - started
+    finally:
+        hung.close()
+    assert r.returncode == 0 and r.stdout == b""
+    assert 2.3 < seconds < 4.5

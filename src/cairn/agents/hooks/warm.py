@@ -49,6 +49,9 @@ CLI_IDLE_SECONDS = 300  # the command-line server: an agent's `cairn search` cal
 POLL_SECONDS = 10.0  # how often an idle server checks that its socket is still its own
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
+# A hook's: a little more than its handler's limit (runner.TIME_LIMITS), so that answering inline after it
+# still ends within the hook's time in Claude Code (install.HOOK_EVENTS: 10 s prompt, 5 s tool hooks)
+HOOK_ANSWER_TIMEOUTS = {"UserPromptSubmit": 4.5, "PreToolUse": 2.4, "PostToolUse": 2.4, "Stop": 3.5}
 MAX_REQUEST = 32 * 1024 * 1024
 SOCKET_NAME = "hooks.sock"
 
@@ -146,7 +149,7 @@ def hook_main(args: list[str]) -> int:
 
         return runner.main(args)
     raw = _read_stdin()
-    answer = ask(event, raw)
+    answer = ask(event, raw, HOOK_ANSWER_TIMEOUTS.get(event, ANSWER_TIMEOUT))
     if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
             start()  # for the next prompt; this one is answered inline
