@@ -67,8 +67,11 @@ def test_off_switch_and_other_events_stay_inline(tmp_path, run_cli, cairn_home):
     _ask(root, cairn_home, {"CAIRN_WARM": "0"}, "s1")
     time.sleep(0.5)
     assert not (cairn_home / "run").exists()
-    r = run_hook("PreToolUse", payload("PreToolUse", root, tool_name="Edit", tool_input={}), home=cairn_home,
-                 cwd=root, env={"CAIRN_WARM": "1"})
+    # PreCompact: not one of warm.EVENTS (PreToolUse is, since tool hooks went warm: it started a server,
+    # left running after the test, that this check, made at once, raced)
+    r = run_hook("PreCompact", payload("PreCompact", root, trigger="manual"), home=cairn_home, cwd=root,
+                 env={"CAIRN_WARM": "1"})
+    time.sleep(1.0)  # a server being started would have made run/ by now
     assert r.returncode == 0 and not (cairn_home / "run").exists()
 
 
