@@ -258,4 +258,4 @@ def test_a_server_that_never_answers_costs_a_tool_hook_less_than_its_time(tmp_pa
     finally:
         hung.close()
     assert r.returncode == 0 and r.stdout == b""
-    assert 2.3 < seconds < 4.5
+    assert 2.3 < seconds < 5.0  # was 6 s and more
