@@ -115,7 +115,7 @@ def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
 
 def hook(event: str, payload_of, client: str = "installed"):
     """A case running the hook command `cairn install claude --user` writes, through `sh -c` as Claude
-    Code runs it: `bash .../hook.sh PYTHON EVENT` (agents/hooks/hook.sh) for the events the warm server
+    Code runs it: `bash -p .../hook.sh PYTHON EVENT` (agents/hooks/hook.sh) for the events the warm server
     answers (UserPromptSubmit, PreToolUse, PostToolUse), `python -S -c <boot> hook EVENT`
     (agents/hooks/client.py) for the others. `client="python"`: the Python client for all, to compare."""
     def make(i: int):

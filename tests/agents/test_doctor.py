@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from test_hook_support import payload, run_hook
 
 from helpers import make_git_repo
@@ -68,7 +69,8 @@ def test_doctor_flags_a_hook_whose_cairn_folder_is_gone(tmp_path, run_cli):
     assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]
 
 
-def test_doctor_flags_a_bash_prompt_hook_whose_script_is_gone(tmp_path, run_cli):
+@pytest.mark.parametrize("option", ["", "-p "])  # `bash -p`: as installed now
+def test_doctor_flags_a_bash_prompt_hook_whose_script_is_gone(tmp_path, run_cli, option):
     import sys
 
     from cairn.agents.install import hook_config, hook_launcher, shlex
@@ -76,7 +78,8 @@ def test_doctor_flags_a_bash_prompt_hook_whose_script_is_gone(tmp_path, run_cli)
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     gone = str(tmp_path / "old venv" / "site-packages")
-    prompt = f"/bin/bash {shlex.quote(gone + '/cairn/agents/hooks/hook.sh')} {shlex.quote(sys.executable)} UserPromptSubmit"
+    prompt = (f"/bin/bash {option}{shlex.quote(gone + '/cairn/agents/hooks/hook.sh')} {shlex.quote(sys.executable)}"
+              " UserPromptSubmit")
     (home / ".claude" / "settings.json").write_text(json.dumps(hook_config(hook_launcher(), shell={"UserPromptSubmit": prompt})))
     code, checks = _doctor(run_cli, tmp_path, home)
     assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]

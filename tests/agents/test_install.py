@@ -160,7 +160,7 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
     big.write_text("".join(f"line {i}\n" for i in range(2000)))
     stdin = json.dumps({"session_id": "l1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
                         "tool_name": "Read", "tool_input": {"file_path": str(big)}})
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home),
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home), "CAIRN_WARM": "0",
            "CAIRN_PYTHON": os.environ.get("CAIRN_TEST_PYTHON", __import__("sys").executable)}
     r = subprocess.run([str(REPO / "bin" / "cairn"), "hook", "PreToolUse"], input=stdin, capture_output=True,
                        text=True, env=env, timeout=60)
@@ -191,7 +191,7 @@ def test_project_hook_runs_cairn_from_path_and_is_silent_without_it(tmp_path, ca
     big.write_text("".join(f"line {i}\n" for i in range(2000)))
     stdin = json.dumps({"session_id": "p1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
                         "tool_name": "Read", "tool_input": {"file_path": str(big)}})
-    base = {"HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home)}
+    base = {"HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home), "CAIRN_WARM": "0"}  # no server left running
     bin_dir = _cairn_command(tmp_path / "bin").parent
     r = subprocess.run([sh, "-c", portable_hook_command("PreToolUse")], input=stdin, capture_output=True,
                        text=True, env={**base, "PATH": f"{bin_dir}:/usr/bin:/bin"}, timeout=60)

@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import threading
+import time
 
 import pytest
 from test_hook_support import make_project, payload
@@ -65,7 +66,7 @@ def test_a_dead_servers_door_sends_the_hook_to_python(tmp_path, run_cli, cairn_h
     run_dir.mkdir(mode=0o700)
     idle = socket.socket()
     idle.bind(("127.0.0.1", 0))  # a port nobody answers on, and a pid that is not running
-    (run_dir / warm_door.DOOR_NAME).write_text(f"{idle.getsockname()[1]} {'0' * 32} 999999999\n")
+    (run_dir / warm_door.DOOR_NAME).write_text(f"{idle.getsockname()[1]} {'0' * 32} 999999999 {'1' * 32}\n")
     try:
         r = _prompt_hook(payload("UserPromptSubmit", root, session="s1", prompt=PROMPT), cairn_home, root, warm_env)
     finally:
@@ -73,14 +74,16 @@ def test_a_dead_servers_door_sends_the_hook_to_python(tmp_path, run_cli, cairn_h
     assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout and r.stderr == ""
 
 
-def _door_client(request: bytes) -> tuple[tuple | None, bytes]:
-    """What read_request makes of `request`, and what the client received."""
+def _door_client(request: bytes, hold: bool = True) -> tuple[tuple | None, bytes]:
+    """What read_request makes of `request`, and what the client received (`hold`: the client keeps
+    its end open, waiting for the answer, as hook.sh does; else it closes it once sent)."""
     a, b = socket.socketpair()
     with a, b:
         a.settimeout(5)
         b.sendall(request)
-        b.shutdown(socket.SHUT_WR)
-        got = warm_door.read_request(a, b"secret", "/src", 1000)
+        if not hold:
+            b.shutdown(socket.SHUT_WR)
+        got = warm_door.read_request(a, b"secret", "/src", 1000, b"key")
         a.shutdown(socket.SHUT_WR)
         return got, b.recv(100)
 
@@ -92,13 +95,46 @@ def _request(token: bytes = b"secret", root: bytes = b"/src", body: bytes = b'{"
 
 
 def test_the_door_answers_only_its_own_token_and_install():
-    assert _door_client(_request()) == (("UserPromptSubmit", b"/work", b"/p", b'{"prompt": "x"}'), b"ok\n")
+    assert _door_client(_request()) == (("UserPromptSubmit", b"/work", b"/p", b'{"prompt": "x"}'), b"ok key\n")
     assert _door_client(_request(project=b""))[0] == ("UserPromptSubmit", b"/work", None, b'{"prompt": "x"}')
     assert _door_client(_request(token=b"secreT")) == (None, b"")  # a stranger hears nothing
     assert _door_client(_request(root=b"/other")) == (None, b"")  # another install's script: its Python client
     assert _door_client(_request(size=5000)) == (None, b"")  # over the limit
-    assert _door_client(_request(size=40))[0] is None  # the payload ends early
-    assert _door_client(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")[0] is None
+    assert _door_client(_request(size=40), hold=False)[0] is None  # the payload ends early
+    assert _door_client(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", hold=False)[0] is None
+
+
+def test_the_door_wastes_no_time_on_strangers():
+    """The server answers one request at a time: a browser's request (3 lines, the connection kept
+    open) is dropped at its first bytes, and a header trickled in cannot hold it past its time."""
+    started = time.monotonic()
+    assert _door_client(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == (None, b"")
+    assert time.monotonic() - started < 1
+    a, b = socket.socketpair()
+    stop = threading.Event()
+
+    def trickle():
+        for byte in _request():
+            if stop.wait(0.2):
+                return
+            b.send(bytes([byte]))
+    sender = threading.Thread(target=trickle)
+    with a, b:
+        a.settimeout(1.0)  # per read, as the server sets it: each byte comes well within it
+        sender.start()
+        started = time.monotonic()
+        try:
+            assert warm_door.read_request(a, b"secret", "/src", 1000, b"key") is None
+        finally:
+            stop.set()
+            sender.join()
+        assert time.monotonic() - started < 1.5
+
+
+def test_a_request_whose_client_gave_up_is_not_run():
+    """hook.sh closes its end only when it stopped waiting for "ok" and answered the hook another way
+    (its Python client): the server, taking the request late, must not run it a second time."""
+    assert _door_client(_request(), hold=False) == (None, b"ok key\n")
 
 
 def test_the_door_file_is_the_servers_own(tmp_path):
@@ -106,9 +142,10 @@ def test_the_door_file_is_the_servers_own(tmp_path):
     (tmp_path / "run").mkdir()
     door = warm_door.open_door(sock)
     assert door is not None
-    srv, path, token = door
-    port, text, pid = open(path).read().split()
+    srv, path, token, key = door
+    port, text, pid, key_text = open(path).read().split()
     assert int(port) == srv.getsockname()[1] and text.encode() == token and int(pid) == os.getpid()
+    assert key_text.encode() == key and key != token
     accepted = threading.Thread(target=lambda: srv.accept()[0].close())
     accepted.start()
     with socket.create_connection(("127.0.0.1", int(port)), timeout=5):

@@ -94,6 +94,8 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
     prog = words[0]
     if "${" in prog or "$CLAUDE" in prog:
         return None  # a plugin path: resolved by Claude Code
+    if len(words) >= 4 and words[1] == "-p" and words[2].endswith(SHELL_HOOK_TAIL):  # `bash -p hook.sh`
+        words = [words[0], *words[2:]]
     if len(words) >= 3 and words[1].endswith(SHELL_HOOK_TAIL):  # the bash prompt hook (agents/hooks/hook.sh)
         if not os.path.isfile(words[1]):
             return f"cairn is no longer at {words[1][:-len(SHELL_HOOK_TAIL)]} (run `cairn install claude` again)"

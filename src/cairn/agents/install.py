@@ -102,7 +102,7 @@ def hook_launcher(python: str | None = None) -> str:
 
 def shell_hook_commands(python: str | None = None) -> dict[str, str]:
     """The user-scope hooks of the events the warm server answers (warm.EVENTS: UserPromptSubmit,
-    PreToolUse, PostToolUse, Stop): `'<bash>' '<...>/cairn/agents/hooks/hook.sh' '<python>' EVENT`, which hands the payload
+    PreToolUse, PostToolUse, Stop): `'<bash>' -p '<...>/cairn/agents/hooks/hook.sh' '<python>' EVENT`, which hands the payload
     to the warm server with bash builtins (~2 ms against ~10-17 ms for the smallest Python client) and
     runs the Python client when it cannot; {} where there is no bash."""
     import shutil
@@ -114,7 +114,8 @@ def shell_hook_commands(python: str | None = None) -> dict[str, str]:
     script = os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh")
     if not bash or not os.path.isfile(script):
         return {}
-    head = f"{shlex.quote(bash)} {shlex.quote(script)} {shlex.quote(python or sys.executable)}"
+    # -p: no BASH_ENV (a user's rc file: output, `set -e`, its time), SHELLOPTS or exported functions
+    head = f"{shlex.quote(bash)} -p {shlex.quote(script)} {shlex.quote(python or sys.executable)}"
     return {event: f"{head} {event}" for event in EVENTS}
 
 

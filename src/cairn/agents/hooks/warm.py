@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from types import ModuleType
 
+    from cairn.agents.hooks.warm_door import Door
+
 EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")  # every prompt, tool call and turn: worth a
 # warm process (a start of Python and its imports cost such a hook ~40-70 ms, its handler a few); the rare others inline
 CLI = "cli"  # the request is a command line (cli_main)
@@ -47,6 +49,9 @@ CLI_IDLE_SECONDS = 300  # the command-line server: an agent's `cairn search` cal
 POLL_SECONDS = 10.0  # how often an idle server checks that its socket is still its own
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
+# A hook's: a little more than its handler's limit (runner.TIME_LIMITS), so that answering inline after it
+# still ends within the hook's time in Claude Code (install.HOOK_EVENTS: 10 s prompt, 5 s tool hooks)
+HOOK_ANSWER_TIMEOUTS = {"UserPromptSubmit": 4.5, "PreToolUse": 2.4, "PostToolUse": 2.4, "Stop": 3.5}
 MAX_REQUEST = 32 * 1024 * 1024
 SOCKET_NAME = "hooks.sock"
 
@@ -144,7 +149,7 @@ def hook_main(args: list[str]) -> int:
 
         return runner.main(args)
     raw = _read_stdin()
-    answer = ask(event, raw)
+    answer = ask(event, raw, HOOK_ANSWER_TIMEOUTS.get(event, ANSWER_TIMEOUT))
     if answer is None or isinstance(answer, str):
         if answer == NO_SERVER:
             start()  # for the next prompt; this one is answered inline
@@ -434,7 +439,7 @@ def _read_request(conn: socket.socket) -> tuple[str, bytes, bytes | None, bytes]
     return event.decode("utf-8", "replace"), cwd, None if project_dir == b"\0" else project_dir, stdin
 
 
-def _read_door_request(conn: socket.socket, door: tuple[socket.socket, str, bytes] | None
+def _read_door_request(conn: socket.socket, door: Door | None
                        ) -> tuple[str, bytes, bytes | None, bytes] | None:
     """A request of the bash prompt hook (warm_door.py); None when it is not one to answer."""
     from cairn.agents.hooks.client import ROOT
@@ -442,7 +447,7 @@ def _read_door_request(conn: socket.socket, door: tuple[socket.socket, str, byte
 
     try:
         conn.settimeout(DOOR_READ_TIMEOUT)  # hook.sh sends at once: a silent connection must not hold the server
-        request = read_request(conn, door[2], ROOT, MAX_REQUEST) if door else None
+        request = read_request(conn, door[2], ROOT, MAX_REQUEST, door[3]) if door else None
         conn.settimeout(5.0)
     except (OSError, ValueError):
         return None
