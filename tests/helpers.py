@@ -47,3 +47,15 @@ def indexed_paths(project) -> set[str]:  # noqa: ANN001 - a cairn Project
         return {r[0] for r in con.execute("SELECT path FROM files")}
     finally:
         con.close()
+
+
+def wait_for(cond, seconds: float = 30.0, step: float = 0.05) -> bool:  # noqa: ANN001 - any callable
+    """Poll `cond()` until it is true (True) or `seconds` have passed (False): for detached servers."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(step)
+    return False

@@ -148,5 +148,6 @@ def test_doctor_says_who_answers_the_frequent_hooks(tmp_path, run_cli, cairn_hom
         assert "reached from bash (hook.sh)" in detail
     run_dir = cairn_home / "run"
     run_dir.mkdir(mode=0o700, exist_ok=True)
-    (run_dir / "hooks.pid").write_text(f"{os.getpid()}\n")  # a live process, as the server's pid file says
+    (run_dir / "hooks.sock").touch()  # the server's socket, and its pid file naming a live process
+    (run_dir / "hooks.pid").write_text(f"{os.getpid()}\n")
     assert f"warm server running (pid {os.getpid()})" in _doctor(run_cli, root, home)[1]["hooks"]["detail"]

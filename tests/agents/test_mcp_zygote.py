@@ -19,19 +19,13 @@ from mcp import Client, StdioServerParameters
 from cairn import __version__
 from cairn.agents.mcp import zygote, zygote_client
 from helpers import make_git_repo
+from helpers import wait_for as _wait_for
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the zygote runs on Linux only")
 
 FILES = {"pkg/__init__.py": "", "pkg/core.py": "def resolve_route(path):\n    return path.strip('/')\n"}
 
 
-def _wait_for(cond, seconds: float = 30.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _pid_files(home: Path) -> list[Path]:

@@ -11,6 +11,7 @@ import time
 from test_hook_support import make_project, payload, run_hook
 
 from cairn.agents.hooks import warm
+from helpers import wait_for as _wait_for
 
 PROMPT = "the coupon discount is applied twice at checkout, where does apply_coupon get called?"
 
@@ -20,13 +21,6 @@ def _times(home) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
-def _wait_for(cond, seconds: float = 20.0) -> bool:
-    end = time.time() + seconds
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def _ask(root, home, env, session):

@@ -204,22 +204,16 @@ def check_hooks(root: Path | None) -> Check:
 def hook_server(sources: dict[str, dict[str, str]] | None = None) -> str:
     """Who answers the frequent hooks (warm.EVENTS): the warm server, reached from bash (hook.sh) or
     from Python; for the hooks line."""
-    import os
-
     from cairn.agents.hooks import warm
 
     if not warm.enabled():
         return "warm server off (CAIRN_WARM=0): every hook answers in its own process"
     bash = any(SHELL_HOOK_TAIL in cmd for event in warm.EVENTS for cmd in (sources or {}).get(event, {}))
     how = "reached from bash (hook.sh)" if bash else "reached from Python"
-    path = warm.socket_path()
-    try:
-        with open(path.removesuffix(".sock") + ".pid", encoding="utf-8") as fh:
-            pid = int(fh.read().strip())
-        os.kill(pid, 0)
+    pid = warm.server_pid()
+    if pid is not None:
         return f"warm server running (pid {pid}), {how}"
-    except (OSError, ValueError):
-        return f"warm server not running now (the next session start or prompt starts it), {how}"
+    return f"warm server not running now (the next session start or prompt starts it), {how}"
 
 
 def warm_start() -> str:

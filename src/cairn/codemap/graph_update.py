@@ -18,6 +18,7 @@ import math
 import pickle
 import sqlite3
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from cairn.codemap.graph import (
@@ -275,30 +276,27 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
 def _users(con: sqlite3.Connection, names: set[str], ph: str, langs: list[str]) -> dict[str, set[int]]:
     """name -> files of a reference language using it (through the refs_name index)."""
     out: dict[str, set[int]] = defaultdict(set)
-    lst = sorted(names)
-    for i in range(0, len(lst), 400):
-        part = lst[i:i + 400]
-        for name, fid in con.execute(
-                f"SELECT r.name, r.file_id FROM refs r INDEXED BY refs_name JOIN files f ON f.id = r.file_id "
-                f"WHERE r.count > 0 AND r.name IN ({','.join('?' * len(part))}) AND f.lang IN ({ph})",
-                (*part, *langs)):
-            out[name].add(fid)
+    for name, fid in _user_rows(con, names, ph, langs, "r.file_id"):
+        out[name].add(fid)
     return out
 
 
 def _user_counts(con: sqlite3.Connection, names: set[str], ph: str, langs: list[str]) -> dict[str, int]:
     """name -> how many files of a reference language use it: `_users` counted by SQLite, since a
     common name has thousands of users and the popularity cut needs only their number."""
-    out: dict[str, int] = {}
+    return dict(_user_rows(con, names, ph, langs, "COUNT(DISTINCT r.file_id)", " GROUP BY r.name"))
+
+
+def _user_rows(con: sqlite3.Connection, names: set[str], ph: str, langs: list[str], what: str, tail: str = ""
+               ) -> Iterator[tuple]:
+    """(name, `what`) rows of the references to `names` from files of the languages `langs`, 400 names a query."""
     lst = sorted(names)
     for i in range(0, len(lst), 400):
         part = lst[i:i + 400]
-        for name, n in con.execute(
-                f"SELECT r.name, COUNT(DISTINCT r.file_id) FROM refs r INDEXED BY refs_name JOIN files f ON f.id = r.file_id "
-                f"WHERE r.count > 0 AND r.name IN ({','.join('?' * len(part))}) AND f.lang IN ({ph}) GROUP BY r.name",
-                (*part, *langs)):
-            out[name] = n
-    return out
+        yield from con.execute(
+            f"SELECT r.name, {what} FROM refs r INDEXED BY refs_name JOIN files f ON f.id = r.file_id "
+            f"WHERE r.count > 0 AND r.name IN ({','.join('?' * len(part))}) AND f.lang IN ({ph}){tail}",
+            (*part, *langs))
 
 
 def _definers(con: sqlite3.Connection, names: set[str]) -> dict[str, set[int]]:

@@ -241,21 +241,25 @@ def _read_stdin(seconds: float = 5.0) -> bytes:
         return b""
 
 
-def ensure_started() -> None:
-    """Start the prompt hook's server unless one is running (SessionStart calls this, so that a
-    session's first prompt, after a reboot or the server's idle exit, is answered warm too)."""
-    if not enabled():
-        return
+def server_pid() -> int | None:
+    """The pid of the hook server that runs now (its socket there, its pid file naming a live
+    process), else None."""
+    from cairn.util.atomic import pid_alive
+
     path = socket_path()
     try:
         with open(path.removesuffix(".sock") + ".pid", encoding="utf-8") as fh:
             pid = int(fh.read().strip() or 0)
-        if pid > 0 and os.path.exists(path):
-            os.kill(pid, 0)
-            return  # alive
     except (OSError, ValueError):
-        pass
-    start()
+        return None
+    return pid if pid > 0 and os.path.exists(path) and pid_alive(pid) else None
+
+
+def ensure_started() -> None:
+    """Start the prompt hook's server unless one is running (SessionStart calls this, so that a
+    session's first prompt, after a reboot or the server's idle exit, is answered warm too)."""
+    if enabled() and server_pid() is None:
+        start()
 
 
 def start(cli: bool = False) -> None:
@@ -279,12 +283,14 @@ def start(cli: bool = False) -> None:
 # ------------------------------------------------------------------ the server side
 
 
-def _loaded_sources() -> dict[str, float]:
-    """mtime of every cairn source file this process has loaded: a change means new code."""
+def _loaded_sources(prefix: str = "cairn") -> dict[str, float]:
+    """mtime of every source file this process has loaded from modules named `prefix...` (all for
+    ""): a change means new code (an upgrade, an edit). The MCP zygote (agents/mcp/zygote.py) watches
+    its dependencies too: its children must not mix old and new code."""
     out = {}
     for name, mod in list(sys.modules.items()):
         path = getattr(mod, "__file__", None)
-        if name.startswith("cairn") and path:
+        if name.startswith(prefix) and path:
             try:
                 out[path] = os.stat(path).st_mtime
             except OSError:

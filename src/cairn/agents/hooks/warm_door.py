@@ -46,14 +46,14 @@ def open_door(socket_path: str) -> Door | None:
         srv.listen(16)
     except OSError:
         return None
+    from pathlib import Path
+
+    from cairn.util.atomic import atomic_write_text
+
     token, key = secrets.token_hex(16), secrets.token_hex(16)
     path = door_path(socket_path)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(f"{srv.getsockname()[1]} {token} {os.getpid()} {key}\n")
-        os.replace(tmp, path)
+    try:  # rebuilt at every start: no fsync
+        atomic_write_text(Path(path), f"{srv.getsockname()[1]} {token} {os.getpid()} {key}\n", 0o600, durable=False)
     except OSError:
         srv.close()
         return None

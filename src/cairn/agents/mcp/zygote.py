@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from cairn.agents.hooks.warm import POLL_SECONDS, _listen, _still_ours
+from cairn.agents.hooks.warm import POLL_SECONDS, _listen, _loaded_sources, _stale, _still_ours
 from cairn.agents.mcp.zygote_client import (
     ACK_TIMEOUT,
     FALLBACK,
@@ -87,30 +87,6 @@ def threads() -> int:
         return threading.active_count()
 
 
-def loaded_sources() -> dict[str, float]:
-    """mtime of every source file this process has loaded (cairn's and its dependencies'): a
-    change means an upgrade or an edit, and a child must not mix old and new code."""
-    out = {}
-    for mod in list(sys.modules.values()):
-        path = getattr(mod, "__file__", None)
-        if path:
-            try:
-                out[path] = os.stat(path).st_mtime
-            except OSError:
-                out[path] = -1.0
-    return out
-
-
-def _stale(seen: dict[str, float]) -> bool:
-    for path, mtime in seen.items():
-        try:
-            if os.stat(path).st_mtime != mtime:
-                return True
-        except OSError:
-            return True
-    return False
-
-
 def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
     """Listen, preload, and fork a server per client until idle, stale, or the socket is gone."""
     import signal
@@ -134,7 +110,7 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
         preload()  # a client connecting meanwhile waits in the backlog (zygote_client.ACK_TIMEOUT)
         if threads() != 1:  # a fork would lose a thread's work: never serve then
             return 0
-        seen = loaded_sources()
+        seen = _loaded_sources("")  # every module's source, its dependencies' too
         import gc
 
         gc.collect()
