@@ -27,6 +27,7 @@ from cairn.search.query import KEY_IDENT, Query, analyze
 from cairn.search.semantic import explain as semantic_explain
 from cairn.search.semantic import semantic_channel
 from cairn.search.text import file_text_channel
+from cairn.search.tooling import tooling_files
 from cairn.util.fuse import RRF_K, ranked, rrf
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
 W_SEMANTIC = 0.5  # request and file vectors close in meaning (semantic.py; only when the index holds vectors;
 # 0.5 against 1.0: semble the same, commit subjects files@5 +0.010, docs/benchmarks.md section 18)
+W_TOOLING = 2.0  # the configuration files of the tools the request names (tooling.py)
 W_PHRASE = 1.5  # word trigrams of the request that a few files hold verbatim (phrases.py)
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
@@ -121,7 +123,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     path_scores = path_channel(con, q.main)
     nodes = kn.node_file_ids(con)
     log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
-    named = set(sig.mentions) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
+    tool_scores, tool_why = tooling_files(con, without_urls(text)[0]) if W_TOOLING else ({}, {})
+    named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
     weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor, named)
     file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
                                                                             path_scores))
@@ -132,6 +135,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         base.append((ranked(sig.mentions), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
+    if tool_scores:
+        base.append((ranked(tool_scores), W_TOOLING * max(tool_scores.values())))
     phrase_scores: dict[int, float] = {}
     if W_PHRASE:
         from cairn.search.phrases import phrase_channel
@@ -178,6 +183,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
         _explain(con, hits, q, file_terms, chunks, name_reasons, seeds, ppr, nodes, fused)
         _explain_session(con, hits, sig)
         for h in hits:
+            if h.file_id in tool_why:
+                h.why.insert(0, tool_why[h.file_id])
             if h.file_id in phrase_scores:
                 h.why.append(f'holds the words "{phrase_why[h.file_id]}" verbatim')
         if sem_scores:

@@ -1,0 +1,135 @@
+"""The configuration files of the tools a request names: `.golangci.yml` for "the linter", the release workflow for "the release pipeline".
+
+People ask about their tooling by the tool's name or its job ("golangci-lint complains the
+configuration is outdated", "add a Make target", "the release pipeline fails", "remove those
+unused transitive dependencies"), while the file to change is named by the tool's convention:
+`.golangci.yml`, `Makefile`, `.github/workflows/release.yml`, `.goreleaser.yml`, `go.mod`. Those
+files share few words with the request (a dotfile's name is not a word, YAML keys are not the
+tool's name), so text and name search rank code that merely says "config" above them. This
+module holds the field's conventions, tool by tool: the words that name a tool or its job, and
+the file names that configure it. A request that says such a word gets the repository's own
+files of that kind as a ranked list for the fusion (search/engine.py); a repository without them
+gets nothing. Stdlib only: it runs in the prompt hook.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from cairn.search.index_cache import for_index
+
+# (words of the request, file names or paths, strength). A file pattern is a regex over the path's
+# last segment, or over the whole path when it holds a "/". A tool's own name is surer (1.0) than
+# its job ("lint", "release": 0.6): the job's word also brings the other tools' files of that job.
+_TOOLS: list[tuple[str, str, float]] = [
+    (r"golangci(?:-lint)?|stylecheck|staticcheck|gocritic|revive linter", r"\.?golangci\.(?:ya?ml|toml|json)", 1.0),
+    (r"eslint", r"\.eslintrc(?:\.\w+)?|eslint\.config\.\w+", 1.0),
+    (r"stylelint", r"\.stylelintrc(?:\.\w+)?|stylelint\.config\.\w+", 1.0),
+    (r"markdownlint(?:-cli2?)?", r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?", 1.0),
+    (r"vale", r"\.vale\.ini", 1.0),
+    (r"ruff", r"\.?ruff\.toml", 1.0),
+    (r"flake8", r"\.flake8", 1.0),
+    (r"pylint", r"\.?pylintrc", 1.0),
+    (r"rubocop", r"\.rubocop\.ya?ml", 1.0),
+    (r"swiftlint", r"\.swiftlint\.ya?ml", 1.0),
+    (r"clippy", r"\.?clippy\.toml", 1.0),
+    (r"prettier", r"\.prettierrc(?:\.\w+)?|prettier\.config\.\w+", 1.0),
+    (r"biome", r"biome\.jsonc?", 1.0),
+    (r"rustfmt", r"\.?rustfmt\.toml", 1.0),
+    (r"clang-format", r"\.clang-format", 1.0),
+    (r"lint(?:s|er|ers|ing)?|linted|formatter|formatting rules?|code style",
+     r"\.?golangci\.(?:ya?ml|toml|json)|\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.stylelintrc(?:\.\w+)?|"
+     r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?|\.vale\.ini|\.?ruff\.toml|\.flake8|\.?pylintrc|\.rubocop\.ya?ml|"
+     r"\.swiftlint\.ya?ml|\.?clippy\.toml|\.prettierrc(?:\.\w+)?|biome\.jsonc?|\.?rustfmt\.toml|\.clang-format|"
+     r"\.editorconfig", 0.6),
+    (r"change ?logs?|release ?notes|releasenotes|what'?s new|(?:upcoming|last|next|previous|new|latest) release|"
+     r"releases? v?\d+(?:\.\d+)+|v?\d+\.\d+\.\d+ release",
+     r"(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes)(?:\.(?:md|markdown|rst|txt|adoc))?", 1.0),
+    (r"go ?releaser|gorelease", r"\.?goreleaser\.ya?ml", 1.0),
+    (r"release-please", r"release-please-config\.json|\.release-please-manifest\.json", 1.0),
+    (r"semantic-release", r"\.releaserc(?:\.\w+)?", 1.0),
+    (r"releas(?:e|es|er|ing)|publish(?:es|ed|ing)?|release (?:artifacts?|assets?)",
+     r"\.?goreleaser\.ya?ml|\.github/workflows/[^/]*releas[^/]*\.ya?ml|release-please-config\.json|\.releaserc(?:\.\w+)?",
+     0.8),
+    (r"github actions?|gh actions?|gh workflows?|workflows?|ci|ci/cd|(?:ci|build|release|deploy(?:ment)?|github|gitlab) "
+     r"pipelines?|pipelines? (?:runs?|fail\w*|jobs?|config\w*)|pr (?:runs?|checks?)|(?:ci|status) checks|checks? fail\w*",
+     r"\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|\.circleci/config\.ya?ml|azure-pipelines\.ya?ml|"
+     r"jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml", 1.0),
+    (r"make ?files?|make targets?|make rules?|make (?:command|task)s?|justfile|taskfile",
+     r"(?:gnu)?makefile|[\w.-]+\.mk|justfile|taskfile\.ya?ml", 1.0),
+    (r"dependencies|deps|(?:go|npm|pip|python|node|cargo|third[- ]party|transitive|direct|indirect|unused|outdated|dev) "
+     r"dependency|dependency (?:updates?|versions?|upgrades?|bumps?|management)|go\.mod|go mod(?: tidy)?|go get|npm install|pip install|cargo add|"
+     r"module path|third[- ]party packages?|version bump|bump the version",
+     r"go\.mod|package\.json|pyproject\.toml|requirements[\w.-]*\.txt|cargo\.toml|gemfile|package\.swift|"
+     r"build\.gradle(?:\.kts)?|pom\.xml|composer\.json|setup\.py|setup\.cfg", 0.6),
+    (r"gitignore|git ?ignore[ds]?|unignore[ds]?|untracked", r"\.gitignore", 1.0),
+    (r"docker(?:file)?s?|docker-compose|container images?|compose files?",
+     r"dockerfile(?:\.[\w-]+)?|[\w-]+\.dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|\.dockerignore", 1.0),
+    (r"pre-commit|precommit|husky|lefthook|git hooks?",
+     r"\.pre-commit-config\.ya?ml|\.husky/[^/]+|lefthook\.ya?ml", 1.0),
+    (r"tsconfig|typescript config(?:uration)?|compiler ?options", r"tsconfig(?:\.[\w-]+)?\.json", 1.0),
+    (r"vite", r"vite\.config\.\w+", 1.0),
+    (r"webpack", r"webpack\.config\.\w+", 1.0),
+    (r"rollup", r"rollup\.config\.\w+", 1.0),
+    (r"babel", r"\.babelrc(?:\.\w+)?|babel\.config\.\w+", 1.0),
+    (r"jest", r"jest\.config\.\w+", 1.0),
+    (r"vitest", r"vitest\.config\.\w+", 1.0),
+    (r"playwright", r"playwright\.config\.\w+", 1.0),
+    (r"pytest", r"pytest\.ini|conftest\.py", 1.0),
+    (r"tox", r"tox\.ini", 1.0),
+    (r"nox", r"noxfile\.py", 1.0),
+    (r"codeowners", r"codeowners", 1.0),
+    (r"dependabot|renovate", r"\.github/dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.\w+)?", 1.0),
+]
+_WORDS = [re.compile(r"(?<![\w.-])(?:" + words + r")(?![\w-])", re.I) for words, _, _ in _TOOLS]
+# A pattern with a "/" is matched against the whole path's end, any other against the last segment.
+_FILES = [re.compile((r"(?:^|/)(?:" if "/" in files else r"^(?:") + files + r")$", re.I) for _, files, _ in _TOOLS]
+_BY_PATH = [bool("/" in files) for _, files, _ in _TOOLS]
+_ANY_NAME = re.compile("|".join(f"(?:{f})" for _, f, _ in _TOOLS if "/" not in f), re.I)
+_ANY_PATH = re.compile(r"(?:^|/)(?:" + "|".join(f"(?:{f})" for _, f, _ in _TOOLS if "/" in f) + r")$", re.I)
+MAX_FILES = 12  # of one tool's files, the shallowest first (a monorepo's twenty workflows say little each)
+
+
+def asked_tools(text: str) -> list[tuple[int, str, float]]:
+    """The tools a request names: (table row, the words that named it, strength)."""
+    out = []
+    for i, words in enumerate(_WORDS):
+        m = words.search(text)
+        if m:
+            out.append((i, m.group(0), _TOOLS[i][2]))
+    return out
+
+
+def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float], dict[int, str]]:
+    """File id -> strength for the configuration files of the tools the request names, and the
+    reason to show for each; the strongest is the list's share of its weight in the fusion."""
+    if len(text.split(None, 1)) < 2:
+        return {}, {}  # a one-word request names a thing (`Lint`, a class), not a tool's job
+    asked = asked_tools(text[:20_000])
+    if not asked:
+        return {}, {}
+    candidates: list[tuple[int, str]] = for_index(con).value("tooling_files", lambda: _candidates(con))
+    scores: dict[int, float] = {}
+    why: dict[int, str] = {}
+    for row, word, strength in asked:
+        pattern = _FILES[row]
+        hits = [(fid, path) for fid, path in candidates
+                if pattern.search(path if _BY_PATH[row] else path.rsplit("/", 1)[-1])]
+        hits.sort(key=lambda h: (h[1].count("/"), h[1]))
+        for fid, path in hits[:MAX_FILES]:
+            w = strength * (1 - 0.05 * min(path.count("/"), 5))  # the shallower of equals first
+            if w > scores.get(fid, 0.0):
+                scores[fid] = w
+                why[fid] = f"configures what the request names ({word})"
+    return scores, why
+
+
+def _candidates(con: sqlite3.Connection) -> list[tuple[int, str]]:
+    """Every indexed file whose name is a tool's configuration by convention (once per index state)."""
+    out = []
+    for fid, path in con.execute("SELECT id, path FROM files"):
+        base = path.rsplit("/", 1)[-1]
+        if _ANY_NAME.fullmatch(base) or _ANY_PATH.search(path):
+            out.append((fid, path))
+    return out
