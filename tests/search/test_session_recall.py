@@ -252,6 +252,22 @@ def test_the_tests_of_the_files_in_play_come_next(shop):
     assert "the test (or tested file) of a file in play" in hit.why
 
 
+def test_a_test_and_a_doc_in_play_keep_their_full_weight(shop, monkeypatch):
+    """A test or a doc the session is editing is part of the work: its role does not weigh it down
+    below source files the session only glanced at."""
+    from cairn.search import engine
+
+    root, con = shop
+    ctx = _ctx(root, [("the checkout test fails", [("read", "src/coupons.py"), ("read", "src/invoice.py"),
+                                                    ("read", "src/export.py"), ("read", "src/cart.py"),
+                                                    ("edited", "tests/test_cart.py")])])
+    hits, _ = search_code(con, "run it again please", root=root, session=ctx)
+    assert "tests/test_cart.py" in paths(hits)[:5]
+    monkeypatch.setattr(engine, "IN_PLAY_FULL_WEIGHT", False)
+    hits_before, _ = search_code(con, "run it again please", root=root, session=ctx)
+    assert paths(hits_before).index("tests/test_cart.py") > paths(hits).index("tests/test_cart.py")
+
+
 def test_a_file_named_in_the_other_number_is_a_mention(shop):
     root, con = shop
     hits, _ = search_code(con, "check the fixes are merged correctly in invoices.py", root=root)

@@ -55,6 +55,8 @@ W_CHURN = 0.3  # what changes often and lately, for vague prompts only
 SESSION_SEED_SHARE = 1.0  # graph seeds from the session, against the best text/name hits
 NAMED_FULL_WEIGHT = True  # a file the request names by its name keeps its full weight, whatever its role
 NAMED_MIN_STRENGTH = KEY_IDENT  # spelt like code (`ReleaseNotes`, `cart.py`); KEY_NGRAM ("release notes") cost semble 0.006
+IN_PLAY_FULL_WEIGHT = True  # files in play keep their full weight whatever their role: the test or the doc
+# the session is editing is part of the work, not prose that merely talks about the code
 IN_PLAY_SHARE = 0.5  # of a result list, at most this share are files the session already touched
 CHANGELOG_FACTOR = 0.8  # a changelog (a log by name, also edited on purpose) against LOG_FACTOR
 LOG_FACTOR, LOG_ASKED = 0.35, 1.5  # chat histories, diaries, changelogs: for code requests / when asked for
@@ -125,6 +127,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
     tool_scores, tool_why = tooling_files(con, without_urls(text)[0]) if W_TOOLING else ({}, {})
     named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
+    if IN_PLAY_FULL_WEIGHT:
+        named |= {f for f, how in sig.touched.items() if how != "named"}
     weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor, named)
     file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
                                                                             path_scores))
