@@ -119,3 +119,32 @@ def test_monorepo_tools_shallowest_first_and_bounded(tmp_path):
     order = sorted(scores, key=lambda f: -scores[f])
     assert paths[order[0]] == ".golangci.yml" and len(scores) <= 12
     con.close()
+
+
+CONVENTIONAL = [".golangci.yml", "sub/.golangci.yaml", ".eslintrc.json", "eslint.config.mjs", ".stylelintrc",
+                ".markdownlint-cli2.yaml", ".markdownlint.json", ".vale.ini", "ruff.toml", ".ruff.toml", ".flake8",
+                ".pylintrc", ".rubocop.yml", ".swiftlint.yml", "clippy.toml", ".prettierrc.json", "biome.json",
+                "rustfmt.toml", ".clang-format", ".editorconfig", "CHANGELOG.md", "ReleaseNotes.md", "HISTORY.rst",
+                "NEWS", "changes.txt", ".goreleaser.yml", "release-please-config.json", ".releaserc.json",
+                ".github/workflows/release.yml", ".github/workflows/ci.yaml", ".gitlab-ci.yml",
+                ".circleci/config.yml", "azure-pipelines.yml", "Jenkinsfile", ".travis.yml",
+                "bitbucket-pipelines.yml", "Makefile", "GNUmakefile", "rules.mk", "justfile", "Taskfile.yml",
+                "go.mod", "package.json", "pyproject.toml", "requirements-dev.txt", "Cargo.toml", "Gemfile",
+                "Package.swift", "build.gradle.kts", "pom.xml", "composer.json", "setup.py", "setup.cfg", ".gitignore",
+                "Dockerfile", "Dockerfile.dev", "api.dockerfile", "docker-compose.override.yml", "compose.yaml",
+                ".dockerignore", ".pre-commit-config.yaml", ".husky/pre-commit", "lefthook.yml", "tsconfig.json",
+                "tsconfig.build.json", "vite.config.ts", "webpack.config.js", "rollup.config.mjs", ".babelrc",
+                "babel.config.js", "jest.config.ts", "vitest.config.ts", "playwright.config.ts", "pytest.ini",
+                "conftest.py", "tox.ini", "noxfile.py", "CODEOWNERS", ".github/dependabot.yml", "renovate.json"]
+
+
+def test_every_conventional_name_is_taken_and_passes_the_sql_prefilter():
+    """What SQL keeps (`LIKE` on a row's substrings) must hold every file its pattern takes."""
+    from cairn.search.tooling import _BY_PATH, _FILES, _TOOLS
+
+    for path in CONVENTIONAL:
+        rows = [i for i, pattern in enumerate(_FILES)
+                if pattern.search(path if _BY_PATH[i] else path.rsplit("/", 1)[-1])]
+        assert rows, path
+        for i in rows:
+            assert any(h.lower() in path.lower() for h in _TOOLS[i][3].split()), (path, _TOOLS[i][3])

@@ -19,75 +19,84 @@ import sqlite3
 
 from cairn.search.index_cache import for_index
 
-# (words of the request, file names or paths, strength). A file pattern is a regex over the path's
-# last segment, or over the whole path when it holds a "/". A tool's own name is surer (1.0) than
-# its job ("lint", "release": 0.6): the job's word also brings the other tools' files of that job.
-_TOOLS: list[tuple[str, str, float]] = [
-    (r"golangci(?:-lint)?|stylecheck|staticcheck|gocritic|revive linter", r"\.?golangci\.(?:ya?ml|toml|json)", 1.0),
-    (r"eslint", r"\.eslintrc(?:\.\w+)?|eslint\.config\.\w+", 1.0),
-    (r"stylelint", r"\.stylelintrc(?:\.\w+)?|stylelint\.config\.\w+", 1.0),
-    (r"markdownlint(?:-cli2?)?", r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?", 1.0),
-    (r"vale", r"\.vale\.ini", 1.0),
-    (r"ruff", r"\.?ruff\.toml", 1.0),
-    (r"flake8", r"\.flake8", 1.0),
-    (r"pylint", r"\.?pylintrc", 1.0),
-    (r"rubocop", r"\.rubocop\.ya?ml", 1.0),
-    (r"swiftlint", r"\.swiftlint\.ya?ml", 1.0),
-    (r"clippy", r"\.?clippy\.toml", 1.0),
-    (r"prettier", r"\.prettierrc(?:\.\w+)?|prettier\.config\.\w+", 1.0),
-    (r"biome", r"biome\.jsonc?", 1.0),
-    (r"rustfmt", r"\.?rustfmt\.toml", 1.0),
-    (r"clang-format", r"\.clang-format", 1.0),
-    (r"lint(?:s|er|ers|ing)?|linted|formatter|formatting rules?|code style",
-     r"\.?golangci\.(?:ya?ml|toml|json)|\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.stylelintrc(?:\.\w+)?|"
-     r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?|\.vale\.ini|\.?ruff\.toml|\.flake8|\.?pylintrc|\.rubocop\.ya?ml|"
-     r"\.swiftlint\.ya?ml|\.?clippy\.toml|\.prettierrc(?:\.\w+)?|biome\.jsonc?|\.?rustfmt\.toml|\.clang-format|"
-     r"\.editorconfig", 0.6),
+# (words of the request, file names or paths, strength, substrings). A file pattern is a regex over
+# the path's last segment, or over the whole path when it holds a "/". A tool's own name is surer
+# (1.0) than its job ("lint", "release": 0.6): the job's word also brings the other tools' files of
+# that job. Every file a pattern takes holds one of the substrings (case aside): SQL keeps only
+# those (`LIKE`), so a tool costs one narrow query per index state, not a look at every path.
+_LINT_FILES = (r"\.?golangci\.(?:ya?ml|toml|json)|\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.stylelintrc(?:\.\w+)?|"
+               r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?|\.vale\.ini|\.?ruff\.toml|\.flake8|\.?pylintrc|"
+               r"\.rubocop\.ya?ml|\.swiftlint\.ya?ml|\.?clippy\.toml|\.prettierrc(?:\.\w+)?|biome\.jsonc?|"
+               r"\.?rustfmt\.toml|\.clang-format|\.editorconfig")
+_TOOLS: list[tuple[str, str, float, str]] = [
+    (r"golangci(?:-lint)?|stylecheck|staticcheck|gocritic|revive linter", r"\.?golangci\.(?:ya?ml|toml|json)", 1.0,
+     "golangci"),
+    (r"eslint", r"\.eslintrc(?:\.\w+)?|eslint\.config\.\w+", 1.0, "eslint"),
+    (r"stylelint", r"\.stylelintrc(?:\.\w+)?|stylelint\.config\.\w+", 1.0, "stylelint"),
+    (r"markdownlint(?:-cli2?)?", r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?", 1.0, "markdownlint"),
+    (r"vale", r"\.vale\.ini", 1.0, ".vale."),
+    (r"ruff", r"\.?ruff\.toml", 1.0, "ruff.toml"),
+    (r"flake8", r"\.flake8", 1.0, "flake8"),
+    (r"pylint", r"\.?pylintrc", 1.0, "pylintrc"),
+    (r"rubocop", r"\.rubocop\.ya?ml", 1.0, "rubocop"),
+    (r"swiftlint", r"\.swiftlint\.ya?ml", 1.0, "swiftlint"),
+    (r"clippy", r"\.?clippy\.toml", 1.0, "clippy"),
+    (r"prettier", r"\.prettierrc(?:\.\w+)?|prettier\.config\.\w+", 1.0, "prettier"),
+    (r"biome", r"biome\.jsonc?", 1.0, "biome"),
+    (r"rustfmt", r"\.?rustfmt\.toml", 1.0, "rustfmt"),
+    (r"clang-format", r"\.clang-format", 1.0, "clang-format"),
+    (r"lint(?:s|er|ers|ing)?|linted|formatter|formatting rules?|code style", _LINT_FILES, 0.6,
+     "golangci eslint stylelint markdownlint .vale. ruff.toml flake8 pylintrc rubocop swiftlint clippy prettier "
+     "biome rustfmt clang-format editorconfig"),
     (r"change ?logs?|release ?notes|releasenotes|what'?s new|(?:upcoming|last|next|previous|new|latest) release|"
      r"releases? v?\d+(?:\.\d+)+|v?\d+\.\d+\.\d+ release",
-     r"(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes)(?:\.(?:md|markdown|rst|txt|adoc))?", 1.0),
-    (r"go ?releaser|gorelease", r"\.?goreleaser\.ya?ml", 1.0),
-    (r"release-please", r"release-please-config\.json|\.release-please-manifest\.json", 1.0),
-    (r"semantic-release", r"\.releaserc(?:\.\w+)?", 1.0),
+     r"(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes)(?:\.(?:md|markdown|rst|txt|adoc))?", 1.0,
+     "change history news release"),
+    (r"go ?releaser|gorelease", r"\.?goreleaser\.ya?ml", 1.0, "goreleaser"),
+    (r"release-please", r"release-please-config\.json|\.release-please-manifest\.json", 1.0, "release-please"),
+    (r"semantic-release", r"\.releaserc(?:\.\w+)?", 1.0, "releaserc"),
     (r"releas(?:e|es|er|ing)|publish(?:es|ed|ing)?|release (?:artifacts?|assets?)",
      r"\.?goreleaser\.ya?ml|\.github/workflows/[^/]*releas[^/]*\.ya?ml|release-please-config\.json|\.releaserc(?:\.\w+)?",
-     0.8),
+     0.8, "goreleaser releas"),
     (r"github actions?|gh actions?|gh workflows?|workflows?|ci|ci/cd|(?:ci|build|release|deploy(?:ment)?|github|gitlab) "
      r"pipelines?|pipelines? (?:runs?|fail\w*|jobs?|config\w*)|pr (?:runs?|checks?)|(?:ci|status) checks|checks? fail\w*",
      r"\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|\.circleci/config\.ya?ml|azure-pipelines\.ya?ml|"
-     r"jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml", 1.0),
+     r"jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml", 1.0,
+     ".github/workflows/ gitlab-ci .circleci/ azure-pipelines jenkinsfile .travis. bitbucket-pipelines"),
     (r"make ?files?|make targets?|make rules?|make (?:command|task)s?|justfile|taskfile",
-     r"(?:gnu)?makefile|[\w.-]+\.mk|justfile|taskfile\.ya?ml", 1.0),
+     r"(?:gnu)?makefile|[\w.-]+\.mk|justfile|taskfile\.ya?ml", 1.0, "makefile .mk justfile taskfile"),
     (r"dependencies|deps|(?:go|npm|pip|python|node|cargo|third[- ]party|transitive|direct|indirect|unused|outdated|dev) "
-     r"dependency|dependency (?:updates?|versions?|upgrades?|bumps?|management)|go\.mod|go mod(?: tidy)?|go get|npm install|pip install|cargo add|"
-     r"module path|third[- ]party packages?|version bump|bump the version",
+     r"dependency|dependency (?:updates?|versions?|upgrades?|bumps?|management)|go\.mod|go mod(?: tidy)?|go get|"
+     r"npm install|pip install|cargo add|module path|third[- ]party packages?|version bump|bump the version",
      r"go\.mod|package\.json|pyproject\.toml|requirements[\w.-]*\.txt|cargo\.toml|gemfile|package\.swift|"
-     r"build\.gradle(?:\.kts)?|pom\.xml|composer\.json|setup\.py|setup\.cfg", 0.6),
-    (r"gitignore|git ?ignore[ds]?|unignore[ds]?|untracked", r"\.gitignore", 1.0),
+     r"build\.gradle(?:\.kts)?|pom\.xml|composer\.json|setup\.py|setup\.cfg", 0.6,
+     "go.mod package.json pyproject requirements cargo.toml gemfile package.swift build.gradle pom.xml composer.json "
+     "setup.py setup.cfg"),
+    (r"gitignore|git ?ignore[ds]?|unignore[ds]?|untracked", r"\.gitignore", 1.0, "gitignore"),
     (r"docker(?:file)?s?|docker-compose|container images?|compose files?",
-     r"dockerfile(?:\.[\w-]+)?|[\w-]+\.dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|\.dockerignore", 1.0),
+     r"dockerfile(?:\.[\w-]+)?|[\w-]+\.dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|\.dockerignore", 1.0,
+     "docker compose"),
     (r"pre-commit|precommit|husky|lefthook|git hooks?",
-     r"\.pre-commit-config\.ya?ml|\.husky/[^/]+|lefthook\.ya?ml", 1.0),
-    (r"tsconfig|typescript config(?:uration)?|compiler ?options", r"tsconfig(?:\.[\w-]+)?\.json", 1.0),
-    (r"vite", r"vite\.config\.\w+", 1.0),
-    (r"webpack", r"webpack\.config\.\w+", 1.0),
-    (r"rollup", r"rollup\.config\.\w+", 1.0),
-    (r"babel", r"\.babelrc(?:\.\w+)?|babel\.config\.\w+", 1.0),
-    (r"jest", r"jest\.config\.\w+", 1.0),
-    (r"vitest", r"vitest\.config\.\w+", 1.0),
-    (r"playwright", r"playwright\.config\.\w+", 1.0),
-    (r"pytest", r"pytest\.ini|conftest\.py", 1.0),
-    (r"tox", r"tox\.ini", 1.0),
-    (r"nox", r"noxfile\.py", 1.0),
-    (r"codeowners", r"codeowners", 1.0),
-    (r"dependabot|renovate", r"\.github/dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.\w+)?", 1.0),
+     r"\.pre-commit-config\.ya?ml|\.husky/[^/]+|lefthook\.ya?ml", 1.0, "pre-commit .husky/ lefthook"),
+    (r"tsconfig|typescript config(?:uration)?|compiler ?options", r"tsconfig(?:\.[\w-]+)?\.json", 1.0, "tsconfig"),
+    (r"vite", r"vite\.config\.\w+", 1.0, "vite.config"),
+    (r"webpack", r"webpack\.config\.\w+", 1.0, "webpack.config"),
+    (r"rollup", r"rollup\.config\.\w+", 1.0, "rollup.config"),
+    (r"babel", r"\.babelrc(?:\.\w+)?|babel\.config\.\w+", 1.0, "babel"),
+    (r"jest", r"jest\.config\.\w+", 1.0, "jest.config"),
+    (r"vitest", r"vitest\.config\.\w+", 1.0, "vitest.config"),
+    (r"playwright", r"playwright\.config\.\w+", 1.0, "playwright.config"),
+    (r"pytest", r"pytest\.ini|conftest\.py", 1.0, "pytest.ini conftest.py"),
+    (r"tox", r"tox\.ini", 1.0, "tox.ini"),
+    (r"nox", r"noxfile\.py", 1.0, "noxfile"),
+    (r"codeowners", r"codeowners", 1.0, "codeowners"),
+    (r"dependabot|renovate", r"\.github/dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.\w+)?", 1.0,
+     "dependabot renovate"),
 ]
-_WORDS = [re.compile(r"(?<![\w.-])(?:" + words + r")(?![\w-])", re.I) for words, _, _ in _TOOLS]
+_WORDS = [re.compile(r"(?<![\w.-])(?:" + words + r")(?![\w-])", re.I) for words, _, _, _ in _TOOLS]
 # A pattern with a "/" is matched against the whole path's end, any other against the last segment.
-_FILES = [re.compile((r"(?:^|/)(?:" if "/" in files else r"^(?:") + files + r")$", re.I) for _, files, _ in _TOOLS]
-_BY_PATH = [bool("/" in files) for _, files, _ in _TOOLS]
-_ANY_NAME = re.compile("|".join(f"(?:{f})" for _, f, _ in _TOOLS if "/" not in f), re.I)
-_ANY_PATH = re.compile(r"(?:^|/)(?:" + "|".join(f"(?:{f})" for _, f, _ in _TOOLS if "/" in f) + r")$", re.I)
+_FILES = [re.compile((r"(?:^|/)(?:" if "/" in files else r"^(?:") + files + r")$", re.I) for _, files, _, _ in _TOOLS]
+_BY_PATH = [bool("/" in files) for _, files, _, _ in _TOOLS]
 MAX_FILES = 12  # of one tool's files, the shallowest first (a monorepo's twenty workflows say little each)
 
 
@@ -109,15 +118,12 @@ def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float],
     asked = asked_tools(text[:20_000])
     if not asked:
         return {}, {}
-    candidates: list[tuple[int, str]] = for_index(con).value("tooling_files", lambda: _candidates(con))
+    cache = for_index(con)
     scores: dict[int, float] = {}
     why: dict[int, str] = {}
     for row, word, strength in asked:
-        pattern = _FILES[row]
-        hits = [(fid, path) for fid, path in candidates
-                if pattern.search(path if _BY_PATH[row] else path.rsplit("/", 1)[-1])]
-        hits.sort(key=lambda h: (h[1].count("/"), h[1]))
-        for fid, path in hits[:MAX_FILES]:
+        hits: list[tuple[int, str]] = cache.value(f"tooling_files:{row}", lambda row=row: _files_of(con, row))
+        for fid, path in hits:
             w = strength * (1 - 0.05 * min(path.count("/"), 5))  # the shallower of equals first
             if w > scores.get(fid, 0.0):
                 scores[fid] = w
@@ -125,11 +131,14 @@ def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float],
     return scores, why
 
 
-def _candidates(con: sqlite3.Connection) -> list[tuple[int, str]]:
-    """Every indexed file whose name is a tool's configuration by convention (once per index state)."""
-    out = []
-    for fid, path in con.execute("SELECT id, path FROM files"):
-        base = path.rsplit("/", 1)[-1]
-        if _ANY_NAME.fullmatch(base) or _ANY_PATH.search(path):
-            out.append((fid, path))
-    return out
+def _files_of(con: sqlite3.Connection, row: int) -> list[tuple[int, str]]:
+    """The indexed files of one tool (once per index state), shallowest first, at most MAX_FILES.
+    SQL keeps the rows whose path holds a literal part of a pattern (LIKE is ASCII case-blind);
+    the regex decides."""
+    likes = _TOOLS[row][3].split()
+    pattern, by_path = _FILES[row], _BY_PATH[row]
+    rows = con.execute(f"SELECT id, path FROM files WHERE {' OR '.join(['path LIKE ?'] * len(likes))}",
+                       [f"%{h}%" for h in likes])
+    hits = [(fid, path) for fid, path in rows if pattern.search(path if by_path else path.rsplit("/", 1)[-1])]
+    hits.sort(key=lambda h: (h[1].count("/"), h[1]))
+    return hits[:MAX_FILES]
