@@ -153,3 +153,78 @@ def test_chunk_counts_are_reused_while_the_file_is_unchanged(project):
     finally:
         con.close()
     assert again[fid][0][0] > first[fid][0][0]  # more occurrences now: counted again, not reused
+
+
+def _stamp(project) -> tuple:
+    con = open_index(project)
+    try:
+        return index_cache._paths_stamp(con)
+    finally:
+        con.close()
+
+
+def test_the_file_list_version_moves_with_paths_kinds_and_roles_not_with_text(project):
+    """The triggers of schema v5: a text edit leaves the version; a new, removed or renamed file, or
+    a role that changed, moves it."""
+    start = _stamp(project)
+    assert start is not None and start[1] != "0"  # the first files were inserted through the triggers
+    (project.root / "ledger" / "export.py").write_text(REPO["ledger/export.py"] + "# a comment\n")
+    index_project(project)
+    assert _stamp(project) == start
+    (project.root / "ledger" / "payroll.py").write_text("def pay(staff):\n    return staff\n")
+    index_project(project)
+    added = _stamp(project)
+    assert added[0] == start[0] and added[1] != start[1]
+    con = open_index(project)
+    try:
+        with con:
+            con.execute("UPDATE files SET role = 'log' WHERE path = 'ledger/payroll.py'")
+        assert index_cache._paths_stamp(con) != added
+        moved = index_cache._paths_stamp(con)
+        with con:  # the indexer writes every column on an update: unchanged values say nothing
+            con.execute("UPDATE files SET path = path, kind = kind, lang = lang, role = role, size = size + 1")
+        assert index_cache._paths_stamp(con) == moved
+    finally:
+        con.close()
+
+
+def test_facts_of_the_file_list_outlive_a_text_edit_not_a_new_file(project):
+    con = open_index(project)
+    try:
+        first = index_cache.for_index(con)
+        blob = first.value("path_blob_probe", object, file_list_only=True)
+        first.values["per_state"] = 1
+    finally:
+        con.close()
+    (project.root / "ledger" / "export.py").write_text(REPO["ledger/export.py"] + "# edited\n")
+    index_project(project)
+    con = open_index(project)
+    try:
+        second = index_cache.for_index(con)
+        assert second is not first and "per_state" not in second.values  # a new state...
+        assert second.value("path_blob_probe", object, file_list_only=True) is blob  # ...the same file list
+    finally:
+        con.close()
+    (project.root / "ledger" / "payroll.py").write_text("def pay_salaries(staff):\n    return staff  # payroll\n")
+    index_project(project)
+    con = open_index(project)
+    try:
+        third = index_cache.for_index(con)
+        assert third.value("path_blob_probe", object, file_list_only=True) is not blob
+    finally:
+        con.close()
+    assert _search(project, "payroll salaries")[0] == "ledger/payroll.py"  # the path channel sees it
+
+
+def test_an_index_without_the_version_shares_nothing(project):
+    con = open_index(project)
+    try:
+        with con:
+            con.execute("DELETE FROM meta WHERE key = 'paths_version'")
+        assert index_cache._paths_stamp(con) is None
+        index_cache.for_index(con).value("probe", object, file_list_only=True)
+        with con:
+            con.execute("CREATE TABLE IF NOT EXISTS scratch(x)")
+        assert index_cache.for_index(con).stable == {}
+    finally:
+        con.close()

@@ -115,7 +115,30 @@ def _v4(con: sqlite3.Connection) -> None:
     run_script(con, "CREATE INDEX refs_name ON refs(name);")
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4]
+def _v5(con: sqlite3.Connection) -> None:
+    """A version of the file list (search/index_cache.py): every added, removed or renamed file, or one
+    whose kind, language or role changed, bumps `paths_version`, so facts derived from the file list
+    alone (the path channel's blob, the prose share, the roles) outlive an edit of a file's text.
+    `paths_epoch` is drawn per index, so a rebuilt index never meets an old version by chance."""
+    import secrets
+
+    bump = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'paths_version';"
+    run_script(
+        con,
+        f"""
+        INSERT OR REPLACE INTO meta(key, value) VALUES('paths_version', '0');
+        INSERT OR REPLACE INTO meta(key, value) VALUES('paths_epoch', '{secrets.token_hex(8)}');
+        CREATE TRIGGER files_added AFTER INSERT ON files BEGIN {bump} END;
+        CREATE TRIGGER files_removed AFTER DELETE ON files BEGIN {bump} END;
+        CREATE TRIGGER files_renamed AFTER UPDATE OF path, stem, kind, lang, role ON files
+            WHEN OLD.path IS NOT NEW.path OR OLD.stem IS NOT NEW.stem OR OLD.kind IS NOT NEW.kind
+              OR OLD.lang IS NOT NEW.lang OR OLD.role IS NOT NEW.role
+            BEGIN {bump} END;
+        """,
+    )
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

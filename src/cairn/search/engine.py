@@ -304,7 +304,7 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
 
 def _prose_share(con: sqlite3.Connection) -> float:
     """Share of the repository's prose and program files that are prose (memoized per index state)."""
-    return float(for_index(con).value("prose_share", lambda: _count_prose_share(con)))
+    return float(for_index(con).value("prose_share", lambda: _count_prose_share(con), file_list_only=True))
 
 
 def _count_prose_share(con: sqlite3.Connection) -> float:

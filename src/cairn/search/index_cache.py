@@ -10,6 +10,12 @@ header salts (an empty log says nothing: every connection opens one; a chmod is 
 SQLite only appends to the WAL between checkpoints and draws new salts whenever it rewinds it, so
 any commit by any connection gives a new key, and stale facts are never read. In a one-shot process the
 cache lives for one search, where the same terms are still looked up several times.
+
+Some facts depend on the file list alone (paths, kinds, languages, roles: the path channel's blob,
+the prose share, the file count, every file's role). Editing a file's text gives the index a new
+state but leaves them true, and on a large repository they are the dearest to rebuild (the blob
+of 100k paths). The index keeps a version of its file list (`paths_version`, bumped by triggers:
+codemap/schema.py v5); a new state whose version equals the last state's takes those facts over.
 """
 
 from __future__ import annotations
@@ -38,12 +44,16 @@ class IndexCache:
         self.neighbours: dict[int, tuple[list[tuple[int, float]], float, bool]] = {}  # graph_walk.py
         self.roles: dict[int, tuple[str, bool, bool]] = {}  # file id -> (role, is a log, is a changelog)
         self.spans: dict[int, list[tuple[int, int, int]]] = {}  # file id -> its chunks (line, end, id)
+        self.paths_stamp: tuple | None = None  # the file list's (epoch, version); None: unknown
+        self.stable: dict[str, object] = {}  # facts of the file list alone, shared by states of one stamp
 
-    def value(self, name: str, compute: Callable[[], Any]) -> Any:
-        """The fact called `name`, computed once per index state."""
-        if name not in self.values:
-            self.values[name] = compute()
-        return self.values[name]
+    def value(self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False) -> Any:
+        """The fact called `name`, computed once per index state (`file_list_only`: once per version
+        of the file list, for a fact read from paths, kinds, languages and roles alone)."""
+        memo = self.stable if file_list_only else self.values
+        if name not in memo:
+            memo[name] = compute()
+        return memo[name]
 
     def remember_fts(self, key: tuple, answer: tuple[list, int]) -> None:
         if self.fts_rows + len(answer[0]) > MAX_FTS_ROWS:
@@ -119,14 +129,27 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
         return IndexCache(("unkeyed", id(con)))
     cache = _CACHES.get(key)
     if cache is None:
+        last = None
         for old in [k for k in _CACHES if k[0] == path]:  # the same index, an older state
-            del _CACHES[old]
+            last = _CACHES.pop(old)
         while len(_CACHES) >= MAX_INDEXES:
             del _CACHES[next(iter(_CACHES))]
         cache = _CACHES[key] = IndexCache(key)
+        cache.paths_stamp = _paths_stamp(con)
+        if last is not None and cache.paths_stamp is not None and last.paths_stamp == cache.paths_stamp:
+            cache.stable, cache.roles = last.stable, last.roles  # only text changed: the file list holds
         if _KEEP[0]:
             _keep(path, key[1:3])
     return cache
+
+
+def _paths_stamp(con: sqlite3.Connection) -> tuple | None:
+    """The file list's (epoch, version) as the index records it (None: an index from before v5)."""
+    try:
+        rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('paths_epoch', 'paths_version')"))
+    except sqlite3.Error:
+        return None
+    return (rows["paths_epoch"], rows["paths_version"]) if len(rows) == 2 else None
 
 
 def clear() -> None:

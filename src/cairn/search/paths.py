@@ -159,7 +159,7 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
     if not words:
         return {}
     roots = {w: _root(w) for w in words}
-    every: _PathBlob = for_index(con).value("path_blob", lambda: _PathBlob(con))
+    every: _PathBlob = for_index(con).value("path_blob", lambda: _PathBlob(con), file_list_only=True)
     hits: dict[int, list[tuple[str, float, set[int], int]]] = defaultdict(list)  # fid -> (word, part, covered, n)
     named: dict[str, int] = defaultdict(int)  # word -> files it names
     crowded = []  # words whose root is in too many paths: checked only against the other words' candidates

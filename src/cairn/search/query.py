@@ -88,7 +88,7 @@ def _df(con: sqlite3.Connection, term: str, memo: dict[str, int]) -> int:
 def file_count(con: sqlite3.Connection, cache: IndexCache | None = None) -> int:
     """Files in the index (memoized per index state)."""
     return int((cache or for_index(con)).value(
-        "files", lambda: con.execute("SELECT COUNT(*) FROM files").fetchone()[0]))
+        "files", lambda: con.execute("SELECT COUNT(*) FROM files").fetchone()[0], file_list_only=True))
 
 
 def _weight(df: int, n: int, identifier: bool) -> float:

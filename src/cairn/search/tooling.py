@@ -123,7 +123,8 @@ def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float],
     scores: dict[int, float] = {}
     why: dict[int, str] = {}
     for row, word, strength in asked:
-        hits: list[tuple[int, str]] = cache.value(f"tooling_files:{row}", partial(_files_of, con, row))
+        hits: list[tuple[int, str]] = cache.value(f"tooling_files:{row}", partial(_files_of, con, row),
+                                                  file_list_only=True)
         for fid, path in hits:
             w = strength * (1 - 0.05 * min(path.count("/"), 5))  # the shallower of equals first
             if w > scores.get(fid, 0.0):
