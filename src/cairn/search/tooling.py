@@ -66,8 +66,10 @@ _TOOLS: list[tuple[str, str, float, str]] = [
      ".github/workflows/ gitlab-ci .circleci/ azure-pipelines jenkinsfile .travis. bitbucket-pipelines"),
     (r"make ?files?|make targets?|make rules?|make (?:command|task)s?|justfile|taskfile",
      r"(?:gnu)?makefile|[\w.-]+\.mk|justfile|taskfile\.ya?ml", 1.0, "makefile .mk justfile taskfile"),
-    (r"dependencies|deps|(?:go|npm|pip|python|node|cargo|third[- ]party|transitive|direct|indirect|unused|outdated|dev) "
-     r"dependency|dependency (?:updates?|versions?|upgrades?|bumps?|management)|go\.mod|go mod(?: tidy)?|go get|"
+    (r"(?:go|npm|pip|python|node|cargo|gem|maven|gradle|third[- ]party|transitive|direct|indirect|unused|outdated|"
+     r"dev|runtime|optional|pinned|vulnerable) dependenc(?:y|ies)|dependenc(?:y|ies) (?:updates?|versions?|upgrades?|"
+     r"bumps?|management|tree|list|lock)|(?:add|update|upgrade|bump|remove|install|pin|vendor|drop)\w* (?:the |a |an |"
+     r"all |some |those |these |our |its |any )?(?:\w+ )?dependenc(?:y|ies)|go\.mod|go mod(?: tidy)?|go get|"
      r"npm install|pip install|cargo add|module path|third[- ]party packages?|version bump|bump the version",
      r"go\.mod|package\.json|pyproject\.toml|requirements[\w.-]*\.txt|cargo\.toml|gemfile|package\.swift|"
      r"build\.gradle(?:\.kts)?|pom\.xml|composer\.json|setup\.py|setup\.cfg", 0.6,
