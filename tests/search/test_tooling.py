@@ -140,11 +140,11 @@ CONVENTIONAL = [".golangci.yml", "sub/.golangci.yaml", ".eslintrc.json", "eslint
 
 def test_every_conventional_name_is_taken_and_passes_the_sql_prefilter():
     """What SQL keeps (`LIKE` on a row's substrings) must hold every file its pattern takes."""
-    from cairn.search.tooling import _BY_PATH, _FILES, _TOOLS
+    from cairn.search.tooling import _BY_PATH, _TOOLS, _file_pattern
 
     for path in CONVENTIONAL:
-        rows = [i for i, pattern in enumerate(_FILES)
-                if pattern.search(path if _BY_PATH[i] else path.rsplit("/", 1)[-1])]
+        rows = [i for i in range(len(_TOOLS))
+                if _file_pattern(i).search(path if _BY_PATH[i] else path.rsplit("/", 1)[-1])]
         assert rows, path
         for i in rows:
             assert any(h.lower() in path.lower() for h in _TOOLS[i][3].split()), (path, _TOOLS[i][3])

@@ -96,20 +96,38 @@ _TOOLS: list[tuple[str, str, float, str]] = [
     (r"dependabot|renovate", r"\.github/dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.\w+)?", 1.0,
      "dependabot renovate"),
 ]
-_WORDS = [re.compile(r"(?<![\w.-])(?:" + words + r")(?![\w-])", re.I) for words, _, _, _ in _TOOLS]
-# A pattern with a "/" is matched against the whole path's end, any other against the last segment.
-_FILES = [re.compile((r"(?:^|/)(?:" if "/" in files else r"^(?:") + files + r")$", re.I) for _, files, _, _ in _TOOLS]
 _BY_PATH = [bool("/" in files) for _, files, _, _ in _TOOLS]
+_COMPILED: dict[str, list] = {}  # compiled at first use (~4 ms for the words: not at import)
+
+
+def _words() -> list[re.Pattern]:
+    """The words of each row, to search in the lowercased request (no IGNORECASE: half the compile)."""
+    if "words" not in _COMPILED:
+        _COMPILED["words"] = [re.compile(r"(?<![\w.-])(?:" + words + r")(?![\w-])") for words, _, _, _ in _TOOLS]
+    return _COMPILED["words"]
+
+
+def _file_pattern(row: int) -> re.Pattern:
+    """A row's file names; a pattern with a "/" is matched against the whole path's end, any other
+    against the last segment."""
+    files = _COMPILED.setdefault("files", [None] * len(_TOOLS))
+    if files[row] is None:
+        pattern = _TOOLS[row][1]
+        files[row] = re.compile((r"(?:^|/)(?:" if _BY_PATH[row] else r"^(?:") + pattern + r")$", re.I)
+    return files[row]
+
+
 MAX_FILES = 12  # of one tool's files, the shallowest first (a monorepo's twenty workflows say little each)
 
 
 def asked_tools(text: str) -> list[tuple[int, str, float]]:
     """The tools a request names: (table row, the words that named it, strength)."""
     out = []
-    for i, words in enumerate(_WORDS):
-        m = words.search(text)
-        if m:
-            out.append((i, m.group(0), _TOOLS[i][2]))
+    low = text.lower()
+    for i, words in enumerate(_words()):
+        m = words.search(low)
+        if m:  # the request's own spelling (a lower() that kept the length kept the offsets)
+            out.append((i, text[m.start():m.end()] if len(low) == len(text) else m.group(0), _TOOLS[i][2]))
     return out
 
 
@@ -140,7 +158,7 @@ def _files_of(con: sqlite3.Connection, row: int) -> list[tuple[int, str]]:
     SQL keeps the rows whose path holds a literal part of a pattern (LIKE is ASCII case-blind);
     the regex decides."""
     likes = _TOOLS[row][3].split()
-    pattern, by_path = _FILES[row], _BY_PATH[row]
+    pattern, by_path = _file_pattern(row), _BY_PATH[row]
     rows = con.execute(f"SELECT id, path FROM files WHERE {' OR '.join(['path LIKE ?'] * len(likes))}",
                        [f"%{h}%" for h in likes])
     hits = [(fid, path) for fid, path in rows if pattern.search(path if by_path else path.rsplit("/", 1)[-1])]
