@@ -228,3 +228,50 @@ def test_an_index_without_the_version_shares_nothing(project):
         assert index_cache.for_index(con).stable == {}
     finally:
         con.close()
+
+
+def test_the_walks_graph_outlives_an_edit_that_moved_no_edge(project):
+    """Schema v6: the adjacency memo and the hub set are kept over a comment edit, dropped when an
+    import changes the graph; the walk then sees the new edge."""
+    con = open_index(project)
+    try:
+        first = index_cache.for_index(con)
+        neighbours = first.neighbours
+        hubs = first.value("hubs_probe", object, graph_only=True)
+        graph = index_cache._stamps(con)[1]
+    finally:
+        con.close()
+    export = project.root / "ledger" / "export.py"
+    export.write_text(REPO["ledger/export.py"] + "# a comment, no new import\n")
+    index_project(project)
+    con = open_index(project)
+    try:
+        second = index_cache.for_index(con)
+        assert second is not first and index_cache._stamps(con)[1] == graph
+        assert second.neighbours is neighbours and second.value("hubs_probe", object, graph_only=True) is hubs
+    finally:
+        con.close()
+    (project.root / "ledger" / "audit.py").write_text("def audit(book):\n    return book\n")
+    index_project(project)
+    con = open_index(project)
+    try:
+        before = index_cache.for_index(con)
+        neighbours, graph = before.neighbours, index_cache._stamps(con)[1]
+        hubs = before.value("hubs_probe", object, graph_only=True)
+    finally:
+        con.close()
+    export.write_text("from ledger.audit import audit\n" + REPO["ledger/export.py"])  # an edit that adds an edge
+    index_project(project)
+    con = open_index(project)
+    try:
+        third = index_cache.for_index(con)
+        assert index_cache._stamps(con)[1] != graph
+        assert third.neighbours is not neighbours
+        assert third.value("hubs_probe", object, graph_only=True) is not hubs
+        audit = con.execute("SELECT id FROM files WHERE path = 'ledger/audit.py'").fetchone()[0]
+        exp = con.execute("SELECT id FROM files WHERE path = 'ledger/export.py'").fetchone()[0]
+        from cairn.search.graph_walk import personalized_pagerank
+
+        assert audit in personalized_pagerank(con, {exp: 1.0})
+    finally:
+        con.close()

@@ -138,7 +138,25 @@ def _v5(con: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5]
+def _v6(con: sqlite3.Connection) -> None:
+    """A version of the graph the request path walks (search/graph_walk.py): a changed adjacency row
+    or hub flag bumps `graph_walk_version`, so the walk's memo outlives an edit that moved no edge."""
+    bump = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'graph_walk_version';"
+    run_script(
+        con,
+        f"""
+        INSERT OR REPLACE INTO meta(key, value) VALUES('graph_walk_version', '0');
+        CREATE TRIGGER adjacency_added AFTER INSERT ON adjacency BEGIN {bump} END;
+        CREATE TRIGGER adjacency_removed AFTER DELETE ON adjacency BEGIN {bump} END;
+        CREATE TRIGGER adjacency_changed AFTER UPDATE ON adjacency WHEN OLD.nbrs IS NOT NEW.nbrs
+            OR OLD.file_id IS NOT NEW.file_id BEGIN {bump} END;
+        CREATE TRIGGER files_hub_changed AFTER UPDATE OF is_hub ON files WHEN OLD.is_hub IS NOT NEW.is_hub
+            BEGIN {bump} END;
+        """,
+    )
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

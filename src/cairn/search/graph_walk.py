@@ -27,7 +27,7 @@ BATCH = 16  # nodes whose neighbours are read in one query
 def hub_ids(con: sqlite3.Connection) -> set[int]:
     """The hub files (codemap/graph.py), memoized per index state."""
     return for_index(con).value(
-        "hubs", lambda: {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")})
+        "hubs", lambda: {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}, graph_only=True)
 
 
 class _Neighbours:

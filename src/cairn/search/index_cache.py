@@ -16,6 +16,8 @@ the prose share, the file count, every file's role). Editing a file's text gives
 state but leaves them true, and on a large repository they are the dearest to rebuild (the blob
 of 100k paths). The index keeps a version of its file list (`paths_version`, bumped by triggers:
 codemap/schema.py v5); a new state whose version equals the last state's takes those facts over.
+The graph walk's adjacency lists and hub set likewise follow `graph_walk_version` (v6): an edit
+that moved no edge keeps them.
 """
 
 from __future__ import annotations
@@ -46,11 +48,15 @@ class IndexCache:
         self.spans: dict[int, list[tuple[int, int, int]]] = {}  # file id -> its chunks (line, end, id)
         self.paths_stamp: tuple | None = None  # the file list's (epoch, version); None: unknown
         self.stable: dict[str, object] = {}  # facts of the file list alone, shared by states of one stamp
+        self.graph_stamp: tuple | None = None  # (epoch, the walk's graph version); None: unknown
+        self.graph: dict[str, object] = {}  # facts of the walk's graph alone (the hub set)
 
-    def value(self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False) -> Any:
+    def value(self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False,
+              graph_only: bool = False) -> Any:
         """The fact called `name`, computed once per index state (`file_list_only`: once per version
-        of the file list, for a fact read from paths, kinds, languages and roles alone)."""
-        memo = self.stable if file_list_only else self.values
+        of the file list, for a fact read from paths, kinds, languages and roles alone; `graph_only`:
+        once per version of the walk's graph, for one read from adjacency rows and hub flags)."""
+        memo = self.stable if file_list_only else self.graph if graph_only else self.values
         if name not in memo:
             memo[name] = compute()
         return memo[name]
@@ -135,21 +141,35 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
         while len(_CACHES) >= MAX_INDEXES:
             del _CACHES[next(iter(_CACHES))]
         cache = _CACHES[key] = IndexCache(key)
-        cache.paths_stamp = _paths_stamp(con)
+        cache.paths_stamp, cache.graph_stamp = _stamps(con)
         if last is not None and cache.paths_stamp is not None and last.paths_stamp == cache.paths_stamp:
             cache.stable, cache.roles = last.stable, last.roles  # only text changed: the file list holds
+        if last is not None and cache.graph_stamp is not None and last.graph_stamp == cache.graph_stamp:
+            cache.graph, cache.neighbours = last.graph, last.neighbours  # no edge moved
         if _KEEP[0]:
             _keep(path, key[1:3])
     return cache
 
 
-def _paths_stamp(con: sqlite3.Connection) -> tuple | None:
-    """The file list's (epoch, version) as the index records it (None: an index from before v5)."""
+def _stamps(con: sqlite3.Connection) -> tuple[tuple | None, tuple | None]:
+    """The file list's and the walk's graph's versions as the index records them, each with the
+    index's epoch (None: an index from before schema v5 / v6)."""
     try:
-        rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('paths_epoch', 'paths_version')"))
+        rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN "
+                                "('paths_epoch', 'paths_version', 'graph_walk_version')"))
     except sqlite3.Error:
-        return None
-    return (rows["paths_epoch"], rows["paths_version"]) if len(rows) == 2 else None
+        return None, None
+    epoch = rows.get("paths_epoch")
+    if epoch is None:
+        return None, None
+    paths = (epoch, rows["paths_version"]) if "paths_version" in rows else None
+    graph = (epoch, rows["graph_walk_version"]) if "graph_walk_version" in rows else None
+    return paths, graph
+
+
+def _paths_stamp(con: sqlite3.Connection) -> tuple | None:
+    """The file list's (epoch, version) (None: an index from before v5)."""
+    return _stamps(con)[0]
 
 
 def clear() -> None:
