@@ -188,31 +188,29 @@ def test_the_file_list_version_moves_with_paths_kinds_and_roles_not_with_text(pr
         con.close()
 
 
+def _facts(project, edit: tuple[str, str] | None = None) -> tuple:
+    """After writing `edit` (path, text) and refreshing: (the state's cache, its file-list probe, its
+    graph probe, its adjacency memo, the graph's stamp). A probe is made once per shared memo."""
+    if edit is not None:
+        (project.root / edit[0]).write_text(edit[1])
+        index_project(project)
+    con = open_index(project)
+    try:
+        cache = index_cache.for_index(con)
+        return (cache, cache.value("list_probe", object, file_list_only=True),
+                cache.value("graph_probe", object, graph_only=True), cache.neighbours, index_cache._stamps(con)[1])
+    finally:
+        con.close()
+
+
 def test_facts_of_the_file_list_outlive_a_text_edit_not_a_new_file(project):
-    con = open_index(project)
-    try:
-        first = index_cache.for_index(con)
-        blob = first.value("path_blob_probe", object, file_list_only=True)
-        first.values["per_state"] = 1
-    finally:
-        con.close()
-    (project.root / "ledger" / "export.py").write_text(REPO["ledger/export.py"] + "# edited\n")
-    index_project(project)
-    con = open_index(project)
-    try:
-        second = index_cache.for_index(con)
-        assert second is not first and "per_state" not in second.values  # a new state...
-        assert second.value("path_blob_probe", object, file_list_only=True) is blob  # ...the same file list
-    finally:
-        con.close()
-    (project.root / "ledger" / "payroll.py").write_text("def pay_salaries(staff):\n    return staff  # payroll\n")
-    index_project(project)
-    con = open_index(project)
-    try:
-        third = index_cache.for_index(con)
-        assert third.value("path_blob_probe", object, file_list_only=True) is not blob
-    finally:
-        con.close()
+    first, blob, *_ = _facts(project)
+    first.values["per_state"] = 1
+    second, again, *_ = _facts(project, ("ledger/export.py", REPO["ledger/export.py"] + "# edited\n"))
+    assert second is not first and "per_state" not in second.values  # a new state...
+    assert again is blob  # ...the same file list
+    _third, other, *_ = _facts(project, ("ledger/payroll.py", "def pay_salaries(staff):\n    return staff  # payroll\n"))
+    assert other is not blob
     assert _search(project, "payroll salaries")[0] == "ledger/payroll.py"  # the path channel sees it
 
 
@@ -233,41 +231,16 @@ def test_an_index_without_the_version_shares_nothing(project):
 def test_the_walks_graph_outlives_an_edit_that_moved_no_edge(project):
     """Schema v6: the adjacency memo and the hub set are kept over a comment edit, dropped when an
     import changes the graph; the walk then sees the new edge."""
+    first, _, hubs, neighbours, graph = _facts(project)
+    second, _, hubs2, neighbours2, graph2 = _facts(
+        project, ("ledger/export.py", REPO["ledger/export.py"] + "# a comment, no new import\n"))
+    assert second is not first and graph2 == graph and neighbours2 is neighbours and hubs2 is hubs
+    _, _, hubs, neighbours, graph = _facts(project, ("ledger/audit.py", "def audit(book):\n    return book\n"))
+    _, _, hubs3, neighbours3, graph3 = _facts(  # an edit that adds an edge
+        project, ("ledger/export.py", "from ledger.audit import audit\n" + REPO["ledger/export.py"]))
+    assert graph3 != graph and neighbours3 is not neighbours and hubs3 is not hubs
     con = open_index(project)
     try:
-        first = index_cache.for_index(con)
-        neighbours = first.neighbours
-        hubs = first.value("hubs_probe", object, graph_only=True)
-        graph = index_cache._stamps(con)[1]
-    finally:
-        con.close()
-    export = project.root / "ledger" / "export.py"
-    export.write_text(REPO["ledger/export.py"] + "# a comment, no new import\n")
-    index_project(project)
-    con = open_index(project)
-    try:
-        second = index_cache.for_index(con)
-        assert second is not first and index_cache._stamps(con)[1] == graph
-        assert second.neighbours is neighbours and second.value("hubs_probe", object, graph_only=True) is hubs
-    finally:
-        con.close()
-    (project.root / "ledger" / "audit.py").write_text("def audit(book):\n    return book\n")
-    index_project(project)
-    con = open_index(project)
-    try:
-        before = index_cache.for_index(con)
-        neighbours, graph = before.neighbours, index_cache._stamps(con)[1]
-        hubs = before.value("hubs_probe", object, graph_only=True)
-    finally:
-        con.close()
-    export.write_text("from ledger.audit import audit\n" + REPO["ledger/export.py"])  # an edit that adds an edge
-    index_project(project)
-    con = open_index(project)
-    try:
-        third = index_cache.for_index(con)
-        assert index_cache._stamps(con)[1] != graph
-        assert third.neighbours is not neighbours
-        assert third.value("hubs_probe", object, graph_only=True) is not hubs
         audit = con.execute("SELECT id FROM files WHERE path = 'ledger/audit.py'").fetchone()[0]
         exp = con.execute("SELECT id FROM files WHERE path = 'ledger/export.py'").fetchone()[0]
         from cairn.search.graph_walk import personalized_pagerank
