@@ -215,3 +215,17 @@ def test_claude_md_and_carrying_on_are_never_recalled(tmp_path, run_cli, cairn_h
     docs = ask(root, cairn_home, "what do the docs say about the coupon rules for expiry and owner at checkout?")
     assert "CLAUDE.md" not in docs  # the agent loads it itself
     assert ask(root, cairn_home, "continue where you left off", session="s2") == ""  # resume.py matches the words
+
+
+def test_a_tool_the_prompt_names_brings_its_configuration(tmp_path, run_cli, cairn_home):
+    """"golangci-lint complains" has one distinctive word in the code, yet names a tool whose file the
+    repository has: that file is recalled, with the reason."""
+    from test_hook_support import PROJECT_FILES
+
+    files = {**PROJECT_FILES, ".golangci.yml": "linters:\n  enable:\n    - govet\n"}
+    root = make_project(tmp_path / "shop", run_cli, files)
+    text = ask(root, cairn_home, "the golangci-lint tool complains that its configuration is outdated, where is it?")
+    assert ".golangci.yml" in text and "configures what the request names (golangci-lint)" in text
+    root2 = make_project(tmp_path / "plain", run_cli)  # no such file: the same prompt injects nothing
+    assert ask(root2, cairn_home, "the golangci-lint tool complains that its configuration is outdated",
+               session="s-2") == ""

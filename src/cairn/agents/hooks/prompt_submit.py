@@ -45,7 +45,8 @@ _NAMED = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za
 MAX_NAME, NAME_HEAD = 256, 4000
 MAX_PROMPT = 20_000  # characters of a prompt recall reads (a pasted megabyte log: its head)
 _MATCHES = re.compile(r"^matches (.+)$")
-STRONG = ("named in the request", "named in the prompt", "the item the prompt names", "defines ")
+STRONG = ("named in the request", "named in the prompt", "the item the prompt names", "defines ",
+          "configures what the request names")  # search/tooling.py: the tool's own file by convention
 MAX_SEEDS = 24
 SESSION_TERMS = 2  # distinctive or code-absent words a past-session hit must share with the prompt
 SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits / on their own
@@ -107,7 +108,8 @@ def session_of(ctx: HookContext) -> SessionContext:
 def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[set[str], bool, set[str]]:
     """The index's verdict on the request: its terms rare enough in this repository to steer a
     search (weight from document frequency, see search/query.py), whether it names an
-    identifier or file the repository actually has, and its content words the code never
+    identifier or file the repository actually has (or a tool whose configuration it has:
+    search/tooling.py), and its content words the code never
     mentions (no weight for a code search, but what a past session may have discussed)."""
     import sqlite3
 
@@ -119,6 +121,9 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     con = connect(ctx.project.index_path(), readonly=True)
     try:
         q = analyze(con, query)
+        from cairn.search.tooling import tooling_files
+
+        tools = bool(tooling_files(con, query)[0])  # a tool the request names, whose file the repository has
     except sqlite3.Error as exc:  # another format or damaged: the next SessionStart rebuilds it
         from cairn.store.repair import is_damage
 
@@ -129,7 +134,7 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
         return set(), False, set()
     finally:
         con.close()
-    named = any(t.identifier and t.df > 0 for t in q.terms)
+    named = tools or any(t.identifier and t.df > 0 for t in q.terms)
     absent = {t.text for t in q.terms if t.df == 0 and not t.expansion and len(t.text) >= 3 and not t.text.isdigit()}
     return {t.text for t in q.main if t.weight >= min_weight}, named, absent
 
