@@ -248,3 +248,13 @@ def test_the_walks_graph_outlives_an_edit_that_moved_no_edge(project):
         assert audit in personalized_pagerank(con, {exp: 1.0})
     finally:
         con.close()
+
+
+def test_a_new_knowledge_node_moves_the_graphs_version(project):
+    """Schema v7: the nodes table is rewritten by the full graph build; a new note moves the version
+    even where no edge changes."""
+    _, _, _, _, graph = _facts(project)
+    (project.root / "docs" / "adr").mkdir(parents=True)
+    _, _, _, _, after = _facts(project, ("docs/adr/0001-use-csv.md", "# 1. Use CSV for exports\n\n## Status\n\n"
+                                         "Accepted\n\n## Decision\n\nWe export CSV.\n"))
+    assert after != graph

@@ -156,7 +156,21 @@ def _v6(con: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(con: sqlite3.Connection) -> None:
+    """Knowledge nodes belong to the same version as the walk's graph: the full graph build is what
+    rewrites them (codemap/knowledge_index.py), and a build that leaves no edge still bumps it here."""
+    bump = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'graph_walk_version';"
+    run_script(
+        con,
+        f"""
+        CREATE TRIGGER nodes_added AFTER INSERT ON nodes BEGIN {bump} END;
+        CREATE TRIGGER nodes_removed AFTER DELETE ON nodes BEGIN {bump} END;
+        CREATE TRIGGER nodes_changed AFTER UPDATE ON nodes BEGIN {bump} END;
+        """,
+    )
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

@@ -16,8 +16,8 @@ the prose share, the file count, every file's role). Editing a file's text gives
 state but leaves them true, and on a large repository they are the dearest to rebuild (the blob
 of 100k paths). The index keeps a version of its file list (`paths_version`, bumped by triggers:
 codemap/schema.py v5); a new state whose version equals the last state's takes those facts over.
-The graph walk's adjacency lists and hub set likewise follow `graph_walk_version` (v6): an edit
-that moved no edge keeps them.
+The graph walk's adjacency lists and hub set, and the knowledge nodes, likewise follow
+`graph_walk_version` (v6, v7): an edit that moved no edge keeps them.
 """
 
 from __future__ import annotations
