@@ -250,11 +250,21 @@ def test_the_walks_graph_outlives_an_edit_that_moved_no_edge(project):
         con.close()
 
 
-def test_a_new_knowledge_node_moves_the_graphs_version(project):
-    """Schema v7: the nodes table is rewritten by the full graph build; a new note moves the version
-    even where no edge changes."""
-    _, _, _, _, graph = _facts(project)
+def test_rewriting_the_knowledge_nodes_moves_the_graphs_version(project):
+    """Schema v7: the full graph build rewrites the nodes table; that alone moves the version, even
+    where no adjacency row changes."""
+    from cairn.codemap.knowledge_index import store_nodes
+
     (project.root / "docs" / "adr").mkdir(parents=True)
-    _, _, _, _, after = _facts(project, ("docs/adr/0001-use-csv.md", "# 1. Use CSV for exports\n\n## Status\n\n"
+    _, _, _, _, graph = _facts(project, ("docs/adr/0001-use-csv.md", "# 1. Use CSV for exports\n\n## Status\n\n"
                                          "Accepted\n\n## Decision\n\nWe export CSV.\n"))
-    assert after != graph
+    con = open_index(project)
+    try:
+        rows = con.execute("SELECT file_id, id, type, status, state, title, origin, superseded_by, data "
+                           "FROM nodes").fetchall()
+        assert rows
+        with con:
+            store_nodes(con, rows)
+        assert index_cache._stamps(con)[1] != graph
+    finally:
+        con.close()
