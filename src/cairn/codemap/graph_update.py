@@ -232,7 +232,9 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
             use_changed |= {n for n in orf.keys() | nrf.keys() if (orf.get(n, 0) > 0) != (nrf.get(n, 0) > 0)}
     names = {n for n in def_changed | use_changed if len(n) >= MIN_NAME_LENGTH}
     ph = ",".join("?" * len(langs))
-    srcs = {fid for fid, (_, lang) in changed.items() if lang in REF_FALLBACK_LANGS}
+    # a file whose uses (name -> count) are what they were keeps its edges when no definer and no
+    # popularity moved (a comment or a body edit that names nothing new): nothing to recompute
+    srcs = {fid for fid, (_, lang) in changed.items() if lang in REF_FALLBACK_LANGS and old[fid][1] != new_state[fid][1]}
     users_now = _users(con, names, ph, langs)
     for n in def_changed:
         srcs.update(users_now.get(n, ()))
