@@ -19,7 +19,7 @@ from cairn.codemap.doc_role import is_changelog
 from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.graph_walk import personalized_pagerank
-from cairn.search.index_cache import for_index
+from cairn.search.index_cache import Pinned, for_index
 from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
@@ -104,6 +104,15 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
     their git co-change (search/session_signals.py).
     """
+    with Pinned(con):  # one index state for the whole request
+        return _search_code(con, text, root=root, terms=terms, limit=limit, seed_files=seed_files,
+                            hubs_pass_rank=hubs_pass_rank, rrf_k=rrf_k, kind=kind, session=session,
+                            use_history=use_history)
+
+
+def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms: list[str] | None, limit: int,
+                 seed_files: dict[int, float] | None, hubs_pass_rank: bool, rrf_k: int, kind: str,
+                 session: SessionContext | None, use_history: bool) -> tuple[list[Hit], Query]:
     from cairn.search import knowledge as kn
     from cairn.search.session_signals import build_signals, without_urls
 
@@ -264,7 +273,8 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
     Files already in play in the session (`in_play`) are ranked like any other, but fill at most
     IN_PLAY_SHARE of the list: the agent has them, so they never crowd out what it has not seen."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
-    ids += [f for f in defined if f not in nodes and f not in set(ids)]
+    first = set(ids)
+    ids += [f for f in defined if f not in nodes and f not in first]
     top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []

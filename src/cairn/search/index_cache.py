@@ -54,6 +54,7 @@ class IndexCache:
 
 
 _CACHES: dict[tuple, IndexCache] = {}
+_PINNED: list[tuple[sqlite3.Connection, IndexCache] | None] = [None]  # see `Pinned`
 _KEEPERS: dict[str, tuple[tuple, sqlite3.Connection]] = {}  # path -> (file identity, an idle connection)
 _KEEP = [False]
 
@@ -111,8 +112,32 @@ def _state(path: str) -> tuple | None:
     return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, wal)
 
 
+class Pinned:
+    """`with Pinned(con):` one request's reads of `con` share the index state they started from:
+    `for_index(con)` answers from memory inside it (no PRAGMA, stat or WAL read per call; a
+    search asks ~17 times). Facts read while another connection commits are kept under the
+    older key, which that commit has made unreachable: a later request computes them again."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        self.outer: tuple[sqlite3.Connection, IndexCache] | None = None
+
+    def __enter__(self) -> IndexCache:
+        self.outer = _PINNED[0]
+        cache = for_index(self.con)
+        _PINNED[0] = (self.con, cache)
+        return cache
+
+    def __exit__(self, *exc: object) -> None:
+        _PINNED[0] = self.outer
+
+
 def for_index(con: sqlite3.Connection) -> IndexCache:
-    """The cache of the index state `con` sees now (a fresh, unshared one for an in-memory database)."""
+    """The cache of the index state `con` sees now (a fresh, unshared one for an in-memory database;
+    the pinned one inside `Pinned(con)`)."""
+    pinned = _PINNED[0]
+    if pinned is not None and pinned[0] is con:
+        return pinned[1]
     path = _main_file(con)
     key = _state(path) if path else None
     if key is None:
@@ -132,6 +157,7 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
 def clear() -> None:
     """Forget every index state (tests; a process that rewrote an index behind SQLite's back)."""
     _CACHES.clear()
+    _PINNED[0] = None
     for _ident, con in _KEEPERS.values():
         con.close()
     _KEEPERS.clear()
