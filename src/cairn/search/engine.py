@@ -321,6 +321,8 @@ def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dic
              name_reasons: dict, seeds: dict, ppr: dict, nodes: set[int], fused: dict) -> None:
     """Attach reasons, matching definitions and line ranges to each code hit."""
     weights = {t.text: t.weight for t in q.terms}
+    cache = for_index(con)
+    chunk_rows, cite_rows, first_defs = cache.table("chunk_rows"), cache.table("cited_by"), cache.table("first_defs")
     seed_paths = {}
     if seeds:
         for r in con.execute(f"SELECT id, path FROM files WHERE id IN ({','.join('?' * len(seeds))})", list(seeds)):
@@ -339,7 +341,10 @@ def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dic
         if matched:
             h.why.append("matches " + ", ".join(matched))
         for _score, cid in chunks.get(h.file_id, [])[:3]:
-            c = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?", (cid,)).fetchone()
+            c = chunk_rows.get(cid, False)
+            if c is False:
+                c = chunk_rows[cid] = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?",
+                                                  (cid,)).fetchone()
             if c is None or (c["line"], c["end_line"]) in h.lines:
                 continue
             h.snippets.append((c["line"], c["end_line"], c["signature"] or c["name"]))
@@ -359,15 +364,21 @@ def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dic
                 h.why.append("near the best matches in the import graph")
         if h.hub:
             h.why.append("central module file (hub)")
-        note = con.execute(
-            "SELECT n.title, n.file_id FROM edges e JOIN nodes n ON n.file_id = e.src "
-            "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'", (h.file_id,)).fetchall()
+        note = cite_rows.get(h.file_id)
+        if note is None:
+            note = cite_rows[h.file_id] = con.execute(
+                "SELECT n.title, n.file_id FROM edges e JOIN nodes n ON n.file_id = e.src "
+                "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'", (h.file_id,)).fetchall()
         matched_notes = sorted((r for r in note if r[1] in fused), key=lambda r: -fused[r[1]])
         if matched_notes:
             h.why.append(f"linked to note {matched_notes[0][0]!r}")
         if not h.snippets:
-            for s in con.execute("SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
-                                 "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)):
+            tops = first_defs.get(h.file_id)
+            if tops is None:
+                tops = first_defs[h.file_id] = con.execute(
+                    "SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
+                    "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)).fetchall()
+            for s in tops:
                 h.snippets.append((s["line"], s["end_line"], s["signature"] or s["name"]))
         if not h.why:
             h.why.append("related by the import graph")

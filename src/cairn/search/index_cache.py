@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 MAX_INDEXES = 4  # index states kept (one per project a warm server answers, plus a just-replaced one)
 MAX_FTS_ROWS = 300_000  # rows of memoized FTS answers per index state (a few tens of MB at most)
+MAX_TABLE_KEYS = 50_000  # keys of each `IndexCache.table` (names, symbols, chunks looked up by the request path)
 
 
 class IndexCache:
@@ -44,6 +45,14 @@ class IndexCache:
         if name not in self.values:
             self.values[name] = compute()
         return self.values[name]
+
+    def table(self, name: str) -> dict:
+        """A memo table called `name` (key -> rows a query gave for this index state), emptied
+        when it outgrows MAX_TABLE_KEYS."""
+        memo = self.values.get(name)
+        if not isinstance(memo, dict) or len(memo) >= MAX_TABLE_KEYS:
+            memo = self.values[name] = {}
+        return memo
 
     def remember_fts(self, key: tuple, answer: tuple[list, int]) -> None:
         if self.fts_rows + len(answer[0]) > MAX_FTS_ROWS:
