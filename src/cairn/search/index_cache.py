@@ -78,6 +78,7 @@ def keep_open(on: bool = True) -> None:
         for _ident, con in _KEEPERS.values():
             con.close()
         _KEEPERS.clear()
+        _let_go()
 
 
 def _keep(path: str, ident: tuple) -> None:
@@ -94,6 +95,42 @@ def _keep(path: str, ident: tuple) -> None:
         _KEEPERS[path] = (ident, sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
     except sqlite3.Error:
         pass
+
+
+_LENT: dict[tuple[str, int], tuple[tuple, sqlite3.Connection]] = {}  # (index path, thread) -> (state, connection)
+
+
+def lend(path: str, opener: Callable[[], sqlite3.Connection], reuse: bool = True) -> tuple[sqlite3.Connection, bool]:
+    """(a connection to the index at `path`, whether it stays open): in a process that keeps indexes
+    open (`keep_open`), the one `opener` gave this thread before, while the index is in the state
+    it was opened in (`reuse` False, or another state: it is closed and `opener` asked again, as
+    it checks the index); elsewhere what `opener` gives, for the caller to close. Opening the index
+    (connection, journal, schema probe) costs a prompt ~1 ms."""
+    if not _KEEP[0]:
+        return opener(), False
+    from _thread import get_ident
+
+    key = (path, get_ident())
+    state = _state(path)
+    held = _LENT.pop(key, None)
+    if held is not None:
+        if reuse and state is not None and held[0] == state and not held[1].in_transaction:
+            _LENT[key] = held
+            return held[1], True
+        held[1].close()
+    con = opener()
+    if state is None:
+        return con, False
+    while len(_LENT) >= MAX_INDEXES:
+        _LENT.pop(next(iter(_LENT)))[1].close()
+    _LENT[key] = (state, con)
+    return con, True
+
+
+def _let_go() -> None:
+    for _state_key, con in _LENT.values():
+        con.close()
+    _LENT.clear()
 
 
 def _main_file(con: sqlite3.Connection) -> str:
@@ -170,3 +207,4 @@ def clear() -> None:
     for _ident, con in _KEEPERS.values():
         con.close()
     _KEEPERS.clear()
+    _let_go()
