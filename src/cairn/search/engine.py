@@ -261,7 +261,8 @@ class _RoleWeights:
             for row in self.con.execute(
                     f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
                 self._learn(*row)
-        return {f: scores[f] * (self._of(f) if f in self.roles else 1.0) for f in ids}
+        known, roles, of = self.known, self.roles, self._of
+        return {f: scores[f] * (known[f] if f in known else of(f) if f in roles else 1.0) for f in ids}
 
 
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
