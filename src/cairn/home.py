@@ -10,7 +10,6 @@ import os
 import stat
 from pathlib import Path
 
-
 _RESOLVED: dict[tuple[str, str, str], Path] = {}  # (CAIRN_HOME, HOME, cwd if it is relative) -> resolved
 
 
