@@ -279,27 +279,33 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
     top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []
-    rows = {r["id"]: r for r in con.execute(
-        f"SELECT id, path, kind, lang, rank, is_hub, role FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    hits: list[Hit] = []
+    rows = for_index(con).table("hit_rows")  # file id -> (path, kind, lang, is_hub, role), per index state
+    todo = [f for f in ids if f not in rows]
+    for i in range(0, len(todo), 900):
+        part = todo[i:i + 900]
+        for fid, *row in con.execute(
+                f"SELECT id, path, kind, lang, is_hub, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+            rows[fid] = tuple(row)
+    scored = []
     for fid in ids:
         row = rows.get(fid)
         if row is None:
             continue
+        path, kind, lang, hub, role = row
         score = fused.get(fid, 0.0) + W_DEFINES * defined.get(fid, (0.0,))[0] * top
-        score *= weigh.factor(fid, row["path"], row["kind"], row["lang"], row["role"])
-        hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
-    hits.sort(key=lambda h: (-h.score, h.path))
+        score *= weigh.factor(fid, path, kind, lang, role)
+        scored.append((-score, path, fid, kind, hub))
+    scored.sort()  # paths are unique: the order is (-score, path) alone
     if in_play:
         cap, kept, n = max(1, math.ceil(limit * IN_PLAY_SHARE)), [], 0
-        for h in hits:
-            if h.file_id in in_play:
+        for x in scored:
+            if x[2] in in_play:
                 n += 1
                 if n > cap:
                     continue
-            kept.append(h)
-        hits = kept
-    return hits[:limit]
+            kept.append(x)
+        scored = kept
+    return [Hit(fid, path, -neg, kind, hub=bool(hub)) for neg, path, fid, kind, hub in scored[:limit]]
 
 
 def _prose_share(con: sqlite3.Connection) -> float:
