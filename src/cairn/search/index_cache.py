@@ -81,6 +81,11 @@ def keep_open(on: bool = True) -> None:
         _let_go()
 
 
+def keeping() -> bool:
+    """Whether this process keeps indexes open (`keep_open`): a warm server."""
+    return _KEEP[0]
+
+
 def _keep(path: str, ident: tuple) -> None:
     held = _KEEPERS.get(path)
     if held is not None and held[0] == ident:
