@@ -46,11 +46,11 @@ class IndexCache:
             self.values[name] = compute()
         return self.values[name]
 
-    def table(self, name: str) -> dict:
+    def table(self, name: str, limit: int = MAX_TABLE_KEYS) -> dict:
         """A memo table called `name` (key -> rows a query gave for this index state), emptied
-        when it outgrows MAX_TABLE_KEYS."""
+        when it holds `limit` keys."""
         memo = self.values.get(name)
-        if not isinstance(memo, dict) or len(memo) >= MAX_TABLE_KEYS:
+        if not isinstance(memo, dict) or len(memo) >= limit:
             memo = self.values[name] = {}
         return memo
 
