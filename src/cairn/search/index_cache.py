@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from _thread import get_ident
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ class IndexCache:
 
 
 _CACHES: dict[tuple, IndexCache] = {}
-_PINNED: list[tuple[sqlite3.Connection, IndexCache] | None] = [None]  # see `Pinned`
+_PINNED: dict[int, tuple[sqlite3.Connection, IndexCache]] = {}  # thread -> its pinned request (see `Pinned`)
 _KEEPERS: dict[str, tuple[tuple, sqlite3.Connection]] = {}  # path -> (file identity, an idle connection)
 _KEEP = [False]
 
@@ -113,8 +114,6 @@ def lend(path: str, opener: Callable[[], sqlite3.Connection], reuse: bool = True
     (connection, journal, schema probe) costs a prompt ~1 ms."""
     if not _KEEP[0]:
         return opener(), False
-    from _thread import get_ident
-
     key = (path, get_ident())
     state = _state(path)
     held = _LENT.pop(key, None)
@@ -174,19 +173,22 @@ class Pinned:
         self.outer: tuple[sqlite3.Connection, IndexCache] | None = None
 
     def __enter__(self) -> IndexCache:
-        self.outer = _PINNED[0]
+        self.outer = _PINNED.get(get_ident())
         cache = for_index(self.con)
-        _PINNED[0] = (self.con, cache)
+        _PINNED[get_ident()] = (self.con, cache)
         return cache
 
     def __exit__(self, *exc: object) -> None:
-        _PINNED[0] = self.outer
+        if self.outer is None:
+            _PINNED.pop(get_ident(), None)
+        else:
+            _PINNED[get_ident()] = self.outer
 
 
 def for_index(con: sqlite3.Connection) -> IndexCache:
     """The cache of the index state `con` sees now (a fresh, unshared one for an in-memory database;
     the pinned one inside `Pinned(con)`)."""
-    pinned = _PINNED[0]
+    pinned = _PINNED.get(get_ident()) if _PINNED else None
     if pinned is not None and pinned[0] is con:
         return pinned[1]
     path = _main_file(con)
@@ -208,7 +210,7 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
 def clear() -> None:
     """Forget every index state (tests; a process that rewrote an index behind SQLite's back)."""
     _CACHES.clear()
-    _PINNED[0] = None
+    _PINNED.clear()
     for _ident, con in _KEEPERS.values():
         con.close()
     _KEEPERS.clear()
