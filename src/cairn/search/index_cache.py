@@ -4,12 +4,17 @@ A prompt hook answered by the warm server (agents/hooks/warm.py) runs the same s
 cold process, but can keep what it learnt about the index between prompts: term document
 frequencies and per-term FTS results (earlier prompts' words are searched again on every prompt),
 the adjacency lists of the graph walk, every file's role, the path list the path channel scans,
-the prose share. All of it is derived from the index alone, so it is keyed by the index's state:
+the prose share, analyzed requests, name and definer look-ups, the rows an explanation shows
+(`IndexCache.table`). All of it is derived from the index alone, so it is keyed by the index's state:
 the database file's identity, size and modification time, and its write-ahead log's size, time and
 header salts (an empty log says nothing: every connection opens one; a chmod is no change).
 SQLite only appends to the WAL between checkpoints and draws new salts whenever it rewinds it, so
 any commit by any connection gives a new key, and stale facts are never read. In a one-shot process the
 cache lives for one search, where the same terms are still looked up several times.
+
+One search reads one state (`Pinned`: the key is taken once, not at each of its ~17 look-ups),
+and a warm process keeps the hook's connection to an unchanged index (`lend`) rather than opening,
+probing and closing the index on every prompt.
 """
 
 from __future__ import annotations
