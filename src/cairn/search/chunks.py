@@ -137,15 +137,10 @@ def _ranges(spans: list[tuple[int, int, int]], text: _Text) -> list[tuple[int, i
 
 def _counts(low: str, stem: str, first: int, ranges: list[tuple[int, int, int]]) -> dict[int, int]:
     """Occurrences of `stem` (first seen at offset `first`) per chunk range: each range counted at
-    C speed, or, in a file of many chunks or for a stem it holds only a few times, each occurrence
-    placed by bisection. Both give the same counts: a range is whole lines and a stem holds no
-    newline, so no occurrence straddles a range's edge."""
-    if len(ranges) <= MANY_CHUNKS and low.count(stem, first) * FEW_SHARE >= len(ranges):
+    C speed, or, in a file of many chunks, each occurrence placed by bisection."""
+    if len(ranges) <= MANY_CHUNKS:
         return {cid: n for cid, a, b in ranges if b > first and (n := low.count(stem, a, b))}
     return _place(_finds(low, stem, first), len(stem), ranges)
-
-
-FEW_SHARE = 3  # a stem seen fewer times than a third of the ranges is placed, not counted range by range
 
 
 def _place(positions: Iterable[int], size: int, ranges: list[tuple[int, int, int]]) -> dict[int, int]:
