@@ -114,7 +114,7 @@ def definitions(con: sqlite3.Connection, symbols: Iterable[Any]) -> dict[int, tu
             base = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
             if name_key(base) in stems:
                 w *= NAMED_FILE
-            elif name_key(re.split(r"[^A-Za-z0-9_]", base, maxsplit=1)[0]) in stems:
+            elif name_key(_NON_NAME.split(base, maxsplit=1)[0]) in stems:
                 w *= NAMED_PART
             w *= DEEPER ** (path.count("/") - shallowest)  # Ecto.Schema before Ecto.Repo.Schema
             if w > out.get(fid, (0.0,))[0]:
@@ -122,6 +122,7 @@ def definitions(con: sqlite3.Connection, symbols: Iterable[Any]) -> dict[int, tu
     return out
 
 
+_NON_NAME = re.compile(r"[^A-Za-z0-9_]")
 _QUAL = re.compile(r"::|->|[.#\\/:]")
 
 
