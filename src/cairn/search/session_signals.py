@@ -97,10 +97,9 @@ def map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dic
     out: dict[str, tuple[int, str]] = {}
     todo = []
     for r in raw:
-        known = memo.get((base, r), False)
-        if known is False:
+        if (base, r) not in memo:
             todo.append(r)
-        elif known is not None:
+        elif (known := memo[(base, r)]) is not None:
             out[r] = known
     if not todo:
         return out
