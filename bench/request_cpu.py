@@ -3,7 +3,8 @@
 What the warm server does for a prompt, without the processes around it (bench/hook_speed.py
 times those): the UserPromptSubmit handler (agents/hooks/prompt_submit.py, through runner.run) is
 called in one process with the index connection held, as in the warm server, for each of
-hook_speed's 30 distinct prompts in one session (the long Claude Code fixture as its transcript).
+hook_speed's 30 distinct prompts in one session (the long Claude Code fixture as its transcript),
+after the server's own warm-up (agents/hooks/warm.py: held indexes, the cycle collector's settings).
 Printed: CPU time (time.process_time, so other processes' load counts less than in wall time) p50
 and total of the whole handler and of the chunk and text channels, over `--rounds` fresh processes.
 
@@ -31,10 +32,12 @@ import json, os, sys, time
 os.environ["CAIRN_WARM"] = "0"
 sys.path.insert(0, sys.argv[1])
 from hook_speed import PROMPTS
-from cairn.agents.hooks import runner
-from cairn.search import index_cache
+from cairn.agents.hooks import runner, warm
 import cairn.search.engine as engine
-index_cache.keep_open()
+try:  # set up as the server's own process is (held indexes; its cycle collector's settings)
+    warm._warm_up(own_process=True)
+except TypeError:  # a version of cairn from before the collector's settings
+    warm._warm_up()
 spent = {"chunk": 0.0, "text": 0.0}
 def timed(name, fn):
     def wrapper(*a, **k):

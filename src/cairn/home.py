@@ -7,17 +7,36 @@ without being touched. Tests always point CAIRN_HOME at a temp folder.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+_RESOLVED: dict[tuple[str, str, str], Path] = {}  # (CAIRN_HOME, HOME, cwd if it is relative) -> resolved
 
 
 def cairn_home() -> Path:
-    """The root of cairn's per-user data, honouring CAIRN_HOME."""
+    """The root of cairn's per-user data, honouring CAIRN_HOME (resolved once per value: a warm
+    process asks on every prompt, and resolving costs a system call per path segment)."""
     env = os.environ.get("CAIRN_HOME")
-    return Path(env).expanduser().resolve() if env else Path.home() / ".cairn"
+    if not env:
+        return Path.home() / ".cairn"
+    key = (env, os.environ.get("HOME", ""), "" if os.path.isabs(env) else os.getcwd())
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = Path(env).expanduser().resolve()
+        if len(_RESOLVED) < 64:
+            _RESOLVED[key] = found
+    return found
 
 
 def ensure_private_dir(path: Path) -> Path:
-    """Create `path` (and parents) readable only by the user (0700)."""
+    """Create `path` (and parents) readable only by the user (0700); nothing is written when it
+    already is such a folder."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o700:
+            return path
+    except OSError:
+        pass
     path.mkdir(parents=True, exist_ok=True)
     try:
         path.chmod(0o700)

@@ -253,3 +253,20 @@ def test_a_server_that_never_answers_costs_a_tool_hook_less_than_its_time(tmp_pa
         hung.close()
     assert r.returncode == 0 and r.stdout == b""
     assert 2.3 < seconds < 5.0  # was 6 s and more
+
+
+def test_only_the_servers_own_process_retunes_the_cycle_collector():
+    """`hook _serve` freezes what its warm-up imported and collects the youngest generation less
+    often (its prompts keep memo tables, not cycles); a server run inside another process (a test's
+    thread) leaves that process's collector alone."""
+    import subprocess
+    import sys
+
+    code = ("import gc; from cairn.agents.hooks import warm; before = gc.get_threshold(); "
+            "warm._warm_up({}); print(gc.get_threshold() == before, gc.get_freeze_count() > 0)")
+    env = {**os.environ, "CAIRN_WARM": "0"}
+    own = subprocess.run([sys.executable, "-c", code.format("True")], capture_output=True, text=True, env=env)
+    other = subprocess.run([sys.executable, "-c", code.format("False")], capture_output=True, text=True, env=env)
+    assert own.stdout.split() == ["False", "True"], own.stderr
+    assert other.stdout.split() == ["True", "False"], other.stderr
+    assert warm.GC_YOUNG > 700

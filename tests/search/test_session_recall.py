@@ -77,6 +77,28 @@ def test_reader_resumes_from_its_cached_offset_and_waits_for_partial_lines(tmp_p
     assert "/r/c.py" in read_session(t, cache).files
 
 
+def test_reader_keeps_the_context_it_saved_while_its_cache_file_is_unchanged(tmp_path):
+    """A warm process does not parse its own cache again; a cache rewritten by another process
+    (or deleted) is read from disk, and a grown transcript still adds its new lines once."""
+    from cairn.sessions import context
+
+    t, cache = tmp_path / "s.jsonl", tmp_path / "cache.json"
+    write_jsonl(t, [rec_user("first prompt here"), rec_tool("Read", file_path="/r/a.py")])
+    first = read_session(t, cache)
+    assert read_session(t, cache) is first  # unchanged: the kept object, no JSON read
+    with open(t, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec_tool("Read", file_path="/r/b.py")) + "\n")
+    grown = read_session(t, cache)
+    assert set(grown.files) == {"/r/a.py", "/r/b.py"} and grown.files["/r/a.py"].count == 1
+    assert read_session(t, cache).files["/r/b.py"].count == 1  # folded once, not again from the old offset
+    data = json.loads(cache.read_text())
+    data["ctx"]["files"] = {}  # another process rewrites the cache: what it says now counts
+    context._save_cache(cache, data)
+    assert "/r/a.py" not in read_session(t, cache).files
+    cache.unlink()
+    assert set(read_session(t, cache).files) == {"/r/a.py", "/r/b.py"}  # no cache: read from the start
+
+
 def test_reader_starts_over_when_the_file_is_replaced(tmp_path):
     t, cache = tmp_path / "s.jsonl", tmp_path / "cache.json"
     write_jsonl(t, [rec_user("one two three four"), rec_tool("Read", file_path="/r/a.py")])

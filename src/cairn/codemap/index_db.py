@@ -38,6 +38,11 @@ def _marker(path: Path) -> Path:
     return Path(str(path) + DAMAGED_SUFFIX)
 
 
+def is_marked(path: Path) -> bool:
+    """Whether a reader marked the index at `path` damaged (the next `open_index` rebuilds it)."""
+    return _marker(path).exists()
+
+
 def mark_damaged(path: Path, reason: str) -> None:
     """Record that the index at `path` is damaged (a reader hit it); the next open rebuilds it."""
     try:

@@ -178,6 +178,8 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
                              file_ids).fetchall())
     out: dict[int, list[tuple[float, int]]] = {}
     base = str(root)
+    weight = {stem: t.weight for stem, t in by_stem.items()}
+    k1p = K1 + 1
     for fid in file_ids:
         spans = known.get(fid)
         if not spans or fid not in paths:
@@ -200,10 +202,8 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
                 known_counts[stem] = counts
             for cid, n in counts.items():
                 tf[cid][stem] = n
-        scored = []
-        for cid, per_stem in tf.items():
-            s = sum(by_stem[stem].weight * n * (K1 + 1) / (n + K1) for stem, n in per_stem.items())
-            scored.append((s, cid))
+        scored = [(sum([weight[stem] * n * k1p / (n + K1) for stem, n in per_stem.items()]), cid)
+                  for cid, per_stem in tf.items()]
         if scored:
             scored.sort(reverse=True)
             out[fid] = scored

@@ -19,7 +19,7 @@ from cairn.codemap.doc_role import is_changelog
 from cairn.search import roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.graph_walk import personalized_pagerank
-from cairn.search.index_cache import for_index
+from cairn.search.index_cache import Pinned, for_index
 from cairn.search.intent import wants_change, wants_history, wants_reason
 from cairn.search.names import definitions, name_channel
 from cairn.search.paths import path_channel
@@ -108,6 +108,15 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
     their git co-change (search/session_signals.py).
     """
+    with Pinned(con):  # one index state for the whole request
+        return _search_code(con, text, root=root, terms=terms, limit=limit, seed_files=seed_files,
+                            hubs_pass_rank=hubs_pass_rank, rrf_k=rrf_k, kind=kind, session=session,
+                            use_history=use_history)
+
+
+def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms: list[str] | None, limit: int,
+                 seed_files: dict[int, float] | None, hubs_pass_rank: bool, rrf_k: int, kind: str,
+                 session: SessionContext | None, use_history: bool) -> tuple[list[Hit], Query]:
     from cairn.search import knowledge as kn
     from cairn.search.session_signals import build_signals, without_urls
 
@@ -263,7 +272,8 @@ class _RoleWeights:
             for row in self.con.execute(
                     f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
                 self._learn(*row)
-        return {f: scores[f] * (self._of(f) if f in self.roles else 1.0) for f in ids}
+        known, roles, of = self.known, self.roles, self._of
+        return {f: scores[f] * (known[f] if f in known else of(f) if f in roles else 1.0) for f in ids}
 
 
 def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
@@ -275,31 +285,38 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
     Files already in play in the session (`in_play`) are ranked like any other, but fill at most
     IN_PLAY_SHARE of the list: the agent has them, so they never crowd out what it has not seen."""
     ids = [f for f in ranked(fused) if f not in nodes][: max(limit * 4, 40)]
-    ids += [f for f in defined if f not in nodes and f not in set(ids)]
+    first = set(ids)
+    ids += [f for f in defined if f not in nodes and f not in first]
     top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []
-    rows = {r["id"]: r for r in con.execute(
-        f"SELECT id, path, kind, lang, rank, is_hub, role FROM files WHERE id IN ({','.join('?' * len(ids))})", ids)}
-    hits: list[Hit] = []
+    rows = for_index(con).table("hit_rows")  # file id -> (path, kind, lang, is_hub, role), per index state
+    todo = [f for f in ids if f not in rows]
+    for i in range(0, len(todo), 900):
+        part = todo[i:i + 900]
+        for fid, *row in con.execute(
+                f"SELECT id, path, kind, lang, is_hub, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+            rows[fid] = tuple(row)
+    scored = []
     for fid in ids:
         row = rows.get(fid)
         if row is None:
             continue
+        path, kind, lang, hub, role = row
         score = fused.get(fid, 0.0) + W_DEFINES * defined.get(fid, (0.0,))[0] * top
-        score *= weigh.factor(fid, row["path"], row["kind"], row["lang"], row["role"])
-        hits.append(Hit(fid, row["path"], score, row["kind"], hub=bool(row["is_hub"])))
-    hits.sort(key=lambda h: (-h.score, h.path))
+        score *= weigh.factor(fid, path, kind, lang, role)
+        scored.append((-score, path, fid, kind, hub))
+    scored.sort()  # paths are unique: the order is (-score, path) alone
     if in_play:
         cap, kept, n = max(1, math.ceil(limit * IN_PLAY_SHARE)), [], 0
-        for h in hits:
-            if h.file_id in in_play:
+        for x in scored:
+            if x[2] in in_play:
                 n += 1
                 if n > cap:
                     continue
-            kept.append(h)
-        hits = kept
-    return hits[:limit]
+            kept.append(x)
+        scored = kept
+    return [Hit(fid, path, -neg, kind, hub=bool(hub)) for neg, path, fid, kind, hub in scored[:limit]]
 
 
 def _prose_share(con: sqlite3.Connection) -> float:
@@ -322,6 +339,8 @@ def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dic
              name_reasons: dict, seeds: dict, ppr: dict, nodes: set[int], fused: dict) -> None:
     """Attach reasons, matching definitions and line ranges to each code hit."""
     weights = {t.text: t.weight for t in q.terms}
+    cache = for_index(con)
+    chunk_rows, cite_rows, first_defs = cache.table("chunk_rows"), cache.table("cited_by"), cache.table("first_defs")
     seed_paths = {}
     if seeds:
         for r in con.execute(f"SELECT id, path FROM files WHERE id IN ({','.join('?' * len(seeds))})", list(seeds)):
@@ -340,7 +359,10 @@ def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dic
         if matched:
             h.why.append("matches " + ", ".join(matched))
         for _score, cid in chunks.get(h.file_id, [])[:3]:
-            c = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?", (cid,)).fetchone()
+            c = chunk_rows.get(cid, False)
+            if c is False:
+                c = chunk_rows[cid] = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?",
+                                                  (cid,)).fetchone()
             if c is None or (c["line"], c["end_line"]) in h.lines:
                 continue
             h.snippets.append((c["line"], c["end_line"], c["signature"] or c["name"]))
@@ -360,15 +382,21 @@ def _explain(con: sqlite3.Connection, hits: list[Hit], q: Query, file_terms: dic
                 h.why.append("near the best matches in the import graph")
         if h.hub:
             h.why.append("central module file (hub)")
-        note = con.execute(
-            "SELECT n.title, n.file_id FROM edges e JOIN nodes n ON n.file_id = e.src "
-            "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'", (h.file_id,)).fetchall()
+        note = cite_rows.get(h.file_id)
+        if note is None:
+            note = cite_rows[h.file_id] = con.execute(
+                "SELECT n.title, n.file_id FROM edges e JOIN nodes n ON n.file_id = e.src "
+                "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'", (h.file_id,)).fetchall()
         matched_notes = sorted((r for r in note if r[1] in fused), key=lambda r: -fused[r[1]])
         if matched_notes:
             h.why.append(f"linked to note {matched_notes[0][0]!r}")
         if not h.snippets:
-            for s in con.execute("SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
-                                 "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)):
+            tops = first_defs.get(h.file_id)
+            if tops is None:
+                tops = first_defs[h.file_id] = con.execute(
+                    "SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
+                    "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)).fetchall()
+            for s in tops:
                 h.snippets.append((s["line"], s["end_line"], s["signature"] or s["name"]))
         if not h.why:
             h.why.append("related by the import graph")

@@ -62,30 +62,33 @@ def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], *, a
     if total <= 0:
         return {}
     nb = _Neighbours(con)
+    known = nb.cache  # read directly on a hit: the walk's hot loop (same arithmetic as before)
     p: dict[int, float] = {}
     r: dict[int, float] = {u: w / total for u, w in seeds.items() if w > 0}
     queue = deque(r)
     queued = set(queue)
+    r_get, p_get, enqueue, mark = r.get, p.get, queue.append, queued.add
     pushes = 0
     while queue and pushes < MAX_PUSHES:
         u = queue.popleft()
         queued.discard(u)
-        ru = r.get(u, 0.0)
+        ru = r_get(u, 0.0)
         if ru <= eps:  # too little to spread: decided before touching the database
             continue
-        nbrs, wsum, hub = nb.get(u, queue)
+        hit = known.get(u)
+        nbrs, wsum, hub = hit if hit is not None else nb.get(u, queue)
         if ru <= eps * max(len(nbrs), 1) * DEGREE_SHARE:
             continue
         pushes += 1
         r[u] = 0.0
         if not nbrs or (hub and not hubs_pass_rank):
-            p[u] = p.get(u, 0.0) + ru  # absorbing: a hub keeps what it receives
+            p[u] = p_get(u, 0.0) + ru  # absorbing: a hub keeps what it receives
             continue
-        p[u] = p.get(u, 0.0) + alpha * ru
+        p[u] = p_get(u, 0.0) + alpha * ru
         spread = (1 - alpha) * ru / wsum
         for v, w in nbrs:
-            r[v] = r.get(v, 0.0) + spread * w
+            r[v] = r_get(v, 0.0) + spread * w
             if v not in queued:
-                queue.append(v)
-                queued.add(v)
+                enqueue(v)
+                mark(v)
     return p

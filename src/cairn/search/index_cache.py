@@ -4,7 +4,8 @@ A prompt hook answered by the warm server (agents/hooks/warm.py) runs the same s
 cold process, but can keep what it learnt about the index between prompts: term document
 frequencies and per-term FTS results (earlier prompts' words are searched again on every prompt),
 the adjacency lists of the graph walk, every file's role, the path list the path channel scans,
-the prose share. All of it is derived from the index alone, so it is keyed by the index's state:
+the prose share, analyzed requests, name and definer look-ups, the rows an explanation shows
+(`IndexCache.table`). All of it is derived from the index alone, so it is keyed by the index's state:
 the database file's identity, size and modification time, and its write-ahead log's size, time and
 header salts (an empty log says nothing: every connection opens one; a chmod is no change).
 SQLite only appends to the WAL between checkpoints and draws new salts whenever it rewinds it, so
@@ -18,12 +19,17 @@ of 100k paths). The index keeps a version of its file list (`paths_version`, bum
 codemap/schema.py v5); a new state whose version equals the last state's takes those facts over.
 The graph walk's adjacency lists and hub set, and the knowledge nodes, likewise follow
 `graph_walk_version` (v6, v7): an edit that moved no edge keeps them.
+
+One search reads one state (`Pinned`: the key is taken once, not at each of its ~17 look-ups),
+and a warm process keeps the hook's connection to an unchanged index (`lend`) rather than opening,
+probing and closing the index on every prompt.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from _thread import get_ident
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
 
 MAX_INDEXES = 4  # index states kept (one per project a warm server answers, plus a just-replaced one)
 MAX_FTS_ROWS = 300_000  # rows of memoized FTS answers per index state (a few tens of MB at most)
+MAX_TABLE_KEYS = 50_000  # keys of each `IndexCache.table` (names, symbols, chunks looked up by the request path)
 
 
 class IndexCache:
@@ -61,6 +68,14 @@ class IndexCache:
             memo[name] = compute()
         return memo[name]
 
+    def table(self, name: str, limit: int = MAX_TABLE_KEYS) -> dict:
+        """A memo table called `name` (key -> rows a query gave for this index state), emptied
+        when it holds `limit` keys."""
+        memo = self.values.get(name)
+        if not isinstance(memo, dict) or len(memo) >= limit:
+            memo = self.values[name] = {}
+        return memo
+
     def remember_fts(self, key: tuple, answer: tuple[list, int]) -> None:
         if self.fts_rows + len(answer[0]) > MAX_FTS_ROWS:
             self.fts.clear()
@@ -70,6 +85,7 @@ class IndexCache:
 
 
 _CACHES: dict[tuple, IndexCache] = {}
+_PINNED: dict[int, tuple[sqlite3.Connection, IndexCache]] = {}  # thread -> its pinned request (see `Pinned`)
 _KEEPERS: dict[str, tuple[tuple, sqlite3.Connection]] = {}  # path -> (file identity, an idle connection)
 _KEEP = [False]
 
@@ -84,6 +100,12 @@ def keep_open(on: bool = True) -> None:
         for _ident, con in _KEEPERS.values():
             con.close()
         _KEEPERS.clear()
+        _let_go()
+
+
+def keeping() -> bool:
+    """Whether this process keeps indexes open (`keep_open`): a warm server."""
+    return _KEEP[0]
 
 
 def _keep(path: str, ident: tuple) -> None:
@@ -100,6 +122,40 @@ def _keep(path: str, ident: tuple) -> None:
         _KEEPERS[path] = (ident, sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
     except sqlite3.Error:
         pass
+
+
+_LENT: dict[tuple[str, int], tuple[tuple, sqlite3.Connection]] = {}  # (index path, thread) -> (state, connection)
+
+
+def lend(path: str, opener: Callable[[], sqlite3.Connection], reuse: bool = True) -> tuple[sqlite3.Connection, bool]:
+    """(a connection to the index at `path`, whether it stays open): in a process that keeps indexes
+    open (`keep_open`), the one `opener` gave this thread before, while the index is in the state
+    it was opened in (`reuse` False, or another state: it is closed and `opener` asked again, as
+    it checks the index); elsewhere what `opener` gives, for the caller to close. Opening the index
+    (connection, journal, schema probe) costs a prompt ~1 ms."""
+    if not _KEEP[0]:
+        return opener(), False
+    key = (path, get_ident())
+    state = _state(path)
+    held = _LENT.pop(key, None)
+    if held is not None:
+        if reuse and state is not None and held[0] == state and not held[1].in_transaction:
+            _LENT[key] = held
+            return held[1], True
+        held[1].close()
+    con = opener()
+    if state is None:
+        return con, False
+    while len(_LENT) >= MAX_INDEXES:
+        _LENT.pop(next(iter(_LENT)))[1].close()
+    _LENT[key] = (state, con)
+    return con, True
+
+
+def _let_go() -> None:
+    for _state_key, con in _LENT.values():
+        con.close()
+    _LENT.clear()
 
 
 def _main_file(con: sqlite3.Connection) -> str:
@@ -127,8 +183,35 @@ def _state(path: str) -> tuple | None:
     return (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, wal)
 
 
+class Pinned:
+    """`with Pinned(con):` one request's reads of `con` share the index state they started from:
+    `for_index(con)` answers from memory inside it (no PRAGMA, stat or WAL read per call; a
+    search asks ~17 times). Facts read while another connection commits are kept under the
+    older key, which that commit has made unreachable: a later request computes them again."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self.con = con
+        self.outer: tuple[sqlite3.Connection, IndexCache] | None = None
+
+    def __enter__(self) -> IndexCache:
+        self.outer = _PINNED.get(get_ident())
+        cache = for_index(self.con)
+        _PINNED[get_ident()] = (self.con, cache)
+        return cache
+
+    def __exit__(self, *exc: object) -> None:
+        if self.outer is None:
+            _PINNED.pop(get_ident(), None)
+        else:
+            _PINNED[get_ident()] = self.outer
+
+
 def for_index(con: sqlite3.Connection) -> IndexCache:
-    """The cache of the index state `con` sees now (a fresh, unshared one for an in-memory database)."""
+    """The cache of the index state `con` sees now (a fresh, unshared one for an in-memory database;
+    the pinned one inside `Pinned(con)`)."""
+    pinned = _PINNED.get(get_ident()) if _PINNED else None
+    if pinned is not None and pinned[0] is con:
+        return pinned[1]
     path = _main_file(con)
     key = _state(path) if path else None
     if key is None:
@@ -175,6 +258,8 @@ def _paths_stamp(con: sqlite3.Connection) -> tuple | None:
 def clear() -> None:
     """Forget every index state (tests; a process that rewrote an index behind SQLite's back)."""
     _CACHES.clear()
+    _PINNED.clear()
     for _ident, con in _KEEPERS.values():
         con.close()
     _KEEPERS.clear()
+    _let_go()

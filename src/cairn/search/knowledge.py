@@ -13,6 +13,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from cairn.search.index_cache import for_index
 from cairn.search.intent import wants_reason
 from cairn.search.query import Query
 from cairn.util.fuse import RRF_K, ranked
@@ -31,7 +32,9 @@ def is_why_question(text: str) -> bool:
 
 
 def node_file_ids(con: sqlite3.Connection) -> set[int]:
-    return {r[0] for r in con.execute("SELECT file_id FROM nodes")}
+    """The files that are knowledge nodes (memoized per index state: callers only read it)."""
+    return for_index(con).value("node_ids", lambda: {r[0] for r in con.execute("SELECT file_id FROM nodes")},
+                                graph_only=True)
 
 
 def live_id(con: sqlite3.Connection, node_id: str | None) -> str | None:
@@ -67,9 +70,9 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
     """Knowledge Hits from the fused file ranking (node files only)."""
     from cairn.search.engine import Hit
 
-    rows = {r["file_id"]: r for r in con.execute(
+    rows = for_index(con).value("node_rows", lambda: {r["file_id"]: r for r in con.execute(
         "SELECT n.file_id, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data, f.path "
-        "FROM nodes n JOIN files f ON f.id = n.file_id")}
+        "FROM nodes n JOIN files f ON f.id = n.file_id")}, graph_only=True)  # rewritten by the full graph build only
     why_q = is_why_question(q.text)
     hits = []
     for fid in ranked({f: s for f, s in fused.items() if f in rows}):

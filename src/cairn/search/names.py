@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from cairn.codemap.model import short_name
+from cairn.search.index_cache import for_index
 from cairn.text.tokens import name_key
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -31,15 +32,20 @@ def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]]
     """file id -> score, and file id -> reasons like ('defines', 'applyCoupon', line)."""
     scores: dict[int, float] = defaultdict(float)
     reasons: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
+    memo = for_index(con).table("name_rows")  # request words recur prompt after prompt
     for key, boost in keys:
-        files = con.execute("SELECT id, path FROM files WHERE stem = ?", (key,)).fetchall()
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = (
+                con.execute("SELECT id, path FROM files WHERE stem = ?", (key,)).fetchall(),
+                con.execute("SELECT file_id, name, line, top_level FROM symbols WHERE key = ? AND kind != 'heading' "
+                            "LIMIT ?", (key, MAX_PLACES + 1)).fetchall())
+        files, syms = found
         if 0 < len(files) <= MAX_PLACES:
             w = boost * 1.5 / math.log2(1 + len(files))
             for fid, path in files:
                 scores[fid] += w
                 reasons[fid].append(("named", path.rsplit("/", 1)[-1], 0))
-        syms = con.execute("SELECT file_id, name, line, top_level FROM symbols WHERE key = ? AND kind != 'heading' "
-                           "LIMIT ?", (key, MAX_PLACES + 1)).fetchall()
         if 0 < len(syms) <= MAX_PLACES:
             nfiles = len({s[0] for s in syms})
             w = boost / math.log2(1 + nfiles)
@@ -87,10 +93,13 @@ def definitions(con: sqlite3.Connection, symbols: Iterable[Any]) -> dict[int, tu
     far below the shallowest definer of the same name it lies (the canonical one is usually on top).
     """
     out: dict[int, tuple[float, str, int]] = {}
+    memo = for_index(con).table("definers")
     for sym in symbols:
-        rows = con.execute(
-            "SELECT s.file_id, s.name, s.kind, s.line, s.top_level, f.path FROM symbols s JOIN files f ON f.id = s.file_id "
-            "WHERE s.key = ? AND s.kind != 'heading' LIMIT ?", (sym.key, MAX_DEFINERS)).fetchall()
+        rows = memo.get(sym.key)
+        if rows is None:
+            rows = memo[sym.key] = con.execute(
+                "SELECT s.file_id, s.name, s.kind, s.line, s.top_level, f.path FROM symbols s JOIN files f ON "
+                "f.id = s.file_id WHERE s.key = ? AND s.kind != 'heading' LIMIT ?", (sym.key, MAX_DEFINERS)).fetchall()
         stems = _stem_variants(sym.key)
         rarity = 1.0 if sym.strength >= 1.0 else 1.0 / (1.0 + math.log2(len({r[0] for r in rows}) or 1))
         qualified = sym.token != sym.last and not sym.token.startswith("(")
@@ -105,7 +114,7 @@ def definitions(con: sqlite3.Connection, symbols: Iterable[Any]) -> dict[int, tu
             base = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
             if name_key(base) in stems:
                 w *= NAMED_FILE
-            elif name_key(re.split(r"[^A-Za-z0-9_]", base, maxsplit=1)[0]) in stems:
+            elif name_key(_NON_NAME.split(base, maxsplit=1)[0]) in stems:
                 w *= NAMED_PART
             w *= DEEPER ** (path.count("/") - shallowest)  # Ecto.Schema before Ecto.Repo.Schema
             if w > out.get(fid, (0.0,))[0]:
@@ -113,6 +122,7 @@ def definitions(con: sqlite3.Connection, symbols: Iterable[Any]) -> dict[int, tu
     return out
 
 
+_NON_NAME = re.compile(r"[^A-Za-z0-9_]")
 _QUAL = re.compile(r"::|->|[.#\\/:]")
 
 

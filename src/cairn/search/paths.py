@@ -48,6 +48,16 @@ def matches(word: str, part: str) -> bool:
 
 
 _PARTS: dict[str, tuple[list[str], list[str]]] = {}  # memo: a warm process (agents/hooks/warm.py) reuses it
+_SPLIT: dict[str, list[str]] = {}  # a name's parts: a folder's are shared by its files, a stem by its namesakes
+
+
+def _split(name: str) -> list[str]:
+    hit = _SPLIT.get(name)
+    if hit is None:
+        hit = split_identifier(name)
+        if len(_SPLIT) < 200_000:
+            _SPLIT[name] = hit
+    return hit
 
 
 def _parts(path: str) -> tuple[list[str], list[str]]:
@@ -57,7 +67,7 @@ def _parts(path: str) -> tuple[list[str], list[str]]:
         base = segs[-1]
         stem = base.split(".", 1)[0] if not base.startswith(".") else base
         folder = segs[-2] if len(segs) > 1 else ""
-        hit = (split_identifier(stem), split_identifier(folder))
+        hit = (_split(stem), _split(folder))
         if len(_PARTS) < 200_000:
             _PARTS[path] = hit
     return hit
@@ -86,6 +96,8 @@ class _PathBlob:
             sizes = [len(low) + 1 for low in lows]
         self.starts = list(accumulate(sizes, initial=0))  # one past the end: len(blob) + 1
         self.matched: dict[tuple[str, int], tuple[float, set[int], int] | None] = {}  # (word, id) -> _match
+        self.parts_of: dict[str, dict[str, bool]] = {}  # word -> name part -> matches(word, part)
+        self.rows: dict[int, tuple[int, str, str]] = {}  # row(i)
         self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
         self.named: dict[tuple[str, str], dict[int, tuple[float, set[int], int]] | None] = {}  # among()
 
@@ -109,12 +121,19 @@ class _PathBlob:
             if len(self.matched) > MAX_MATCHES:
                 self.matched.clear()
                 self.named.clear()
-            self.matched[key] = _match(word, path)
+                self.parts_of.clear()
+            known = self.parts_of.get(word)
+            if known is None:
+                known = self.parts_of[word] = {}
+            self.matched[key] = _match(word, path, known)
         return self.matched[key]
 
     def row(self, i: int) -> tuple[int, str, str]:
-        low = self.blob[self.starts[i]:self.starts[i + 1] - 1]
-        return self.ids[i], self.paths[i], "/".join(low.rsplit("/", 2)[-2:])
+        hit = self.rows.get(i)
+        if hit is None:
+            low = self.blob[self.starts[i]:self.starts[i + 1] - 1]
+            hit = self.rows[i] = (self.ids[i], self.paths[i], "/".join(low.rsplit("/", 2)[-2:]))
+        return hit
 
     def holding(self, root: str, limit: int) -> list[tuple[int, str, str]] | None:
         """The files whose path holds `root`; None when more than `limit` do (memoized)."""
@@ -136,17 +155,30 @@ class _PathBlob:
         return out
 
 
-def _match(word: str, path: str) -> tuple[float, set[int], int] | None:
+def _match(word: str, path: str, known: dict[str, bool] | None = None) -> tuple[float, set[int], int] | None:
     """How `word` names the file at `path`: (STEM_PART, the name parts it covers, how many parts
-    the name has), or (DIR_PART, nothing, ...) for its folder; None if it names neither."""
+    the name has), or (DIR_PART, nothing, ...) for its folder; None if it names neither.
+    `known`: part -> matches(word, part) so far (the same parts recur in many paths)."""
     stem_parts, dir_parts = _parts(path)
     if not stem_parts:
         return None
-    hit = {i for i, p in enumerate(stem_parts) if matches(word, p)}
+    if known is None:
+        known = {}
+    hit = set()
+    for i, p in enumerate(stem_parts):
+        m = known.get(p)
+        if m is None:
+            m = known[p] = matches(word, p)
+        if m:
+            hit.add(i)
     if hit:
         return STEM_PART, hit, len(stem_parts)
-    if any(matches(word, p) for p in dir_parts):
-        return DIR_PART, set(), len(stem_parts)
+    for p in dir_parts:
+        m = known.get(p)
+        if m is None:
+            m = known[p] = matches(word, p)
+        if m:
+            return DIR_PART, set(), len(stem_parts)
     return None
 
 

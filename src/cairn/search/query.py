@@ -191,13 +191,24 @@ def _symbols(text: str) -> list[Symbol]:
     return list(out.values())
 
 
+MAX_QUERIES = 1000  # analyzed requests a warm process keeps per index state
 ABBREVIATIONS = True  # search the abbreviations of the long forms a request says (text/abbreviations.py)
 
 
 def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys. The
     short forms code gives to what the request says in full ("openid connect" -> `oidc`,
-    text/abbreviations.py) count as related terms too."""
+    text/abbreviations.py) count as related terms too. Memoized per index state (the prompt hook's
+    gate and its search analyze the same prompt): callers only read the Query."""
+    memo = for_index(con).table("queries", MAX_QUERIES)
+    key = (text, tuple(extra_terms) if extra_terms is not None else None)
+    q = memo.get(key)
+    if q is None:
+        q = memo[key] = _analyze(con, text, extra_terms)
+    return q
+
+
+def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None) -> Query:
     if ABBREVIATIONS:
         from cairn.text.abbreviations import short_forms
 

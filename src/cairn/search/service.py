@@ -76,7 +76,14 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
         if kind != "knowledge":
             raise CairnError("not inside a project: pass --root DIR (or --kind knowledge for the personal vault)")
         return _personal_only(query, terms, limit, budget)
-    con = open_fresh(project, refresh)
+    if refresh:
+        con, held = open_fresh(project, refresh), False
+    else:  # a hook: a warm process keeps the connection while the index is unchanged (index_cache.lend)
+        from cairn.codemap.index_db import is_marked
+        from cairn.search.index_cache import lend
+
+        path = project.index_path()
+        con, held = lend(str(path), lambda: open_fresh(project, False), reuse=not is_marked(path))
     try:
         seeds = None
         if seed_paths:
@@ -86,7 +93,8 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
         hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
                               kind=kind, session=session)
     finally:
-        con.close()
+        if not held:
+            con.close()
     kept, texts, tokens = pack(hits, budget)
     return Answer([h.as_json() for h in kept], texts, tokens)
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.search.graph_walk import hub_ids
+from cairn.search.index_cache import for_index
 from cairn.search.query import Query, Term, analyze
 from cairn.search.text import file_text_channel
 from cairn.store.db import like_escape
@@ -89,7 +90,33 @@ def map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dic
     """raw path (absolute, relative, `~/other-checkout/...`) -> (file id, indexed path).
 
     Under the root: its relative path. Elsewhere (another checkout or worktree of the same
-    repository): the longest suffix of two or more segments that the index holds."""
+    repository): the longest suffix of two or more segments that the index holds. Memoized per
+    index state and root: a session's files are mapped again on every prompt."""
+    memo: dict[tuple[str | None, str], tuple[int, str] | None] = for_index(con).value("mapped_paths", dict, file_list_only=True)
+    base = None if root is None else str(root)
+    out: dict[str, tuple[int, str]] = {}
+    todo = []
+    for r in raw:
+        if (base, r) not in memo:
+            todo.append(r)
+        elif (known := memo[(base, r)]) is not None:
+            out[r] = known
+    if not todo:
+        return out
+    if len(memo) + len(todo) > MAX_MAPPED:
+        memo.clear()
+    for r, found in _map_paths(con, root, todo).items():
+        memo[(base, r)] = found
+        if found is not None:
+            out[r] = found
+    return {r: out[r] for r in raw if r in out}
+
+
+MAX_MAPPED = 100_000  # raw paths whose mapping a warm process keeps per index state
+
+
+def _map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dict[str, tuple[int, str] | None]:
+    """map_paths without the memo; None for a raw path the index does not hold."""
     rel: dict[str, list[str]] = {}
     for r in raw:
         p = r.strip().lstrip("@").rstrip("/")
@@ -108,7 +135,7 @@ def map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dic
         cands += ["/".join(parts[k:]) for k in range(1, len(parts) - 1)]
         rel[r] = [c for c in cands if c and not c.startswith("..")]
     found = _lookup(con, sorted({c for cs in rel.values() for c in cs}))
-    out = {}
+    out: dict[str, tuple[int, str] | None] = dict.fromkeys(raw)
     for r, cands in rel.items():
         for c in cands:
             if c in found:
@@ -231,13 +258,29 @@ def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query) ->
     merged: dict[str, Term] = {}
     for age, text in enumerate(reversed(prompts)):
         share = TOPIC_SHARE * (0.6 ** age)
-        for t in analyze(con, without_urls(text[:4000])[0]).main:
-            if t.weight < TOPIC_MIN_WEIGHT or t.text in have:
+        for t in _distinctive_of(con, text):
+            if t.text in have:
                 continue
             w = round(t.weight * share, 4)
             if t.text not in merged or merged[t.text].weight < w:
                 merged[t.text] = Term(t.text, t.df, w, identifier=t.identifier, expansion=True)
     return sorted(merged.values(), key=lambda t: -t.weight)[:12]
+
+
+MAX_TOPIC_MEMO = 512  # earlier prompts whose distinctive terms a warm process keeps per index state
+
+
+def _distinctive_of(con: sqlite3.Connection, text: str) -> list[Term]:
+    """An earlier prompt's terms of at least TOPIC_MIN_WEIGHT, memoized per index state: every
+    prompt of a session analyzes the same few earlier ones again (index_cache.py)."""
+    memo: dict[str, list[Term]] = for_index(con).value("topic_terms", dict)
+    found = memo.get(text)
+    if found is None:
+        if len(memo) >= MAX_TOPIC_MEMO:
+            memo.clear()
+        found = memo[text] = [t for t in analyze(con, without_urls(text[:4000])[0]).main
+                              if t.weight >= TOPIC_MIN_WEIGHT]
+    return found
 
 
 def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query,

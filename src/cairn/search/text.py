@@ -60,7 +60,8 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
         if not rows:
             continue
         if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
-            n_rows = int(cache.value(f"rows:{table}", lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]))
+            n_rows = int(cache.value(f"rows:{table}", lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0],
+                                     file_list_only=table == "files_fts"))  # one row per file
         idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
         w, d = t.weight, (idf if KEEP_TF_ONLY else 1.0)
         for rowid, s in rows:

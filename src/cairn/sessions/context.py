@@ -256,24 +256,66 @@ def read_session(transcript: str | os.PathLike, cache: Path | None = None,
         return SessionContext()
     ctx, offset = SessionContext(), 0
     if cache is not None:
-        try:
-            data = json.loads(cache.read_text(encoding="utf-8"))
-            if (data.get("v") == CACHE_VERSION and data.get("ino") == st.st_ino
-                    and 0 <= int(data.get("offset", 0)) <= st.st_size):
-                ctx, offset = SessionContext.from_json(data.get("ctx") or {}), int(data["offset"])
-        except (OSError, ValueError, TypeError, AttributeError):
-            pass
+        ctx, offset = _cached(cache, st)
     if offset < st.st_size:
         try:
             chunk, offset = _read_from(path, offset, max_bytes)
         except OSError:
             return ctx
+        _KEPT.pop(str(cache), None)  # the context grows here: kept again once it is saved
         steps, order = ctx.steps, ctx.order
         _fold_lines(ctx, chunk)
         if cache is not None:
             _redact_new(ctx, ctx.steps - steps, order)
-            _save_cache(cache, {"v": CACHE_VERSION, "ino": st.st_ino, "offset": offset, "ctx": ctx.as_json()})
+            if _save_cache(cache, {"v": CACHE_VERSION, "ino": st.st_ino, "offset": offset, "ctx": ctx.as_json()}):
+                _keep(cache, st.st_ino, offset, ctx)
     return ctx
+
+
+# A warm process (agents/hooks/warm.py) keeps the context it last read or saved per cache file, so a
+# prompt does not parse the cache's JSON again while the file is the one it wrote: cache path ->
+# (the cache file's identity, size and time, the transcript's inode, the offset, the context). The
+# context is shared with the caller, who only reads it.
+_KEPT: dict[str, tuple[tuple, int, int, SessionContext]] = {}
+MAX_KEPT = 16
+
+
+def _signature(cache: Path) -> tuple | None:
+    try:
+        st = os.stat(cache)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _cached(cache: Path, st: os.stat_result) -> tuple[SessionContext, int]:
+    """The cached context of the transcript whose stat is `st` and the offset it reached, or an empty
+    context and 0 (no cache, another transcript, a transcript that shrank)."""
+    sig = _signature(cache)
+    kept = _KEPT.get(str(cache))
+    if sig is not None and kept is not None and kept[0] == sig:
+        if kept[1] == st.st_ino and 0 <= kept[2] <= st.st_size:
+            return kept[3], kept[2]
+        return SessionContext(), 0
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if (data.get("v") == CACHE_VERSION and data.get("ino") == st.st_ino
+                and 0 <= int(data.get("offset", 0)) <= st.st_size):
+            ctx, offset = SessionContext.from_json(data.get("ctx") or {}), int(data["offset"])
+            _keep(cache, st.st_ino, offset, ctx, sig)
+            return ctx, offset
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass
+    return SessionContext(), 0
+
+
+def _keep(cache: Path, ino: int, offset: int, ctx: SessionContext, sig: tuple | None = None) -> None:
+    sig = sig or _signature(cache)
+    if sig is None:
+        return
+    if len(_KEPT) >= MAX_KEPT:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[str(cache)] = (sig, ino, offset, ctx)
 
 
 def _redact_new(ctx: SessionContext, new_prompts: int, order: int) -> None:
@@ -292,10 +334,11 @@ def _redact_new(ctx: SessionContext, new_prompts: int, order: int) -> None:
             del ctx.files[path]
 
 
-def _save_cache(cache: Path, data: dict) -> None:
+def _save_cache(cache: Path, data: dict) -> bool:
     try:
         from cairn.util.atomic import atomic_write_text
 
         atomic_write_text(cache, json.dumps(data), mode=0o600, durable=False)
+        return True
     except OSError:
-        pass  # a cache that cannot be written only costs the next prompt a longer read
+        return False  # a cache that cannot be written only costs the next prompt a longer read

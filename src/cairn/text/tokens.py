@@ -35,10 +35,13 @@ def fold(text: str) -> str:
     return strip_accents(text).lower()
 
 
+_SEPARATORS = re.compile(r"[_\-./\\]+")  # compiled once: split_identifier runs hundreds of times a prompt
+
+
 def split_identifier(token: str) -> list[str]:
     """`applyCouponV2` -> ['apply', 'coupon', 'v', '2']; `apply_coupon` -> ['apply', 'coupon']."""
     parts: list[str] = []
-    for piece in re.split(r"[_\-./\\]+", strip_accents(token)):
+    for piece in _SEPARATORS.split(strip_accents(token)):
         parts.extend(p.lower() for p in _CAMEL_PARTS.findall(piece))
     return [p for p in parts if p]
 

@@ -113,12 +113,21 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     mentions (no weight for a code search, but what a past session may have discussed)."""
     import sqlite3
 
+    from cairn.search.index_cache import keeping, lend
     from cairn.search.query import analyze
     from cairn.store.db import connect
 
-    # read-only and without the indexer module (its imports cost ~70 ms): most prompts stop here
-    assert ctx.project is not None  # handle() returned early without one
-    con = connect(ctx.project.index_path(), readonly=True)
+    # read-only and without the indexer module (its imports cost ~70 ms): most prompts stop here;
+    # a warm server has the connection the search will use open already (index_cache.lend)
+    project = ctx.project
+    assert project is not None  # handle() returned early without one
+    path = project.index_path()
+    if keeping():
+        from cairn.codemap.index_db import is_marked, open_fresh
+
+        con, held = lend(str(path), lambda: open_fresh(project, False), reuse=not is_marked(path))
+    else:
+        con, held = connect(path, readonly=True), False
     try:
         q = analyze(con, query)
         from cairn.search.tooling import tooling_files
@@ -130,10 +139,11 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
         if is_damage(exc):
             from cairn.codemap.index_db import mark_damaged
 
-            mark_damaged(ctx.project.index_path(), str(exc))
+            mark_damaged(path, str(exc))
         return set(), False, set()
     finally:
-        con.close()
+        if not held:
+            con.close()
     named = tools or any(t.identifier and t.df > 0 for t in q.terms)
     absent = {t.text for t in q.terms if t.df == 0 and not t.expansion and len(t.text) >= 3 and not t.text.isdigit()}
     return {t.text for t in q.main if t.weight >= min_weight}, named, absent

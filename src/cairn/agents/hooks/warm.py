@@ -47,6 +47,7 @@ CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a re
 IDLE_SECONDS = 1800
 CLI_IDLE_SECONDS = 300  # the command-line server: an agent's `cairn search` calls come in bursts
 POLL_SECONDS = 10.0  # how often an idle server checks that its socket is still its own
+GC_YOUNG = 50_000  # objects gained before a collection (Python: 700); a prompt keeps memo tables, not cycles
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
 # A hook's: a little more than its handler's limit (runner.TIME_LIMITS), so that answering inline after it
@@ -142,7 +143,7 @@ def hook_main(args: list[str]) -> int:
     event = names[0] if names else None
     if event == "_serve":
         _full_site()
-        return serve(cli="--cli" in args)
+        return serve(cli="--cli" in args, own_process=True)
     if event not in EVENTS or "--inline" in args or not enabled():
         _full_site()
         from cairn.agents.hooks import runner
@@ -333,9 +334,9 @@ def _listen(path: str) -> socket.socket | None:
     return srv
 
 
-def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
+def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = False) -> int:
     """Answer hook calls (`cli`: command lines) on the socket until idle for `idle` seconds or the
-    code changes."""
+    code changes (`own_process`: this process is the server's own, see _warm_up)."""
     from cairn.agents.hooks import runner
 
     path = socket_path(cli)
@@ -348,7 +349,7 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False) -> int:
         fh.write(f"{os.getpid()}\n")
     for name in EVENTS:  # import the handlers (and what they import) before the first request
         runner.importlib.import_module(f"cairn.agents.hooks.{runner.HANDLERS[name]}")
-    _warm_up()
+    _warm_up(own_process)
     seen = _loaded_sources()
     import select
     import time
@@ -409,19 +410,25 @@ def _still_ours(path: str, ours: int) -> bool:
         return False
 
 
-def _warm_up() -> None:
-    """What every prompt pays first in a fresh process: the search path and the redactor."""
+def _warm_up(own_process: bool = False) -> None:
+    """What every prompt pays first in a fresh process: the search path and the redactor; in the
+    server's own process, the cycle collector's settings for a long life (GC_YOUNG)."""
     try:
+        import gc
+
         from cairn.codemap import embed
         from cairn.redact import redact
         from cairn.search import engine, index_cache, session_signals  # noqa: F401
 
         index_cache.keep_open()  # one idle connection per index: no WAL recreated per request
         embed.LOAD_IN_HOOK = True  # this process lives on: the semantic model, if used, loads once here
-
         redact("warm up the redactor: password = not-a-real-secret-0000")
+        if own_process:  # what it imported is never garbage, and a prompt keeps memo tables, not cycles
+            gc.freeze()
+            gc.set_threshold(GC_YOUNG, 20, 10)  # walking the memo tables cost a prompt ~2 ms at Python's 700
     except Exception:  # a warm-up failure only costs the first request its speed
         pass
+
 
 
 FALLBACK = b"fallback\n0\n"
