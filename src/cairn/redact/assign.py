@@ -32,6 +32,14 @@ _SEP = compile_bytes(
 )
 _QUOTED_END = compile_bytes(rb"[\"'`\\\r\n]")
 _BARE_END = compile_bytes(rb"[\s\"'`;<>&|(){}\[\]\\]")
+# A shortcut of `_value_span` for a weak name that is not a flag (not part of what is matched): blanks
+# that `_SEP` takes whole as its separator (no operator, quote, `is`... after them), then a bare run of
+# fewer than 20 bytes up to a `_BARE_END` byte (RE2's \s is [\t\n\f\r ]) or the end. Such a value
+# is too short to be generated, so `_value_span` would refuse it: `class="token operator"` in HTML.
+_WEAK_SHORT_BARE = re.compile(
+    rb"[ \t]{1,47}(?![ \t:=+>\"'`\\]|is|was|are|to|as)[^\t\n\f\r \"'`;<>&|(){}\[\]\\]{0,19}"
+    rb"(?:[\t\n\f\r \"'`;<>&|(){}\[\]\\]|\Z)"
+)
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _STRONG_JOINED = re.compile(
     r"pass(?:wd|word|phrase)|pwd|secret|apikey|accesskey|privatekey|signingkey|masterkey|encryptionkey"
@@ -137,6 +145,8 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         strength = name_strength(name)
         if strength is None:
             continue
+        if strength == "weak" and not flag and _WEAK_SHORT_BARE.match(data, end) is not None:
+            continue  # what `_value_span` would refuse, found without it (the common case by far)
         found = _value_span(data, end, name, strength, flag, start)
         if found is not None:
             out.append(found)
