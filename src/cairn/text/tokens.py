@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 from cairn.text.words import STOPWORDS
 
@@ -75,8 +76,8 @@ def expand_identifiers(text: str) -> str:
     counts = Counter(_IDENT_RUN.findall(text))
     exps = list(map(_EXPANSIONS.get, counts))  # the memo read in C: most tokens were seen before
     if None in exps:
-        exps = [_expansion(tok) if exp is None else exp for tok, exp in zip(counts, exps)]
-    extra = [exp if n == 1 else " ".join([exp] * min(n, 20)) for exp, n in zip(exps, counts.values()) if exp]
+        exps = [_expansion(tok) if exp is None else exp for tok, exp in zip(counts, exps, strict=True)]
+    extra = [exp if n == 1 else " ".join([exp] * min(n, 20)) for exp, n in zip(exps, counts.values(), strict=True) if exp]
     return text + "\n" + " ".join(extra) if extra else text
 
 
@@ -93,16 +94,15 @@ def stem_of(path: str) -> str:
 
 def path_text(path: str) -> str:
     """Searchable words of a repo path: `src/cart/applyCoupon.ts` -> 'src cart applycoupon apply coupon ts'."""
-    out: list[str] = []
-    for seg in re.split(r"[/\\.]+", path):
-        if not seg:
-            continue
-        parts = split_identifier(seg)
-        joined = "".join(parts)
-        out.append(joined)
-        if len(parts) > 1:
-            out.extend(parts)
-    return " ".join(out)
+    return " ".join(w for seg in re.split(r"[/\\.]+", path) if seg for w in _segment_words(seg))
+
+
+@lru_cache(maxsize=1 << 14)
+def _segment_words(seg: str) -> tuple[str, ...]:
+    """A path segment's words: joined, then split if compound (folders repeat across a tree's paths)."""
+    parts = split_identifier(seg)
+    joined = "".join(parts)
+    return (joined, *parts) if len(parts) > 1 else (joined,)
 
 
 def query_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:
