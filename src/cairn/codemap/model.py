@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 # Definition kinds that name a type or a namespace (what a bare capitalised request usually means),
 # as opposed to functions, methods, fields, constants and headings.
@@ -24,11 +23,9 @@ def short_name(name: str) -> str:
     return last or name
 
 
-@lru_cache(maxsize=1 << 16)
 def symbol_key(name: str, kind: str = "") -> str:
     """The lookup key stored for a definition: its short name as a name key (headings keep theirs);
-    an operator (`.:?`, `<>`), which has no letters to key on, is its own key. Memoized: a cold
-    index asks it for every definition, and names repeat (`String`, `New`, `init`)."""
+    an operator (`.:?`, `<>`), which has no letters to key on, is its own key."""
     from cairn.text.tokens import name_key
 
     return name_key(name if kind == "heading" else short_name(name)) or name_key(name) or name.strip()[:40]
