@@ -74,10 +74,11 @@ def expand_identifiers(text: str) -> str:
     instead of a Python callback per word, which made indexing three times slower.
     """
     counts = Counter(_IDENT_RUN.findall(text))
-    exps = list(map(_EXPANSIONS.get, counts))  # the memo read in C: most tokens were seen before
-    if None in exps:
-        exps = [_expansion(tok) if exp is None else exp for tok, exp in zip(counts, exps, strict=True)]
-    extra = [exp if n == 1 else " ".join([exp] * min(n, 20)) for exp, n in zip(exps, counts.values(), strict=True) if exp]
+    extra = []
+    for tok, n in counts.items():
+        exp = _expansion(tok)
+        if exp:
+            extra.append(" ".join([exp] * min(n, 20)))
     return text + "\n" + " ".join(extra) if extra else text
 
 
