@@ -20,9 +20,29 @@ _CHANGELOG_STEMS = frozenset({"changelog", "changes", "history", "news", "releas
 _LOG_STEMS = _CHANGELOG_STEMS | {"journal", "diary", "devlog", "worklog", "transcript", "chatlog", "conversation"}
 _LOG_DIRS = frozenset({"history", "histories", "transcripts", "sessions", "chats", "conversations", "journal",
                        "journals", "diary", "logs", "changelogs", "changelog", "devlog", "worklog"})
-_SPEAKER = re.compile(
-    r"(?im)^\s*(?:#{1,6}\s*|\*\*|_\*\*|>\s*)?(user|human|assistant|agent|ai|claude|model|you|me)\s*(?:\*\*_?)?\s*[:(\n]")
-_DATED_HEADING = re.compile(r"(?m)^\s*(?:#{1,6}|\*\*|-)\s*\[?v?\d+\.\d+[^\n]*\d{4}-\d\d-\d\d|^\s*#{1,6}[^\n]*\b(?:19|20)\d\d-\d\d-\d\d\b")
+_SPEAKER_AT = r"\s*(?:#{1,6}\s*|\*\*|_\*\*|>\s*)?(user|human|assistant|agent|ai|claude|model|you|me)\s*(?:\*\*_?)?\s*[:(\n]"
+_SPEAKER = re.compile(r"(?im)^" + _SPEAKER_AT)
+_DATED_AT = (r"(?:\s*(?:#{1,6}|\*\*|-)\s*\[?v?\d+\.\d+[^\n]*\d{4}-\d\d-\d\d"
+             r"|\s*#{1,6}[^\n]*\b(?:19|20)\d\d-\d\d-\d\d\b)")
+_DATED_HEADING = re.compile(r"(?m)^" + _DATED_AT)
+# Newlines that may precede a match: the line's first character after blanks can start one. Both
+# patterns match at line starts only, so trying them after these newlines (and at 0) finds what
+# `finditer` finds, without trying them at every position of the text (~3-4x less CPU).
+_SPEAKER_LINE = re.compile(r"\n(?=\s*[#*_>uhacmyUHACMY])")
+_DATED_LINE = re.compile(r"\n(?=\s*[#*-])")
+
+
+def _line_matches(rx: re.Pattern[str], line_rx: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    """`rx.finditer(text)` for a pattern anchored at line starts (`(?m)^...`): the same matches.
+    `line_rx` finds newlines after which a match may start (a superset: `rx` decides)."""
+    first = rx.match(text)
+    out = [first] if first else []
+    end = first.end() if first else 0
+    for nl in line_rx.finditer(text):
+        if nl.end() >= end and (m := rx.match(text, nl.end())) is not None:
+            out.append(m)
+            end = m.end()
+    return out
 
 
 def _stem(name: str) -> str:
@@ -48,9 +68,9 @@ def document_role(path: str, kind: str, text: str) -> str | None:
     if any(p.lstrip(".") in _LOG_DIRS for p in parts[:-1]):
         return LOG
     head = text[:200_000]
-    speakers = [m.group(1).lower() for m in _SPEAKER.finditer(head)]
+    speakers = [m.group(1).lower() for m in _line_matches(_SPEAKER, _SPEAKER_LINE, head)]
     if len(speakers) >= 6 and len(set(speakers)) >= 2:
         return LOG
-    if len(_DATED_HEADING.findall(head)) >= 4:
+    if len(_line_matches(_DATED_HEADING, _DATED_LINE, head)) >= 4:
         return LOG
     return None

@@ -32,6 +32,14 @@ _SEP = compile_bytes(
 )
 _QUOTED_END = compile_bytes(rb"[\"'`\\\r\n]")
 _BARE_END = compile_bytes(rb"[\s\"'`;<>&|(){}\[\]\\]")
+# A shortcut of `_value_span` for a weak name that is not a flag (not part of what is matched): blanks
+# that `_SEP` takes whole as its separator (no operator, quote, `is`... after them), then a bare run of
+# fewer than 20 bytes up to a `_BARE_END` byte (RE2's \s is [\t\n\f\r ]) or the end. Such a value
+# is too short to be generated, so `_value_span` would refuse it: `class="token operator"` in HTML.
+_WEAK_SHORT_BARE = re.compile(
+    rb"[ \t]{1,47}(?![ \t:=+>\"'`\\]|is|was|are|to|as)[^\t\n\f\r \"'`;<>&|(){}\[\]\\]{0,19}"
+    rb"(?:[\t\n\f\r \"'`;<>&|(){}\[\]\\]|\Z)"
+)
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _STRONG_JOINED = re.compile(
     r"pass(?:wd|word|phrase)|pwd|secret|apikey|accesskey|privatekey|signingkey|masterkey|encryptionkey"
@@ -115,20 +123,21 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     n = len(data)
     done_until = -1
+    ident = _IDENT_RUN.match  # matches the empty string too: never None
     for hit in _WORDS.finditer(data):
         (h0, h1) = hit[0]
-        end = _ident_end(data, h1)  # the name goes on: up to 64 identifier bytes
+        end = ident(data, h1).end()  # the name goes on: up to 64 identifier bytes (`_ident_end`, inlined)
         if end <= done_until:
             continue
         done_until = end
         lo = h0 - 64 if h0 > 64 else 0  # and began up to 64 identifier bytes before the word
-        start = h0 - (_ident_end(data[lo:h0][::-1], 0))
-        if start > 0 and data[start - 1:start] == b"\\" and data[start:start + 1] in (b"n", b"t", b"r") \
-                and start < h0:
-            start += 1  # `\npassword=...`: an escaped line break (JSON, a quoted string) ends the name before
-        elif start > 0 and data[start - 1:start] in (b":", b"/", b"@") \
-                and data[max(0, start - 4):start].lower() != b"env:":
-            continue  # inside an ARN, a URL or a path (`arn:...:secret:name`), not `$env:NAME`
+        start = h0 - ident(data[lo:h0][::-1]).end()
+        if start > 0:
+            prev = data[start - 1]
+            if prev == 0x5C and data[start:start + 1] in (b"n", b"t", b"r") and start < h0:  # a backslash
+                start += 1  # `\npassword=...`: an escaped line break (JSON, a quoted string) ends the name before
+            elif prev in (0x3A, 0x2F, 0x40) and data[max(0, start - 4):start].lower() != b"env:":  # : / @
+                continue  # inside an ARN, a URL or a path (`arn:...:secret:name`), not `$env:NAME`
         raw = data[start:end]
         flag = raw.startswith(b"-")
         name = raw.lstrip(b"-.").rstrip(b"-.").decode("ascii", "replace")
@@ -137,6 +146,8 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         strength = name_strength(name)
         if strength is None:
             continue
+        if strength == "weak" and not flag and _WEAK_SHORT_BARE.match(data, end) is not None:
+            continue  # what `_value_span` would refuse, found without it (the common case by far)
         found = _value_span(data, end, name, strength, flag, start)
         if found is not None:
             out.append(found)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from functools import lru_cache
 
 from cairn.text.words import STOPWORDS
 
@@ -97,16 +98,15 @@ def stem_of(path: str) -> str:
 
 def path_text(path: str) -> str:
     """Searchable words of a repo path: `src/cart/applyCoupon.ts` -> 'src cart applycoupon apply coupon ts'."""
-    out: list[str] = []
-    for seg in re.split(r"[/\\.]+", path):
-        if not seg:
-            continue
-        parts = split_identifier(seg)
-        joined = "".join(parts)
-        out.append(joined)
-        if len(parts) > 1:
-            out.extend(parts)
-    return " ".join(out)
+    return " ".join(w for seg in re.split(r"[/\\.]+", path) if seg for w in _segment_words(seg))
+
+
+@lru_cache(maxsize=1 << 14)
+def _segment_words(seg: str) -> tuple[str, ...]:
+    """A path segment's words: joined, then split if compound (folders repeat across a tree's paths)."""
+    parts = split_identifier(seg)
+    joined = "".join(parts)
+    return (joined, *parts) if len(parts) > 1 else (joined,)
 
 
 def query_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:

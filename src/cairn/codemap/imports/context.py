@@ -190,7 +190,7 @@ class ResolverContext:
         from . import FAMILIES
 
         exts = family_extensions()
-        present = {fam for fam, e in exts.items() if any(f.endswith(e) for f in self.files)} if self.files else set()
+        present = _families_present(exts, self.files)
         for fam in sorted(present):
             family = FAMILIES.get(fam)
             if family is None or family.build_index is None or family.index in self.indexes:
@@ -204,6 +204,18 @@ class ResolverContext:
         """Files directly in `directory` with one of the extensions."""
         return [f for f in self.dir_files.get(directory, ()) if f.endswith(exts)]
 
+
+
+def _families_present(exts: dict[str, tuple[str, ...]], files: frozenset[str]) -> set[str]:
+    """The families with a file ending in one of their extensions: the files' tails of each length
+    an extension has, gathered once (not a pass over every file per family)."""
+    if not files:
+        return set()
+    lengths = {len(e) for es in exts.values() for e in es}
+    if 0 in lengths:  # every name ends with ""
+        return {fam for fam, es in exts.items() if any(f.endswith(es) for f in files)}
+    tails = {f[-n:] for f in files for n in lengths if n <= len(f)}
+    return {fam for fam, es in exts.items() if any(e in tails for e in es)}
 
 
 def _find_configs(root: Path, dirs: Iterable[str], files: frozenset[str]) -> dict[str, list[str]]:

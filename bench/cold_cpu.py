@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Cold-index CPU of two code trees, interleaved, beside the parse floor: what a change saves.
+
+Each run is a fresh CAIRN_HOME and a child process (`index_project` on TREE) with `PYTHONPATH` set to
+one `src` folder, so main's code (`git archive REV src | tar -x -C DIR`) and a branch's run the
+same way. CPU is the child's own (the indexer) plus its children's (the parser workers, git), from
+`getrusage`; wall time and the load average around each run are printed too, since on a shared
+machine wall time is noisy and CPU time much less so. The floor is `index_speed.floor` (read +
+tree-sitter parse of every kept file, one process).
+
+Usage: python bench/cold_cpu.py TREE --src NAME=DIR [--src NAME=DIR ...] [--rounds 2] [--work DIR] [--floor]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = r"""
+import json, os, resource, sys, time
+from cairn.codemap.indexer import index_project
+from cairn.project import project_for_root
+p = project_for_root(sys.argv[1])
+t = time.perf_counter(); s = index_project(p); wall = time.perf_counter() - t
+me, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"files": s.files, "symbols": s.symbols, "edges": s.edges, "wall_s": round(wall, 2),
+                  "cpu_indexer_s": round(me.ru_utime + me.ru_stime, 2),
+                  "cpu_workers_s": round(ch.ru_utime + ch.ru_stime, 2), "peak_mb": me.ru_maxrss // 1024}))
+"""
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 1)
+
+
+def cold(tree: Path, src: Path, home: Path) -> dict:
+    shutil.rmtree(home, ignore_errors=True)
+    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_WATCH": "0", "CAIRN_WARM": "0", "PYTHONPATH": str(src)}
+    before = _load()
+    out = subprocess.run([sys.executable, "-c", CHILD, str(tree)], capture_output=True, text=True, env=env, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r["cpu_s"] = round(r["cpu_indexer_s"] + r["cpu_workers_s"], 2)
+    r["load"] = [before, _load()]
+    return r
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("tree")
+    ap.add_argument("--src", action="append", required=True, help="NAME=DIR: a `src` folder holding cairn")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--work", default="", help="where the CAIRN_HOMEs go (default: a temporary folder)")
+    ap.add_argument("--floor", action="store_true", help="also measure the parse floor (index_speed.floor)")
+    a = ap.parse_args()
+    tree = Path(a.tree).resolve()
+    srcs = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) for s in a.src]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(a.work or tmp)
+        for rnd in range(1, a.rounds + 1):
+            for name, src in srcs:
+                r = cold(tree, src, work / f"home-{name}")
+                print(json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
+                      flush=True)
+    if a.floor:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from index_speed import floor
+
+        before, t, w = _load(), time.process_time(), time.perf_counter()
+        fl = floor(tree)
+        print(json.dumps({"floor": fl, "cpu_s": round(time.process_time() - t, 2),
+                          "wall_s": round(time.perf_counter() - w, 2), "load": [before, _load()]}))
+
+
+if __name__ == "__main__":
+    main()
