@@ -126,12 +126,12 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
     ident = _IDENT_RUN.match  # matches the empty string too: never None
     for hit in _WORDS.finditer(data):
         (h0, h1) = hit[0]
-        end = ident(data, h1).end()  # the name goes on: up to 64 identifier bytes (`_ident_end`, inlined)
+        end = ident(data, h1).end()  # type: ignore[union-attr]  # the name goes on: up to 64 identifier bytes
         if end <= done_until:
             continue
         done_until = end
         lo = h0 - 64 if h0 > 64 else 0  # and began up to 64 identifier bytes before the word
-        start = h0 - ident(data[lo:h0][::-1]).end()
+        start = h0 - ident(data[lo:h0][::-1]).end()  # type: ignore[union-attr]  # never None (see `ident`)
         if start > 0:
             prev = data[start - 1]
             if prev == 0x5C and data[start:start + 1] in (b"n", b"t", b"r") and start < h0:  # a backslash
