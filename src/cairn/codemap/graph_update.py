@@ -81,8 +81,8 @@ def old_state(con: sqlite3.Connection, file_id: int) -> tuple[set[str], dict[str
     defs = {short_name(r[0]) for r in con.execute(
         "SELECT name FROM symbols WHERE file_id = ? AND kind != 'heading'", (file_id,))}
     refs = dict(con.execute("SELECT name, count FROM refs WHERE file_id = ?", (file_id,)).fetchall())
-    imports = sorted(con.execute("SELECT raw, kind, names FROM imports WHERE file_id = ?", (file_id,)).fetchall(),
-                     key=repr)
+    imports = sorted((tuple(r) for r in con.execute(  # tuples: two sqlite3.Row objects never compare equal
+        "SELECT raw, kind, names FROM imports WHERE file_id = ?", (file_id,))), key=repr)  # repr: None beside str
     return defs, refs, imports
 
 
