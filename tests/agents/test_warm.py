@@ -10,7 +10,7 @@ import time
 
 from test_hook_support import make_project, payload, run_hook
 
-from cairn.agents.hooks import warm
+from cairn.agents.hooks import local_server, warm
 from helpers import wait_for as _wait_for
 
 PROMPT = "the coupon discount is applied twice at checkout, where does apply_coupon get called?"
@@ -89,7 +89,7 @@ def test_server_leaves_when_its_home_is_deleted(tmp_path, monkeypatch):
 
     home = tmp_path / "home"
     monkeypatch.setenv("CAIRN_HOME", str(home))
-    monkeypatch.setattr(warm, "POLL_SECONDS", 0.2)
+    monkeypatch.setattr(local_server, "POLL_SECONDS", 0.2)
     done = []
     t = threading.Thread(target=lambda: done.append(warm.serve(idle=600.0)))
     t.start()
@@ -104,9 +104,9 @@ def test_stale_code_and_foreign_requests_fall_back(cairn_home, monkeypatch):
     src = cairn_home / "mod.py"
     src.write_text("x = 1\n")
     seen = {str(src): src.stat().st_mtime}
-    assert not warm._stale(seen)
+    assert not local_server.stale(seen)
     os.utime(src, (time.time() + 5, time.time() + 5))
-    assert warm._stale(seen)
+    assert local_server.stale(seen)
     assert warm.ask("UserPromptSubmit", b"{}") == warm.NO_SERVER  # nothing listening: answer inline
 
 

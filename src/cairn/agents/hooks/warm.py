@@ -46,7 +46,6 @@ CLI = "cli"  # the request is a command line (cli_main)
 CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
 IDLE_SECONDS = 1800
 CLI_IDLE_SECONDS = 300  # the command-line server: an agent's `cairn search` calls come in bursts
-POLL_SECONDS = 10.0  # how often an idle server checks that its socket is still its own
 GC_YOUNG = 50_000  # objects gained before a collection (Python: 700); a prompt keeps memo tables, not cycles
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
@@ -284,73 +283,20 @@ def start(cli: bool = False) -> None:
 # ------------------------------------------------------------------ the server side
 
 
-def _loaded_sources(prefix: str = "cairn") -> dict[str, float]:
-    """mtime of every source file this process has loaded from modules named `prefix...` (all for
-    ""): a change means new code (an upgrade, an edit). The MCP zygote (agents/mcp/zygote.py) watches
-    its dependencies too: its children must not mix old and new code."""
-    out = {}
-    for name, mod in list(sys.modules.items()):
-        path = getattr(mod, "__file__", None)
-        if name.startswith(prefix) and path:
-            try:
-                out[path] = os.stat(path).st_mtime
-            except OSError:
-                out[path] = -1.0
-    return out
-
-
-def _stale(seen: dict[str, float]) -> bool:
-    for path, mtime in seen.items():
-        try:
-            if os.stat(path).st_mtime != mtime:
-                return True
-        except OSError:
-            return True
-    return False
-
-
-def _listen(path: str) -> socket.socket | None:
-    """A listening socket at `path`, or None when another server already answers there."""
-    import socket
-
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    os.chmod(os.path.dirname(path), 0o700)
-    if os.path.exists(path):
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-                probe.settimeout(0.5)
-                probe.connect(path)
-            return None  # alive: leave it
-        except OSError:
-            os.unlink(path)  # a dead server's socket
-    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        srv.bind(path)
-    except OSError:
-        srv.close()
-        return None  # another server won the race
-    os.chmod(path, 0o600)
-    srv.listen(16)
-    return srv
-
-
 def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = False) -> int:
     """Answer hook calls (`cli`: command lines) on the socket until idle for `idle` seconds or the
     code changes (`own_process`: this process is the server's own, see _warm_up)."""
-    from cairn.agents.hooks import runner
+    from cairn.agents.hooks import local_server, runner
 
     path = socket_path(cli)
-    srv = _listen(path)
+    srv = local_server.listen(path)
     if srv is None:
         return 0
-    ours = os.stat(path).st_ino
-    pid_file = path.removesuffix(".sock") + ".pid"
-    with open(pid_file, "w", encoding="utf-8") as fh:
-        fh.write(f"{os.getpid()}\n")
+    ours, pid_file = local_server.claim(path)
     for name in EVENTS:  # import the handlers (and what they import) before the first request
         runner.importlib.import_module(f"cairn.agents.hooks.{runner.HANDLERS[name]}")
     _warm_up(own_process)
-    seen = _loaded_sources()
+    seen = local_server.loaded_sources()
     import select
     import time
 
@@ -362,9 +308,9 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = Fal
     last = time.monotonic()
     try:
         while True:
-            ready = select.select(doors, [], [], min(idle, POLL_SECONDS))[0]
+            ready = select.select(doors, [], [], min(idle, local_server.POLL_SECONDS))[0]
             if not ready:  # idle long enough, or our socket (or CAIRN_HOME) is gone: leave
-                if time.monotonic() - last >= idle or not _still_ours(path, ours):
+                if time.monotonic() - last >= idle or not local_server.still_ours(path, ours):
                     break
                 continue
             for lsock in ready:
@@ -374,7 +320,7 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = Fal
                     continue
                 with conn:
                     conn.settimeout(5.0)
-                    if _stale(seen):  # first, whatever the request: a newer client may speak another protocol
+                    if local_server.stale(seen):  # first, whatever the request: a newer client may speak another protocol
                         _send(conn, FALLBACK)
                         return 0
                     try:
@@ -391,23 +337,8 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = Fal
 
         index_cache.keep_open(False)  # a server that stops lets go of the indexes it held
         embed.LOAD_IN_HOOK = False  # ...and of the process-wide switches its warm-up set
-        try:  # only our own socket: a successor may already listen at the same path
-            if os.stat(path).st_ino == ours:
-                os.unlink(path)
-                os.unlink(pid_file)
-        except OSError:
-            pass
-        srv.close()
+        local_server.release(srv, path, pid_file, ours)
     return 0
-
-
-def _still_ours(path: str, ours: int) -> bool:
-    """Whether the socket file at `path` is still the one this server made (a deleted CAIRN_HOME, as
-    a benchmark deletes one per snapshot, or a successor's socket, means this server is done)."""
-    try:
-        return os.stat(path).st_ino == ours
-    except OSError:
-        return False
 
 
 def _warm_up(own_process: bool = False) -> None:

@@ -25,7 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from cairn.agents.hooks.warm import POLL_SECONDS, _listen, _loaded_sources, _stale, _still_ours
+from cairn.agents.hooks import local_server
 from cairn.agents.mcp.zygote_client import (
     ACK_TIMEOUT,
     FALLBACK,
@@ -94,35 +94,32 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
     path = socket_path()
     if len(path) > 100 or not supported():
         return 0
-    srv = _listen(path)  # first: a second zygote started meanwhile stops here, before importing
+    srv = local_server.listen(path)  # first: a second zygote started meanwhile stops here, before importing
     if srv is None:
         return 0
-    ours = os.stat(path).st_ino
     try:
         START["cwd"] = os.getcwd()
     except OSError:
         pass
-    pid_file = path.removesuffix(".sock") + ".pid"
+    ours, pid_file = local_server.claim(path)
     signal.signal(signal.SIGTERM, _stop)  # stopped: still remove the socket and pid file
     try:
-        with open(pid_file, "w", encoding="utf-8") as fh:
-            fh.write(f"{os.getpid()}\n")
         preload()  # a client connecting meanwhile waits in the backlog (zygote_client.ACK_TIMEOUT)
         if threads() != 1:  # a fork would lose a thread's work: never serve then
             return 0
-        seen = _loaded_sources("")  # every module's source, its dependencies' too
+        seen = local_server.loaded_sources("")  # every module's source, its dependencies' too
         import gc
 
         gc.collect()
         gc.freeze()  # what is loaded now stays out of every collection: children share its pages longer
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-        srv.settimeout(min(idle, POLL_SECONDS))
+        srv.settimeout(min(idle, local_server.POLL_SECONDS))
         last = time.monotonic()
         while True:
             try:
                 conn, _ = srv.accept()
             except TimeoutError:
-                if time.monotonic() - last >= idle or not _still_ours(path, ours) or _stale(seen):
+                if time.monotonic() - last >= idle or not local_server.still_ours(path, ours) or local_server.stale(seen):
                     break
                 continue
             with conn:
@@ -131,13 +128,7 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
                 break
             last = time.monotonic()
     finally:
-        try:  # only our own socket: a successor may already listen at the same path
-            if os.stat(path).st_ino == ours:
-                os.unlink(path)
-                os.unlink(pid_file)
-        except OSError:
-            pass
-        srv.close()
+        local_server.release(srv, path, pid_file, ours)
     return 0
 
 
@@ -157,7 +148,7 @@ def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str
     try:
         if not data:  # a liveness probe (zygote_client.alive)
             return True
-        if _stale(seen):
+        if local_server.stale(seen):
             _send(conn, FALLBACK)
             return False
         magic, version, size, rest = parse_header(data)
