@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# A three-file Python package (tests/search/conftest.py indexes it for the index-cache tests).
+LEDGER = {
+    "ledger/reconcile.py": "def reconcile_accounts(book):\n    \"\"\"Match entries.\"\"\"\n    return book\n",
+    "ledger/export.py": "from ledger.reconcile import reconcile_accounts\n\n\ndef export_csv(book):\n"
+                        "    return reconcile_accounts(book)\n",
+    "ledger/__init__.py": "",
+}
+
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Write {relative path: content} under root (parents created)."""

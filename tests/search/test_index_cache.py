@@ -7,29 +7,12 @@ import random
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from cairn.codemap.indexer import index_project, open_index
-from cairn.project import resolve_project
 from cairn.search import chunks, index_cache
 from cairn.search.engine import search_code
-from helpers import make_git_repo
+from helpers import LEDGER
 
-REPO = {
-    "ledger/reconcile.py": "def reconcile_accounts(book):\n    \"\"\"Match entries.\"\"\"\n    return book\n",
-    "ledger/export.py": "from ledger.reconcile import reconcile_accounts\n\n\ndef export_csv(book):\n"
-                        "    return reconcile_accounts(book)\n",
-    "ledger/__init__.py": "",
-}
-
-
-@pytest.fixture
-def project(tmp_path):
-    index_cache.clear()
-    root = make_git_repo(tmp_path / "books", REPO)
-    p = resolve_project(root)
-    index_project(p)
-    return p
+REPO = LEDGER
 
 
 def _search(project, text: str) -> list[str]:
@@ -158,7 +141,7 @@ def test_chunk_counts_are_reused_while_the_file_is_unchanged(project):
 def _stamp(project) -> tuple:
     con = open_index(project)
     try:
-        return index_cache._paths_stamp(con)
+        return index_cache._stamps(con)[0]
     finally:
         con.close()
 
@@ -179,11 +162,11 @@ def test_the_file_list_version_moves_with_paths_kinds_and_roles_not_with_text(pr
     try:
         with con:
             con.execute("UPDATE files SET role = 'log' WHERE path = 'ledger/payroll.py'")
-        assert index_cache._paths_stamp(con) != added
-        moved = index_cache._paths_stamp(con)
+        assert index_cache._stamps(con)[0] != added
+        moved = index_cache._stamps(con)[0]
         with con:  # the indexer writes every column on an update: unchanged values say nothing
             con.execute("UPDATE files SET path = path, kind = kind, lang = lang, role = role, size = size + 1")
-        assert index_cache._paths_stamp(con) == moved
+        assert index_cache._stamps(con)[0] == moved
     finally:
         con.close()
 
@@ -219,7 +202,7 @@ def test_an_index_without_the_version_shares_nothing(project):
     try:
         with con:
             con.execute("DELETE FROM meta WHERE key = 'paths_version'")
-        assert index_cache._paths_stamp(con) is None
+        assert index_cache._stamps(con)[0] is None
         index_cache.for_index(con).value("probe", object, file_list_only=True)
         with con:
             con.execute("CREATE TABLE IF NOT EXISTS scratch(x)")

@@ -5,35 +5,16 @@ unchanged and forgotten the moment it changes."""
 
 from __future__ import annotations
 
-import pytest
-
 from cairn.codemap.index_db import mark_damaged
 from cairn.codemap.indexer import index_project, open_index
-from cairn.project import resolve_project
 from cairn.search import index_cache, session_signals
 from cairn.search.names import definitions, name_channel
 from cairn.search.query import Symbol
 from cairn.search.service import search
-from helpers import make_git_repo
+from helpers import LEDGER
 
-REPO = {
-    "ledger/reconcile.py": "def reconcile_accounts(book):\n    \"\"\"Match entries.\"\"\"\n    return book\n",
-    "ledger/export.py": "from ledger.reconcile import reconcile_accounts\n\n\ndef export_csv(book):\n"
-                        "    return reconcile_accounts(book)\n",
-    "ledger/__init__.py": "",
-}
+REPO = LEDGER
 PAYROLL = "def pay_salaries(staff):\n    \"\"\"Monthly payroll for the staff.\"\"\"\n    return staff\n"
-
-
-@pytest.fixture
-def project(tmp_path):
-    index_cache.clear()
-    root = make_git_repo(tmp_path / "books", REPO)
-    p = resolve_project(root)
-    index_project(p)
-    yield p
-    index_cache.keep_open(False)
-    index_cache.clear()
 
 
 def _add_payroll(project) -> None:

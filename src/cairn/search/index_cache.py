@@ -250,10 +250,6 @@ def _stamps(con: sqlite3.Connection) -> tuple[tuple | None, tuple | None]:
     return paths, graph
 
 
-def _paths_stamp(con: sqlite3.Connection) -> tuple | None:
-    """The file list's (epoch, version) (None: an index from before v5)."""
-    return _stamps(con)[0]
-
 
 def clear() -> None:
     """Forget every index state (tests; a process that rewrote an index behind SQLite's back)."""
