@@ -123,7 +123,8 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     code_first = kind == "auto" and not wants_reason(text)
     if kind == "auto":
         kind = "all"
-    q = analyze(con, without_urls(text)[0], terms)
+    words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
+    q = analyze(con, words, terms)
     sig = build_signals(con, root, text, q, session, use_history=use_history)
     file_scores, file_terms = file_text_channel(con, q.main)
     name_scores, name_reasons = name_channel(con, q.name_keys)
@@ -134,7 +135,7 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     path_scores = path_channel(con, q.main)
     nodes = kn.node_file_ids(con)
     log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
-    tool_scores, tool_why = tooling_files(con, without_urls(text)[0]) if W_TOOLING else ({}, {})
+    tool_scores, tool_why = tooling_files(con, words) if W_TOOLING else ({}, {})
     named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
     if IN_PLAY_FULL_WEIGHT:
         named |= {f for f, how in sig.touched.items() if how != "named"}
@@ -154,7 +155,7 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     if W_PHRASE:
         from cairn.search.phrases import phrase_channel
 
-        phrase_scores, phrase_why = phrase_channel(con, without_urls(text)[0])
+        phrase_scores, phrase_why = phrase_channel(con, words)
         if phrase_scores:
             base.append((_top(weigh(phrase_scores)), W_PHRASE))
     sem_scores, sem_best = semantic_channel(con, q.text) if W_SEMANTIC else ({}, {})
