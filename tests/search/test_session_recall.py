@@ -263,6 +263,34 @@ def test_a_windows_path_in_the_prompt_is_a_mention(shop):
     assert any(w.startswith("named in the prompt") for w in hits[0].why)
 
 
+def test_a_path_the_prompt_gives_outranks_the_files_in_play(shop):
+    """A path written in the prompt (here a Windows one from another checkout) is what the person
+    points at: it comes before the files the session was just working on."""
+    root, con = shop
+    ctx = _ctx(root, [("render the invoice as a PDF", [("edited", "src/invoice.py"), ("read", "src/cart.py"),
+                                                      ("read", "src/coupons.py")])])
+    hits, _ = search_code(con, r"D:\work\shop\src\export.py has the invoice cart coupon bug too", root=root,
+                          session=ctx)
+    assert paths(hits)[0] == "src/export.py"
+
+
+def test_a_one_digit_item_resolves_only_to_files_named_for_its_word(tmp_path):
+    """"phase 1" is no file called whats-new-1.mdx; "task 1" is tasks/1-setup.md, "#42" notes/42.md."""
+    from cairn.search.session_signals import tracker_files
+
+    root = make_git_repo(tmp_path / "r", {**SHOP, "blog/whats-new-1.md": "# What is new\n",
+                                          "tasks/1-setup.md": "# Task 1: set up\n", "notes/42.md": "# 42\n"})
+    project = project_for_root(root)
+    index_project(project)
+    con = open_index(project)
+    named = lambda prompt: {con.execute("SELECT path FROM files WHERE id = ?", (f,)).fetchone()[0]  # noqa: E731
+                            for f in tracker_files(con, prompt)}
+    assert named("go ahead with phase 1") == set()
+    assert named("start with task 1") == {"tasks/1-setup.md"}
+    assert named("see #42 for the background") == {"notes/42.md"}
+    con.close()
+
+
 def test_the_tests_of_the_files_in_play_come_next(shop):
     """The test beside an edited file outranks tests elsewhere; asked about tests, it is near the top."""
     root, con = shop

@@ -44,7 +44,8 @@ W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") le
 W_GRAPH_CLEAR, W_GRAPH_VAGUE = 0.5, 1.0  # the graph counts more when few terms are distinctive
 W_DEFINES = 1.5  # a file that defines the name the request gives moves up by this share of the best score
 # Session channels (search/session_signals.py): what the session so far says.
-W_MENTION = 3.0  # a path or tracker item the prompt names: near-certain
+W_MENTION = 2.0  # a bare file name or a tracker item the prompt names
+W_MENTION_PATH, PATH_MENTION = 6.0, 1.0  # a path the prompt gives (strength PATH_MENTION): near-certain
 W_TOPIC = 0.5  # earlier prompts' distinctive words
 W_RECENT = 5.0  # files already in play: what a follow-up is most often about
 W_COCHANGE = 0.6  # files that change together with those in play (git history)
@@ -146,7 +147,11 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION),
             (_top(path_scores), w_path)]
     if sig.mentions:
-        base.append((ranked(sig.mentions), W_MENTION))
+        paths = {f: w for f, w in sig.mentions.items() if w >= PATH_MENTION}
+        if paths:
+            base.append((ranked(paths), W_MENTION_PATH))
+        if len(paths) < len(sig.mentions):
+            base.append((ranked({f: w for f, w in sig.mentions.items() if f not in paths}), W_MENTION))
     if sig.topic:
         base.append((_top(sig.topic), W_TOPIC))
     if tool_scores:

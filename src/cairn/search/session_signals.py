@@ -213,7 +213,10 @@ def _number_variants(name: str) -> list[str]:
 
 
 def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float, str]]:
-    """Tracker references resolved to the repository's own files ("task 008" -> .../008-*.md)."""
+    """Tracker references resolved to the repository's own files ("task 008" -> .../008-*.md).
+
+    A file whose path lacks the tracker's word ("phase 1" -> whats-new-1.mdx) counts only for a
+    number of two digits or more (or written with its zeros, "008"): one digit is in too many names."""
     out: dict[int, tuple[float, str]] = {}
     for m in list(_TRACKER.finditer(prompt[:20_000]))[:5]:
         word, num, hashnum, key = m.group(1), m.group(2), m.group(3), m.group(4)
@@ -230,7 +233,7 @@ def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float
             if not pattern.search(base):
                 continue
             keyword = bool(word) and word.lower() in path.lower()
-            if keyword or key or kind != "code":
+            if keyword or key or (kind != "code" and (len(digits) >= 2 or len(ident) >= 3)):
                 hits.append((fid, path, 0.9 if (keyword or key) else 0.5))
         if 0 < len(hits) <= 3:
             for fid, path, w in hits:
