@@ -275,11 +275,13 @@ def test_a_path_the_prompt_gives_outranks_the_files_in_play(shop):
 
 
 def test_a_one_digit_item_resolves_only_to_files_named_for_its_word(tmp_path):
-    """"phase 1" is no file called whats-new-1.mdx; "task 1" is tasks/1-setup.md, "#42" notes/42.md."""
+    """"phase 1" is no file called whats-new-1.mdx; "task 1" is tasks/1-setup.md, "#42" notes/42.md,
+    "migration 11" the migration numbered 11."""
     from cairn.search.session_signals import tracker_files
 
     root = make_git_repo(tmp_path / "r", {**SHOP, "blog/whats-new-1.md": "# What is new\n",
-                                          "tasks/1-setup.md": "# Task 1: set up\n", "notes/42.md": "# 42\n"})
+                                          "tasks/1-setup.md": "# Task 1: set up\n", "notes/42.md": "# 42\n",
+                                          "db/migrations/11_indexes.up.sql": "CREATE INDEX a ON b (c);\n"})
     project = project_for_root(root)
     index_project(project)
     con = open_index(project)
@@ -288,6 +290,7 @@ def test_a_one_digit_item_resolves_only_to_files_named_for_its_word(tmp_path):
     assert named("go ahead with phase 1") == set()
     assert named("start with task 1") == {"tasks/1-setup.md"}
     assert named("see #42 for the background") == {"notes/42.md"}
+    assert named("fold the later ones into migration 11") == {"db/migrations/11_indexes.up.sql"}
     con.close()
 
 

@@ -56,7 +56,7 @@ _URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]{1,2000}")
 _BLOB = re.compile(r"/(?:blob|tree|raw|src)/[^/]+/([^?#]+)")
 _FILE_SHAPE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _TRACKER = re.compile(
-    r"\b(task|issue|ticket|story|bug|item|step|phase|milestone|adr|rfc|spec|epic|feature|todo)s?[\s#:-]*(\d{1,6})\b"
+    r"\b(task|issue|ticket|story|bug|item|step|phase|milestone|adr|rfc|spec|epic|feature|todo|migration|chapter|lesson|exercise)s?[\s#:-]*(\d{1,6})\b"
     r"|(?<![\w&])#(\d{1,6})\b|\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b", re.I)
 
 
