@@ -1,8 +1,8 @@
 """The session so far, as recall needs it: the files in play and the person's earlier prompts.
 
 One reader for every front end (the UserPromptSubmit hook, `cairn search --transcript`, the MCP
-`context` tool), so they can never disagree about what a session has seen. From a Claude Code
-JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
+`context` tool), so they can never disagree about what a session has seen (a Codex CLI rollout is
+read too: codex_context.py). From a Claude Code JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
 a Grep/Glob/Bash call), when (the prompt it followed, a global order, the record's time) and how
 often; and the last few prompts the person typed. Paths stay as the agent wrote them (absolute,
 usually); the search side maps them onto the index.
@@ -38,6 +38,8 @@ _WRAPPERS = re.compile(
 # Words of a shell command that name a file (`src/a.py`): short segments, the last with an extension.
 # Long random runs (keys with a `/` in them) fail the shape; the few that pass are redacted before
 # the context is cached (see _redact_new).
+_CODEX_WANTED = (b'"user_message"', b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"',
+                 b'"session_meta"', b'"turn_context"')  # the records of a Codex rollout worth parsing
 _SHELL_WORD = re.compile(r"[\w./@~+-]+")
 _FILE_WORD = re.compile(r"^(?:[\w.@~+-]{1,40}/)+[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
@@ -208,7 +210,9 @@ def apply_record(ctx: SessionContext, rec: dict) -> None:
 
 def _wanted(raw: bytes) -> bool:
     """Only prompts and tool calls matter: skip tool results (file contents, megabytes) and the rest
-    before paying for json.loads."""
+    before paying for json.loads (a Codex rollout's lines: codex_context.WANTED)."""
+    if raw.startswith(b'{"timestamp"') and b'"payload"' in raw[:200]:
+        return b'_call_output"' not in raw[:300] and any(m in raw[:300] for m in _CODEX_WANTED)
     if b'"tool_use"' in raw:
         return b'"assistant"' in raw
     return b'"user"' in raw and b'"tool_result"' not in raw
@@ -222,8 +226,15 @@ def _fold_lines(ctx: SessionContext, data: bytes) -> None:
             rec = json.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):
             continue
-        if isinstance(rec, dict):
-            apply_record(ctx, rec)
+        if not isinstance(rec, dict):
+            continue
+        if "payload" in rec:
+            from cairn.sessions.codex_context import apply_codex_record, is_codex
+
+            if is_codex(rec):
+                apply_codex_record(ctx, rec, iso_epoch(rec.get("timestamp")))
+                continue
+        apply_record(ctx, rec)
 
 
 def _read_from(path: Path, offset: int, max_bytes: int) -> tuple[bytes, int]:

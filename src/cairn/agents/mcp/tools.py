@@ -43,8 +43,9 @@ Terms = Annotated[list[Str] | None, Field(max_length=40, description="Your own r
 Budget = Annotated[Int | None, Field(ge=1, description=f"Token budget for the answer (clamped to {MAX_BUDGET}).")]
 Limit = Annotated[Int, Field(ge=1, description=f"Maximum number of results (clamped to {MAX_LIMIT}).")]
 TranscriptPath = Annotated[Str | None, Field(max_length=4096, description=(
-    "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, or a .jsonl inside the "
-    "project): files already read or edited and earlier prompts then steer the ranking."))]
+    "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, a Codex CLI rollout under "
+    "~/.codex/sessions, or a .jsonl inside the project): files already read or edited and earlier prompts "
+    "then steer the ranking."))]
 NodeType = Literal[TYPES]  # type: ignore[valid-type]
 
 
@@ -311,7 +312,8 @@ def safe_target(project: Project, raw: str) -> str:
 
 def transcript_file(project: Project, raw: str) -> str:
     """A transcript an agent may hand over: a regular .jsonl file inside the project or under an
-    agent's own session folder (~/.claude, ~/.codex, ~/.gemini, $CLAUDE_CONFIG_DIR); never anything else."""
+    agent's own session folder (~/.claude, ~/.codex, ~/.gemini, $CLAUDE_CONFIG_DIR, $CODEX_HOME); never
+    anything else."""
     import os
 
     path = Path(os.path.expanduser(raw))
@@ -321,8 +323,9 @@ def transcript_file(project: Project, raw: str) -> str:
         raise CairnError(f"transcript_path {raw!r}: no such file") from None
     home = Path.home()
     allowed = [project.root, home / ".claude", home / ".codex", home / ".gemini"]
-    if os.environ.get("CLAUDE_CONFIG_DIR"):
-        allowed.append(Path(os.environ["CLAUDE_CONFIG_DIR"]).expanduser())
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        if os.environ.get(var):
+            allowed.append(Path(os.environ[var]).expanduser())
     inside = any(a is not None and real.is_relative_to(Path(a).resolve()) for a in allowed)
     if real.suffix != ".jsonl" or not real.is_file() or not inside:
         raise CairnError(f"transcript_path {raw!r}: not a session transcript (.jsonl inside the project or an "

@@ -1,0 +1,104 @@
+"""A Codex CLI rollout read as the session so far (sessions/codex_context.py): prompts as typed,
+files patched, read through the shell or only named, paths made absolute against the workdir."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from cairn.sessions.context import read_session
+from helpers import make_git_repo
+
+ROOT = "/w/shop"
+
+
+def line(kind: str, payload: dict, ts: str = "2026-02-23T11:40:29.275Z") -> str:
+    """One rollout line as Codex writes it: compact JSON, `timestamp` first."""
+    return json.dumps({"timestamp": ts, "type": kind, "payload": payload}, separators=(",", ":")) + "\n"
+
+
+def call(name: str, arguments: dict, call_id: str = "c1") -> str:
+    return line("response_item", {"type": "function_call", "name": name, "arguments": json.dumps(arguments),
+                                  "call_id": call_id})
+
+
+PATCH = ("*** Begin Patch\n*** Update File: src/export.py\n@@\n-    return rows\n+    return list(rows)\n"
+         "*** Add File: tests/test_export.py\n+def test_export():\n+    pass\n"
+         "*** Delete File: src/old.py\n*** End Patch\n")
+
+
+def rollout(root: str = ROOT) -> str:
+    return "".join([
+        line("session_meta", {"id": "019c", "cwd": root, "originator": "codex_cli_rs"}),
+        line("turn_context", {"cwd": root, "model": "gpt-5"}),
+        line("response_item", {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "<environment_context>\n  <cwd>/w/shop</cwd>\n</environment_context>"}]}),
+        line("event_msg", {"type": "user_message", "message": "the csv export drops the totals", "images": []}),
+        call("exec_command", {"cmd": "sed -n '1,80p' src/export.py && rg -n total src/invoice.py", "workdir": root}),
+        line("response_item", {"type": "function_call_output", "call_id": "c1",
+                               "output": "def export_csv(rows): ... src/cart.py"}),
+        call("shell", {"command": ["bash", "-lc", "cat README.md | head -20"], "workdir": root}, "c2"),
+        line("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "c3",
+                               "name": "apply_patch", "input": PATCH}),
+        line("event_msg", {"type": "token_count", "info": None}),
+        line("event_msg", {"type": "user_message", "message": "now do the same for the invoice"}),
+    ])
+
+
+def test_a_codex_rollout_gives_prompts_and_files_by_how_they_were_touched(tmp_path):
+    t = tmp_path / "rollout-2026-02-23T12-40-23-019c.jsonl"
+    t.write_text(rollout(), encoding="utf-8")
+    ctx = read_session(t)
+    assert ctx.prompts == ["the csv export drops the totals", "now do the same for the invoice"]
+    assert ctx.steps == 2 and ctx.cwd == ROOT
+    how = {p: f.how for p, f in ctx.files.items()}
+    assert how == {f"{ROOT}/src/export.py": "edited", f"{ROOT}/src/invoice.py": "named",
+                   f"{ROOT}/README.md": "read", f"{ROOT}/tests/test_export.py": "created"}
+    assert "src/cart.py" not in str(how)  # a tool's output names files the agent never asked for
+    assert ctx.recent_files()[0] == f"{ROOT}/tests/test_export.py"
+
+
+def test_a_patch_sent_through_the_shell_and_a_moved_file(tmp_path):
+    t = tmp_path / "r.jsonl"
+    t.write_text(line("session_meta", {"cwd": ROOT}) + call("shell", {"command": [
+        "apply_patch", "*** Begin Patch\n*** Update File: src/cart.py\n*** Move to: src/basket.py\n@@\n*** End Patch"]}),
+        encoding="utf-8")
+    how = {p: f.how for p, f in read_session(t).files.items()}
+    assert how == {f"{ROOT}/src/basket.py": "created"}
+
+
+def test_broken_codex_lines_are_skipped(tmp_path):
+    t = tmp_path / "r.jsonl"
+    t.write_text(line("session_meta", {"cwd": ROOT})
+                 + '{"timestamp":"x","type":"response_item","payload":{"type":"function_call","name":"shell",\n'
+                 + call("exec_command", {"cmd": 42}) + call("exec_command", "not a dict")  # type: ignore[arg-type]
+                 + line("response_item", {"type": "function_call", "name": "exec_command", "arguments": "{bad json"})
+                 + line("event_msg", {"type": "user_message", "message": ["not", "text"]})
+                 + call("exec_command", {"cmd": "cat src/a.py"}), encoding="utf-8")
+    ctx = read_session(t)
+    assert set(ctx.files) == {f"{ROOT}/src/a.py"} and ctx.prompts == []
+
+
+def test_search_with_a_codex_rollout_cli(tmp_path, cairn_home):
+    """`cairn search --transcript <rollout>`: the files the Codex session patched, and the topic of its
+    last prompt, lead a vague follow-up."""
+    root = make_git_repo(tmp_path / "shop", {
+        "src/export.py": "def export_csv(rows):\n    return rows\n",
+        "src/invoice.py": "def render_invoice(cart):\n    return 'pdf'\n",
+        "src/cart.py": "class Cart:\n    pass\n",
+        "tests/test_export.py": "def test_export():\n    pass\n",
+        "README.md": "# shop\n",
+    })
+    t = tmp_path / "rollout.jsonl"
+    t.write_text(rollout(str(root)), encoding="utf-8")
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    r = subprocess.run([sys.executable, "-m", "cairn", "search", "--root", str(root), "--json", "--transcript", str(t),
+                        "ok run it again please"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    results = json.loads(r.stdout)["results"]
+    top = [x["path"] for x in results]
+    assert set(top[:3]) == {"src/export.py", "tests/test_export.py", "src/invoice.py"}  # patched; the last topic
+    why = {x["path"]: " ".join(x["why"]) for x in results}
+    assert "edited in this session" in why["src/export.py"] and "edited in this session" in why["tests/test_export.py"]
