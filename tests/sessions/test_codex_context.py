@@ -102,3 +102,40 @@ def test_search_with_a_codex_rollout_cli(tmp_path, cairn_home):
     assert set(top[:3]) == {"src/export.py", "tests/test_export.py", "src/invoice.py"}  # patched; the last topic
     why = {x["path"]: " ".join(x["why"]) for x in results}
     assert "edited in this session" in why["src/export.py"] and "edited in this session" in why["tests/test_export.py"]
+
+
+def test_eval_sessions_replays_a_codex_session(tmp_path, cairn_home):
+    """`cairn eval sessions` cuts cases from an archived Codex rollout: gold is what apply_patch changed
+    and what a reading shell command read (`sed -n`), not what another command only named (`rg`)."""
+    root = make_git_repo(tmp_path / "shop", {
+        "src/export.py": "def export_csv(rows):\n    \"\"\"Export the rows as CSV with totals.\"\"\"\n    return rows\n",
+        "src/invoice.py": "def render_invoice(cart):\n    \"\"\"Render a PDF invoice.\"\"\"\n    return 'pdf'\n",
+        "src/cart.py": "class Cart:\n    pass\n",
+        "tests/test_export.py": "def test_export():\n    pass\n",
+        "README.md": "# shop\n",
+    })
+    folder = tmp_path / "codex" / "sessions" / "2026" / "02" / "23"
+    folder.mkdir(parents=True)
+    t = folder / "rollout-2026-02-23T12-40-23-019c.jsonl"
+    t.write_text(rollout(str(root)).replace('"message":"the csv export drops the totals"',
+                                            '"message":"the csv export drops the invoice totals, please fix it"'),
+                 encoding="utf-8")
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "cairn", *a], capture_output=True, text=True,  # noqa: E731
+                                    env=env, timeout=120)
+    assert run("sessions", "ingest", str(t)).returncode == 0
+    r = run("eval", "sessions", "--root", str(root), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["cases"] == 1  # the second prompt is followed by nothing
+    # gold is three files (export.py patched, test_export.py added, README.md read by `cat`; invoice.py
+    # only named by `rg`), so a third is all one file can move
+    assert out["systems"]["cairn"]["files@5"] in (0.667, 1.0)
+
+
+def test_codex_touches_for_eval():
+    from cairn.search.eval.sessions import _touches
+
+    assert _touches("apply_patch", "src/a.py src/b.py") == [("edited", "src/a.py"), ("edited", "src/b.py")]
+    assert _touches("exec_command", "sed -n '1,80p' src/c.py && rg -n foo src/d.py") == [("read", "src/c.py")]
+    assert _touches("Bash", "cat src/c.py") == [] and _touches("Read", "/r/a.py") == [("read", "/r/a.py")]

@@ -120,11 +120,18 @@ def _shell(ctx: SessionContext, command: object, workdir: str, when: float) -> N
     if "*** Begin Patch" in command:
         _patched(ctx, command, workdir, when)
         return
+    for how, word in shell_files(command):
+        ctx.touch(_absolute(word, workdir), how, when)
+
+
+def shell_files(command: str) -> list[tuple[str, str]]:
+    """(how, path as written) for the file words of a shell command: "read" after a reading command
+    (`sed -n '1,80p' a.py`, `cat`, `nl -ba`), "named" after any other."""
+    out = []
     for segment in _SEGMENT.split(command[:4000])[:20]:
         words = _SHELL_WORD.findall(segment)
         if not words:
             continue
         how = "read" if os.path.basename(words[0]) in READERS else "named"
-        for w in words[1:40]:
-            if 2 < len(w) < 300 and _FILE_WORD.match(w) and not w.startswith("-"):
-                ctx.touch(_absolute(w, workdir), how, when)
+        out += [(how, w) for w in words[1:40] if 2 < len(w) < 300 and _FILE_WORD.match(w) and not w.startswith("-")]
+    return out

@@ -3,8 +3,9 @@
 Cases are cut from the session archive by the rules of the shared benchmark: a counted prompt (the
 person's own words, at least MIN_WORDS words, not a bare "continue"; a slash command ends the
 window, a short reply such as "yes" does not) and, as gold, the project files the agent then read
-or changed (Read/Edit/MultiEdit/Write/NotebookEdit) before the next counted prompt; Grep, Glob and
-Bash never count. Each prompt is searched with the session so far (earlier prompts, the files
+or changed (Read/Edit/MultiEdit/Write/NotebookEdit; for Codex CLI, apply_patch and the files a
+shell command such as `sed -n` reads) before the next counted prompt; Grep, Glob and other
+shell words never count. Each prompt is searched with the session so far (earlier prompts, the files
 touched after each) on the project's index as it is now, not as it was then: files since deleted
 cannot be found and are left out of gold. Reported beside flat BM25 (blind to the session) and
 session-recency (touched files newest first, then BM25): files@5 and novel@5, where novel@5 counts
@@ -19,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
 
+from cairn.sessions.codex_context import SHELL_TOOLS as CODEX_SHELL_TOOLS
+from cairn.sessions.codex_context import shell_files
 from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS, SessionContext, iso_epoch
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -65,17 +68,32 @@ def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, st
                 ctx.prompts = (ctx.prompts + [text])[-8:]
                 ctx.steps += 1
             continue
-        if role != "tool" or tool not in READ_TOOLS | EDIT_TOOLS or not arg:
+        if role != "tool" or not tool or not arg:
             continue
-        rel = to_repo(arg)
-        if rel is None:
-            continue
-        how = "read" if tool in READ_TOOLS else ("created" if tool == "Write" else "edited")
-        ctx.touch(rel, how, iso_epoch(ts))
-        touched.append(rel)
-        if current is not None and rel not in current.gold:
-            current.gold.append(rel)
+        for how, raw in _touches(tool, arg):
+            rel = to_repo(raw)
+            if rel is None:
+                continue
+            ctx.touch(rel, how, iso_epoch(ts))
+            touched.append(rel)
+            if current is not None and rel not in current.gold:
+                current.gold.append(rel)
     return [c for c in cases if c.gold]
+
+
+def _touches(tool: str, arg: str) -> list[tuple[str, str]]:
+    """(how, path) a tool call read or changed: Claude Code's Read/Edit/Write; Codex CLI's
+    apply_patch (its archived argument lists the patched files) and the files its shell reads
+    (`sed -n`, `cat`: Codex has no read tool). Other shell words, Grep and Glob never count."""
+    if tool in READ_TOOLS:
+        return [("read", arg)]
+    if tool in EDIT_TOOLS:
+        return [("created" if tool == "Write" else "edited", arg)]
+    if tool == "apply_patch":
+        return [("edited", p) for p in arg.split()]
+    if tool in CODEX_SHELL_TOOLS:
+        return [(how, p) for how, p in shell_files(arg) if how == "read"]
+    return []
 
 
 def _copy(ctx: SessionContext) -> SessionContext:
