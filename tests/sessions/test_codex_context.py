@@ -139,3 +139,11 @@ def test_codex_touches_for_eval():
     assert _touches("apply_patch", "src/a.py src/b.py") == [("edited", "src/a.py"), ("edited", "src/b.py")]
     assert _touches("exec_command", "sed -n '1,80p' src/c.py && rg -n foo src/d.py") == [("read", "src/c.py")]
     assert _touches("Bash", "cat src/c.py") == [] and _touches("Read", "/r/a.py") == [("read", "/r/a.py")]
+
+
+def test_gemini_touches_for_eval():
+    from cairn.search.eval.sessions import _touches
+
+    assert _touches("replace", "/p/a.ts") == [("edited", "/p/a.ts")]
+    assert _touches("write_file", "/p/b.ts") == [("created", "/p/b.ts")]
+    assert _touches("run_shell_command", "cat src/c.ts | head") == [("read", "src/c.ts")]

@@ -38,9 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "knowledge (decisions, bugs, gotchas, concepts, personal notes) or all (interleaved)")
     p.add_argument("--no-refresh", action="store_true", help="search the index as it is (skip the refresh)")
     p.add_argument("--transcript", metavar="FILE",
-                   help="the session so far (a Claude Code JSONL transcript or a Codex CLI rollout): files it read or "
-                   "edited, earlier prompts and their git co-change steer the ranking; results it already read are "
-                   "marked seen")
+                   help="the session so far (a Claude Code transcript, a Codex CLI rollout or a Gemini CLI chat, "
+                   "JSONL): files it read or edited, earlier prompts and their git co-change steer the ranking; "
+                   "results it already read are marked seen")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_search)

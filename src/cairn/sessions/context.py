@@ -1,8 +1,8 @@
 """The session so far, as recall needs it: the files in play and the person's earlier prompts.
 
 One reader for every front end (the UserPromptSubmit hook, `cairn search --transcript`, the MCP
-`context` tool), so they can never disagree about what a session has seen (a Codex CLI rollout is
-read too: codex_context.py). From a Claude Code JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
+`context` tool), so they can never disagree about what a session has seen (a Codex CLI rollout and
+a Gemini CLI chat in JSON lines are read too: codex_context.py, gemini_context.py). From a Claude Code JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
 a Grep/Glob/Bash call), when (the prompt it followed, a global order, the record's time) and how
 often; and the last few prompts the person typed. Paths stay as the agent wrote them (absolute,
 usually); the search side maps them onto the index.
@@ -215,6 +215,8 @@ def _wanted(raw: bytes) -> bool:
         return b'_call_output"' not in raw[:300] and any(m in raw[:300] for m in _CODEX_WANTED)
     if b'"tool_use"' in raw:
         return b'"assistant"' in raw
+    if b'"toolCalls"' in raw:  # a Gemini CLI message with tool calls
+        return b'"gemini"' in raw
     return b'"user"' in raw and b'"tool_result"' not in raw
 
 
@@ -233,6 +235,12 @@ def _fold_lines(ctx: SessionContext, data: bytes) -> None:
 
             if is_codex(rec):
                 apply_codex_record(ctx, rec, iso_epoch(rec.get("timestamp")))
+                continue
+        elif "content" in rec and "message" not in rec:
+            from cairn.sessions.gemini_context import apply_gemini_record, is_gemini
+
+            if is_gemini(rec):
+                apply_gemini_record(ctx, rec, iso_epoch(rec.get("timestamp")))
                 continue
         apply_record(ctx, rec)
 

@@ -44,8 +44,8 @@ Budget = Annotated[Int | None, Field(ge=1, description=f"Token budget for the an
 Limit = Annotated[Int, Field(ge=1, description=f"Maximum number of results (clamped to {MAX_LIMIT}).")]
 TranscriptPath = Annotated[Str | None, Field(max_length=4096, description=(
     "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, a Codex CLI rollout under "
-    "~/.codex/sessions, or a .jsonl inside the project): files already read or edited and earlier prompts "
-    "then steer the ranking."))]
+    "~/.codex/sessions, a Gemini CLI chat .jsonl under ~/.gemini/tmp, or a .jsonl inside the project): files "
+    "already read or edited and earlier prompts then steer the ranking."))]
 NodeType = Literal[TYPES]  # type: ignore[valid-type]
 
 

@@ -3,8 +3,8 @@
 Cases are cut from the session archive by the rules of the shared benchmark: a counted prompt (the
 person's own words, at least MIN_WORDS words, not a bare "continue"; a slash command ends the
 window, a short reply such as "yes" does not) and, as gold, the project files the agent then read
-or changed (Read/Edit/MultiEdit/Write/NotebookEdit; for Codex CLI, apply_patch and the files a
-shell command such as `sed -n` reads) before the next counted prompt; Grep, Glob and other
+or changed (Read/Edit/MultiEdit/Write/NotebookEdit; Codex CLI's apply_patch, Gemini CLI's read_file,
+write_file and replace, and the files a shell command such as `sed -n` reads) before the next counted prompt; Grep, Glob and other
 shell words never count. Each prompt is searched with the session so far (earlier prompts, the files
 touched after each) on the project's index as it is now, not as it was then: files since deleted
 cannot be found and are left out of gold. Reported beside flat BM25 (blind to the session) and
@@ -23,6 +23,7 @@ from statistics import mean
 from cairn.sessions.codex_context import SHELL_TOOLS as CODEX_SHELL_TOOLS
 from cairn.sessions.codex_context import shell_files
 from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS, SessionContext, iso_epoch
+from cairn.sessions.gemini_context import EDITS as GEMINI_EDITS
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -84,14 +85,19 @@ def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, st
 def _touches(tool: str, arg: str) -> list[tuple[str, str]]:
     """(how, path) a tool call read or changed: Claude Code's Read/Edit/Write; Codex CLI's
     apply_patch (its archived argument lists the patched files) and the files its shell reads
-    (`sed -n`, `cat`: Codex has no read tool). Other shell words, Grep and Glob never count."""
+    (`sed -n`, `cat`: Codex has no read tool); Gemini CLI's read_file, write_file, replace and
+    shell reads. Other shell words, Grep and Glob never count."""
     if tool in READ_TOOLS:
         return [("read", arg)]
     if tool in EDIT_TOOLS:
         return [("created" if tool == "Write" else "edited", arg)]
     if tool == "apply_patch":
         return [("edited", p) for p in arg.split()]
-    if tool in CODEX_SHELL_TOOLS:
+    if tool in GEMINI_EDITS:
+        return [(GEMINI_EDITS[tool], arg)]
+    if tool == "read_file":
+        return [("read", arg)]
+    if tool in CODEX_SHELL_TOOLS or tool == "run_shell_command":
         return [(how, p) for how, p in shell_files(arg) if how == "read"]
     return []
 
