@@ -225,3 +225,37 @@ def test_an_indexer_that_must_not_wait_says_who_holds_the_lock(tmp_path):
         with pytest.raises(indexer.IndexBusy, match="another cairn process is indexing this worktree"):
             index_project(p, wait=False)
     assert index_project(p, wait=False).files == 1
+
+
+def test_worker_batches_keep_order_and_bound_their_bytes():
+    """A folder of 1 MB chat logs must not make 64 MB batches: batches end at a byte budget (a
+    larger file goes alone), and the files stay in order."""
+    from cairn.codemap.workers import _batches
+
+    args = [("r", f"f{i}", size, 0) for i, size in enumerate([10, 10, 900, 200, 5_000, 10, 10, 10])]
+    out = _batches(args, 3, 1_000)
+    assert [a for b in out for a in b] == args
+    assert [[a[1] for a in b] for b in out] == [["f0", "f1", "f2"], ["f3"], ["f4"], ["f5", "f6", "f7"]]
+
+
+def test_flushing_by_bytes_stores_the_same_index(tmp_path, monkeypatch):
+    """Records of big files are flushed before BATCH of them pile up; the index is the same."""
+    files = {f"docs/log_{i}.md": f"# Log {i}\n\n" + "a chat line about the export\n" * 200 for i in range(40)}
+    files.update({f"src/m{i}.py": f"from src import m{(i + 1) % 40}\n\ndef f{i}():\n    return {i}\n" for i in range(40)})
+
+    def index(name: str) -> list:
+        root = make_git_repo(tmp_path / name, files)
+        project = project_for_root(root)
+        index_project(project, workers=1)
+        con = open_index(project)
+        try:
+            return [con.execute(q).fetchall() for q in (
+                "SELECT path, hash, rank FROM files ORDER BY path",
+                "SELECT f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY 1, 2",
+                "SELECT a.path, b.path FROM edges e JOIN files a ON a.id = e.src JOIN files b ON b.id = e.dst ORDER BY 1, 2")]
+        finally:
+            con.close()
+
+    whole = index("a")
+    monkeypatch.setattr(indexer, "BATCH_BYTES", 1)  # a transaction per file
+    assert index("b") == whole

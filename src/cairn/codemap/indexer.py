@@ -30,6 +30,7 @@ from cairn.store.repair import is_damage
 from cairn.util.filelock import LockBusy, file_lock
 
 BATCH = 256  # files per transaction
+BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: records of big files are big
 
 Progress = Callable[[int, int], None]
 
@@ -309,10 +310,13 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         from cairn.codemap.workers import extract_all
 
         jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
+        held = 0
         for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
             pending.append(rec)
-            if len(pending) >= BATCH:
+            held += rec.size
+            if len(pending) >= BATCH or held >= BATCH_BYTES:
                 flush()
+                held = 0
         flush()
     from cairn.codemap.vectors import refresh_vectors
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 IN_FLIGHT = 2  # batches submitted ahead per worker: enough to keep them busy, few enough to bound memory
+BATCH_BYTES = 4_000_000  # of source per batch: a folder of 1 MB chat logs must not make a batch of 64 MB
 CRASHED = "parser crashed its process"
 
 Args = tuple[str, str, int, int]
@@ -129,10 +130,26 @@ def extract_all(root: str, todo: list[tuple[str, int, int]], workers: int, progr
                 progress(i, total)
         return
     size = max(16, min(64, total // (workers * 8) or 16))
-    batches = [args[i: i + size] for i in range(0, total, size)]
+    batches = _batches(args, size, BATCH_BYTES)
     done = 0
     for recs in _run_batches(batches, workers, lock_fd, retried=False):
         yield from recs
         done += len(recs)
         if progress:
             progress(done, total)
+
+
+def _batches(args: list[Args], size: int, max_bytes: int) -> list[list[Args]]:
+    """Consecutive runs of at most `size` files and `max_bytes` of source (a larger file alone), in order."""
+    out: list[list[Args]] = []
+    batch: list[Args] = []
+    held = 0
+    for a in args:
+        if batch and (len(batch) >= size or held + a[2] > max_bytes):
+            out.append(batch)
+            batch, held = [], 0
+        batch.append(a)
+        held += a[2]
+    if batch:
+        out.append(batch)
+    return out
