@@ -133,3 +133,45 @@ def test_a_body_edit_resolves_no_import(tmp_path, monkeypatch):
     assert index_project(project).graph_updated and loads == []
     (root / "app/m1.py").write_text("from app import m9\n" + files["app/m1.py"])
     assert index_project(project).graph_updated and loads == ["load"]
+
+
+def test_the_file_counts_follow_the_file_list_without_counting_on_an_edit(tmp_path, monkeypatch):
+    """update_graph reads the number of files and of code files (the rank pass's and the hub
+    threshold's inputs) from meta, counted again only when the file list's version moved."""
+    from cairn.codemap.graph_update import file_counts
+    from cairn.store.db import transaction
+
+    files = _tree(random.Random(5))
+    root = make_git_repo(tmp_path / "r", files)
+    project = resolve_project(root)
+    index_project(project)
+
+    def real_and_memo() -> tuple:
+        con = open_index(project)
+        try:
+            with transaction(con):
+                memo = file_counts(con)
+            real = (con.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+                    con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0])
+            return real, memo
+        finally:
+            con.close()
+
+    real, memo = real_and_memo()
+    assert real == memo
+    (root / "pkg/f1.go").write_text(files["pkg/f1.go"] + "// a note\n")
+    assert index_project(project).graph_updated
+    assert real_and_memo() == (real, real)
+    (root / "README.md").write_text("# notes\n")  # a new file that is not code
+    (root / "pkg/f2.go").unlink()  # one code file fewer
+    index_project(project)
+    real2, memo2 = real_and_memo()
+    assert real2 == memo2 == (real[0], real[1] - 1)
+    con = open_index(project)
+    try:
+        with con:  # a kind that changes moves the file list's version: counted again
+            con.execute("UPDATE files SET kind = 'text' WHERE path = 'pkg/f3.go'")
+        with transaction(con):
+            assert file_counts(con) == (real[0], real[1] - 2)
+    finally:
+        con.close()
