@@ -170,3 +170,32 @@ def test_the_score_formula_is_fts5s_bit_for_bit(indexed):
                 assert fts_carry.score(freq, sizes[rid], avg, idf) == s
     finally:
         con.close()
+
+
+def _varint(v: int) -> bytes:
+    """SQLite's varint encoding (sqlite3PutVarint): 7 bits a byte, big-endian; past 56 bits a ninth byte of 8."""
+    if v <= 0x7F:
+        return bytes([v])
+    if v > 0x00FFFFFFFFFFFFFF:
+        last, v = v & 0xFF, v >> 8
+        head = []
+        for _ in range(8):
+            head.append((v & 0x7F) | 0x80)
+            v >>= 7
+        return bytes(reversed(head)) + bytes([last])
+    out = []
+    while v:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out[0] &= 0x7F
+    return bytes(reversed(out))
+
+
+def test_varints_decode_as_sqlite_writes_them():
+    rng = random.Random(11)
+    for _ in range(5000):
+        values = [rng.choice([rng.randint(0, 127), rng.randint(0, 20_000), rng.randint(0, 2**40), rng.randint(0, 2**63)])
+                  for _ in range(rng.randint(1, 4))]
+        blob = b"".join(_varint(v) for v in values)
+        assert fts_carry._varints(blob) == values
+        assert fts_carry._varint_sum(blob) == sum(values)

@@ -81,6 +81,19 @@ def score(freq: float, size: int, avgdl: float, idf_: float) -> float:
     return 0.0 + idf_ * ((freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * float(size) / avgdl)))
 
 
+def _varint_sum(blob: bytes) -> int:
+    """The sum of a docsize record's varints (over 8 bytes, which a nine-byte varint needs: the general decoder)."""
+    if len(blob) > 8:
+        return sum(_varints(blob))
+    total = value = 0
+    for c in blob:
+        value = (value << 7) | (c & 0x7F)
+        if c < 0x80:
+            total += value
+            value = 0
+    return total
+
+
 def _sizes(con: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, int]:
     """rowid -> its tokens over all columns (the docsize record: one varint per column)."""
     out: dict[int, int] = {}
@@ -88,7 +101,7 @@ def _sizes(con: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, int
         part = ids[i:i + 500]
         for rid, blob in con.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN ({','.join('?' * len(part))})",
                                      part):
-            out[rid] = sum(_varints(blob))
+            out[rid] = _varint_sum(blob)
     return out
 
 
