@@ -1,15 +1,18 @@
 """Bring the file graph up to date for a few edited files, without rebuilding it (cost follows the change).
 
-When no path came or went, an edited file changes only the edges it owns and the reference
-edges that go through the names it defines or uses: its imports are re-resolved (with the
-resolver context the last full build saved beside the index), the reference edges of every
-file using a name whose definers changed are recomputed (or of every user of a name whose
-user count crossed the popularity cut), the adjacency rows and degrees of every file at either
-end of a changed edge are rewritten. Knowledge nodes are left alone unless a changed file is
-(or was) one. PageRank is deferred: ranks are recomputed, warm-started from the stored ones, once
-the files changed since the last rank pass reach RANK_STALE_SHARE of the index (at least
-RANK_STALE_MIN). Edges, adjacency, degrees and hubs equal a full rebuild's; ranks equal it within
-the power iteration's tolerance after a rank pass (tests/codemap/test_graph_update.py).
+When no path came or went, an edited file changes only the edges it owns and the reference edges
+that go through the names it defines or uses: its imports are re-resolved when its import lines
+changed (with the resolver context the last full build saved beside the index; a JVM file edited
+otherwise is checked against the small record of each folder's first files, `jvm_heads`), the
+reference edges of every file using a name whose definers changed are recomputed (or of every user
+of a name whose user count crossed the popularity cut), the adjacency rows and degrees of every
+file at either end of a changed edge are rewritten. Knowledge nodes are left alone unless a
+changed file is (or was) one. PageRank is deferred: ranks are recomputed, warm-started from the
+stored ones, once the files changed since the last rank pass reach RANK_STALE_SHARE of the index
+(at least RANK_STALE_MIN); the file counts this and the hub threshold need are kept in meta per
+version of the file list (`file_counts`), not counted on every edit. Edges, adjacency, degrees and
+hubs equal a full rebuild's; ranks equal it within the power iteration's tolerance after a rank
+pass (tests/codemap/test_graph_update.py).
 """
 
 from __future__ import annotations
