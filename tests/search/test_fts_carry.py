@@ -23,8 +23,12 @@ TERMS = ["ledger", "invoice", "refund", "balance", "cache", "nowhere"]
 def _body(rng: random.Random) -> str:
     lines = []
     for _ in range(rng.randint(1, 12)):
-        lines.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9))))
-    return "\n".join(f"# {line}" for line in lines) + "\n"
+        words = [rng.choice(WORDS) for _ in range(rng.randint(1, 9))]
+        if rng.random() < 0.3:  # a definition: chunks for the chunk channel, names for the name channel
+            lines.append(f"def {'_'.join(words[:2])}():\n    return '{' '.join(words)}'")
+        else:
+            lines.append("# " + " ".join(words))
+    return "\n".join(lines) + "\n"
 
 
 def _repo(rng: random.Random) -> dict[str, str]:
@@ -102,7 +106,7 @@ def test_carried_answers_equal_fresh_queries_over_random_edits(indexed, monkeypa
             else:
                 f.write_text("\n".join(line for line in f.read_text().splitlines() if rng.random() < 0.6) + "\n")
         index_project(project)
-    assert carried and sum(carried) >= len(carried) // 2  # most answers were rescored, not asked again
+    assert carried and sum(carried) >= len(carried) // 4  # many answers were rescored, not asked again
 
 
 def test_a_new_file_carries_nothing_and_an_answer_stays_right(indexed):
@@ -160,13 +164,16 @@ def test_the_score_formula_is_fts5s_bit_for_bit(indexed):
         n_rows, n_tokens = fts_carry.fts_totals(con, "files_fts")
         assert n_rows == con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
         avg = float(n_tokens) / float(n_rows)
-        for t in ("ledger", "refund", "cache"):
+        con.execute("CREATE VIRTUAL TABLE temp.inst USING fts5vocab(main, files_fts, instance)")
+        weights = {"path": 3.0, "names": 2.0, "body": 1.0}
+        for t in ("ledger", "refund", "ticket"):  # words the porter stemmer leaves as they are
             rows, df = _fresh(con, t, 10_000)
+            assert df > 5
             sizes = fts_carry._sizes(con, "files_fts", [r[0] for r in rows])
             idf = fts_carry.idf(n_rows, df)
             for rid, s in rows:
-                body = con.execute("SELECT path, names, body FROM files_fts WHERE rowid = ?", (rid,)).fetchone()
-                freq = 3.0 * body[0].split().count(t) + 2.0 * (body[1] or "").split().count(t) + body[2].split().count(t)
+                freq = sum(weights[col] for (col,) in con.execute(
+                    "SELECT col FROM temp.inst WHERE term = ? AND doc = ?", (t, rid)))
                 assert fts_carry.score(freq, sizes[rid], avg, idf) == s
     finally:
         con.close()
@@ -199,3 +206,48 @@ def test_varints_decode_as_sqlite_writes_them():
         blob = b"".join(_varint(v) for v in values)
         assert fts_carry._varints(blob) == values
         assert fts_carry._varint_sum(blob) == sum(values)
+
+
+def test_a_term_count_without_a_column_filter_is_the_same(indexed):
+    """query._df counts `"term"` over the whole row: the same files as a filter naming every column."""
+    from cairn.search.query import _df
+
+    project, _ = indexed
+    con = open_index(project)
+    try:
+        cols = [r[1] for r in con.execute("PRAGMA table_info(files_fts)")]
+        assert cols == ["path", "names", "body"]
+        for t in [*WORDS, "pkg", "mod3", "copy", "nowhere"]:
+            filtered = con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?",
+                                   (f'{{path names body}}: "{t}"',)).fetchone()[0]
+            assert _df(con, t, {}) == filtered
+    finally:
+        con.close()
+
+
+def test_searches_after_edits_equal_searches_from_scratch(indexed):
+    """End to end: after each round of edits, every search through the carried memos (FTS answers,
+    chunk spans, hit rows) gives what the same search gives with every memo dropped."""
+    from cairn.search import service
+
+    project, paths = indexed
+    rng = random.Random(9)
+    requests = ["ledger invoice", "refund balance export", "render cache parser", "account ticket", "ledger_refund"]
+    carried_spans = 0
+    for _ in range(8):
+        for path in rng.sample(paths, rng.randint(1, 3)):
+            f = project.root / path
+            f.write_text(f.read_text() + _body(rng) if rng.random() < 0.5 else _body(rng))
+        index_project(project)
+        for text_ in requests:
+            kept = service.search(project, text_, refresh=False).as_json()
+            state = dict(index_cache._CACHES)
+            carried_spans += sum(len(c.spans) for c in state.values())
+            index_cache._CACHES.clear()
+            try:
+                fresh = service.search(project, text_, refresh=False).as_json()
+            finally:
+                index_cache._CACHES.clear()
+                index_cache._CACHES.update(state)
+            assert kept == fresh
+    assert carried_spans

@@ -19,7 +19,8 @@ of 100k paths). The index keeps a version of its file list (`paths_version`, bum
 codemap/schema.py v5); a new state whose version equals the last state's takes those facts over.
 The graph walk's adjacency lists and hub set, and the knowledge nodes, likewise follow
 `graph_walk_version` (v6, v7): an edit that moved no edge keeps them. The FTS answers of a state
-of the same file list are rescored for the few rows an edit rewrote (search/fts_carry.py, v8).
+of the same file list are rescored for the few rows an edit rewrote (search/fts_carry.py, v8), and
+the other files' chunk spans are kept.
 
 One search reads one state (`Pinned`: the key is taken once, not at each of its ~17 look-ups),
 and a warm process keeps the hook's connection to an unchanged index (`lend`) rather than opening,
@@ -233,11 +234,8 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
         cache.text_seq = _text_seq(con) if cache.paths_stamp is not None else None
         if last is not None and cache.paths_stamp is not None and last.paths_stamp == cache.paths_stamp:
             cache.stable, cache.roles = last.stable, last.roles  # only text changed: the file list holds
-            if cache.text_seq is not None and last.text_seq is not None:  # FTS answers to rescore (fts_carry.py)
-                carried = {**last.carried, **last.bases}
-                while len(carried) > MAX_CARRIED:
-                    del carried[next(iter(carried))]
-                cache.carried = carried
+            if cache.text_seq is not None and last.text_seq is not None:
+                _carry_text(con, last, cache)
         if last is not None and cache.graph_stamp is not None and last.graph_stamp == cache.graph_stamp:
             cache.graph, cache.neighbours = last.graph, last.neighbours  # no edge moved
         if _KEEP[0]:
@@ -259,6 +257,27 @@ def _stamps(con: sqlite3.Connection) -> tuple[tuple | None, tuple | None]:
     paths = (epoch, rows["paths_version"]) if "paths_version" in rows else None
     graph = (epoch, rows["graph_walk_version"]) if "graph_walk_version" in rows else None
     return paths, graph
+
+
+def _carry_text(con: sqlite3.Connection, last: IndexCache, cache: IndexCache) -> None:
+    """What a state of the same file list keeps of the last one, given the files whose text was stored
+    again in between (schema v8's log): the FTS answers to rescore (fts_carry.py), every other file's
+    chunk spans (the same list objects, so the chunk channel's counts in those files hold), and the
+    hit rows (path, kind, language, role, hub flag) when the walk's graph is the same too."""
+    from cairn.search.fts_carry import changed_since
+
+    carried = {**last.carried, **last.bases}
+    while len(carried) > MAX_CARRIED:
+        del carried[next(iter(carried))]
+    cache.carried = carried
+    changed = changed_since(con, last.text_seq or 0, cache.text_seq or 0)
+    if changed is None:
+        return
+    cache.values[f"text_changed:{last.text_seq}"] = changed
+    cache.spans = {f: spans for f, spans in last.spans.items() if f not in changed}
+    rows = last.values.get("hit_rows")
+    if isinstance(rows, dict) and cache.graph_stamp is not None and last.graph_stamp == cache.graph_stamp:
+        cache.values["hit_rows"] = rows
 
 
 def _text_seq(con: sqlite3.Connection) -> int | None:
