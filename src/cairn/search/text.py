@@ -83,8 +83,13 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
 
 
 def _keep(cache: IndexCache, key: tuple, base: Base) -> None:
+    """Keep `base` for the next state (the oldest go past MAX_CARRIED; another thread of a warm
+    server may trim the same table: a key it took first is skipped)."""
     while len(cache.bases) >= MAX_CARRIED:
-        del cache.bases[next(iter(cache.bases))]
+        try:
+            cache.bases.pop(next(iter(cache.bases)), None)
+        except (StopIteration, RuntimeError):
+            break
     cache.bases[key] = base
 
 
