@@ -5,8 +5,8 @@ Usage: CAIRN_HOME=<home holding the tree's index> python bench/after_edit.py TRE
 Searches a few requests twice (the memos warm up), then appends a comment to one Go file under
 TREE/terraform (a monorepo built by bench/monorepo.py), waits for the watcher and searches again,
 EDITS times: refresh plus search, wall and CPU. The file is restored at the end. `--no-carry`
-makes every index state rebuild the facts of the file list and of the walk's graph (what an edit
-cost before schema v5/v6), for a before/after in one run.
+makes every index state rebuild the facts of the file list and of the walk's graph and ask FTS5
+again for every term (what an edit cost before schema v5/v6/v8), for a before/after in one run.
 """
 import os
 import statistics

@@ -133,3 +133,89 @@ def test_a_body_edit_resolves_no_import(tmp_path, monkeypatch):
     assert index_project(project).graph_updated and loads == []
     (root / "app/m1.py").write_text("from app import m9\n" + files["app/m1.py"])
     assert index_project(project).graph_updated and loads == ["load"]
+
+
+def test_the_file_counts_follow_the_file_list_without_counting_on_an_edit(tmp_path, monkeypatch):
+    """update_graph reads the number of files and of code files (the rank pass's and the hub
+    threshold's inputs) from meta, counted again only when the file list's version moved."""
+    from cairn.codemap.graph_update import file_counts
+    from cairn.store.db import transaction
+
+    files = _tree(random.Random(5))
+    root = make_git_repo(tmp_path / "r", files)
+    project = resolve_project(root)
+    index_project(project)
+
+    def real_and_memo() -> tuple:
+        con = open_index(project)
+        try:
+            with transaction(con):
+                memo = file_counts(con)
+            real = (con.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+                    con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0])
+            return real, memo
+        finally:
+            con.close()
+
+    real, memo = real_and_memo()
+    assert real == memo
+    (root / "pkg/f1.go").write_text(files["pkg/f1.go"] + "// a note\n")
+    assert index_project(project).graph_updated
+    assert real_and_memo() == (real, real)
+    (root / "README.md").write_text("# notes\n")  # a new file that is not code
+    (root / "pkg/f2.go").unlink()  # one code file fewer
+    index_project(project)
+    real2, memo2 = real_and_memo()
+    assert real2 == memo2 == (real[0], real[1] - 1)
+    con = open_index(project)
+    try:
+        with con:  # a kind that changes moves the file list's version: counted again
+            con.execute("UPDATE files SET kind = 'text' WHERE path = 'pkg/f3.go'")
+        with transaction(con):
+            assert file_counts(con) == (real[0], real[1] - 2)
+    finally:
+        con.close()
+
+
+def _kt(pkg: str, cls: str, uses: str = "") -> str:
+    head = f"package {pkg}\n\n" if pkg else ""
+    return head + f"class {cls} {{\n    fun run() = {uses or '1'}\n}}\n"
+
+
+def test_a_jvm_body_edit_reads_the_small_record_not_the_resolver(tmp_path, monkeypatch):
+    """An edit of a Kotlin file that keeps its import lines is checked against the folder-head record
+    (`jvm_heads`, saved beside the resolver context) without loading the context (~0.3 s at 100k
+    files); a folder's first file whose `package` line moved still makes the full rebuild."""
+    from cairn.codemap import graph_update
+    from cairn.codemap.imports import ResolverContext
+
+    files = {f"src/main/kotlin/app/A{i}.kt": _kt("app", f"A{i}") for i in range(5)}
+    files |= {f"src/main/kotlin/lib/B{i}.kt": _kt("lib", f"B{i}") for i in range(2)}
+    files["src/main/kotlin/app/Main.kt"] = "package app\n\nimport lib.B0\n\nfun main() = B0()\n"
+    root = make_git_repo(tmp_path / "r", files)
+    project = resolve_project(root)
+    index_project(project)
+    heads = graph_update.jvm_heads(ResolverContext.build(root, list(files)))
+    assert heads == {"src/main/kotlin/app/A0.kt": "app", "src/main/kotlin/app/A1.kt": "app",
+                     "src/main/kotlin/app/A2.kt": "app", "src/main/kotlin/lib/B0.kt": "lib",
+                     "src/main/kotlin/lib/B1.kt": "lib"}
+    loads: list[str] = []
+    real = graph_update._load_resolver
+    monkeypatch.setattr(graph_update, "_load_resolver", lambda *a: loads.append("load") or real(*a))
+    path = root / "src/main/kotlin/app/A0.kt"
+    path.write_text(_kt("app", "A0") + "// a note\n")  # a head, same package
+    assert index_project(project).graph_updated and loads == []
+    (root / "src/main/kotlin/app/A4.kt").write_text(_kt("elsewhere", "A4"))  # not a head: its package is not read
+    assert index_project(project).graph_updated and loads == []
+    path.write_text(_kt("moved", "A0"))  # a head whose package moved: the folder's package may move
+    stats = index_project(project)
+    assert stats.graph_rebuilt and not stats.graph_updated and loads == []
+    main = root / "src/main/kotlin/app/Main.kt"
+    main.write_text("package app\n\nimport lib.B1\n\nfun main() = B1()\n")  # import lines: the context is loaded
+    assert index_project(project).graph_updated and loads == ["load"]
+    graph_update.heads_path(project.index_path()).unlink()  # no record: the context answers, as before
+    main.write_text("package app\n\nimport lib.B1\n\nfun main() = B1() // note\n")
+    assert index_project(project).graph_updated and loads == ["load", "load"]
+    assert graph_update.heads_path(project.index_path()).exists()  # written from the context it loaded
+    path.write_text(_kt("moved", "A0") + "// again\n")
+    assert index_project(project).graph_updated and loads == ["load", "load"]

@@ -146,10 +146,12 @@ def adjacency_rows(con: sqlite3.Connection, per_direction: int = ADJ_PER_DIRECTI
     return [(fid, adjacency_json(out.get(fid, {}), inc.get(fid, {}), per_direction)) for fid in set(out) | set(inc)]
 
 
-def hub_threshold(con: sqlite3.Connection) -> int:
-    """In-degree from which a file is a hub: HUB_MIN_INDEGREE, or HUB_SHARE of the code files."""
-    n_code = con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0] or 1
-    return max(HUB_MIN_INDEGREE, int(HUB_SHARE * n_code))
+def hub_threshold(con: sqlite3.Connection, n_code: int | None = None) -> int:
+    """In-degree from which a file is a hub: HUB_MIN_INDEGREE, or HUB_SHARE of the code files (`n_code`
+    when the caller knows it)."""
+    if n_code is None:
+        n_code = con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0]
+    return max(HUB_MIN_INDEGREE, int(HUB_SHARE * (n_code or 1)))
 
 
 def edge_weight(kind: str, w: float) -> float:

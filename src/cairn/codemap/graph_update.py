@@ -1,15 +1,18 @@
 """Bring the file graph up to date for a few edited files, without rebuilding it (cost follows the change).
 
-When no path came or went, an edited file changes only the edges it owns and the reference
-edges that go through the names it defines or uses: its imports are re-resolved (with the
-resolver context the last full build saved beside the index), the reference edges of every
-file using a name whose definers changed are recomputed (or of every user of a name whose
-user count crossed the popularity cut), the adjacency rows and degrees of every file at either
-end of a changed edge are rewritten. Knowledge nodes are left alone unless a changed file is
-(or was) one. PageRank is deferred: ranks are recomputed, warm-started from the stored ones, once
-the files changed since the last rank pass reach RANK_STALE_SHARE of the index (at least
-RANK_STALE_MIN). Edges, adjacency, degrees and hubs equal a full rebuild's; ranks equal it within
-the power iteration's tolerance after a rank pass (tests/codemap/test_graph_update.py).
+When no path came or went, an edited file changes only the edges it owns and the reference edges
+that go through the names it defines or uses: its imports are re-resolved when its import lines
+changed (with the resolver context the last full build saved beside the index; a JVM file edited
+otherwise is checked against the small record of each folder's first files, `jvm_heads`), the
+reference edges of every file using a name whose definers changed are recomputed (or of every user
+of a name whose user count crossed the popularity cut), the adjacency rows and degrees of every
+file at either end of a changed edge are rewritten. Knowledge nodes are left alone unless a
+changed file is (or was) one. PageRank is deferred: ranks are recomputed, warm-started from the
+stored ones, once the files changed since the last rank pass reach RANK_STALE_SHARE of the index
+(at least RANK_STALE_MIN); the file counts this and the hub threshold need are kept in meta per
+version of the file list (`file_counts`), not counted on every edit. Edges, adjacency, degrees and
+hubs equal a full rebuild's; ranks equal it within the power iteration's tolerance after a rank
+pass (tests/codemap/test_graph_update.py).
 """
 
 from __future__ import annotations
@@ -57,6 +60,66 @@ def save_resolver(index_path: Path, ctx: object, paths_key: str) -> None:
         os.replace(tmp, resolver_path(index_path))
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         tmp.unlink(missing_ok=True)
+    _save_heads(index_path, ctx, paths_key)
+
+
+def heads_path(index_path: Path) -> Path:
+    return index_path.with_suffix(".jvmheads")
+
+
+def jvm_heads(ctx: object) -> dict[str, str | None]:
+    """The JVM files whose `package` line names their folder's package (each folder's first
+    FILES_TRIED_PER_DIR, imports/jvm.py) -> that package as the resolver recorded it (None: none,
+    so any edit of them is resolver-sensitive). A few entries per folder of JVM code."""
+    from cairn.codemap.imports.jvm import FILES_TRIED_PER_DIR, JVM_EXTS
+
+    index = ctx.indexes.get("jvm")  # type: ignore[attr-defined]
+    pkg_of = {} if index is None else {f: pkg for pkg, files in reversed(index.packages.items()) for f in files}
+    out: dict[str, str | None] = {}
+    for files in ctx.dir_files.values():  # type: ignore[attr-defined]
+        for f in [f for f in files if f.endswith(JVM_EXTS)][:FILES_TRIED_PER_DIR]:
+            out[f] = pkg_of.get(f)
+    return out
+
+
+def _save_heads(index_path: Path, ctx: object, paths_key: str) -> None:
+    """Beside the resolver context, what an edit of a JVM file is checked against (`jvm_heads`), small
+    enough to read on every such edit: the whole context (~0.3 s to load at 100k files) is then
+    loaded only when import lines changed."""
+    import json
+    import os
+
+    tmp = heads_path(index_path).with_suffix(".jvmheads.tmp")
+    try:
+        data = json.dumps({"paths_key": paths_key, "heads": jvm_heads(ctx)})
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(data)
+        os.replace(tmp, heads_path(index_path))
+    except (OSError, TypeError, AttributeError, ValueError):
+        tmp.unlink(missing_ok=True)
+
+
+def _load_heads(index_path: Path, paths_key: str) -> dict[str, str | None] | None:
+    import json
+
+    try:
+        with open(heads_path(index_path), encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data["heads"] if data.get("paths_key") == paths_key and isinstance(data.get("heads"), dict) else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _head_moved(heads: dict[str, str | None], root: Path, path: str) -> bool:
+    """What `_resolver_sensitive` asks of a JVM file, from `jvm_heads`: it is one of its folder's
+    first files and its `package` line no longer names the package recorded for it."""
+    from cairn.codemap.imports.jvm import read_package
+
+    if path not in heads:
+        return False
+    recorded = heads[path]
+    return recorded is None or read_package(root, path) != recorded
 
 
 _LOADED: dict[str, tuple[int, str, object]] = {}  # resolver file -> (mtime_ns, paths key, context): a long-lived process loads it once
@@ -148,10 +211,19 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     # 1. imports owned by the changed files whose import lines changed (a body edit keeps its edges)
     owners = sorted(fid for fid in changed if old_state(con, fid)[2] != old[fid][2])
     ctx = None
-    if owners or any(p.endswith(JVM_EXTS) for p in paths):
-        ctx = _load_resolver(index_path, get_meta(con, "graph_paths") or "")
+    jvm = [p for p in paths if p.endswith(JVM_EXTS)]
+    heads = _load_heads(index_path, get_meta(con, "graph_paths") or "") if jvm and not owners else None
+    if heads is not None:  # a body edit of JVM files: the small record answers, no resolver context
+        root = getattr(project, "root", None)
+        if root is None or any(_head_moved(heads, root, p) for p in jvm):
+            return False
+    elif owners or jvm:
+        key = get_meta(con, "graph_paths") or ""
+        ctx = _load_resolver(index_path, key)
         if ctx is None or _resolver_sensitive(ctx, paths):
             return False
+        if jvm and not heads_path(index_path).exists():  # an index built before the record: write it now
+            _save_heads(index_path, ctx, key)
     if _knowledge_touched(con, project, {f: p for f, (p, _) in changed.items()}):
         return False
     by_path_lookup = _PathIds(con)
@@ -183,9 +255,9 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     with transaction(con):
         con.executemany("DELETE FROM edges WHERE src = ? AND dst = ? AND kind = ?", gone)
         con.executemany("INSERT OR REPLACE INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", new)
-        _rewrite_neighbourhood(con, touched)
+        n, n_code = file_counts(con)
+        _rewrite_neighbourhood(con, touched, n_code)
         stale = int(get_meta(con, "rank_stale") or 0) + len(changed)
-        n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
         con.execute(f"UPDATE files SET dirty = 0 WHERE id IN ({_in_list(set(ids))})", ids)
         set_meta(con, "rank_stale", str(stale))
         set_meta(con, "graph_dirty", "0")
@@ -321,12 +393,28 @@ def _definers(con: sqlite3.Connection, names: set[str]) -> dict[str, set[int]]:
     return out
 
 
-def _rewrite_neighbourhood(con: sqlite3.Connection, touched: set[int]) -> None:
+def file_counts(con: sqlite3.Connection) -> tuple[int, int]:
+    """(files, code files) of the index: counted once per version of the file list (schema v5, which
+    any added, removed or renamed file, or a changed kind, moves) and kept in meta; counting them is
+    a pass over every file (~2 ms and ~30 ms at 100k files). Caller holds the transaction."""
+    epoch, version = get_meta(con, "paths_epoch"), get_meta(con, "paths_version")
+    stamp = f"{epoch}:{version}"
+    saved = (get_meta(con, "file_counts") or "").split(" ")
+    if epoch is not None and version is not None and len(saved) == 3 and saved[0] == stamp:
+        return int(saved[1]), int(saved[2])
+    n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    n_code = con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0]
+    if epoch is not None and version is not None:
+        set_meta(con, "file_counts", f"{stamp} {n} {n_code}")
+    return n, n_code
+
+
+def _rewrite_neighbourhood(con: sqlite3.Connection, touched: set[int], n_code: int) -> None:
     """Adjacency rows, degrees and hub flags of the files at either end of a changed edge. A row
     written again with the same neighbours is left as it is (the graph's version stays: schema v6)."""
     if not touched:
         return
-    hub_min = hub_threshold(con)  # a count over every code file: ~30 ms at 100k files
+    hub_min = hub_threshold(con, n_code)
     for fid in touched:
         out: dict[int, float] = defaultdict(float)
         inc: dict[int, float] = defaultdict(float)

@@ -318,6 +318,8 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
                 flush()
                 held = 0
         flush()
+    if stats.changed:
+        _prune_text_log(con)
     from cairn.codemap.vectors import refresh_vectors
 
     refresh_vectors(con, root, cfg.semantic)  # the semantic channel's vectors follow the files (opt-in)
@@ -360,6 +362,19 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
     elif stats.changed or stats.deleted:
         with transaction(con):
             set_meta(con, "totals", "")  # stale: the next run that prints them counts again
+
+
+TEXT_LOG_KEEP = 4096  # rows of the text log (schema v8) kept: a search rescores answers of states this recent
+
+
+def _prune_text_log(con: sqlite3.Connection) -> None:
+    """Drop the text log's old rows once it holds twice TEXT_LOG_KEEP (a full re-index logs every file)."""
+    top = con.execute("SELECT MAX(seq) FROM text_log").fetchone()[0] or 0
+    floor = int(get_meta(con, "text_log_floor") or 0)
+    if top - floor > 2 * TEXT_LOG_KEEP:
+        with transaction(con):
+            con.execute("DELETE FROM text_log WHERE seq <= ?", (top - TEXT_LOG_KEEP,))
+            set_meta(con, "text_log_floor", str(top - TEXT_LOG_KEEP))
 
 
 _TOTALS = ("files", "languages", "symbols", "edges", "parse_failures", "parse_errors")

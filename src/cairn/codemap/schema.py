@@ -170,7 +170,22 @@ def _v7(con: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+def _v8(con: sqlite3.Connection) -> None:
+    """A log of the files whose text was stored again (search/fts_carry.py): `_store` rewrites a
+    file's row with its hash, so each such update appends the file's id; a search right after an
+    edit rescores its earlier FTS answers for those few rows instead of asking FTS5 again.
+    `text_log_floor` in meta: log rows at or below it were pruned (codemap/indexer.py)."""
+    run_script(
+        con,
+        """
+        CREATE TABLE text_log (seq INTEGER PRIMARY KEY, file_id INTEGER NOT NULL);
+        CREATE TRIGGER files_text_stored AFTER UPDATE OF hash ON files
+            BEGIN INSERT INTO text_log(file_id) VALUES(NEW.id); END;
+        """,
+    )
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

@@ -18,7 +18,9 @@ state but leaves them true, and on a large repository they are the dearest to re
 of 100k paths). The index keeps a version of its file list (`paths_version`, bumped by triggers:
 codemap/schema.py v5); a new state whose version equals the last state's takes those facts over.
 The graph walk's adjacency lists and hub set, and the knowledge nodes, likewise follow
-`graph_walk_version` (v6, v7): an edit that moved no edge keeps them.
+`graph_walk_version` (v6, v7): an edit that moved no edge keeps them. The FTS answers of a state
+of the same file list are rescored for the few rows an edit rewrote (search/fts_carry.py, v8), and
+the other files' chunk spans are kept.
 
 One search reads one state (`Pinned`: the key is taken once, not at each of its ~17 look-ups),
 and a warm process keeps the hook's connection to an unchanged index (`lend`) rather than opening,
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 MAX_INDEXES = 4  # index states kept (one per project a warm server answers, plus a just-replaced one)
 MAX_FTS_ROWS = 300_000  # rows of memoized FTS answers per index state (a few tens of MB at most)
+MAX_CARRIED = 300  # FTS answers of earlier states kept to rescore after an edit (fts_carry.py), ~375 rows each
 MAX_TABLE_KEYS = 50_000  # keys of each `IndexCache.table` (names, symbols, chunks looked up by the request path)
 
 
@@ -57,6 +60,9 @@ class IndexCache:
         self.stable: dict[str, object] = {}  # facts of the file list alone, shared by states of one stamp
         self.graph_stamp: tuple | None = None  # (epoch, the walk's graph version); None: unknown
         self.graph: dict[str, object] = {}  # facts of the walk's graph alone (the hub set)
+        self.text_seq: int | None = None  # the text log's position (schema v8); None: unknown
+        self.bases: dict[tuple, object] = {}  # FTS answers of this state with their inputs (fts_carry.Base)
+        self.carried: dict[tuple, object] = {}  # those of earlier states of this file list, to rescore
 
     def value(self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False,
               graph_only: bool = False) -> Any:
@@ -225,8 +231,11 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
             del _CACHES[next(iter(_CACHES))]
         cache = _CACHES[key] = IndexCache(key)
         cache.paths_stamp, cache.graph_stamp = _stamps(con)
+        cache.text_seq = _text_seq(con) if cache.paths_stamp is not None else None
         if last is not None and cache.paths_stamp is not None and last.paths_stamp == cache.paths_stamp:
             cache.stable, cache.roles = last.stable, last.roles  # only text changed: the file list holds
+            if cache.text_seq is not None and last.text_seq is not None:
+                _carry_text(con, last, cache)
         if last is not None and cache.graph_stamp is not None and last.graph_stamp == cache.graph_stamp:
             cache.graph, cache.neighbours = last.graph, last.neighbours  # no edge moved
         if _KEEP[0]:
@@ -249,6 +258,34 @@ def _stamps(con: sqlite3.Connection) -> tuple[tuple | None, tuple | None]:
     graph = (epoch, rows["graph_walk_version"]) if "graph_walk_version" in rows else None
     return paths, graph
 
+
+def _carry_text(con: sqlite3.Connection, last: IndexCache, cache: IndexCache) -> None:
+    """What a state of the same file list keeps of the last one, given the files whose text was stored
+    again in between (schema v8's log): the FTS answers to rescore (fts_carry.py), every other file's
+    chunk spans (the same list objects, so the chunk channel's counts in those files hold), and the
+    hit rows (path, kind, language, role, hub flag) when the walk's graph is the same too."""
+    from cairn.search.fts_carry import changed_since
+
+    carried = {**last.carried, **last.bases}
+    while len(carried) > MAX_CARRIED:
+        del carried[next(iter(carried))]
+    cache.carried = carried
+    changed = changed_since(con, last.text_seq or 0, cache.text_seq or 0)
+    if changed is None:
+        return
+    cache.values[f"text_changed:{last.text_seq}"] = changed
+    cache.spans = {f: spans for f, spans in last.spans.items() if f not in changed}
+    rows = last.values.get("hit_rows")
+    if isinstance(rows, dict) and cache.graph_stamp is not None and last.graph_stamp == cache.graph_stamp:
+        cache.values["hit_rows"] = rows
+
+
+def _text_seq(con: sqlite3.Connection) -> int | None:
+    """The last position of the index's text log (schema v8; None: an index from before it)."""
+    try:
+        return int(con.execute("SELECT MAX(seq) FROM text_log").fetchone()[0] or 0)
+    except sqlite3.Error:
+        return None
 
 
 def clear() -> None:

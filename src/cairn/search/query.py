@@ -74,11 +74,12 @@ class Query:
 
 
 def _df(con: sqlite3.Connection, term: str, memo: dict[str, int]) -> int:
+    """Files whose path, names or body hold `term`. No column filter: the table has those three
+    columns only, and a filter of all three costs FTS5 a position list per row (1.7-3.6x the count)."""
     if term in memo:
         return memo[term]
     try:
-        df = con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?",
-                         (f"{{path names body}}: {fts_quote(term)}",)).fetchone()[0]
+        df = con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?", (fts_quote(term),)).fetchone()[0]
     except sqlite3.OperationalError:
         return 0
     memo[term] = df

@@ -11,7 +11,8 @@ import math
 import sqlite3
 from collections import defaultdict
 
-from cairn.search.index_cache import for_index
+from cairn.search.fts_carry import MARGIN, Base, carry, changed_since, fts_totals
+from cairn.search.index_cache import MAX_CARRIED, IndexCache, for_index
 from cairn.search.query import Term, file_count
 from cairn.text.tokens import fts_quote
 
@@ -42,16 +43,25 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
     cache = for_index(con)
     sql = (f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
            f"ORDER BY bm25({table}, {columns}) LIMIT ?")
+    carrying = table == "files_fts" and cache.text_seq is not None  # the index's own table: fts_carry.py
     for t in _top_terms(terms):
         expr = fts_quote(t.text)
         key = (table, columns, expr, limit)
         answer = cache.fts.get(key)
+        if answer is None and carrying:
+            answer = _carried(con, cache, table, columns, expr, key, t.text, limit)
         if answer is None:
             try:
-                rows = con.execute(sql, (expr, limit)).fetchall()
-                hits = len(rows) if len(rows) < limit else cache.df.get(t.text) if table == "files_fts" else None
+                ext = con.execute(sql, (expr, limit + MARGIN if carrying else limit)).fetchall()
+                rows = ext[:limit]
+                hits = len(rows) if len(rows) < limit else len(ext) if len(ext) < limit + MARGIN and carrying else \
+                    cache.df.get(t.text) if table == "files_fts" else None
                 if hits is None:  # the term's document frequency, unless query.py counted it already
                     hits = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
+                if carrying:
+                    _keep(cache, key, Base([(r[0], r[1]) for r in ext], len(ext) < limit + MARGIN,
+                                            ext[-1][1] if ext else 0.0, *_totals(con, cache, table), hits,
+                                            cache.text_seq or 0))
             except sqlite3.OperationalError:
                 continue
             answer = (rows, hits)
@@ -70,6 +80,43 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
             for rowid, _ in rows:
                 matched[rowid].append(t.text)
     return dict(scores), dict(matched)
+
+
+def _keep(cache: IndexCache, key: tuple, base: Base) -> None:
+    """Keep `base` for the next state (the oldest go past MAX_CARRIED; another thread of a warm
+    server may trim the same table: a key it took first is skipped)."""
+    while len(cache.bases) >= MAX_CARRIED:
+        try:
+            cache.bases.pop(next(iter(cache.bases)), None)
+        except (StopIteration, RuntimeError):
+            break
+    cache.bases[key] = base
+
+
+def _totals(con: sqlite3.Connection, cache: IndexCache, table: str) -> tuple[int, int]:
+    return cache.value(f"fts_totals:{table}", lambda: fts_totals(con, table))
+
+
+def _carried(con: sqlite3.Connection, cache: IndexCache, table: str, columns: str, expr: str, key: tuple,
+             text: str, limit: int) -> tuple[list, int] | None:
+    """The answer of an earlier state of this file list, rescored for this one (None: ask FTS5)."""
+    base = cache.carried.get(key)
+    if not isinstance(base, Base):
+        return None
+    changed = cache.value(f"text_changed:{base.seq}", lambda: changed_since(con, base.seq, cache.text_seq or 0))
+    if changed is None:
+        return None
+    df = cache.df.get(text)
+    if df is None and not base.complete:  # as the fresh path: the term's rows, unless query.py counted them
+        df = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
+    new = carry(con, table, columns, expr, base, changed, _totals(con, cache, table), cache.text_seq or 0, df, limit)
+    if new is None:
+        return None
+    _keep(cache, key, new)
+    rows = new.rows[:limit]
+    answer = (rows, len(rows) if len(rows) < limit else new.df)
+    cache.remember_fts(key, answer)
+    return answer
 
 
 def file_text_channel(con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..model import ImportRef
 from .context import ResolverContext
@@ -36,8 +37,13 @@ class JvmIndex:
 
 
 def _read_package(ctx: ResolverContext, rel: str) -> str | None:
+    return read_package(ctx.root, rel)
+
+
+def read_package(root: Path, rel: str) -> str | None:
+    """The package a JVM file's `package` line names ("" without one; None: unreadable)."""
     try:
-        with open(ctx.root / rel, "rb") as fh:
+        with open(root / rel, "rb") as fh:
             head = fh.read(HEAD_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
