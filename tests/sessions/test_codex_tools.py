@@ -4,8 +4,8 @@
 first hit, inlines the usual time parse and notes call names as it passes them. The reference
 below splits the file into lines and applies the module's rules to each, in order; both must give
 the same outputs (session, time, name, characters), keys and bad-line count on the fixtures, on
-hand-made edge cases and on a few hundred randomly damaged rollouts. The merge of several
-processes' parts, which adds their keys in bulk when no key repeats, is checked against one process.
+hand-made edge cases and on a few hundred randomly damaged rollouts; and rollouts with their copies
+spread over several processes give what one process gives.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import orjson
 import pytest
 
 from cairn.sessions.codex_tools import call_name, output_chars, tool_outputs
-from cairn.sessions.scan_pool import _add_new
 from cairn.sessions.usage import Dataset, load_transcripts, parse_timestamp
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
@@ -166,17 +165,9 @@ def test_damaged_rollouts_equal_reading_every_line():
         assert walked(data, "s", set()) == reference(data, "s", set()), k
 
 
-def test_adding_keys_in_bulk_only_when_none_was_seen_or_repeats():
-    seen = {1, 2}
-    assert _add_new(seen, [3, 4]) and seen == {1, 2, 3, 4}
-    assert not _add_new(seen, [5, 4]) and seen == {1, 2, 3, 4}  # one was seen: nothing added
-    assert not _add_new(seen, [6, 6]) and seen == {1, 2, 3, 4}  # one repeats: nothing added
-    assert _add_new(seen, []) and seen == {1, 2, 3, 4}
-
-
 def test_copies_across_processes_merge_as_one_process(tmp_path, monkeypatch):
     """Rollouts and their copies spread over three processes: the same entries and tool outputs
-    as one process reading them in order (copies across runs take the one-by-one merge)."""
+    as one process reading them in order (a copy's outputs counted once, across processes too)."""
     import cairn.sessions.scan_pool as pool
 
     for day in ("01", "02", "03"):

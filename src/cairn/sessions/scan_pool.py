@@ -16,8 +16,7 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from itertools import starmap
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from pathlib import Path
 
 from cairn.errors import CairnError
@@ -93,9 +92,6 @@ def workers() -> int:
 
 
 _FIELDS = tuple(Turn.__slots__)
-_TOOL_ROW = attrgetter("session_id", "ts", "tool", "chars")
-_AGENT = attrgetter("agent")
-_KEY = itemgetter(1)
 
 
 def _encode(part: Part) -> bytes:
@@ -103,18 +99,18 @@ def _encode(part: Part) -> bytes:
     ds, claude, other, keys, tool_keys = part
     get = attrgetter(*_FIELDS)
     return marshal.dumps((
-        list(map(_TOOL_ROW, ds.tool_results)),
+        [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results],
         [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
         ds.session_cwd, ds.session_dir, ds.bad_lines,
-        list(map(get, claude)), list(map(get, other)), keys, tool_keys,
+        [get(t) for t in claude], [get(t) for t in other], keys, tool_keys,
     ))
 
 
 def _decode(data: bytes) -> Part:
     tools, comps, cwd, folders, bad, claude, other, keys, tool_keys = marshal.loads(data)
-    ds = Dataset(tool_results=list(starmap(ToolResult, tools)), compactions=[Compaction(*c) for c in comps],
+    ds = Dataset(tool_results=[ToolResult(*r) for r in tools], compactions=[Compaction(*c) for c in comps],
                  session_cwd=cwd, session_dir=folders, bad_lines=bad)
-    return ds, list(starmap(Turn, claude)), list(starmap(Turn, other)), keys, tool_keys
+    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, tool_keys
 
 
 def _scan_in_child(files: list[Path]) -> tuple[int, int]:
@@ -180,34 +176,19 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     seen: set[tuple] = set()
     for part, c, o, keys, tool_keys in parts:
         claude.extend(c)
-        pairs = list(zip(map(_AGENT, o), keys, strict=True))
-        if not _add_new(seen, pairs):  # some entry was counted from an earlier run: one by one
-            for turn, pair in zip(o, pairs, strict=True):
-                if pair not in seen:
-                    seen.add(pair)
-                    other.append(turn)
-        else:
-            other.extend(o)
-        if not _add_new(seen, list(map(_KEY, tool_keys))):
-            copies = set()  # Codex tool outputs already counted from an earlier run
-            for at, key in tool_keys:
-                if key in seen:
-                    copies.add(at)
-                seen.add(key)
-            if copies:
-                part.tool_results = [r for i, r in enumerate(part.tool_results) if i not in copies]
+        for turn, key in zip(o, keys, strict=True):
+            if (turn.agent, key) not in seen:
+                seen.add((turn.agent, key))
+                other.append(turn)
+        copies = set()  # Codex tool outputs already counted from an earlier run
+        for at, key in tool_keys:
+            if key in seen:
+                copies.add(at)
+            seen.add(key)
+        if copies:
+            part.tool_results = [r for i, r in enumerate(part.tool_results) if i not in copies]
         _merge_side_facts(ds, part)
     return claude, other
-
-
-def _add_new(seen: set, keys: list) -> bool:
-    """Add `keys` to `seen` and say True when none of them was in it and none repeats (the usual
-    case, checked in C); else change nothing and say False (the caller then adds them one by one)."""
-    new = set(keys)
-    if len(new) != len(keys) or not seen.isdisjoint(new):
-        return False
-    seen |= new
-    return True
 
 
 def _merge_side_facts(ds: Dataset, part: Dataset) -> None:
