@@ -27,11 +27,10 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 
 
-def reference(data: bytes, sid: str, seen: set, usage_lines: set[int] = frozenset()) -> tuple[list, list, int]:
-    """(outputs, keys with positions, bad lines) by the rules of codex_tools' docstring, every line in order."""
+def reference(data: bytes, sid: str, seen: set, usage_lines: set[int] = frozenset()) -> tuple[list, set, int]:
+    """(outputs, seen keys, bad lines) by the rules of codex_tools' docstring, every line in order."""
     names: dict[str, str] = {}
     out: list[tuple] = []
-    keys: list[tuple] = []
     bad = 0
     at = 0
     for raw in data.split(b"\n"):
@@ -56,17 +55,15 @@ def reference(data: bytes, sid: str, seen: set, usage_lines: set[int] = frozense
                 if ("tool", stamp, cid) in seen:
                     continue
                 seen.add(("tool", stamp, cid))
-                keys.append((len(out), ("tool", stamp, cid)))
             name = names.get(cid, "unknown") if isinstance(cid, str) else "unknown"
             out.append((sid, parse_timestamp(stamp) or 0.0, name, output_chars(payload.get("output"))))
-    return out, keys, bad
+    return out, seen, bad
 
 
-def walked(data: bytes, sid: str, seen: set, usage_lines: set[int] = frozenset()) -> tuple[list, list, int]:
+def walked(data: bytes, sid: str, seen: set, usage_lines: set[int] = frozenset()) -> tuple[list, set, int]:
     ds = Dataset()
-    keys: list[tuple] = []
-    tool_outputs(data, sid, ds, seen, keys, dict.fromkeys(usage_lines, 0))
-    return [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results], keys, ds.bad_lines
+    tool_outputs(data, sid, ds, seen, dict.fromkeys(usage_lines, 0))
+    return [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results], seen, ds.bad_lines
 
 
 def _rec(stamp: object, payload: object, kind: str = "response_item", **extra: object) -> bytes:
@@ -188,3 +185,100 @@ def test_copies_across_processes_merge_as_one_process(tmp_path, monkeypatch):
     first = len(walked(CODEX[0].read_bytes(), "s", set())[0])
     assert one.tool_results == many.tool_results and len(one.tool_results) == 227 + first
     assert one.bad_lines == many.bad_lines
+
+
+def _tree(tmp_path: Path) -> Path:
+    """The three agents' fixtures, the Codex rollouts twice (copies), and a rollout with broken lines."""
+    root = tmp_path / "t"
+    shutil.copytree(ROOT / "claude-code", root / "claude-code")
+    shutil.copytree(ROOT / "gemini", root / "gemini")
+    for day in ("01", "02"):
+        for src in CODEX:
+            dest = root / "codex" / "sessions" / "2026" / "02" / day / src.name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest)
+    broken = root / "codex" / "sessions" / "2026" / "02" / "03" / "rollout-2026-02-03T10-00-00-broken.jsonl"
+    broken.parent.mkdir(parents=True)
+    meta = b'{"timestamp":"2026-02-03T10:00:00Z","type":"session_meta","payload":{"id":"sb","cwd":"/w"}}'
+    count = (b'{"timestamp":"2026-02-03T10:00:05Z","type":"event_msg","payload":{"type":"token_count","info":'
+             b'{"total_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":1,'
+             b'"reasoning_output_tokens":0,"total_tokens":11}}}}')
+    broken.write_bytes(b"\n".join([meta, *EDGES[9:12], count, b'{"type":"token_count","x":"_call_output"', count]))
+    return root
+
+
+def _report(ds) -> str:
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.xray import analyze
+
+    return json.dumps(analyze(ds, load_prices({})), sort_keys=True)
+
+
+@pytest.mark.parametrize("workers", ["2", "3"])
+def test_tool_outputs_read_late_by_another_process_equal_one_process(tmp_path, monkeypatch, workers):
+    """On several processes the last one reads every Codex tool output after its part of the usage,
+    while the X-ray goes on (Dataset.late): the report, filtered or not, equals one process's."""
+    import cairn.sessions.scan_pool as pool
+    from cairn.sessions.usage import select
+
+    root = _tree(tmp_path)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "1")
+    one = load_transcripts([root])
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", workers)
+    late = load_transcripts([root], late_tools=True)
+    assert late.late is not None  # the tool outputs are still coming
+    sid = "019c8a4d-8f45-7010-8b5d-7fad920aa6f9"
+    filtered = select(late, sessions={sid})
+    assert _report(select(late)) == _report(select(one))
+    assert _report(filtered) == _report(select(one, sessions={sid}))
+    assert _report(select(late, days=1, now=parse_timestamp("2026-02-24T00:00:00Z"))) == _report(
+        select(one, days=1, now=parse_timestamp("2026-02-24T00:00:00Z")))
+    assert late.bad_lines < one.bad_lines  # the tool pass's bad lines come with its outputs
+    assert late.complete().bad_lines == one.bad_lines == 3 and late.late is None
+    assert sorted(map(repr, late.tool_results)) == sorted(map(repr, one.tool_results))
+    monkeypatch.setattr(pool, "_spill_file", lambda: None)  # no temporary file: the part comes by the pipe
+    assert _report(load_transcripts([root])) == _report(one)
+
+
+def test_late_tool_outputs_that_fail_are_one_clear_line(tmp_path, monkeypatch):
+    import cairn.sessions.codex_usage as codex_usage
+    import cairn.sessions.scan_pool as pool
+    from cairn.errors import CairnError
+
+    root = _tree(tmp_path)
+
+    def failing(path, ds, seen):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
+    monkeypatch.setattr(codex_usage, "scan_codex_tools", failing)  # in the forked process that reads them
+    ds = load_transcripts([root], late_tools=True)
+    with pytest.raises(CairnError, match="cannot read .*rollout-.*Input/output error"):
+        ds.complete()
+
+
+def test_late_tool_outputs_dropped_unread_leave_no_process(tmp_path, monkeypatch):
+    import os
+
+    import cairn.sessions.scan_pool as pool
+
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
+    ds = load_transcripts([_tree(tmp_path)], late_tools=True)
+    pid = ds.late._pid
+    os.kill(pid, 0)  # still there: its tool outputs unread
+    del ds  # an error before the report, say
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # stopped and reaped
+
+
+def test_runs_give_the_late_reader_less_usage():
+    from cairn.sessions.scan_pool import _runs
+
+    files = [Path(str(i)) for i in range(12)]
+    assert [len(r) for r in _runs(files, [1] * 12, 2)] == [6, 6]
+    assert [len(r) for r in _runs(files, [1] * 12, 2, 0.5)] == [8, 4]
+    assert [len(r) for r in _runs(files, [1] * 12, 3, 0.5)] == [5, 5, 2]
+    assert [len(r) for r in _runs(files, [100] + [1] * 11, 2, 0.5)] == [1, 11]

@@ -15,6 +15,7 @@ look-up. The far more numerous other lines are never looked at in Python.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from datetime import datetime
 
 import orjson
@@ -51,14 +52,13 @@ def call_name(payload: dict) -> str:
     return "shell" if payload.get("type") == "local_shell_call" else "?"
 
 
-def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple], tool_keys: list[tuple] | None = None,
-                 usage_lines: dict[int, int] | None = None) -> None:
+def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
+                 usage_lines: Container[int] | None = None) -> None:
     """Append to ds.tool_results the size of each tool output of a rollout, named by its call.
 
     `seen` holds the ("tool", timestamp, call_id) of the outputs already counted (this file's are
-    added); `tool_keys`, when given, gets (position in ds.tool_results, key) of each keyed output,
-    for a merge across processes. A line holding the output marker that fails to parse counts as
-    bad here unless it is one of `usage_lines` (the usage pass counts it)."""
+    added). A line holding the output marker that fails to parse counts as bad here unless it is
+    one of `usage_lines` (the usage pass counts it)."""
     find, rfind = data.find, data.rfind
     loads = orjson.loads
     size = len(data)
@@ -111,8 +111,6 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple], tool_keys
                     if key in seen:
                         continue
                     seen.add(key)
-                    if tool_keys is not None:
-                        tool_keys.append((len(results), key))
                 name = names.get(cid, "unknown")
             else:
                 name = "unknown"

@@ -151,20 +151,13 @@ def context_key_of(raw: bytes) -> bytes | None:
     return out
 
 
-def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
-                    keys: list[tuple] | None = None, tool_keys: list[tuple] | None = None) -> None:
-    """Read one rollout: its usage events and tool outputs (copies already `seen` dropped), cwd and folder.
-
-    `keys` and `tool_keys` collect, for a merge across processes (scan_pool.py), the key of each
-    usage entry added to `out` and (position in ds.tool_results, key) of each tool output."""
+def _session(data: bytes, path: Path, ds: Dataset, spans: dict[int, int]) -> tuple[str, str | None]:
+    """(session id, cwd) of a rollout's buffer: the lines naming the session's record (the first
+    line, as a rule) are looked at in order until one gives the id, no search of the rest of the file
+    for it; the other lines looked at join `spans` (the usage pass reads them), the record leaves it;
+    a line that fails to parse counts in ds."""
     sid = None
     cwd = None
-    with open(path, "rb") as fh:
-        data = fh.read()
-    counts = marked_spans(data, (_TOKEN_COUNT,))  # the lines holding each marker: which one is known
-    spans = {**marked_spans(data, (_TURN_CONTEXT,)), **counts}  # without looking into the line again
-    # the session's record (the first line, as a rule): the lines naming it are looked at in order
-    # until one gives the session id; no search of the rest of the file for it
     size = len(data)
     at = data.find(_SESSION_META)
     while at != -1 and sid is None:
@@ -179,13 +172,58 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         else:
             spans[start] = end  # read with the usage lines, as any line naming a marker
         at = data.find(_SESSION_META, end) if sid is None else -1  # found: the rest is not searched
+    return sid or CODEX_READER.session_id(path, []), cwd
+
+
+def _head(data: bytes, path: Path, ds: Dataset) -> tuple[str, str | None, dict[int, int], dict[int, int]]:
+    """(session id, cwd, {start: end} of the lines the usage pass reads, those of them holding the
+    `token_count` marker) of a rollout's buffer."""
+    counts = marked_spans(data, (_TOKEN_COUNT,))  # the lines holding each marker: which one is known
+    spans = {**marked_spans(data, (_TURN_CONTEXT,)), **counts}  # without looking into the line again
+    sid, cwd = _session(data, path, ds, spans)
+    return sid, cwd, spans, counts
+
+
+class _UsageLines:
+    """The starts of the lines the usage pass reads (`_head`), found only if asked: the tool pass
+    asks about a line that fails to parse, which is rare."""
+
+    def __init__(self, data: bytes, path: Path) -> None:
+        self._data, self._path = data, path
+        self._spans: dict[int, int] | None = None
+
+    def __contains__(self, start: object) -> bool:
+        if self._spans is None:
+            self._spans = _head(self._data, self._path, Dataset())[2]
+        return start in self._spans
+
+
+def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple]) -> None:
+    """Only the tool outputs of one rollout (copies already `seen` dropped), as scan_codex_file reads
+    them; for a process reading them apart from the usage (scan_pool.py). The bad lines of the
+    session's record are the usage pass's to count."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    sid, _ = _session(data, path, Dataset(), {})
+    tool_outputs(data, sid, ds, seen, _UsageLines(data, path))
+
+
+def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
+                    keys: list[tuple] | None = None, *, tools: bool = True) -> None:
+    """Read one rollout: its usage events and tool outputs (copies already `seen` dropped), cwd and folder.
+
+    `keys` collects, for a merge across processes (scan_pool.py), the key of each usage entry added
+    to `out`; `tools=False` leaves the tool outputs out (another process reads them: scan_codex_tools)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    sid, cwd, spans, counts = _head(data, path, ds)
     starts = sorted(spans)
     lines = [data[start:spans[start]] for start in starts]
-    sid = sid or CODEX_READER.session_id(path, [])
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
-    tool_outputs(data, sid, ds, seen, tool_keys, spans)
+    if tools:
+        tool_outputs(data, sid, ds, seen, spans)
     sub = b"thread_spawn" in data[:16 * 1024]
     parsed_all: list[dict | None] | None = None
     replay = None
