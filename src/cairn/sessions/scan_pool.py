@@ -24,6 +24,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable
+from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
 from typing import BinaryIO
@@ -105,6 +106,7 @@ def workers() -> int:
 
 
 _FIELDS = tuple(Turn.__slots__)
+_TOOL_ROW = attrgetter("session_id", "ts", "tool", "chars")
 
 
 def _encode(part: Part) -> bytes:
@@ -138,7 +140,7 @@ def _codex_tools(files: list[Path]) -> bytes:
             scan_codex_tools(f, ds, seen)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
-    return marshal.dumps(([(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results], ds.bad_lines))
+    return marshal.dumps((list(map(_TOOL_ROW, ds.tool_results)), ds.bad_lines))
 
 
 def _message(make: Callable[[], bytes]) -> bytes:
@@ -225,7 +227,7 @@ class _LateTools:
                 rows, bad = marshal.loads(_read_message(self._fh))
             finally:
                 self._reap()
-            self._got = ([ToolResult(*r) for r in rows], bad)
+            self._got = (list(starmap(ToolResult, rows)), bad)  # the parent waits here: no Python loop
         return self._got
 
     def _reap(self, stop: bool = False) -> None:
