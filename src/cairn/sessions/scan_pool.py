@@ -246,7 +246,10 @@ class _LateTools:
             pass
 
     def __del__(self) -> None:
-        self._reap(stop=True)
+        try:
+            self._reap(stop=True)
+        except Exception:  # noqa: BLE001 - at interpreter exit there is nothing left to tell
+            pass
 
 
 def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
