@@ -204,6 +204,9 @@ def _tree(tmp_path: Path) -> Path:
              b'{"total_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":1,'
              b'"reasoning_output_tokens":0,"total_tokens":11}}}}')
     broken.write_bytes(b"\n".join([meta, *EDGES[9:12], count, b'{"type":"token_count","x":"_call_output"', count]))
+    unnamed = root / "codex" / "sessions" / "2026" / "02" / "04" / "a-rollout-named-otherwise.jsonl"
+    unnamed.parent.mkdir(parents=True)  # Codex by its first line, not its name
+    unnamed.write_bytes(CODEX[0].read_bytes().replace(b'"timestamp":"2026-', b'"timestamp":"2027-'))
     return root
 
 
@@ -237,8 +240,13 @@ def test_tool_outputs_read_late_by_another_process_equal_one_process(tmp_path, m
     assert late.bad_lines < one.bad_lines  # the tool pass's bad lines come with its outputs
     assert late.complete().bad_lines == one.bad_lines == 3 and late.late is None
     assert sorted(map(repr, late.tool_results)) == sorted(map(repr, one.tool_results))
+    in_2027 = parse_timestamp("2027-01-01T00:00:00Z")  # the rollout named otherwise: its outputs are in
+    assert sum(r.ts >= in_2027 for r in late.tool_results) == len(walked(CODEX[0].read_bytes(), "s", set())[0]) > 0
     monkeypatch.setattr(pool, "_spill_file", lambda: None)  # no temporary file: the part comes by the pipe
     assert _report(load_transcripts([root])) == _report(one)
+    claude = [root / "claude-code"]  # no Codex rollout: the last process sends none
+    late_claude = load_transcripts(claude, late_tools=True)
+    assert late_claude.late is not None and _report(late_claude) == _report(load_transcripts(claude))
 
 
 def test_late_tool_outputs_that_fail_are_one_clear_line(tmp_path, monkeypatch):

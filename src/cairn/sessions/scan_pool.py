@@ -129,13 +129,15 @@ def _decode(data: bytes) -> Part:
 
 
 def _codex_tools(files: list[Path]) -> bytes:
-    """Every Codex tool output of `files`, read in order as one process reads them, as marshal bytes
-    of (rows, bad lines)."""
+    """Every Codex tool output of `files` (the Codex rollouts among them), read in order as one
+    process reads them, as marshal bytes of (rows, bad lines)."""
     from cairn.sessions.codex_usage import scan_codex_tools
 
     ds = Dataset()
     seen: set[tuple] = set()
     for f in files:
+        if agent_of(f) != CODEX:
+            continue
         try:
             scan_codex_tools(f, ds, seen)
         except OSError as exc:
@@ -263,11 +265,13 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
         part, lone_claude, lone_other, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
-    tool_files = [f for f in files if agent_of(f) == CODEX]
-    runs = _runs(files, sizes, n, LATE_SHARE if tool_files else 1.0)
-    late = bool(tool_files) and len(runs) > 1
+    # Codex rollouts are named so (agent_of opens no file for them): a guess, for the shares only;
+    # the process reading the tool outputs finds the Codex files among all with agent_of
+    rollouts = any(f.name.startswith("rollout-") for f in files)
+    runs = _runs(files, sizes, n, LATE_SHARE if rollouts else 1.0)
+    late = len(runs) > 1
     spill = _spill_file() if late else None
-    children = [_scan_in_child(run, late, *((tool_files, spill) if late and k == len(runs) - 1 else (None, None)))
+    children = [_scan_in_child(run, late, *((files, spill) if late and k == len(runs) - 1 else (None, None)))
                 for k, run in enumerate(runs[1:], 1)]
     late_tools: _LateTools | None = None
     try:
