@@ -244,9 +244,30 @@ def test_tool_outputs_read_late_by_another_process_equal_one_process(tmp_path, m
     assert sum(r.ts >= in_2027 for r in late.tool_results) == len(walked(CODEX[0].read_bytes(), "s", set())[0]) > 0
     monkeypatch.setattr(pool, "_spill_file", lambda: None)  # no temporary file: the part comes by the pipe
     assert _report(load_transcripts([root])) == _report(one)
-    claude = [root / "claude-code"]  # no Codex rollout: the last process sends none
+    claude = [root / "claude-code"]  # no file named rollout-*: nothing read late
     late_claude = load_transcripts(claude, late_tools=True)
-    assert late_claude.late is not None and _report(late_claude) == _report(load_transcripts(claude))
+    assert late_claude.late is None and _report(late_claude) == _report(load_transcripts(claude))
+
+
+@pytest.mark.parametrize("workers", ["2", "3"])
+def test_codex_rollouts_named_otherwise_on_several_processes(tmp_path, monkeypatch, workers):
+    """No file named rollout-*: the runs say which files are Codex rollouts and the first process
+    reads their tool outputs after the merge, in file order (copies across runs counted once)."""
+    import cairn.sessions.scan_pool as pool
+
+    for day in ("01", "02", "03"):
+        for k, src in enumerate(CODEX):
+            dest = tmp_path / day / f"session-{k}.jsonl"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest)  # three copies of each, named otherwise
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "1")
+    one = load_transcripts([tmp_path])
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", workers)
+    many = load_transcripts([tmp_path], late_tools=True)
+    assert many.late is None and len(pool._runs(sorted(tmp_path.rglob("*.jsonl")), [1] * 12, int(workers))) > 1
+    assert many.tool_results == one.tool_results and len(one.tool_results) == 227
+    assert _report(many) == _report(one)
 
 
 def test_late_tool_outputs_that_fail_are_one_clear_line(tmp_path, monkeypatch):

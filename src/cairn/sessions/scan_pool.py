@@ -37,17 +37,19 @@ MIN_BYTES = 16_000_000  # below this, starting a second process costs more than 
 MAX_WORKERS = 4
 LATE_SHARE = 0.5  # the usage bytes of the process that also reads the Codex tool outputs, against another's
 
-Part = tuple[Dataset, list[Turn], list[Turn], list[tuple]]
+Part = tuple[Dataset, list[Turn], list[Turn], list[tuple], list[str]]
 
 
 def scan_run(files: list[Path], *, keyed: bool = True, codex_tools: bool = True) -> Part:
-    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys) of a run of
-    files; `keyed=False` (a run that is merged with no other) collects no keys; `codex_tools=False`
-    leaves the Codex tool outputs out (another process reads them all: `_late_tools`)."""
+    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys, the Codex
+    rollouts whose tool outputs are left out) of a run of files; `keyed=False` (a run that is merged
+    with no other) collects no keys; `codex_tools=False` leaves the Codex tool outputs out (read
+    apart: `_codex_tools`, `_LateTools`)."""
     ds = Dataset()
     claude: list[Turn] = []
     other: list[Turn] = []
     keys: list[tuple] = []
+    codex: list[str] = []
     keys_to = keys if keyed else None
     seen: dict[str, set] = {CODEX: set(), GEMINI: set()}
     for f in files:
@@ -57,6 +59,8 @@ def scan_run(files: list[Path], *, keyed: bool = True, codex_tools: bool = True)
                 from cairn.sessions.codex_usage import scan_codex_file
 
                 scan_codex_file(f, ds, other, seen[CODEX], keys_to, tools=codex_tools)
+                if not codex_tools:
+                    codex.append(str(f))
             elif agent == GEMINI:
                 from cairn.sessions.gemini_usage import scan_gemini_file
 
@@ -65,7 +69,7 @@ def scan_run(files: list[Path], *, keyed: bool = True, codex_tools: bool = True)
                 scan_file(f, ds, claude)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
-    return ds, claude, other, keys
+    return ds, claude, other, keys, codex
 
 
 def _runs(files: list[Path], sizes: list[int], n: int, last_share: float = 1.0) -> list[list[Path]]:
@@ -111,29 +115,28 @@ _TOOL_ROW = attrgetter("session_id", "ts", "tool", "chars")
 
 def _encode(part: Part) -> bytes:
     """A run's result as marshal bytes: plain tuples, which cross a pipe far faster than pickled objects."""
-    ds, claude, other, keys = part
+    ds, claude, other, keys, codex = part
     get = attrgetter(*_FIELDS)
     return marshal.dumps((
         [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results],
         [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
         ds.session_cwd, ds.session_dir, ds.bad_lines,
-        [get(t) for t in claude], [get(t) for t in other], keys,
+        [get(t) for t in claude], [get(t) for t in other], keys, codex,
     ))
 
 
 def _decode(data: bytes) -> Part:
-    tools, comps, cwd, folders, bad, claude, other, keys = marshal.loads(data)
+    tools, comps, cwd, folders, bad, claude, other, keys, codex = marshal.loads(data)
     ds = Dataset(tool_results=[ToolResult(*r) for r in tools], compactions=[Compaction(*c) for c in comps],
                  session_cwd=cwd, session_dir=folders, bad_lines=bad)
-    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys
+    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, codex
 
 
-def _codex_tools(files: list[Path]) -> bytes:
-    """Every Codex tool output of `files` (the Codex rollouts among them), read in order as one
-    process reads them, as marshal bytes of (rows, bad lines)."""
+def _codex_tools(files: list[Path], ds: Dataset) -> None:
+    """Every Codex tool output of `files` (the Codex rollouts among them) into ds, read in order as
+    one process reads them."""
     from cairn.sessions.codex_usage import scan_codex_tools
 
-    ds = Dataset()
     seen: set[tuple] = set()
     for f in files:
         if agent_of(f) != CODEX:
@@ -142,6 +145,11 @@ def _codex_tools(files: list[Path]) -> bytes:
             scan_codex_tools(f, ds, seen)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
+
+
+def _late_rows(files: list[Path]) -> bytes:
+    ds = Dataset()
+    _codex_tools(files, ds)
     return marshal.dumps((list(map(_TOOL_ROW, ds.tool_results)), ds.bad_lines))
 
 
@@ -164,10 +172,10 @@ def _read_message(fh: BinaryIO) -> bytes:
     return body
 
 
-def _scan_in_child(files: list[Path], late: bool = False, tool_files: list[Path] | None = None,
+def _scan_in_child(files: list[Path], tool_files: list[Path] | None = None,
                    spill: BinaryIO | None = None) -> tuple[int, int]:
-    """(pid, read end of a pipe) of a forked process scanning `files` (without their Codex tool outputs
-    when `late`); it writes that part as a message (`_message`) to the pipe, or, given `spill` (a
+    """(pid, read end of a pipe) of a forked process scanning `files` without their Codex tool
+    outputs; it writes that part as a message (`_message`) to the pipe, or, given `spill` (a
     temporary file), to that file and a byte to the pipe, so that it never waits for the reader;
     then, given `tool_files`, their Codex tool outputs (`_codex_tools`) as a second message to the
     pipe; then it exits."""
@@ -180,7 +188,7 @@ def _scan_in_child(files: list[Path], late: bool = False, tool_files: list[Path]
     try:  # the child: never returns into the caller's code
         os.close(r)
         with os.fdopen(w, "wb") as fh:
-            first = _message(lambda: _encode(scan_run(files, codex_tools=not late)))
+            first = _message(lambda: _encode(scan_run(files, codex_tools=False)))
             if spill is not None:
                 spill.write(first)
                 spill.flush()
@@ -189,7 +197,7 @@ def _scan_in_child(files: list[Path], late: bool = False, tool_files: list[Path]
                 fh.write(first)
             fh.flush()  # the parent merges it while this process reads the tool outputs
             if tool_files is not None and first[:1] == b"\0":
-                fh.write(_message(lambda: _codex_tools(tool_files)))
+                fh.write(_message(lambda: _late_rows(tool_files)))
     except BaseException:  # noqa: BLE001 - the parent reports a child that wrote nothing
         code = 1
     finally:
@@ -262,20 +270,22 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     n = workers()
     sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
-        part, lone_claude, lone_other, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
+        part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
-    # Codex rollouts are named so (agent_of opens no file for them): a guess, for the shares only;
-    # the process reading the tool outputs finds the Codex files among all with agent_of
-    rollouts = any(f.name.startswith("rollout-") for f in files)
-    runs = _runs(files, sizes, n, LATE_SHARE if rollouts else 1.0)
-    late = len(runs) > 1
+    # Codex rollouts are named so (agent_of opens no file for them); the process reading their tool
+    # outputs late finds them among all files with agent_of. No such name (Claude Code, Gemini CLI,
+    # or a Codex rollout named otherwise): the runs say which files are Codex's and this process reads
+    # their tool outputs after the merge.
+    late = any(f.name.startswith("rollout-") for f in files)
+    runs = _runs(files, sizes, n, LATE_SHARE if late else 1.0)
+    late = late and len(runs) > 1
     spill = _spill_file() if late else None
-    children = [_scan_in_child(run, late, *((files, spill) if late and k == len(runs) - 1 else (None, None)))
+    children = [_scan_in_child(run, *((files, spill) if late and k == len(runs) - 1 else (None, None)))
                 for k, run in enumerate(runs[1:], 1)]
     late_tools: _LateTools | None = None
     try:
-        parts = [scan_run(runs[0], codex_tools=not late)]  # this process takes the first run
+        parts = [scan_run(runs[0], codex_tools=False)]  # this process takes the first run
     finally:  # collected even when this run fails, so no child is left behind
         results = []
         error: CairnError | None = None
@@ -301,14 +311,17 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     claude: list[Turn] = []
     other: list[Turn] = []
     seen: set[tuple] = set()
-    for part, c, o, keys in parts:
+    for part, c, o, keys, _ in parts:
         claude.extend(c)
         for turn, key in zip(o, keys, strict=True):
             if (turn.agent, key) not in seen:
                 seen.add((turn.agent, key))
                 other.append(turn)
         _merge_side_facts(ds, part)
-    ds.late = late_tools
+    if late:
+        ds.late = late_tools
+    else:
+        _codex_tools([Path(p) for *_, codex in parts for p in codex], ds)
     return claude, other
 
 
