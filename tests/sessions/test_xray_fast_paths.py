@@ -191,7 +191,7 @@ def test_an_error_in_a_forked_scan_is_one_clear_line(monkeypatch):
     monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
     monkeypatch.setattr(pool, "scan_file", failing)
     files = sorted(find_transcripts([ROOT]), key=str)
-    runs = pool._runs(files, [f.stat().st_size for f in files], 2)
+    runs = pool._runs(files, [f.stat().st_size for f in files], 2, pool.LATE_SHARE)  # as scan_all cuts them
     assert any(f.name.startswith("short") for f in runs[1])  # the failing file is the child's
     with pytest.raises(CairnError, match="cannot read short"):
         load_transcripts([ROOT])

@@ -94,8 +94,9 @@ def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
     return False
 
 
-def _load(args: argparse.Namespace, paths: list[str]) -> tuple[Dataset, dict, str | None]:
-    """Transcripts read, filtered by --days/--project/--session, the filters, and why it is empty.
+def _load(args: argparse.Namespace, paths: list[str], *, late_tools: bool = False) -> tuple[Dataset, dict, str | None]:
+    """Transcripts read, filtered by --days/--project/--session, the filters, and why it is empty
+    (`late_tools`: the Codex tool outputs may still be coming, see load_transcripts).
 
     A --days window with no activity is an answer, not an error: scripts polling `--days 1 --json`
     get the normal shape with zero totals and exit 0. The third value is the plain-words line for
@@ -106,7 +107,7 @@ def _load(args: argparse.Namespace, paths: list[str]) -> tuple[Dataset, dict, st
 
     if args.days is not None and args.days < 1:
         raise CairnError("--days must be 1 or more")
-    ds = load_transcripts(paths)
+    ds = load_transcripts(paths, late_tools=late_tools)
     if not ds.turns:
         raise CairnError(f"no token usage found in {ds.files} transcript file(s): are these agent transcripts?")
     all_sessions = {t.session_id for t in ds.turns}
@@ -145,7 +146,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
 
     gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
     try:
-        ds, filters, empty = _load(args, paths)
+        ds, filters, empty = _load(args, paths, late_tools=True)  # read while the analysis runs
         report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
     finally:  # what was built is kept to the end: frozen, the collector never walks it again (it did,
         gc.freeze()  # all of it, on its first pass after gc.enable(): 0.1-0.3 s on 100 MB of Codex rollouts)

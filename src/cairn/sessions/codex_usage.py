@@ -1,4 +1,4 @@
-"""Token usage of Codex CLI rollouts, counted exactly as ccusage `codex session` counts, and their tool output.
+"""Token usage of Codex CLI rollouts, counted exactly as ccusage `codex session` counts; a rollout's scan.
 
 The rules follow ccusage's Rust loader (adapter/codex/parser.rs and loader.rs @ 5816e640), so
 token totals match it to the token (tests/fixtures/transcripts/codex/expected.ccusage-codex-session.json):
@@ -19,12 +19,8 @@ token totals match it to the token (tests/fixtures/transcripts/codex/expected.cc
 - across all files, an event equal in (timestamp, model, tokens) to one already seen is a copy
   (a forked or resumed rollout repeats its history) and is counted once.
 
-Tool output entering the context (not a ccusage count): each `response_item` of type
-`function_call_output` / `custom_tool_call_output` is one tool output; its size is the length of
-its `output` text as written (a string; for a list of content items, the lengths of their texts),
-named by the `function_call` / `custom_tool_call` / `local_shell_call` (`shell`) of the same
-`call_id` last written before it in the file (else `unknown`); an output equal in (timestamp, call_id) to one
-already seen in another file is counted once, as the usage events are.
+The same scan of a rollout hands its buffer to codex_tools.py, which reads the tool outputs that
+entered the context (not a ccusage count).
 
 Not followed: ccusage's date-based substitutes for the `codex-auto-review` model name, and its
 reading of headless `codex exec` JSON output (not a rollout).
@@ -36,17 +32,14 @@ from pathlib import Path
 
 import orjson
 
+from cairn.sessions.codex_tools import tool_outputs
 from cairn.sessions.readers import CODEX_READER
 from cairn.sessions.transcript import marked_spans
-from cairn.sessions.usage import Dataset, ToolResult, Turn, parse_timestamp
+from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 
 _TOKEN_COUNT = b'"token_count"'
 _TURN_CONTEXT = b'"turn_context"'
 _SESSION_META = b'"session_meta"'
-_OUTPUT = b'_call_output"'  # function_call_output, custom_tool_call_output
-_OUTPUT_KINDS = ("function_call_output", "custom_tool_call_output")
-_CALL_KINDS = ("function_call", "custom_tool_call", "local_shell_call")
-_CALL = b'_call"'  # their type values end so
 FALLBACK_MODEL = "gpt-5"
 _KEYS = ("input", "cached", "output", "reasoning", "total")
 
@@ -158,20 +151,13 @@ def context_key_of(raw: bytes) -> bytes | None:
     return out
 
 
-def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
-                    keys: list[tuple] | None = None, tool_keys: list[tuple] | None = None) -> None:
-    """Read one rollout: its usage events and tool outputs (copies already `seen` dropped), cwd and folder.
-
-    `keys` and `tool_keys` collect, for a merge across processes (scan_pool.py), the key of each
-    usage entry added to `out` and (position in ds.tool_results, key) of each tool output."""
+def _session(data: bytes, path: Path, ds: Dataset, spans: dict[int, int]) -> tuple[str, str | None]:
+    """(session id, cwd) of a rollout's buffer: the lines naming the session's record (the first
+    line, as a rule) are looked at in order until one gives the id, no search of the rest of the file
+    for it; the other lines looked at join `spans` (the usage pass reads them), the record leaves it;
+    a line that fails to parse counts in ds."""
     sid = None
     cwd = None
-    with open(path, "rb") as fh:
-        data = fh.read()
-    counts = marked_spans(data, (_TOKEN_COUNT,))  # the lines holding each marker: which one is known
-    spans = {**marked_spans(data, (_TURN_CONTEXT,)), **counts}  # without looking into the line again
-    # the session's record (the first line, as a rule): the lines naming it are looked at in order
-    # until one gives the session id; no search of the rest of the file for it
     size = len(data)
     at = data.find(_SESSION_META)
     while at != -1 and sid is None:
@@ -186,13 +172,58 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         else:
             spans[start] = end  # read with the usage lines, as any line naming a marker
         at = data.find(_SESSION_META, end) if sid is None else -1  # found: the rest is not searched
+    return sid or CODEX_READER.session_id(path, []), cwd
+
+
+def _head(data: bytes, path: Path, ds: Dataset) -> tuple[str, str | None, dict[int, int], dict[int, int]]:
+    """(session id, cwd, {start: end} of the lines the usage pass reads, those of them holding the
+    `token_count` marker) of a rollout's buffer."""
+    counts = marked_spans(data, (_TOKEN_COUNT,))  # the lines holding each marker: which one is known
+    spans = {**marked_spans(data, (_TURN_CONTEXT,)), **counts}  # without looking into the line again
+    sid, cwd = _session(data, path, ds, spans)
+    return sid, cwd, spans, counts
+
+
+class _UsageLines:
+    """The starts of the lines the usage pass reads (`_head`), found only if asked: the tool pass
+    asks about a line that fails to parse, which is rare."""
+
+    def __init__(self, data: bytes, path: Path) -> None:
+        self._data, self._path = data, path
+        self._spans: dict[int, int] | None = None
+
+    def __contains__(self, start: object) -> bool:
+        if self._spans is None:
+            self._spans = _head(self._data, self._path, Dataset())[2]
+        return start in self._spans
+
+
+def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple]) -> None:
+    """Only the tool outputs of one rollout (copies already `seen` dropped), as scan_codex_file reads
+    them; for a process reading them apart from the usage (scan_pool.py). The bad lines of the
+    session's record are the usage pass's to count."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    sid, _ = _session(data, path, Dataset(), {})
+    tool_outputs(data, sid, ds, seen, _UsageLines(data, path))
+
+
+def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
+                    keys: list[tuple] | None = None, *, tools: bool = True) -> None:
+    """Read one rollout: its usage events and tool outputs (copies already `seen` dropped), cwd and folder.
+
+    `keys` collects, for a merge across processes (scan_pool.py), the key of each usage entry added
+    to `out`; `tools=False` leaves the tool outputs out (another process reads them: scan_codex_tools)."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    sid, cwd, spans, counts = _head(data, path, ds)
     starts = sorted(spans)
     lines = [data[start:spans[start]] for start in starts]
-    sid = sid or CODEX_READER.session_id(path, [])
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
-    tool_outputs(data, sid, ds, seen, tool_keys, spans)
+    if tools:
+        tool_outputs(data, sid, ds, seen, spans)
     sub = b"thread_spawn" in data[:16 * 1024]
     parsed_all: list[dict | None] | None = None
     replay = None
@@ -288,128 +319,6 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
             keys.append(key)
         out.append(Turn(sid, fname, sub, ts, stamp, used, None, None, False, None,
                         inp - cached, output, 0, 0, 0, cached, cwd, "codex", reasoning))
-
-
-def output_chars(output: object) -> int:
-    """Characters of a tool output's text: a string, or the texts of a list of content items
-    (an image counts nothing), or the `content` / `output` of an object holding either."""
-    if isinstance(output, str):
-        return len(output)
-    if isinstance(output, list):
-        return sum(len(b["text"]) for b in output if isinstance(b, dict) and isinstance(b.get("text"), str))
-    if isinstance(output, dict):
-        inner = output.get("content", output.get("output"))
-        return 0 if isinstance(inner, dict) else output_chars(inner)
-    return 0
-
-
-def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple], tool_keys: list[tuple] | None = None,
-                 usage_lines: dict[int, int] | None = None) -> None:
-    """Append to ds.tool_results the size of each tool output of a rollout, named by its call.
-
-    The output lines are found by one search of the buffer for their marker; the call an output
-    answers, by searching back from it for `"call_id":<its id>` (the call is a few lines up), so
-    the far more numerous other lines are never looked at. Should that fail (an id written with
-    other escapes), the rest of the file's outputs are named from its call lines read in order.
-    A line that fails to parse counts as bad here unless it is one of `usage_lines`."""
-    loads, dumps = orjson.loads, orjson.dumps
-    find, rfind = data.find, data.rfind
-    size = len(data)
-    append = ds.tool_results.append
-    names: dict[str, str] | None = None  # from the call lines read in order, after a failed search back
-    call_at = -1  # there, the next call line not yet read
-    i = find(_OUTPUT)
-    while i != -1:
-        start = rfind(b"\n", 0, i) + 1
-        end = find(b"\n", i)
-        if end == -1:
-            end = size
-        i = find(_OUTPUT, end)
-        try:
-            rec = loads(data[start:end])
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            if usage_lines is None or start not in usage_lines:
-                ds.bad_lines += 1  # (else the usage pass counts it)
-            continue
-        if type(rec) is not dict or rec.get("type") != "response_item":
-            continue
-        payload = rec.get("payload")
-        if type(payload) is not dict or payload.get("type") not in _OUTPUT_KINDS:
-            continue
-        cid = payload.get("call_id")
-        stamp = rec.get("timestamp")
-        key = None
-        if type(cid) is str and type(stamp) is str:
-            key = ("tool", stamp, cid)
-            if key in seen:
-                continue
-            seen.add(key)
-        name = None
-        if type(cid) is str:
-            if names is None:
-                needle = b'"call_id":' + dumps(cid)
-                j = rfind(needle, 0, start)
-                while j != -1:
-                    line_start = rfind(b"\n", 0, j) + 1
-                    line_end = find(b"\n", j)
-                    if find(_CALL, line_start, line_end) != -1:  # no call (an exec event, say): not parsed
-                        try:
-                            call = loads(data[line_start:line_end])
-                        except (ValueError, UnicodeDecodeError, RecursionError):
-                            call = None
-                        # _name_of_call(call, cid), its common case inlined: a function call with a name
-                        p = call.get("payload") if type(call) is dict and call.get("type") == "response_item" else None
-                        if (type(p) is dict and p.get("type") == "function_call" and p.get("call_id") == cid
-                                and type(name := p.get("name")) is str and name):
-                            break
-                        name = _name_of_call(call, cid)
-                        if name is not None:
-                            break
-                    j = rfind(needle, 0, line_start)
-                if name is None:
-                    names, call_at = {}, find(_CALL)
-            if names is not None:
-                while call_at != -1 and call_at < start:  # the calls written before this output
-                    call_at = _read_call(data, call_at, names)
-                name = names.get(cid)
-        if key is not None and tool_keys is not None:
-            tool_keys.append((len(ds.tool_results), key))
-        output = payload.get("output")
-        append(ToolResult(sid, parse_timestamp(stamp) or 0.0, name or "unknown",
-                          len(output) if type(output) is str else output_chars(output)))
-
-
-def _name_of_call(rec: object, cid: str | None = None) -> str | None:
-    """The tool name of a parsed call record (with call id `cid`, when given); None if it is no such call."""
-    if type(rec) is not dict or rec.get("type") != "response_item":
-        return None
-    payload = rec.get("payload")
-    if type(payload) is not dict or payload.get("type") not in _CALL_KINDS:
-        return None
-    if cid is not None and payload.get("call_id") != cid:
-        return None
-    name = payload.get("name")
-    if type(name) is str and name:
-        return name
-    return "shell" if payload.get("type") == "local_shell_call" else "?"
-
-
-def _read_call(data: bytes, at: int, names: dict[str, str]) -> int:
-    """Read the call on the line holding offset `at` into `names`; the offset of the next call marker."""
-    start = data.rfind(b"\n", 0, at) + 1
-    end = data.find(b"\n", at)
-    if end == -1:
-        end = len(data)
-    try:
-        rec = orjson.loads(data[start:end])
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        rec = None
-    name = _name_of_call(rec)
-    if name is not None:
-        cid = rec["payload"].get("call_id")
-        if type(cid) is str:
-            names[cid] = name
-    return data.find(_CALL, end)
 
 
 def _replay_second(records: list[dict]) -> str | None:

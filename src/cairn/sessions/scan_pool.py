@@ -6,18 +6,28 @@ first is scanned in a forked process that sends its part back through a pipe as 
 plain tuples (the 26k entries of 100 MB of Codex rollouts: 0.10 s there and back, pickled
 0.31 s), and the parts are merged in file order: Claude Code's usage entries are concatenated
 before deduplication, side facts are appended, first-seen cwd and folder per session kept, and
-Codex / Gemini entries and Codex tool outputs deduplicated again across runs by their keys, first run first. Several
-processes above MIN_BYTES, on every usable core unless CAIRN_XRAY_WORKERS says otherwise (see
-`workers`), where fork is safe (not macOS); otherwise one process does it all.
+Codex / Gemini entries deduplicated again across runs by their keys, first run first. The Codex
+tool outputs are read apart, in file order, by the last process once its part is sent (through a
+temporary file, so it never waits for this one): this process merges and analyzes meanwhile and
+takes them when the report needs them (`Dataset.late`); that process gets about a third of the usage bytes of
+another (LATE_SHARE). Several processes above MIN_BYTES, on every usable core unless
+CAIRN_XRAY_WORKERS says otherwise (see `workers`), where fork is safe (not macOS); otherwise one
+process does it all.
 """
 
 from __future__ import annotations
 
+import io
 import marshal
 import os
+import signal
 import sys
+import tempfile
+from collections.abc import Callable
+from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
+from typing import BinaryIO
 
 from cairn.errors import CairnError
 from cairn.sessions.transcript import CODEX, GEMINI, agent_of
@@ -25,20 +35,22 @@ from cairn.sessions.usage import Compaction, Dataset, ToolResult, Turn, scan_fil
 
 MIN_BYTES = 16_000_000  # below this, starting a second process costs more than it saves
 MAX_WORKERS = 4
+LATE_SHARE = 0.35  # the usage bytes of the process that also reads the Codex tool outputs, against another's (benchmarks.md 16)
 
-Part = tuple[Dataset, list[Turn], list[Turn], list[tuple], list[tuple]]
+Part = tuple[Dataset, list[Turn], list[Turn], list[tuple], list[str]]
 
 
-def scan_run(files: list[Path], *, keyed: bool = True) -> Part:
-    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys, and
-    (position in the side facts' tool_results, key) of each Codex tool output) of a run of files;
-    `keyed=False` (a run that is merged with no other) collects no keys."""
+def scan_run(files: list[Path], *, keyed: bool = True, codex_tools: bool = True) -> Part:
+    """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys, the Codex
+    rollouts whose tool outputs are left out) of a run of files; `keyed=False` (a run that is merged
+    with no other) collects no keys; `codex_tools=False` leaves the Codex tool outputs out (read
+    apart: `_codex_tools`, `_LateTools`)."""
     ds = Dataset()
     claude: list[Turn] = []
     other: list[Turn] = []
     keys: list[tuple] = []
-    tool_keys: list[tuple] = []
-    keys_to, tool_keys_to = (keys, tool_keys) if keyed else (None, None)
+    codex: list[str] = []
+    keys_to = keys if keyed else None
     seen: dict[str, set] = {CODEX: set(), GEMINI: set()}
     for f in files:
         agent = agent_of(f)
@@ -46,7 +58,9 @@ def scan_run(files: list[Path], *, keyed: bool = True) -> Part:
             if agent == CODEX:
                 from cairn.sessions.codex_usage import scan_codex_file
 
-                scan_codex_file(f, ds, other, seen[CODEX], keys_to, tool_keys_to)
+                scan_codex_file(f, ds, other, seen[CODEX], keys_to, tools=codex_tools)
+                if not codex_tools:
+                    codex.append(str(f))
             elif agent == GEMINI:
                 from cairn.sessions.gemini_usage import scan_gemini_file
 
@@ -55,15 +69,19 @@ def scan_run(files: list[Path], *, keyed: bool = True) -> Part:
                 scan_file(f, ds, claude)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
-    return ds, claude, other, keys, tool_keys
+    return ds, claude, other, keys, codex
 
 
-def _runs(files: list[Path], sizes: list[int], n: int) -> list[list[Path]]:
+def _runs(files: list[Path], sizes: list[int], n: int, last_share: float = 1.0) -> list[list[Path]]:
+    """`files` cut into at most `n` contiguous runs of about equal bytes, the last one `last_share`
+    times the others' (the process that also reads every Codex tool output takes less usage)."""
     total = sum(sizes)
+    weights = [1.0] * (n - 1) + [last_share]
+    ends = [total * sum(weights[:k + 1]) / sum(weights) for k in range(n)]  # where each run's bytes end
     runs: list[list[Path]] = [[]]
     acc = 0
     for f, size in zip(files, sizes, strict=True):
-        if acc >= total * len(runs) / n and len(runs) < n and runs[-1]:
+        if acc >= ends[len(runs) - 1] and len(runs) < n and runs[-1]:
             runs.append([])
         runs[-1].append(f)
         acc += size
@@ -92,30 +110,75 @@ def workers() -> int:
 
 
 _FIELDS = tuple(Turn.__slots__)
+_TOOL_ROW = attrgetter("session_id", "ts", "tool", "chars")
 
 
 def _encode(part: Part) -> bytes:
     """A run's result as marshal bytes: plain tuples, which cross a pipe far faster than pickled objects."""
-    ds, claude, other, keys, tool_keys = part
+    ds, claude, other, keys, codex = part
     get = attrgetter(*_FIELDS)
     return marshal.dumps((
         [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results],
         [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
         ds.session_cwd, ds.session_dir, ds.bad_lines,
-        [get(t) for t in claude], [get(t) for t in other], keys, tool_keys,
+        [get(t) for t in claude], [get(t) for t in other], keys, codex,
     ))
 
 
 def _decode(data: bytes) -> Part:
-    tools, comps, cwd, folders, bad, claude, other, keys, tool_keys = marshal.loads(data)
+    tools, comps, cwd, folders, bad, claude, other, keys, codex = marshal.loads(data)
     ds = Dataset(tool_results=[ToolResult(*r) for r in tools], compactions=[Compaction(*c) for c in comps],
                  session_cwd=cwd, session_dir=folders, bad_lines=bad)
-    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, tool_keys
+    return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, codex
 
 
-def _scan_in_child(files: list[Path]) -> tuple[int, int]:
-    """(pid, read end of a pipe) of a forked process scanning `files`; it writes a status byte
-    (0 = done, 1 = a CairnError's message follows) and the encoded result, then exits."""
+def _codex_tools(files: list[Path], ds: Dataset) -> None:
+    """Every Codex tool output of `files` (the Codex rollouts among them) into ds, read in order as
+    one process reads them."""
+    from cairn.sessions.codex_usage import scan_codex_tools
+
+    seen: set[tuple] = set()
+    for f in files:
+        if agent_of(f) != CODEX:
+            continue
+        try:
+            scan_codex_tools(f, ds, seen)
+        except OSError as exc:
+            raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
+
+
+def _late_rows(files: list[Path]) -> bytes:
+    ds = Dataset()
+    _codex_tools(files, ds)
+    return marshal.dumps((list(map(_TOOL_ROW, ds.tool_results)), ds.bad_lines))
+
+
+def _message(make: Callable[[], bytes]) -> bytes:
+    """Status byte (0 = done, 1 = a CairnError's message follows), 8-byte length, then the body."""
+    try:
+        status, body = b"\0", make()
+    except CairnError as exc:
+        status, body = b"\1", str(exc).encode("utf-8", "surrogatepass")
+    return status + len(body).to_bytes(8, "little") + body
+
+
+def _read_message(fh: BinaryIO) -> bytes:
+    head = fh.read(9)
+    body = fh.read(int.from_bytes(head[1:], "little")) if len(head) == 9 else b""
+    if len(head) < 9 or head[:1] not in (b"\0", b"\1") or len(body) != int.from_bytes(head[1:], "little"):
+        raise CairnError("a transcript-scanning process failed (set CAIRN_XRAY_WORKERS=1 to scan in one)")
+    if head[:1] == b"\1":
+        raise CairnError(body.decode("utf-8", "surrogatepass"))
+    return body
+
+
+def _scan_in_child(files: list[Path], tool_files: list[Path] | None = None,
+                   spill: BinaryIO | None = None) -> tuple[int, int]:
+    """(pid, read end of a pipe) of a forked process scanning `files` without their Codex tool
+    outputs; it writes that part as a message (`_message`) to the pipe, or, given `spill` (a
+    temporary file), to that file and a byte to the pipe, so that it never waits for the reader;
+    then, given `tool_files`, their Codex tool outputs (`_codex_tools`) as a second message to the
+    pipe; then it exits."""
     r, w = os.pipe()
     pid = os.fork()
     if pid:
@@ -124,70 +187,141 @@ def _scan_in_child(files: list[Path]) -> tuple[int, int]:
     code = 0
     try:  # the child: never returns into the caller's code
         os.close(r)
-        try:
-            out = b"\0" + _encode(scan_run(files))
-        except CairnError as exc:
-            out = b"\1" + str(exc).encode("utf-8", "surrogatepass")
         with os.fdopen(w, "wb") as fh:
-            fh.write(out)
+            first = _message(lambda: _encode(scan_run(files, codex_tools=False)))
+            if spill is not None:
+                spill.write(first)
+                spill.flush()
+                fh.write(b"\0")  # "the part is in the file"
+            else:
+                fh.write(first)
+            fh.flush()  # the parent merges it while this process reads the tool outputs
+            if tool_files is not None and first[:1] == b"\0":
+                fh.write(_message(lambda: _late_rows(tool_files)))
     except BaseException:  # noqa: BLE001 - the parent reports a child that wrote nothing
         code = 1
     finally:
         os._exit(code)
 
 
+def _spill_file() -> BinaryIO | None:
+    """A temporary file (deleted on close) for a child's part, or None if none can be made (then the pipe)."""
+    try:
+        return tempfile.TemporaryFile()
+    except OSError:
+        return None
+
+
 def _collect(pid: int, fd: int) -> Part:
     with os.fdopen(fd, "rb") as fh:
-        data = fh.read()
+        data = _read_message(fh)
     os.waitpid(pid, 0)
-    if data[:1] == b"\1":
-        raise CairnError(data[1:].decode("utf-8", "surrogatepass"))
-    if data[:1] != b"\0":
-        raise CairnError("a transcript-scanning process failed (set CAIRN_XRAY_WORKERS=1 to scan in one)")
-    return _decode(data[1:])
+    return _decode(data)
+
+
+class _LateTools:
+    """The Codex tool outputs a forked process reads while this one merges and analyzes: called,
+    (their ToolResults, the lines they found bad), read once. Dropped unread (an error before the
+    report), the process is stopped and reaped."""
+
+    def __init__(self, pid: int, fh: BinaryIO) -> None:
+        self._pid: int | None = pid
+        self._fh = fh
+        self._got: tuple[list[ToolResult], int] | None = None
+
+    def __call__(self) -> tuple[list[ToolResult], int]:
+        if self._got is None:
+            if self._pid is None:
+                raise CairnError("a transcript-scanning process failed (set CAIRN_XRAY_WORKERS=1 to scan in one)")
+            try:
+                rows, bad = marshal.loads(_read_message(self._fh))
+            finally:
+                self._reap()
+            self._got = (list(starmap(ToolResult, rows)), bad)  # the parent waits here: no Python loop
+        return self._got
+
+    def _reap(self, stop: bool = False) -> None:
+        if self._pid is None:
+            return
+        pid, self._pid = self._pid, None
+        if stop:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        self._fh.close()
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+    def __del__(self) -> None:
+        try:
+            self._reap(stop=True)
+        except Exception:  # noqa: BLE001 - at interpreter exit there is nothing left to tell
+            pass
 
 
 def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
-    """Scan `files` (sorted) into `ds`; returns (Claude entries before dedup, deduplicated Codex/Gemini entries)."""
+    """Scan `files` (sorted) into `ds`; returns (Claude entries before dedup, deduplicated Codex/Gemini entries).
+
+    On several processes, the last one reads every Codex tool output after its part of the usage,
+    while this process merges and goes on: `ds.late` gives them (Dataset.complete)."""
     n = workers()
     sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
         part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
-    else:
-        runs = _runs(files, sizes, n)
-        children = [_scan_in_child(run) for run in runs[1:]]
-        try:
-            parts = [scan_run(runs[0])]  # this process takes the first run
-        finally:  # collected even when this run fails, so no child is left behind
-            results = []
-            error: CairnError | None = None
-            for pid, fd in children:
-                try:
+    # Codex rollouts are named so (agent_of opens no file for them); the process reading their tool
+    # outputs late finds them among all files with agent_of. No such name (Claude Code, Gemini CLI,
+    # or a Codex rollout named otherwise): the runs say which files are Codex's and this process reads
+    # their tool outputs after the merge.
+    late = any(f.name.startswith("rollout-") for f in files)
+    runs = _runs(files, sizes, n, LATE_SHARE if late else 1.0)
+    late = late and len(runs) > 1
+    spill = _spill_file() if late else None
+    children = [_scan_in_child(run, *((files, spill) if late and k == len(runs) - 1 else (None, None)))
+                for k, run in enumerate(runs[1:], 1)]
+    late_tools: _LateTools | None = None
+    try:
+        parts = [scan_run(runs[0], codex_tools=False)]  # this process takes the first run
+    finally:  # collected even when this run fails, so no child is left behind
+        results = []
+        error: CairnError | None = None
+        for k, (pid, fd) in enumerate(children, 1):
+            try:
+                if late and k == len(runs) - 1:
+                    fh = os.fdopen(fd, "rb")
+                    late_tools = _LateTools(pid, fh)  # reaped even if its first message fails
+                    if spill is not None:
+                        if fh.read(1) != b"\0":
+                            _read_message(io.BytesIO())  # the process failed: its error
+                        spill.seek(0)
+                    results.append(_decode(_read_message(spill or fh)))
+                else:
                     results.append(_collect(pid, fd))
-                except CairnError as exc:
-                    error = error or exc
-        if error is not None:
-            raise error
-        parts += results
+            except CairnError as exc:
+                error = error or exc
+        if spill is not None:
+            spill.close()
+    if error is not None:
+        raise error
+    parts += results
     claude: list[Turn] = []
     other: list[Turn] = []
     seen: set[tuple] = set()
-    for part, c, o, keys, tool_keys in parts:
+    for part, c, o, keys, _ in parts:
         claude.extend(c)
         for turn, key in zip(o, keys, strict=True):
             if (turn.agent, key) not in seen:
                 seen.add((turn.agent, key))
                 other.append(turn)
-        copies = set()  # Codex tool outputs already counted from an earlier run
-        for at, key in tool_keys:
-            if key in seen:
-                copies.add(at)
-            seen.add(key)
-        if copies:
-            part.tool_results = [r for i, r in enumerate(part.tool_results) if i not in copies]
         _merge_side_facts(ds, part)
+    if late:
+        ds.late = late_tools
+    else:
+        _codex_tools([Path(p) for *_, codex in parts for p in codex], ds)
     return claude, other
 
 

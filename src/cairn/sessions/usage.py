@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -280,6 +280,18 @@ class Dataset:
     files: int = 0
     bad_lines: int = 0
     roots: list[str] = field(default_factory=list)
+    # Codex tool outputs still being read by another process (scan_pool.py): a call gives
+    # (their ToolResults, the lines they found bad); complete() waits for them and adds them
+    late: Callable[[], tuple[list[ToolResult], int]] | None = field(default=None, repr=False, compare=False)
+
+    def complete(self) -> Dataset:
+        """Add the tool outputs another process is still reading, if any (waiting for them); self."""
+        if self.late is not None:
+            fetch, self.late = self.late, None
+            results, bad = fetch()
+            self.tool_results.extend(results)
+            self.bad_lines += bad
+        return self
 
 
 def _content_chars(content: object) -> int:
@@ -369,10 +381,13 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
     ds.session_dir.setdefault(sid, project_dir_for(path))
 
 
-def load_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> Dataset:
+def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_tools: bool = False) -> Dataset:
     """Scan transcript files/folders (default: the agents' own folders) into a deduplicated Dataset.
 
     Missing paths and folders without transcripts are a CairnError with a one-line reason.
+    `late_tools=True` may return before the Codex tool outputs are read (another process reads
+    them meanwhile, see scan_pool.py): `Dataset.complete()` then adds them (the X-ray's tools
+    section does so, near the end of its analysis).
     """
     roots: list[str] = [str(p) for p in paths] if paths else []
     for p in roots:
@@ -387,7 +402,7 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> Datase
 
     raw_turns, other = scan_all(files, ds)  # on every core for large sets; same result as one pass
     ds.turns = dedup(raw_turns) + other  # Codex and Gemini entries are deduplicated as read
-    return ds
+    return ds if late_tools else ds.complete()
 
 
 def select(ds: Dataset, *, days: int | None = None, sessions: set[str] | None = None,
@@ -400,6 +415,16 @@ def select(ds: Dataset, *, days: int | None = None, sessions: set[str] | None = 
 
     out = Dataset(session_cwd=ds.session_cwd, session_dir=ds.session_dir, files=ds.files,
                   bad_lines=ds.bad_lines, roots=ds.roots)
+    if ds.late is not None:  # the tool outputs still being read: selected when they come
+        fetch = ds.late
+        if cutoff is None and sessions is None:
+            out.late = fetch
+        else:
+            def late() -> tuple[list[ToolResult], int]:
+                results, bad = fetch()
+                return [r for r in results if keep(r.session_id, r.ts)], bad
+
+            out.late = late
     if cutoff is None and sessions is None:  # nothing to filter: every item kept, without a call per item
         out.turns, out.tool_results, out.compactions = list(ds.turns), list(ds.tool_results), list(ds.compactions)
         return out

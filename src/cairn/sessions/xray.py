@@ -353,7 +353,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "unpriced_models": [{"model": m, "turns": n, "tokens": tok} for m, (n, tok) in sorted(unpriced.items())],
         "prices": prices.describe(),
         "included": {"files": ds.files, "roots": ds.roots, "filters": filters or {},
-                     "skipped_lines": ds.bad_lines,
+                     "skipped_lines": ds.complete().bad_lines,
                      "first_activity": min((s["first_activity"] for s in sessions), default=None),
                      "last_activity": max((s["last_activity"] for s in sessions), default=None)},
         "curves": curve_points,
@@ -383,6 +383,7 @@ def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
 
 
 def _tool_report(ds: Dataset) -> dict[str, Any]:
+    ds.complete()  # the first to need the Codex tool outputs another process may still be reading
     calls: dict[str, int] = defaultdict(int)
     chars: dict[str, int] = defaultdict(int)
     for r in ds.tool_results:
