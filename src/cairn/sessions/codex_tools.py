@@ -92,7 +92,9 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
                 ds.bad_lines += 1
             continue
         try:
-            payload = rec["payload"] if rec["type"] == "response_item" else None
+            if rec["type"] != "response_item":
+                continue
+            payload = rec["payload"]
             kind = payload["type"]
         except (KeyError, TypeError, IndexError):  # not a dict, no such key, a list...
             continue
@@ -131,5 +133,5 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
                 continue
             cid = payload.get("call_id")
             if type(cid) is str:
-                name = payload.get("name")
-                names[cid] = name if type(name) is str and name else call_name(payload)
+                given = payload.get("name")
+                names[cid] = given if type(given) is str and given else call_name(payload)
