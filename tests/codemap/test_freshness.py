@@ -53,6 +53,16 @@ def _journaled(project, path: str) -> bool:
     return path.encode() in Path(journal).read_bytes().split(b"\0")
 
 
+def _settled(project) -> bool:
+    """Fresh, or fresh after one more run that walks nothing and changes nothing: a write can reach
+    the journal as two events, the second after the run that read the first (seen on a loaded machine)."""
+    if _fresh(project):
+        return True
+    late = index_project(project)
+    assert not late.walked and late.changed == 0
+    return _fresh(project)
+
+
 def _fresh(project) -> bool:
     con = open_index(project)
     try:
@@ -65,13 +75,14 @@ def test_journal_names_what_changed_and_nothing_else_is_walked(watched):
     root, project = watched
     assert index_project(project).walked  # the first run walks and records the journal offset
     again = index_project(project)
-    assert not again.walked and again.changed == 0 and _fresh(project)
+    assert not again.walked and again.changed == 0 and _settled(project)
 
     (root / "app/models.py").write_text("class User:\n    pass\n\nclass Admin(User):\n    pass\n")
     _until(lambda: _journaled(project, "app/models.py"))
     assert not _fresh(project)
     s = index_project(project)
-    assert not s.walked and s.changed == 1 and _fresh(project)
+    assert not s.walked and s.changed == 1
+    _until(lambda: _settled(project))
     con = open_index(project)
     try:
         assert con.execute("SELECT COUNT(*) FROM symbols WHERE name = 'Admin'").fetchone()[0] == 1
@@ -98,6 +109,9 @@ def test_ignored_new_files_stay_out_and_a_rule_change_walks(watched):
     (root / ".gitignore").write_text("gen/\n")
     _until(lambda: _journaled(project, ".gitignore"))
     assert index_project(project).walked  # the rules changed: one walk
+    # The write may reach the journal as two events, the second after that walk took its offset
+    # (seen on a loaded machine): it walks once more, then the journal is quiet.
+    _until(lambda: not index_project(project).walked)
     (root / "gen").mkdir()
     (root / "gen/gen.py").write_text("def generated():\n    pass\n")
     _until(lambda: _journaled(project, "gen/gen.py"))
