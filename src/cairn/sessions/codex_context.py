@@ -20,7 +20,7 @@ import json
 import os
 import re
 
-from cairn.sessions.context import MAX_PROMPTS, SessionContext, prompt_text
+from cairn.sessions.context import SHELL_WORD, SessionContext, prompt_text
 
 SHELL_TOOLS = frozenset({"shell", "exec_command", "local_shell", "container.exec", "shell_command"})
 READ_TOOLS = frozenset({"read_file", "view_file"})
@@ -28,8 +28,8 @@ READ_TOOLS = frozenset({"read_file", "view_file"})
 READERS = frozenset({"cat", "sed", "nl", "head", "tail", "less", "more", "bat", "batcat", "awk", "view", "wc"})
 _PATCH = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _SEGMENT = re.compile(r"&&|\|\||[;|\n]")
-_SHELL_WORD = re.compile(r"[\w./@~+-]+")
-_FILE_WORD = re.compile(r"^(?:[\w.@~+-]{1,40}/)*[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_FILE_WORD = re.compile(  # as context.py's, but a bare `README.md` too: Codex reads with `cat`
+    r"^(?:[\w.@~+-]{1,40}/)*[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
 
 def is_codex(rec: dict) -> bool:
@@ -50,8 +50,7 @@ def apply_codex_record(ctx: SessionContext, rec: dict, when: float) -> None:
         if ptype == "user_message" and isinstance(payload.get("message"), str):
             text = prompt_text(payload["message"])
             if text:
-                ctx.prompts = (ctx.prompts + [text[:4000]])[-MAX_PROMPTS:]
-                ctx.steps += 1
+                ctx.add_prompt(text)
         return
     if ptype == "custom_tool_call" and payload.get("name") == "apply_patch":
         _patched(ctx, payload.get("input"), ctx.cwd, when)
@@ -129,7 +128,7 @@ def shell_files(command: str) -> list[tuple[str, str]]:
     (`sed -n '1,80p' a.py`, `cat`, `nl -ba`), "named" after any other."""
     out = []
     for segment in _SEGMENT.split(command[:4000])[:20]:
-        words = _SHELL_WORD.findall(segment)
+        words = SHELL_WORD.findall(segment)
         if not words:
             continue
         how = "read" if os.path.basename(words[0]) in READERS else "named"

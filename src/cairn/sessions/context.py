@@ -2,7 +2,8 @@
 
 One reader for every front end (the UserPromptSubmit hook, `cairn search --transcript`, the MCP
 `context` tool), so they can never disagree about what a session has seen (a Codex CLI rollout and
-a Gemini CLI chat in JSON lines are read too: codex_context.py, gemini_context.py). From a Claude Code JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
+a Gemini CLI chat in JSON lines are read too: codex_context.py, gemini_context.py). From a Claude
+Code JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
 a Grep/Glob/Bash call), when (the prompt it followed, a global order, the record's time) and how
 often; and the last few prompts the person typed. Paths stay as the agent wrote them (absolute,
 usually); the search side maps them onto the index.
@@ -27,6 +28,7 @@ READ_TOOLS = frozenset({"Read", "NotebookRead"})
 WEAK_TOOLS = frozenset({"Grep", "Glob", "LS", "Bash"})
 STRENGTH = {"named": 0, "read": 1, "edited": 2, "created": 2}
 MAX_PROMPTS = 8  # earlier prompts kept (newest last)
+PROMPT_CHARS = 4000  # of each
 MAX_FILES = 400  # files kept, the most recently touched
 MAX_CATCHUP = 8 * 1024 * 1024  # bytes read in one go; an older backlog is skipped to its tail
 CACHE_VERSION = 1
@@ -35,12 +37,12 @@ _WRAPPERS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout|local-command-stderr"
     r"|command-message|command-name|command-args|task-notification|bash-input|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
     re.S)
+_CODEX_WANTED = (b'"user_message"', b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"',
+                 b'"session_meta"', b'"turn_context"')  # the records of a Codex rollout worth parsing
 # Words of a shell command that name a file (`src/a.py`): short segments, the last with an extension.
 # Long random runs (keys with a `/` in them) fail the shape; the few that pass are redacted before
 # the context is cached (see _redact_new).
-_CODEX_WANTED = (b'"user_message"', b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"',
-                 b'"session_meta"', b'"turn_context"')  # the records of a Codex rollout worth parsing
-_SHELL_WORD = re.compile(r"[\w./@~+-]+")
+SHELL_WORD = re.compile(r"[\w./@~+-]+")
 _FILE_WORD = re.compile(r"^(?:[\w.@~+-]{1,40}/)+[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
 
 
@@ -80,6 +82,11 @@ class SessionContext:
         """Touched paths, newest first (strong touches only before weak ones when asked)."""
         key = (lambda kv: (-STRENGTH[kv[1].how] // 2, -kv[1].order)) if strongest_first else (lambda kv: -kv[1].order)
         return [p for p, _ in sorted(self.files.items(), key=key)]
+
+    def add_prompt(self, text: str) -> None:
+        """A prompt the person typed: kept (its first PROMPT_CHARS, the last MAX_PROMPTS), one more step."""
+        self.prompts = (self.prompts + [text[:PROMPT_CHARS]])[-MAX_PROMPTS:]
+        self.steps += 1
 
     def touch(self, path: str, how: str, when: float) -> None:
         self.order += 1
@@ -166,7 +173,7 @@ def _weak_paths(name: str, params: dict) -> list[str]:
     if name == "Glob" and isinstance(params.get("pattern"), str) and "*" not in params["pattern"]:
         out.append(params["pattern"])
     if name == "Bash" and isinstance(params.get("command"), str):
-        words = _SHELL_WORD.findall(params["command"][:2000])
+        words = SHELL_WORD.findall(params["command"][:2000])
         out.extend(w for w in words[:80] if 2 < len(w) < 300 and _FILE_WORD.match(w))
     return out
 
@@ -186,8 +193,7 @@ def apply_record(ctx: SessionContext, rec: dict) -> None:
             return
         text = prompt_text(msg.get("content"))
         if text:
-            ctx.prompts = (ctx.prompts + [text[:4000]])[-MAX_PROMPTS:]
-            ctx.steps += 1
+            ctx.add_prompt(text)
         return
     if kind != "assistant" or not isinstance(msg.get("content"), list):
         return
@@ -210,7 +216,7 @@ def apply_record(ctx: SessionContext, rec: dict) -> None:
 
 def _wanted(raw: bytes) -> bool:
     """Only prompts and tool calls matter: skip tool results (file contents, megabytes) and the rest
-    before paying for json.loads (a Codex rollout's lines: codex_context.WANTED)."""
+    before paying for json.loads (a Codex rollout's lines: _CODEX_WANTED)."""
     if raw.startswith(b'{"timestamp"') and b'"payload"' in raw[:200]:
         return b'_call_output"' not in raw[:300] and any(m in raw[:300] for m in _CODEX_WANTED)
     if b'"tool_use"' in raw:

@@ -11,7 +11,7 @@ words of `run_shell_command` are read or named as for Codex (codex_context.shell
 from __future__ import annotations
 
 from cairn.sessions.codex_context import shell_files
-from cairn.sessions.context import MAX_PROMPTS, SessionContext, prompt_text
+from cairn.sessions.context import PROMPT_CHARS, SessionContext, prompt_text
 
 EDITS = {"write_file": "created", "replace": "edited", "edit": "edited"}
 READS = frozenset({"read_file", "read_many_files"})
@@ -28,12 +28,11 @@ def apply_gemini_record(ctx: SessionContext, rec: dict, when: float) -> None:
     """Fold one chat message (`is_gemini`) into `ctx`; `when` is its time (epoch seconds)."""
     if rec["type"] == "user":
         content = rec.get("content")
-        text = prompt_text(content if isinstance(content, str) else
-                           [{"type": "text", **b} for b in content if isinstance(b, dict)]
-                           if isinstance(content, list) else None)
-        if text and (not ctx.prompts or ctx.prompts[-1] != text[:4000]):  # a line written twice is one prompt
-            ctx.prompts = (ctx.prompts + [text[:4000]])[-MAX_PROMPTS:]
-            ctx.steps += 1
+        if isinstance(content, list):  # Gemini's parts, as the Claude Code text blocks prompt_text reads
+            content = [{"type": "text", **b} for b in content if isinstance(b, dict)]
+        text = prompt_text(content)
+        if text and (not ctx.prompts or ctx.prompts[-1] != text[:PROMPT_CHARS]):  # a line written twice is one prompt
+            ctx.add_prompt(text)
         return
     calls = rec.get("toolCalls")
     if not isinstance(calls, list):

@@ -66,8 +66,7 @@ def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, st
                 current = ReplayCase(session_id, len(cases), text, [], _copy(ctx), list(touched))
                 cases.append(current)
             if text:
-                ctx.prompts = (ctx.prompts + [text])[-8:]
-                ctx.steps += 1
+                ctx.add_prompt(text)
             continue
         if role != "tool" or not tool or not arg:
             continue
