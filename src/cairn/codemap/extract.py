@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 
 from cairn.codemap.doc_role import document_role
+from cairn.codemap.html_text import visible_text
 from cairn.codemap.markdown import NOTE_DIR, note_search_text
 from cairn.codemap.model import ParsedFile
 from cairn.codemap.scan import looks_binary, looks_generated
@@ -75,10 +76,14 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
     from cairn.redact import redact
 
     raw_text = data.decode("utf-8", errors="replace")
+    lang = language_for_path(path, data[:8192])
+    page = raw_text if lang == "html" else ""
+    if page:  # its words, not its markup (html_text.py)
+        raw_text = visible_text(raw_text)
     text = redact(raw_text)  # the index keeps no secret: not in its text, nor in a signature
     has_secret = text != raw_text
-    rec.lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-    lang = language_for_path(path, data[:8192])
+    lines_of = page or text
+    rec.lines = lines_of.count("\n") + (0 if lines_of.endswith("\n") or not lines_of else 1)
     rec.lang = lang
     rec.kind = kind_of(lang)
     if lang in CODE_LANGUAGES and parse_error:
