@@ -51,3 +51,46 @@ def test_gemini_tool_calls_by_kind_and_a_message_written_twice(tmp_path):
     assert {p: f.how for p, f in ctx.files.items()} == {
         "/p/src/retry.ts": "edited", "/p/src/a.ts": "read", "src/backoff.ts": "read",
         "src/retry.test.ts": "named", "/p/src": "named", "/p/src/retry.test.ts": "created"}
+
+
+REAL = FIXTURE.parent.parent / "discordbot" / "chats" / "session-2026-04-23T12-52-0ab84937.jsonl"
+
+
+def test_a_real_chat_gives_what_the_user_typed_and_the_files(tmp_path):
+    """The real 2026 chat (gemini/SOURCES.md): `/init` as typed (its `displayContent`), not the
+    instructions it expanded into; the CLI's own "System: Please continue." (a displayContent with
+    no text) is no prompt; `read_file` names its file by `file_path` in this version."""
+    t = tmp_path / "session.jsonl"
+    shutil.copy(REAL, t)
+    ctx = read_session(t)
+    assert ctx.prompts == ["/init", "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"]
+    assert {p: f.how for p, f in ctx.files.items()} == {
+        "README.md": "read", "pyproject.toml": "read", "CLAUDE.md": "read", "Makefile": "read",
+        "src/discordbot/cli.py": "read", "src/discordbot/cogs/gen_reply.py": "read",
+        "src/discordbot/typings/config.py": "read", "GEMINI.md": "edited"}  # written, then replaced in
+
+
+def test_content_as_parts_with_thoughts_and_function_calls(tmp_path):
+    """The shape newer Gemini CLI versions write (seen in a public chat of 2026-06 whose repository
+    has no licence, so not copied here): a `gemini` message's `content` is parts, thought parts
+    marked `"thought": true` beside the answer and `functionCall` parts; the tool results come back
+    as a `user` message of `functionResponse` parts. Neither thoughts nor results are the user's
+    words or the model's answer."""
+    from cairn.sessions.gemini_turns import extract
+
+    answer = msg("gemini", "g1", content=[
+        {"text": "**Checking the venv** I am looking at requirements.txt.", "thought": True},
+        {"text": "Flask is not installed in the venv."},
+        {"functionCall": {"id": "read_file_1", "name": "read_file", "args": {"file_path": "requirements.txt"}}}],
+        toolCalls=calls(("read_file", {"file_path": "requirements.txt"})))
+    results = msg("user", "g1_response", content=[
+        {"functionResponse": {"id": "read_file_1", "name": "read_file", "response": {"output": "flask==3.1.3"}}}])
+    t = tmp_path / "session.jsonl"
+    t.write_text('{"sessionId":"s","projectHash":"h","startTime":"2026-06-12T04:14:14.031Z","kind":"main"}\n'
+                 + msg("user", "u1", content=[{"text": "explain the error"}]) + answer + results, encoding="utf-8")
+    ctx = read_session(t)
+    assert ctx.prompts == ["explain the error"] and ctx.files["requirements.txt"].how == "read"
+    turns = extract(json.loads(answer), 0, lambda _: None)
+    assert [(x.role, x.text) for x in turns][:2] == [("assistant", "Flask is not installed in the venv."),
+                                                    ("tool", "read_file requirements.txt")]
+    assert extract(json.loads(results), 0, lambda _: None) == []

@@ -20,6 +20,12 @@ ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 CODEX_DIR = ROOT / "codex"
 GEMINI_DIR = ROOT / "gemini"
 SMALL = "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
+# Gemini: two real chats (gemini/SOURCES.md) beside the two hand-made ones of demo-app
+REAL_JSONL = "0ab84937-9fe7-4284-986a-33c832af0b6a"  # Gemini CLI 2026-04, JSON lines, /init then an edit
+REAL_JSON = "eefc44a3-0832-4bc0-ac33-fa668f038213"  # Gemini CLI 2025-10, one JSON document, no .project_root
+REAL_JSON_DIR = "ab14fe397f91d5f283525b3178d2314aef552f761131c42172a21b7bf735e73d"  # the project's hash
+GEMINI_PROJECTS = {REAL_JSONL: "discordbot", REAL_JSON: "unknown",
+                   "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10": "demo-app", "7d2e9b14-5a3c-4f8e-b1d0-6c9a2e4f8b33": "demo-app"}
 
 
 @pytest.fixture
@@ -65,7 +71,7 @@ def test_codex_sessions_equal_ccusage_to_the_token_and_cent():
 def test_gemini_sessions_equal_ccusage_to_the_token_and_cent():
     expected = json.loads((GEMINI_DIR / "expected.ccusage-gemini-session.json").read_text())["sessions"]
     mine = {s["session_id"]: s for s in _xray([GEMINI_DIR])["sessions"]}
-    assert set(mine) == {e["sessionId"] for e in expected}
+    assert set(mine) == {e["sessionId"] for e in expected} == set(GEMINI_PROJECTS)
     for e in expected:
         s = mine[e["sessionId"]]
         assert (s["input_tokens"], s["cache_read_tokens"], s["total_tokens"]) == (
@@ -73,7 +79,14 @@ def test_gemini_sessions_equal_ccusage_to_the_token_and_cent():
         # ccusage lists thinking tokens apart from output; both are billed as output
         assert s["output_tokens"] >= e["outputTokens"]
         assert s["cost_usd"] == pytest.approx(e["totalCost"], abs=1e-6)
-        assert s["project"] == "demo-app"  # from the chat folder's .project_root
+        assert s["models"] == sorted(e["modelsUsed"])
+        # from the chat folder's .project_root; the 2025 chat's folder is only the project's hash
+        assert s["project"] == GEMINI_PROJECTS[e["sessionId"]]
+    # the real chats: 2026's written as JSON lines, each message with tools written twice (same id)
+    assert (mine[REAL_JSONL]["input_tokens"], mine[REAL_JSONL]["cache_read_tokens"],
+            mine[REAL_JSONL]["total_tokens"]) == (153635, 48951, 206879)
+    assert (mine[REAL_JSON]["input_tokens"], mine[REAL_JSON]["cache_read_tokens"],
+            mine[REAL_JSON]["total_tokens"]) == (140022, 326620, 473586)
 
 
 def test_a_session_in_two_files_counts_once(codex: Path, tmp_path: Path):
@@ -157,6 +170,7 @@ def test_codex_ingest_is_incremental_and_redacts(codex: Path, tmp_path: Path):
 
 
 def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
+    gemini = gemini / "demo-app"  # the hand-made chats
     stats = ingest_paths([gemini], auto_backup=False)
     assert stats.files == 2 and len(stats.sessions) == 2 and not stats.errors
     con = open_archive()
@@ -183,6 +197,37 @@ def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
     con = open_archive()
     assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == before + 1
     assert search(con, "zebracanary", project_ids=None)
+    con.close()
+
+
+def test_real_gemini_chats_in_the_archive(gemini: Path):
+    """The two real chats: what the user typed (`/init`, not the instructions it expanded into; the
+    CLI's own "System: Please continue." is no user turn), each tool call once although its message
+    was written twice, project from .project_root, and none for the 2025 chat in a hash-named folder."""
+    stats = ingest_paths([gemini / "discordbot", gemini / REAL_JSON_DIR], auto_backup=False)
+    assert stats.files == 2 and stats.sessions == {REAL_JSONL, REAL_JSON} and not stats.errors and not stats.bad_lines
+    con = open_archive()
+    info, turns = session_detail(con, REAL_JSONL)
+    assert (info["agent"], info["cwd"], info["project_name"]) == ("gemini", "/home/wei/repo/discordbot", "discordbot")
+    assert info["title"] == "/init"
+    assert [t["text"] for t in turns if t["role"] == "user"] == [
+        "/init", "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"]
+    tools = [t["tool"] for t in turns if t["role"] == "tool"]
+    assert {name: tools.count(name) for name in tools} == {"update_topic": 3, "read_file": 7, "write_file": 1,
+                                                           "replace": 1}
+    assert "read_file src/discordbot/cogs/gen_reply.py" in [t["text"] for t in turns]  # `file_path`, newer versions
+    assert sum(t["role"] == "tool_result" for t in turns) == 12
+    assert [t["role"] for t in turns].count("assistant") == 2  # two messages with text, each written twice
+    assert not any("Analyzing" in (t["text"] or "") for t in turns)  # thoughts are not archived
+    from cairn.sessions.archive_search import session_digest
+
+    digest = session_digest(REAL_JSONL, con)
+    assert digest["files_changed"] == ["GEMINI.md"] and len(digest["files_read"]) == 7
+    info, turns = session_detail(con, REAL_JSON)
+    assert info["project_id"] is None and info["cwd"] is None
+    assert [t["role"] for t in turns] == ["user"] + ["assistant"] * 18
+    assert turns[0]["text"] == "請幫我檢查一下所有代碼是否足夠簡潔 而不是一堆冗餘代碼"
+    assert search(con, "unwrap_or_default", project_ids=None)
     con.close()
 
 
@@ -221,10 +266,15 @@ def test_scanning_on_several_processes_gives_the_same_dataset(monkeypatch):
 def test_gemini_tool_output_enters_the_xray():
     """Each counted message's tool calls: the functionResponse texts the model read back, once per
     message (the .jsonl chat writes its write_file message twice; that call returned no text)."""
-    tools = _xray([GEMINI_DIR])["tools"]
+    tools = _xray([GEMINI_DIR / "tmp" / "demo-app"])["tools"]
     assert {r["tool"]: (r["calls"], r["chars"]) for r in tools["rows"]} == {
         "read_file": (1, 167), "replace": (1, 50), "run_shell_command": (1, 57), "write_file": (1, 0)}
     assert tools["est_tokens"] == int((167 + 50 + 57) / 4) and "Gemini CLI" in tools["method"]
+    # the real 2026 chat (its messages with tools written twice, counted once): summed by hand with
+    # a json one-liner over the last line of each message id
+    real = _xray([GEMINI_DIR / "tmp" / "discordbot"])["tools"]
+    assert {r["tool"]: (r["calls"], r["chars"]) for r in real["rows"]} == {
+        "read_file": (7, 81891), "write_file": (1, 2492), "replace": (1, 475), "update_topic": (3, 447)}
 
 
 # Codex tool output, by hand from the fixture: each function_call_output / custom_tool_call_output's

@@ -1,7 +1,10 @@
 """Fold a Gemini CLI chat (its JSON-lines form) into the session context, as context.py does for Claude Code.
 
 A chat line is a message (sessions/gemini_turns.py describes the format): `user` with `content`
-(the words typed), `gemini` with `toolCalls` (`name`, `args`). A message can be written again when
+(the words typed; when the CLI expanded them, e.g. `/init` into its long instructions, or wrote a
+message itself, e.g. "System: Please continue." after a tool, `displayContent` holds what the user
+saw: its text parts are the words typed, none means the user typed nothing), `gemini` with
+`toolCalls` (`name`, `args`). A message can be written again when
 its tokens arrive (same `id`); a tool call is then counted once more, which only adds to its count.
 What counts: `write_file` creates, `replace` edits, `read_file` / `read_many_files` read, the file
 words of `run_shell_command` are read or named as for Codex (codex_context.shell_files), `glob`,
@@ -24,10 +27,20 @@ def is_gemini(rec: dict) -> bool:
     return rec.get("type") in ("user", "gemini") and "message" not in rec and "content" in rec
 
 
+def typed_content(rec: dict) -> object:
+    """What the user typed in a `user` message: its `displayContent` when the CLI wrote one (the
+    `/init` typed, not the instructions it expanded into; no text parts when the CLI wrote the
+    message itself), else its `content`."""
+    shown = rec.get("displayContent")
+    if isinstance(shown, list):
+        return [p for p in shown if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return shown if isinstance(shown, str) else rec.get("content")
+
+
 def apply_gemini_record(ctx: SessionContext, rec: dict, when: float) -> None:
     """Fold one chat message (`is_gemini`) into `ctx`; `when` is its time (epoch seconds)."""
     if rec["type"] == "user":
-        content = rec.get("content")
+        content = typed_content(rec)
         if isinstance(content, list):  # Gemini's parts, as the Claude Code text blocks prompt_text reads
             content = [{"type": "text", **b} for b in content if isinstance(b, dict)]
         text = prompt_text(content)

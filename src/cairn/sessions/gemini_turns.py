@@ -4,9 +4,12 @@ Gemini CLI keeps one chat per file: either one JSON document (`sessionId`, `proj
 `startTime`, `lastUpdated`, `messages`), rewritten whole as the chat grows, or, in newer
 versions, JSON lines: a header with the same fields, then one line per message (a message can be
 written again when its tokens arrive: same `id`, the later line wins) and `{"$set": ...}`
-patches. Messages are `user`, `gemini` (text, `toolCalls` with their results, `thoughts`,
-`tokens`, `model`), `error`, `info`, `warning`. Archived: what the user typed, what the model
-said, each tool call with its main argument, the head of each result, errors. Thoughts are not.
+patches. Messages are `user` (`content`; `displayContent` when what the user typed differs from
+what the model got: gemini_context.typed_content), `gemini` (text, `toolCalls` with their results,
+`thoughts`, `tokens`, `model`; newer versions write `content` as parts, thought parts marked
+`"thought": true` and `functionCall` parts beside the text), `error`, `info`, `warning`. Archived:
+what the user typed, what the model said, each tool call with its main argument, the head of each
+result, errors. Thoughts are not.
 The chat names no folder, only the SHA-256 of the project root; newer versions write that root
 in `<project folder>/.project_root`, which is how a chat finds its project here. All text is
 redacted here.
@@ -19,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from cairn.sessions.codex_turns import main_argument as _json_argument
+from cairn.sessions.gemini_context import typed_content
 from cairn.sessions.turns import (
     ARG_MAX,
     RESULT_HEAD,
@@ -29,10 +33,10 @@ from cairn.sessions.turns import (
     redacted_head,
 )
 
-MAIN_ARG = {"run_shell_command": "command", "read_file": "absolute_path", "write_file": "file_path",
-            "replace": "file_path", "list_directory": "path", "glob": "pattern",
-            "search_file_content": "pattern", "google_web_search": "query", "web_fetch": "prompt",
-            "read_many_files": "paths", "save_memory": "fact"}
+MAIN_ARG = {"run_shell_command": ("command",), "read_file": ("file_path", "absolute_path"),
+            "write_file": ("file_path",), "replace": ("file_path",), "list_directory": ("path",),
+            "glob": ("pattern",), "search_file_content": ("pattern",), "google_web_search": ("query",),
+            "web_fetch": ("prompt",), "read_many_files": ("paths",), "save_memory": ("fact",)}
 FILE_TOOLS = frozenset({"read_file", "write_file", "replace"})
 
 
@@ -41,10 +45,12 @@ def _str(value: object) -> str | None:
 
 
 def _text(content: object) -> str:
+    """The text of a message's content: a string, or its text parts (thought parts left out)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+        return "\n".join(p["text"] for p in content
+                         if isinstance(p, dict) and isinstance(p.get("text"), str) and p.get("thought") is not True)
     return ""
 
 
@@ -71,7 +77,7 @@ def project_root(path: Path) -> str | None:
 
 def main_argument(name: str, args: object) -> str:
     if isinstance(args, dict):
-        value = args.get(MAIN_ARG.get(name, ""))
+        value = next((args[k] for k in MAIN_ARG.get(name, ()) if args.get(k)), None)
         if isinstance(value, list):
             return " ".join(str(v) for v in value)
         if isinstance(value, str):
@@ -123,7 +129,7 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
         return []
     uuid = str(record.get("id") or f"@{offset}")
     ts = _str(record.get("timestamp"))
-    text = clean_text(_text(record.get("content")))
+    text = clean_text(_text(typed_content(record) if kind == "user" else record.get("content")))
     role = {"user": "user", "gemini": "assistant", "error": "error"}[kind]
     turns = [Turn(uuid, 0, role, ts, redacted_head(text, TEXT_MAX))] if text else []
     calls = record.get("toolCalls")
