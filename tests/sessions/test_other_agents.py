@@ -231,6 +231,24 @@ def test_real_gemini_chats_in_the_archive(gemini: Path):
     con.close()
 
 
+def test_an_older_gemini_chat_finds_its_project_by_hash(gemini: Path, tmp_path: Path):
+    """The 2025 chat's folder is named only by the SHA-256 of its project root (no .project_root);
+    once the archive knows that folder from another session (here a Claude Code one), the chat is
+    attributed to it. The hash is the real one: sha256("/home/wei/repo/VibeCodingTracker")."""
+    root = "/home/wei/repo/VibeCodingTracker"
+    claude = tmp_path / "claude" / "s.jsonl"
+    claude.parent.mkdir()
+    claude.write_text(json.dumps({"type": "user", "cwd": root, "sessionId": "c1", "uuid": "u1",
+                                  "timestamp": "2025-10-05T07:00:00.000Z",
+                                  "message": {"role": "user", "content": "hello"}}) + "\n", encoding="utf-8")
+    assert ingest_file(claude).turns == 1
+    ingest_paths([gemini / REAL_JSON_DIR], auto_backup=False)
+    con = open_archive()
+    info, _ = session_detail(con, REAL_JSON)
+    assert (info["cwd"], info["project_name"]) == (root, "VibeCodingTracker")
+    con.close()
+
+
 def test_xray_breaks_cost_down_by_agent():
     r = _xray([CODEX_DIR, GEMINI_DIR, ROOT / "claude-code" / "short.jsonl"])
     agents = {row["agent"]: row for row in r["by_agent"]}

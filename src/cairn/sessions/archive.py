@@ -172,6 +172,11 @@ def _advance(con: sqlite3.Connection, file_id: int, offset: int, size: int, inod
                 (offset, size, inode, _now(), file_id))
 
 
+def _known_cwds(con: sqlite3.Connection) -> list[str]:
+    """Every working folder the archive knows (where an older Gemini chat, named by hash, may have run)."""
+    return [r[0] for r in con.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
+
+
 def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], added: int, title: str | None,
                     reader: Reader, cwd_hint: str | None = None) -> None:
     """Create or extend a session row: first cwd/branch/project win, times widen, turns add up."""
@@ -350,7 +355,7 @@ class _Flusher:
             kept.append(record)
         end = batch[-1][0]
         added = _write_batch(con, self.file_id, sid, start, end, kept, turns, self.st.st_size, self.st.st_ino,
-                             reader, reader.cwd_hint(path))
+                             reader, reader.cwd_hint(path, lambda: _known_cwds(con)))
         if added is None:
             return None  # another process is ingesting this file: leave it to it
         stats.turns += added

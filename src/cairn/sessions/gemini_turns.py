@@ -11,14 +11,17 @@ what the model got: gemini_context.typed_content), `gemini` (text, `toolCalls` w
 what the user typed, what the model said, each tool call with its main argument, the head of each
 result, errors. Thoughts are not.
 The chat names no folder, only the SHA-256 of the project root; newer versions write that root
-in `<project folder>/.project_root`, which is how a chat finds its project here. All text is
-redacted here.
+in `<project folder>/.project_root`, which is how a chat finds its project here; older ones name
+the folder by that hash alone, which finds the root among folders known from other sessions
+(`root_for_hash`). All text is redacted here.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from cairn.sessions.codex_turns import main_argument as _json_argument
@@ -73,6 +76,20 @@ def project_root(path: Path) -> str | None:
     except (OSError, UnicodeError):
         return None
     return text or None
+
+
+_HASH = re.compile(r"[0-9a-f]{64}")
+
+
+def project_hash(path: Path) -> str | None:
+    """The project hash an older chat's folder is named by (`tmp/<sha256 of the root>/chats/`)."""
+    name = Path(path).parent.parent.name
+    return name if _HASH.fullmatch(name) else None
+
+
+def root_for_hash(digest: str, roots: Iterable[str]) -> str | None:
+    """The folder among `roots` whose SHA-256 is `digest` (how Gemini CLI hashes a project root)."""
+    return next((r for r in roots if hashlib.sha256(r.encode("utf-8")).hexdigest() == digest), None)
 
 
 def main_argument(name: str, args: object) -> str:

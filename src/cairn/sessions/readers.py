@@ -9,7 +9,7 @@ only the new ones).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,9 +41,14 @@ class Reader:
         found = _UUID.findall(path.stem)
         return found[-1] if found else path.stem
 
-    def cwd_hint(self, path: Path) -> str | None:
-        """A working folder known from outside the records (Gemini's `.project_root`)."""
-        return gemini_turns.project_root(path) if self.agent == GEMINI else None
+    def cwd_hint(self, path: Path, known_roots: Callable[[], Iterable[str]] | None = None) -> str | None:
+        """A working folder known from outside the records: Gemini's `.project_root`, else the folder
+        among `known_roots()` (e.g. other sessions' folders) whose hash names the chat's folder."""
+        if self.agent != GEMINI:
+            return None
+        digest = gemini_turns.project_hash(path)
+        return gemini_turns.project_root(path) or (
+            gemini_turns.root_for_hash(digest, known_roots()) if digest and known_roots else None)
 
 
 def _claude_conversation(record: dict) -> bool:
