@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.codemap.doc_role import is_changelog
-from cairn.search import roles
+from cairn.search import fts_ahead, roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.graph_walk import personalized_pagerank
 from cairn.search.index_cache import Pinned, for_index
@@ -26,7 +26,7 @@ from cairn.search.paths import path_channel
 from cairn.search.query import KEY_IDENT, Query, analyze
 from cairn.search.semantic import explain as semantic_explain
 from cairn.search.semantic import semantic_channel
-from cairn.search.text import file_text_channel
+from cairn.search.text import ask_ahead, file_text_channel
 from cairn.search.tooling import tooling_files
 from cairn.util.fuse import RRF_K, ranked, rrf
 
@@ -126,18 +126,22 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
         kind = "all"
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
     q = analyze(con, words, terms)
-    sig = build_signals(con, root, text, q, session, use_history=use_history)
-    file_scores, file_terms = file_text_channel(con, q.main)
-    name_scores, name_reasons = name_channel(con, q.name_keys)
-    defined = definitions(con, q.symbols)
-    exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    ahead = ask_ahead(con, q.main, q.expansion)  # the text channel's common terms, beside the channels below
+    try:
+        sig = build_signals(con, root, text, q, session, use_history=use_history)
+        name_scores, name_reasons = name_channel(con, q.name_keys)
+        defined = definitions(con, q.symbols)
+        path_scores = path_channel(con, q.main)
+        nodes = kn.node_file_ids(con)
+        tool_scores, tool_why = tooling_files(con, words) if W_TOOLING else ({}, {})
+        named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
+        file_scores, file_terms = file_text_channel(con, q.main)
+        exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    finally:
+        fts_ahead.finish(ahead)
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
-    path_scores = path_channel(con, q.main)
-    nodes = kn.node_file_ids(con)
     log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
-    tool_scores, tool_why = tooling_files(con, words) if W_TOOLING else ({}, {})
-    named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
     if IN_PLAY_FULL_WEIGHT:
         named |= {f for f, how in sig.touched.items() if how != "named"}
     weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor, named)
