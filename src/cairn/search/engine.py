@@ -335,9 +335,12 @@ def _prose_share(con: sqlite3.Connection) -> float:
 
 
 def _count_prose_share(con: sqlite3.Connection) -> float:
+    from cairn.codemap.file_facts import kind_counts
+
     counts = {roles.SOURCE: 0, roles.PROSE: 0}
-    for kind, lang, n in con.execute("SELECT kind, lang, COUNT(*) FROM files WHERE lang IS NOT NULL "
-                                     "AND lang != 'html' GROUP BY kind, lang"):
+    for kind, lang, n in kind_counts(con):  # kept in meta per version of the file list
+        if lang is None or lang == "html":
+            continue
         r = roles.role("", kind, lang)
         if r in counts:
             counts[r] += n
