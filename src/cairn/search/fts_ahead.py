@@ -93,8 +93,8 @@ def _run(job: Job, ident: tuple, cache: IndexCache, fetch: Callable[..., object]
     con = None
     try:
         con = helper_connection(ident)
-        for key in list(job.todo):
-            text = job.todo.pop(key, None)
+        for key in sorted(job.todo, key=lambda k: -(cache.df.get(job.todo.get(k) or "") or 0)):
+            text = job.todo.pop(key, None)  # the commonest first: the request takes the others in its order
             if text is None:  # the request took it
                 continue
             try:
