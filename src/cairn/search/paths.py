@@ -276,6 +276,14 @@ def _match(word: str, path: str, known: dict[str, bool] | None = None) -> tuple[
     return None
 
 
+def prepare(con: sqlite3.Connection) -> None:
+    """Build this file list's lists now (a long-lived process with time to spare: the MCP server's
+    warm-up), so that none of its later requests pays for them."""
+    every: _PathBlob = for_index(con).value("path_blob", _PathBlob, file_list_only=True)
+    if every.lists is None:
+        every.lists = _PathLists(con)
+
+
 def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]:
     """file id -> how well the request's words name the file (its name first, then its folder)."""
     words: dict[str, float] = {}
