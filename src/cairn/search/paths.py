@@ -176,23 +176,17 @@ class _PathLists:
     of paths), so a word costs a few C-speed `str.find` calls over the smaller strings."""
 
     def __init__(self, con: sqlite3.Connection) -> None:
-        rows = con.execute("SELECT id, path FROM files ORDER BY id").fetchall()
+        cur = con.cursor()
+        cur.row_factory = None  # plain tuples: 102k sqlite3.Row objects cost ~90 ms more at 100k files
+        rows = cur.execute("SELECT id, path FROM files ORDER BY id").fetchall()
         self.ids: list[int] = [r[0] for r in rows]
         self.paths: list[str] = [r[1] for r in rows]
-        folders: dict[str, list[int]] = {}
-        names: dict[str, list[int]] = {}
+        folders: dict[str, list[int]] = defaultdict(list)
+        names: dict[str, list[int]] = defaultdict(list)
         for i, path in enumerate(self.paths):
             folder, _, name = path.rpartition("/")
-            at = folders.get(folder)
-            if at is None:
-                folders[folder] = [i]
-            else:
-                at.append(i)
-            at = names.get(name)
-            if at is None:
-                names[name] = [i]
-            else:
-                at.append(i)
+            folders[folder].append(i)
+            names[name].append(i)
         self.folders = _Strings(folders)
         self.names = _Strings(names)
         self.rows: dict[int, tuple[int, str, str]] = {}
