@@ -77,10 +77,10 @@ def fresh(con: sqlite3.Connection, cache: IndexCache, key: tuple, text: str, car
     rows hold it; remembered for this index state (and, `carrying`, kept to rescore after an
     edit). None when FTS5 refuses the query."""
     table, columns, expr, limit = key
-    sql = (f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
-           f"ORDER BY bm25({table}, {columns}) LIMIT ?")
+    sql = (f"SELECT rowid, bm25({table}, {columns}) AS b FROM {table} WHERE {table} MATCH ? "
+           "ORDER BY b LIMIT ?")  # one bm25() a row: `-bm25(...)` beside `ORDER BY bm25(...)` computed it twice
     try:
-        ext = [(r[0], r[1]) for r in con.execute(sql, (expr, limit + MARGIN if carrying else limit))]
+        ext = [(r[0], -r[1]) for r in con.execute(sql, (expr, limit + MARGIN if carrying else limit))]
         rows = ext[:limit]
         hits = len(rows) if len(rows) < limit else len(ext) if len(ext) < limit + MARGIN and carrying else \
             cache.df.get(text) if table == "files_fts" else None
