@@ -370,6 +370,7 @@ def test_prewarm_search_leaves_the_per_index_facts_built(repo):
         finally:
             con.close()
         assert {"path_blob", "prose_share"} <= built
+        assert cache.stable["path_blob"].lists is not None  # the path channel's lists, ready for any word
     finally:
         index_cache.clear()
 

@@ -338,6 +338,10 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         from cairn.codemap.graph import rank_pass
 
         rank_pass(con)
+    if stats.changed or stats.deleted or full:  # the file list may have moved: its counts follow (file_facts.py)
+        from cairn.codemap.file_facts import save_kind_counts
+
+        save_kind_counts(con)
     stamp = history_stamp(root)
     if result.git and cfg.history and (stamp is None or stamp != get_meta(con, "history_stamp")):
         from cairn.codemap.history import update_history

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.codemap.doc_role import is_changelog
-from cairn.search import roles
+from cairn.search import fts_ahead, roles
 from cairn.search.chunks import chunk_channel
 from cairn.search.graph_walk import personalized_pagerank
 from cairn.search.index_cache import Pinned, for_index
@@ -26,7 +26,7 @@ from cairn.search.paths import path_channel
 from cairn.search.query import KEY_IDENT, Query, analyze
 from cairn.search.semantic import explain as semantic_explain
 from cairn.search.semantic import semantic_channel
-from cairn.search.text import file_text_channel
+from cairn.search.text import ask_ahead, file_text_channel
 from cairn.search.tooling import tooling_files
 from cairn.util.fuse import RRF_K, ranked, rrf
 
@@ -126,23 +126,33 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
         kind = "all"
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
     q = analyze(con, words, terms)
-    sig = build_signals(con, root, text, q, session, use_history=use_history)
-    file_scores, file_terms = file_text_channel(con, q.main)
-    name_scores, name_reasons = name_channel(con, q.name_keys)
-    defined = definitions(con, q.symbols)
-    exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    ahead = ask_ahead(con, q.main, q.expansion)  # the text channel's common terms, beside the channels below
+    try:  # every channel that does not need the text channel's scores first, the helper's queries meanwhile
+        sig = build_signals(con, root, text, q, session, use_history=use_history)
+        name_scores, name_reasons = name_channel(con, q.name_keys)
+        defined = definitions(con, q.symbols)
+        path_scores = path_channel(con, q.main)
+        nodes = kn.node_file_ids(con)
+        tool_scores, tool_why = tooling_files(con, words) if W_TOOLING else ({}, {})
+        named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
+        log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
+        if IN_PLAY_FULL_WEIGHT:
+            named |= {f for f, how in sig.touched.items() if how != "named"}
+        weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor, named)
+        name_scores, path_scores = weigh(name_scores), weigh(path_scores)
+        phrase_scores: dict[int, float] = {}
+        if W_PHRASE:
+            from cairn.search.phrases import phrase_channel
+
+            phrase_scores, phrase_why = phrase_channel(con, words)
+        sem_scores, sem_best = semantic_channel(con, q.text) if W_SEMANTIC else ({}, {})
+        file_scores, file_terms = file_text_channel(con, q.main)
+        exp_scores, exp_terms = file_text_channel(con, q.expansion) if q.expansion else ({}, {})
+    finally:
+        fts_ahead.finish(ahead)
     for fid, ts in exp_terms.items():  # the caller's related words explain a hit too
         file_terms.setdefault(fid, []).extend(ts)
-    path_scores = path_channel(con, q.main)
-    nodes = kn.node_file_ids(con)
-    log_factor = LOG_ASKED if wants_history(text) else LOG_FACTOR
-    tool_scores, tool_why = tooling_files(con, words) if W_TOOLING else ({}, {})
-    named = set(sig.mentions) | set(tool_scores) | (_named_files(con, q) if NAMED_FULL_WEIGHT else set())
-    if IN_PLAY_FULL_WEIGHT:
-        named |= {f for f, how in sig.touched.items() if how != "named"}
-    weigh = _RoleWeights(con, roles.role_factors(q.text, _prose_share(con)), nodes, log_factor, named)
-    file_scores, name_scores, exp_scores, path_scores = (weigh(x) for x in (file_scores, name_scores, exp_scores,
-                                                                            path_scores))
+    file_scores, exp_scores = weigh(file_scores), weigh(exp_scores)
     w_path = W_PATH_CHANGE if wants_change(text) else W_PATH
     base = [(_top(file_scores), W_TEXT), (_top(name_scores), W_NAME), (_top(exp_scores), W_EXPANSION),
             (_top(path_scores), w_path)]
@@ -156,14 +166,8 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
         base.append((_top(sig.topic), W_TOPIC))
     if tool_scores:
         base.append((ranked(tool_scores), W_TOOLING * max(tool_scores.values())))
-    phrase_scores: dict[int, float] = {}
-    if W_PHRASE:
-        from cairn.search.phrases import phrase_channel
-
-        phrase_scores, phrase_why = phrase_channel(con, words)
-        if phrase_scores:
-            base.append((_top(weigh(phrase_scores)), W_PHRASE))
-    sem_scores, sem_best = semantic_channel(con, q.text) if W_SEMANTIC else ({}, {})
+    if phrase_scores:
+        base.append((_top(weigh(phrase_scores)), W_PHRASE))
     if sem_scores:
         base.append((_top(weigh(sem_scores)), W_SEMANTIC))
     fused = rrf(base, k=rrf_k)
@@ -331,9 +335,12 @@ def _prose_share(con: sqlite3.Connection) -> float:
 
 
 def _count_prose_share(con: sqlite3.Connection) -> float:
+    from cairn.codemap.file_facts import kind_counts
+
     counts = {roles.SOURCE: 0, roles.PROSE: 0}
-    for kind, lang, n in con.execute("SELECT kind, lang, COUNT(*) FROM files WHERE lang IS NOT NULL "
-                                     "AND lang != 'html' GROUP BY kind, lang"):
+    for kind, lang, n in kind_counts(con):  # kept in meta per version of the file list
+        if lang is None or lang == "html":
+            continue
         r = roles.role("", kind, lang)
         if r in counts:
             counts[r] += n

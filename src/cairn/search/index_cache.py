@@ -63,6 +63,7 @@ class IndexCache:
         self.text_seq: int | None = None  # the text log's position (schema v8); None: unknown
         self.bases: dict[tuple, object] = {}  # FTS answers of this state with their inputs (fts_carry.Base)
         self.carried: dict[tuple, object] = {}  # those of earlier states of this file list, to rescore
+        self.ahead: dict[tuple, object] = {}  # FTS answers a helper thread is asking (fts_ahead.py)
 
     def value(self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False,
               graph_only: bool = False) -> Any:
@@ -107,6 +108,7 @@ def keep_open(on: bool = True) -> None:
             con.close()
         _KEEPERS.clear()
         _let_go()
+        _close_helpers()
 
 
 def keeping() -> bool:
@@ -128,6 +130,45 @@ def _keep(path: str, ident: tuple) -> None:
         _KEEPERS[path] = (ident, sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False))
     except sqlite3.Error:
         pass
+
+
+_HELPERS: dict[tuple, list[sqlite3.Connection]] = {}  # (path, device, inode) -> idle helper connections
+HELPERS_KEPT = 2  # per index file, in a process that keeps indexes open
+
+
+def helper_connection(ident: tuple) -> sqlite3.Connection:
+    """A read-only connection to the index file `ident` (path, device, inode) for a helper thread
+    (search/fts_ahead.py): an idle one this process kept, else a new one."""
+    idle = _HELPERS.get(ident)
+    if idle:
+        try:
+            return idle.pop()
+        except IndexError:  # another helper took it
+            pass
+    return sqlite3.connect(f"file:{ident[0]}?mode=ro", uri=True, check_same_thread=False)
+
+
+def return_helper(ident: tuple, con: sqlite3.Connection) -> None:
+    """Keep a helper's connection for the next request where indexes are kept open (`keep_open`), else close it."""
+    try:
+        if _KEEP[0] and not con.in_transaction:
+            idle = _HELPERS.setdefault(ident, [])
+            if len(idle) < HELPERS_KEPT:
+                idle.append(con)
+                while len(_HELPERS) > MAX_INDEXES:  # the oldest index file first (a replaced one among them)
+                    for old in _HELPERS.pop(next(iter(_HELPERS))):
+                        old.close()
+                return
+    except (RuntimeError, StopIteration, sqlite3.Error):  # another thread moved the table: just close this one
+        pass
+    con.close()
+
+
+def _close_helpers() -> None:
+    for idle in list(_HELPERS.values()):
+        for con in idle:
+            con.close()
+    _HELPERS.clear()
 
 
 _LENT: dict[tuple[str, int], tuple[tuple, sqlite3.Connection]] = {}  # (index path, thread) -> (state, connection)
@@ -296,3 +337,4 @@ def clear() -> None:
         con.close()
     _KEEPERS.clear()
     _let_go()
+    _close_helpers()

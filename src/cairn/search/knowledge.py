@@ -72,7 +72,8 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
 
     rows = for_index(con).value("node_rows", lambda: {r["file_id"]: r for r in con.execute(
         "SELECT n.file_id, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data, f.path "
-        "FROM nodes n JOIN files f ON f.id = n.file_id")}, graph_only=True)  # rewritten by the full graph build only
+        "FROM nodes n CROSS JOIN files f ON f.id = n.file_id")},  # nodes first: a few, not every file's path
+        graph_only=True)  # rewritten by the full graph build only
     why_q = is_why_question(q.text)
     hits = []
     for fid in ranked({f: s for f, s in fused.items() if f in rows}):

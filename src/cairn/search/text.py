@@ -11,6 +11,7 @@ import math
 import sqlite3
 from collections import defaultdict
 
+from cairn.search import fts_ahead
 from cairn.search.fts_carry import MARGIN, Base, carry, changed_since, fts_totals
 from cairn.search.index_cache import MAX_CARRIED, IndexCache, for_index
 from cairn.search.query import Term, file_count
@@ -41,31 +42,19 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
     scores: dict[int, float] = defaultdict(float)
     matched: dict[int, list[str]] = defaultdict(list)
     cache = for_index(con)
-    sql = (f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
-           f"ORDER BY bm25({table}, {columns}) LIMIT ?")
     carrying = table == "files_fts" and cache.text_seq is not None  # the index's own table: fts_carry.py
     for t in _top_terms(terms):
         expr = fts_quote(t.text)
         key = (table, columns, expr, limit)
         answer = cache.fts.get(key)
+        if answer is None:
+            answer = fts_ahead.wait(cache, key)  # asked on a second connection meanwhile (fts_ahead.py)
         if answer is None and carrying:
             answer = _carried(con, cache, table, columns, expr, key, t.text, limit)
         if answer is None:
-            try:
-                ext = con.execute(sql, (expr, limit + MARGIN if carrying else limit)).fetchall()
-                rows = ext[:limit]
-                hits = len(rows) if len(rows) < limit else len(ext) if len(ext) < limit + MARGIN and carrying else \
-                    cache.df.get(t.text) if table == "files_fts" else None
-                if hits is None:  # the term's document frequency, unless query.py counted it already
-                    hits = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
-                if carrying:
-                    _keep(cache, key, Base([(r[0], r[1]) for r in ext], len(ext) < limit + MARGIN,
-                                            ext[-1][1] if ext else 0.0, *_totals(con, cache, table), hits,
-                                            cache.text_seq or 0))
-            except sqlite3.OperationalError:
-                continue
-            answer = (rows, hits)
-            cache.remember_fts(key, answer)
+            answer = fresh(con, cache, key, t.text, carrying)
+        if answer is None:
+            continue
         rows, hits = answer
         if not rows:
             continue
@@ -80,6 +69,31 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
             for rowid, _ in rows:
                 matched[rowid].append(t.text)
     return dict(scores), dict(matched)
+
+
+def fresh(con: sqlite3.Connection, cache: IndexCache, key: tuple, text: str, carrying: bool
+          ) -> tuple[list, int] | None:
+    """Ask FTS5 for one term's best rows (`key`: table, columns, quoted term, limit) and how many
+    rows hold it; remembered for this index state (and, `carrying`, kept to rescore after an
+    edit). None when FTS5 refuses the query."""
+    table, columns, expr, limit = key
+    sql = (f"SELECT rowid, bm25({table}, {columns}) AS b FROM {table} WHERE {table} MATCH ? "
+           "ORDER BY b LIMIT ?")  # one bm25() a row: `-bm25(...)` beside `ORDER BY bm25(...)` computed it twice
+    try:
+        ext = [(r[0], -r[1]) for r in con.execute(sql, (expr, limit + MARGIN if carrying else limit))]
+        rows = ext[:limit]
+        hits = len(rows) if len(rows) < limit else len(ext) if len(ext) < limit + MARGIN and carrying else \
+            cache.df.get(text) if table == "files_fts" else None
+        if hits is None:  # the term's document frequency, unless query.py counted it already
+            hits = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
+        if carrying:
+            _keep(cache, key, Base(ext, len(ext) < limit + MARGIN, ext[-1][1] if ext else 0.0,
+                                   *_totals(con, cache, table), hits, cache.text_seq or 0))
+    except sqlite3.OperationalError:
+        return None
+    answer = (rows, hits)
+    cache.remember_fts(key, answer)
+    return answer
 
 
 def _keep(cache: IndexCache, key: tuple, base: Base) -> None:
@@ -117,6 +131,15 @@ def _carried(con: sqlite3.Connection, cache: IndexCache, table: str, columns: st
     answer = (rows, len(rows) if len(rows) < limit else new.df)
     cache.remember_fts(key, answer)
     return answer
+
+
+def ask_ahead(con: sqlite3.Connection, *term_lists: list[Term]) -> fts_ahead.Job | None:
+    """Start asking FTS5, on a helper thread, for the common terms `file_text_channel` will need for
+    each of `term_lists` (fts_ahead.py); pass what this returns to `fts_ahead.finish` afterwards."""
+    cache = for_index(con)
+    wanted = [(("files_fts", FILE_COLUMNS, fts_quote(t.text), PER_TERM_LIMIT), t.text)
+              for terms in term_lists for t in _top_terms(terms)]
+    return fts_ahead.start(cache, wanted, fresh, cache.text_seq is not None)
 
 
 def file_text_channel(con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True

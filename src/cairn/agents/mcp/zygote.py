@@ -57,13 +57,13 @@ PRELOAD = (
     "cairn.search.service", "cairn.search.engine", "cairn.search.render", "cairn.search.knowledge",
     "cairn.search.session_signals", "cairn.codemap.freshness", "cairn.codemap.history", "cairn.agents.tracker",
     "cairn.search.phrases", "cairn.text.abbreviations", "cairn.codemap.indexer", "cairn.codemap.graph_update",
-    "cairn.codemap.vectors", "cairn.codemap.embed", "cairn.codemap.maps", "cairn.memory",
+    "cairn.codemap.vectors", "cairn.codemap.embed", "cairn.codemap.maps", "cairn.memory", "cairn.codemap.file_facts",
 )
 
 
 def preload() -> None:
     """Import what every server start and first search would import, and compile the redactor's
-    patterns: no database, no thread. (A module missing here is only imported by the child.)"""
+    and the tooling channel's patterns and the index's expected tables: no database, no thread. (A module missing here is only imported by the child.)"""
     import importlib
 
     for name in PRELOAD:
@@ -74,6 +74,14 @@ def preload() -> None:
     from cairn.redact import redact
 
     redact("warm up the redactor: password = not-a-real-secret-0000")
+    try:  # patterns and tables compiled at first use, the same for every project
+        from cairn.codemap.index_db import expected_tables
+        from cairn.search.tooling import asked_tools
+
+        asked_tools("warm up the linter")
+        expected_tables()
+    except Exception:  # only the first search's speed depends on it
+        pass
 
 
 def threads() -> int:

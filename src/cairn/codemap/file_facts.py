@@ -1,0 +1,64 @@
+"""Counts over the file list kept in meta under its version, so that a search need not count every file.
+
+A search weighs prose against code by the share of the repository's files that are prose
+(search/engine.py `_prose_share`), counted from every file's kind and language: a grouped pass
+over the whole table (50-100 ms at 100k files), paid by every first search of a process (an MCP
+server's first answer, a one-shot hook). The counts change only with the file list, whose version
+the index keeps (`paths_version`, schema v5: any file added, removed or renamed, or whose kind,
+language or role changed), so an index run that stored or deleted files saves them in meta under
+that version (`save_kind_counts`), and a search reads them back while the version holds
+(`kind_counts`); otherwise it counts, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from cairn.codemap.schema import get_meta, set_meta
+
+COUNT_SQL = "SELECT kind, lang, COUNT(*) FROM files GROUP BY kind, lang"
+
+
+def _stamp(con: sqlite3.Connection) -> str | None:
+    rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('paths_epoch', 'paths_version')").fetchall())
+    if "paths_epoch" not in rows or "paths_version" not in rows:
+        return None
+    return f"{rows['paths_epoch']}:{rows['paths_version']}"
+
+
+def _saved_stamp(con: sqlite3.Connection) -> str | None:
+    try:
+        return json.loads(get_meta(con, "kind_counts") or "{}").get("stamp")
+    except (ValueError, AttributeError):
+        return None
+
+
+def kind_counts(con: sqlite3.Connection) -> list[tuple[str, str | None, int]]:
+    """(kind, language, files) for every pair in the index: from meta when saved for this version
+    of the file list, else counted."""
+    stamp = _stamp(con)
+    saved = get_meta(con, "kind_counts")
+    if stamp is not None and saved:
+        try:
+            record = json.loads(saved)
+            if record.get("stamp") == stamp:
+                return [(k, lang, int(n)) for k, lang, n in record["counts"]]
+        except (ValueError, TypeError, KeyError, AttributeError):
+            pass
+    return [(r[0], r[1], r[2]) for r in con.execute(COUNT_SQL)]
+
+
+def save_kind_counts(con: sqlite3.Connection) -> None:
+    """Count and save them for the file list's version now, unless saved already (caller: the indexer,
+    after a run that stored or deleted files; a write only when the version moved)."""
+    from cairn.store.db import transaction
+
+    stamp = _stamp(con)
+    if stamp is None:
+        return
+    if _saved_stamp(con) == stamp:
+        return
+    counts = [[r[0], r[1], r[2]] for r in con.execute(COUNT_SQL)]
+    with transaction(con):
+        set_meta(con, "kind_counts", json.dumps({"stamp": stamp, "counts": counts}))
