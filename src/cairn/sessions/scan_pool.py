@@ -24,7 +24,6 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable
-from itertools import starmap
 from operator import attrgetter
 from pathlib import Path
 from typing import BinaryIO
@@ -110,7 +109,7 @@ def workers() -> int:
 
 
 _FIELDS = tuple(Turn.__slots__)
-_TOOL_ROW = attrgetter("session_id", "ts", "tool", "chars")
+_TOOL_COLUMNS = tuple(map(attrgetter, ("session_id", "ts", "tool", "chars")))  # ToolResult's fields, in order
 
 
 def _encode(part: Part) -> bytes:
@@ -148,9 +147,13 @@ def _codex_tools(files: list[Path], ds: Dataset) -> None:
 
 
 def _late_rows(files: list[Path]) -> bytes:
+    """The Codex tool outputs of `files` as marshal bytes of four columns (session ids, times, tools,
+    characters) and the bad line count: the columns cross faster than rows and become ToolResults
+    in one `map` (docs/benchmarks.md 16)."""
     ds = Dataset()
     _codex_tools(files, ds)
-    return marshal.dumps((list(map(_TOOL_ROW, ds.tool_results)), ds.bad_lines))
+    rows = ds.tool_results
+    return marshal.dumps((*(list(map(column, rows)) for column in _TOOL_COLUMNS), ds.bad_lines))
 
 
 def _message(make: Callable[[], bytes]) -> bytes:
@@ -234,10 +237,10 @@ class _LateTools:
             if self._pid is None:
                 raise CairnError("a transcript-scanning process failed (set CAIRN_XRAY_WORKERS=1 to scan in one)")
             try:
-                rows, bad = marshal.loads(_read_message(self._fh))
+                *columns, bad = marshal.loads(_read_message(self._fh))
             finally:
                 self._reap()
-            self._got = (list(starmap(ToolResult, rows)), bad)  # the parent waits here: no Python loop
+            self._got = (list(map(ToolResult, *columns)), bad)  # the parent waits here: no Python loop
         return self._got
 
     def _reap(self, stop: bool = False) -> None:
