@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache, reduce
+from itertools import groupby
 from operator import add, attrgetter, itemgetter
 from pathlib import Path
 
@@ -197,21 +198,29 @@ class _Columns:
         cols.output = [t.output for t in turns]
         cols.cache_write = [t.cache_write for t in turns]
         cols.cache_read = [t.cache_read for t in turns]
-        rows: list[tuple[float, float, float, float]] = []
-        unpriced: list[int] = []
-        zero = (0.0, 0.0, 0.0, 0.0)
-        lookup = prices.lookup
-        for t in turns:
-            p = lookup(t.model)
+        n = len(turns)
+        ci, co, cw, cr = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
+        unpriced = [0] * n
+        w5 = [t.write_5m for t in turns]
+        w1 = [t.write_1h for t in turns]
+        for model, idx in _index([t.model for t in turns]).items():  # priced a model at a time, in columns
+            p = prices.lookup(model)
             if p is None:
-                rows.append(zero)
-                unpriced.append(1 if t.total > 0 else 0)
-            else:
-                rows.append(p.parts(t.input, t.output, t.write_5m, t.write_1h, t.cache_read))
-                unpriced.append(0)
-        ci, co, cw, cr = (list(col) for col in zip(*rows, strict=True)) if rows else ([], [], [], [])
+                for i in idx:
+                    unpriced[i] = 1 if turns[i].total > 0 else 0
+                continue
+            if type(idx) is range:
+                at = slice(idx.start, idx.stop)
+                ci[at], co[at], cw[at], cr[at] = p.parts_columns(
+                    cols.input[at], cols.output[at], w5[at], w1[at], cols.cache_read[at])
+                continue
+            pick = itemgetter(*idx)  # a list: a model found in several runs, so at least two positions
+            parts = p.parts_columns(pick(cols.input), pick(cols.output), pick(w5), pick(w1), pick(cols.cache_read))
+            for col, values in zip((ci, co, cw, cr), parts, strict=True):
+                for i, v in zip(idx, values, strict=True):
+                    col[i] = v
         cols.c_input, cols.c_output, cols.c_cache_write, cols.c_cache_read = ci, co, cw, cr
-        totals = [a + b + c + d for a, b, c, d in rows]  # CostParts.total's order
+        totals = [a + b + c + d for a, b, c, d in zip(ci, co, cw, cr, strict=True)]  # CostParts.total's order
         cols.unpriced, cols.any_unpriced = unpriced, any(unpriced)
         return cols, totals
 
@@ -225,6 +234,11 @@ class _Columns:
         if n == len(self.input):  # every turn (the total, or a group holding all: one agent, one model)
             cols = (self.input, self.output, self.cache_write, self.cache_read, self.c_input,
                                       self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced)
+        elif type(idx) is range:  # one run of positions (a session read from one file): slices, in C
+            at = slice(idx.start, idx.stop)
+            cols = (self.input[at], self.output[at], self.cache_write[at], self.cache_read[at], self.c_input[at],
+                    self.c_output[at], self.c_cache_write[at], self.c_cache_read[at],
+                    self.unpriced[at] if self.any_unpriced else ())
         else:
             pick = itemgetter(*idx) if n > 1 else (lambda seq: (seq[idx[0]],))
             cols = (pick(self.input), pick(self.output), pick(self.cache_write), pick(self.cache_read),
@@ -238,16 +252,23 @@ class _Columns:
 
 
 def _index(keys: list[str]) -> dict[str, list[int] | range]:
-    """Positions of each key, keys in first-seen order."""
-    if keys and len(set(keys)) == 1:  # one agent, one model, one project: every position, no loop
-        return {keys[0]: range(len(keys))}
-    out: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        try:
-            out[k].append(i)
-        except KeyError:
-            out[k] = [i]
-    return dict(out)  # as dict[str, list[int] | range]
+    """Positions of each key, keys in first-seen order: a range for a key found in one run (a
+    session, a day of one file...), else a list. Walked run by run (`groupby`, in C): the turns of
+    a session, a project or a day mostly come together."""
+    out: dict[str, list[int] | range] = {}
+    at = 0
+    for k, run in groupby(keys):
+        n = len(list(run))
+        here = range(at, at + n)
+        at += n
+        got = out.get(k)
+        if got is None:
+            out[k] = here
+        else:
+            if type(got) is range:
+                got = out[k] = list(got)
+            got.extend(here)
+    return out
 
 
 def _groups(cols: _Columns, keys: list[str]) -> dict[str, _Acc]:
@@ -268,10 +289,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     cols, turn_totals = _Columns.of_prices(turns_all, prices)
     total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
-    by_session: dict[str, list[Turn]] = defaultdict(list)
-    for t in turns_all:
-        by_session[t.session_id].append(t)
     idx_by_session = _index([t.session_id for t in turns_all])
+    by_session = {sid: turns_all[idx.start:idx.stop] if type(idx) is range else [turns_all[i] for i in idx]
+                  for sid, idx in idx_by_session.items()}
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
