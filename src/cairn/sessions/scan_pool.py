@@ -24,7 +24,8 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, not_
 from pathlib import Path
 from typing import BinaryIO
 
@@ -109,6 +110,7 @@ def workers() -> int:
 
 
 _FIELDS = tuple(Turn.__slots__)
+_AGENT = attrgetter("agent")
 _TOOL_COLUMNS = tuple(map(attrgetter, ("session_id", "ts", "tool", "chars")))  # ToolResult's fields, in order
 
 
@@ -316,10 +318,9 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     seen: set[tuple] = set()
     for part, c, o, keys, _ in parts:
         claude.extend(c)
-        for turn, key in zip(o, keys, strict=True):
-            if (turn.agent, key) not in seen:
-                seen.add((turn.agent, key))
-                other.append(turn)
+        tags = list(zip(map(_AGENT, o), keys, strict=True))  # unique within a run: scan_run drops its own copies
+        other.extend(compress(o, map(not_, map(seen.__contains__, tags))) if seen else o)  # in C, no loop
+        seen.update(tags)
         _merge_side_facts(ds, part)
     if late:
         ds.late = late_tools
