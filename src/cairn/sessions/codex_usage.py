@@ -198,14 +198,14 @@ class _UsageLines:
         return start in self._spans
 
 
-def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple]) -> None:
+def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple], rows: list[tuple] | None = None) -> None:
     """Only the tool outputs of one rollout (copies already `seen` dropped), as scan_codex_file reads
     them; for a process reading them apart from the usage (scan_pool.py). The bad lines of the
-    session's record are the usage pass's to count."""
+    session's record are the usage pass's to count. `rows`: see tool_outputs."""
     with open(path, "rb") as fh:
         data = fh.read()
     sid, _ = _session(data, path, Dataset(), {})
-    tool_outputs(data, sid, ds, seen, _UsageLines(data, path))
+    tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows)
 
 
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],

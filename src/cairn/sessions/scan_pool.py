@@ -111,7 +111,6 @@ def workers() -> int:
 
 _FIELDS = tuple(Turn.__slots__)
 _AGENT = attrgetter("agent")
-_TOOL_COLUMNS = tuple(map(attrgetter, ("session_id", "ts", "tool", "chars")))  # ToolResult's fields, in order
 
 
 def _encode(part: Part) -> bytes:
@@ -133,9 +132,9 @@ def _decode(data: bytes) -> Part:
     return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, codex
 
 
-def _codex_tools(files: list[Path], ds: Dataset) -> None:
-    """Every Codex tool output of `files` (the Codex rollouts among them) into ds, read in order as
-    one process reads them."""
+def _codex_tools(files: list[Path], ds: Dataset, rows: list[tuple] | None = None) -> None:
+    """Every Codex tool output of `files` (the Codex rollouts among them) into ds (or `rows`, as
+    plain tuples), read in order as one process reads them."""
     from cairn.sessions.codex_usage import scan_codex_tools
 
     seen: set[tuple] = set()
@@ -143,19 +142,20 @@ def _codex_tools(files: list[Path], ds: Dataset) -> None:
         if agent_of(f) != CODEX:
             continue
         try:
-            scan_codex_tools(f, ds, seen)
+            scan_codex_tools(f, ds, seen, rows)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
 
 
 def _late_rows(files: list[Path]) -> bytes:
     """The Codex tool outputs of `files` as marshal bytes of four columns (session ids, times, tools,
-    characters) and the bad line count: the columns cross faster than rows and become ToolResults
-    in one `map` (docs/benchmarks.md 16)."""
+    characters) and the bad line count: read as plain tuples, not ToolResults, and sent as columns,
+    which cross faster than rows and become ToolResults in one `map` (docs/benchmarks.md 16)."""
     ds = Dataset()
-    _codex_tools(files, ds)
-    rows = ds.tool_results
-    return marshal.dumps((*(list(map(column, rows)) for column in _TOOL_COLUMNS), ds.bad_lines))
+    rows: list[tuple] = []
+    _codex_tools(files, ds, rows)
+    columns = tuple(zip(*rows, strict=True)) if rows else ((), (), (), ())
+    return marshal.dumps((*columns, ds.bad_lines))
 
 
 def _message(make: Callable[[], bytes]) -> bytes:
