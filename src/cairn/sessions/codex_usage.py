@@ -32,8 +32,8 @@ from pathlib import Path
 
 import orjson
 
+from cairn.sessions.codex_meta import id_from_name, record_meta
 from cairn.sessions.codex_tools import tool_outputs
-from cairn.sessions.readers import CODEX_READER
 from cairn.sessions.transcript import marked_spans
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 
@@ -166,13 +166,13 @@ def _session(data: bytes, path: Path, ds: Dataset, spans: dict[int, int]) -> tup
         end = size if end == -1 else end
         rec = _parse(data[start:end], ds)
         if rec is not None and rec.get("type") == "session_meta":
-            c, _, s = CODEX_READER.record_meta(rec)
+            c, _, s = record_meta(rec)
             sid, cwd = s, c
             spans.pop(start, None)  # the session's record is no usage line, whatever else it holds
         else:
             spans[start] = end  # read with the usage lines, as any line naming a marker
         at = data.find(_SESSION_META, end) if sid is None else -1  # found: the rest is not searched
-    return sid or CODEX_READER.session_id(path, []), cwd
+    return sid or id_from_name(path), cwd  # what CODEX_READER.session_id(path, []) gives
 
 
 def _head(data: bytes, path: Path, ds: Dataset) -> tuple[str, str | None, dict[int, int], dict[int, int]]:
