@@ -117,13 +117,7 @@ def _parse(raw: bytes, ds: Dataset) -> dict | None:
     return rec if isinstance(rec, dict) else None
 
 
-def _total_bytes(raw: bytes) -> bytes | None:
-    """The raw `"total_token_usage":{...}` of a line (a flat object), or None."""
-    i = raw.find(b'"total_token_usage":{')
-    if i == -1:
-        return None
-    j = raw.find(b"}", i)
-    return raw[i:j + 1] if j != -1 else None
+_TOTAL = b'"total_token_usage":{'  # the raw total of a count's line runs from here to its first `}` (a flat object)
 
 
 _VARYING = (b'"timestamp":"', b'"turn_id":"')
@@ -218,7 +212,6 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         data = fh.read()
     sid, cwd, spans, counts = _head(data, path, ds)
     starts = sorted(spans)
-    lines = [data[start:spans[start]] for start in starts]
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
@@ -228,7 +221,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     parsed_all: list[dict | None] | None = None
     replay = None
     if sub:  # a subagent's replayed head needs every record first
-        parsed_all = [_parse(raw, ds) for raw in lines]
+        parsed_all = [_parse(data[start:spans[start]], ds) for start in starts]
         replay = _replay_second([r for r in parsed_all if r is not None])
     previous: tuple[int, int, int, int, int] | None = None
     previous_bytes: bytes | None = None  # the raw total that set `previous`
@@ -236,11 +229,18 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     fname = str(path)
     loads = orjson.loads
     contexts: dict[bytes, str | None] = {}  # turn_context lines but for their time and turn id -> model
-    for i, raw in enumerate(lines):
-        is_count = starts[i] in counts  # `_TOKEN_COUNT in raw`, from the search that found the line
-        total_raw = _total_bytes(raw) if is_count else None
-        if previous_bytes is not None and is_count and total_raw == previous_bytes:
-            continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+    find = data.find
+    for i, start in enumerate(starts):
+        end = spans[start]
+        is_count = start in counts  # `_TOKEN_COUNT in raw`, from the search that found the line
+        total_raw = None
+        if is_count:  # the line's raw total, searched in place: a repeated count's line is never copied
+            at = find(_TOTAL, start, end)
+            close = find(b"}", at, end) if at != -1 else -1
+            total_raw = data[at:close + 1] if close != -1 else None
+            if previous_bytes is not None and total_raw == previous_bytes:
+                continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+        raw = data[start:end]
         context_key = None
         if parsed_all is None and not is_count:
             context_key = context_key_of(raw)
