@@ -10,7 +10,7 @@ sessions that grew past 150k / 400k tokens; compactions; and each session's cont
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache, reduce
@@ -38,6 +38,7 @@ CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the outp
 
 
 _MODEL, _TS, _SUB = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent")  # read in C, per session
+_TOOL, _CHARS = attrgetter("tool"), attrgetter("chars")
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -413,11 +414,11 @@ def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
 
 def _tool_report(ds: Dataset) -> dict[str, Any]:
     ds.complete()  # the first to need the Codex tool outputs another process may still be reading
-    calls: dict[str, int] = defaultdict(int)
-    chars: dict[str, int] = defaultdict(int)
-    for r in ds.tool_results:
-        calls[r.tool] += 1
-        chars[r.tool] += r.chars
+    names = list(map(_TOOL, ds.tool_results))
+    calls = Counter(names)  # counted in C
+    chars = dict.fromkeys(calls, 0)
+    for name, n in zip(names, map(_CHARS, ds.tool_results), strict=True):
+        chars[name] += n
     whole = sum(chars.values())
     rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
