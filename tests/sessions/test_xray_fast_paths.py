@@ -271,7 +271,8 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     (real / "chats").mkdir(parents=True)
     (real / ".hidden").mkdir()
     (real / "d.jsonl").mkdir()  # a folder with a transcript's name
-    for name in ("a.jsonl", "b.jsonl", "chats/s.json", "y.json", ".hidden/z.jsonl", "w.jsonl.bak", "v.JSONL"):
+    for name in ("a.jsonl", "b.jsonl", "chats/s.json", "y.json", ".hidden/z.jsonl", "w.jsonl.bak", "v.JSONL",
+                 ".jsonl", "chats/.json", "e.jsonl.", "chats/t.json.jsonl"):  # pathlib's suffix rules at the edges
         (real / name).write_text("{}\n")
     (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
     (real / "c.jsonl").symlink_to(real / "a.jsonl")
@@ -282,7 +283,8 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     expected = {p.resolve() for root in roots if root.is_dir() for p in root.rglob("*.json*")
                 if (p.suffix == ".jsonl" or (p.suffix == ".json" and p.parent.name == "chats")) and p.is_file()}
     assert found == sorted(expected | {real / "b.jsonl"})
-    assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json"]
+    assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json",
+                     real / "chats" / "t.json.jsonl"]
 
 
 def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], int]:
