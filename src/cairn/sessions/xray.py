@@ -129,7 +129,7 @@ class Expiry:
 def main_curve(turns: list[Turn]) -> list[Turn]:
     """The session's own thread (not subagents), in time order: its context curve."""
     main = [t for t in turns if not t.is_subagent and not t.sidechain] or list(turns)
-    return sorted(main, key=lambda t: t.ts)
+    return sorted(main, key=_TS)
 
 
 def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
@@ -331,7 +331,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                 "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
                            "input": total.input, "output": total.output}[k],
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
-    by_day = _rows(_groups(cols, [day_of(t.ts) for t in turns_all]), "day", grand)
+    day_numbers = [int(ts // 86400) for ts in map(_TS, turns_all)]
+    day_names = {n: _day(n) for n in set(day_numbers)}  # day_of, once per day
+    by_day = _rows(_groups(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
