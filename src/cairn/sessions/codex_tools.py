@@ -15,7 +15,7 @@ look-up. The far more numerous other lines are never looked at in Python.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 from datetime import datetime
 
 import orjson
@@ -63,7 +63,7 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
     find, rfind = data.find, data.rfind
     loads = orjson.loads
     size = len(data)
-    append = ds.tool_results.append if rows is None else rows.append
+    append: Callable[..., None] = ds.tool_results.append if rows is None else rows.append
     plain = rows is not None
     names: dict[str, str] = {}  # call_id -> tool name, from the call lines read so far
     i = find(_HIT)

@@ -204,7 +204,7 @@ class _Columns:
         unpriced = [0] * n
         w5 = [t.write_5m for t in turns]
         w1 = [t.write_1h for t in turns]
-        for model, idx in _index([t.model for t in turns]).items():  # priced a model at a time, in columns
+        for model, idx in _index([t.model or "" for t in turns]).items():  # priced a model at a time, in columns ("": none, as lookup(None))
             p = prices.lookup(model)
             if p is None:
                 for i in idx:
