@@ -277,7 +277,7 @@ def test_late_tool_outputs_that_fail_are_one_clear_line(tmp_path, monkeypatch):
 
     root = _tree(tmp_path)
 
-    def failing(path, ds, seen):
+    def failing(path, ds, seen, rows=None):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(pool, "MIN_BYTES", 0)

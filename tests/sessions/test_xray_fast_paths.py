@@ -26,7 +26,17 @@ from cairn.sessions.prices import load_prices
 from cairn.sessions.simulate import DEFAULT_HANDOFF, Prepared, replay
 from cairn.sessions.transcript import find_transcripts
 from cairn.sessions.usage import has_null_field, lines_to_parse, load_transcripts, parse_timestamp, select
-from cairn.sessions.xray import _Acc, _Columns, _groups, day_of, find_expiries, main_curve, turn_cost
+from cairn.sessions.xray import (
+    _Acc,
+    _Columns,
+    _groups,
+    _index,
+    _median,
+    day_of,
+    find_expiries,
+    main_curve,
+    turn_cost,
+)
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
@@ -64,6 +74,65 @@ def test_columns_priced_directly_equal_turn_cost(dataset):
     for name in _Columns.__slots__:
         assert getattr(direct, name) == getattr(slow, name), name
     assert totals == [c.total if c else 0.0 for c in costs]
+
+
+def _shuffled_with_long_prompts(turns):
+    """The turns in a random order (every model, session and day split into many runs), plus
+    copies past the 200k long-context tier and one unpriced model."""
+    import random
+
+    def copy(t, **changes):
+        return type(t)(**{f: getattr(t, f) for f in t.__slots__} | changes)
+
+    more = [copy(t, cache_read=t.cache_read + 250_000) for t in turns[::3]]
+    more += [copy(turns[0], model="nope-1"), copy(turns[1], model=None)]
+    out = turns + more
+    random.Random(7).shuffle(out)
+    return out
+
+
+def test_columns_priced_in_any_order_equal_turn_cost(dataset):
+    prices = load_prices({})
+    turns = _shuffled_with_long_prompts(dataset.turns)
+    costs = [turn_cost(t, prices) for t in turns]
+    assert any(c is None for c in costs) and any(t.context > 200_000 for t in turns)
+    direct, totals = _Columns.of_prices(turns, prices)
+    slow = _Columns(turns, costs)
+    for name in _Columns.__slots__:
+        assert getattr(direct, name) == getattr(slow, name), name
+    assert totals == [c.total if c else 0.0 for c in costs]
+
+
+def test_groups_of_interleaved_keys_equal_turn_by_turn_addition(dataset):
+    prices = load_prices({})
+    turns = _shuffled_with_long_prompts(dataset.turns)
+    costs = [turn_cost(t, prices) for t in turns]
+    cols = _Columns(turns, costs)
+    for key in (lambda t: t.session_id, lambda t: t.model or "-", lambda t: day_of(t.ts)):
+        keys = [key(t) for t in turns]
+        plain: dict[str, list[int]] = {}
+        for i, k in enumerate(keys):
+            plain.setdefault(k, []).append(i)
+        assert {k: list(v) for k, v in _index(keys).items()} == plain
+        assert list(_index(keys)) == list(plain)  # first-seen order
+        slow: dict[str, _Acc] = defaultdict(_Acc)
+        for t, c in zip(turns, costs, strict=True):
+            slow[key(t)].add(t, c)
+        fast = _groups(cols, keys)
+        for k, acc in slow.items():
+            assert fast[k].as_dict() == acc.as_dict() and fast[k].cost_usd == acc.cost_usd
+            assert fast[k].unpriced_turns == acc.unpriced_turns
+
+
+def test_median_equals_statistics_median():
+    import random
+    import statistics
+
+    rnd = random.Random(3)
+    for n in range(1, 40):
+        values = [rnd.randrange(0, 500_000) for _ in range(n)]
+        assert _median(values) == statistics.median(values)
+        assert type(_median(values)) is type(statistics.median(values))
 
 
 def test_unpriced_turns_are_counted_per_group(dataset):
@@ -202,7 +271,8 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     (real / "chats").mkdir(parents=True)
     (real / ".hidden").mkdir()
     (real / "d.jsonl").mkdir()  # a folder with a transcript's name
-    for name in ("a.jsonl", "b.jsonl", "chats/s.json", "y.json", ".hidden/z.jsonl", "w.jsonl.bak", "v.JSONL"):
+    for name in ("a.jsonl", "b.jsonl", "chats/s.json", "y.json", ".hidden/z.jsonl", "w.jsonl.bak", "v.JSONL",
+                 ".jsonl", "chats/.json", "e.jsonl.", "chats/t.json.jsonl"):  # pathlib's suffix rules at the edges
         (real / name).write_text("{}\n")
     (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
     (real / "c.jsonl").symlink_to(real / "a.jsonl")
@@ -213,7 +283,8 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     expected = {p.resolve() for root in roots if root.is_dir() for p in root.rglob("*.json*")
                 if (p.suffix == ".jsonl" or (p.suffix == ".json" and p.parent.name == "chats")) and p.is_file()}
     assert found == sorted(expected | {real / "b.jsonl"})
-    assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json"]
+    assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json",
+                     real / "chats" / "t.json.jsonl"]
 
 
 def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], int]:

@@ -15,7 +15,7 @@ look-up. The far more numerous other lines are never looked at in Python.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Callable, Container
 from datetime import datetime
 
 import orjson
@@ -53,17 +53,18 @@ def call_name(payload: dict) -> str:
 
 
 def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
-                 usage_lines: Container[int] | None = None) -> None:
+                 usage_lines: Container[int] | None = None, rows: list[tuple] | None = None) -> None:
     """Append to ds.tool_results the size of each tool output of a rollout, named by its call.
 
     `seen` holds the ("tool", timestamp, call_id) of the outputs already counted (this file's are
     added). A line holding the output marker that fails to parse counts as bad here unless it is
-    one of `usage_lines` (the usage pass counts it)."""
+    one of `usage_lines` (the usage pass counts it). Given `rows`, each output goes there as a plain
+    (session_id, ts, tool, chars) tuple instead (scan_pool.py sends them to another process)."""
     find, rfind = data.find, data.rfind
     loads = orjson.loads
     size = len(data)
-    results = ds.tool_results
-    append = results.append
+    append: Callable[..., None] = ds.tool_results.append if rows is None else rows.append
+    plain = rows is not None
     names: dict[str, str] = {}  # call_id -> tool name, from the call lines read so far
     i = find(_HIT)
     while i != -1:
@@ -125,7 +126,8 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
             else:
                 ts = parse_timestamp(stamp) or 0.0
             output = payload.get("output")
-            append(ToolResult(sid, ts, name, len(output) if type(output) is str else output_chars(output)))
+            chars = len(output) if type(output) is str else output_chars(output)
+            append((sid, ts, name, chars) if plain else ToolResult(sid, ts, name, chars))
         elif kind in _CALL_KINDS:
             if is_call is None:
                 is_call = find(_CALL, at, end) != -1

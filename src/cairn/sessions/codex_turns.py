@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Callable
 
+from cairn.sessions.codex_meta import text as _str
 from cairn.sessions.turns import (
     ARG_MAX,
     RESULT_HEAD,
@@ -40,10 +41,6 @@ def record_key(record: dict) -> str:
     """A stable key for a record that has no id: the same record in two files gets the same key."""
     raw = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return "cx-" + hashlib.sha1(raw.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _texts(content: object, kinds: tuple[str, ...]) -> str:
@@ -151,21 +148,6 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
         return [Turn(key, 0, "error" if failed else "tool_result", ts, text,
                      tool=tool_name(ref) if ref else None, ref=ref)]
     return []
-
-
-def record_meta(record: dict) -> tuple[str | None, str | None, str | None]:
-    """(cwd, git branch, session id) a rollout record carries, if any."""
-    payload = record.get("payload")
-    if not isinstance(payload, dict):
-        return None, None, None
-    kind = record.get("type")
-    if kind == "session_meta":
-        git = payload.get("git")
-        branch = _str(git.get("branch")) if isinstance(git, dict) else None
-        return _str(payload.get("cwd")), branch, _str(payload.get("id"))
-    if kind == "turn_context":
-        return _str(payload.get("cwd")), None, None
-    return None, None, None
 
 
 def is_conversation(record: dict) -> bool:

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import orjson
 
+from cairn.sessions.codex_meta import id_from_name, record_meta
 from cairn.sessions.codex_tools import tool_outputs
-from cairn.sessions.readers import CODEX_READER
 from cairn.sessions.transcript import marked_spans
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
 
@@ -117,13 +117,7 @@ def _parse(raw: bytes, ds: Dataset) -> dict | None:
     return rec if isinstance(rec, dict) else None
 
 
-def _total_bytes(raw: bytes) -> bytes | None:
-    """The raw `"total_token_usage":{...}` of a line (a flat object), or None."""
-    i = raw.find(b'"total_token_usage":{')
-    if i == -1:
-        return None
-    j = raw.find(b"}", i)
-    return raw[i:j + 1] if j != -1 else None
+_TOTAL = b'"total_token_usage":{'  # the raw total of a count's line runs from here to its first `}` (a flat object)
 
 
 _VARYING = (b'"timestamp":"', b'"turn_id":"')
@@ -166,13 +160,13 @@ def _session(data: bytes, path: Path, ds: Dataset, spans: dict[int, int]) -> tup
         end = size if end == -1 else end
         rec = _parse(data[start:end], ds)
         if rec is not None and rec.get("type") == "session_meta":
-            c, _, s = CODEX_READER.record_meta(rec)
+            c, _, s = record_meta(rec)
             sid, cwd = s, c
             spans.pop(start, None)  # the session's record is no usage line, whatever else it holds
         else:
             spans[start] = end  # read with the usage lines, as any line naming a marker
         at = data.find(_SESSION_META, end) if sid is None else -1  # found: the rest is not searched
-    return sid or CODEX_READER.session_id(path, []), cwd
+    return sid or id_from_name(path), cwd  # what CODEX_READER.session_id(path, []) gives
 
 
 def _head(data: bytes, path: Path, ds: Dataset) -> tuple[str, str | None, dict[int, int], dict[int, int]]:
@@ -198,14 +192,14 @@ class _UsageLines:
         return start in self._spans
 
 
-def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple]) -> None:
+def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple], rows: list[tuple] | None = None) -> None:
     """Only the tool outputs of one rollout (copies already `seen` dropped), as scan_codex_file reads
     them; for a process reading them apart from the usage (scan_pool.py). The bad lines of the
-    session's record are the usage pass's to count."""
+    session's record are the usage pass's to count. `rows`: see tool_outputs."""
     with open(path, "rb") as fh:
         data = fh.read()
     sid, _ = _session(data, path, Dataset(), {})
-    tool_outputs(data, sid, ds, seen, _UsageLines(data, path))
+    tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows)
 
 
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
@@ -218,7 +212,6 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         data = fh.read()
     sid, cwd, spans, counts = _head(data, path, ds)
     starts = sorted(spans)
-    lines = [data[start:spans[start]] for start in starts]
     if cwd:
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
@@ -228,7 +221,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     parsed_all: list[dict | None] | None = None
     replay = None
     if sub:  # a subagent's replayed head needs every record first
-        parsed_all = [_parse(raw, ds) for raw in lines]
+        parsed_all = [_parse(data[start:spans[start]], ds) for start in starts]
         replay = _replay_second([r for r in parsed_all if r is not None])
     previous: tuple[int, int, int, int, int] | None = None
     previous_bytes: bytes | None = None  # the raw total that set `previous`
@@ -236,11 +229,18 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     fname = str(path)
     loads = orjson.loads
     contexts: dict[bytes, str | None] = {}  # turn_context lines but for their time and turn id -> model
-    for i, raw in enumerate(lines):
-        is_count = starts[i] in counts  # `_TOKEN_COUNT in raw`, from the search that found the line
-        total_raw = _total_bytes(raw) if is_count else None
-        if previous_bytes is not None and is_count and total_raw == previous_bytes:
-            continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+    find = data.find
+    for i, start in enumerate(starts):
+        end = spans[start]
+        is_count = start in counts  # `_TOKEN_COUNT in raw`, from the search that found the line
+        total_raw = None
+        if is_count:  # the line's raw total, searched in place: a repeated count's line is never copied
+            at = find(_TOTAL, start, end)
+            close = find(b"}", at, end) if at != -1 else -1
+            total_raw = data[at:close + 1] if close != -1 else None
+            if previous_bytes is not None and total_raw == previous_bytes:
+                continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
+        raw = data[start:end]
         context_key = None
         if parsed_all is None and not is_count:
             context_key = context_key_of(raw)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +80,19 @@ class ModelPrice:
         return (input_tokens * r["input"] * _PER_TOKEN, output_tokens * r["output"] * _PER_TOKEN,
                 (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
                 cache_read * r["cache_read"] * _PER_TOKEN)
+
+    def parts_columns(self, inputs: Sequence[int], outputs: Sequence[int], writes_5m: Sequence[int],
+                      writes_1h: Sequence[int], reads: Sequence[int]) -> tuple[list[float], ...]:
+        """`parts` of many requests at once, as four lists: the same floats, computed in list
+        comprehensions (one rate set) instead of a call per request."""
+        if self.above_200k:  # the tier depends on each request's prompt
+            return tuple(map(list, zip(*map(self.parts, inputs, outputs, writes_5m, writes_1h, reads), strict=True))) \
+                if inputs else ([], [], [], [])
+        r = self.base
+        ri, ro, r5, r1, rc = r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
+        return ([i * ri * _PER_TOKEN for i in inputs], [o * ro * _PER_TOKEN for o in outputs],
+                [(a * r5 + b * r1) * _PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)],
+                [c * rc * _PER_TOKEN for c in reads])
 
     def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
              cache_read: int) -> CostParts:

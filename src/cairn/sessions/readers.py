@@ -8,16 +8,14 @@ only the new ones).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.sessions import codex_turns, gemini_turns, turns
+from cairn.sessions.codex_meta import UUID, id_from_name, record_meta
 from cairn.sessions.transcript import CLAUDE, CODEX, GEMINI, agent_of, is_subagent_file, session_id_for
 from cairn.sessions.turns import Turn
-
-_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 @dataclass(frozen=True)
@@ -32,14 +30,11 @@ class Reader:
         """The session a file belongs to: the id its records give, else one from its name."""
         if self.agent == CLAUDE:
             sid = session_id_for(path)
-            if is_subagent_file(path) or _UUID.fullmatch(sid):
+            if is_subagent_file(path) or UUID.fullmatch(sid):
                 return sid
             return next((r["sessionId"] for r in first_records if isinstance(r.get("sessionId"), str)), sid)
         recorded = next((m[2] for m in map(self.record_meta, first_records) if m[2]), None)
-        if recorded:
-            return recorded
-        found = _UUID.findall(path.stem)
-        return found[-1] if found else path.stem
+        return recorded or id_from_name(path)
 
     def cwd_hint(self, path: Path, known_roots: Callable[[], Iterable[str]] | None = None) -> str | None:
         """A working folder known from outside the records: Gemini's `.project_root`, else the folder
@@ -56,7 +51,7 @@ def _claude_conversation(record: dict) -> bool:
 
 
 CLAUDE_READER = Reader(CLAUDE, turns.extract, turns.record_meta, _claude_conversation)
-CODEX_READER = Reader(CODEX, codex_turns.extract, codex_turns.record_meta, codex_turns.is_conversation)
+CODEX_READER = Reader(CODEX, codex_turns.extract, record_meta, codex_turns.is_conversation)
 GEMINI_LINES_READER = Reader(GEMINI, gemini_turns.extract, gemini_turns.record_meta, gemini_turns.is_conversation)
 GEMINI_DOC_READER = Reader(GEMINI, gemini_turns.extract, gemini_turns.record_meta, gemini_turns.is_conversation,
                            whole_document=True)

@@ -24,8 +24,8 @@ import signal
 import sys
 import tempfile
 from collections.abc import Callable
-from itertools import starmap
-from operator import attrgetter
+from itertools import compress
+from operator import attrgetter, not_
 from pathlib import Path
 from typing import BinaryIO
 
@@ -110,7 +110,7 @@ def workers() -> int:
 
 
 _FIELDS = tuple(Turn.__slots__)
-_TOOL_ROW = attrgetter("session_id", "ts", "tool", "chars")
+_AGENT = attrgetter("agent")
 
 
 def _encode(part: Part) -> bytes:
@@ -132,9 +132,9 @@ def _decode(data: bytes) -> Part:
     return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, codex
 
 
-def _codex_tools(files: list[Path], ds: Dataset) -> None:
-    """Every Codex tool output of `files` (the Codex rollouts among them) into ds, read in order as
-    one process reads them."""
+def _codex_tools(files: list[Path], ds: Dataset, rows: list[tuple] | None = None) -> None:
+    """Every Codex tool output of `files` (the Codex rollouts among them) into ds (or `rows`, as
+    plain tuples), read in order as one process reads them."""
     from cairn.sessions.codex_usage import scan_codex_tools
 
     seen: set[tuple] = set()
@@ -142,15 +142,20 @@ def _codex_tools(files: list[Path], ds: Dataset) -> None:
         if agent_of(f) != CODEX:
             continue
         try:
-            scan_codex_tools(f, ds, seen)
+            scan_codex_tools(f, ds, seen, rows)
         except OSError as exc:
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
 
 
 def _late_rows(files: list[Path]) -> bytes:
+    """The Codex tool outputs of `files` as marshal bytes of four columns (session ids, times, tools,
+    characters) and the bad line count: read as plain tuples, not ToolResults, and sent as columns,
+    which cross faster than rows and become ToolResults in one `map` (docs/benchmarks.md 16)."""
     ds = Dataset()
-    _codex_tools(files, ds)
-    return marshal.dumps((list(map(_TOOL_ROW, ds.tool_results)), ds.bad_lines))
+    rows: list[tuple] = []
+    _codex_tools(files, ds, rows)
+    columns = tuple(zip(*rows, strict=True)) if rows else ((), (), (), ())
+    return marshal.dumps((*columns, ds.bad_lines))
 
 
 def _message(make: Callable[[], bytes]) -> bytes:
@@ -234,10 +239,10 @@ class _LateTools:
             if self._pid is None:
                 raise CairnError("a transcript-scanning process failed (set CAIRN_XRAY_WORKERS=1 to scan in one)")
             try:
-                rows, bad = marshal.loads(_read_message(self._fh))
+                *columns, bad = marshal.loads(_read_message(self._fh))
             finally:
                 self._reap()
-            self._got = (list(starmap(ToolResult, rows)), bad)  # the parent waits here: no Python loop
+            self._got = (list(map(ToolResult, *columns)), bad)  # the parent waits here: no Python loop
         return self._got
 
     def _reap(self, stop: bool = False) -> None:
@@ -313,10 +318,9 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     seen: set[tuple] = set()
     for part, c, o, keys, _ in parts:
         claude.extend(c)
-        for turn, key in zip(o, keys, strict=True):
-            if (turn.agent, key) not in seen:
-                seen.add((turn.agent, key))
-                other.append(turn)
+        tags = list(zip(map(_AGENT, o), keys, strict=True))  # unique within a run: scan_run drops its own copies
+        other.extend(compress(o, map(not_, map(seen.__contains__, tags))) if seen else o)  # in C, no loop
+        seen.update(tags)
         _merge_side_facts(ds, part)
     if late:
         ds.late = late_tools

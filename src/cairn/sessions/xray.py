@@ -10,11 +10,11 @@ sessions that grew past 150k / 400k tokens; compactions; and each session's cont
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache, reduce
+from itertools import groupby
 from operator import add, attrgetter, itemgetter
 from pathlib import Path
 
@@ -38,6 +38,7 @@ CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the outp
 
 
 _MODEL, _TS, _SUB = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent")  # read in C, per session
+_TOOL, _CHARS = attrgetter("tool"), attrgetter("chars")
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -128,7 +129,7 @@ class Expiry:
 def main_curve(turns: list[Turn]) -> list[Turn]:
     """The session's own thread (not subagents), in time order: its context curve."""
     main = [t for t in turns if not t.is_subagent and not t.sidechain] or list(turns)
-    return sorted(main, key=lambda t: t.ts)
+    return sorted(main, key=_TS)
 
 
 def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
@@ -198,21 +199,29 @@ class _Columns:
         cols.output = [t.output for t in turns]
         cols.cache_write = [t.cache_write for t in turns]
         cols.cache_read = [t.cache_read for t in turns]
-        rows: list[tuple[float, float, float, float]] = []
-        unpriced: list[int] = []
-        zero = (0.0, 0.0, 0.0, 0.0)
-        lookup = prices.lookup
-        for t in turns:
-            p = lookup(t.model)
+        n = len(turns)
+        ci, co, cw, cr = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
+        unpriced = [0] * n
+        w5 = [t.write_5m for t in turns]
+        w1 = [t.write_1h for t in turns]
+        for model, idx in _index([t.model or "" for t in turns]).items():  # priced a model at a time, in columns ("": none, as lookup(None))
+            p = prices.lookup(model)
             if p is None:
-                rows.append(zero)
-                unpriced.append(1 if t.total > 0 else 0)
-            else:
-                rows.append(p.parts(t.input, t.output, t.write_5m, t.write_1h, t.cache_read))
-                unpriced.append(0)
-        ci, co, cw, cr = (list(col) for col in zip(*rows, strict=True)) if rows else ([], [], [], [])
+                for i in idx:
+                    unpriced[i] = 1 if turns[i].total > 0 else 0
+                continue
+            if type(idx) is range:
+                at = slice(idx.start, idx.stop)
+                ci[at], co[at], cw[at], cr[at] = p.parts_columns(
+                    cols.input[at], cols.output[at], w5[at], w1[at], cols.cache_read[at])
+                continue
+            pick = itemgetter(*idx)  # a list: a model found in several runs, so at least two positions
+            parts = p.parts_columns(pick(cols.input), pick(cols.output), pick(w5), pick(w1), pick(cols.cache_read))
+            for col, values in zip((ci, co, cw, cr), parts, strict=True):
+                for i, v in zip(idx, values, strict=True):
+                    col[i] = v
         cols.c_input, cols.c_output, cols.c_cache_write, cols.c_cache_read = ci, co, cw, cr
-        totals = [a + b + c + d for a, b, c, d in rows]  # CostParts.total's order
+        totals = [a + b + c + d for a, b, c, d in zip(ci, co, cw, cr, strict=True)]  # CostParts.total's order
         cols.unpriced, cols.any_unpriced = unpriced, any(unpriced)
         return cols, totals
 
@@ -226,6 +235,11 @@ class _Columns:
         if n == len(self.input):  # every turn (the total, or a group holding all: one agent, one model)
             cols = (self.input, self.output, self.cache_write, self.cache_read, self.c_input,
                                       self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced)
+        elif type(idx) is range:  # one run of positions (a session read from one file): slices, in C
+            at = slice(idx.start, idx.stop)
+            cols = (self.input[at], self.output[at], self.cache_write[at], self.cache_read[at], self.c_input[at],
+                    self.c_output[at], self.c_cache_write[at], self.c_cache_read[at],
+                    self.unpriced[at] if self.any_unpriced else ())
         else:
             pick = itemgetter(*idx) if n > 1 else (lambda seq: (seq[idx[0]],))
             cols = (pick(self.input), pick(self.output), pick(self.cache_write), pick(self.cache_read),
@@ -239,16 +253,23 @@ class _Columns:
 
 
 def _index(keys: list[str]) -> dict[str, list[int] | range]:
-    """Positions of each key, keys in first-seen order."""
-    if keys and len(set(keys)) == 1:  # one agent, one model, one project: every position, no loop
-        return {keys[0]: range(len(keys))}
-    out: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        try:
-            out[k].append(i)
-        except KeyError:
-            out[k] = [i]
-    return dict(out)  # as dict[str, list[int] | range]
+    """Positions of each key, keys in first-seen order: a range for a key found in one run (a
+    session, a day of one file...), else a list. Walked run by run (`groupby`, in C): the turns of
+    a session, a project or a day mostly come together."""
+    out: dict[str, list[int] | range] = {}
+    at = 0
+    for k, run in groupby(keys):
+        n = len(list(run))
+        here = range(at, at + n)
+        at += n
+        got = out.get(k)
+        if got is None:
+            out[k] = here
+        else:
+            if type(got) is range:
+                got = out[k] = list(got)
+            got.extend(here)
+    return out
 
 
 def _groups(cols: _Columns, keys: list[str]) -> dict[str, _Acc]:
@@ -269,10 +290,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     cols, turn_totals = _Columns.of_prices(turns_all, prices)
     total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
-    by_session: dict[str, list[Turn]] = defaultdict(list)
-    for t in turns_all:
-        by_session[t.session_id].append(t)
     idx_by_session = _index([t.session_id for t in turns_all])
+    by_session = {sid: turns_all[idx.start:idx.stop] if type(idx) is range else [turns_all[i] for i in idx]
+                  for sid, idx in idx_by_session.items()}
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
@@ -311,7 +331,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                 "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
                            "input": total.input, "output": total.output}[k],
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
-    by_day = _rows(_groups(cols, [day_of(t.ts) for t in turns_all]), "day", grand)
+    day_numbers = [int(ts // 86400) for ts in map(_TS, turns_all)]
+    day_names = {n: _day(n) for n in set(day_numbers)}  # day_of, once per day
+    by_day = _rows(_groups(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
@@ -333,8 +355,8 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "by_model": _rows(_groups(cols, [t.model or "(no model)" for t in turns_all]), "model", grand),
         "by_agent": _rows(_groups(cols, [t.agent for t in turns_all]), "agent", grand),
         "by_day": by_day,
-        "start_context_median": int(statistics.median(s["start_context"] for s in sessions)) if sessions else 0,
-        "tools": _tool_report(ds),
+        "start_context_median": int(_median([s["start_context"] for s in sessions])) if sessions else 0,
+        "tools": {},  # filled last (below): the Codex tool outputs may still be being read by another process
         "cache_expiries": {
             "count": len(expiries), "sessions": len(exp_by_session),
             "extra_cost_usd": round(sum(e.extra_cost for e in expiries), 6),
@@ -347,13 +369,13 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             "count": len(main_comps), "sessions": len({c.session_id for c in main_comps}),
             "auto": sum(c.trigger == "auto" for c in main_comps),
             "manual": sum(c.trigger == "manual" for c in main_comps),
-            "median_pre_tokens": int(statistics.median(pre)) if pre else None,
+            "median_pre_tokens": int(_median(pre)) if pre else None,
             "compaction_runs_cost_usd": round(comp_runs.cost_usd, 6),
         },
         "unpriced_models": [{"model": m, "turns": n, "tokens": tok} for m, (n, tok) in sorted(unpriced.items())],
         "prices": prices.describe(),
         "included": {"files": ds.files, "roots": ds.roots, "filters": filters or {},
-                     "skipped_lines": ds.complete().bad_lines,
+                     "skipped_lines": 0,  # filled with "tools", once every line was read
                      "first_activity": min((s["first_activity"] for s in sessions), default=None),
                      "last_activity": max((s["last_activity"] for s in sessions), default=None)},
         "curves": curve_points,
@@ -362,8 +384,18 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
 
     report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, real={id(t): x for t, x in zip(turns_all, turn_totals, strict=True)},
                                     curves=main_curves)
+    report["tools"] = _tool_report(ds)  # the last part needing them: the scan of tool outputs has the most time
+    report["included"]["skipped_lines"] = ds.bad_lines  # complete now (_tool_report waited for the late lines)
     report["findings"] = findings(report)
     return report
+
+
+def _median(values: list[int]) -> float:
+    """`statistics.median` of a non-empty list (the same value: the middle one, or the mean of the two
+    middle ones), without importing statistics (~5 ms of the X-ray's start-up: fractions, decimal, random)."""
+    data = sorted(values)
+    n = len(data)
+    return data[n // 2] if n % 2 == 1 else (data[n // 2 - 1] + data[n // 2]) / 2
 
 
 def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
@@ -384,11 +416,11 @@ def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
 
 def _tool_report(ds: Dataset) -> dict[str, Any]:
     ds.complete()  # the first to need the Codex tool outputs another process may still be reading
-    calls: dict[str, int] = defaultdict(int)
-    chars: dict[str, int] = defaultdict(int)
-    for r in ds.tool_results:
-        calls[r.tool] += 1
-        chars[r.tool] += r.chars
+    names = list(map(_TOOL, ds.tool_results))
+    calls = Counter(names)  # counted in C
+    chars = dict.fromkeys(calls, 0)
+    for name, n in zip(names, map(_CHARS, ds.tool_results), strict=True):
+        chars[name] += n
     whole = sum(chars.values())
     rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
