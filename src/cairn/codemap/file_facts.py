@@ -27,26 +27,24 @@ def _stamp(con: sqlite3.Connection) -> str | None:
     return f"{rows['paths_epoch']}:{rows['paths_version']}"
 
 
-def _saved_stamp(con: sqlite3.Connection) -> str | None:
-    try:
-        return json.loads(get_meta(con, "kind_counts") or "{}").get("stamp")
-    except (ValueError, AttributeError):
+def _saved(con: sqlite3.Connection, stamp: str | None) -> list[tuple[str, str | None, int]] | None:
+    """The counts saved in meta for the file list's version `stamp`; None when none are (or unreadable)."""
+    if stamp is None:
         return None
+    try:
+        record = json.loads(get_meta(con, "kind_counts") or "{}")
+        if record.get("stamp") == stamp:
+            return [(k, lang, int(n)) for k, lang, n in record["counts"]]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        pass
+    return None
 
 
 def kind_counts(con: sqlite3.Connection) -> list[tuple[str, str | None, int]]:
     """(kind, language, files) for every pair in the index: from meta when saved for this version
     of the file list, else counted."""
-    stamp = _stamp(con)
-    saved = get_meta(con, "kind_counts")
-    if stamp is not None and saved:
-        try:
-            record = json.loads(saved)
-            if record.get("stamp") == stamp:
-                return [(k, lang, int(n)) for k, lang, n in record["counts"]]
-        except (ValueError, TypeError, KeyError, AttributeError):
-            pass
-    return [(r[0], r[1], r[2]) for r in con.execute(COUNT_SQL)]
+    saved = _saved(con, _stamp(con))
+    return saved if saved is not None else [(r[0], r[1], r[2]) for r in con.execute(COUNT_SQL)]
 
 
 def save_kind_counts(con: sqlite3.Connection) -> None:
@@ -55,9 +53,7 @@ def save_kind_counts(con: sqlite3.Connection) -> None:
     from cairn.store.db import transaction
 
     stamp = _stamp(con)
-    if stamp is None:
-        return
-    if _saved_stamp(con) == stamp:
+    if stamp is None or _saved(con, stamp) is not None:
         return
     counts = [[r[0], r[1], r[2]] for r in con.execute(COUNT_SQL)]
     with transaction(con):

@@ -41,9 +41,11 @@ class Reader:
         among `known_roots()` (e.g. other sessions' folders) whose hash names the chat's folder."""
         if self.agent != GEMINI:
             return None
+        root = gemini_turns.project_root(path)
+        if root or known_roots is None:
+            return root
         digest = gemini_turns.project_hash(path)
-        return gemini_turns.project_root(path) or (
-            gemini_turns.root_for_hash(digest, known_roots()) if digest and known_roots else None)
+        return gemini_turns.root_for_hash(digest, known_roots()) if digest else None
 
 
 def _claude_conversation(record: dict) -> bool:

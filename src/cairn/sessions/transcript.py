@@ -50,7 +50,6 @@ def default_transcript_roots() -> list[Path]:
     return claude_roots() + codex_roots() + gemini_roots()
 
 
-
 def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[Path]:
     """Every transcript under the given files/folders (default: the agents' folders), sorted:
     `*.jsonl` of any agent, and Gemini's `chats/*.json`."""
