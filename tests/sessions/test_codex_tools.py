@@ -249,6 +249,36 @@ def test_tool_outputs_read_late_by_another_process_equal_one_process(tmp_path, m
     assert late_claude.late is None and _report(late_claude) == _report(load_transcripts(claude))
 
 
+@pytest.mark.parametrize("workers", ["1", "2", "3"])
+def test_tool_outputs_counted_by_tool_give_the_same_report(tmp_path, monkeypatch, workers):
+    """`tool_rows=False` (no filter will pick outputs one by one): the Codex tool outputs are only
+    counted by tool, in one process or read late by another, and the report is the same as with one
+    row per output; such a dataset cannot be selected by time or session."""
+    import cairn.sessions.scan_pool as pool
+    from cairn.sessions.usage import select
+
+    root = _tree(tmp_path)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "1")
+    rows = load_transcripts([root])
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", workers)
+    counted = load_transcripts([root], late_tools=True, tool_rows=False)
+    assert _report(select(counted)) == _report(select(rows))
+    assert counted.complete().bad_lines == rows.bad_lines == 3
+    codex_rows = [r for r in rows.tool_results if r.session_id not in {t.session_id for t in counted.tool_results}]
+    assert sum(n for n, _ in counted.tool_totals.values()) == len(codex_rows) > 0
+    assert sum(c for _, c in counted.tool_totals.values()) == sum(r.chars for r in codex_rows)
+    with pytest.raises(ValueError, match="cannot be selected"):
+        select(counted, days=1)
+    for many in ("2", "3"):  # the rollouts named otherwise: read after the merge, counted by tool too
+        monkeypatch.setenv("CAIRN_XRAY_WORKERS", many)
+        named = tmp_path / many
+        for k, src in enumerate(CODEX * 2):
+            (named / f"session-{k}.jsonl").parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, named / f"session-{k}.jsonl")
+        assert _report(load_transcripts([named], tool_rows=False)) == _report(load_transcripts([named]))
+
+
 @pytest.mark.parametrize("workers", ["2", "3"])
 def test_codex_rollouts_named_otherwise_on_several_processes(tmp_path, monkeypatch, workers):
     """No file named rollout-*: the runs say which files are Codex rollouts and the first process

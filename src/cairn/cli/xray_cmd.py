@@ -107,7 +107,9 @@ def _load(args: argparse.Namespace, paths: list[str], *, late_tools: bool = Fals
 
     if args.days is not None and args.days < 1:
         raise CairnError("--days must be 1 or more")
-    ds = load_transcripts(paths, late_tools=late_tools)
+    # the tools section needs only sums by tool, unless a filter picks outputs by time or session
+    ds = load_transcripts(paths, late_tools=late_tools,
+                          tool_rows=args.days is not None or bool(args.project) or bool(args.session))
     if not ds.turns:
         raise CairnError(f"no token usage found in {ds.files} transcript file(s): are these agent transcripts?")
     all_sessions = {t.session_id for t in ds.turns}
@@ -137,16 +139,21 @@ def _load(args: argparse.Namespace, paths: list[str], *, late_tools: bool = Fals
 
 def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
-    from cairn.sessions.prices import load_prices
 
     paths = list(args.paths)
     import gc
 
-    from cairn.sessions.xray import analyze
-
     gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
     try:
         ds, filters, empty = _load(args, paths, late_tools=True)  # read while the analysis runs
+        # imported once the scan is under way (not before another process is forked for it)
+        from cairn.sessions.prices import load_prices
+        from cairn.sessions.xray import analyze
+
+        if ds.late is not None:  # the output's redaction compiled while the other process still reads
+            from cairn.redact import prepare
+
+            prepare()
         report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
     finally:  # what was built is kept to the end: frozen, the collector never walks it again (it did,
         gc.freeze()  # all of it, on its first pass after gc.enable(): 0.1-0.3 s on 100 MB of Codex rollouts)

@@ -85,6 +85,12 @@ def redact(text: str, *, keep_lines: bool = False) -> str:
     return b"".join(parts).decode("utf-8", "surrogatepass")
 
 
+def prepare() -> None:
+    """Import and compile what `redact` uses before its first real call: a command that will print a
+    large output does it while another process still works for it (`cairn xray` on every core)."""
+    find("prepare: password = hunter22 token=ghp_x Authorization: Bearer x https://u:p@example.com")
+
+
 def redact_obj(obj: object) -> object:
     """Redact every string inside a JSON-like value (hook payloads, log records)."""
     if isinstance(obj, str):

@@ -53,13 +53,15 @@ def call_name(payload: dict) -> str:
 
 
 def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
-                 usage_lines: Container[int] | None = None, rows: list[tuple] | None = None) -> None:
+                 usage_lines: Container[int] | None = None, rows: list[tuple] | None = None,
+                 totals: dict[str, list[int]] | None = None) -> None:
     """Append to ds.tool_results the size of each tool output of a rollout, named by its call.
 
     `seen` holds the ("tool", timestamp, call_id) of the outputs already counted (this file's are
     added). A line holding the output marker that fails to parse counts as bad here unless it is
     one of `usage_lines` (the usage pass counts it). Given `rows`, each output goes there as a plain
-    (session_id, ts, tool, chars) tuple instead (scan_pool.py sends them to another process)."""
+    (session_id, ts, tool, chars) tuple instead (scan_pool.py sends them to another process); given
+    `totals`, it is only counted there by tool ({tool: [outputs, characters]}), its time not parsed."""
     find, rfind = data.find, data.rfind
     loads = orjson.loads
     size = len(data)
@@ -117,6 +119,16 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
                 name = names.get(cid, "unknown")
             else:
                 name = "unknown"
+            if totals is not None:
+                output = payload.get("output")
+                chars = len(output) if type(output) is str else output_chars(output)
+                have = totals.get(name)
+                if have is None:
+                    totals[name] = [1, chars]
+                else:
+                    have[0] += 1
+                    have[1] += chars
+                continue
             if type(stamp) is str and stamp.find("Z") == len(stamp) - 1:
                 try:  # parse_timestamp's usual case, inlined: this runs once per output
                     when = from_iso(stamp)

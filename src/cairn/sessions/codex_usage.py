@@ -195,11 +195,12 @@ class _UsageLines:
 def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple], rows: list[tuple] | None = None) -> None:
     """Only the tool outputs of one rollout (copies already `seen` dropped), as scan_codex_file reads
     them; for a process reading them apart from the usage (scan_pool.py). The bad lines of the
-    session's record are the usage pass's to count. `rows`: see tool_outputs."""
+    session's record are the usage pass's to count. `rows`: see tool_outputs; counted by tool
+    only (ds.tool_totals) when `ds.tool_rows` is False."""
     with open(path, "rb") as fh:
         data = fh.read()
     sid, _ = _session(data, path, Dataset(), {})
-    tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows)
+    tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows, None if ds.tool_rows else ds.tool_totals)
 
 
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
@@ -216,7 +217,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
     if tools:
-        tool_outputs(data, sid, ds, seen, spans)
+        tool_outputs(data, sid, ds, seen, spans, None, None if ds.tool_rows else ds.tool_totals)
     sub = b"thread_spawn" in data[:16 * 1024]
     parsed_all: list[dict | None] | None = None
     replay = None

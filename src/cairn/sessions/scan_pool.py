@@ -27,25 +27,28 @@ from collections.abc import Callable
 from itertools import compress
 from operator import attrgetter, not_
 from pathlib import Path
-from typing import BinaryIO
 
 from cairn.errors import CairnError
 from cairn.sessions.transcript import CODEX, GEMINI, agent_of
-from cairn.sessions.usage import Compaction, Dataset, ToolResult, Turn, scan_file
+from cairn.sessions.usage import Compaction, Dataset, ToolResult, Turn, add_tool_totals, scan_file
 
 MIN_BYTES = 16_000_000  # below this, starting a second process costs more than it saves
 MAX_WORKERS = 4
 LATE_SHARE = 0.35  # the usage bytes of the process that also reads the Codex tool outputs, against another's (benchmarks.md 16)
 
+TYPE_CHECKING = False  # not typing's: importing typing costs the X-ray's start ~3 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 Part = tuple[Dataset, list[Turn], list[Turn], list[tuple], list[str]]
 
 
-def scan_run(files: list[Path], *, keyed: bool = True, codex_tools: bool = True) -> Part:
+def scan_run(files: list[Path], *, keyed: bool = True, codex_tools: bool = True, tool_rows: bool = True) -> Part:
     """(side facts, Claude usage entries before dedup, Codex/Gemini entries, their keys, the Codex
     rollouts whose tool outputs are left out) of a run of files; `keyed=False` (a run that is merged
     with no other) collects no keys; `codex_tools=False` leaves the Codex tool outputs out (read
-    apart: `_codex_tools`, `_LateTools`)."""
-    ds = Dataset()
+    apart: `_codex_tools`, `_LateTools`); `tool_rows=False` counts them by tool (Dataset.tool_totals)."""
+    ds = Dataset(tool_rows=tool_rows)
     claude: list[Turn] = []
     other: list[Turn] = []
     keys: list[tuple] = []
@@ -118,7 +121,7 @@ def _encode(part: Part) -> bytes:
     ds, claude, other, keys, codex = part
     get = attrgetter(*_FIELDS)
     return marshal.dumps((
-        [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results],
+        [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results], ds.tool_totals,
         [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
         ds.session_cwd, ds.session_dir, ds.bad_lines,
         [get(t) for t in claude], [get(t) for t in other], keys, codex,
@@ -126,9 +129,9 @@ def _encode(part: Part) -> bytes:
 
 
 def _decode(data: bytes) -> Part:
-    tools, comps, cwd, folders, bad, claude, other, keys, codex = marshal.loads(data)
+    tools, totals, comps, cwd, folders, bad, claude, other, keys, codex = marshal.loads(data)
     ds = Dataset(tool_results=[ToolResult(*r) for r in tools], compactions=[Compaction(*c) for c in comps],
-                 session_cwd=cwd, session_dir=folders, bad_lines=bad)
+                 session_cwd=cwd, session_dir=folders, bad_lines=bad, tool_totals=totals)
     return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, codex
 
 
@@ -147,15 +150,16 @@ def _codex_tools(files: list[Path], ds: Dataset, rows: list[tuple] | None = None
             raise CairnError(f"cannot read {f}: {exc.strerror or exc}") from None
 
 
-def _late_rows(files: list[Path]) -> bytes:
+def _late_rows(files: list[Path], tool_rows: bool = True) -> bytes:
     """The Codex tool outputs of `files` as marshal bytes of four columns (session ids, times, tools,
-    characters) and the bad line count: read as plain tuples, not ToolResults, and sent as columns,
-    which cross faster than rows and become ToolResults in one `map` (docs/benchmarks.md 16)."""
-    ds = Dataset()
+    characters), their counts by tool and the bad line count: read as plain tuples, not ToolResults,
+    and sent as columns, which cross faster than rows and become ToolResults in one `map`
+    (docs/benchmarks.md 16). `tool_rows=False`: only the counts by tool, no column."""
+    ds = Dataset(tool_rows=tool_rows)
     rows: list[tuple] = []
     _codex_tools(files, ds, rows)
     columns = tuple(zip(*rows, strict=True)) if rows else ((), (), (), ())
-    return marshal.dumps((*columns, ds.bad_lines))
+    return marshal.dumps((*columns, ds.tool_totals, ds.bad_lines))
 
 
 def _message(make: Callable[[], bytes]) -> bytes:
@@ -178,7 +182,7 @@ def _read_message(fh: BinaryIO) -> bytes:
 
 
 def _scan_in_child(files: list[Path], tool_files: list[Path] | None = None,
-                   spill: BinaryIO | None = None) -> tuple[int, int]:
+                   spill: BinaryIO | None = None, tool_rows: bool = True) -> tuple[int, int]:
     """(pid, read end of a pipe) of a forked process scanning `files` without their Codex tool
     outputs; it writes that part as a message (`_message`) to the pipe, or, given `spill` (a
     temporary file), to that file and a byte to the pipe, so that it never waits for the reader;
@@ -202,7 +206,7 @@ def _scan_in_child(files: list[Path], tool_files: list[Path] | None = None,
                 fh.write(first)
             fh.flush()  # the parent merges it while this process reads the tool outputs
             if tool_files is not None and first[:1] == b"\0":
-                fh.write(_message(lambda: _late_rows(tool_files)))
+                fh.write(_message(lambda: _late_rows(tool_files, tool_rows)))
     except BaseException:  # noqa: BLE001 - the parent reports a child that wrote nothing
         code = 1
     finally:
@@ -226,23 +230,23 @@ def _collect(pid: int, fd: int) -> Part:
 
 class _LateTools:
     """The Codex tool outputs a forked process reads while this one merges and analyzes: called,
-    (their ToolResults, the lines they found bad), read once. Dropped unread (an error before the
-    report), the process is stopped and reaped."""
+    (their ToolResults, their counts by tool, the lines they found bad), read once. Dropped unread
+    (an error before the report), the process is stopped and reaped."""
 
     def __init__(self, pid: int, fh: BinaryIO) -> None:
         self._pid: int | None = pid
         self._fh = fh
-        self._got: tuple[list[ToolResult], int] | None = None
+        self._got: tuple[list[ToolResult], dict[str, list[int]], int] | None = None
 
-    def __call__(self) -> tuple[list[ToolResult], int]:
+    def __call__(self) -> tuple[list[ToolResult], dict[str, list[int]], int]:
         if self._got is None:
             if self._pid is None:
                 raise CairnError("a transcript-scanning process failed (set CAIRN_XRAY_WORKERS=1 to scan in one)")
             try:
-                *columns, bad = marshal.loads(_read_message(self._fh))
+                *columns, totals, bad = marshal.loads(_read_message(self._fh))
             finally:
                 self._reap()
-            self._got = (list(map(ToolResult, *columns)), bad)  # the parent waits here: no Python loop
+            self._got = (list(map(ToolResult, *columns)), totals, bad)  # the parent waits here: no Python loop
         return self._got
 
     def _reap(self, stop: bool = False) -> None:
@@ -275,7 +279,7 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     n = workers()
     sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
-        part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False)  # one run: its Codex / Gemini entries are unique
+        part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False, tool_rows=ds.tool_rows)  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
     # Codex rollouts are named so (agent_of opens no file for them); the process reading their tool
@@ -286,11 +290,11 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     runs = _runs(files, sizes, n, LATE_SHARE if late else 1.0)
     late = late and len(runs) > 1
     spill = _spill_file() if late else None
-    children = [_scan_in_child(run, *((files, spill) if late and k == len(runs) - 1 else (None, None)))
+    children = [_scan_in_child(run, *((files, spill) if late and k == len(runs) - 1 else (None, None)), ds.tool_rows)
                 for k, run in enumerate(runs[1:], 1)]
     late_tools: _LateTools | None = None
     try:
-        parts = [scan_run(runs[0], codex_tools=False)]  # this process takes the first run
+        parts = [scan_run(runs[0], codex_tools=False, tool_rows=ds.tool_rows)]  # this process takes the first run
     finally:  # collected even when this run fails, so no child is left behind
         results = []
         error: CairnError | None = None
@@ -331,6 +335,7 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
 
 def _merge_side_facts(ds: Dataset, part: Dataset) -> None:
     ds.tool_results.extend(part.tool_results)
+    add_tool_totals(ds.tool_totals, part.tool_totals)
     ds.compactions.extend(part.compactions)
     for sid, cwd in part.session_cwd.items():
         ds.session_cwd.setdefault(sid, cwd)

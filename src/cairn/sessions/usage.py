@@ -280,18 +280,35 @@ class Dataset:
     files: int = 0
     bad_lines: int = 0
     roots: list[str] = field(default_factory=list)
+    # Codex tool outputs counted by tool name ({tool: [outputs, characters]}) instead of one
+    # ToolResult each, when no filter will need them one by one (load_transcripts(tool_rows=False))
+    tool_totals: dict[str, list[int]] = field(default_factory=dict)
+    tool_rows: bool = True
     # Codex tool outputs still being read by another process (scan_pool.py): a call gives
-    # (their ToolResults, the lines they found bad); complete() waits for them and adds them
-    late: Callable[[], tuple[list[ToolResult], int]] | None = field(default=None, repr=False, compare=False)
+    # (their ToolResults, their counts by tool, the lines they found bad); complete() waits for them and adds them
+    late: Callable[[], tuple[list[ToolResult], dict[str, list[int]], int]] | None = field(
+        default=None, repr=False, compare=False)
 
     def complete(self) -> Dataset:
         """Add the tool outputs another process is still reading, if any (waiting for them); self."""
         if self.late is not None:
             fetch, self.late = self.late, None
-            results, bad = fetch()
+            results, totals, bad = fetch()
             self.tool_results.extend(results)
+            add_tool_totals(self.tool_totals, totals)
             self.bad_lines += bad
         return self
+
+
+def add_tool_totals(into: dict[str, list[int]], more: dict[str, list[int]]) -> None:
+    """Add counts by tool ({tool: [outputs, characters]}) into `into`."""
+    for name, (n, chars) in more.items():
+        have = into.get(name)
+        if have is None:
+            into[name] = [n, chars]
+        else:
+            have[0] += n
+            have[1] += chars
 
 
 def _content_chars(content: object) -> int:
@@ -381,13 +398,16 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
     ds.session_dir.setdefault(sid, project_dir_for(path))
 
 
-def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_tools: bool = False) -> Dataset:
+def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_tools: bool = False,
+                     tool_rows: bool = True) -> Dataset:
     """Scan transcript files/folders (default: the agents' own folders) into a deduplicated Dataset.
 
     Missing paths and folders without transcripts are a CairnError with a one-line reason.
     `late_tools=True` may return before the Codex tool outputs are read (another process reads
     them meanwhile, see scan_pool.py): `Dataset.complete()` then adds them (the X-ray's tools
-    section does so, near the end of its analysis).
+    section does so, near the end of its analysis). `tool_rows=False`: the Codex tool outputs are
+    only counted by tool (`Dataset.tool_totals`), for a caller that will not filter them by time or
+    session (the tools section needs only the sums; no time is parsed, no row sent between processes).
     """
     roots: list[str] = [str(p) for p in paths] if paths else []
     for p in roots:
@@ -397,7 +417,7 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_t
     if not files:
         where = ", ".join(roots) if roots else "~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp"
         raise CairnError(f"no agent transcripts (*.jsonl, Gemini chats/*.json) found in {where}")
-    ds = Dataset(files=len(files), roots=roots or ["(default transcript folders)"])
+    ds = Dataset(files=len(files), roots=roots or ["(default transcript folders)"], tool_rows=tool_rows)
     from cairn.sessions.scan_pool import scan_all
 
     raw_turns, other = scan_all(files, ds)  # on every core for large sets; same result as one pass
@@ -414,20 +434,21 @@ def select(ds: Dataset, *, days: int | None = None, sessions: set[str] | None = 
         return (cutoff is None or ts >= cutoff) and (sessions is None or sid in sessions)
 
     out = Dataset(session_cwd=ds.session_cwd, session_dir=ds.session_dir, files=ds.files,
-                  bad_lines=ds.bad_lines, roots=ds.roots)
-    if ds.late is not None:  # the tool outputs still being read: selected when they come
-        fetch = ds.late
-        if cutoff is None and sessions is None:
-            out.late = fetch
-        else:
-            def late() -> tuple[list[ToolResult], int]:
-                results, bad = fetch()
-                return [r for r in results if keep(r.session_id, r.ts)], bad
-
-            out.late = late
+                  bad_lines=ds.bad_lines, roots=ds.roots, tool_rows=ds.tool_rows)
     if cutoff is None and sessions is None:  # nothing to filter: every item kept, without a call per item
         out.turns, out.tool_results, out.compactions = list(ds.turns), list(ds.tool_results), list(ds.compactions)
+        out.tool_totals, out.late = {k: list(v) for k, v in ds.tool_totals.items()}, ds.late
         return out
+    if not ds.tool_rows:
+        raise ValueError("tool outputs counted by tool only (tool_rows=False) cannot be selected by time or session")
+    if ds.late is not None:  # the tool outputs still being read: selected when they come
+        fetch = ds.late
+
+        def late() -> tuple[list[ToolResult], dict[str, list[int]], int]:
+            results, totals, bad = fetch()
+            return [r for r in results if keep(r.session_id, r.ts)], totals, bad
+
+        out.late = late
     out.turns = [t for t in ds.turns if keep(t.session_id, t.ts)]
     out.tool_results = [r for r in ds.tool_results if keep(r.session_id, r.ts)]
     out.compactions = [c for c in ds.compactions if keep(c.session_id, c.ts)]

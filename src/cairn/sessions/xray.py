@@ -421,6 +421,9 @@ def _tool_report(ds: Dataset) -> dict[str, Any]:
     chars = dict.fromkeys(calls, 0)
     for name, n in zip(names, map(_CHARS, ds.tool_results), strict=True):
         chars[name] += n
+    for name, (outputs, size) in ds.tool_totals.items():  # Codex outputs counted by tool (tool_rows=False)
+        calls[name] += outputs
+        chars[name] = chars.get(name, 0) + size
     whole = sum(chars.values())
     rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
