@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -247,6 +248,36 @@ def test_an_older_gemini_chat_finds_its_project_by_hash(gemini: Path, tmp_path: 
     info, _ = session_detail(con, REAL_JSON)
     assert (info["cwd"], info["project_name"]) == (root, "VibeCodingTracker")
     con.close()
+
+
+def test_the_xray_names_an_older_gemini_chat_by_its_hash(gemini: Path, tmp_path: Path, monkeypatch):
+    """In the X-ray too, the hash-named chat goes under its project once a folder hashing to it is
+    known: another session's in the same X-ray, the archive's, or the folder cairn runs in."""
+    root = "/home/wei/repo/VibeCodingTracker"
+    claude = tmp_path / "claude" / "s.jsonl"
+    claude.parent.mkdir()
+    claude.write_text(json.dumps({"type": "assistant", "cwd": root, "sessionId": "c1", "uuid": "u1",
+                                  "timestamp": "2025-10-05T07:00:00.000Z", "requestId": "r1",
+                                  "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5",
+                                              "content": "hi", "usage": {"input_tokens": 5, "output_tokens": 1}}},
+                                 separators=(",", ":")) + "\n",
+                      encoding="utf-8")
+    chat = gemini / REAL_JSON_DIR
+
+    def project(paths: list[Path]) -> str:
+        return next(s["project"] for s in _xray(paths)["sessions"] if s["session_id"] == REAL_JSON)
+
+    assert project([chat]) == "unknown"
+    assert project([chat, claude]) == "VibeCodingTracker"  # another session of the same X-ray ran there
+    assert ingest_file(claude).turns == 1
+    assert project([chat]) == "VibeCodingTracker"  # the archive knows the folder
+    archive_path().unlink()
+    here = tmp_path / "proj"
+    here.mkdir()
+    moved = gemini / hashlib.sha256(str(here).encode()).hexdigest()
+    shutil.copytree(chat, moved)
+    monkeypatch.chdir(here)
+    assert load_transcripts([moved]).session_cwd[REAL_JSON] == str(here)  # cairn runs in the chat's project
 
 
 def test_xray_breaks_cost_down_by_agent():

@@ -84,7 +84,12 @@ _HASH = re.compile(r"[0-9a-f]{64}")
 def project_hash(path: Path) -> str | None:
     """The project hash an older chat's folder is named by (`tmp/<sha256 of the root>/chats/`)."""
     name = Path(path).parent.parent.name
-    return name if _HASH.fullmatch(name) else None
+    return name if is_project_hash(name) else None
+
+
+def is_project_hash(name: str) -> bool:
+    """Whether a chat folder's name is a project hash (64 hex digits), not a project's name."""
+    return _HASH.fullmatch(name) is not None
 
 
 def root_for_hash(digest: str, roots: Iterable[str]) -> str | None:

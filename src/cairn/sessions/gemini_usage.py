@@ -15,11 +15,20 @@ back) is the X-ray's tool output of the chat.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import orjson
 
-from cairn.sessions.gemini_turns import model_results, project_root, read_document
+from cairn.sessions.gemini_turns import (
+    is_project_hash,
+    model_results,
+    project_root,
+    read_document,
+    root_for_hash,
+)
+from cairn.sessions.transcript import GEMINI
 from cairn.sessions.usage import Dataset, ToolResult, Turn, parse_timestamp
 
 _NAMES = {"input": ("input", "prompt", "input_tokens", "prompt_tokens"),
@@ -129,10 +138,49 @@ def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         out.append(Turn(session_id=sid, file=str(path), is_subagent=False, ts=ts, timestamp=m["timestamp"],
                         model=model, message_id=None, request_id=None, sidechain=False, speed=None,
                         input=fresh, output=output + reasoning, cache_write=0, write_5m=0, write_1h=0,
-                        cache_read=cache, cwd=cwd, agent="gemini", reasoning=reasoning))
+                        cache_read=cache, cwd=cwd, agent=GEMINI, reasoning=reasoning))
         calls = m.get("toolCalls")
         for call in calls if isinstance(calls, list) else ():  # the message's tool outputs, counted with it
             if isinstance(call, dict):
                 chars = sum(len(text) for text in model_results(call))
                 when = parse_timestamp(call.get("timestamp")) or ts
                 ds.tool_results.append(ToolResult(sid, when, str(call.get("name") or "?"), chars))
+
+
+def known_roots() -> list[str]:
+    """Working folders a chat named by its project's hash may have run in: this process's folder
+    and every folder the session archive knows (when there is one)."""
+    try:
+        roots = [os.getcwd()]
+    except OSError:  # the folder was deleted under us
+        roots = []
+    from cairn.sessions.archive_schema import archive_path
+
+    if archive_path().exists():
+        import sqlite3
+
+        try:
+            con = sqlite3.connect(f"file:{archive_path()}?mode=ro", uri=True)
+            try:
+                roots += [r[0] for r in con.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
+            finally:
+                con.close()
+        except sqlite3.Error:
+            pass  # an archive that cannot be read names no folder
+    return roots
+
+
+def name_hashed_folders(ds: Dataset, roots: Callable[[], Iterable[str]] = known_roots) -> None:
+    """Give a Gemini chat whose folder is named by its project's hash (older Gemini CLI writes no
+    `.project_root`) the working folder whose SHA-256 that is, among the other sessions' folders and
+    `roots()`: the X-ray then puts it under its project, not "unknown"."""
+    chats = {t.session_id for t in ds.turns if t.agent == GEMINI}
+    hashed = {sid: ds.session_dir[sid] for sid in chats
+              if sid not in ds.session_cwd and is_project_hash(ds.session_dir.get(sid, ""))}
+    if not hashed:
+        return
+    candidates = list(dict.fromkeys([*ds.session_cwd.values(), *roots()]))
+    for sid, digest in hashed.items():
+        found = root_for_hash(digest, candidates)
+        if found:
+            ds.session_cwd[sid] = found

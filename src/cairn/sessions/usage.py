@@ -422,6 +422,10 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_t
 
     raw_turns, other = scan_all(files, ds)  # on every core for large sets; same result as one pass
     ds.turns = dedup(raw_turns) + other  # Codex and Gemini entries are deduplicated as read
+    if any(len(folder) == 64 for folder in ds.session_dir.values()):  # a Gemini chat folder named by hash, maybe
+        from cairn.sessions.gemini_usage import name_hashed_folders
+
+        name_hashed_folders(ds)
     return ds if late_tools else ds.complete()
 
 
