@@ -115,8 +115,8 @@ def test_codex_details(env):
     assert hooks["SessionStart"][0] == USER_HOOKS["hooks"]["SessionStart"][0]
     assert "-m cairn hook SessionStart" in hooks["SessionStart"][1]["hooks"][0]["command"]
     assert "-m cairn hook UserPromptSubmit" in hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert tomllib.loads(text)["features"] == {"codex_hooks": True}  # hooks.json is dead without it
-    assert text.endswith("\n[features]\ncodex_hooks = true\n")
+    assert tomllib.loads(text)["features"] == {"hooks": True}  # hooks.json is dead without it
+    assert text.endswith("\n[features]\nhooks = true\n")
     agents_md = (repo / "AGENTS.md").read_text()
     assert agents_md.startswith(USER_AGENTS_MD)
     assert agents_md.count("<!-- cairn:agent:start -->") == 1 and "`context`" in agents_md
@@ -233,8 +233,8 @@ def test_every_snippet_parses_in_its_format(env, agent, capsys):
     assert report["done"] == []
     for step in report["steps"]:
         fmt, paste = step["format"], step["paste"]
-        if paste == "[features]\ncodex_hooks = true\n":  # Codex's hooks switch, printed with its hooks
-            assert agent == "codex" and tomllib.loads(paste) == {"features": {"codex_hooks": True}}
+        if paste == "[features]\nhooks = true\n":  # Codex's hooks switch, printed with its hooks
+            assert agent == "codex" and tomllib.loads(paste) == {"features": {"hooks": True}}
             continue
         if fmt in ("json", "jsonc", "hooks-json"):
             doc = json.loads(paste)
@@ -341,7 +341,7 @@ def test_a_version_1_journal_is_still_undone_per_project(two_projects, cairn_hom
     assert snapshot(a) == before_a and not path.exists()
 
 
-# --- Codex hooks need [features] codex_hooks = true -------------------------------------------
+# --- Codex hooks need [features] hooks = true (codex_hooks before Codex 0.171) -------------------------------------------
 
 
 def test_codex_hooks_switch_goes_inside_the_users_features_table(env, capsys):
@@ -353,9 +353,9 @@ def test_codex_hooks_switch_goes_inside_the_users_features_table(env, capsys):
     assert connect("codex") == 0
     text = config.read_text()
     doc = tomllib.loads(text)
-    assert doc["features"] == {"web_search": True, "codex_hooks": True}
+    assert doc["features"] == {"web_search": True, "hooks": True}
     assert doc["profiles"] == {"fast": {"model": "mini"}}
-    assert "[features]\ncodex_hooks = true\nweb_search = true  # mine\n" in text
+    assert "[features]\nhooks = true\nweb_search = true  # mine\n" in text
     assert text.count("[features]") == 1
     assert connect("codex") == 0 and config.read_text() == text  # idempotent
     assert connect("codex", "--undo") == 0
@@ -366,11 +366,25 @@ def test_codex_hooks_switch_set_false_by_the_user_is_printed_not_overruled(env, 
     home, repo = env
     seed_user_files(home, repo)
     config = home / ".codex" / "config.toml"
-    config.write_text(USER_TOML + "\n[features]\ncodex_hooks = false\n")
+    for off in ("hooks", "codex_hooks"):  # the switch, or its older name, turned off on purpose
+        config.write_text(USER_TOML + f"\n[features]\n{off} = false\n")
+        assert connect("codex") == 0
+        assert tomllib.loads(config.read_text())["features"] == {off: False}
+        out = capsys.readouterr().out
+        assert "paste into" in out and "hooks = true" in out and "set to false" in out
+        assert connect("codex", "--undo") == 0
+
+
+def test_codex_hooks_switch_written_by_its_older_name_is_kept(env, capsys):
+    """An older cairn (or the user) wrote `codex_hooks = true`: Codex 0.171 still reads it, and
+    cairn adds the current name beside it, changing nothing else."""
+    home, repo = env
+    seed_user_files(home, repo)
+    config = home / ".codex" / "config.toml"
+    user = USER_TOML + "\n[features]\ncodex_hooks = true\n"
+    config.write_text(user)
     assert connect("codex") == 0
-    assert tomllib.loads(config.read_text())["features"] == {"codex_hooks": False}
-    out = capsys.readouterr().out
-    assert "paste into" in out and "codex_hooks = true" in out and "set to false" in out
+    assert tomllib.loads(config.read_text())["features"] == {"hooks": True, "codex_hooks": True}
 
 
 def test_a_version_1_pinned_entry_stays_undoable_under_a_new_projects_entry(two_projects, cairn_home):

@@ -90,6 +90,10 @@ def test_the_hooks_switch_never_overrules_the_user() -> None:
         toml_set_true('features = "all"\n', "features", "codex_hooks")
     with pytest.raises(NeedsManual, match="form cairn does not edit"):
         toml_set_true("features = { web_search = true }\n", "features", "codex_hooks")
+    with pytest.raises(NeedsManual, match="older name of hooks"):  # an older name set to false by the user
+        toml_set_true("[features]\ncodex_hooks = false\n", "features", "hooks", ("codex_hooks",))
+    both = toml_set_true("[features]\ncodex_hooks = true\n", "features", "hooks", ("codex_hooks",))
+    assert tomllib.loads(both)["features"] == {"hooks": True, "codex_hooks": True}
 
 
 def test_cairn_connect_codex_keeps_the_users_comments_and_backs_the_file_up(tmp_path, monkeypatch, cairn_home) -> None:
@@ -107,7 +111,7 @@ def test_cairn_connect_codex_keeps_the_users_comments_and_backs_the_file_up(tmp_
     text = config.read_text()
     assert _comments(text) == _comments(user)
     doc = tomllib.loads(text)
-    assert doc["features"] == {"codex_hooks": True, "web_search": True}
+    assert doc["features"] == {"hooks": True, "web_search": True}
     assert doc["mcp_servers"]["cairn"]["args"] == ["-m", "cairn", "serve"]
     backups = [p.read_text() for p in (cairn_home / "connect" / "backups").rglob("*") if p.is_file()]
     assert user in backups  # the original is kept before the first edit

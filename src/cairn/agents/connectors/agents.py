@@ -46,8 +46,11 @@ class Agent:
     targets: tuple[Target, ...] = field(default_factory=tuple)
     notes: str = ""
     # (table, key) set to true in the agent's TOML config when cairn writes its hooks: Codex
-    # ignores hooks.json unless `[features] codex_hooks = true` (integration.md §5)
+    # ignores hooks.json unless `[features] hooks = true` (integration.md §5); `hook_flag_old`: the
+    # key's older names, whose `false` cairn respects (Codex 0.171 reads `codex_hooks` as `hooks`
+    # and calls it deprecated on every start)
     hook_flag: tuple[str, str] | None = None
+    hook_flag_old: tuple[str, ...] = ()
 
 
 def _app_support(home: Path, *parts: str) -> Path:
@@ -68,7 +71,7 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (
         _instructions("AGENTS.md"),
         Target("hooks", lambda h, r: h / ".codex" / "hooks.json", "hooks-json", needs_parent=True,
                note="SessionStart and UserPromptSubmit; Codex asks you to trust new hooks once"),
-    ), hook_flag=("features", "codex_hooks")),
+    ), hook_flag=("features", "hooks"), hook_flag_old=("codex_hooks",)),
     Agent("gemini", "Gemini CLI", "standard", pin_project=False, targets=(
         Target("mcp", lambda h, r: h / ".gemini" / "settings.json", "json", keypath=("mcpServers",),
                needs_parent=True),

@@ -25,7 +25,7 @@ write) and, for pinned entries, layers: [{"project", "before": backup or None (=
 a file that is one of the agent's project targets goes under the root it was written for, the
 rest under "user" without layers, which any project's undo restores, as version 1 did.
 
-Codex runs hooks only with `[features] codex_hooks = true` in its config.toml, so when cairn
+Codex runs hooks only with `[features] hooks = true` in its config.toml, so when cairn
 writes Codex hooks it adds that key in the same config.toml edit (one line of its own, checked
 by parsing), or prints it when the file cannot take it safely.
 """
@@ -165,11 +165,11 @@ def plan(agent: Agent, root: Path, home: Path | None = None) -> list[Step]:
 
 
 def _hook_flag(agent: Agent, steps: list[Step], originals: dict[Path, str | None]) -> list[Step]:
-    """Turn on the agent's hooks switch (`[features] codex_hooks = true`) in its TOML config.
+    """Turn on the agent's hooks switch (`[features] hooks = true`) in its TOML config.
 
     Hooks written without it are dead files, so the key goes into the same config.toml edit as
     the MCP table (one undo restores both). When the hooks are only printed, or the TOML file
-    cannot take the key safely (a user's `codex_hooks = false`, `features` written inline), the
+    cannot take the key safely (a user's `hooks = false` or `codex_hooks = false`, `features` written inline), the
     line is printed instead: returns that extra printed step, or nothing.
     """
     if not agent.hook_flag:
@@ -182,7 +182,7 @@ def _hook_flag(agent: Agent, steps: list[Step], originals: dict[Path, str | None
     reason = f"{agent.title} runs hooks only with this key"
     if hooks.action != "print" and toml.action != "print":
         try:
-            new = edit.toml_set_true(toml.text, table, key)
+            new = edit.toml_set_true(toml.text, table, key, agent.hook_flag_old)
         except edit.NeedsManual as exc:
             reason = f"{reason}; not added: {exc}"
         else:

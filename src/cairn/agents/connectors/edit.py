@@ -191,13 +191,14 @@ def toml_set_table(text: str | None, table: tuple[str, ...], entry: dict[str, An
     return new
 
 
-def toml_set_true(text: str | None, table: str, key: str) -> str:
+def toml_set_true(text: str | None, table: str, key: str, old_names: tuple[str, ...] = ()) -> str:
     """Make `[table] key = true` hold by adding one line of cairn's own, never rewriting the user's.
 
     Already true: the text comes back unchanged. No `table` anywhere: `[table]` and the key are
     appended. A `[table]` with a header: the key goes on the line after it, the table's other
-    keys and comments untouched. Anything else (the key set to another value, the table inline
-    or dotted) raises NeedsManual. The result must parse to the old document plus that one key.
+    keys and comments untouched. Anything else (the key, or one of its `old_names`, set to another
+    value; the table inline or dotted) raises NeedsManual. The result must parse to the old
+    document plus that one key.
     """
     text = text or ""
     before, _ = _parse(text)
@@ -209,6 +210,10 @@ def toml_set_true(text: str | None, table: str, key: str) -> str:
     if isinstance(current, dict) and key in current:
         shown = tomlkit.item(current[key]).as_string()
         raise NeedsManual(f"{table}.{key} is set to {shown}; cairn does not overrule it")
+    for old in old_names:
+        if isinstance(current, dict) and old in current and current[old] is not True:
+            shown = tomlkit.item(current[old]).as_string()
+            raise NeedsManual(f"{table}.{old} (the older name of {key}) is set to {shown}; cairn does not overrule it")
     if text and not text.endswith("\n"):
         text += "\n"
     _, doc = _parse(text)
