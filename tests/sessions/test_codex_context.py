@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from cairn.sessions.context import read_session
 from helpers import make_git_repo
@@ -147,3 +148,34 @@ def test_gemini_touches_for_eval():
     assert _touches("replace", "/p/a.ts") == [("edited", "/p/a.ts")]
     assert _touches("write_file", "/p/b.ts") == [("created", "/p/b.ts")]
     assert _touches("run_shell_command", "cat src/c.ts | head") == [("read", "src/c.ts")]
+
+
+CODEX_0171 = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex-0171").glob("*.jsonl"))
+
+
+def test_codex_0171_writes_the_typed_prompt_as_an_item_completed_record(tmp_path):
+    """Codex CLI 0.171 has no `user_message` event: the prompt is an `item_completed` of a
+    `UserMessage` (a real rollout of that version); a rollout holding both records of one prompt
+    counts it once."""
+    from cairn.sessions.context import read_session
+
+    ctx = read_session(CODEX_0171[0])
+    assert ctx.prompts == ["where is the print statement"] and ctx.cwd == "/tmp/codex-home2/proj"
+    lines = CODEX_0171[0].read_bytes().splitlines()
+    both = tmp_path / CODEX_0171[0].name
+    old = (b'{"timestamp":"2026-12-02T10:14:10.513Z","type":"event_msg","payload":{"type":"user_message",'
+           b'"message":"where is the print statement"}}')
+    both.write_bytes(b"\n".join(lines[:5] + [old] + lines[5:]) + b"\n")
+    assert read_session(both).prompts == ["where is the print statement"]
+
+
+def test_codex_0171_prompt_is_archived(tmp_path, monkeypatch):
+    from cairn.sessions.archive import ingest_paths, open_archive
+    from cairn.sessions.archive_search import search
+
+    ingest_paths([CODEX_0171[0].parent], auto_backup=False)
+    con = open_archive()
+    hits = search(con, "print statement", project_ids=None)
+    assert [(h.role, h.session_id) for h in hits] == [("user", "01a2363f-51d6-71b2-8d82-e00e8a88ce0b")]
+    assert "print" in hits[0].snippet
+    con.close()

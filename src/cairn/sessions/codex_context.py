@@ -3,8 +3,8 @@
 `cairn search --transcript ~/.codex/sessions/.../rollout-*.jsonl` and the MCP `context` tool's
 `transcript_path` take a Codex session as well: the same reader, the same SessionContext. What a
 rollout says (sessions/codex_turns.py describes its records):
-- the prompts: `event_msg` `user_message`, the text as typed (the environment context Codex sends
-  as user messages is not in it);
+- the prompts: `event_msg` `user_message` (since Codex CLI 0.171, `item_completed` of a
+  `UserMessage`), the text as typed (the environment context Codex sends as user messages is not in it);
 - edited and created files: the `*** Update File:` / `*** Add File:` / `*** Move to:` lines of an
   `apply_patch` call (a custom tool call, a function call, or a shell command holding the patch);
 - read files: Codex reads through the shell (`sed -n '1,200p' src/a.py`, `cat`, `nl -ba`), so a file
@@ -20,7 +20,8 @@ import json
 import os
 import re
 
-from cairn.sessions.context import SHELL_WORD, SessionContext, prompt_text
+from cairn.sessions.codex_meta import typed_prompt
+from cairn.sessions.context import PROMPT_CHARS, SHELL_WORD, SessionContext, prompt_text
 
 SHELL_TOOLS = frozenset({"shell", "exec_command", "local_shell", "container.exec", "shell_command"})
 READ_TOOLS = frozenset({"read_file", "view_file"})
@@ -47,10 +48,11 @@ def apply_codex_record(ctx: SessionContext, rec: dict, when: float) -> None:
             ctx.cwd = payload["cwd"]
         return
     if kind == "event_msg":
-        if ptype == "user_message" and isinstance(payload.get("message"), str):
-            text = prompt_text(payload["message"])
-            if text:
-                ctx.add_prompt(text)
+        typed = typed_prompt(payload)
+        if typed is not None:
+            text = prompt_text(typed)
+            if text and not (ptype == "item_completed" and ctx.prompts and ctx.prompts[-1] == text[:PROMPT_CHARS]):
+                ctx.add_prompt(text)  # (a rollout with both records of one prompt counts it once)
         return
     if ptype == "custom_tool_call" and payload.get("name") == "apply_patch":
         _patched(ctx, payload.get("input"), ctx.cwd, when)

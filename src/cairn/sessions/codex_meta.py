@@ -37,3 +37,20 @@ def id_from_name(path: Path) -> str:
     """The session id a transcript's file name gives: its last UUID, else its stem."""
     found = UUID.findall(path.stem)
     return found[-1] if found else path.stem
+
+
+def typed_prompt(payload: dict) -> str | None:
+    """What the person typed, from an `event_msg` payload: `user_message`'s `message`, or (Codex
+    CLI 0.171) an `item_completed` whose item is a `UserMessage`, its `text` parts joined."""
+    ptype = payload.get("type")
+    if ptype == "user_message":
+        message = payload.get("message")
+        return message if isinstance(message, str) else None
+    if ptype != "item_completed":
+        return None
+    item = payload.get("item")
+    if not isinstance(item, dict) or item.get("type") != "UserMessage" or not isinstance(item.get("content"), list):
+        return None
+    parts = [p["text"] for p in item["content"] if isinstance(p, dict) and p.get("type") == "text"
+             and isinstance(p.get("text"), str)]
+    return "\n".join(parts) if parts else None

@@ -5,7 +5,8 @@ A rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) holds one JSON record
 (messages, `function_call` / `custom_tool_call` and their outputs, `web_search_call`,
 reasoning), `event_msg` (`user_message` as typed, `agent_message`, `token_count`, `error`...)
 and `compacted` (the summary that replaced the history). Archived: what the user typed
-(`event_msg` `user_message`, free of the environment context Codex injects as user messages),
+(`event_msg` `user_message`, or `item_completed` of a `UserMessage` since Codex CLI 0.171, free of
+the environment context Codex injects as user messages),
 what the agent said (assistant `output_text`), each tool call with its main argument, the head
 of each output, errors, compaction summaries. Reasoning is not archived. Records carry no id, so
 a turn's key is a hash of the record: the same session copied into two files (a resumed or
@@ -20,6 +21,7 @@ import re
 from collections.abc import Callable
 
 from cairn.sessions.codex_meta import text as _str
+from cairn.sessions.codex_meta import typed_prompt
 from cairn.sessions.turns import (
     ARG_MAX,
     RESULT_HEAD,
@@ -110,8 +112,9 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
     ts = _str(record.get("timestamp"))
     ptype = payload.get("type")
     if kind == "event_msg":
-        if ptype == "user_message" and isinstance(payload.get("message"), str):
-            text = clean_text(payload["message"])
+        typed = typed_prompt(payload)
+        if typed is not None:
+            text = clean_text(typed)
             return [Turn(record_key(record), 0, "user", ts, redacted_head(text, TEXT_MAX))] if text else []
         if ptype in ("error", "stream_error") and isinstance(payload.get("message"), str):
             return [Turn(record_key(record), 0, "error", ts, redacted_head(payload["message"], TEXT_MAX))]

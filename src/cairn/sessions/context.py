@@ -218,7 +218,10 @@ def _wanted(raw: bytes) -> bool:
     """Only prompts and tool calls matter: skip tool results (file contents, megabytes) and the rest
     before paying for json.loads (a Codex rollout's lines: _CODEX_WANTED)."""
     if raw.startswith(b'{"timestamp"') and b'"payload"' in raw[:200]:
-        return b'_call_output"' not in raw[:300] and any(m in raw[:300] for m in _CODEX_WANTED)
+        head = raw[:300]
+        if b'"item_completed"' in head:  # Codex CLI 0.171 writes a typed prompt so (codex_meta.typed_prompt)
+            return b'"type":"UserMessage"' in raw[:600]
+        return b'_call_output"' not in head and any(m in head for m in _CODEX_WANTED)
     if b'"tool_use"' in raw:
         return b'"assistant"' in raw
     if b'"toolCalls"' in raw:  # a Gemini CLI message with tool calls
