@@ -150,7 +150,8 @@ def test_gemini_touches_for_eval():
     assert _touches("run_shell_command", "cat src/c.ts | head") == [("read", "src/c.ts")]
 
 
-CODEX_0171 = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex-0171").glob("*.jsonl"))
+CODEX_0171_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex-0171"
+CODEX_0171 = sorted((CODEX_0171_DIR / "sessions").rglob("*.jsonl"))  # [0]: the prompt only (no model answer)
 
 
 def test_codex_0171_writes_the_typed_prompt_as_an_item_completed_record(tmp_path):
@@ -173,9 +174,36 @@ def test_codex_0171_prompt_is_archived(tmp_path, monkeypatch):
     from cairn.sessions.archive import ingest_paths, open_archive
     from cairn.sessions.archive_search import search
 
-    ingest_paths([CODEX_0171[0].parent], auto_backup=False)
+    ingest_paths([CODEX_0171[0]], auto_backup=False)
     con = open_archive()
     hits = search(con, "print statement", project_ids=None)
     assert [(h.role, h.session_id) for h in hits] == [("user", "01a2363f-51d6-71b2-8d82-e00e8a88ce0b")]
     assert "print" in hits[0].snippet
     con.close()
+
+
+def test_codex_0171_files_in_play_from_completed_items():
+    """Code mode (the model's `exec` JavaScript calls the tools): the files come from the
+    `item_completed` CommandExecution / FileChange records; called directly, from the function call
+    (its item, which repeats it, is not counted twice)."""
+    from cairn.sessions.context import read_session
+
+    code_mode = read_session(next(p for p in CODEX_0171 if "10-18-11" in p.name))
+    assert code_mode.prompts == ["where is the print statement"]
+    assert {p: (t.how, t.count) for p, t in code_mode.files.items()} == {"/tmp/codex-home3/proj/a.py": ("edited", 2)}
+    direct = read_session(next(p for p in CODEX_0171 if "10-18-44" in p.name))
+    assert {p: (t.how, t.count) for p, t in direct.files.items()} == {"/tmp/codex-home3/proj/a.py": ("read", 1)}
+
+
+def test_codex_0171_usage_equals_ccusage_to_the_token():
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.usage import load_transcripts
+    from cairn.sessions.xray import analyze
+
+    expected = json.loads((CODEX_0171_DIR / "expected.ccusage-codex-session.json").read_text())["sessions"]
+    mine = {s["session_id"]: s for s in analyze(load_transcripts([CODEX_0171_DIR]), load_prices({}))["sessions"]}
+    assert len(mine) == len(expected) == 4
+    for e in expected:
+        s = mine[e["sessionFile"][-36:]]
+        assert (s["input_tokens"], s["cache_read_tokens"], s["output_tokens"], s["total_tokens"]) == (
+            e["inputTokens"], e["cacheReadTokens"], e["outputTokens"], e["totalTokens"]), e["sessionFile"]

@@ -7,6 +7,8 @@ rollout says (sessions/codex_turns.py describes its records):
   `UserMessage`), the text as typed (the environment context Codex sends as user messages is not in it);
 - edited and created files: the `*** Update File:` / `*** Add File:` / `*** Move to:` lines of an
   `apply_patch` call (a custom tool call, a function call, or a shell command holding the patch);
+  since Codex CLI 0.171 (tools called from the model's `exec` JavaScript), the `item_completed`
+  records of each `FileChange` and `CommandExecution`;
 - read files: Codex reads through the shell (`sed -n '1,200p' src/a.py`, `cat`, `nl -ba`), so a file
   word of a reading command counts as read, and one of any other command as only named;
 - the working folder: `session_meta` / `turn_context` `cwd`, and a call's `workdir`, against which
@@ -53,6 +55,8 @@ def apply_codex_record(ctx: SessionContext, rec: dict, when: float) -> None:
             text = prompt_text(typed)
             if text and not (ptype == "item_completed" and ctx.prompts and ctx.prompts[-1] == text[:PROMPT_CHARS]):
                 ctx.add_prompt(text)  # (a rollout with both records of one prompt counts it once)
+        elif ptype == "item_completed" and isinstance(payload.get("item"), dict):
+            _completed_item(ctx, payload["item"], when)
         return
     if ptype == "custom_tool_call" and payload.get("name") == "apply_patch":
         _patched(ctx, payload.get("input"), ctx.cwd, when)
@@ -71,6 +75,31 @@ def apply_codex_record(ctx: SessionContext, rec: dict, when: float) -> None:
         if isinstance(action, dict):
             workdir = _text(action.get("working_directory")) or ctx.cwd
             _shell(ctx, action.get("command"), workdir, when)
+
+
+def _completed_item(ctx: SessionContext, item: dict, when: float) -> None:
+    """Codex CLI 0.171 (code mode: the model's `exec` JavaScript calls the tools) records what each
+    tool did as an `item_completed`: a `CommandExecution` (the command and its `cwd`, a `file://`
+    URL) read as any shell call, a `FileChange` (absolute paths: `add`, `update`, `delete`, and a
+    `move_path`) as a patch's files. Only the items of tools called from a script (ids `exec-...`):
+    a tool the model called directly also has its `function_call` record, read already (the item's
+    id is then that call's `call_...` id)."""
+    if not _text(item.get("id")).startswith("exec-"):
+        return
+    kind = item.get("type")
+    if kind == "CommandExecution":
+        cwd = _text(item.get("cwd"))
+        workdir = cwd[len("file://"):] if cwd.startswith("file://") else cwd
+        _shell(ctx, item.get("command"), workdir or ctx.cwd, when)
+    elif kind == "FileChange" and isinstance(item.get("changes"), dict):
+        for path, change in list(item["changes"].items())[:200]:
+            if not isinstance(path, str) or not isinstance(change, dict):
+                continue
+            moved = _text(change.get("move_path"))
+            if moved:
+                ctx.touch(_absolute(moved, ctx.cwd), "created", when)
+            elif change.get("type") in ("add", "update"):
+                ctx.touch(_absolute(path, ctx.cwd), "created" if change["type"] == "add" else "edited", when)
 
 
 def _text(value: object) -> str:

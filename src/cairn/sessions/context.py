@@ -37,6 +37,7 @@ _WRAPPERS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout|local-command-stderr"
     r"|command-message|command-name|command-args|task-notification|bash-input|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
     re.S)
+_CODEX_ITEMS = (b'"type":"UserMessage"', b'"type":"CommandExecution"', b'"type":"FileChange"')  # since 0.171
 _CODEX_WANTED = (b'"user_message"', b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"',
                  b'"session_meta"', b'"turn_context"')  # the records of a Codex rollout worth parsing
 # Words of a shell command that name a file (`src/a.py`): short segments, the last with an extension.
@@ -219,8 +220,9 @@ def _wanted(raw: bytes) -> bool:
     before paying for json.loads (a Codex rollout's lines: _CODEX_WANTED)."""
     if raw.startswith(b'{"timestamp"') and b'"payload"' in raw[:200]:
         head = raw[:300]
-        if b'"item_completed"' in head:  # Codex CLI 0.171 writes a typed prompt so (codex_meta.typed_prompt)
-            return b'"type":"UserMessage"' in raw[:600]
+        if b'"item_completed"' in head:  # Codex CLI 0.171: a typed prompt, a command run, files changed
+            item = raw[:600]
+            return any(m in item for m in _CODEX_ITEMS)
         return b'_call_output"' not in head and any(m in head for m in _CODEX_WANTED)
     if b'"tool_use"' in raw:
         return b'"assistant"' in raw
