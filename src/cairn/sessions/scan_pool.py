@@ -290,8 +290,8 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     runs = _runs(files, sizes, n, LATE_SHARE if late else 1.0)
     late = late and len(runs) > 1
     spill = _spill_file() if late else None
-    children = [_scan_in_child(run, *((files, spill) if late and k == len(runs) - 1 else (None, None)), ds.tool_rows)
-                for k, run in enumerate(runs[1:], 1)]
+    children = [_scan_in_child(run, files, spill, ds.tool_rows) if late and k == len(runs) - 1
+                else _scan_in_child(run, tool_rows=ds.tool_rows) for k, run in enumerate(runs[1:], 1)]
     late_tools: _LateTools | None = None
     try:
         parts = [scan_run(runs[0], codex_tools=False, tool_rows=ds.tool_rows)]  # this process takes the first run
