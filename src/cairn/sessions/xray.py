@@ -40,7 +40,7 @@ CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the outp
 
 
 _MODEL, _TS, _SUB, _SIDE = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent"), attrgetter("sidechain")  # read in C, per session
-_TOOL, _CHARS = attrgetter("tool"), attrgetter("chars")
+_TOOL = attrgetter("tool")
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -320,11 +320,12 @@ def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
 
 def _tool_report(ds: Dataset) -> dict[str, Any]:
     ds.complete()  # the first to need the Codex tool outputs another process may still be reading
-    names = list(map(_TOOL, ds.tool_results))
-    calls = Counter(names)  # counted in C
-    chars = dict.fromkeys(calls, 0)
-    for name, n in zip(names, map(_CHARS, ds.tool_results), strict=True):
-        chars[name] += n
+    calls = Counter(map(_TOOL, ds.tool_results))  # counted in C
+    chars: dict[str, int] = {}
+    get = chars.get
+    for r in ds.tool_results:  # one attribute read each, no pairs (52k outputs in 100 MB of Codex rollouts)
+        name = r.tool
+        chars[name] = get(name, 0) + r.chars
     whole = sum(chars.values())
     rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
