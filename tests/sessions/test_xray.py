@@ -287,3 +287,44 @@ def test_cli_empty_days_window_is_an_empty_result_not_an_error(tmp_path, cairn_h
     sim = run_cli("simulate", str(tmp_path), "--days", "3", "--json", home=cairn_home)
     assert sim.returncode == 0, sim.stderr
     assert json.loads(sim.stdout)["sessions"] == 0
+
+
+def test_cli_output_is_redacted_when_the_redaction_warms_up_beside_the_analysis(tmp_path, cairn_home, monkeypatch,
+                                                                              capsys):
+    """Tool outputs read by a second process, the redaction imported meanwhile in a thread: the
+    output printed is still redacted whole (a token in a Codex tool name never reaches stdout)."""
+    import cairn.cli.xray_cmd as xray_cmd
+    import cairn.sessions.scan_pool as pool
+    from cairn.cli.main import main
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    rollouts = []
+    for n in range(2):  # two files: one per process
+        records = [
+            {"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta",  # the first file the larger
+             "payload": {"id": f"s{n}", "cwd": "/w", "instructions": "be brief. " * (300 if n == 0 else 1)}},
+            {"timestamp": "2026-03-01T10:00:01Z", "type": "response_item",
+             "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "c1", "name": token,
+                         "input": "x"}},
+            {"timestamp": "2026-03-01T10:00:02Z", "type": "response_item",
+             "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": "done"}},
+            {"timestamp": "2026-03-01T10:00:03Z", "type": "event_msg", "payload": {"type": "token_count", "info": {
+                "total_token_usage": {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": 10,
+                                      "reasoning_output_tokens": 0, "total_tokens": 110}}}},
+        ]
+        path = tmp_path / "sessions" / "2026" / "03" / "01" / f"rollout-2026-03-01T10-00-0{n}-s{n}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+        rollouts.append(path)
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
+    warmed = []
+    real_warm = xray_cmd._warm_redaction
+    monkeypatch.setattr(xray_cmd, "_warm_redaction", lambda: warmed.append(1) or real_warm())
+    capsys.readouterr()
+    assert main(["xray", "--json", str(tmp_path / "sessions")], warm=False) == 0
+    out = capsys.readouterr().out
+    assert warmed == [1]  # the tool outputs came late, from the second process
+    assert token not in out and "[REDACTED:github-pat]" in out
+    rows = json.loads(out)["tools"]["rows"]
+    assert [r["tool"] for r in rows] == ["[REDACTED:github-pat]"]

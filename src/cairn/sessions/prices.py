@@ -94,6 +94,15 @@ class ModelPrice:
                   if any(writes_5m) or any(writes_1h) else [(0 * r5 + 0 * r1) * _PER_TOKEN] * len(writes_5m))
         return _times(inputs, ri), _times(outputs, ro), writes, _times(reads, rc)
 
+    def flat_rates(self) -> tuple[float, float, float, float, float] | None:
+        """(input, output, 5-minute write, 1-hour write, cache read) rates when every request pays
+        the same ones (no long-context tier), else None: what `parts` multiplies by, for a loop
+        that prices many requests inline (simulate.replay)."""
+        if self.above_200k:
+            return None
+        r = self.base
+        return r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
+
     def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
              cache_read: int) -> CostParts:
         """Price one request (see `parts`)."""

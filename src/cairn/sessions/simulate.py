@@ -14,7 +14,7 @@ from collections import defaultdict
 from itertools import accumulate
 
 from cairn.errors import CairnError
-from cairn.sessions.prices import PriceTable
+from cairn.sessions.prices import _PER_TOKEN, PriceTable
 from cairn.sessions.usage import Dataset, Turn
 from cairn.sessions.xray import main_curve, turn_cost
 from cairn.sessions.xray_columns import fsum
@@ -36,6 +36,7 @@ METHOD = (
 
 DEFAULT_THRESHOLDS = [100_000, 150_000, 250_000]
 DEFAULT_HANDOFF = 8_000
+_NONE = object()  # no model seen yet (None is a turn's model when it has none)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([km]?)\s*$", re.IGNORECASE)
 
 
@@ -129,6 +130,9 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
         run.cost = fsum(reals[:first], 0.0)  # turns 0..first-1, exactly as the loop below adds them
         sim = ctx[first - 1] if first else 0
     cost, compactions, lookup = run.cost, 0, prices.lookup
+    model: object = _NONE  # the last priced turn's model, its price and flat rates
+    p = flat = None
+    ri = ro = r5 = r1 = rc = 0.0
     for i in range(first, last + 1):
         here = ctx[i]
         if i == 0:
@@ -143,8 +147,17 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
             inp = min(t.input, sim)
             cw = min(t.cache_write, sim - inp)
             w1 = round(t.write_1h * cw / t.cache_write) if t.cache_write else 0
-            p = lookup(t.model)
-            cost += 0.0 if p is None else p.cost_total(inp, t.output, cw - w1, w1, sim - inp - cw)
+            if t.model != model:
+                model = t.model
+                p = lookup(t.model)
+                flat = p.flat_rates() if p is not None else None
+                if flat is not None:
+                    ri, ro, r5, r1, rc = flat
+            if flat is not None:  # ModelPrice.parts' products and their sum, inline (~10k turns on 100 MB)
+                cost += (inp * ri * _PER_TOKEN + t.output * ro * _PER_TOKEN
+                         + ((cw - w1) * r5 + w1 * r1) * _PER_TOKEN + (sim - inp - cw) * rc * _PER_TOKEN)
+            else:
+                cost += 0.0 if p is None else p.cost_total(inp, t.output, cw - w1, w1, sim - inp - cw)
         if can_compact and sim > threshold and i < last:
             fresh = start + handoff
             summary = _price(prices, t.model, out=handoff, cr=sim)
