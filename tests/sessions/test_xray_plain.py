@@ -370,3 +370,25 @@ def test_a_column_of_zeros_is_priced_as_each_request_would_be(rate):
         plain = [p.parts(*request) for request in zip(*columns, strict=True)]
         assert repr(fast) == repr(tuple(list(c) for c in zip(*plain, strict=True)) if plain else ([], [], [], []))
     assert p.flat_rates() == (rate,) * 5 and ModelPrice("t", rates, rates).flat_rates() is None
+
+
+def test_day_numbers_by_session_equal_turn_by_turn():
+    """A session within one day gets that day at every position; one across midnight, before 1970
+    or past 2**53 seconds is computed turn by turn."""
+    from cairn.sessions.xray import _day_numbers, _one_day
+
+    ts = [86_399.5, 86_399.0, 86_400.0, 1_700_000_000.25, 1_700_000_001.0, -0.5, -86_400.0, 1e17, 2.0 ** 53, 5.0,
+          1_700_000_002.0]
+    positions = [range(0, 2), range(1, 3), [3, 4, 10], [5, 6], [7, 8], [9]]
+    days = [_one_day(min(ts[i] for i in p), max(ts[i] for i in p)) for p in positions]
+    assert days == [0, None, 19675, None, None, 0]
+    out = _day_numbers(days, positions, ts)
+    for p in positions:
+        for i in p:
+            assert out[i] == int(ts[i] // 86400)
+    rnd = random.Random(4)
+    for _ in range(2000):
+        a = rnd.uniform(0, 4e9)
+        b = a + rnd.uniform(0, 200_000)
+        day = _one_day(a, b)
+        assert day is None or all(int(x // 86400) == day for x in (a, b, (a + b) / 2, rnd.uniform(a, b)))

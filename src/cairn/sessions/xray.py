@@ -159,6 +159,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         exp_by_session[e.session_id].append(e)
 
     sessions, curve_points, prepared, session_projects = [], {}, [], []
+    session_days: list[int | None] = []
     for sid, idx in idx_by_session.items():  # each session's numbers from the columns, over its positions
         acc = cols.acc(idx)
         if type(idx) is range:
@@ -180,6 +181,8 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             prep = Prepared([turns_all[i] for i in curve], [turn_totals[i] for i in curve],
                             [ctx_col[i] for i in curve], any(w1_col[i] for i in curve))
         prepared.append(prep)
+        first_ts, last_ts = min(times), max(times)
+        session_days.append(_one_day(first_ts, last_ts))
         names.discard("")  # no model
         pid, pname = project_of(ds.session_cwd.get(sid))
         session_projects.append(pname)
@@ -188,7 +191,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             "session_id": sid, "agent": turns_all[idx[0]].agent, "project": pname, "project_id": pid,
             "project_dir": ds.session_dir.get(sid, ""), "models": sorted(names), **acc.as_dict(),
             "cost_share": _share(acc.cost_usd, grand),
-            "first_activity": iso(min(times)), "last_activity": iso(max(times)),
+            "first_activity": iso(first_ts), "last_activity": iso(last_ts),
             "start_context": prep.contexts[0], "peak_context": prep.peak,
             "main_turns": len(prep.contexts), "subagent_turns": subagent_turns,
             "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
@@ -206,7 +209,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                 "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
                            "input": total.input, "output": total.output}[k],
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
-    day_numbers = [int(ts // 86400) for ts in ts_col]
+    day_numbers = _day_numbers(session_days, idx_by_session.values(), ts_col)
     day_names = {n: _day(n) for n in set(day_numbers)}  # day_of, once per day
     by_day = _rows(_groups(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
     by_day.sort(key=lambda r: r["day"])
@@ -273,6 +276,33 @@ def _in_time_order(pos: list[int] | range, ts: list[float]) -> list[int] | range
     if all(map(le, times, islice(times, 1, None))):  # no later turn earlier: a stable sort keeps them all
         return pos
     return sorted(pos, key=ts.__getitem__)
+
+
+def _one_day(first: float, last: float) -> int | None:
+    """The day number (`int(ts // 86400)`) of every time from `first` to `last` when they share
+    one, else None. Below 2**53 a non-negative float's `// 86400` is the exact floor (its `fmod`
+    and the multiple of 86400 it leaves are exact), so it never decreases as the time grows."""
+    if 0.0 <= first and last < 9_007_199_254_740_992.0:
+        day = int(first // 86400)
+        if int(last // 86400) == day:
+            return day
+    return None
+
+
+def _day_numbers(days: list[int | None], positions: Iterable[list[int] | range], ts: list[float]) -> list[int]:
+    """Each turn's `int(ts // 86400)`: a session's one day (`_one_day`) at all its positions, else
+    turn by turn."""
+    out = [0] * len(ts)
+    for day, pos in zip(days, positions, strict=True):
+        if day is None:
+            for i in pos:
+                out[i] = int(ts[i] // 86400)
+        elif type(pos) is range:
+            out[pos.start:pos.stop] = [day] * len(pos)
+        else:
+            for i in pos:
+                out[i] = day
+    return out
 
 
 def _spread(values: list[str], positions: Iterable[list[int] | range], n: int) -> list[str]:
