@@ -328,3 +328,24 @@ def test_cli_output_is_redacted_when_the_redaction_warms_up_beside_the_analysis(
     assert token not in out and "[REDACTED:github-pat]" in out
     rows = json.loads(out)["tools"]["rows"]
     assert [r["tool"] for r in rows] == ["[REDACTED:github-pat]"]
+
+
+def test_json_printed_from_parts_encoded_earlier_is_the_same_line(capsys):
+    """The X-ray encodes its sessions while it waits (a few rows at a time) and prints the report
+    around that text: the same bytes as encoding the whole report at once."""
+    from cairn.cli.common import json_text, print_json
+    from cairn.cli.xray_cmd import _rows_text
+
+    report = analyze(load_transcripts([FIXTURES.parent]), load_prices({}))
+    report["findings"].append("caf\u00e9 \u2603 \"quoted\" \\ \n tab\t and 1e-06, nan-free")
+    rows = [dict(r, extra=[1e-06, 0.1 + 0.2, -0.0, 10**20, None, True, "\u00e9"]) for r in report["sessions"]] * 50
+    for n in (0, 1, 63, 64, 65, 129, len(rows)):
+        assert _rows_text(rows[:n]) == json_text(rows[:n])
+    report["sessions"] = rows
+    for encoded in ({}, {"sessions": _rows_text(rows)}, {"sessions": _rows_text(rows), "totals": json_text(report["totals"])}):
+        capsys.readouterr()
+        print_json(report, encoded)
+        assert capsys.readouterr().out == json.dumps(report, ensure_ascii=False, separators=(",", ":")) + "\n"
+    capsys.readouterr()
+    print_json({1: "int key", "a": 2}, {"a": "2"})  # a key JSON turns into text: encoded whole
+    assert capsys.readouterr().out == '{"1":"int key","a":2}\n'

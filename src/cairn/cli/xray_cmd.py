@@ -10,6 +10,7 @@ from cairn.cli.common import add_json, print_json
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     import threading
+    from collections.abc import Callable
 
     from cairn.sessions.usage import Dataset
 
@@ -147,17 +148,26 @@ def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.sessions.xray import analyze
 
     gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
-    warm = None
+    threads: list[threading.Thread] = []
+    encoded: dict[str, str] = {}
     try:
         ds, filters, empty = _load(args, paths, late_tools=True)  # read while the analysis runs
-        warm = _warm_redaction() if ds.late is not None else None
-        report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
+        late = ds.late is not None  # the tool outputs come from another process: this one will wait for them
+        if late:
+            threads.append(_in_thread(_warm_redaction))
+
+        def meanwhile(partial: dict) -> None:  # the sessions' JSON made while the tool outputs are waited for
+            rows = partial["sessions"]  # final: nothing after this changes them
+            threads.append(_in_thread(lambda: encoded.update(sessions=_rows_text(rows))))
+
+        report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html),  # only the page draws them
+                         before_tools=meanwhile if late and args.json else None)
         _keep_to_exit(ds, report)
     finally:  # what was built is kept to the end: frozen, the collector never walks it again (it did,
         gc.freeze()  # all of it, on its first pass after gc.enable(): 0.1-0.3 s on 100 MB of Codex rollouts)
         gc.enable()
-        if warm is not None:
-            warm.join()  # ready before anything is redacted: the output, the page, an error
+        for thread in threads:
+            thread.join()  # done before anything is redacted (the output, the page, an error) or printed
     _add_telemetry(report)
     if empty:
         report["findings"] = [empty]
@@ -172,7 +182,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
             raise CairnError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     if args.json:
         report.pop("curves", None)  # per-turn points: for the HTML page, too bulky for programs
-        print_json(report)
+        print_json(report, encoded)
         return 0
     if empty:
         print(empty)
@@ -195,24 +205,40 @@ def _keep_to_exit(*objects: object) -> None:
     keep.append(keep)
 
 
-def _warm_redaction() -> threading.Thread:
-    """Import and compile the output's redaction in a thread, while the analysis waits for the tool
-    outputs another process is still reading (a blocking read lets it run): ~0.03 s of the first
-    `redact` call (cli/main.py's RedactedStdout, at the end) moved off the critical path. Only
-    caches are filled; the output is still redacted whole, by the same call, after `join`."""
+def _in_thread(work: Callable[[], object]) -> threading.Thread:
+    """Run `work` in a thread beside the analysis: it runs while the analysis waits for the tool
+    outputs another process is still reading (a blocking read lets it), which takes it off the
+    command's critical path. A failure is left to the same work done later in the main thread."""
     import threading
 
     def run() -> None:
         try:
-            from cairn.redact import redact
-
-            redact("a line of output with nothing secret in it")
-        except Exception:  # noqa: BLE001 - the real call at the end does the work (and reports) then
+            work()
+        except Exception:  # noqa: BLE001 - the main thread does it again then (and reports what fails)
             pass
 
-    thread = threading.Thread(target=run, name="cairn-warm-redact", daemon=True)
+    thread = threading.Thread(target=run, name="cairn-xray-meanwhile", daemon=True)
     thread.start()
     return thread
+
+
+def _warm_redaction() -> None:
+    """Import and compile the output's redaction: ~0.03 s of the first `redact` call
+    (cli/main.py's RedactedStdout, at the end). Only caches are filled; the output is still
+    redacted whole, by that call."""
+    from cairn.redact import redact
+
+    redact("a line of output with nothing secret in it")
+
+
+def _rows_text(rows: list) -> str:
+    """`json_text(rows)`, made a few rows at a time so the thread doing it lets the main one run:
+    a list's JSON is `[` + its items' texts joined by `,` + `]`."""
+    from cairn.cli.common import json_text
+
+    step = 64
+    chunks = [json_text(rows[i:i + step])[1:-1] for i in range(0, len(rows), step)]
+    return "[" + ",".join(chunks) + "]"
 
 
 def _add_telemetry(report: dict) -> None:

@@ -24,7 +24,7 @@ from cairn.sessions.xray_columns import _Acc, _Columns, _groups, _index, _pick, 
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
 KINDS = ("cache_read", "cache_write", "input", "output")
@@ -132,9 +132,11 @@ def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, A
 
 
 def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None,
-            curves: bool = True) -> dict[str, Any]:
+            curves: bool = True, before_tools: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
     """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve
-    (for the HTML page; `curves=False` leaves it empty, which saves a list per turn)."""
+    (for the HTML page; `curves=False` leaves it empty, which saves a list per turn). `before_tools`
+    is given the report once all but its tools section and findings are made, before the tool
+    outputs another process may still be reading are waited for."""
     from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, Prepared, simulate
 
     want_curves = curves
@@ -264,6 +266,8 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     }
     report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, prepared=prepared,
                                     total=fsum(turn_totals, 0.0))
+    if before_tools is not None:
+        before_tools(report)
     report["tools"] = _tool_report(ds)  # the last part needing them: the scan of tool outputs has the most time
     report["included"]["skipped_lines"] = ds.bad_lines  # complete now (_tool_report waited for the late lines)
     report["findings"] = findings(report)
