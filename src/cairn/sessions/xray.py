@@ -162,6 +162,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
 
     sessions, curve_points, prepared, session_projects = [], {}, [], []
     session_days: list[int | None] = []
+    main: list[int] | range | None
     for sid, idx in idx_by_session.items():  # each session's numbers from the columns, over its positions
         acc = cols.acc(idx)
         if type(idx) is range:
@@ -174,7 +175,8 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             subagent_turns = sum(_pick(sub_col, idx)) if any_sub else 0
             main = idx if aside is None or not any(_pick(aside, idx)) else None
         if main is None:  # main_curve: the session's own thread, or every turn when it has none
-            main = [i for i in idx if not aside[i]] or list(idx)  # type: ignore[index]
+            assert aside is not None
+            main = [i for i in idx if not aside[i]] or list(idx)
         curve = _in_time_order(main, ts_col)
         if type(curve) is range:
             at = slice(curve.start, curve.stop)

@@ -104,7 +104,7 @@ class _Columns:
         self.models = [t.model or "" for t in turns]
         self.by_model = _index(self.models)
         self.write_1h = [t.write_1h for t in turns]
-        self._all = None
+        self._all: _Acc | None = None
 
     @classmethod
     def of_prices(cls, turns: list[Turn], prices: PriceTable) -> tuple[_Columns, list[float]]:
