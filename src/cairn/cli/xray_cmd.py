@@ -225,7 +225,8 @@ def _in_thread(work: Callable[[], object]) -> threading.Thread:
 def _warm_redaction() -> None:
     """Import and compile the output's redaction: ~0.03 s of the first `redact` call
     (cli/main.py's RedactedStdout, at the end). Only caches are filled; the output is still
-    redacted whole, by that call."""
+    redacted whole, by that call. Also imported: what `_add_telemetry` imports (sqlite3, ~2 ms)."""
+    import cairn.sessions.archive_schema  # noqa: F401 - imported here, used by _add_telemetry
     from cairn.redact import redact
 
     redact("a line of output with nothing secret in it")
