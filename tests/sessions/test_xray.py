@@ -287,3 +287,65 @@ def test_cli_empty_days_window_is_an_empty_result_not_an_error(tmp_path, cairn_h
     sim = run_cli("simulate", str(tmp_path), "--days", "3", "--json", home=cairn_home)
     assert sim.returncode == 0, sim.stderr
     assert json.loads(sim.stdout)["sessions"] == 0
+
+
+def test_cli_output_is_redacted_when_the_redaction_warms_up_beside_the_analysis(tmp_path, cairn_home, monkeypatch,
+                                                                              capsys):
+    """Tool outputs read by a second process, the redaction imported meanwhile in a thread: the
+    output printed is still redacted whole (a token in a Codex tool name never reaches stdout)."""
+    import cairn.cli.xray_cmd as xray_cmd
+    import cairn.sessions.scan_pool as pool
+    from cairn.cli.main import main
+
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    rollouts = []
+    for n in range(2):  # two files: one per process
+        records = [
+            {"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta",  # the first file the larger
+             "payload": {"id": f"s{n}", "cwd": "/w", "instructions": "be brief. " * (300 if n == 0 else 1)}},
+            {"timestamp": "2026-03-01T10:00:01Z", "type": "response_item",
+             "payload": {"type": "custom_tool_call", "status": "completed", "call_id": "c1", "name": token,
+                         "input": "x"}},
+            {"timestamp": "2026-03-01T10:00:02Z", "type": "response_item",
+             "payload": {"type": "custom_tool_call_output", "call_id": "c1", "output": "done"}},
+            {"timestamp": "2026-03-01T10:00:03Z", "type": "event_msg", "payload": {"type": "token_count", "info": {
+                "total_token_usage": {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": 10,
+                                      "reasoning_output_tokens": 0, "total_tokens": 110}}}},
+        ]
+        path = tmp_path / "sessions" / "2026" / "03" / "01" / f"rollout-2026-03-01T10-00-0{n}-s{n}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+        rollouts.append(path)
+    monkeypatch.setattr(pool, "MIN_BYTES", 0)
+    monkeypatch.setenv("CAIRN_XRAY_WORKERS", "2")
+    warmed = []
+    real_warm = xray_cmd._warm_redaction
+    monkeypatch.setattr(xray_cmd, "_warm_redaction", lambda: warmed.append(1) or real_warm())
+    capsys.readouterr()
+    assert main(["xray", "--json", str(tmp_path / "sessions")], warm=False) == 0
+    out = capsys.readouterr().out
+    assert warmed == [1]  # the tool outputs came late, from the second process
+    assert token not in out and "[REDACTED:github-pat]" in out
+    rows = json.loads(out)["tools"]["rows"]
+    assert [r["tool"] for r in rows] == ["[REDACTED:github-pat]"]
+
+
+def test_json_printed_from_parts_encoded_earlier_is_the_same_line(capsys):
+    """The X-ray encodes its sessions while it waits (a few rows at a time) and prints the report
+    around that text: the same bytes as encoding the whole report at once."""
+    from cairn.cli.common import json_text, print_json
+    from cairn.cli.xray_cmd import _rows_text
+
+    report = analyze(load_transcripts([FIXTURES.parent]), load_prices({}))
+    report["findings"].append("caf\u00e9 \u2603 \"quoted\" \\ \n tab\t and 1e-06, nan-free")
+    rows = [dict(r, extra=[1e-06, 0.1 + 0.2, -0.0, 10**20, None, True, "\u00e9"]) for r in report["sessions"]] * 50
+    for n in (0, 1, 63, 64, 65, 129, len(rows)):
+        assert _rows_text(rows[:n]) == json_text(rows[:n])
+    report["sessions"] = rows
+    for encoded in ({}, {"sessions": _rows_text(rows)}, {"sessions": _rows_text(rows), "totals": json_text(report["totals"])}):
+        capsys.readouterr()
+        print_json(report, encoded)
+        assert capsys.readouterr().out == json.dumps(report, ensure_ascii=False, separators=(",", ":")) + "\n"
+    capsys.readouterr()
+    print_json({1: "int key", "a": 2}, {"a": "2"})  # a key JSON turns into text: encoded whole
+    assert capsys.readouterr().out == '{"1":"int key","a":2}\n'

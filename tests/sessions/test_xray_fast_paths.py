@@ -160,8 +160,7 @@ def test_replay_from_the_first_compaction_equals_replaying_every_turn(dataset, t
         curve = main_curve(turns)
         plain = replay(curve, prices, threshold, DEFAULT_HANDOFF)
         totals = [c.total if c else 0.0 for c in (real[id(t)] for t in curve)]
-        real_totals = {id(t): x for t, x in zip(curve, totals, strict=True)}
-        fast = replay(curve, prices, threshold, DEFAULT_HANDOFF, real_totals, Prepared(curve, totals))
+        fast = replay(curve, prices, threshold, DEFAULT_HANDOFF, Prepared(curve, totals))
         assert (fast.cost, fast.compactions) == (plain.cost, plain.compactions)
         compacted += plain.compactions > 0
     if 50_000 <= threshold <= 150_000:

@@ -33,11 +33,23 @@ def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object for programs")
 
 
-def print_json(obj: Any) -> None:
+def json_text(obj: Any) -> str:
+    """`obj` as the one-line JSON text every `--json` output is made of."""
     import json  # here: a command printing text never needs it
 
     # dumps, not dump: only the one-shot encoder is C (json.dump encodes in Python, in small pieces)
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=None, separators=(",", ":")) + "\n")
+    return json.dumps(obj, ensure_ascii=False, indent=None, separators=(",", ":"))
+
+
+def print_json(obj: Any, encoded: dict[str, str] | None = None) -> None:
+    """Print `obj` as one line of JSON. `encoded`: the `json_text` of some of its top-level values,
+    made earlier (the X-ray encodes its sessions while it waits for another process); the line is
+    the same text, since an object's JSON is `{` + its `"key":value` texts joined by `,` + `}`."""
+    if not encoded or type(obj) is not dict or not all(type(k) is str for k in obj):
+        sys.stdout.write(json_text(obj) + "\n")
+        return
+    sys.stdout.write("{" + ",".join(f"{json_text(k)}:{encoded[k] if k in encoded else json_text(v)}"
+                                    for k, v in obj.items()) + "}\n")
 
 
 def resolve(args: argparse.Namespace, *, need_root: bool = True) -> Project:

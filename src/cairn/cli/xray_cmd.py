@@ -9,6 +9,9 @@ from cairn.cli.common import add_json, print_json
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+
     from cairn.sessions.usage import Dataset
 
 DESCRIPTION = """\
@@ -144,20 +147,29 @@ def cmd_xray(args: argparse.Namespace) -> int:
     import gc
 
     gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
+    threads: list[threading.Thread] = []
+    encoded: dict[str, str] = {}
     try:
         ds, filters, empty = _load(args, paths, late_tools=True)  # read while the analysis runs
         # imported once the scan is under way (not before another process is forked for it)
         from cairn.sessions.prices import load_prices
         from cairn.sessions.xray import analyze
 
-        if ds.late is not None:  # the output's redaction compiled while the other process still reads
-            from cairn.redact import prepare
+        late = ds.late is not None  # the tool outputs come from another process: this one will wait for them
+        if late:
+            threads.append(_in_thread(_warm_redaction))
 
-            prepare()
-        report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html))  # only the page draws them
+        def meanwhile(partial: dict) -> None:  # the sessions' JSON made while the tool outputs are waited for
+            rows = partial["sessions"]  # final: nothing after this changes them
+            threads.append(_in_thread(lambda: encoded.update(sessions=_rows_text(rows))))
+
+        report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html),  # only the page draws them
+                         before_tools=meanwhile if late and args.json else None)
     finally:  # what was built is kept to the end: frozen, the collector never walks it again (it did,
         gc.freeze()  # all of it, on its first pass after gc.enable(): 0.1-0.3 s on 100 MB of Codex rollouts)
         gc.enable()
+        for thread in threads:
+            thread.join()  # done before anything is redacted (the output, the page, an error) or printed
     _add_telemetry(report)
     if empty:
         report["findings"] = [empty]
@@ -172,7 +184,7 @@ def cmd_xray(args: argparse.Namespace) -> int:
             raise CairnError(f"cannot write {args.html}: {exc.strerror or exc}") from None
     if args.json:
         report.pop("curves", None)  # per-turn points: for the HTML page, too bulky for programs
-        print_json(report)
+        print_json(report, encoded)
         return 0
     if empty:
         print(empty)
@@ -183,6 +195,43 @@ def cmd_xray(args: argparse.Namespace) -> int:
     if args.html:
         print(f"HTML report written to {args.html}")
     return 0
+
+
+def _in_thread(work: Callable[[], object]) -> threading.Thread:
+    """Run `work` in a thread beside the analysis: it runs while the analysis waits for the tool
+    outputs another process is still reading (a blocking read lets it), which takes it off the
+    command's critical path. A failure is left to the same work done later in the main thread."""
+    import threading
+
+    def run() -> None:
+        try:
+            work()
+        except Exception:  # noqa: BLE001 - the main thread does it again then (and reports what fails)
+            pass
+
+    thread = threading.Thread(target=run, name="cairn-xray-meanwhile", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm_redaction() -> None:
+    """Import and compile the output's redaction: ~0.03 s of the first `redact` call
+    (cli/main.py's RedactedStdout, at the end). Only caches are filled; the output is still
+    redacted whole, by that call. Also imported: what `_add_telemetry` imports (sqlite3, ~2 ms)."""
+    import cairn.sessions.archive_schema  # noqa: F401 - imported here, used by _add_telemetry
+    from cairn.redact import prepare
+
+    prepare()
+
+
+def _rows_text(rows: list) -> str:
+    """`json_text(rows)`, made a few rows at a time so the thread doing it lets the main one run:
+    a list's JSON is `[` + its items' texts joined by `,` + `]`."""
+    from cairn.cli.common import json_text
+
+    step = 64
+    chunks = [json_text(rows[i:i + step])[1:-1] for i in range(0, len(rows), step)]
+    return "[" + ",".join(chunks) + "]"
 
 
 def _add_telemetry(report: dict) -> None:

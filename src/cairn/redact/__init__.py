@@ -87,7 +87,7 @@ def redact(text: str, *, keep_lines: bool = False) -> str:
 
 def prepare() -> None:
     """Import and compile what `redact` uses before its first real call: a command that will print a
-    large output does it while another process still works for it (`cairn xray` on every core)."""
+    large output does it while it waits for another process (`cairn xray` on every core, in a thread)."""
     find("prepare: password = hunter22 token=ghp_x Authorization: Bearer x https://u:p@example.com")
 
 

@@ -90,9 +90,18 @@ class ModelPrice:
                 if inputs else ([], [], [], [])
         r = self.base
         ri, ro, r5, r1, rc = r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
-        return ([i * ri * _PER_TOKEN for i in inputs], [o * ro * _PER_TOKEN for o in outputs],
-                [(a * r5 + b * r1) * _PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)],
-                [c * rc * _PER_TOKEN for c in reads])
+        writes = ([(a * r5 + b * r1) * _PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)]
+                  if any(writes_5m) or any(writes_1h) else [(0 * r5 + 0 * r1) * _PER_TOKEN] * len(writes_5m))
+        return _times(inputs, ri), _times(outputs, ro), writes, _times(reads, rc)
+
+    def flat_rates(self) -> tuple[float, float, float, float, float] | None:
+        """(input, output, 5-minute write, 1-hour write, cache read) rates when every request pays
+        the same ones (no long-context tier), else None: what `parts` multiplies by, for a loop
+        that prices many requests inline (simulate.replay)."""
+        if self.above_200k:
+            return None
+        r = self.base
+        return r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
 
     def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
              cache_read: int) -> CostParts:
@@ -104,6 +113,14 @@ class ModelPrice:
         """`cost(...).total` without building the parts object: the same float, added in the same order."""
         a, b, c, d = self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read)
         return a + b + c + d
+
+
+def _times(tokens: Sequence[int], rate: float) -> list[float]:
+    """`[n * rate * _PER_TOKEN for n in tokens]`; a column of zeros (no cache writes in Codex or
+    Gemini turns) is the one float every item would give, repeated."""
+    if not any(tokens):
+        return [0 * rate * _PER_TOKEN] * len(tokens)
+    return [n * rate * _PER_TOKEN for n in tokens]
 
 
 _DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")

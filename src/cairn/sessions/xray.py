@@ -13,16 +13,18 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache, reduce
-from itertools import groupby
-from operator import add, attrgetter, itemgetter
+from functools import lru_cache
+from itertools import compress, islice
+from operator import attrgetter, le, or_
 from pathlib import Path
 
 from cairn.sessions.prices import CostParts, PriceTable
 from cairn.sessions.usage import Dataset, Turn
+from cairn.sessions.xray_columns import _Acc, _Columns, _groups, _index, _pick, fsum
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
     from typing import Any
 
 KINDS = ("cache_read", "cache_write", "input", "output")
@@ -37,8 +39,8 @@ EXPIRY_REWRITE_SHARE = 0.5  # a write of at least half the previous context = th
 CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the output
 
 
-_MODEL, _TS, _SUB = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent")  # read in C, per session
-_TOOL, _CHARS = attrgetter("tool"), attrgetter("chars")
+_MODEL, _TS, _SUB, _SIDE = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent"), attrgetter("sidechain")  # read in C, per session
+_TOOL = attrgetter("tool")
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -70,49 +72,6 @@ def _day(n: int) -> str:
 
 def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-class _Acc:
-    """Tokens and cost of a group of turns."""
-
-    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
-                 "c_cache_read", "turns", "unpriced_turns")
-
-    def __init__(self) -> None:
-        self.input = self.output = self.cache_write = self.cache_read = self.turns = self.unpriced_turns = 0
-        self.c_input = self.c_output = self.c_cache_write = self.c_cache_read = 0.0
-
-    def add(self, t: Turn, c: CostParts | None) -> None:
-        self.input += t.input
-        self.output += t.output
-        self.cache_write += t.cache_write
-        self.cache_read += t.cache_read
-        self.turns += 1
-        if c is None:
-            self.unpriced_turns += t.total > 0
-            return
-        self.c_input += c.input
-        self.c_output += c.output
-        self.c_cache_write += c.cache_write
-        self.c_cache_read += c.cache_read
-
-    @property
-    def cost(self) -> dict[str, float]:
-        """USD by kind, in KINDS order."""
-        return {"cache_read": self.c_cache_read, "cache_write": self.c_cache_write, "input": self.c_input,
-                "output": self.c_output}
-
-    @property
-    def cost_usd(self) -> float:
-        return sum(self.cost.values())
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"input_tokens": self.input, "output_tokens": self.output,
-                "cache_creation_tokens": self.cache_write, "cache_read_tokens": self.cache_read,
-                "total_tokens": self.input + self.output + self.cache_write + self.cache_read,
-                "cost_usd": round(self.cost_usd, 6),
-                "cost_by_kind": {k: round(v, 6) for k, v in self.cost.items()},
-                "turns": self.turns}
 
 
 @dataclass
@@ -167,192 +126,119 @@ def _share(part: float, whole: float) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-class _Columns:
-    """The turns' tokens and costs as parallel lists, so a group's sums run in C (sum / reduce over
-    its indices) instead of a Python call per turn and group. Costs of an unpriced turn are 0.0:
-    adding 0.0 leaves a sum of non-negative floats unchanged, so every group total is the float
-    the turn-by-turn loop (_Acc.add) gives, to the bit."""
-
-    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
-                 "c_cache_read", "unpriced", "any_unpriced")
-
-    def __init__(self, turns: list[Turn], costs: list[CostParts | None]) -> None:
-        self.input = [t.input for t in turns]
-        self.output = [t.output for t in turns]
-        self.cache_write = [t.cache_write for t in turns]
-        self.cache_read = [t.cache_read for t in turns]
-        zero = CostParts()
-        priced = [c or zero for c in costs]
-        self.c_input = [c.input for c in priced]
-        self.c_output = [c.output for c in priced]
-        self.c_cache_write = [c.cache_write for c in priced]
-        self.c_cache_read = [c.cache_read for c in priced]
-        self.unpriced = [1 if c is None and t.total > 0 else 0 for t, c in zip(turns, costs, strict=True)]
-        self.any_unpriced = any(self.unpriced)
-
-    @classmethod
-    def of_prices(cls, turns: list[Turn], prices: PriceTable) -> tuple[_Columns, list[float]]:
-        """The columns of `turns` priced by `prices`, and each turn's cost (CostParts.total, 0.0
-        unpriced): the same floats as `turn_cost`, without an object per turn."""
-        cols = cls.__new__(cls)
-        cols.input = [t.input for t in turns]
-        cols.output = [t.output for t in turns]
-        cols.cache_write = [t.cache_write for t in turns]
-        cols.cache_read = [t.cache_read for t in turns]
-        n = len(turns)
-        ci, co, cw, cr = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
-        unpriced = [0] * n
-        w5 = [t.write_5m for t in turns]
-        w1 = [t.write_1h for t in turns]
-        for model, idx in _index([t.model or "" for t in turns]).items():  # priced a model at a time, in columns ("": none, as lookup(None))
-            p = prices.lookup(model)
-            if p is None:
-                for i in idx:
-                    unpriced[i] = 1 if turns[i].total > 0 else 0
-                continue
-            if type(idx) is range:
-                at = slice(idx.start, idx.stop)
-                ci[at], co[at], cw[at], cr[at] = p.parts_columns(
-                    cols.input[at], cols.output[at], w5[at], w1[at], cols.cache_read[at])
-                continue
-            pick = itemgetter(*idx)  # a list: a model found in several runs, so at least two positions
-            parts = p.parts_columns(pick(cols.input), pick(cols.output), pick(w5), pick(w1), pick(cols.cache_read))
-            for col, values in zip((ci, co, cw, cr), parts, strict=True):
-                for i, v in zip(idx, values, strict=True):
-                    col[i] = v
-        cols.c_input, cols.c_output, cols.c_cache_write, cols.c_cache_read = ci, co, cw, cr
-        totals = [a + b + c + d for a, b, c, d in zip(ci, co, cw, cr, strict=True)]  # CostParts.total's order
-        cols.unpriced, cols.any_unpriced = unpriced, any(unpriced)
-        return cols, totals
-
-    def acc(self, idx: list[int] | range) -> _Acc:
-        """The _Acc of the turns at `idx` (in order), equal to adding them one by one."""
-        a = _Acc()
-        a.turns = n = len(idx)
-        if n == 0:
-            return a
-        cols: tuple
-        if n == len(self.input):  # every turn (the total, or a group holding all: one agent, one model)
-            cols = (self.input, self.output, self.cache_write, self.cache_read, self.c_input,
-                                      self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced)
-        elif type(idx) is range:  # one run of positions (a session read from one file): slices, in C
-            at = slice(idx.start, idx.stop)
-            cols = (self.input[at], self.output[at], self.cache_write[at], self.cache_read[at], self.c_input[at],
-                    self.c_output[at], self.c_cache_write[at], self.c_cache_read[at],
-                    self.unpriced[at] if self.any_unpriced else ())
-        else:
-            pick = itemgetter(*idx) if n > 1 else (lambda seq: (seq[idx[0]],))
-            cols = (pick(self.input), pick(self.output), pick(self.cache_write), pick(self.cache_read),
-                    pick(self.c_input), pick(self.c_output), pick(self.c_cache_write), pick(self.c_cache_read),
-                    pick(self.unpriced) if self.any_unpriced else ())
-        a.input, a.output, a.cache_write, a.cache_read = sum(cols[0]), sum(cols[1]), sum(cols[2]), sum(cols[3])
-        a.c_input, a.c_output = reduce(add, cols[4], 0.0), reduce(add, cols[5], 0.0)
-        a.c_cache_write, a.c_cache_read = reduce(add, cols[6], 0.0), reduce(add, cols[7], 0.0)
-        a.unpriced_turns = sum(cols[8])
-        return a
-
-
-def _index(keys: list[str]) -> dict[str, list[int] | range]:
-    """Positions of each key, keys in first-seen order: a range for a key found in one run (a
-    session, a day of one file...), else a list. Walked run by run (`groupby`, in C): the turns of
-    a session, a project or a day mostly come together."""
-    out: dict[str, list[int] | range] = {}
-    at = 0
-    for k, run in groupby(keys):
-        n = len(list(run))
-        here = range(at, at + n)
-        at += n
-        got = out.get(k)
-        if got is None:
-            out[k] = here
-        else:
-            if type(got) is range:
-                got = out[k] = list(got)
-            got.extend(here)
-    return out
-
-
-def _groups(cols: _Columns, keys: list[str]) -> dict[str, _Acc]:
-    return {k: cols.acc(idx) for k, idx in _index(keys).items()}
-
-
 def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, Any]]:
     rows = [{label: k, **a.as_dict(), "cost_share": _share(a.cost_usd, total)} for k, a in groups.items()]
     return sorted(rows, key=lambda r: (-r["cost_usd"], str(r[label])))
 
 
 def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None,
-            curves: bool = True) -> dict[str, Any]:
+            curves: bool = True, before_tools: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
     """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve
-    (for the HTML page; `curves=False` leaves it empty, which saves a list per turn)."""
+    (for the HTML page; `curves=False` leaves it empty, which saves a list per turn). `before_tools`
+    is given the report once all but its tools section and findings are made, before the tool
+    outputs another process may still be reading are waited for."""
+    from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, Prepared, simulate
+
     want_curves = curves
     turns_all = ds.turns
     cols, turn_totals = _Columns.of_prices(turns_all, prices)
     total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
+    ts_col = list(map(_TS, turns_all))
+    ctx_col = cols.contexts()
+    sub_col = list(map(_SUB, turns_all))
+    any_sub = any(sub_col)
+    aside = list(map(or_, sub_col, map(_SIDE, turns_all))) if any_sub or any(map(_SIDE, turns_all)) else None
+    w1_col = cols.write_1h
+    models = cols.models
     idx_by_session = _index([t.session_id for t in turns_all])
-    by_session = {sid: turns_all[idx.start:idx.stop] if type(idx) is range else [turns_all[i] for i in idx]
-                  for sid, idx in idx_by_session.items()}
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
-    expiries = find_expiries(turns_all, prices)
+    expiries = find_expiries(turns_all, prices) if any(cols.cache_write) else []  # no write, nothing expires
     exp_by_session: dict[str, list[Expiry]] = defaultdict(list)
     for e in expiries:
         exp_by_session[e.session_id].append(e)
 
-    sessions, curve_points, main_curves = [], {}, {}
-    for sid, turns in by_session.items():
-        acc = cols.acc(idx_by_session[sid])
-        curve = main_curve(turns)
-        main_curves[sid] = curve
+    sessions, curve_points, prepared, session_projects = [], {}, [], []
+    session_days: list[int | None] = []
+    main: list[int] | range | None
+    for sid, idx in idx_by_session.items():  # each session's numbers from the columns, over its positions
+        acc = cols.acc(idx)
+        if type(idx) is range:
+            at = slice(idx.start, idx.stop)
+            times, names = ts_col[at], set(models[at])
+            subagent_turns = sum(sub_col[at]) if any_sub else 0
+            main = idx if aside is None or not any(aside[at]) else None
+        else:
+            times, names = _pick(ts_col, idx), set(_pick(models, idx))
+            subagent_turns = sum(_pick(sub_col, idx)) if any_sub else 0
+            main = idx if aside is None or not any(_pick(aside, idx)) else None
+        if main is None:  # main_curve: the session's own thread, or every turn when it has none
+            assert aside is not None
+            main = [i for i in idx if not aside[i]] or list(idx)
+        curve = _in_time_order(main, ts_col)
+        if type(curve) is range:
+            at = slice(curve.start, curve.stop)
+            prep = Prepared(turns_all[at], turn_totals[at], ctx_col[at], any(w1_col[at]))
+        else:
+            prep = Prepared([turns_all[i] for i in curve], [turn_totals[i] for i in curve],
+                            [ctx_col[i] for i in curve], any(w1_col[i] for i in curve))
+        prepared.append(prep)
+        first_ts, last_ts = min(times), max(times)
+        session_days.append(_one_day(first_ts, last_ts))
+        names.discard("")  # no model
         pid, pname = project_of(ds.session_cwd.get(sid))
+        session_projects.append(pname)
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
         sessions.append({
-            "session_id": sid, "agent": turns[0].agent, "project": pname, "project_id": pid, "project_dir": ds.session_dir.get(sid, ""),
-            "models": sorted({m for m in map(_MODEL, turns) if m}), **acc.as_dict(),
+            "session_id": sid, "agent": turns_all[idx[0]].agent, "project": pname, "project_id": pid,
+            "project_dir": ds.session_dir.get(sid, ""), "models": sorted(names), **acc.as_dict(),
             "cost_share": _share(acc.cost_usd, grand),
-            "first_activity": iso(min(map(_TS, turns))), "last_activity": iso(max(map(_TS, turns))),
-            "start_context": curve[0].context, "peak_context": max(t.context for t in curve),
-            "main_turns": len(curve), "subagent_turns": sum(map(_SUB, turns)),
+            "first_activity": iso(first_ts), "last_activity": iso(last_ts),
+            "start_context": prep.contexts[0], "peak_context": prep.peak,
+            "main_turns": len(prep.contexts), "subagent_turns": subagent_turns,
             "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
             "unpriced_turns": acc.unpriced_turns,
         })
         if not want_curves:
             continue
-        curve_points[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
+        curve_points[sid] = {"points": [[round(t.ts, 3), t.context] for t in prep.turns],
                        "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
                        "expiries": [[round(e.ts, 3), e.rewritten] for e in exp_by_session.get(sid, [])
                                     if not e.is_subagent]}
     sessions.sort(key=lambda s: (-s["cost_usd"], s["session_id"]))
 
-    proj_of_session = {s["session_id"]: s["project"] for s in sessions}
     by_kind = [{"kind": k, "label": KIND_LABEL[k],
                 "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
                            "input": total.input, "output": total.output}[k],
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
-    day_numbers = [int(ts // 86400) for ts in map(_TS, turns_all)]
+    day_numbers = _day_numbers(session_days, idx_by_session.values(), ts_col)
     day_names = {n: _day(n) for n in set(day_numbers)}  # day_of, once per day
     by_day = _rows(_groups(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for t, flag in zip(turns_all, cols.unpriced, strict=True):
-        if flag:
-            unpriced[t.model or "(no model)"][0] += 1
-            unpriced[t.model or "(no model)"][1] += t.total
+    for t in compress(turns_all, cols.unpriced) if cols.any_unpriced else ():
+        unpriced[t.model or "(no model)"][0] += 1
+        unpriced[t.model or "(no model)"][1] += t.total
     comp_runs = _Acc()
-    for t in ds.turns:
-        if t.is_subagent and Path(t.file).name.startswith("agent-acompact"):
+    compacting: dict[str, bool] = {}  # file -> an agent-acompact subagent's file
+    for t in compress(turns_all, sub_col) if any_sub else ():
+        found = compacting.get(t.file)
+        if found is None:
+            found = compacting[t.file] = Path(t.file).name.startswith("agent-acompact")
+        if found:
             comp_runs.add(t, turn_cost(t, prices))
     main_comps = [c for c in ds.compactions if not c.is_subagent]
     pre = [c.pre_tokens for c in main_comps if c.pre_tokens]
     report: dict[str, Any] = {
         "sessions": sessions,
-        "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(proj_of_session.values()))},
+        "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(session_projects))},
         "by_kind": by_kind,
-        "by_project": _rows(_groups(cols, [proj_of_session[t.session_id] for t in turns_all]), "project", grand),
-        "by_model": _rows(_groups(cols, [t.model or "(no model)" for t in turns_all]), "model", grand),
+        "by_project": _rows(_groups(cols, _spread(session_projects, idx_by_session.values(), len(turns_all))),
+                            "project", grand),
+        "by_model": _rows(_by_model(cols), "model", grand),
         "by_agent": _rows(_groups(cols, [t.agent for t in turns_all]), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(_median([s["start_context"] for s in sessions])) if sessions else 0,
@@ -380,14 +266,68 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                      "last_activity": max((s["last_activity"] for s in sessions), default=None)},
         "curves": curve_points,
     }
-    from cairn.sessions.simulate import DEFAULT_HANDOFF, DEFAULT_THRESHOLDS, simulate
-
-    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, real={id(t): x for t, x in zip(turns_all, turn_totals, strict=True)},
-                                    curves=main_curves)
+    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, prepared=prepared,
+                                    total=fsum(turn_totals, 0.0))
+    if before_tools is not None:
+        before_tools(report)
     report["tools"] = _tool_report(ds)  # the last part needing them: the scan of tool outputs has the most time
     report["included"]["skipped_lines"] = ds.bad_lines  # complete now (_tool_report waited for the late lines)
     report["findings"] = findings(report)
     return report
+
+
+def _in_time_order(pos: list[int] | range, ts: list[float]) -> list[int] | range:
+    """`pos` sorted by time, stably (main_curve's order): `pos` itself when already in order."""
+    times = ts[pos.start:pos.stop] if type(pos) is range else _pick(ts, pos)
+    if all(map(le, times, islice(times, 1, None))):  # no later turn earlier: a stable sort keeps them all
+        return pos
+    return sorted(pos, key=ts.__getitem__)
+
+
+def _one_day(first: float, last: float) -> int | None:
+    """The day number (`int(ts // 86400)`) of every time from `first` to `last` when they share
+    one, else None. Below 2**53 a non-negative float's `// 86400` is the exact floor (its `fmod`
+    and the multiple of 86400 it leaves are exact), so it never decreases as the time grows."""
+    if 0.0 <= first and last < 9_007_199_254_740_992.0:
+        day = int(first // 86400)
+        if int(last // 86400) == day:
+            return day
+    return None
+
+
+def _day_numbers(days: list[int | None], positions: Iterable[list[int] | range], ts: list[float]) -> list[int]:
+    """Each turn's `int(ts // 86400)`: a session's one day (`_one_day`) at all its positions, else
+    turn by turn."""
+    out = [0] * len(ts)
+    for day, pos in zip(days, positions, strict=True):
+        if day is None:
+            for i in pos:
+                out[i] = int(ts[i] // 86400)
+        elif type(pos) is range:
+            out[pos.start:pos.stop] = [day] * len(pos)
+        else:
+            for i in pos:
+                out[i] = day
+    return out
+
+
+def _spread(values: list[str], positions: Iterable[list[int] | range], n: int) -> list[str]:
+    """A list of `n` keys: `values[k]` at each of the k-th `positions` (which cover 0..n-1)."""
+    out: list[str] = [""] * n
+    for value, pos in zip(values, positions, strict=True):
+        if type(pos) is range:
+            out[pos.start:pos.stop] = [value] * len(pos)
+        else:
+            for i in pos:
+                out[i] = value
+    return out
+
+
+def _by_model(cols: _Columns) -> dict[str, _Acc]:
+    """The groups by model, "(no model)" for turns without one: the positions priced model by model."""
+    if "(no model)" in cols.by_model and "" in cols.by_model:  # a model named so: merged with the unnamed
+        return _groups(cols, [m or "(no model)" for m in cols.models])
+    return {m or "(no model)": cols.acc(idx) for m, idx in cols.by_model.items()}
 
 
 def _median(values: list[int]) -> float:
@@ -416,14 +356,15 @@ def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
 
 def _tool_report(ds: Dataset) -> dict[str, Any]:
     ds.complete()  # the first to need the Codex tool outputs another process may still be reading
-    names = list(map(_TOOL, ds.tool_results))
-    calls = Counter(names)  # counted in C
-    chars = dict.fromkeys(calls, 0)
-    for name, n in zip(names, map(_CHARS, ds.tool_results), strict=True):
-        chars[name] += n
+    calls = Counter(map(_TOOL, ds.tool_results))  # counted in C
+    chars: dict[str, int] = {}
+    get = chars.get
+    for r in ds.tool_results:  # one attribute read each, no pairs (52k outputs in 100 MB of Codex rollouts)
+        name = r.tool
+        chars[name] = get(name, 0) + r.chars
     for name, (outputs, size) in ds.tool_totals.items():  # Codex outputs counted by tool (tool_rows=False)
         calls[name] += outputs
-        chars[name] = chars.get(name, 0) + size
+        chars[name] = get(name, 0) + size
     whole = sum(chars.values())
     rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
              "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
