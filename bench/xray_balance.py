@@ -81,6 +81,7 @@ def main() -> int:
     if args.late_share is not None:
         cmd += ["--late-share", str(args.late_share)]
     env = dict(os.environ, CAIRN_XRAY_WORKERS="2")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as a user runs it: cairn's bytecode cached (the first run writes it)
     rows = []
     for k in range(args.runs + 1):
         err = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr

@@ -9,7 +9,7 @@ before deduplication, side facts are appended, first-seen cwd and folder per ses
 Codex / Gemini entries deduplicated again across runs by their keys, first run first. The Codex
 tool outputs are read apart, in file order, by the last process once its part is sent (through a
 temporary file, so it never waits for this one): this process merges and analyzes meanwhile and
-takes them when the report needs them (`Dataset.late`); that process gets about half the usage bytes of
+takes them when the report needs them (`Dataset.late`); that process gets about 0.4 times the usage bytes of
 another (LATE_SHARE). Several processes above MIN_BYTES, on every usable core unless
 CAIRN_XRAY_WORKERS says otherwise (see `workers`), where fork is safe (not macOS); otherwise one
 process does it all.
@@ -34,7 +34,7 @@ from cairn.sessions.usage import Compaction, Dataset, ToolResult, Turn, add_tool
 
 MIN_BYTES = 16_000_000  # below this, starting a second process costs more than it saves
 MAX_WORKERS = 4
-LATE_SHARE = 0.5  # the usage bytes of the process that also reads the Codex tool outputs, against another's (bench/xray_balance.py, benchmarks.md 16)
+LATE_SHARE = 0.4  # the usage bytes of the process that also reads the Codex tool outputs, against another's (bench/xray_balance.py, benchmarks.md 16)
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the X-ray's start ~3 ms (mypy reads it as True)
 if TYPE_CHECKING:
