@@ -25,7 +25,9 @@ from cairn.sessions.xray_columns import _Acc, _Columns, _groups, _index, _pick, 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 KINDS = ("cache_read", "cache_write", "input", "output")
 KIND_LABEL = {"cache_read": "cache read (re-reading context)", "cache_write": "cache write",
@@ -298,22 +300,18 @@ def _one_day(first: float, last: float) -> int | None:
 def _day_numbers(days: list[int | None], positions: Iterable[list[int] | range], ts: list[float]) -> list[int]:
     """Each turn's `int(ts // 86400)`: a session's one day (`_one_day`) at all its positions, else
     turn by turn."""
-    out = [0] * len(ts)
+    positions = list(positions)
+    out = _spread(days, positions, len(ts))
     for day, pos in zip(days, positions, strict=True):
-        if day is None:
+        if day is None:  # a session over several days
             for i in pos:
                 out[i] = int(ts[i] // 86400)
-        elif type(pos) is range:
-            out[pos.start:pos.stop] = [day] * len(pos)
-        else:
-            for i in pos:
-                out[i] = day
-    return out
+    return out  # type: ignore[return-value]  # no None is left: every session's positions were filled
 
 
-def _spread(values: list[str], positions: Iterable[list[int] | range], n: int) -> list[str]:
+def _spread(values: list[T], positions: Iterable[list[int] | range], n: int) -> list[T]:
     """A list of `n` keys: `values[k]` at each of the k-th `positions` (which cover 0..n-1)."""
-    out: list[str] = [""] * n
+    out: list = [None] * n
     for value, pos in zip(values, positions, strict=True):
         if type(pos) is range:
             out[pos.start:pos.stop] = [value] * len(pos)
