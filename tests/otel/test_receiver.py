@@ -235,6 +235,23 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
             proc.kill()
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert "0 rows stored, 1 requests rejected" in out
+    # an exporter's keep-alive connection left open after a stored export does not hold Ctrl-C up
+    proc = subprocess.Popen([sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = int(re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline()).group(1))
+        idle = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        idle.request("POST", "/v1/logs", body=b'{"resourceLogs":[]}', headers={"Content-Type": "application/json"})
+        reply = idle.getresponse()
+        reply.read()
+        assert reply.status == 200 and reply.getheader("Connection") != "close"  # the connection stays open
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+        idle.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "0 rows stored, 0 requests rejected" in out, err
     bad = subprocess.run([sys.executable, "-m", "cairn", "otel", "serve", "--port", "70000"], env=env,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and bad.stderr.count("\n") == 1 and "--port" in bad.stderr
