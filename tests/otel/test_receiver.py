@@ -219,8 +219,13 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     import sys
 
     env = {**os.environ, "CAIRN_HOME": str(tmp_path / "home")}
+
+    def ctrl_c_as_in_a_terminal() -> None:  # a test run in the background inherits SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     proc = subprocess.Popen([sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         line = proc.stdout.readline()
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line).group(1))
@@ -237,7 +242,8 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     assert "0 rows stored, 1 requests rejected" in out
     # an exporter's keep-alive connection left open after a stored export does not hold Ctrl-C up
     proc = subprocess.Popen([sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline()).group(1))
         idle = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
