@@ -99,6 +99,25 @@ def test_server_leaves_when_its_home_is_deleted(tmp_path, monkeypatch):
     assert done == [0] and not t.is_alive()
 
 
+def test_a_server_whose_home_vanishes_as_it_starts_stops_cleanly(tmp_path):
+    """The home deleted between `listen` and `claim` (a benchmark deleting its CAIRN_HOME as a server
+    starts): no traceback in a thread, no pid file, the server just does not serve."""
+    import shutil
+
+    run = tmp_path / "home" / "run"
+    run.mkdir(parents=True)
+    path = str(run / "hooks.sock")
+    srv = local_server.listen(path)
+    assert srv is not None
+    shutil.rmtree(tmp_path / "home")
+    assert local_server.claim(path) is None
+    srv.close()
+    run.mkdir(parents=True)
+    srv = local_server.listen(path)
+    assert local_server.claim(path) == (os.stat(path).st_ino, str(run / "hooks.pid"))
+    srv.close()
+
+
 def test_stale_code_and_foreign_requests_fall_back(cairn_home, monkeypatch):
     monkeypatch.setenv("CAIRN_HOME", str(cairn_home))
     src = cairn_home / "mod.py"

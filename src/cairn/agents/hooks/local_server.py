@@ -69,12 +69,18 @@ def listen(path: str) -> socket.socket | None:
     return srv
 
 
-def claim(path: str) -> tuple[int, str]:
-    """(the socket file's inode, the pid file written beside it) for a server that just listened at `path`."""
+def claim(path: str) -> tuple[int, str] | None:
+    """(the socket file's inode, the pid file written beside it) for a server that just listened at
+    `path`; None when the socket is gone already (its CAIRN_HOME deleted as the server started):
+    the server then stops, as it would a moment later (`still_ours`)."""
     pid_file = path.removesuffix(".sock") + ".pid"
-    with open(pid_file, "w", encoding="utf-8") as fh:
-        fh.write(f"{os.getpid()}\n")
-    return os.stat(path).st_ino, pid_file
+    try:
+        ours = os.stat(path).st_ino
+        with open(pid_file, "w", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
+    except OSError:
+        return None
+    return ours, pid_file
 
 
 def still_ours(path: str, ours: int) -> bool:

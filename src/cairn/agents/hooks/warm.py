@@ -292,7 +292,11 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = Fal
     srv = local_server.listen(path)
     if srv is None:
         return 0
-    ours, pid_file = local_server.claim(path)
+    claimed = local_server.claim(path)
+    if claimed is None:
+        srv.close()
+        return 0
+    ours, pid_file = claimed
     for name in EVENTS:  # import the handlers (and what they import) before the first request
         runner.importlib.import_module(f"cairn.agents.hooks.{runner.HANDLERS[name]}")
     _warm_up(own_process)

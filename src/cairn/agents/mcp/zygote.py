@@ -109,7 +109,11 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
         START["cwd"] = os.getcwd()
     except OSError:
         pass
-    ours, pid_file = local_server.claim(path)
+    claimed = local_server.claim(path)
+    if claimed is None:
+        srv.close()
+        return 0
+    ours, pid_file = claimed
     signal.signal(signal.SIGTERM, _stop)  # stopped: still remove the socket and pid file
     try:
         preload()  # a client connecting meanwhile waits in the backlog (zygote_client.ACK_TIMEOUT)
