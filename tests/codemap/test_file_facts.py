@@ -3,6 +3,8 @@ reads instead of counting every file, equal to a count at every step."""
 
 from __future__ import annotations
 
+from contextlib import closing
+
 from cairn.codemap.file_facts import COUNT_SQL, kind_counts
 from cairn.codemap.index_db import open_index
 from cairn.codemap.indexer import index_project
@@ -19,11 +21,8 @@ def _counted(con) -> list:
 
 
 def _state(project) -> tuple[list, list, str | None]:
-    con = open_index(project)
-    try:
+    with closing(open_index(project)) as con:
         return sorted(kind_counts(con)), _counted(con), get_meta(con, "kind_counts")
-    finally:
-        con.close()
 
 
 def test_saved_counts_follow_the_file_list(tmp_path, cairn_home):
@@ -48,8 +47,7 @@ def test_counts_without_a_saved_record_or_with_a_stale_one(tmp_path, cairn_home)
     root = make_git_repo(tmp_path / "app", FILES)
     project = resolve_project(root)
     index_project(project)
-    con = open_index(project)
-    try:
+    with closing(open_index(project)) as con:
         con.execute("UPDATE meta SET value = '{\"stamp\": \"old:0\", \"counts\": [[\"code\", \"python\", 99]]}' "
                     "WHERE key = 'kind_counts'")
         assert sorted(kind_counts(con)) == _counted(con)  # another version's record is not read
@@ -58,17 +56,12 @@ def test_counts_without_a_saved_record_or_with_a_stale_one(tmp_path, cairn_home)
         con.execute("INSERT INTO meta(key, value) VALUES('kind_counts', 'not json')")
         assert sorted(kind_counts(con)) == _counted(con)
         con.commit()
-    finally:
-        con.close()
 
 
 def test_the_hub_query_reads_the_hub_index(tmp_path, cairn_home):
     root = make_git_repo(tmp_path / "app", FILES)
     project = resolve_project(root)
     index_project(project)
-    con = open_index(project)
-    try:
+    with closing(open_index(project)) as con:
         plan = " ".join(str(r[-1]) for r in con.execute("EXPLAIN QUERY PLAN SELECT id FROM files WHERE is_hub = 1"))
-        assert "files_hub" in plan
-    finally:
-        con.close()
+    assert "files_hub" in plan

@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections import defaultdict
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -63,12 +64,7 @@ def test_group_sums_equal_turn_by_turn_addition(dataset):
             assert fast[k].unpriced_turns == acc.unpriced_turns
 
 
-def test_columns_priced_directly_equal_turn_cost(dataset):
-    prices = load_prices({"claude-opus-4-6": {"input": 5.0, "output": 25.0}})
-    turns = dataset.turns + dataset.turns[:3]
-    turns[-1] = type(turns[-1])(**{f: getattr(turns[-1], f) for f in turns[-1].__slots__} | {"model": "nope-1"})
-    costs = [turn_cost(t, prices) for t in turns]
-    assert costs[-1] is None  # an unpriced turn is among them
+def _assert_priced_columns_equal_turn_cost(turns, prices, costs) -> None:
     direct, totals = _Columns.of_prices(turns, prices)
     slow = _Columns(turns, costs)
     for name in _Columns.__slots__:
@@ -76,16 +72,22 @@ def test_columns_priced_directly_equal_turn_cost(dataset):
     assert totals == [c.total if c else 0.0 for c in costs]
 
 
+def test_columns_priced_directly_equal_turn_cost(dataset):
+    prices = load_prices({"claude-opus-4-6": {"input": 5.0, "output": 25.0}})
+    turns = dataset.turns + dataset.turns[:3]
+    turns[-1] = replace(turns[-1], model="nope-1")
+    costs = [turn_cost(t, prices) for t in turns]
+    assert costs[-1] is None  # an unpriced turn is among them
+    _assert_priced_columns_equal_turn_cost(turns, prices, costs)
+
+
 def _shuffled_with_long_prompts(turns):
     """The turns in a random order (every model, session and day split into many runs), plus
     copies past the 200k long-context tier and one unpriced model."""
     import random
 
-    def copy(t, **changes):
-        return type(t)(**{f: getattr(t, f) for f in t.__slots__} | changes)
-
-    more = [copy(t, cache_read=t.cache_read + 250_000) for t in turns[::3]]
-    more += [copy(turns[0], model="nope-1"), copy(turns[1], model=None)]
+    more = [replace(t, cache_read=t.cache_read + 250_000) for t in turns[::3]]
+    more += [replace(turns[0], model="nope-1"), replace(turns[1], model=None)]
     out = turns + more
     random.Random(7).shuffle(out)
     return out
@@ -96,11 +98,7 @@ def test_columns_priced_in_any_order_equal_turn_cost(dataset):
     turns = _shuffled_with_long_prompts(dataset.turns)
     costs = [turn_cost(t, prices) for t in turns]
     assert any(c is None for c in costs) and any(t.context > 200_000 for t in turns)
-    direct, totals = _Columns.of_prices(turns, prices)
-    slow = _Columns(turns, costs)
-    for name in _Columns.__slots__:
-        assert getattr(direct, name) == getattr(slow, name), name
-    assert totals == [c.total if c else 0.0 for c in costs]
+    _assert_priced_columns_equal_turn_cost(turns, prices, costs)
 
 
 def test_groups_of_interleaved_keys_equal_turn_by_turn_addition(dataset):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.project import project_for_recorded_cwd
-from cairn.sessions.archive_schema import ARCHIVE_NAME, archive_path, open_archive  # noqa: F401 (re-exported)
+from cairn.sessions.archive_schema import ARCHIVE_NAME, archive_path, known_cwds, open_archive  # noqa: F401 (re-exported)
 from cairn.sessions.archive_tags import add_tags, add_terms, file_ext, refresh_topics, terms
 from cairn.sessions.gemini_turns import FILE_TOOLS as GEMINI_FILE_TOOLS
 from cairn.sessions.readers import Reader, reader_for
@@ -170,11 +170,6 @@ def _held_elsewhere(con: sqlite3.Connection, file_id: int, sid: str, turns: list
 def _advance(con: sqlite3.Connection, file_id: int, offset: int, size: int, inode: int) -> None:
     con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, ingested_at = ? WHERE id = ?",
                 (offset, size, inode, _now(), file_id))
-
-
-def _known_cwds(con: sqlite3.Connection) -> list[str]:
-    """Every working folder the archive knows (where an older Gemini chat, named by hash, may have run)."""
-    return [r[0] for r in con.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
 
 
 def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], added: int, title: str | None,
@@ -355,7 +350,7 @@ class _Flusher:
             kept.append(record)
         end = batch[-1][0]
         added = _write_batch(con, self.file_id, sid, start, end, kept, turns, self.st.st_size, self.st.st_ino,
-                             reader, reader.cwd_hint(path, lambda: _known_cwds(con)))
+                             reader, reader.cwd_hint(path, lambda: known_cwds(con)))
         if added is None:
             return None  # another process is ingesting this file: leave it to it
         stats.turns += added

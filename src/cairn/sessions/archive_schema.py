@@ -177,3 +177,8 @@ def open_archive(path: Path | None = None) -> sqlite3.Connection:
         raise CairnError(f"{exc}; {restore_hint()}") from None
     con.execute("PRAGMA secure_delete = ON")  # forgotten text must not linger in free pages
     return con
+
+
+def known_cwds(con: sqlite3.Connection) -> list[str]:
+    """Every working folder the archive knows (where an older Gemini chat, named by hash, may have run)."""
+    return [r[0] for r in con.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]

@@ -53,20 +53,20 @@ def call_name(payload: dict) -> str:
 
 
 def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
-                 usage_lines: Container[int] | None = None, rows: list[tuple] | None = None,
-                 totals: dict[str, list[int]] | None = None) -> None:
+                 usage_lines: Container[int] | None = None, rows: list[tuple] | None = None) -> None:
     """Append to ds.tool_results the size of each tool output of a rollout, named by its call.
 
     `seen` holds the ("tool", timestamp, call_id) of the outputs already counted (this file's are
     added). A line holding the output marker that fails to parse counts as bad here unless it is
     one of `usage_lines` (the usage pass counts it). Given `rows`, each output goes there as a plain
-    (session_id, ts, tool, chars) tuple instead (scan_pool.py sends them to another process); given
-    `totals`, it is only counted there by tool ({tool: [outputs, characters]}), its time not parsed."""
+    (session_id, ts, tool, chars) tuple instead (scan_pool.py sends them to another process). When
+    `ds.tool_rows` is False, each is only counted in ds.tool_totals by tool, its time not parsed."""
     find, rfind = data.find, data.rfind
     loads = orjson.loads
     size = len(data)
     append: Callable[..., None] = ds.tool_results.append if rows is None else rows.append
     plain = rows is not None
+    totals = None if ds.tool_rows else ds.tool_totals
     names: dict[str, str] = {}  # call_id -> tool name, from the call lines read so far
     i = find(_HIT)
     while i != -1:

@@ -200,7 +200,7 @@ def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple], rows: list[tuple
     with open(path, "rb") as fh:
         data = fh.read()
     sid, _ = _session(data, path, Dataset(), {})
-    tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows, None if ds.tool_rows else ds.tool_totals)
+    tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows)
 
 
 def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
@@ -217,7 +217,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         ds.session_cwd.setdefault(sid, cwd)
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
     if tools:
-        tool_outputs(data, sid, ds, seen, spans, None, None if ds.tool_rows else ds.tool_totals)
+        tool_outputs(data, sid, ds, seen, spans)
     sub = b"thread_spawn" in data[:16 * 1024]
     parsed_all: list[dict | None] | None = None
     replay = None

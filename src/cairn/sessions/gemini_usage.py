@@ -154,7 +154,7 @@ def known_roots() -> list[str]:
         roots = [os.getcwd()]
     except OSError:  # the folder was deleted under us
         roots = []
-    from cairn.sessions.archive_schema import archive_path
+    from cairn.sessions.archive_schema import archive_path, known_cwds
 
     if archive_path().exists():
         import sqlite3
@@ -162,7 +162,7 @@ def known_roots() -> list[str]:
         try:
             con = sqlite3.connect(f"file:{archive_path()}?mode=ro", uri=True)
             try:
-                roots += [r[0] for r in con.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
+                roots += known_cwds(con)
             finally:
                 con.close()
         except sqlite3.Error:

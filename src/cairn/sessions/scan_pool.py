@@ -291,10 +291,10 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     late = late and len(runs) > 1
     spill = _spill_file() if late else None
     children = [_scan_in_child(run, files, spill, ds.tool_rows) if late and k == len(runs) - 1
-                else _scan_in_child(run, tool_rows=ds.tool_rows) for k, run in enumerate(runs[1:], 1)]
+                else _scan_in_child(run) for k, run in enumerate(runs[1:], 1)]
     late_tools: _LateTools | None = None
     try:
-        parts = [scan_run(runs[0], codex_tools=False, tool_rows=ds.tool_rows)]  # this process takes the first run
+        parts = [scan_run(runs[0], codex_tools=False)]  # this process takes the first run
     finally:  # collected even when this run fails, so no child is left behind
         results = []
         error: CairnError | None = None
