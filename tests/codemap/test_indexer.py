@@ -259,3 +259,51 @@ def test_flushing_by_bytes_stores_the_same_index(tmp_path, monkeypatch):
     whole = index("a")
     monkeypatch.setattr(indexer, "BATCH_BYTES", 1)  # a transaction per file
     assert index("b") == whole
+
+
+def _fts_leaves_written(project) -> int:
+    """FTS5's count of leaf pages written to level 0 (the structure record, id 10: a 4-byte cookie,
+    then varints: levels, segments, write counter). A flush of a few bytes still writes a leaf."""
+    con = open_index(project)
+    try:
+        blob = con.execute("SELECT block FROM files_fts_data WHERE id = 10").fetchone()[0]
+    finally:
+        con.close()
+    values, i = [], 8 if blob[4:8] == b"\xff\x00\x00\x01" else 4
+    while len(values) < 3:
+        v = 0
+        for k in range(9):
+            c = blob[i]
+            i += 1
+            if k == 8:
+                v = (v << 8) | c
+                break
+            v = (v << 7) | (c & 0x7F)
+            if not c & 0x80:
+                break
+        values.append(v)
+    return values[2]
+
+
+def test_a_batch_writes_its_text_in_one_flush(tmp_path):
+    """Statements on `files` (which fire its triggers, and so a savepoint) all come before the batch's
+    text: FTS5 flushes what it holds at each savepoint, and one between two files' text made a
+    segment per file (indexer._file_row). 60 files in one transaction: a few leaves, not 60+."""
+    files = {f"src/mod_{i}.py": f"def handler_{i}():\n    return 'request number {i}'\n" for i in range(60)}
+    project = project_for_root(make_git_repo(tmp_path / "r", files))
+    index_project(project, workers=1)
+    assert _fts_leaves_written(project) < 10
+    for i in range(0, 60, 2):  # a second batch that replaces text, skips a file and deletes one
+        (project.root / f"src/mod_{i}.py").write_text(f"def handler_{i}():\n    return 'changed {i}'\n")
+    (project.root / "src/mod_1.py").write_bytes(b"\x00\x01binary now")
+    (project.root / "src/mod_3.py").unlink()
+    index_project(project, workers=1)
+    assert _orphans(project) == 0
+    con = open_index(project)
+    try:
+        hits = {r[0] for r in con.execute("SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
+                                          "WHERE files_fts MATCH '\"changed\"'")}
+        assert hits == {f"src/mod_{i}.py" for i in range(0, 60, 2)}
+        assert con.execute("SELECT COUNT(*) FROM files_fts").fetchone()[0] == 58
+    finally:
+        con.close()

@@ -102,33 +102,48 @@ def _index_lock(path: Path, wait: bool) -> Iterator[None]:
 _LOCK_FD: int | None = None  # the held index lock, which forked workers must not keep alive
 
 
-def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
+def _delete_file_rows(con: sqlite3.Connection, file_id: int, fts: bool = True) -> None:
     con.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM imports WHERE file_id = ?", (file_id,))
-    con.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
+    if fts:
+        con.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
 
 
-def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
-    """Write one file's rows (replacing what was there). Caller holds the transaction."""
-    from cairn.codemap.model import symbol_key
+# Statements on `files` fire its triggers (schema.py: the versions of the file list), and a statement
+# with a trigger opens a savepoint, at which FTS5 writes what it holds in memory to disk: one statement
+# on `files` between two files' text made the FTS index one small segment per file (with their
+# merges, ~4 CPU-s of a 20k-file cold index; docs/benchmarks.md, section 15). So a transaction does
+# every `files` statement of its batch first (`_file_row`), then every file's text (`_file_contents`).
+
+def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:
+    """Insert or update the file's `files` row (clearing its old rows) and return its id."""
     from cairn.text.tokens import name_key, stem_of
 
-    parsed = rec.parsed
     row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
-           parsed.error if parsed else None, rec.role)
+           rec.parsed.error if rec.parsed else None, rec.role)
     if file_id is None:
         new_id = con.execute(
             "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error, role) "
             "VALUES(?,?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
         assert new_id is not None  # an INSERT gives a rowid
-        file_id = new_id
-    else:
-        _delete_file_rows(con, file_id)
-        con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
-                    "dirty=1 WHERE id=?",
-                    (*row, file_id))
+        return new_id
+    _delete_file_rows(con, file_id, fts=False)  # its text goes in `_file_contents`
+    con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
+                "dirty=1 WHERE id=?",
+                (*row, file_id))
+    return file_id
+
+
+def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, replace: bool) -> None:
+    """Write one file's symbols, references, imports, text and chunks (`replace`: its old text goes
+    first). Caller holds the transaction."""
+    from cairn.codemap.model import symbol_key
+
+    if replace:
+        con.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
+    parsed = rec.parsed
     if parsed:
         con.executemany(
             "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
@@ -145,7 +160,14 @@ def _store(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int
                 (file_id, rec.fts_path, rec.fts_names, rec.body))
     con.executemany("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
                     [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks])
-    return file_id
+
+
+def _delete_files(con: sqlite3.Connection, file_ids: list[int]) -> None:
+    """Remove files and their rows: every `files` statement first, then their text (see `_file_row`)."""
+    for file_id in file_ids:
+        _delete_file_rows(con, file_id, fts=False)
+        con.execute("DELETE FROM files WHERE id = ?", (file_id,))
+    con.executemany("DELETE FROM files_fts WHERE rowid = ?", [(file_id,) for file_id in file_ids])
 
 
 def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
@@ -263,9 +285,7 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         with transaction(con):
             if gone:
                 set_meta(con, "graph_dirty", "1")
-            for p in gone:
-                _delete_file_rows(con, known[p][0])
-                con.execute("DELETE FROM files WHERE id = ?", (known[p][0],))
+            _delete_files(con, [known[p][0] for p in gone])
             con.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in passed if p not in seen])
         stats.deleted = len(gone)
     n_workers = workers if workers is not None else cfg.workers or (os.cpu_count() or 1)
@@ -279,13 +299,14 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
         if not pending:
             return
         with transaction(con):
+            dropped: list[int] = []  # files now skipped (binary, generated...)
+            stored: list[tuple[FileRecord, int, bool]] = []  # files whose contents are written below
             for rec in pending:
                 entry = known.get(rec.path)
                 if rec.skip:
                     reason = rec.skip.split(":")[0]
                     if entry:
-                        _delete_file_rows(con, entry[0])
-                        con.execute("DELETE FROM files WHERE id = ?", (entry[0],))
+                        dropped.append(entry[0])
                         stats.deleted += 1
                         set_meta(con, "graph_dirty", "1")
                     con.execute("INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES(?,?,?,?)",
@@ -302,8 +323,11 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
                 elif entry is None or old is not None:
                     old = None  # a new path, or too many: the full rebuild
                 con.execute("DELETE FROM skipped WHERE path = ?", (rec.path,))
-                _store(con, rec, entry[0] if entry else None)
+                stored.append((rec, _file_row(con, rec, entry[0] if entry else None), entry is not None))
                 stats.changed += 1
+            _delete_files(con, dropped)
+            for rec, file_id, replace in stored:
+                _file_contents(con, rec, file_id, replace)
         pending.clear()
 
     if todo:

@@ -171,7 +171,7 @@ def _v7(con: sqlite3.Connection) -> None:
 
 
 def _v8(con: sqlite3.Connection) -> None:
-    """A log of the files whose text was stored again (search/fts_carry.py): `_store` rewrites a
+    """A log of the files whose text was stored again (search/fts_carry.py): `_file_row` rewrites a
     file's row with its hash, so each such update appends the file's id; a search right after an
     edit rescores its earlier FTS answers for those few rows instead of asking FTS5 again.
     `text_log_floor` in meta: log rows at or below it were pruned (codemap/indexer.py)."""
