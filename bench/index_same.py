@@ -4,7 +4,10 @@
 Compares files (and their graph columns), symbols, refs, imports, edges (weights to 9 decimals),
 chunks, the FTS rows (path, names, body), skipped files, knowledge nodes, modules and churn; the
 adjacency rows are compared as written and, where they differ, as sets (equal weights can come in
-either order). Prints one line per table and `ALL SAME` or `SOME DIFF`; exit status 1 on a difference.
+either order). The FTS index itself (its segments, which the order of writes decides) is compared by
+its answers: 400 terms of A's vocabulary (a fixed sample), 200 two-term ORs and three phrases, each
+asked of both with search/text.py's column weights, paths and BM25 scores compared exactly.
+Prints one line per table and `ALL SAME` or `SOME DIFF`; exit status 1 on a difference.
 
 Usage: python bench/index_same.py INDEX_A.db INDEX_B.db
 """
@@ -12,6 +15,7 @@ Usage: python bench/index_same.py INDEX_A.db INDEX_B.db
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import sys
 
@@ -46,6 +50,22 @@ def _adjacency(con: sqlite3.Connection) -> dict[str, list]:
             for f, nbrs in con.execute("SELECT file_id, nbrs FROM adjacency")}
 
 
+def _fts_answers_differ(a: sqlite3.Connection, b: sqlite3.Connection) -> tuple[int, int]:
+    """(queries asked, queries whose top-200 (path, BM25) lists differ)."""
+    a.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, 'files_fts', 'row')")
+    terms = sorted(r[0] for r in a.execute("SELECT term FROM temp.vocab"))
+    sample = random.Random(3).sample(terms, min(400, len(terms)))
+    queries = [f'"{t}"' for t in sample] + [f'"{x}" OR "{y}"' for x, y in zip(sample[::2], sample[1::2], strict=False)]
+    queries += ['body : "http request"', 'body : "read the file"', 'names : "user"']
+    sql = ("SELECT f.path, bm25(files_fts, 3.0, 2.0, 1.0) FROM files_fts JOIN files f ON f.id = files_fts.rowid "
+           "WHERE files_fts MATCH ? ORDER BY 2, 1 LIMIT 200")
+    return len(queries), sum(_rows(a, sql.replace("?", _lit(q))) != _rows(b, sql.replace("?", _lit(q))) for q in queries)
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 def main() -> None:
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -66,6 +86,9 @@ def main() -> None:
     print(f"adjacency: {len(adj_a)} / {len(adj_b)} rows, {len(differ)} written in another order, "
           f"{'same as sets' if as_sets else 'DIFFERENT'}")
     same &= as_sets
+    asked, differ_fts = _fts_answers_differ(a, b)
+    print(f"fts answers: {asked} queries, {differ_fts} differ")
+    same &= differ_fts == 0
     print("ALL SAME" if same else "SOME DIFF")
     sys.exit(0 if same else 1)
 

@@ -12,6 +12,7 @@ import pytest
 from cairn.codemap import extract, indexer
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import project_for_root, resolve_project
+from cairn.store.fts_stats import leaves_written
 from helpers import git, make_git_repo, write_tree
 from helpers import indexed_paths as _paths
 
@@ -261,28 +262,12 @@ def test_flushing_by_bytes_stores_the_same_index(tmp_path, monkeypatch):
     assert index("b") == whole
 
 
-def _fts_leaves_written(project) -> int:
-    """FTS5's count of leaf pages written to level 0 (the structure record, id 10: a 4-byte cookie,
-    then varints: levels, segments, write counter). A flush of a few bytes still writes a leaf."""
+def _leaves_written(project) -> int:
     con = open_index(project)
     try:
-        blob = con.execute("SELECT block FROM files_fts_data WHERE id = 10").fetchone()[0]
+        return leaves_written(con, "files_fts")
     finally:
         con.close()
-    values, i = [], 8 if blob[4:8] == b"\xff\x00\x00\x01" else 4
-    while len(values) < 3:
-        v = 0
-        for k in range(9):
-            c = blob[i]
-            i += 1
-            if k == 8:
-                v = (v << 8) | c
-                break
-            v = (v << 7) | (c & 0x7F)
-            if not c & 0x80:
-                break
-        values.append(v)
-    return values[2]
 
 
 def test_a_batch_writes_its_text_in_one_flush(tmp_path):
@@ -292,7 +277,7 @@ def test_a_batch_writes_its_text_in_one_flush(tmp_path):
     files = {f"src/mod_{i}.py": f"def handler_{i}():\n    return 'request number {i}'\n" for i in range(60)}
     project = project_for_root(make_git_repo(tmp_path / "r", files))
     index_project(project, workers=1)
-    assert _fts_leaves_written(project) < 10
+    assert _leaves_written(project) < 10
     for i in range(0, 60, 2):  # a second batch that replaces text, skips a file and deletes one
         (project.root / f"src/mod_{i}.py").write_text(f"def handler_{i}():\n    return 'changed {i}'\n")
     (project.root / "src/mod_1.py").write_bytes(b"\x00\x01binary now")

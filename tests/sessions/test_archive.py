@@ -14,6 +14,7 @@ from cairn.errors import CairnError
 from cairn.sessions.archive import archive_path, ingest_file, ingest_paths, open_archive, project_for_cwd
 from cairn.sessions.archive_search import search
 from cairn.sessions.markers import wrap_injected
+from cairn.store.fts_stats import leaves_written
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 BIG = "4d5611e5-241a-462a-8d15-5122611a9569"
@@ -381,3 +382,24 @@ def test_a_session_in_two_files_is_counted_once(transcripts: Path, tmp_path: Pat
         assert uuids == []
     finally:
         con.close()
+
+
+def test_a_batch_of_turns_is_stored_in_few_statements(tmp_path: Path):
+    """450 turns in one batch: every one archived and searchable once, a record repeated in the file
+    counted once (the first kept), and turns_fts written in a few flushes, not one per turn (each
+    statement on `turns` fires the trigger that feeds turns_fts, and opens a savepoint, where FTS5
+    writes out what it holds)."""
+    f = tmp_path / "0badc0de-0000-4000-8000-000000000002.jsonl"
+    lines = [_record("user" if i % 2 == 0 else "assistant", f"m{i}",
+                     f"question {i} about walrusflange" if i % 2 == 0 else [{"type": "text", "text": f"answer {i}"}],
+                     f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}Z") for i in range(450)]
+    lines.insert(300, _record("user", "m10", "a copy of m10 with other words: zanzibarquill", "2026-03-01T10:05:00Z"))
+    f.write_text("".join(lines))
+    stats = ingest_file(f)
+    con = open_archive()
+    assert stats.turns == 450 == _count(con, "SELECT COUNT(*) FROM turns")
+    assert _count(con, "SELECT turns FROM sessions") == 450
+    assert _count(con, "SELECT COUNT(*) FROM turns_fts WHERE turns_fts MATCH 'walrusflange'") == 225
+    assert _count(con, "SELECT COUNT(*) FROM turns_fts WHERE turns_fts MATCH 'zanzibarquill'") == 0
+    assert _rows(con, "SELECT text FROM turns WHERE uuid = 'm10'") == [("question 10 about walrusflange",)]
+    assert leaves_written(con, "turns_fts") < 20

@@ -125,16 +125,12 @@ def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: 
         exts: set[str] = set()
         title = None
         elsewhere = _held_elsewhere(con, file_id, sid, turns)
+        turns = [t for t in turns if (t.uuid, t.block) not in elsewhere]  # not twice from another file
+        inserted = _insert_turns(con, file_id, sid, turns)
         for t in turns:
-            if (t.uuid, t.block) in elsewhere:
-                continue  # the same session's record, already archived from another file
-            cur = con.execute(
-                "INSERT OR IGNORE INTO turns(file_id, session_id, uuid, block, role, ts, text, tool, arg, ref, agent)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (file_id, sid, t.uuid, t.block, t.role, t.ts, t.text, t.tool, t.arg, t.ref, t.agent),
-            )
-            if cur.rowcount != 1:
-                continue
+            if inserted[(t.uuid, t.block)] <= 0:
+                continue  # archived before (or earlier in this batch: the first one was kept)
+            inserted[(t.uuid, t.block)] -= 1
             added += 1
             if t.role in TERM_ROLES:
                 counts.update(terms(t.text))
@@ -152,6 +148,28 @@ def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: 
             add_tags(con, sid, "ext", exts)
         _advance(con, file_id, end_offset, size, inode)
         return added
+
+
+TURNS_PER_STATEMENT = 200
+_TURN_COLUMNS = "file_id, session_id, uuid, block, role, ts, text, tool, arg, ref, agent"
+
+
+def _insert_turns(con: sqlite3.Connection, file_id: int, sid: str, turns: list[Turn]) -> Counter:
+    """Insert the turns not archived yet, TURNS_PER_STATEMENT to a statement; how many rows of each
+    (uuid, block) went in (a key seen twice in one batch goes in once, as the first).
+
+    The insert trigger feeds turns_fts, and a statement with a trigger opens a savepoint, at which
+    FTS5 writes out what it holds in memory: one statement per turn made one small FTS segment per
+    turn (~3.5x the CPU of this insert; bench/fts_write.py shows the same for the code index)."""
+    inserted: Counter = Counter()
+    for i in range(0, len(turns), TURNS_PER_STATEMENT):
+        part = turns[i:i + TURNS_PER_STATEMENT]
+        rows = ",".join(["(?,?,?,?,?,?,?,?,?,?,?)"] * len(part))
+        values = [v for t in part for v in (file_id, sid, t.uuid, t.block, t.role, t.ts, t.text, t.tool, t.arg,
+                                            t.ref, t.agent)]
+        inserted.update((uuid, block) for uuid, block in con.execute(
+            f"INSERT OR IGNORE INTO turns({_TURN_COLUMNS}) VALUES {rows} RETURNING uuid, block", values).fetchall())
+    return inserted
 
 
 def _held_elsewhere(con: sqlite3.Connection, file_id: int, sid: str, turns: list[Turn]) -> set[tuple[str, int]]:
