@@ -102,23 +102,6 @@ def _index_lock(path: Path, wait: bool) -> Iterator[None]:
 _LOCK_FD: int | None = None  # the held index lock, which forked workers must not keep alive
 
 
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Young collections 50x rarer while records stream in: each is freed by its reference count
-    once stored (no cycles), and at Python's threshold of 700 the collector walked the heap
-    after every few records. The threshold is put back after, also when the run fails."""
-    import gc
-
-    from cairn.codemap.workers import GC_YOUNG
-
-    before = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
-
-
 def _delete_file_rows(con: sqlite3.Connection, file_id: int, fts: bool = True) -> None:
     con.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
@@ -352,14 +335,13 @@ def _run(con: sqlite3.Connection, project: Project, cfg: IndexSettings, stats: I
 
         jobs = [(e.path, e.size, e.mtime_ns) for e in todo]
         held = 0
-        with _fewer_collections():
-            for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
-                pending.append(rec)
-                held += rec.size
-                if len(pending) >= BATCH or held >= BATCH_BYTES:
-                    flush()
-                    held = 0
-            flush()
+        for rec in extract_all(str(root), jobs, n_workers, progress, _LOCK_FD):
+            pending.append(rec)
+            held += rec.size
+            if len(pending) >= BATCH or held >= BATCH_BYTES:
+                flush()
+                held = 0
+        flush()
     if stats.changed:
         _prune_text_log(con)
     from cairn.codemap.vectors import refresh_vectors
