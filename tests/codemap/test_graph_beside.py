@@ -1,0 +1,106 @@
+"""The graph rebuild's second process builds the same reference edges and knowledge rows as one process.
+
+From BESIDE_MIN_FILES files, `rebuild_graph` forks a process for the reference edges and knowledge
+rows while it resolves imports (graph._start_beside). Each run below is a fresh Python process (no
+other thread, so the fork is allowed) that indexes the same small repository: one with the second
+process (the threshold at 0), one without; the stored graph must be the same, and the first run must
+really have used the second process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import make_git_repo
+
+NOTE = """---
+id: retry-gotcha-1a2b3c
+type: gotcha
+status: active
+title: Retries double the charge
+files:
+- pay/charge.go
+links:
+- rel: relates-to
+  target: queue-decision-4d5e6f
+---
+The charge is retried without an idempotency key. See [[queue-decision-4d5e6f]].
+"""
+DECISION = """---
+id: queue-decision-4d5e6f
+type: decision
+status: active
+title: Jobs go through one queue
+files:
+- jobs/queue.go
+---
+We keep one queue.
+"""
+FILES = {
+    "pay/charge.go": "package pay\n\nfunc Charge(amount int) int { return Retry(amount) }\n",
+    "pay/retry.go": "package pay\n\nfunc Retry(n int) int { return n }\n",
+    "jobs/queue.go": "package jobs\n\nimport \"example.com/m/pay\"\n\nfunc Run() int { return pay.Charge(1) }\n",
+    "go.mod": "module example.com/m\n\ngo 1.22\n",
+    "app/main.py": "from app.util import helper\n\nhelper()\n",
+    "app/util.py": "def helper():\n    return 1\n",
+    "docs/adr/0001-use-postgres.md": "# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n\n"
+                                     "## Decision\n\nPostgres, see pay/charge.go.\n",
+    ".cairn/knowledge/retry-gotcha-1a2b3c.md": NOTE,
+    ".cairn/knowledge/queue-decision-4d5e6f.md": DECISION,
+}
+
+SCRIPT = r"""
+import json, sys
+import cairn.codemap.graph as G
+from cairn.codemap.indexer import index_project, open_index
+from cairn.project import project_for_root
+G.BESIDE_MIN_FILES = int(sys.argv[2])
+def boom():
+    raise RuntimeError("the second process failed")
+if sys.argv[3] == "fail":
+    G._beside_job = boom
+started = []
+real = G._start_beside
+G._start_beside = lambda *a: started.append(real(*a)) or started[-1]
+p = project_for_root(sys.argv[1])
+index_project(p, workers=1)
+con = open_index(p)
+paths = dict(con.execute("SELECT id, path FROM files"))
+print(json.dumps({
+    "beside": [s is not None for s in started],
+    "edges": sorted([paths[s], paths[d], k, round(w, 9)] for s, d, k, w in con.execute("SELECT src, dst, kind, weight FROM edges")),
+    "nodes": sorted([paths[f], i, t, title] for f, i, t, title in con.execute("SELECT file_id, id, type, title FROM nodes")),
+    "meta": [con.execute("SELECT value FROM meta WHERE key = 'ref_files'").fetchone()[0]],
+}))
+"""
+
+
+def _graph(root: Path, home: Path, threshold: int, mode: str = "ok") -> dict:
+    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_WATCH": "0", "CAIRN_WARM": "0"}
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(root), str(threshold), mode], env=env, capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert "Traceback" not in out.stderr, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_second_process_builds_the_same_graph(tmp_path: Path) -> None:
+    root = make_git_repo(tmp_path / "r", FILES)
+    beside = _graph(root, tmp_path / "h1", 0)
+    alone = _graph(root, tmp_path / "h2", 10**9)
+    assert beside["beside"] == [True] and alone["beside"] == [False]
+    assert beside["edges"] == alone["edges"] and beside["nodes"] == alone["nodes"] and beside["meta"] == alone["meta"]
+    kinds = {e[2] for e in beside["edges"]}
+    assert {"import", "ref", "cites", "link"} <= kinds, kinds  # every kind of edge went through both ways
+    assert len(beside["nodes"]) >= 2
+
+
+def test_a_failed_second_process_is_done_here(tmp_path: Path) -> None:
+    root = make_git_repo(tmp_path / "r", FILES)
+    failed = _graph(root, tmp_path / "h1", 0, "fail")
+    alone = _graph(root, tmp_path / "h2", 10**9)
+    assert failed["beside"] == [True]
+    assert failed["edges"] == alone["edges"] and failed["nodes"] == alone["nodes"]
