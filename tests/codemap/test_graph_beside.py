@@ -63,15 +63,18 @@ def boom():
     raise RuntimeError("the second process failed")
 if sys.argv[3] == "fail":
     G._beside_job = boom
-started = []
+started, here = [], []
 real = G._start_beside
 G._start_beside = lambda *a: started.append(real(*a)) or started[-1]
+real_work = G._names_and_knowledge
+G._names_and_knowledge = lambda *a: here.append(1) or real_work(*a)  # counted in this process only
 p = project_for_root(sys.argv[1])
 index_project(p, workers=1)
 con = open_index(p)
 paths = dict(con.execute("SELECT id, path FROM files"))
 print(json.dumps({
     "beside": [s is not None for s in started],
+    "done_here": len(here),
     "edges": sorted([paths[s], paths[d], k, round(w, 9)] for s, d, k, w in con.execute("SELECT src, dst, kind, weight FROM edges")),
     "nodes": sorted([paths[f], i, t, title] for f, i, t, title in con.execute("SELECT file_id, id, type, title FROM nodes")),
     "meta": [con.execute("SELECT value FROM meta WHERE key = 'ref_files'").fetchone()[0]],
@@ -89,9 +92,10 @@ def _graph(root: Path, home: Path, threshold: int, mode: str = "ok") -> dict:
 
 def test_the_second_process_builds_the_same_graph(tmp_path: Path) -> None:
     root = make_git_repo(tmp_path / "r", FILES)
-    beside = _graph(root, tmp_path / "h1", 0)
+    beside = _graph(root, tmp_path / "h #1?%", 0)  # a home whose path needs quoting in a SQLite URI
     alone = _graph(root, tmp_path / "h2", 10**9)
-    assert beside["beside"] == [True] and alone["beside"] == [False]
+    assert beside["beside"] == [True] and beside["done_here"] == 0  # the second process did it
+    assert alone["beside"] == [False] and alone["done_here"] == 1
     assert beside["edges"] == alone["edges"] and beside["nodes"] == alone["nodes"] and beside["meta"] == alone["meta"]
     kinds = {e[2] for e in beside["edges"]}
     assert {"import", "ref", "cites", "link"} <= kinds, kinds  # every kind of edge went through both ways
@@ -102,5 +106,5 @@ def test_a_failed_second_process_is_done_here(tmp_path: Path) -> None:
     root = make_git_repo(tmp_path / "r", FILES)
     failed = _graph(root, tmp_path / "h1", 0, "fail")
     alone = _graph(root, tmp_path / "h2", 10**9)
-    assert failed["beside"] == [True]
+    assert failed["beside"] == [True] and failed["done_here"] == 1
     assert failed["edges"] == alone["edges"] and failed["nodes"] == alone["nodes"]

@@ -202,7 +202,9 @@ def _beside_job() -> tuple:
     it inherited (a Project does not pickle, and the files need not travel)."""
     assert _BESIDE is not None
     path, project, files = _BESIDE
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    from urllib.parse import quote
+
+    con = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True)  # quoted: a `#` or `?` in the path
     try:
         return _names_and_knowledge(con, project, files)
     finally:
