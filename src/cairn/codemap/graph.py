@@ -213,8 +213,8 @@ def _beside_job() -> tuple:
 
 def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tuple | None:
     """Build the reference edges and knowledge rows in a forked process while this one resolves
-    imports (about half the rebuild each: a 20k-file graph's serial tail ~1.5 s shorter on two
-    cores). Only from BESIDE_MIN_FILES files, from a committed state (the other process reads the
+    imports (about half the rebuild each: the 20k tree's rebuild 4.6-5.7 -> 3.7-4.4 s wall on two
+    cores, bench/graph_rebuild.py). Only from BESIDE_MIN_FILES files, from a committed state (the other process reads the
     file), and in a process whose other threads hold nothing the child uses (a fork copies the
     locks other threads hold: a server's threads may be inside SQLite; `rich`'s progress thread
     only draws on the terminal, and the index's parser processes are forked beside it too)."""

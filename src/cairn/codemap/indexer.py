@@ -102,13 +102,12 @@ def _index_lock(path: Path, wait: bool) -> Iterator[None]:
 _LOCK_FD: int | None = None  # the held index lock, which forked workers must not keep alive
 
 
-def _delete_file_rows(con: sqlite3.Connection, file_id: int, fts: bool = True) -> None:
+def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
+    """A file's chunks, symbols, references and imports; its FTS text goes separately (see `_file_row`)."""
     con.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
     con.execute("DELETE FROM imports WHERE file_id = ?", (file_id,))
-    if fts:
-        con.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
 
 
 # Statements on `files` fire its triggers (schema.py: the versions of the file list), and a statement
@@ -129,7 +128,7 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
             "VALUES(?,?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
         assert new_id is not None  # an INSERT gives a rowid
         return new_id
-    _delete_file_rows(con, file_id, fts=False)  # its text goes in `_file_contents`
+    _delete_file_rows(con, file_id)  # its text goes in `_file_contents`
     con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
                 "dirty=1 WHERE id=?",
                 (*row, file_id))
@@ -165,7 +164,7 @@ def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, repla
 def _delete_files(con: sqlite3.Connection, file_ids: list[int]) -> None:
     """Remove files and their rows: every `files` statement first, then their text (see `_file_row`)."""
     for file_id in file_ids:
-        _delete_file_rows(con, file_id, fts=False)
+        _delete_file_rows(con, file_id)
         con.execute("DELETE FROM files WHERE id = ?", (file_id,))
     con.executemany("DELETE FROM files_fts WHERE rowid = ?", [(file_id,) for file_id in file_ids])
 
