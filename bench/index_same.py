@@ -31,7 +31,6 @@ TABLES = {
              "JOIN files b ON b.id = e.dst ORDER BY 1, 2, 3",
     "chunks": "SELECT f.path, c.kind, c.name, c.line, c.end_line, c.signature FROM chunks c "
               "JOIN files f ON f.id = c.file_id ORDER BY 1, 4, 2, 3, 5, 6",
-    "fts": "SELECT f.path, t.path, t.names, t.body FROM files_fts t JOIN files f ON f.id = t.rowid ORDER BY 1",
     "skipped": "SELECT path, reason FROM skipped ORDER BY path",
     "nodes": "SELECT f.path, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data "
              "FROM nodes n JOIN files f ON f.id = n.file_id ORDER BY 1",
@@ -42,6 +41,18 @@ TABLES = {
 
 def _rows(con: sqlite3.Connection, query: str) -> list[tuple]:
     return con.execute(query).fetchall()
+
+
+def _fts_values(con: sqlite3.Connection) -> list[tuple]:
+    """(file path, FTS path, names, body) of every file: the stored copies of a contentless index
+    (fts_text, index format 11), or the FTS table's own content in an index of the format before."""
+    if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'fts_text'").fetchone():
+        return _rows(con, "SELECT f.path, t.path, t.names, t.body FROM files_fts t JOIN files f ON f.id = t.rowid "
+                          "ORDER BY 1")
+    from cairn.codemap.fts_rows import unpack
+
+    return [(path, *unpack(z)) for path, z in
+            con.execute("SELECT f.path, t.z FROM fts_text t JOIN files f ON f.id = t.file_id ORDER BY 1")]
 
 
 def _adjacency(con: sqlite3.Connection) -> dict[str, list]:
@@ -75,6 +86,9 @@ def main() -> None:
         ra, rb = _rows(a, query), _rows(b, query)
         print(f"{name}: {len(ra)} / {len(rb)} rows, {'same' if ra == rb else 'DIFFERENT'}")
         same &= ra == rb
+    fa, fb = _fts_values(a), _fts_values(b)
+    print(f"fts: {len(fa)} / {len(fb)} rows, {'same' if fa == fb else 'DIFFERENT'}")
+    same &= fa == fb
     ranks_a = dict(a.execute("SELECT path, rank FROM files"))
     ranks_b = dict(b.execute("SELECT path, rank FROM files"))
     worst = max((abs((ranks_a[p] or 0) - (ranks_b.get(p) or 0)) for p in ranks_a), default=0.0)

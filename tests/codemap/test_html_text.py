@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cairn.codemap import fts_rows
 from cairn.codemap.html_text import visible_text
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import resolve_project
@@ -51,7 +52,7 @@ def test_a_page_is_found_by_its_words_and_keeps_its_line_count(tmp_path):
     try:
         fid, lines = con.execute("SELECT id, lines FROM files WHERE path = 'docs/pool.html'").fetchone()
         assert lines == PAGE.count("\n")
-        body = con.execute("SELECT body FROM files_fts WHERE rowid = ?", (fid,)).fetchone()[0]
+        body = fts_rows.stored_text(con, fid)[2]
         assert "exhausted" in body.lower() and "main-content" not in body and "AKIA" not in body
         hits, _ = search_code(con, "what does the PoolExhausted error mean", root=root, kind="all")
         assert [h.path for h in hits][:1] == ["docs/pool.html"]

@@ -42,6 +42,7 @@ class FileRecord:
     body: str = ""  # expanded whole-file text for FTS
     fts_path: str = ""  # searchable words of the path
     fts_names: str = ""  # expanded names of the definitions
+    fts_packed: bytes = b""  # the three FTS values compressed (fts_rows.pack), made here to spare the indexer
     chunks: list[ChunkRecord] = field(default_factory=list)
     role: str | None = None  # "log" for chat histories, diaries, changelogs (codemap/doc_role.py)
 
@@ -55,6 +56,15 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
 
     `parse_error` set: do not parse (the parser crashed on this file before), index it as text.
     """
+    rec = _extract(root, path, size, mtime_ns, parse_error)
+    if not rec.skip:
+        from cairn.codemap.fts_rows import pack
+
+        rec.fts_packed = pack(rec.fts_path, rec.fts_names, rec.body)
+    return rec
+
+
+def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None) -> FileRecord:
     from cairn.codemap.languages import CODE_LANGUAGES, kind_of, language_for_path
 
     rec = FileRecord(path=path, size=size, mtime_ns=mtime_ns)

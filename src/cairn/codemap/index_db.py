@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
     T = TypeVar("T")
 
-INDEX_FORMAT = "10"  # 10: knowledge notes searched without their link targets; bump when the schema or what is stored changes: old indexes are rebuilt
+INDEX_FORMAT = "11"  # 11: a contentless text index (schema v10); bump when the schema or what is stored changes: old indexes are rebuilt
 DAMAGED_SUFFIX = ".damaged"  # beside the index: a reader found it damaged; the next open rebuilds
 
 

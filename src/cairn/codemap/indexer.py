@@ -138,10 +138,11 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
 def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, replace: bool) -> None:
     """Write one file's symbols, references, imports, text and chunks (`replace`: its old text goes
     first). Caller holds the transaction."""
+    from cairn.codemap import fts_rows
     from cairn.codemap.model import symbol_key
 
     if replace:
-        con.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
+        fts_rows.delete(con, (file_id,))
     parsed = rec.parsed
     if parsed:
         con.executemany(
@@ -155,8 +156,7 @@ def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, repla
         con.executemany("INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)",
                         [(file_id, i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None)
                          for i in parsed.imports])
-    con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)",
-                (file_id, rec.fts_path, rec.fts_names, rec.body))
+    fts_rows.insert(con, file_id, rec.fts_path, rec.fts_names, rec.body, rec.fts_packed)
     con.executemany("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
                     [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks])
 
@@ -166,7 +166,9 @@ def _delete_files(con: sqlite3.Connection, file_ids: list[int]) -> None:
     for file_id in file_ids:
         _delete_file_rows(con, file_id)
         con.execute("DELETE FROM files WHERE id = ?", (file_id,))
-    con.executemany("DELETE FROM files_fts WHERE rowid = ?", [(file_id,) for file_id in file_ids])
+    from cairn.codemap import fts_rows
+
+    fts_rows.delete(con, file_ids)
 
 
 def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,

@@ -192,7 +192,21 @@ def _v9(con: sqlite3.Connection) -> None:
     run_script(con, "CREATE INDEX files_hub ON files(id) WHERE is_hub = 1;")
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(con: sqlite3.Connection) -> None:
+    """The text index keeps no copy of the text (codemap/fts_rows.py): `files_fts` becomes contentless
+    and `fts_text` holds each row's values compressed, which is what taking a row out again needs.
+    An index of the format before is rebuilt, not converted (index_db.INDEX_FORMAT)."""
+    run_script(
+        con,
+        f"""
+        DROP TABLE files_fts;
+        CREATE VIRTUAL TABLE files_fts USING fts5(path, names, body, content='', tokenize='{FTS_TOKENIZER}');
+        CREATE TABLE fts_text (file_id INTEGER PRIMARY KEY, z BLOB NOT NULL);  -- fts_rows.pack(path, names, body)
+        """,
+    )
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 
 
 def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:

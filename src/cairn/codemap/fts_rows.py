@@ -1,0 +1,68 @@
+"""A file's row of the full-text index, and the compressed copy that lets it be taken out again.
+
+`files_fts` is contentless (schema v10): FTS5 keeps its inverted index and each row's size, which
+is all that MATCH, bm25() and phrase queries read, but no copy of the text. That copy was two thirds
+of the index on disk (203 of 300 MB at 20k files) and a large part of what a cold index writes
+(docs/benchmarks.md, section 15). A contentless row can only be removed by giving FTS5 the very
+values it was inserted with, so each file's (path, names, body) is kept zlib-compressed in
+`fts_text` (about a quarter of the size), packed by the parser process that made the text.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from collections.abc import Iterable
+
+LEVEL = 1  # zlib's fastest: 48.6 MB of index text -> 12.3 MB in 0.38 CPU-s (level 6: 10.4 MB, 0.99 s)
+
+
+class MissingText(sqlite3.DatabaseError):
+    """A row of `files_fts` without its stored copy: the index is damaged and is rebuilt (store/repair.py)."""
+
+
+def pack(path: str, names: str, body: str) -> bytes:
+    """The three values as one compressed blob: their UTF-8 lengths on a first line, then the bytes."""
+    parts = [s.encode("utf-8", "surrogatepass") for s in (path, names, body)]
+    head = f"{len(parts[0])},{len(parts[1])}\n".encode()
+    return zlib.compress(head + b"".join(parts), LEVEL)
+
+
+def unpack(blob: bytes) -> tuple[str, str, str]:
+    """(path, names, body) exactly as `pack` got them."""
+    data = zlib.decompress(blob)
+    nl = data.index(b"\n")
+    a, b = (int(x) for x in data[:nl].split(b","))
+    rest = data[nl + 1:]
+    return (rest[:a].decode("utf-8", "surrogatepass"), rest[a:a + b].decode("utf-8", "surrogatepass"),
+            rest[a + b:].decode("utf-8", "surrogatepass"))
+
+
+def insert(con: sqlite3.Connection, file_id: int, path: str, names: str, body: str, packed: bytes = b"") -> None:
+    """Index a file's text under its id (it must have none: `delete` first) and keep its copy."""
+    con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)", (file_id, path, names, body))
+    con.execute("INSERT OR REPLACE INTO fts_text(file_id, z) VALUES(?,?)",
+                (file_id, packed or pack(path, names, body)))
+
+
+def delete(con: sqlite3.Connection, file_ids: Iterable[int]) -> None:
+    """Take these files' rows out of the text index (a file with none is skipped)."""
+    for file_id in file_ids:
+        row = con.execute("SELECT z FROM fts_text WHERE file_id = ?", (file_id,)).fetchone()
+        if row is None:
+            if con.execute("SELECT 1 FROM files_fts_docsize WHERE id = ?", (file_id,)).fetchone():
+                raise MissingText(f"database disk image is malformed: no stored text for indexed file {file_id}")
+            continue
+        try:
+            values = unpack(row[0])
+        except (zlib.error, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise MissingText(f"database disk image is malformed: stored text of file {file_id}: {exc}") from exc
+        con.execute("INSERT INTO files_fts(files_fts, rowid, path, names, body) VALUES('delete', ?, ?, ?, ?)",
+                    (file_id, *values))
+        con.execute("DELETE FROM fts_text WHERE file_id = ?", (file_id,))
+
+
+def stored_text(con: sqlite3.Connection, file_id: int) -> tuple[str, str, str] | None:
+    """The (path, names, body) a file is indexed with, or None."""
+    row = con.execute("SELECT z FROM fts_text WHERE file_id = ?", (file_id,)).fetchone()
+    return unpack(row[0]) if row else None
