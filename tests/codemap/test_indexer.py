@@ -161,6 +161,34 @@ def test_index_of_an_old_format_is_rebuilt(tmp_path):
     assert index_project(p).changed == 5
 
 
+def test_an_index_of_another_format_is_not_migrated_before_it_goes(tmp_path, monkeypatch):
+    """Its migrations would be wasted, and one can be costly (v10 drops the text table of the format before)."""
+    from cairn.codemap import index_db
+
+    root = write_tree(tmp_path / "r", FILES)
+    p = project_for_root(root)
+    index_project(p)
+    con = open_index(p)
+    con.execute("UPDATE meta SET value = 'old' WHERE key = 'index_format'")
+    con.execute(f"PRAGMA user_version = {len(index_db.MIGRATIONS) - 1}")  # as if one migration were new
+    con.close()
+    migrated: list[int] = []
+    last = index_db.MIGRATIONS[-1]
+
+    def spy(con):
+        migrated.append(con.execute("SELECT COUNT(*) FROM files").fetchone()[0])
+        last(con)
+
+    monkeypatch.setattr(index_db, "MIGRATIONS", [*index_db.MIGRATIONS[:-1], spy])
+    con = open_index(p)
+    try:
+        assert migrated == [0]  # only the new, empty index ran it
+        assert con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
+        assert con.execute("SELECT value FROM meta WHERE key = 'index_format'").fetchone()[0] == index_db.INDEX_FORMAT
+    finally:
+        con.close()
+
+
 def _edges(project) -> set[tuple[str, str]]:
     con = open_index(project)
     try:

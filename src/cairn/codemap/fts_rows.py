@@ -41,21 +41,24 @@ def unpack(blob: bytes) -> tuple[str, str, str]:
 def insert(con: sqlite3.Connection, file_id: int, path: str, names: str, body: str, packed: bytes = b"") -> None:
     """Index a file's text under its id (it must have none: `delete` first) and keep its copy."""
     con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)", (file_id, path, names, body))
-    con.execute("INSERT OR REPLACE INTO fts_text(file_id, z) VALUES(?,?)",
-                (file_id, packed or pack(path, names, body)))
+    # A plain INSERT: FTS5 takes a second row under an id without a word (a contentless table has no
+    # constraint), so a copy already there means damage, and the constraint error makes the index rebuild.
+    con.execute("INSERT INTO fts_text(file_id, z) VALUES(?,?)", (file_id, packed or pack(path, names, body)))
 
 
 def delete(con: sqlite3.Connection, file_ids: Iterable[int]) -> None:
     """Take these files' rows out of the text index (a file with none is skipped)."""
     for file_id in file_ids:
         row = con.execute("SELECT z FROM fts_text WHERE file_id = ?", (file_id,)).fetchone()
-        if row is None:
-            if con.execute("SELECT 1 FROM files_fts_docsize WHERE id = ?", (file_id,)).fetchone():
-                raise MissingText(f"database disk image is malformed: no stored text for indexed file {file_id}")
+        indexed = con.execute("SELECT 1 FROM files_fts_docsize WHERE id = ?", (file_id,)).fetchone() is not None
+        if row is None and not indexed:
             continue
+        if row is None or not indexed:  # a 'delete' of a row FTS5 does not hold would still lower its totals
+            raise MissingText(f"database disk image is malformed: file {file_id} has "
+                              f"{'no stored text' if row is None else 'a stored text but no indexed row'}")
         try:
             values = unpack(row[0])
-        except (zlib.error, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        except (zlib.error, ValueError, TypeError) as exc:  # not a blob, not zlib, not UTF-8 (a ValueError)
             raise MissingText(f"database disk image is malformed: stored text of file {file_id}: {exc}") from exc
         con.execute("INSERT INTO files_fts(files_fts, rowid, path, names, body) VALUES('delete', ?, ?, ?, ?)",
                     (file_id, *values))

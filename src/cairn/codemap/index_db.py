@@ -18,7 +18,7 @@ from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
 from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store import repair
-from cairn.store.db import connect, transaction
+from cairn.store.db import connect, migrate, transaction
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -87,14 +87,17 @@ def open_index(project: Project, *, check: bool = False) -> sqlite3.Connection:
             reason = "marked damaged"
         return rebuild(path, reason)
     try:
-        con = connect(path, MIGRATIONS, private=True)
+        con = connect(path, private=True)  # migrated below, unless it is of another format
     except CairnError as exc:  # not a database, malformed schema, truncated...
         return rebuild(path, str(exc).split(f"{path}: ", 1)[-1])
     try:
-        fmt = get_meta(con, "index_format")
+        has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
+        fmt = get_meta(con, "index_format") if has_meta else None
+        if fmt in (None, INDEX_FORMAT):  # an index of another format is not migrated: it is deleted below
+            migrate(con, MIGRATIONS)  # (a migration may be costly: v10 drops a table of ~200 MB at 20k files)
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         con.close()
-        return rebuild(path, str(exc) or "unreadable")
+        return rebuild(path, str(exc).splitlines()[0] if str(exc) else "unreadable")
     if fmt == INDEX_FORMAT:
         why = repair.probe(con, expected_tables()) or (repair.quick_check(con) if check else None)
         if why is None:
