@@ -9,6 +9,7 @@ machine wall time is noisy and CPU time much less so. The floor is `index_speed.
 tree-sitter parse of every kept file, one process).
 
 Usage: python bench/cold_cpu.py TREE --src NAME=DIR [--src NAME=DIR ...] [--rounds 2] [--work DIR] [--floor]
+       [--alternate]
 """
 
 from __future__ import annotations
@@ -58,13 +59,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--work", default="", help="where the CAIRN_HOMEs go (default: a temporary folder)")
     ap.add_argument("--floor", action="store_true", help="also measure the parse floor (index_speed.floor)")
+    ap.add_argument("--alternate", action="store_true", help="reverse the order of the codes every other round "
+                    "(the VM's speed drifts within minutes: a code always run second meets a different machine)")
     a = ap.parse_args()
     tree = Path(a.tree).resolve()
     srcs = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) for s in a.src]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(a.work or tmp)
         for rnd in range(1, a.rounds + 1):
-            for name, src in srcs:
+            for name, src in (srcs[::-1] if a.alternate and rnd % 2 == 0 else srcs):
                 r = cold(tree, src, work / f"home-{name}")
                 print(json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
                       flush=True)
