@@ -4,11 +4,14 @@
 Reads every N-th file the scanner keeps (binary and generated files left out, as the indexer
 does), then times, each over all of them after a warm-up: `redact`, `expand_identifiers`,
 `document_role` (every file treated as a document; code files skip it in the indexer),
-`path_text`, and the whole `extract_file` (parse included). The cairn measured is whichever
+`path_text`, and the whole `extract_file` (parse included). Then, with `--in-place`, one more pass
+of `extract_file` with the functions it calls wrapped in CPU timers (`parse_source`, `redact`,
+`expand_identifiers`, `visible_text`, `document_role`, `path_text`, `content_hash`, the FTS copy's
+`pack`), and its CPU by document role (chat logs or not). The cairn measured is whichever
 `PYTHONPATH` imports, so two code trees can be compared:
 
     PYTHONPATH=MAIN/src python bench/extract_stages.py TREE --every 4
-    PYTHONPATH=BRANCH/src python bench/extract_stages.py TREE --every 4
+    PYTHONPATH=BRANCH/src python bench/extract_stages.py TREE --every 4 [--in-place]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("tree")
     ap.add_argument("--every", type=int, default=4, help="take every N-th file")
+    ap.add_argument("--in-place", action="store_true", help="also time each stage inside extract_file")
     a = ap.parse_args()
     import cairn
     from cairn.codemap.doc_role import document_role
@@ -56,9 +60,48 @@ def main() -> None:
     timed("document_role", lambda: [document_role(p, "doc", x) for p, x in zip(paths, texts, strict=True)])
     timed("path_text", lambda: [path_text(p) for p in paths])
     timed("extract_file", lambda: [extract_file(str(root), e.path, e.size, e.mtime_ns) for e in entries])
-    print(json.dumps({"cairn": str(Path(cairn.__file__).parent), "texts": len(texts), "files": len(entries),
-                      "mb": round(sum(map(len, texts)) / 1e6, 1), "cpu_s": out,
-                      "load": round(os.getloadavg()[0], 1)}))
+    result = {"cairn": str(Path(cairn.__file__).parent), "texts": len(texts), "files": len(entries),
+              "mb": round(sum(map(len, texts)) / 1e6, 1), "cpu_s": out}
+    if a.in_place:
+        result.update(_in_place(str(root), entries))
+    print(json.dumps({**result, "load": round(os.getloadavg()[0], 1)}))
+
+
+def _in_place(root: str, entries: list) -> dict:
+    """CPU of each stage as `extract_file` calls it, and of the whole call by the record's role."""
+    import importlib
+
+    from cairn.codemap import extract
+
+    spent: dict[str, float] = {}
+
+    def wrap(module_name: str, name: str) -> None:
+        module = importlib.import_module(module_name)
+        real = getattr(module, name)
+
+        def timed(*args, **kwargs):
+            t = time.process_time()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.process_time() - t
+        setattr(module, name, timed)
+
+    for module_name, name in (("cairn.codemap.parse", "parse_source"), ("cairn.redact", "redact"),
+                              ("cairn.codemap.extract", "expand_identifiers"), ("cairn.codemap.extract", "visible_text"),
+                              ("cairn.codemap.extract", "document_role"), ("cairn.codemap.extract", "path_text"),
+                              ("cairn.codemap.extract", "content_hash"), ("cairn.codemap.fts_rows", "pack")):
+        wrap(module_name, name)
+    by_role: dict[str, float] = {}
+    total = time.process_time()
+    for e in entries:
+        t = time.process_time()
+        rec = extract.extract_file(root, e.path, e.size, e.mtime_ns)
+        role = rec.role or "other"
+        by_role[role] = by_role.get(role, 0.0) + time.process_time() - t
+    return {"in_place_cpu_s": round(time.process_time() - total, 2),
+            "in_place": {k: round(v, 2) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])},
+            "by_role_cpu_s": {k: round(v, 2) for k, v in by_role.items()}}
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ import pytest
 
 from cairn.codemap import fts_rows
 from cairn.codemap.indexer import index_project, open_index
-from cairn.codemap.schema import FTS_TOKENIZER
+from cairn.codemap.schema import FTS_TOKENIZER, MIGRATIONS
 from cairn.project import project_for_root
 from cairn.search.fts_carry import fts_totals
+from cairn.store.db import migrate
 from helpers import make_git_repo
 
 WORDS = ("ledger apply coupon retry http timeout parseConfig load_user cache schema plan state lock "
@@ -129,11 +130,8 @@ def test_a_row_without_its_copy_makes_the_index_rebuild(tmp_path, damage):
         con.close()
 
 
-def test_a_second_row_under_one_id_is_refused(tmp_path):
+def test_a_second_row_under_one_id_is_refused():
     con = sqlite3.connect(":memory:")
-    from cairn.codemap.schema import MIGRATIONS
-    from cairn.store.db import migrate
-
     migrate(con, MIGRATIONS)
     fts_rows.insert(con, 7, "a.py", "alpha", "def alpha")
     with pytest.raises(sqlite3.IntegrityError):  # FTS5 alone would take it: the copy's key refuses it
