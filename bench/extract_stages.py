@@ -19,8 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpu_timers import time_calls  # noqa: E402
 
 
 def main() -> None:
@@ -74,24 +78,11 @@ def _in_place(root: str, entries: list) -> dict:
     from cairn.codemap import extract
 
     spent: dict[str, float] = {}
-
-    def wrap(module_name: str, name: str) -> None:
-        module = importlib.import_module(module_name)
-        real = getattr(module, name)
-
-        def timed(*args, **kwargs):
-            t = time.process_time()
-            try:
-                return real(*args, **kwargs)
-            finally:
-                spent[name] = spent.get(name, 0.0) + time.process_time() - t
-        setattr(module, name, timed)
-
     for module_name, name in (("cairn.codemap.parse", "parse_source"), ("cairn.redact", "redact"),
                               ("cairn.codemap.extract", "expand_identifiers"), ("cairn.codemap.extract", "visible_text"),
                               ("cairn.codemap.extract", "document_role"), ("cairn.codemap.extract", "path_text"),
                               ("cairn.codemap.extract", "content_hash"), ("cairn.codemap.fts_rows", "pack")):
-        wrap(module_name, name)
+        time_calls(importlib.import_module(module_name), name, spent)
     by_role: dict[str, float] = {}
     total = time.process_time()
     for e in entries:

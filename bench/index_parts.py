@@ -18,6 +18,10 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cpu_timers import time_calls  # noqa: E402
 
 
 def main() -> None:
@@ -30,21 +34,9 @@ def main() -> None:
         from cairn.project import project_for_root
 
         parts: dict[str, float] = {}
-
-        def timed(module, name: str) -> None:
-            real = getattr(module, name)
-
-            def wrapper(*a, **k):
-                start = time.thread_time()
-                try:
-                    return real(*a, **k)
-                finally:
-                    parts[name] = parts.get(name, 0.0) + time.thread_time() - start
-            setattr(module, name, wrapper)
-
         for module, name in ((indexer, "scan"), (indexer, "_file_row"), (indexer, "_file_contents"),
                              (graph, "rebuild_graph"), (graph, "rank_pass")):
-            timed(module, name)
+            time_calls(module, name, parts, time.thread_time)
         real_transaction = indexer.transaction
 
         @contextmanager
