@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import time
+from pathlib import Path
 
 from test_hook_support import make_project, payload, run_hook
 
@@ -167,14 +168,25 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     assert r.returncode == 1 and "cairn" in r.stderr
 
 
-def _serving(home, idle: float = 4.0):
-    """The command-line server (warm.serve) in a thread of this process, so a spy sees what it answered."""
+def _serving(home, monkeypatch):
+    """The command-line server (warm.serve) in a thread of this process, so a spy sees what it answered.
+
+    It stays up until `_stop`: with an idle bound of a few seconds, a command-line process slow to start
+    on a loaded machine found it gone and answered inline (a flaky count of served answers)."""
     import threading
 
-    t = threading.Thread(target=warm.serve, kwargs={"idle": idle, "cli": True}, daemon=True)
+    monkeypatch.setattr(local_server, "POLL_SECONDS", 0.2)  # notices its socket gone within 0.2 s
+    t = threading.Thread(target=warm.serve, kwargs={"idle": 600.0, "cli": True}, daemon=True)
     t.start()
     assert _wait_for(lambda: any((home / "run").glob("cli-*.pid")), 30)
     return t
+
+
+def _stop(t) -> None:
+    """Stop a server `_serving` started: it leaves once its socket file is no longer its own."""
+    Path(warm.socket_path(cli=True)).unlink()  # this process's settings: the thread's socket
+    t.join(30)
+    assert not t.is_alive()
 
 
 def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answer(tmp_path, run_cli, run_cli_process,
@@ -187,7 +199,7 @@ def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answ
     from cairn.cli.warm_serve import run_request
 
     monkeypatch.setattr(warm, "CLI_RUNNER", [lambda body: answered.append(run_request(body)) or answered[-1]])
-    t = _serving(cairn_home)
+    t = _serving(cairn_home, monkeypatch)
     on = {"CAIRN_WARM": "1"}
     served = [run_cli_process(*args, cwd=root, env=on) for args in lines]
     assert [(r.returncode, r.stdout, r.stderr) for r in served] == [(r.returncode, r.stdout, r.stderr) for r in inline]
@@ -205,7 +217,7 @@ def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answ
     assert len(theirs) == 1
     os.kill(theirs[0], signal.SIGTERM)
     assert _wait_for(lambda: not _alive(theirs[0]))
-    t.join(30)
+    _stop(t)
 
 
 def _alive(pid: int) -> bool:
@@ -222,11 +234,11 @@ def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_pr
     from cairn.cli.warm_serve import run_request
 
     monkeypatch.setattr(warm, "CLI_RUNNER", [lambda body: answered.append(run_request(body)) or answered[-1]])
-    t = _serving(cairn_home)
+    t = _serving(cairn_home, monkeypatch)
     r = run_cli_process("search", "apply coupon", cwd=root, env={"CAIRN_WARM": "1"})
     assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself
     assert answered == [None]
-    t.join(30)
+    _stop(t)
 
 
 def test_session_start_readies_the_server_for_the_first_prompt(tmp_path, run_cli, cairn_home, warm_env):
