@@ -7,8 +7,8 @@ does), then times, each over all of them after a warm-up: `redact`, `expand_iden
 `path_text`, and the whole `extract_file` (parse included). Then, with `--in-place`, one more pass
 of `extract_file` with the functions it calls wrapped in CPU timers (`parse_source`, `redact`,
 `expand_identifiers`, `visible_text`, `document_role`, `path_text`, `content_hash`, the FTS copy's
-`pack`), and its CPU by document role (chat logs or not). The cairn measured is whichever
-`PYTHONPATH` imports, so two code trees can be compared:
+`pack`), and its CPU by document role (chat logs or not) and by language (the ten costliest). The
+cairn measured is whichever `PYTHONPATH` imports, so two code trees can be compared:
 
     PYTHONPATH=MAIN/src python bench/extract_stages.py TREE --every 4
     PYTHONPATH=BRANCH/src python bench/extract_stages.py TREE --every 4 [--in-place]
@@ -84,15 +84,19 @@ def _in_place(root: str, entries: list) -> dict:
                               ("cairn.codemap.extract", "content_hash"), ("cairn.codemap.fts_rows", "pack")):
         time_calls(importlib.import_module(module_name), name, spent)
     by_role: dict[str, float] = {}
+    by_lang: dict[str, float] = {}
     total = time.process_time()
     for e in entries:
         t = time.process_time()
         rec = extract.extract_file(root, e.path, e.size, e.mtime_ns)
-        role = rec.role or "other"
-        by_role[role] = by_role.get(role, 0.0) + time.process_time() - t
+        spent_here = time.process_time() - t
+        role, lang = rec.role or "other", rec.lang or "none"
+        by_role[role] = by_role.get(role, 0.0) + spent_here
+        by_lang[lang] = by_lang.get(lang, 0.0) + spent_here
     return {"in_place_cpu_s": round(time.process_time() - total, 2),
             "in_place": {k: round(v, 2) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])},
-            "by_role_cpu_s": {k: round(v, 2) for k, v in by_role.items()}}
+            "by_role_cpu_s": {k: round(v, 2) for k, v in by_role.items()},
+            "by_language_cpu_s": {k: round(v, 2) for k, v in sorted(by_lang.items(), key=lambda kv: -kv[1])[:10]}}
 
 
 if __name__ == "__main__":
