@@ -10,6 +10,7 @@ in one line (store/repair.py).
 from __future__ import annotations
 
 import functools
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -56,11 +57,36 @@ def _delete(path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
 
 
+def _create(path: Path) -> None:
+    """Put an empty index of this format at `path` unless one is there, atomically: it is built
+    under a temporary name and hard-linked into place, so no other thread or process ever opens a
+    half-created file (one did, judged it of another format and deleted it while the first
+    indexed into it: two MCP clients' first searches at once, one answering from an empty index)."""
+    from _thread import get_ident
+
+    tmp = path.with_name(f"{path.name}.new-{os.getpid()}-{get_ident()}")
+    _delete(tmp)
+    try:
+        con = connect(tmp, MIGRATIONS, private=True)
+        try:
+            with transaction(con):
+                set_meta(con, "index_format", INDEX_FORMAT)
+        finally:
+            con.close()  # the last connection: SQLite folds the WAL into the file and removes it
+        try:
+            os.link(tmp, path)  # fails if another creator came first: its index is kept
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+    finally:
+        _delete(tmp)
+
+
 def _fresh(path: Path) -> sqlite3.Connection:
-    con = connect(path, MIGRATIONS, private=True)
-    with transaction(con):
-        set_meta(con, "index_format", INDEX_FORMAT)
-    return con
+    _create(path)
+    return connect(path, MIGRATIONS, private=True)
 
 
 def rebuild(path: Path, reason: str) -> sqlite3.Connection:
@@ -79,6 +105,8 @@ def open_index(project: Project, *, check: bool = False) -> sqlite3.Connection:
     (`PRAGMA quick_check`, ~0.1 s for a 150 MB index), which `cairn index` and doctor afford.
     """
     path = project.index_path()
+    if not path.exists():
+        _create(path)
     marker = _marker(path)
     if marker.exists():
         try:
