@@ -90,11 +90,28 @@ def name_strength(name: str) -> str | None:
     if parts[-1] in _NOT_SECRET_HEADS or (len(parts) > 1 and "_".join(parts[-2:]) in _NOT_SECRET_HEADS):
         return None
     joined = "".join(parts)
-    if _STRONG_JOINED.search(joined) or any(p in _PASS_PARTS for p in parts):
+    if _strong_word(parts, joined) or any(p in _PASS_PARTS for p in parts):
         return "strong" if not any(p in _NOT_SECRET_MODIFIERS for p in parts[:-1]) or "pass" in joined else None
     if any(p in _WEAK_PARTS for p in parts):
         return None if any(p in _NOT_SECRET_MODIFIERS for p in parts) else "weak"
     return None
+
+
+_WORD_ENDINGS = ("ing", "ings", "ary", "aries", "ive", "less", "ed")  # `keying`, `secretary`, `passwordless`
+
+
+def _strong_word(parts: list[str], joined: str) -> bool:
+    """A strong word in the name that is not the start of another word: `DBPASSWORD`, `SECRETKEY`,
+    `myApiKey`, `client_secrets`, but not `master-keying`, `secretary` or `passwordless`."""
+    ends, at = [], 0
+    for p in parts:
+        at += len(p)
+        ends.append(at)
+    for m in _STRONG_JOINED.finditer(joined):
+        part_end = next(e for e in ends if e >= m.end())
+        if joined[m.end():part_end] not in _WORD_ENDINGS:
+            return True
+    return False
 
 
 _KEY_OWNERS = frozenset("api license auth access secret private service account subscription master admin app "

@@ -20,7 +20,8 @@ RULES: list[tuple] = [
     ("stripe-webhook-secret", _START + r"(whsec_[A-Za-z0-9+/]{24,})" + _END, 1, 3.0, ("whsec_",), ()),
     ("google-oauth-token", _START + r"(ya29\.[A-Za-z0-9_\-]{20,}|GOCSPX-[A-Za-z0-9_\-]{20,}|1//0[A-Za-z0-9_\-]{40,})"
      + _END, 1, 3.0, ("ya29.", "gocspx-", "1//0"), ()),
-    ("huggingface-token", _START + r"(hf_[A-Za-z0-9]{30,}|api_org_[A-Za-z0-9]{30,})" + _END, 1, 3.0, ("hf_", "api_org_"), ()),
+    # hf_ and 34 characters exactly: `hf_requiredCharacteristicTypesForDisplayMetadata` is an Objective-C selector
+    ("huggingface-token", _START + r"(hf_[A-Za-z0-9]{34}|api_org_[A-Za-z0-9]{34})" + _END, 1, 3.0, ("hf_", "api_org_"), ()),
     ("mailgun-key", _START + r"(key-[0-9a-f]{32})" + _END, 1, 3.0, ("key-",), ()),
     ("mailchimp-key", _START + r"([0-9a-f]{32}-us\d{1,2})" + _END, 1, 3.0, ("-us",), ()),
     ("square-token", _START + r"(sq0(?:atp|csp|idp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60})" + _END, 1, 3.0,
@@ -91,5 +92,8 @@ RULES: list[tuple] = [
     ("launchdarkly-key", _START + r"((?:api|sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})" + _END, 1,
      3.0, ("api-", "sdk-", "mob-"), ()),
     ("circleci-token", _START + r"(CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40})" + _END, 1, 3.0, ("ccipat_",), ()),
+    # Fly.io's `FlyV1 fm2_...,fm2_...`: gitleaks' rule takes only the last macaroon of the comma-separated list
+    ("flyio-token", r"(FlyV1 (?:fm1[ar]|fm2)_[A-Za-z0-9+/]{50,}={0,3}(?:,(?:fm1[ar]|fm2)_[A-Za-z0-9+/]{50,}={0,3})*)", 1,
+     3.0, ("flyv1 ",), ()),
     ("terraform-token", _START + r"([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,70})" + _END, 1, 3.0, ("atlasv1",), ()),
 ]

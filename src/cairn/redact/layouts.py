@@ -30,8 +30,8 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
     (b"bearer", rb"(?i)(?:^|[^A-Za-z0-9_])bearer\s+([A-Za-z0-9._~+/\-]{16,}=*)", 1, "bearer-token", "random"),
     (b"basic", rb"(?i)(?:^|[^A-Za-z0-9_])basic\s+([A-Za-z0-9+/]{12,}={0,2})", 1, "basic-auth", "basic"),
     (b"cookie", rb"(?i)(?:set-)?cookie[\"']?\s*:\s*[^\r\n=]+=([^\s;\"',]{16,})", 1, "cookie", "random"),
-    # curl -u user:PASS, lftp -u user,PASS, smbclient -U user%PASS
-    (b"-u", rb"(?i)(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:,%'\"]+[:,%]([^\s'\"]+)", 1, "password", "any"),
+    # curl -u user:PASS, lftp -u user,PASS, smbclient -U user%PASS (not `-u <user:password>`, a placeholder)
+    (b"-u", rb"(?i)(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:,%'\"<]+[:,%]([^\s'\"]+)", 1, "password", "any"),
     # --password-file=<(echo PASS): a secret fed through process substitution
     (b"<(", rb"(?i)(?:pass|secret|token|key)[\w\-]*(?:=|\s+)<\(\s*(?:echo|printf)\s+(?:-n\s+)?"
      rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\")]+))\s*\)", 0, "password", "any"),

@@ -67,8 +67,39 @@ def is_reference(value: str) -> bool:
 
 
 def is_placeholder(value: str) -> bool:
-    """`changeme`, `xxxx`, `your-api-key`, `YOUR_TOKEN`, `example`, `<...>`, one repeated letter."""
-    return bool(_PLACEHOLDER.fullmatch(value)) or len(set(value.lower())) <= 2
+    """`changeme`, `xxxx`, `your-api-key`, `YOUR_TOKEN`, `example`, `<...>`, one repeated letter,
+    a token's prefix then filler (`pplx-xxxx...`, `glc_1111...=`)."""
+    return bool(_PLACEHOLDER.fullmatch(value)) or len(set(value.lower())) <= 2 or is_filler(value)
+
+
+_FILLER_RUN = re.compile(r"(.)\1{7,}")
+
+
+def is_filler(value: str) -> bool:
+    """Half of `value` or more is one character repeated (8 or more in a row): typed to fill a
+    format, never generated (8 equal random characters in a row have odds below 1e-12)."""
+    if len(value) < 12:
+        return False
+    run = max((len(m.group(0)) for m in _FILLER_RUN.finditer(value)), default=0)
+    return run * 2 >= len(value)
+
+
+def is_alphabet(value: str) -> bool:
+    """Four fifths of `value` or more are runs of consecutive characters, one of them 10 long or
+    more (`0123456789abcdefghijklmnopqrstuvwxyz_-.`): a character set, not a key. Asked only of
+    values under weak names (`keyChars = ...`); under `secret` or `password` such a value is
+    still masked, as a fake token in a test would be."""
+    n = len(value)
+    in_runs, longest, i = 0, 0, 0
+    while i < n:
+        j = i + 1
+        while j < n and value[j].isalnum() and ord(value[j]) == ord(value[j - 1]) + 1:
+            j += 1
+        if j - i >= 4:
+            in_runs += j - i
+            longest = max(longest, j - i)
+        i = j
+    return longest >= 10 and in_runs * 5 >= n * 4
 
 
 def is_wordy(ident: str) -> bool:
@@ -96,6 +127,15 @@ def is_code(value: str) -> bool:
         return False
     # a bare identifier without digits (a type, a constant, an enum member), a camelCase variable
     return not _DIGIT.search(v) or (v != value or _INNER_CAP.search(v) is not None) and is_wordy(v)
+
+
+def is_member(value: str) -> bool:
+    """`Ed25519.BlindKeySignatures`, `crypto.SigningKeyPair`: a qualified name whose last part is
+    words (a generated token split by dots, a JWT or `SG.x.y`, ends in random characters)."""
+    if not _DOTTED.fullmatch(value) or not value[-1:].isalpha():
+        return False
+    last = re.split(r"\.|::|->|\?\.", value)[-1]
+    return len(_CAMEL_PARTS.findall(last)) >= 2 and is_wordy(last)
 
 
 def is_not_secret_data(value: str) -> bool:
@@ -145,7 +185,7 @@ def is_secret_value(value: str, *, strong: bool, quoted: bool, env_style: bool =
     if not v or len(v) > 1024 or is_reference(v) or "[REDACTED" in v:
         return False
     if not strong:
-        return looks_random(v) and not is_placeholder(v) and not is_code(v)
+        return looks_random(v) and not (is_placeholder(v) or is_code(v) or is_member(v) or is_alphabet(v))
     if len(v) < 4 or is_placeholder(v):
         return False
     if is_uuid(v):

@@ -1,0 +1,69 @@
+"""Look-alikes from gitleaks' own rule tests that cairn used to mask, and Fly.io's comma-separated tokens.
+
+Found by `python bench/redact_gitleaks_cases.py` (gitleaks' literal false positives); the strings
+here are written for this test in the same shapes, not copied.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+
+from cairn.redact import redact
+from cairn.redact.assign import name_strength
+from cairn.redact.shape import is_alphabet, is_filler, is_member
+
+
+@pytest.mark.parametrize("text", [
+    'api_key = "zz9_' + "x" * 43 + '"',                      # a token's prefix, then filler
+    "ACME_API_KEY=acme-" + "x" * 40,
+    'API_TOKEN="tok_' + "1" * 40 + '="',
+    "client_secret=Ab12Q~" + "y" * 34,
+    'const alphabetKey = "0123456789abcdefghijklmnopqrstuvwxyz_-."',  # an alphabet, not a key
+    'const keyChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"',
+    "PairingKeyVerifiers = X25519.PairingKeyVerifiers",      # a qualified name
+    "toolchain-master-keying:arm64-osx=skip",                # `keying` is not `key`
+    "curl -u <user:password> https://example.com/api",       # the placeholder curl's docs write
+    "- (id)hf_preferredContentSizeCategoryForDisplayLayout;",  # an Objective-C selector, not a token
+])
+def test_lookalikes_stay(text):
+    assert redact(text) == text
+
+
+def _b64(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(string.ascii_letters + string.digits + "+/") for _ in range(n))
+
+
+@pytest.mark.parametrize("prefix", ["fm1r", "fm2"])
+def test_flyio_token_list_is_masked_whole(prefix):
+    rng = random.Random(7)
+    first, second = f"{prefix}_{_b64(rng, 180)}", f"{prefix}_{_b64(rng, 120)}=="
+    for text in (f'ENV FLY_API_TOKEN="FlyV1 {first},{second}"', f"#   FLY_API_TOKEN: FlyV1 {first},{second}"):
+        out = redact(text)
+        assert first[10:40] not in out and second[10:40] not in out, out
+
+
+def test_alphabet_under_a_strong_name_is_still_masked():
+    # a fake token written by hand in a test is treated as a secret under `secret`, `password`
+    assert "ghp_abcdef" not in redact("secret ghp_abcdefghijklmnopqrstuvwxyz0123456789AB leaked")
+    assert "klmnop" not in redact('password = "abcdefghijklmnop"')
+
+
+def test_huggingface_token_still_masked():
+    rng = random.Random(3)
+    token = "hf_" + "".join(rng.choice(string.ascii_letters) for _ in range(34))
+    assert token not in redact(f"HF_TOKEN={token}")
+    assert token not in redact(f"huggingface-cli login --token {token}")
+
+
+def test_filler_and_member_shapes():
+    assert is_filler("pplx-" + "x" * 40) and is_alphabet("abcdefghijklmnopqrstuvwxyz0123456789")
+    assert not is_filler("Twt" + "A" * 21 + _b64(random.Random(1), 90))  # a bearer token's run of A's
+    assert not is_alphabet("sk_live_1234567890abcdefXq")  # a short run of digits inside a key stays a key
+    assert is_member("Ed25519.BlindKeySignatures") and not is_member("SG.abcDEF123ghiJKL.mnoPQR456stuVWX789")
+    for name in ("SECRETKEY", "DBPASSWORD", "client_secrets", "passwords", "myApiKey"):
+        assert name_strength(name) == "strong", name
+    for name in ("master-keying", "secretary", "passwordless"):
+        assert name_strength(name) is None, name
