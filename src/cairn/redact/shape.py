@@ -84,11 +84,17 @@ def is_filler(value: str) -> bool:
     return run * 2 >= len(value)
 
 
+_RUNS_OF_TEN = tuple(seq[i:i + 10] for seq in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+                     for i in range(len(seq) - 9))
+
+
 def is_alphabet(value: str) -> bool:
     """Four fifths of `value` or more are runs of consecutive characters, one of them 10 long or
     more (`0123456789abcdefghijklmnopqrstuvwxyz_-.`): a character set, not a key. Asked only of
     values under weak names (`keyChars = ...`); under `secret` or `password` such a value is
     still masked, as a fake token in a test would be."""
+    if not any(w in value for w in _RUNS_OF_TEN):  # the common case, in C: no run of ten at all
+        return False
     n = len(value)
     in_runs, longest, i = 0, 0, 0
     while i < n:
