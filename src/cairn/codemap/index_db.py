@@ -164,9 +164,13 @@ def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
 
 
 def _empty(con: sqlite3.Connection) -> bool:
+    """Whether the index holds no file; a damaged one counts as not empty (it is deleted), a busy
+    one raises (contention is no reason to delete an index another process is filling)."""
     try:
         return con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as exc:
+        if not repair.is_damage(exc):
+            raise
         return False
 
 
