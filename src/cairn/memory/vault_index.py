@@ -113,8 +113,10 @@ class VaultIndex:
                     raise sqlite3.DatabaseError("rebuild")
                 self.con = self._open(self.path)
                 return
-            except (sqlite3.DatabaseError, UnicodeDecodeError, OSError):
+            except (sqlite3.DatabaseError, UnicodeDecodeError, OSError) as exc:
                 self.con, fresh = None, False
+                if type(exc) is sqlite3.OperationalError and "locked" in str(exc):
+                    return  # busy past the timeout: this load parses the notes; the file is another's to use
                 if attempt == 0:  # derived data: a damaged index is dropped and rebuilt
                     for suffix in ("", "-wal", "-shm"):
                         try:
@@ -133,12 +135,18 @@ class VaultIndex:
         try:
             con.execute("PRAGMA journal_mode = WAL")
             con.execute("PRAGMA synchronous = NORMAL")
-            version = con.execute("PRAGMA user_version").fetchone()[0]
-            if version != _FORMAT:
-                con.execute("DROP TABLE IF EXISTS notes")
-                con.execute("CREATE TABLE notes (rel TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, ctime INTEGER,"
-                            " ino INTEGER, node TEXT, problem TEXT)")
-                con.execute(f"PRAGMA user_version = {_FORMAT}")
+            if con.execute("PRAGMA user_version").fetchone()[0] != _FORMAT:
+                con.execute("BEGIN IMMEDIATE")  # two first loads at once: the second sees the first's table
+                try:
+                    if con.execute("PRAGMA user_version").fetchone()[0] != _FORMAT:
+                        con.execute("DROP TABLE IF EXISTS notes")
+                        con.execute("CREATE TABLE notes (rel TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, "
+                                    "ctime INTEGER, ino INTEGER, node TEXT, problem TEXT)")
+                        con.execute(f"PRAGMA user_version = {_FORMAT}")
+                    con.execute("COMMIT")
+                except BaseException:
+                    con.execute("ROLLBACK")
+                    raise
             con.execute("SELECT 1 FROM notes LIMIT 1").fetchall()
         except BaseException:
             con.close()
