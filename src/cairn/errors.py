@@ -16,3 +16,7 @@ class PathRefused(CairnError):
         super().__init__(f"{path}: refused: {rule}")
         self.path = str(path)
         self.rule = rule
+
+
+class LockBusy(CairnError):
+    """Another process held a lock for longer than the caller was willing to wait (util/filelock.py)."""

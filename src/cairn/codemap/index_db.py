@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
-from cairn.errors import CairnError
+from cairn.errors import CairnError, LockBusy
 from cairn.project import Project
 from cairn.store import repair
 from cairn.store.db import connect, migrate, transaction
@@ -96,49 +96,79 @@ def rebuild(path: Path, reason: str) -> sqlite3.Connection:
     return _fresh(path)
 
 
-def open_index(project: Project, *, check: bool = False) -> sqlite3.Connection:
+class IndexBusy(LockBusy):
+    """Another process is indexing this worktree right now (raised only when asked not to wait)."""
+
+
+def open_index(project: Project, *, check: bool = False, locked: bool = False) -> sqlite3.Connection:
     """The project's index database (created if needed).
 
     The index is derived data: when its format is not the one this version writes (an older
     cairn, a half-created file) it is deleted and rebuilt rather than migrated; when it is
     damaged (see the module docstring) it is rebuilt too. `check` adds SQLite's page walk
     (`PRAGMA quick_check`, ~0.1 s for a 150 MB index), which `cairn index` and doctor afford.
+    A file is only deleted under the worktree's index lock (`locked`: the caller, the indexer,
+    holds it): a reader that finds the lock taken raises IndexBusy rather than delete the file
+    an indexer is rebuilding (two processes opening an old index just after an upgrade).
     """
     path = project.index_path()
     if not path.exists():
         _create(path)
+    con, why = _inspect(path, check)
+    if con is not None:
+        return con
+    if not locked:
+        from cairn.util.filelock import file_lock
+
+        with file_lock(path.with_suffix(".lock"), timeout=0, error=IndexBusy,
+                       busy=f"{path}: another cairn process is rebuilding this index; try again in a moment"):
+            return open_index(project, check=check, locked=True)  # looked at again: it may be rebuilt by now
+    if why is None:  # another format: rebuilt quietly, as an upgrade always did
+        _delete(path)
+        return _fresh(path)
+    return rebuild(path, why)
+
+
+def _inspect(path: Path, check: bool) -> tuple[sqlite3.Connection | None, str | None]:
+    """(an open connection, None) for a sound index of this format; otherwise (None, why it is
+    damaged), or (None, None) for an index of another format. Contention raises: it is no damage."""
     marker = _marker(path)
     if marker.exists():
         try:
-            reason = marker.read_text(encoding="utf-8").strip() or "marked damaged"
+            return None, marker.read_text(encoding="utf-8").strip() or "marked damaged"
         except OSError:
-            reason = "marked damaged"
-        return rebuild(path, reason)
+            return None, "marked damaged"
     try:
         con = connect(path, private=True)  # migrated below, unless it is of another format
-    except CairnError as exc:  # not a database, malformed schema, truncated...
-        return rebuild(path, str(exc).split(f"{path}: ", 1)[-1])
+    except CairnError as exc:  # not a database, malformed schema, truncated... or busy
+        if not repair.is_damage_text(str(exc)):
+            raise
+        return None, str(exc).split(f"{path}: ", 1)[-1]
     try:
         has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
         fmt = get_meta(con, "index_format") if has_meta else None
-        if fmt in (None, INDEX_FORMAT):  # an index of another format is not migrated: it is deleted below
+        if fmt in (None, INDEX_FORMAT):  # an index of another format is not migrated: it is deleted
             migrate(con, MIGRATIONS)  # (a migration may be costly: v10 drops a table of ~200 MB at 20k files)
+        if fmt == INDEX_FORMAT:
+            why = repair.probe(con, expected_tables()) or (repair.quick_check(con) if check else None)
+            if why is None:
+                return con, None
+            con.close()
+            return None, why
+        if fmt is None and _empty(con):
+            with transaction(con):
+                set_meta(con, "index_format", INDEX_FORMAT)
+            return con, None
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         con.close()
-        return rebuild(path, str(exc).splitlines()[0] if str(exc) else "unreadable")
-    if fmt == INDEX_FORMAT:
-        why = repair.probe(con, expected_tables()) or (repair.quick_check(con) if check else None)
-        if why is None:
-            return con
+        if not repair.is_damage(exc):
+            raise
+        return None, str(exc).splitlines()[0] if str(exc) else "unreadable"
+    except BaseException:
         con.close()
-        return rebuild(path, why)
-    if fmt is None and _empty(con):
-        with transaction(con):
-            set_meta(con, "index_format", INDEX_FORMAT)
-        return con
+        raise
     con.close()
-    _delete(path)  # another format: rebuilt quietly, as an upgrade always did
-    return _fresh(path)
+    return None, None
 
 
 def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
@@ -149,13 +179,17 @@ def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
     if refresh and project.index_path().exists():
         from cairn.codemap.freshness import is_fresh
 
-        con = open_index(project)
         try:
-            if is_fresh(con, project.index_path(), project.root, project.has_memory_dir):
-                return con  # the watcher saw no change: no walk, no indexer
-        except sqlite3.DatabaseError:
-            pass
-        con.close()
+            con: sqlite3.Connection | None = open_index(project)
+        except IndexBusy:  # another process is rebuilding it: the indexer below waits for that
+            con = None
+        if con is not None:
+            try:
+                if is_fresh(con, project.index_path(), project.root, project.has_memory_dir):
+                    return con  # the watcher saw no change: no walk, no indexer
+            except sqlite3.DatabaseError:
+                pass
+            con.close()
     if refresh or not project.index_path().exists():
         from cairn.codemap.indexer import index_project
 

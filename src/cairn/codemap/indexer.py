@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.codemap.index_db import open_index, rebuild
+from cairn.codemap.index_db import IndexBusy, open_index, rebuild
 from cairn.codemap.scan import scan, scan_paths
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import IndexSettings, settings
@@ -27,7 +27,7 @@ from cairn.errors import CairnError
 from cairn.project import Project
 from cairn.store.db import transaction
 from cairn.store.repair import is_damage
-from cairn.util.filelock import LockBusy, file_lock
+from cairn.util.filelock import file_lock
 
 BATCH = 256  # files per transaction
 BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: records of big files are big
@@ -80,10 +80,6 @@ def claim_pending(project: Project, max_age: float = 120.0) -> bool:
         return True
     except FileExistsError:
         return False
-
-
-class IndexBusy(LockBusy):
-    """Another process is indexing this worktree right now (raised only when asked not to wait)."""
 
 
 @contextmanager
@@ -191,7 +187,7 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     lock_path = project.index_path().with_suffix(".lock")
     with _index_lock(lock_path, wait):
         pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
-        con = open_index(project, check=check)
+        con = open_index(project, check=check, locked=True)
         try:
             _run(con, project, cfg, stats, progress, full, workers, totals)
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:

@@ -17,14 +17,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from cairn.errors import CairnError
+from cairn.errors import CairnError, LockBusy
 from cairn.safepath import open_append
 
 POLL_S = 0.02  # how often a waiter with a timeout tries again
-
-
-class LockBusy(CairnError):
-    """Another process held the lock for longer than the caller was willing to wait."""
 
 
 def _try(fd: int) -> bool:
