@@ -4,7 +4,9 @@ Kept apart from the indexer so the request path (hooks, search without refresh) 
 without importing the scanner, the extractor and the process pool. The index is derived data:
 a file that cannot be opened, misses a table, fails a read, or was marked damaged by a reader
 that hit a malformed page (`mark_damaged`) is deleted and built again, and the front end says so
-in one line (store/repair.py).
+in one line (store/repair.py). Several processes and threads open one index at once (hooks, MCP
+tool calls, the CLI), so a new index appears whole (built aside, then hard-linked into place) and
+an existing one is only deleted under the worktree's index lock, which the indexer holds.
 """
 
 from __future__ import annotations
