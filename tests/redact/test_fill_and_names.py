@@ -27,6 +27,8 @@ from cairn.redact.shape import is_alphabet, is_filler, is_member
     "toolchain-master-keying:arm64-osx=skip",                # `keying` is not `key`
     "curl -u <user:password> https://example.com/api",       # the placeholder curl's docs write
     "- (id)hf_preferredContentSizeCategoryForDisplayLayout;",  # an Objective-C selector, not a token
+    # a Freenet key whose middle has the Azure client secret's shape, but runs on past it
+    '<Trust Identity="USK@a2bn3Lh6Kte2-TgBSNKorbsKkuAt34ckoLmgx0ndXO0,7~p8Q~3wIHjX9DT0yCNfQmr9oxmYrDZoQVLOdNg~yk0,AQACAAE/x/2"/>',
 ])
 def test_lookalikes_stay(text):
     assert redact(text) == text
@@ -49,6 +51,13 @@ def test_alphabet_under_a_strong_name_is_still_masked():
     # a fake token written by hand in a test is treated as a secret under `secret`, `password`
     assert "ghp_abcdef" not in redact("secret ghp_abcdefghijklmnopqrstuvwxyz0123456789AB leaked")
     assert "klmnop" not in redact('password = "abcdefghijklmnop"')
+
+
+def test_azure_client_secret_at_a_sentence_end_is_masked():
+    rng = random.Random(11)
+    secret = "".join(rng.choice(string.ascii_letters) for _ in range(3)) + "8Q~" + _b64(rng, 34).replace("+", "~").replace("/", "_")
+    for text in (f"the client secret is {secret}.", f"client secret {secret}. Then restart.", f"({secret})"):
+        assert secret[6:30] not in redact(text), text
 
 
 def test_huggingface_token_still_masked():

@@ -46,7 +46,10 @@ RULES: list[tuple] = [
      1, 4.0, (".",), _NEEDS_DIGIT),
     ("vault-token", _START + r"(hv[sbr]\.[A-Za-z0-9_\-]{24,200})" + _END, 1, 3.0, ("hvs.", "hvb.", "hvr."), ()),
     ("heroku-api-key", _START + r"(HRKU-[A-Za-z0-9_\-]{20,})" + _END, 1, 3.0, ("hrku-",), ()),
-    ("azure-ad-client-secret", _START + r"([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})" + _END, 1, 3.0, ("q~",), ()),
+    # the secret's own characters (~ and . too) cannot follow it, but a sentence's full stop can: `...Q~...~yk0,` in a
+    # Freenet key is longer than one
+    ("azure-ad-client-secret", _START + r"([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})(?:[^A-Za-z0-9_~.\-]|\.(?:\s|$)|$)", 1, 3.0,
+     ("q~",), ()),
     ("aws-session-token", r"((?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj|FQoGZXIvYXdz)[A-Za-z0-9+/]{40,}={0,2})", 1, 3.0,
      ("fwogzxivyxdz", "iqojb3jpz2lux2vj", "fqogzxivyxdz"), ()),
     ("databricks-token", _START + r"(dapi[a-f0-9]{32}(?:-\d)?)" + _END, 1, 3.0, ("dapi",), ()),
