@@ -98,5 +98,8 @@ RULES: list[tuple] = [
     # Fly.io's `FlyV1 fm2_...,fm2_...`: gitleaks' rule takes only the last macaroon of the comma-separated list
     ("flyio-token", r"(FlyV1 (?:fm1[ar]|fm2)_[A-Za-z0-9+/]{50,}={0,3}(?:,(?:fm1[ar]|fm2)_[A-Za-z0-9+/]{50,}={0,3})*)", 1,
      3.0, ("flyv1 ",), ()),
+    # Jenkins' encrypted secrets in credentials.xml and job configs (`{AQAAABAAAAAQ...}`): readable with the
+    # instance's master key, which leaks together with them more often than not
+    ("jenkins-secret", r"\{(AQAAAB[A-Za-z0-9+/]{20,}={0,2})\}", 1, 3.0, ("{aqaaab",), ()),
     ("terraform-token", _START + r"([A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-=]{60,70})" + _END, 1, 3.0, ("atlasv1",), ()),
 ]
