@@ -112,3 +112,26 @@ def test_jenkins_encrypted_secret_is_masked():
     value = "AQAAABAAAAAQ" + _b64(rng, 44) + "="
     for text in (f"<secret>{{{value}}}</secret>", f"      <password>{{{value}}}</password>"):
         assert value[12:40] not in redact(text), text
+
+
+@pytest.mark.parametrize("text", [
+    "    args: Command line arguments to pass to :py:func:`pytest.main`.",  # `pass` the verb
+    "Generic type for storing a secret as plain-text when serializing to json.",
+    "__slots__ = ('scheme', 'user', 'password', 'host', 'tld', 'host_type', 'port')",  # a list of names
+    "    'global', 'if', 'include', 'lambda', 'pass', 'print', 'raise',",
+    'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request"),',
+    '"initial": {"key_sha256": "bb1636883c2707b51c5b7fc26c6927af4430f2e0785a8c7bc886337f919f9edf", "pos": 9},',
+    "Signature: 8a477f597d28d172789f06886806bc55",  # CACHEDIR.TAG's published signature
+])
+def test_prose_lists_and_published_values_stay(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text,value", [
+    ("the password is hunter22", "hunter22"),
+    ('os.environ.setdefault("DB_PASSWORD", "s3cr3t-Pa55")', "s3cr3t-Pa55"),
+    ('setenv("API_TOKEN", "tok_9fQ2xL7vB4nM8kP3wZ6r", 1);', "tok_9fQ2xL7vB4nM8kP3wZ6r"),
+    ('[("DB_PASSWORD", "hunter2-prod")]', "hunter2-prod"),
+])
+def test_named_values_in_prose_and_calls_are_still_masked(text, value):
+    assert value not in redact(text)

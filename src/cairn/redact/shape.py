@@ -213,6 +213,11 @@ def looks_random(value: str) -> bool:
     return entropy(v) >= (3.0 if len(v) >= 24 else 3.3)
 
 
+# Values that look generated but are published constants: the CACHEDIR.TAG signature every cache
+# folder (pytest, mypy, cargo...) writes after `Signature: `
+PUBLIC_VALUES = frozenset({"8a477f597d28d172789f06886806bc55"})
+
+
 def is_secret_value(value: str, *, strong: bool, quoted: bool, env_style: bool = False) -> bool:
     """Is `value`, found after a secret-ish name, the secret itself?
 
@@ -222,7 +227,7 @@ def is_secret_value(value: str, *, strong: bool, quoted: bool, env_style: bool =
     shell or .env line, where a bare word is a value too.
     """
     v = value.strip()
-    if not v or len(v) > 1024 or is_reference(v) or "[REDACTED" in v:
+    if not v or len(v) > 1024 or is_reference(v) or "[REDACTED" in v or v in PUBLIC_VALUES:
         return False
     if not strong:
         return looks_random(v) and not (is_placeholder(v) or is_code(v) or is_member(v) or is_alphabet(v))
