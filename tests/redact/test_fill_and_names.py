@@ -132,6 +132,8 @@ def test_prose_lists_and_published_values_stay(text):
     ('os.environ.setdefault("DB_PASSWORD", "s3cr3t-Pa55")', "s3cr3t-Pa55"),
     ('setenv("API_TOKEN", "tok_9fQ2xL7vB4nM8kP3wZ6r", 1);', "tok_9fQ2xL7vB4nM8kP3wZ6r"),
     ('[("DB_PASSWORD", "hunter2-prod")]', "hunter2-prod"),
+    ('subprocess.run(["mysql", "--password", "hunter2x", "-h", "db"])', "hunter2x"),  # argv goes on
+    ('args = ["login", "--token", "tok_9fQ2xL7vB4nM8kP3wZ6r", "--verbose"]', "tok_9fQ2xL7vB4nM8kP3wZ6r"),
 ])
 def test_named_values_in_prose_and_calls_are_still_masked(text, value):
     assert value not in redact(text)

@@ -217,8 +217,10 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
     if b"," in sep and (not quoted or data[name_start - 1:name_start] not in (b'"', b"'")
                         or data[name_start - 2:name_start - 1] not in (b"(", b" ", b",", b"[")
                         or data[ve + 1:ve + 3].lstrip()[:1] == b":"
-                        or _LIST_GOES_ON.match(data, ve + 1, min(n, ve + 8)) is not None):
-        return None  # `f("NAME", "value")` (define, setenv); not a JSON object's next key, not a list of names
+                        or not flag and _LIST_GOES_ON.match(data, ve + 1, min(n, ve + 8)) is not None):
+        # `f("NAME", "value")` (define, setenv); not a JSON object's next key, not a list of names (an
+        # argument list goes on after `"--password", "VALUE"`)
+        return None
     env_style = sep == b"=" and name.isupper()
     if sep.strip() in (b">", b"==") and not quoted and strength == "weak":
         return None
