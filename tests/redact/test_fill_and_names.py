@@ -55,9 +55,11 @@ def test_alphabet_under_a_strong_name_is_still_masked():
 
 def test_azure_client_secret_at_a_sentence_end_is_masked():
     rng = random.Random(11)
-    secret = "".join(rng.choice(string.ascii_letters) for _ in range(3)) + "8Q~" + _b64(rng, 34).replace("+", "~").replace("/", "_")
-    for text in (f"the client secret is {secret}.", f"client secret {secret}. Then restart.", f"({secret})"):
-        assert secret[6:30] not in redact(text), text
+    for _ in range(50):  # ~ and _ inside the secret, eight places around it
+        secret = "".join(rng.choice(string.ascii_letters) for _ in range(3)) + "8Q~" + _b64(rng, 34).replace("+", "~").replace("/", "_")
+        for text in (f"the client secret is {secret}.", f"client secret {secret}. Then restart.", f"({secret})",
+                     secret, f'"{secret}"', f"{secret},x", f"<s>{secret}</s>", f"set it to {secret}\n"):
+            assert secret[6:30] not in redact(text), text
 
 
 def test_huggingface_token_still_masked():

@@ -99,7 +99,13 @@ def rebuild(path: Path, reason: str) -> sqlite3.Connection:
 
 
 class IndexBusy(LockBusy):
-    """Another process is indexing this worktree right now (raised only when asked not to wait)."""
+    """Another process is indexing this worktree right now: raised by an indexer asked not to wait,
+    and by `open_index` when the index must be rebuilt while another process holds the lock."""
+
+
+def lock_path(project: Project) -> Path:
+    """The worktree's index lock (util/filelock.py): held by the indexer, and by whoever deletes the index."""
+    return project.index_path().with_suffix(".lock")
 
 
 def open_index(project: Project, *, check: bool = False, locked: bool = False) -> sqlite3.Connection:
@@ -122,7 +128,7 @@ def open_index(project: Project, *, check: bool = False, locked: bool = False) -
     if not locked:
         from cairn.util.filelock import file_lock
 
-        with file_lock(path.with_suffix(".lock"), timeout=0, error=IndexBusy,
+        with file_lock(lock_path(project), timeout=0, error=IndexBusy,
                        busy=f"{path}: another cairn process is rebuilding this index; try again in a moment"):
             return open_index(project, check=check, locked=True)  # looked at again: it may be rebuilt by now
     if why is None:  # another format: rebuilt quietly, as an upgrade always did

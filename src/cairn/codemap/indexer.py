@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.codemap.index_db import IndexBusy, open_index, rebuild
+from cairn.codemap.index_db import IndexBusy, lock_path, open_index, rebuild
 from cairn.codemap.scan import scan, scan_paths
 from cairn.codemap.schema import get_meta, set_meta
 from cairn.config import IndexSettings, settings
@@ -184,8 +184,7 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     t0 = time.perf_counter()
     cfg = settings(root, strict=True).index
     stats = IndexStats()
-    lock_path = project.index_path().with_suffix(".lock")
-    with _index_lock(lock_path, wait):
+    with _index_lock(lock_path(project), wait):
         pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
         con = open_index(project, check=check, locked=True)
         try:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.memory.node import Cite, Link, Node
+from cairn.store.repair import is_damage
 
 INDEX_NAME = "vault-index.db"
 _FORMAT = 1
@@ -115,8 +116,8 @@ class VaultIndex:
                 return
             except (sqlite3.DatabaseError, UnicodeDecodeError, OSError) as exc:
                 self.con, fresh = None, False
-                if type(exc) is sqlite3.OperationalError and "locked" in str(exc):
-                    return  # busy past the timeout: this load parses the notes; the file is another's to use
+                if isinstance(exc, sqlite3.DatabaseError) and not is_damage(exc):
+                    return  # busy past the timeout, read-only...: this load parses the notes; the file is left alone
                 if attempt == 0:  # derived data: a damaged index is dropped and rebuilt
                     for suffix in ("", "-wal", "-shm"):
                         try:

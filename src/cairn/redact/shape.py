@@ -37,6 +37,7 @@ _CODE_WORDS = frozenset(
 )
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|::|->|\?\.)[A-Za-z_$][A-Za-z0-9_$]*)+(?:\(\)?|\[.*)?")
+_MEMBER_SEP = re.compile(r"\.|::|->|\?\.")  # between the parts of a qualified name (`_DOTTED`)
 _CALLISH = re.compile(r"[A-Za-z_$][\w$.]*\s*[(\[]")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -123,9 +124,9 @@ def is_wordy(ident: str) -> bool:
     generated token's camel parts are mostly one or two characters long, and about half of the
     letter pairs inside its longer parts are rare in names (`c2TfGGFukuewyPyLtxqm`: `tx`, `xq`,
     `qm`...); a name's are nearly all common ones (bigrams.py, 97% of the pairs in the standard
-    library's identifiers). Measured on 1,296 identifiers of this venv's packages with a digit and
-    an inner capital: 1,286 kept; of 829 random 16-40 character tokens the part lengths passed,
-    39 (docs/benchmarks.md section 9)."""
+    library's identifiers). `python bench/wordy_names.py`: of this venv's identifiers with a digit
+    and an inner capital that the part lengths call names, 1,293 of 1,296 still are; of random
+    16-40 character tokens, 392 -> 16 of 4,866 (docs/benchmarks.md section 9)."""
     parts = _CAMEL_PARTS.findall(ident)
     letters = [p for p in parts if not p.isdigit()]
     if not letters or len(parts) - len(letters) > 2:
@@ -159,7 +160,7 @@ def is_code(value: str) -> bool:
         return True
     v = value.lstrip("*&")
     if _DOTTED.fullmatch(v) and not v.split(".")[-1][:1].isdigit():
-        segments = [x for x in re.split(r"\.|::|->|\?\.", v.split("(")[0].split("[")[0]) if x]
+        segments = [x for x in _MEMBER_SEP.split(v.split("(")[0].split("[")[0]) if x]
         return all(is_wordy(x) or not _DIGIT.search(x) for x in segments) or not looks_random(v.replace(".", ""))
     if _CALLISH.match(v):
         return True
@@ -174,7 +175,7 @@ def is_member(value: str) -> bool:
     words (a generated token split by dots, a JWT or `SG.x.y`, ends in random characters)."""
     if not _DOTTED.fullmatch(value) or not value[-1:].isalpha():
         return False
-    last = re.split(r"\.|::|->|\?\.", value)[-1]
+    last = _MEMBER_SEP.split(value)[-1]
     return len(_CAMEL_PARTS.findall(last)) >= 2 and is_wordy(last)
 
 
