@@ -13,23 +13,56 @@ from __future__ import annotations
 
 import re
 
-_DROP = re.compile(r"<style\b.*?</style\s*>|<!--.*?-->", re.S | re.I)
-_TAG = re.compile(r"<[^>]*>")
+# What `<style\b.*?</style\s*>|<!--.*?-->` (re.S | re.I) removes, found without its quadratic cost:
+# a start with no end after it made the regex scan the rest of the page again from each such start.
+_DROP_START = re.compile(r"<(?:style\b|!--)", re.I)
+_STYLE_END = re.compile(r"</style\s*>", re.I)
+_TAG = re.compile(r"<[^>]*>")  # used only up to the page's last `>`: every `<` there has an end
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
-_BLANK_LINES = re.compile(r"[ \t]*\n\s*")  # what the tags leave: indentation and runs of empty lines
+MAX_TEMPLATE_TAG = 4096  # _TEMPLATE retries from each `{` to the line's end: tags longer than this keep no parts
+_BLANK_LINES = re.compile(r"(?<![ \t])[ \t]*\n\s*")  # indentation and runs of empty lines (never tried
+# inside a run of blanks: each try there ran to the run's end)
 
 
 def _template_parts(m: re.Match[str]) -> str:
     tag = m.group()
-    return f" {' '.join(_TEMPLATE.findall(tag))} " if "{" in tag else " "
+    return f" {' '.join(_TEMPLATE.findall(tag))} " if "{" in tag and len(tag) <= MAX_TEMPLATE_TAG else " "
+
+
+def _drop(html: str) -> str:
+    """`html` with style sheets and comments replaced by a space, each end searched for once."""
+    parts: list[str] = []
+    pos = 0
+    no_end = {"style": len(html) + 1, "comment": len(html) + 1}  # no end after this position
+    for m in _DROP_START.finditer(html):
+        if m.start() < pos:
+            continue
+        kind = "comment" if m.group().startswith("<!") else "style"
+        if m.start() >= no_end[kind]:
+            continue
+        if kind == "comment":
+            at = html.find("-->", m.end())
+            end = at + 3 if at >= 0 else -1
+        else:
+            found = _STYLE_END.search(html, m.end())
+            end = found.end() if found else -1
+        if end < 0:
+            no_end[kind] = m.start()
+            continue
+        parts += [html[pos:m.start()], " "]
+        pos = end
+    parts.append(html[pos:])
+    return "".join(parts)
 
 
 def visible_text(html: str) -> str:
     """`html` without style sheets, comments and tags: its text, scripts and template expressions,
     one line per run of lines (the page's line count is taken from the page itself)."""
-    out = _DROP.sub(" ", html)
+    out = _drop(html)
+    last = out.rfind(">") + 1  # after the last `>` no `<` starts a tag
+    head, tail = out[:last], out[last:]
     if "{{" in out or "{%" in out:  # a server-side template: keep what its tags compute
-        out = _TAG.sub(_template_parts, out)
+        head = _TAG.sub(_template_parts, head)
     else:
-        out = _TAG.sub(" ", out)
-    return _BLANK_LINES.sub("\n", out)
+        head = _TAG.sub(" ", head)
+    return _BLANK_LINES.sub("\n", head + tail)

@@ -172,11 +172,11 @@ def family_extensions() -> dict[str, tuple[str, ...]]:
 
 # A .h file is C unless it looks like C++ (classes, namespaces, templates) or Objective-C.
 _CPP_HEADER = re.compile(
-    rb"^\s*(class\s+\w+\s*[:{;]|namespace\s+\w|template\s*<|public:|private:|protected:)|std::", re.M
+    rb"^[^\S\n]*(class\s+\w+\s*[:{;]|namespace\s+\w|template\s*<|public:|private:|protected:)|std::", re.M
 )
-_OBJC = re.compile(rb"^\s*(@interface|@implementation|@protocol|#import\s|@class\s)", re.M)
+_OBJC = re.compile(rb"^[^\S\n]*(@interface|@implementation|@protocol|#import\s|@class\s)", re.M)
 # A .m file is Objective-C unless it reads as MATLAB (function files, % comments, no ObjC markers).
-_MATLAB = re.compile(rb"^\s*(function\s|%|classdef\s)", re.M)
+_MATLAB = re.compile(rb"^[^\S\n]*(function\s|%|classdef\s)", re.M)
 
 
 def language_for_path(path: str | PurePath, head: bytes | None = None) -> str | None:

@@ -15,7 +15,9 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BLOCK_START = re.compile(r"^ {0,3}([-*+>]|\d+[.)]|#|\|)|^ {4,}|^\t")
-_INLINE_LINK = re.compile(r"(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
+# The link text holds no bracket: `[a [b](u)` links `b` as CommonMark does, and each `[` is tried up
+# to the next bracket only (`[^\]\n]*` ran on to the line's end from every `[` of a line of them).
+_INLINE_LINK = re.compile(r"(!?)\[[^\[\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
 _REF_LINK = re.compile(r"^ {0,3}\[[^\]\n]+\]:\s*<?(\S+?)>?(?:\s+[\"'(].*)?$")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 

@@ -48,11 +48,14 @@ POSTMORTEM_DIRS = {"postmortems", "post-mortems", "postmortem"}
 NOTES_PAIRS = {("docs", "notes"), ("doc", "notes")}
 SKIP_STEMS = re.compile(r"^(readme|index|_index|summary|toc|_sidebar|sidebar|changelog|contributing|license)$",
                         re.I)
-_PLACEHOLDER = re.compile(r"^[ \t*\-]*\**date\**[ \t]*:[ \t]*(?:DATE|YYYY-MM-DD|\{|\[|<)|\{\{[ \t]*title", re.M | re.I)
+_PLACEHOLDER = re.compile(r"^[ \t*\-]*date\**[ \t]*:[ \t]*(?:DATE|YYYY-MM-DD|\{|\[|<)|\{\{[ \t]*title", re.M | re.I)
 RECORD_NAME = re.compile(r"^(?:(?:adr|rfc|dr|add|pm)[-_ ]?(\d+)|(\d{3,5}))(?:[-_. ]|$)", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
-_STATUS_LINE = re.compile(r"^[\s>*\-|#]*\**status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|?\s*$", re.I | re.M)
-_DATE = re.compile(r"^[\s>*\-|]*\**(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})",
+# The prefix of a status or date line stays on its line (`[\s>*...]*` from every line start of a run
+# of blank lines ran to the run's end: quadratic); after the word, `\s*` still crosses lines, so
+# "## Status\n\n- **Accepted**" is read as before.
+_STATUS_LINE = re.compile(r"^[ \t\r\f\v>*\-|#]*status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|?\s*$", re.I | re.M)
+_DATE = re.compile(r"^[ \t\r\f\v>*\-|]*(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})",
                    re.I | re.M)
 _MDLINK = r"\[([^\]]*)\]\(([^)\s]+)\)"
 # What a relation names: a markdown link (groups 1-2), a bracketed number "[ADR 14]" (group 3) or a
@@ -199,7 +202,9 @@ def _status(fm: dict, body: str) -> tuple[str, str]:
         m = re.search(r"^\s{0,3}#{1,6}\s*\**status\**:?\s*#*\s*$\n+((?:(?!\s{0,3}#).*\n?){1,12})", body,
                       re.I | re.M)
         if m:
-            section = _COMMENT_BLOCK.sub("", m.group(1))
+            section = m.group(1)
+            last = section.rfind("-->") + 3  # every `<!--` before the last `-->` has an end: one pass
+            section = _COMMENT_BLOCK.sub("", section[:last]) + section[last:]
             raw = " ".join(ln.strip() for ln in section.splitlines() if ln.strip() and not _is_guidance(ln))[:300]
     if not raw:
         m = _STATUS_LINE.search(body)

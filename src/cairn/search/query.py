@@ -15,14 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from cairn.search.index_cache import IndexCache, for_index
-from cairn.text.tokens import STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
+from cairn.text.tokens import CODE_NAME, STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 # A term found in more than this share of files says little about any of them.
 COMMON_SHARE = 0.25
-# Tokens that look like code names: camelCase, snake_case, dotted/slashed paths, file names.
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
+_IDENT = CODE_NAME  # code-shaped tokens (text/tokens.py says why it is written as it is)
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/]*[\w]|[\w]+", re.UNICODE)
-MAX_IDENT_CHARS = 256  # _IDENT backtracks over a whole run: only tried on tokens this short (linear time)
+MAX_IDENT_CHARS = 256  # a 20 KB word is no name; also bounds _IDENT.finditer's retries per start to 256**2
 
 
 def _ident_matches(text: str) -> Iterator[re.Match[str]]:

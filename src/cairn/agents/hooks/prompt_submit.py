@@ -33,15 +33,16 @@ from cairn.agents.tracker import content_terms
 from cairn.config import RecallSettings
 from cairn.sessions.markers import strip_injected
 from cairn.text.budget import estimate_tokens
+from cairn.text.tokens import CODE_NAME
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
 
 KIND = "all"  # knowledge and code together
-_NAMED = re.compile(r"[A-Za-z_][A-Za-z0-9]*(?:[A-Z_][A-Za-z0-9]*)+|[\w-]+\.[A-Za-z]{1,5}\b|[\w.-]+/[\w./-]+")
-# _NAMED costs the square of a word's length: names are looked for in the prompt's head only, in
-# words of at most MAX_NAME characters (a prompt that long with under two content words is noise).
+# CODE_NAME retries from each start of a word (the square of its length): names are looked for in
+# the prompt's head only, in words of at most MAX_NAME characters (a prompt that long with under two
+# content words is noise).
 MAX_NAME, NAME_HEAD = 256, 4000
 MAX_PROMPT = 20_000  # characters of a prompt recall reads (a pasted megabyte log: its head)
 _MATCHES = re.compile(r"^matches (.+)$")
@@ -62,7 +63,7 @@ def worth_searching(prompt: str) -> bool:
     """The cheap gate: two content words beyond carrying on, or something that looks like a file
     or symbol name."""
     return len([t for t in content_terms(prompt) if t not in _CARRY_ON]) >= 2 or any(
-        _NAMED.search(word) for word in prompt[:NAME_HEAD].split() if len(word) <= MAX_NAME)
+        CODE_NAME.search(word) for word in prompt[:NAME_HEAD].split() if len(word) <= MAX_NAME)
 
 
 def strong_reason(why: list[str], distinctive: set[str]) -> bool:

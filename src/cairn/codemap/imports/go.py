@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from ..model import ImportRef
 from .context import ResolverContext, dirname, join, read_text
 
-_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
+_MODULE = re.compile(r"^[^\S\n]*module\s+\"?([^\s\"]+)\"?", re.M)
 _REPLACE_LINE = re.compile(
-    r"^\s*(?:replace\s+)?([^\s()]+)(?:\s+v\S+)?\s*=>\s*(\.{1,2}/\S*|\.{1,2})\s*$", re.M
+    r"^[^\S\n]*(?:replace[^\S\n]+)?([^\s()]+)(?:[^\S\n]+v\S+)?[^\S\n]*=>[^\S\n]*(\.{1,2}/\S*|\.{1,2})[^\S\n]*$", re.M
 )
 
 

@@ -26,7 +26,7 @@ def _jvm_exts() -> tuple[str, ...]:
 JVM_EXTS = _jvm_exts()  # .java .kt .kts .scala .groovy ... (every language of the jvm family)
 HEAD_BYTES = 8192
 FILES_TRIED_PER_DIR = 3
-_PACKAGE = re.compile(r"^\s*package\s+([\w.`]+)", re.M)
+_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.`]+)", re.M)
 _SOURCE_DIR_NAMES = ("java", "kotlin", "scala", "groovy")
 
 

@@ -28,7 +28,7 @@ _SKIP_SUBJECT = re.compile(
     r"chore|build|test|tests|deps?|dependabot|update (the )?(deps|dependencies|changelog|readme))\b|"
     r"\b(typos?|formatting|readme|changelog|release notes|bump version|dependabot)\b", re.I)
 _CONVENTIONAL = re.compile(r"^(\w+)(\([^)]*\))?!?:\s*")
-_TICKETS = re.compile(r"\s*\((?:#|[A-Z]+-)\d+\)|\s*#\d+\b|\b[A-Z][A-Z0-9]+-\d+:?\s*|^\[[^\]]*\]\s*")
+_TICKETS = re.compile(r"(?<!\s)\s*\((?:#|[A-Z]+-)\d+\)|(?<!\s)\s*#\d+\b|\b[A-Z][A-Z0-9]+-\d+:?\s*|^\[[^\]]*\]\s*")
 _SKIP_TYPES = {"docs", "doc", "ci", "chore", "build", "style", "test", "tests", "release", "deps"}
 
 
