@@ -1,5 +1,12 @@
 """Settings: defaults in one place, overridden by ~/.cairn/config.toml, then <repo>/.cairn/config.toml.
 
+A project's config.toml is committed, so whoever wrote the repository wrote it: it may tune how
+cairn reads the project (`[index]`, `[search]`, `[hooks.*]`, `[memory]`), never what leaves the
+machine, who the user is, or how other projects' data is filed. USER_ONLY names those settings;
+from a project file they are dropped and only *suggested* (`project_suggestions`, shown by
+`cairn doctor`): a cloned repository that commits `[team] database = "postgresql://..."` and
+`push_on_stop = true` must not send the user's sessions anywhere.
+
 `settings(root)` is the one typed object every reader uses (`settings(root).hooks.recall.budget`):
 each table below is a class whose annotated class attributes are the defaults, so a default is
 written once, a value is parsed once, and a configured 0 stays 0. A value of the wrong type falls
@@ -181,6 +188,16 @@ class Settings:
 
 DEFAULTS: dict[str, Any] = {"index": IndexSettings().as_dict(), "search": SearchSettings().as_dict()}
 
+# Tables only the user's own config (or the environment) may set; a project file's are dropped.
+USER_ONLY: dict[str, str] = {
+    "team": "sends sessions to a database, names the user and the machine",
+    "routes": "files other folders' sessions under a project",
+    "prices": "changes what the X-ray says every project cost",
+    "sessions": "how many archive backups the user keeps",
+}
+# Values a project may lower but not raise past what this machine has.
+_CAPS: dict[tuple[str, str], Any] = {("index", "workers"): lambda: os.cpu_count() or 1}
+
 
 def _merge(base: dict, over: dict) -> dict:
     out = dict(base)
@@ -223,16 +240,43 @@ def _checked(path: Path, problems: list[str] | None = None) -> dict:
     return data
 
 
-def _files(root: Path | None) -> list[Path]:
-    files = [cairn_home() / "config.toml"]
-    if root is not None:
-        path = Path(root) / ".cairn" / "config.toml"
-        if os.path.lexists(path):  # a missing one is not ok either: no path checker import for it
-            from cairn.safepath import memory_member_ok
+def _project_file(root: Path | None) -> Path | None:
+    if root is None:
+        return None
+    path = Path(root) / ".cairn" / "config.toml"
+    if not os.path.lexists(path):  # a missing one is not ok either: no path checker import for it
+        return None
+    from cairn.safepath import memory_member_ok
 
-            if memory_member_ok(path.parent, path):  # a link out of .cairn/ is not the project's config
-                files.append(path)
-    return files
+    return path if memory_member_ok(path.parent, path) else None  # a link out of .cairn/ is not the project's
+
+
+def _files(root: Path | None) -> list[Path]:
+    project = _project_file(root)
+    return [cairn_home() / "config.toml"] + ([project] if project is not None else [])
+
+
+def _project_part(data: dict) -> dict:
+    """A project file's settings without USER_ONLY tables, and capped where _CAPS says."""
+    out = {k: v for k, v in data.items() if k not in USER_ONLY}
+    for (table, key), cap in _CAPS.items():
+        value = (out.get(table) or {}).get(key) if isinstance(out.get(table), dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > cap():
+            out[table] = {**out[table], key: cap()}
+    return out
+
+
+def project_suggestions(root: Path | None) -> dict[str, Any]:
+    """The USER_ONLY tables the project's config.toml sets (dropped from its settings): `cairn
+    doctor` shows them as suggestions, nothing applies them."""
+    path = _project_file(root)
+    if path is None:
+        return {}
+    try:
+        data = read_toml(path)
+    except CairnError:
+        return {}
+    return {table: data[table] for table in USER_ONLY if table in data}
 
 
 def user_config() -> dict:
@@ -243,9 +287,10 @@ def user_config() -> dict:
 def load_config(root: Path | None = None) -> dict:
     """Effective settings for a project root as raw tables (defaults < user < project); values
     of the wrong shape are dropped, so their defaults apply."""
-    cfg = DEFAULTS
-    for path in _files(root):
-        cfg = _merge(cfg, _checked(path))
+    cfg = _merge(DEFAULTS, _checked(cairn_home() / "config.toml"))
+    project = _project_file(root)
+    if project is not None:
+        cfg = _merge(cfg, _project_part(_checked(project)))
     return cfg
 
 

@@ -24,6 +24,8 @@ from cairn.agents.install import HOOK_EVENTS, MCP_NAME, is_cairn_handler, target
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from typing import Any
+
     from cairn.project import Project
 
 RECENT_RUNS = 200  # timing samples per event
@@ -400,6 +402,35 @@ def check_team(project: Project | None) -> Check | None:
     return Check("team", "ok", detail, {"server_version": version, "schema_version": schema})
 
 
+def check_project_config(project: Project) -> Check | None:
+    """Settings the project's committed config.toml sets that only the user may set (the team
+    database, push on stop, identity, routes, prices): shown as suggestions, never applied."""
+    from cairn.config import USER_ONLY, project_suggestions
+    from cairn.home import cairn_home
+
+    found = project_suggestions(project.root)
+    if not found:
+        return None
+    parts = []
+    for table, value in found.items():
+        keys = sorted(value) if isinstance(value, dict) else []
+        shown = [f"{k} = {_shown_value(k, value[k])}" for k in keys] or ["(entries)"]
+        parts.append(f"[{table}] {', '.join(shown)} ({USER_ONLY[table]})")
+    detail = ("the project's .cairn/config.toml suggests settings only you can make, ignored there: "
+              + "; ".join(parts) + f". To accept one, write it in {cairn_home() / 'config.toml'}")
+    return Check("project config", "warn", detail, {"suggested": sorted(found)})
+
+
+def _shown_value(key: str, value: Any) -> str:
+    if key == "database" and isinstance(value, str):
+        from cairn.team.connect import where
+
+        return where(value)  # host:port/dbname only: never a user or password
+    if isinstance(value, (dict, list)):
+        return "..."
+    return repr(value)[:60]
+
+
 def check_semantic(project: Project) -> Check:
     """The semantic search channel: active, opt-in, or configured but without its model (one line)."""
     from cairn.codemap.vectors import describe
@@ -419,5 +450,5 @@ def run_doctor(project: Project | None) -> list[Check]:
         return [check_hooks(root), check_mcp(root), check_errors(logs), check_timings(logs)]
     checks = [check_hooks(root), check_mcp(root), check_index(project), check_semantic(project),
               check_errors(logs), check_timings(logs), check_memory(project)]
-    team = check_team(project)
-    return checks + ([team] if team is not None else [])
+    extra = [check_project_config(project), check_team(project)]
+    return checks + [c for c in extra if c is not None]
