@@ -9,6 +9,7 @@ a missing driver are a `TeamUnavailable` (exit code 2); local cairn keeps workin
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -103,6 +104,42 @@ def _quiet_driver() -> None:
         log.addHandler(logging.NullHandler())
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """`text` as PostgreSQL can hold it: a NUL (which no text column holds) and a lone surrogate
+    (which no encoder writes: a cut emoji, a non-UTF-8 argument) become U+FFFD."""
+    text = text.replace("\x00", "\ufffd")
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+@functools.cache
+def _dumpers() -> tuple[type, type]:
+    """psycopg's string dumpers, binary then text, with `storable` applied (made once: psycopg
+    caches per dumper class)."""
+    from psycopg.types.string import StrBinaryDumper, StrDumperUnknown
+
+    class BinaryText(StrBinaryDumper):
+        def dump(self, obj: str) -> bytes:
+            return storable(obj).encode(self._encoding, "replace")
+
+    class Text(StrDumperUnknown):
+        def dump(self, obj: str) -> bytes:
+            return storable(obj).encode(self._encoding, "replace")
+
+    return BinaryText, Text
+
+
+def _storable_text(con: psycopg.Connection) -> None:
+    """Every Python string this connection sends (query parameters, COPY rows, array items) goes
+    through `storable`, so no path that writes text (push, forget, search) can be blocked by one
+    character: one NUL in a prompt used to fail every COPY of its project, for good. The text
+    dumper is registered last, so `%s` keeps psycopg's default (text, type left to the server)."""
+    for dumper in _dumpers():
+        con.adapters.register_dumper(str, dumper)
+
+
 def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psycopg.Connection:
     """An open connection (schema migrated unless `migrate=False`), or a TeamUnavailable naming only
     host, port and database."""
@@ -118,6 +155,7 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
         raise TeamUnavailable("team database: the connection string is not valid") from None
     except psycopg.Error as exc:
         raise TeamUnavailable(f"team database {where(url)}: cannot connect: {reason(exc)}") from None
+    _storable_text(con)
     try:
         check_server(con.info.server_version)
         if migrate:
