@@ -4,7 +4,8 @@ Opt-in only: `[team] database = "postgresql://..."` in config.toml or CAIRN_TEAM
 wins). The connection string is handed to libpq as is, so TLS settings (`sslmode`, `sslrootcert`,
 ...) pass through; it never appears in a message or a log: errors name the server as
 `host:port/dbname` only. Wrong password, unreachable host, a server older than PostgreSQL 12 or
-a missing driver are a `TeamUnavailable` (exit code 2); local cairn keeps working.
+a missing driver are a `TeamUnavailable` (exit code 2); local cairn keeps working. Every string
+a connection sends is made storable first (`storable`: NUL and lone surrogates become U+FFFD).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 ENV = "CAIRN_TEAM_DATABASE"
 MIN_SERVER = 120000  # PostgreSQL 12: stored generated columns (the tsvector), websearch_to_tsquery
 CONNECT_TIMEOUT_S = 10
+MEMBER_ROLE = "cairn_member"  # the group role an admin creates; the schema's migrations grant it what members need
+ADMIN_DOC = "README.md, \"A team\""  # where the SQL that sets up a database and its members is
 
 
 class TeamUnavailable(CairnError):
@@ -65,6 +68,8 @@ _REASONS = (
     (re.compile(r"could not translate host name|name or service not known|nodename nor servname", re.I),
      "unreachable (unknown host)"),
     (re.compile(r"SSL|certificate", re.I), "TLS failed"),
+    (re.compile(r"permission denied|row-level security", re.I),
+     f"permission denied (a member's role needs the grants of {ADMIN_DOC})"),
     (re.compile(r"server closed the connection|terminating connection|connection is lost|"
                 r"consuming input failed|shutting down|starting up", re.I), "the connection was lost"),
 )
@@ -162,6 +167,11 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
             from cairn.team.schema import migrate as run_migrations
 
             run_migrations(con)
+    except psycopg.errors.InsufficientPrivilege:
+        con.close()
+        raise TeamUnavailable(f"team database {where(url)}: this role may not read, create or upgrade the team "
+                              f"schema: the database's admin runs `cairn team status` once and makes the role a "
+                              f"member of {MEMBER_ROLE} ({ADMIN_DOC})") from None
     except psycopg.Error as exc:
         con.close()
         raise unavailable(url, exc, "cannot prepare the schema") from None
