@@ -22,9 +22,10 @@ Opt-in: [team] database = "postgresql://..." in ~/.cairn/config.toml, or CAIRN_T
   cairn team search QUERY         ranked full-text search of the team's sessions of this project
   cairn team pull [ID]            the team's sessions, newest first; with ID, one conversation
   cairn team forget ID | --before D   delete your own sessions from the team database
-  cairn team status               the server, the schema, what is there
+  cairn team status               the server, the schema, what is there (the admin's first run creates the schema)
 
-The project is named by its git remote, so every clone of one repository is one project.
+The project is named by its git remote, so every clone of one repository is one project. Rows
+belong to the database role that pushed them: a member changes and forgets only their own.
 """
 
 
@@ -132,11 +133,11 @@ def cmd_push(args: argparse.Namespace) -> int:
     finally:
         local.close()
     if args.json:
-        print_json({"project": ident.project, "user": ident.user, "machine": ident.machine,
+        print_json({"project": ident.project, "user": ident.user, "machine": ident.machine, "role": stats.role,
                     "offered": stats.offered, "inserted": stats.inserted, "sessions": stats.sessions,
                     "batches": stats.batches, "seconds": round(stats.seconds, 3)})
     else:
-        print(f"{ident.project} as {ident.user}@{ident.machine}: {stats.summary()}")
+        print(f"{ident.project} as {ident.user}@{ident.machine} (database role {stats.role}): {stats.summary()}")
     return 0
 
 
@@ -179,7 +180,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     after, before = _dates(args)
     with team_db(args) as pg:
         if args.session:
-            info, turns = session_turns(pg, args.session, project)
+            info, turns = session_turns(pg, args.session, project, args.user)
         else:
             rows = list_sessions(pg, project=project, user=args.user, after=after, before=before, limit=args.limit)
     if args.session:
@@ -225,9 +226,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from cairn.team.connect import database_url, where
-    from cairn.team.schema import MIGRATIONS
+    from cairn.team.schema import MIGRATIONS, grant_members
 
     with team_db(args) as pg:
+        grant_members(pg)  # the admin's run: a member role made after the schema gets its rights too
         version = pg.info.server_version
         row = pg.execute("SELECT (SELECT count(*) FROM cairn.sessions), (SELECT count(*) FROM cairn.turns),"
                          " (SELECT count(DISTINCT user_name) FROM cairn.sessions),"

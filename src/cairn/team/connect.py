@@ -4,11 +4,13 @@ Opt-in only: `[team] database = "postgresql://..."` in config.toml or CAIRN_TEAM
 wins). The connection string is handed to libpq as is, so TLS settings (`sslmode`, `sslrootcert`,
 ...) pass through; it never appears in a message or a log: errors name the server as
 `host:port/dbname` only. Wrong password, unreachable host, a server older than PostgreSQL 12 or
-a missing driver are a `TeamUnavailable` (exit code 2); local cairn keeps working.
+a missing driver are a `TeamUnavailable` (exit code 2); local cairn keeps working. Every string
+a connection sends is made storable first (`storable`: NUL and lone surrogates become U+FFFD).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
 ENV = "CAIRN_TEAM_DATABASE"
 MIN_SERVER = 120000  # PostgreSQL 12: stored generated columns (the tsvector), websearch_to_tsquery
 CONNECT_TIMEOUT_S = 10
+MEMBER_ROLE = "cairn_member"  # the group role an admin creates; the schema's migrations grant it what members need
+ADMIN_DOC = "README.md, \"A team\""  # where the SQL that sets up a database and its members is
 
 
 class TeamUnavailable(CairnError):
@@ -64,6 +68,8 @@ _REASONS = (
     (re.compile(r"could not translate host name|name or service not known|nodename nor servname", re.I),
      "unreachable (unknown host)"),
     (re.compile(r"SSL|certificate", re.I), "TLS failed"),
+    (re.compile(r"permission denied|row-level security", re.I),
+     f"permission denied (a member's role needs the grants of {ADMIN_DOC})"),
     (re.compile(r"server closed the connection|terminating connection|connection is lost|"
                 r"consuming input failed|shutting down|starting up", re.I), "the connection was lost"),
 )
@@ -103,6 +109,42 @@ def _quiet_driver() -> None:
         log.addHandler(logging.NullHandler())
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable(text: str) -> str:
+    """`text` as PostgreSQL can hold it: a NUL (which no text column holds) and a lone surrogate
+    (which no encoder writes: a cut emoji, a non-UTF-8 argument) become U+FFFD."""
+    text = text.replace("\x00", "\ufffd")
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+@functools.cache
+def _dumpers() -> tuple[type, type]:
+    """psycopg's string dumpers, binary then text, with `storable` applied (made once: psycopg
+    caches per dumper class)."""
+    from psycopg.types.string import StrBinaryDumper, StrDumperUnknown
+
+    class BinaryText(StrBinaryDumper):
+        def dump(self, obj: str) -> bytes:
+            return storable(obj).encode(self._encoding, "replace")
+
+    class Text(StrDumperUnknown):
+        def dump(self, obj: str) -> bytes:
+            return storable(obj).encode(self._encoding, "replace")
+
+    return BinaryText, Text
+
+
+def _storable_text(con: psycopg.Connection) -> None:
+    """Every Python string this connection sends (query parameters, COPY rows, array items) goes
+    through `storable`, so no path that writes text (push, forget, search) can be blocked by one
+    character: one NUL in a prompt used to fail every COPY of its project, for good. The text
+    dumper is registered last, so `%s` keeps psycopg's default (text, type left to the server)."""
+    for dumper in _dumpers():
+        con.adapters.register_dumper(str, dumper)
+
+
 def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psycopg.Connection:
     """An open connection (schema migrated unless `migrate=False`), or a TeamUnavailable naming only
     host, port and database."""
@@ -118,12 +160,18 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
         raise TeamUnavailable("team database: the connection string is not valid") from None
     except psycopg.Error as exc:
         raise TeamUnavailable(f"team database {where(url)}: cannot connect: {reason(exc)}") from None
+    _storable_text(con)
     try:
         check_server(con.info.server_version)
         if migrate:
             from cairn.team.schema import migrate as run_migrations
 
             run_migrations(con)
+    except psycopg.errors.InsufficientPrivilege:
+        con.close()
+        raise TeamUnavailable(f"team database {where(url)}: this role may not read, create or upgrade the team "
+                              f"schema: the database's admin runs `cairn team status` once and makes the role a "
+                              f"member of {MEMBER_ROLE} ({ADMIN_DOC})") from None
     except psycopg.Error as exc:
         con.close()
         raise unavailable(url, exc, "cannot prepare the schema") from None

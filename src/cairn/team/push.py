@@ -8,6 +8,11 @@ NOTHING`: re-sending is harmless) and moves this archive's push mark (the last l
 sent). So a push killed at any point, or cut off by the server, has lost nothing and written
 nothing locally; the next push starts after the last committed batch. `full=True` ignores the
 mark and offers every turn again (only missing ones are inserted).
+
+Every row is the pushing database role's (`owner`, set by the server): a session id another role
+pushed first is a different row, so it cannot swallow this push's turns, and a user who changes
+`[team] user` keeps adding to the sessions they pushed before. The user name labels the rows and
+is bound to the role on first use; a name another role holds is refused before anything is sent.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class PushStats:
     sessions: int = 0  # sessions touched
     batches: int = 0
     seconds: float = 0.0
+    role: str = ""  # the database role the rows belong to
 
     def summary(self) -> str:
         rate = f", {self.offered / self.seconds:,.0f} turns/s" if self.seconds > 0 and self.offered else ""
@@ -58,9 +64,26 @@ def _timestamp(text: str | None) -> datetime | None:
     return value
 
 
+def claim(pg: psycopg.Connection, user: str) -> str:
+    """Bind `user` to this connection's database role (first come) and return the role; a
+    CairnError when another role holds the name (impersonation is refused, not recorded)."""
+    from cairn.errors import CairnError
+
+    with pg.transaction():
+        pg.execute("INSERT INTO cairn.members (user_name) VALUES (%s) ON CONFLICT (user_name) DO NOTHING", (user,))
+        row = pg.execute("SELECT m.owner, current_user FROM cairn.members m WHERE m.user_name = %s",
+                         (user,)).fetchone()
+    assert row is not None
+    owner, role = str(row[0]), str(row[1])
+    if owner != role:
+        raise CairnError(f"the team user name {user!r} belongs to the database role {owner!r}, not to yours "
+                         f"({role!r}): set [team] user in ~/.cairn/config.toml to a name of your own")
+    return role
+
+
 def _mark(pg: psycopg.Connection, ident: Identity) -> int:
-    row = pg.execute("SELECT last_id FROM cairn.push_marks WHERE archive = %s AND project = %s",
-                     (ident.archive, ident.project)).fetchone()
+    row = pg.execute("SELECT last_id FROM cairn.push_marks WHERE owner = current_user AND archive = %s"
+                     " AND project = %s", (ident.archive, ident.project)).fetchone()
     pg.commit()
     return int(row[0]) if row else 0
 
@@ -90,22 +113,23 @@ def _send(pg: psycopg.Connection, ident: Identity, sessions: list[tuple], turns:
             cur.executemany(
                 "INSERT INTO cairn.sessions (session_id, project, project_name, user_name, machine, git_branch,"
                 " started, ended, turns, title) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (session_id) DO UPDATE SET ended = greatest(cairn.sessions.ended, EXCLUDED.ended),"
-                " turns = greatest(cairn.sessions.turns, EXCLUDED.turns), title = coalesce(cairn.sessions.title,"
-                " EXCLUDED.title), git_branch = coalesce(EXCLUDED.git_branch, cairn.sessions.git_branch),"
-                " pushed_at = now() WHERE cairn.sessions.user_name = EXCLUDED.user_name", sessions)
+                " ON CONFLICT (owner, session_id) DO UPDATE SET ended = greatest(cairn.sessions.ended,"
+                " EXCLUDED.ended), turns = greatest(cairn.sessions.turns, EXCLUDED.turns),"
+                " title = coalesce(cairn.sessions.title, EXCLUDED.title),"
+                " git_branch = coalesce(EXCLUDED.git_branch, cairn.sessions.git_branch), pushed_at = now()", sessions)
             with cur.copy("COPY team_stage (session_id, uuid, block, role, ts, body, tool, arg) FROM STDIN") as cp:
                 for row in turns:
                     cp.write_row(row)
+            # every staged turn's session is this role's (upserted above; the foreign key says so):
+            # a turn is skipped only when this role has already sent it
             cur.execute(
                 "INSERT INTO cairn.turns (session_id, uuid, block, project, user_name, role, ts, body, tool, arg)"
                 " SELECT st.session_id, st.uuid, st.block, %s, %s, st.role, st.ts, st.body, st.tool, st.arg"
-                " FROM team_stage st JOIN cairn.sessions s ON s.session_id = st.session_id AND s.user_name = %s"
-                " ON CONFLICT DO NOTHING", (ident.project, ident.user, ident.user))
+                " FROM team_stage st ON CONFLICT DO NOTHING", (ident.project, ident.user))
             inserted = max(cur.rowcount, 0)
             cur.execute(
                 "INSERT INTO cairn.push_marks (archive, project, user_name, machine, last_id) VALUES (%s, %s, %s, %s, %s)"
-                " ON CONFLICT (archive, project) DO UPDATE SET last_id = greatest(cairn.push_marks.last_id,"
+                " ON CONFLICT (owner, archive, project) DO UPDATE SET last_id = greatest(cairn.push_marks.last_id,"
                 " EXCLUDED.last_id), pushed_at = now()", (ident.archive, ident.project, ident.user, ident.machine, last_id))
     return inserted
 
@@ -117,6 +141,7 @@ def push(local: sqlite3.Connection, pg: psycopg.Connection, ident: Identity, *, 
 
     stats = PushStats()
     start = time.perf_counter()
+    stats.role = claim(pg, ident.user)
     after = 0 if full else _mark(pg, ident)
     touched: set[str] = set()
     while True:

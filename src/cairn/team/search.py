@@ -85,52 +85,60 @@ def _run(pg: psycopg.Connection, text: str, project: str | None, user: str | Non
             for r in rows]
 
 
+_SESSION_COLUMNS = ("s.session_id, s.project, s.user_name, s.machine, s.started, s.ended, s.turns, s.title,"
+                    " s.git_branch, s.owner")
+
+
+def _session(r: tuple) -> dict:
+    return {"session_id": r[0], "project": r[1], "user": r[2], "machine": r[3], "start": _iso(r[4]),
+            "end": _iso(r[5]), "turns": r[6], "title": r[7], "git_branch": r[8], "owner": r[9], "team": True}
+
+
 def list_sessions(pg: psycopg.Connection, *, project: str | None = None, user: str | None = None,
                   after: str | None = None, before: str | None = None, limit: int = 20) -> list[dict]:
-    """The team's sessions, newest first: id, user, machine, start, end, turns, title."""
+    """The team's sessions, newest first: id, user, machine, start, end, turns, title, owner (the
+    database role that pushed it)."""
     extra, params = _filters(project, user, after, before, "s.started")
-    rows = pg.execute(
-        "SELECT s.session_id, s.project, s.user_name, s.machine, s.started, s.ended, s.turns, s.title,"
-        " s.git_branch FROM cairn.sessions s WHERE true" + extra + " ORDER BY s.started DESC NULLS LAST LIMIT %s",
-        [*params, limit]).fetchall()
+    rows = pg.execute(f"SELECT {_SESSION_COLUMNS} FROM cairn.sessions s WHERE true" + extra
+                      + " ORDER BY s.started DESC NULLS LAST LIMIT %s", [*params, limit]).fetchall()
     pg.commit()
-    return [{"session_id": r[0], "project": r[1], "user": r[2], "machine": r[3], "start": _iso(r[4]),
-             "end": _iso(r[5]), "turns": r[6], "title": r[7], "git_branch": r[8], "team": True} for r in rows]
+    return [_session(r) for r in rows]
 
 
-def session_turns(pg: psycopg.Connection, prefix: str, project: str | None = None) -> tuple[dict, list[dict]]:
-    """One team session (by id or unique prefix) and its turns in order."""
+def session_turns(pg: psycopg.Connection, prefix: str, project: str | None = None,
+                  user: str | None = None) -> tuple[dict, list[dict]]:
+    """One team session (by id or unique prefix; `user` picks among members who pushed one id)
+    and its turns in order."""
     from cairn.errors import CairnError
 
     like = like_escape(prefix) + "%"
-    extra, params = _filters(project, None, None, None, "s.started")
-    found = pg.execute("SELECT s.session_id FROM cairn.sessions s WHERE s.session_id LIKE %s" + extra + " LIMIT 3",
-                       [like, *params]).fetchall()
-    if not found:
+    extra, params = _filters(project, user, None, None, "s.started")
+    found = pg.execute(f"SELECT {_SESSION_COLUMNS} FROM cairn.sessions s WHERE s.session_id LIKE %s" + extra
+                       + " ORDER BY s.session_id, s.user_name LIMIT 20", [like, *params]).fetchall()
+    exact = [r for r in found if r[0] == prefix]
+    rows = exact or found
+    if not rows:
         raise CairnError(f"no team session {prefix!r}")
-    if len(found) > 1 and prefix not in [r[0] for r in found]:
+    if len({r[0] for r in rows}) > 1:
         raise CairnError(f"team session prefix {prefix!r} is ambiguous")
-    sid = prefix if prefix in [r[0] for r in found] else found[0][0]
-    [info] = list_sessions_by_id(pg, sid)
-    rows = pg.execute("SELECT role, ts, body, tool, arg FROM cairn.turns WHERE session_id = %s"
-                      " ORDER BY ts NULLS FIRST, uuid, block", (sid,)).fetchall()
+    if len(rows) > 1:
+        raise CairnError(f"team session {rows[0][0]} was pushed by several members "
+                         f"({', '.join(sorted({str(r[2]) for r in rows}))}): add --user NAME")
+    info = _session(rows[0])
+    turns = pg.execute("SELECT role, ts, body, tool, arg FROM cairn.turns WHERE owner = %s AND session_id = %s"
+                       " ORDER BY ts NULLS FIRST, uuid, block", (info["owner"], info["session_id"])).fetchall()
     pg.commit()
-    return info, [{"role": r[0], "time": _iso(r[1]), "text": r[2], "tool": r[3], "arg": r[4]} for r in rows]
-
-
-def list_sessions_by_id(pg: psycopg.Connection, sid: str) -> list[dict]:
-    rows = pg.execute("SELECT session_id, project, user_name, machine, started, ended, turns, title, git_branch"
-                      " FROM cairn.sessions WHERE session_id = %s", (sid,)).fetchall()
-    return [{"session_id": r[0], "project": r[1], "user": r[2], "machine": r[3], "start": _iso(r[4]),
-             "end": _iso(r[5]), "turns": r[6], "title": r[7], "git_branch": r[8], "team": True} for r in rows]
+    return info, [{"role": r[0], "time": _iso(r[1]), "text": r[2], "tool": r[3], "arg": r[4]} for r in turns]
 
 
 def forget(pg: psycopg.Connection, user: str, session_ids: list[str] | None = None,
            before: str | None = None, project: str | None = None) -> int:
-    """Delete `user`'s own sessions (by id, or every one that ended before a date) with their turns."""
+    """Delete `user`'s own sessions (by id, or every one that ended before a date) with their turns.
+    Only rows of the connection's database role (`owner = current_user`; row-level security
+    enforces the same for members): a `[team] user` set to another's name forgets nothing of theirs."""
     if not session_ids and not before:
         return 0
-    sql = "DELETE FROM cairn.sessions WHERE user_name = %s"
+    sql = "DELETE FROM cairn.sessions WHERE owner = current_user AND user_name = %s"
     params: list[Any] = [user]
     if session_ids:
         sql += " AND session_id = ANY(%s)"
