@@ -41,7 +41,8 @@ def main() -> int:
                 from opentelemetry.exporter.otlp.json.http._log_exporter import OTLPLogExporter
             provider = LoggerProvider(resource=Resource.create({"service.name": "claude-code"}))
             provider.add_log_record_processor(BatchLogRecordProcessor(
-                OTLPLogExporter(endpoint=f"{srv.url}/v1/logs"), max_queue_size=args.events + 1))
+                OTLPLogExporter(endpoint=f"{srv.url}/v1/logs", headers={"x-cairn-token": srv.token}),
+                max_queue_size=args.events + 1))
             logger = provider.get_logger("com.anthropic.claude_code.events")
             t0 = time.perf_counter()
             for i in range(args.events):

@@ -67,16 +67,20 @@ def test_undo_after_user_edit_removes_only_cairn_entries(run_cli, home):
     assert after["hooks"]["PostToolUse"][0]["hooks"][0]["command"] == "prettier --write"
 
 
-def test_install_otel_points_claude_code_at_the_receiver_and_undo_restores(run_cli, home):
+def test_install_otel_points_claude_code_at_the_receiver_and_undo_restores(run_cli, home, cairn_home):
     from cairn.agents.install import OTEL_ENV
 
     settings = home / ".claude" / "settings.json"
     user = '{"model": "opus", "env": {"MY_VAR": "1"}}\n'
     settings.write_text(user)
+    settings.chmod(0o644)
     r = _run(run_cli, home, "--otel")
     assert r.returncode == 0 and "cairn otel serve" in r.stdout, r.stderr
     env = json.loads(settings.read_text())["env"]
-    assert env == {"MY_VAR": "1", **OTEL_ENV} and env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://127.0.0.1:4318"
+    token = (cairn_home / "otel" / "token").read_text().strip()  # made by install, the one serve will use
+    assert env == {"MY_VAR": "1", **OTEL_ENV, "OTEL_EXPORTER_OTLP_HEADERS": f"x-cairn-token={token}"}
+    assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://127.0.0.1:4318" and len(token) == 64
+    assert settings.stat().st_mode & 0o777 == 0o600  # the token is in it: not readable by other users
     assert _run(run_cli, home, "--undo").returncode == 0
     assert settings.read_text() == user  # byte for byte
     assert _run(run_cli, home, "--otel").returncode == 0
@@ -88,6 +92,19 @@ def test_install_otel_points_claude_code_at_the_receiver_and_undo_restores(run_c
     assert after["env"] == {"MY_VAR": "1"} and after["theme"] == "dark"
     r = _run(run_cli, home, "--undo", "--otel")
     assert r.returncode == 1 and r.stderr.count("\n") == 1
+
+
+def test_install_otel_token_stays_out_of_committed_files_and_dry_runs(run_cli, home, cairn_home, tmp_path):
+    from helpers import make_git_repo
+
+    settings = home / ".claude" / "settings.json"
+    r = _run(run_cli, home, "--otel", "--dry-run")
+    assert r.returncode == 0 and "x-cairn-token=<made on install>" in r.stdout, r.stdout
+    assert not (cairn_home / "otel" / "token").exists() and not settings.exists()  # a dry run makes nothing
+    root = make_git_repo(tmp_path / "proj", {"a.py": "x = 1\n"})
+    r = _run(run_cli, home, "--project", "--otel", cwd=root)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "token" in r.stderr, r.stderr
+    assert not (root / ".claude").exists() and not (cairn_home / "otel" / "token").exists()
 
 
 def test_dry_run_writes_nothing_and_bad_input_is_one_line(run_cli, home):

@@ -27,13 +27,14 @@ from cairn.otel.store import telemetry_by_session  # noqa: E402
 from cairn.sessions.archive_schema import open_archive  # noqa: E402
 
 SESSION = "4d5611e5-241a-462a-8d15-5122611a9569"  # a session of the Claude Code fixtures
+TOKEN = "ab" * 32
 RESOURCE = Resource.create({"service.name": "claude-code", "service.version": "2.1.39"})
 
 
 @pytest.fixture
 def receiver(tmp_path: Path) -> Iterator[Receiver]:
-    srv = Receiver(0, archive=tmp_path / "sessions.db", max_body=64 * 1024)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    srv = Receiver(0, archive=tmp_path / "sessions.db", max_body=64 * 1024, token=TOKEN)
+    t = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)
     t.start()
     yield srv
     srv.shutdown()
@@ -63,7 +64,7 @@ def _log_exporter(encoding: str, url: str):
         from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
     else:
         from opentelemetry.exporter.otlp.json.http._log_exporter import OTLPLogExporter
-    return OTLPLogExporter(endpoint=f"{url}/v1/logs")
+    return OTLPLogExporter(endpoint=f"{url}/v1/logs", headers={"x-cairn-token": TOKEN})
 
 
 def _metric_exporter(encoding: str, url: str):
@@ -73,7 +74,7 @@ def _metric_exporter(encoding: str, url: str):
         from opentelemetry.exporter.otlp.json.http.metric_exporter import OTLPMetricExporter
     from opentelemetry.sdk.metrics import Counter
 
-    return OTLPMetricExporter(endpoint=f"{url}/v1/metrics",
+    return OTLPMetricExporter(endpoint=f"{url}/v1/metrics", headers={"x-cairn-token": TOKEN},
                               preferred_temporality={Counter: AggregationTemporality.DELTA})
 
 
@@ -116,10 +117,41 @@ def test_sdk_metrics_exporter_stores_token_and_cost_counters(receiver: Receiver,
                                 "cost_usd": 0.25, "requests": None, "source": "delta counters"}
 
 
+def test_the_headers_install_writes_make_the_sdk_exporter_send_the_token_serve_checks(run_cli, tmp_path: Path,
+                                                                                      monkeypatch):
+    """`cairn install claude --otel` and `cairn otel serve` agree on the token, and an OTLP exporter
+    configured by the env that install writes (as Claude Code is) gets through."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    r = run_cli("install", "claude", "--otel", env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""})
+    assert r.returncode == 0, r.stderr
+    env = json.loads((home / ".claude" / "settings.json").read_text())["env"]
+    srv = Receiver(0, archive=tmp_path / "sessions.db")  # the token from CAIRN_HOME, as `cairn otel serve` has it
+    t = threading.Thread(target=srv.serve_forever, args=(0.05,), daemon=True)
+    t.start()
+    try:
+        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+
+        for without in (True, False):
+            if without:
+                monkeypatch.delenv("OTEL_EXPORTER_OTLP_HEADERS", raising=False)
+            else:
+                monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", env["OTEL_EXPORTER_OTLP_HEADERS"])
+            provider = LoggerProvider(resource=RESOURCE)
+            provider.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(endpoint=f"{srv.url}/v1/logs")))
+            _api_request(provider.get_logger("com.anthropic.claude_code.events"), 1)
+            provider.shutdown()
+            assert _rows(srv, "otel_requests") == (0 if without else 1)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        t.join(5)
+
+
 def _post(srv: Receiver, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
     c = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
     try:
-        c.request("POST", path, body=body, headers=headers)
+        c.request("POST", path, body=body, headers={"X-Cairn-Token": TOKEN, **headers})
         r = c.getresponse()
         return r.status, r.read().decode(errors="replace")
     finally:
@@ -211,6 +243,30 @@ def test_xray_says_how_far_each_transcript_is_from_telemetry(run_cli, tmp_path: 
     assert "Transcript vs OpenTelemetry" in text.stdout and f"-{pct}%" in text.stdout
 
 
+def test_xray_headline_says_when_the_transcript_counts_more_than_telemetry(run_cli):
+    from cairn.otel.decode import RequestRow
+    from cairn.otel.store import store
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.usage import load_transcripts
+    from cairn.sessions.xray import analyze
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
+    s = next(x for x in analyze(load_transcripts([fixtures]), load_prices({}))["sessions"]
+             if x["session_id"] == SESSION)
+    seen = round(s["cache_read_tokens"] / 2.62)  # telemetry saw less: the transcript is 162% above it
+    con = open_archive()
+    store(con, requests=[RequestRow(SESSION, "claude-opus-4-6", "2026-02-11T10:00:00.000Z", s["input_tokens"],
+                                    s["output_tokens"], seen, s["cache_creation_tokens"], s["cost_usd"], 1000.0,
+                                    "claude-code")])
+    con.close()
+    out = json.loads(run_cli("xray", str(fixtures), "--json").stdout)
+    assert out["telemetry"]["summary"]["cache_read"]["sessions_overcounted"] == 1
+    headline = out["findings"][-1]
+    assert "counts cache read 162% more than telemetry in 1 session(s)" in headline and "agree" not in headline
+    text = run_cli("xray", str(fixtures)).stdout
+    assert "+162%" in text and "162% more than telemetry" in text and "agree with it" not in text
+
+
 def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     import os
     import re
@@ -229,8 +285,9 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     try:
         line = proc.stdout.readline()
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line).group(1))
+        token = (tmp_path / "home" / "otel" / "token").read_text().strip()  # made by the first serve
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        c.request("POST", "/v1/logs", body=b"garbage", headers=PB)
+        c.request("POST", "/v1/logs", body=b"garbage", headers={**PB, "X-Cairn-Token": token})
         assert c.getresponse().status == 400
         c.close()
         proc.send_signal(signal.SIGINT)
@@ -247,7 +304,8 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     try:
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline()).group(1))
         idle = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        idle.request("POST", "/v1/logs", body=b'{"resourceLogs":[]}', headers={"Content-Type": "application/json"})
+        idle.request("POST", "/v1/logs", body=b'{"resourceLogs":[]}',
+                     headers={"Content-Type": "application/json", "X-Cairn-Token": token})
         reply = idle.getresponse()
         reply.read()
         assert reply.status == 200 and reply.getheader("Connection") != "close"  # the connection stays open

@@ -18,7 +18,9 @@ wrote, and otherwise removes only cairn's entries. `--compact-window N|best` als
 CLAUDE_CODE_AUTO_COMPACT_WINDOW in the settings' `env` (`best` = the threshold `cairn xray
 simulate` finds cheapest on the user's own sessions). `--otel` also sets the `env` that makes
 Claude Code export its OpenTelemetry logs and metrics (OTLP/HTTP protobuf) to `cairn otel serve`
-on 127.0.0.1; `--undo` removes those keys too.
+on 127.0.0.1, with the receiver's token (CAIRN_HOME/otel/token, made here when missing) in
+OTEL_EXPORTER_OTLP_HEADERS; so it goes only in the user's own settings (then made 0600), never a
+committed project file; `--undo` removes those keys too.
 
 The hook table below is also the plugin's hooks/hooks.json (a test keeps them identical).
 """
@@ -58,7 +60,8 @@ OTEL_ENV = {  # Claude Code's documented telemetry switches, pointed at `cairn o
     "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
     "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
 }
-ENV_KEYS = (WINDOW_ENV, *OTEL_ENV)  # every env key cairn may write, and undo removes
+OTEL_HEADERS_ENV = "OTEL_EXPORTER_OTLP_HEADERS"  # the receiver's token (otel/auth.py)
+ENV_KEYS = (WINDOW_ENV, *OTEL_ENV, OTEL_HEADERS_ENV)  # every env key cairn may write, and undo removes
 _OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)|cairn\.agents\.hooks\.client\b.*\shook(?:\s|$)"
                    r"|/cairn/agents/hooks/hook\.sh[\"']?\s")
 
@@ -175,6 +178,7 @@ class Change:
     path: Path
     before: str | None  # None: the file does not exist
     after: str | None  # None: delete the file
+    private: bool = False  # holds a secret (the receiver's token): written 0600
 
     @property
     def changed(self) -> bool:
@@ -260,8 +264,12 @@ def compact_window(value: str | None) -> int | None:
 
 
 def plan_install(scope: str, root: Path | None, *, window: int | None = None, python: str | None = None,
-                 otel: bool = False) -> Plan:
-    """What installing would write (nothing is written until `apply`)."""
+                 otel: bool = False, dry_run: bool = False) -> Plan:
+    """What installing would write (nothing is written until `apply`; with `otel`, the receiver's
+    token is made now unless `dry_run`)."""
+    if otel and scope == "project":
+        raise CairnError("--otel puts this machine's receiver token in the settings, so not in a committed "
+                         "project file: run `cairn install claude --otel` (user scope)")
     settings_path, mcp_path = targets(scope, root)
     plan = Plan(scope)
     portable = scope == "project"
@@ -274,10 +282,18 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
             env[WINDOW_ENV] = str(window)
             plan.notes.append(f"{WINDOW_ENV}={window}")
         if otel:
+            from cairn.otel.auth import exporter_headers, load_token, token_path
+
+            try:
+                token = load_token(create=not dry_run)
+            except OSError as exc:
+                raise CairnError(f"cannot make the receiver's token {token_path()}: {exc.strerror or exc}") from None
             env.update(OTEL_ENV)
-            plan.notes.append(f"telemetry to {OTEL_ENV['OTEL_EXPORTER_OTLP_ENDPOINT']}: run `cairn otel serve`")
+            env[OTEL_HEADERS_ENV] = exporter_headers(token or "<made on install>")
+            plan.notes.append(f"telemetry to {OTEL_ENV['OTEL_EXPORTER_OTLP_ENDPOINT']} with the token in "
+                              f"{token_path()}: run `cairn otel serve`")
         settings["env"] = env
-    plan.changes.append(Change(settings_path, before, _dump(settings)))
+    plan.changes.append(Change(settings_path, before, _dump(settings), private=otel))
     before, mcp = _read_json(mcp_path)
     servers = dict(mcp.get("mcpServers") or {}) if isinstance(mcp.get("mcpServers"), dict) else {}
     servers[MCP_NAME] = mcp_entry(python, portable=portable)
@@ -349,6 +365,8 @@ def apply(plan: Plan, *, undo: bool = False) -> list[Path]:
     for ch in plan.changes:
         key = str(ch.path)
         if not ch.changed:
+            if ch.private and ch.path.exists() and ch.path.stat().st_mode & 0o077:
+                ch.path.chmod(0o600)  # the token is in it: not for other users
             continue
         if not undo and key not in manifest:
             backup = None
@@ -362,7 +380,7 @@ def apply(plan: Plan, *, undo: bool = False) -> list[Path]:
         if ch.after is None:
             ch.path.unlink(missing_ok=True)
         else:
-            atomic_write_text(ch.path, ch.after)
+            atomic_write_text(ch.path, ch.after, mode=0o600 if ch.private else None)
         if undo:
             made = (manifest.pop(key, None) or {}).get("made_dir")
             if made and ch.after is None and Path(made) == ch.path.parent:

@@ -44,7 +44,7 @@ def cmd_install(args: argparse.Namespace) -> int:
         plan = install.plan_undo(args.scope, root)
     else:
         plan = install.plan_install(args.scope, root, window=install.compact_window(args.compact_window),
-                                    otel=args.otel)
+                                    otel=args.otel, dry_run=args.dry_run)
     written = [] if args.dry_run else install.apply(plan, undo=args.undo)
     if args.json:
         print_json({**plan.as_json(), "dry_run": args.dry_run, "undo": args.undo,

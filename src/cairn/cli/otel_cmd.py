@@ -9,6 +9,11 @@ A local OTLP/HTTP receiver (127.0.0.1 only; protobuf or JSON; /v1/logs and /v1/m
 stores what Claude Code reports per API request (model, input / output / cache tokens, cost,
 duration, session) in the session archive. `cairn xray` then shows, per session, how far the
 transcript is from it. Point Claude Code at it with `cairn install claude --otel`.
+
+Only this user's agent is served: each request must carry the receiver's token (made on first
+serve in CAIRN_HOME/otel/token, 0600; `cairn install claude --otel` gives it to Claude Code), name
+127.0.0.1, localhost or [::1] with the port in its Host header (a web page's DNS rebinding gets
+403) and not come from a browser. At most 32 connections at once; an idle one is closed after 10 s.
 """
 
 
@@ -31,13 +36,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CairnError("--port must be between 0 and 65535")
     if args.max_bytes < 1024:
         raise CairnError("--max-bytes must be at least 1024")
+    from cairn.otel.auth import load_token, token_path
     from cairn.otel.server import Receiver
 
     try:
-        srv = Receiver(args.port, max_body=args.max_bytes, verbose=args.verbose)
+        token = load_token()
+    except OSError as exc:
+        raise CairnError(f"cannot make the receiver's token {token_path()}: {exc.strerror or exc}") from None
+    try:
+        srv = Receiver(args.port, max_body=args.max_bytes, verbose=args.verbose, token=token)
     except OSError as exc:
         raise CairnError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
     print(f"cairn otel: receiving OTLP/HTTP on {srv.url} (/v1/logs, /v1/metrics); Ctrl-C stops", flush=True)
+    print(f"cairn otel: requests need the token in {token_path()} (`cairn install claude --otel` sets it up)",
+          flush=True)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

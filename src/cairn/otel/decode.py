@@ -8,13 +8,17 @@ the base64 protobuf's JSON mapping expects (the one place OTLP/JSON departs from
 - from metrics, each data point of a token or cost counter (`claude_code.token.usage`,
   `claude_code.cost.usage`): name, session, model, token type, value, temporality, window.
 Anything else in an export is accepted and ignored. A body that does not decode is a
-`BadPayload` (the receiver answers 400 and stores nothing).
+`BadPayload` (the receiver answers 400 and stores nothing). A value that decodes but is no usage
+figure (NaN, Infinity, 1e300, a negative count, a time past 2^63 ns) is skipped, not stored: a
+token count becomes 0, a cost or duration unknown, a counter point is dropped, a time unknown;
+a lone surrogate in a JSON string becomes U+FFFD.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -33,6 +37,11 @@ REQUEST_EVENTS = frozenset({"api_request", "claude_code.api_request"})
 USAGE_METRICS = frozenset({"claude_code.token.usage", "claude_code.cost.usage"})
 _HEX_IDS = frozenset({"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"})
 MAX_DEPTH = 64  # JSON nesting accepted before parsing (protobuf's own limit is about 100)
+# Bounds of a plausible figure; past them a value is skipped (an exporter's bug or an attack, not usage)
+MAX_TOKENS = 10**9  # tokens of one request, or of one counter point
+MAX_COST_USD = 10**6
+MAX_DURATION_MS = 10**10
+MAX_NS = 2**63 - 1  # the largest SQLite INTEGER (year 2262)
 
 
 class BadPayload(ValueError):
@@ -82,53 +91,69 @@ def _attrs(kvs: object) -> dict[str, object]:
     return {kv.key: _any(kv.value) for kv in kvs}  # type: ignore[attr-defined]
 
 
-def _int(v: object) -> int:
-    if isinstance(v, bool):
-        return 0
-    if isinstance(v, int | float):
-        return max(int(v), 0)
-    if isinstance(v, str):
-        try:
-            return max(int(float(v)), 0)
-        except ValueError:
-            return 0
-    return 0
-
-
-def _float(v: object) -> float | None:
+def _number(v: object, top: float) -> float | None:
+    """`v` as a finite number in [0, top], else None: an exporter's NaN, Infinity, 1e300 or a
+    negative count is not a usage figure (and would not fit a SQLite column or sum)."""
     if isinstance(v, bool) or v is None:
         return None
     try:
-        return float(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        f = float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
         return None
+    return f if math.isfinite(f) and 0 <= f <= top else None
+
+
+def _int(v: object) -> int:
+    f = _number(v, MAX_TOKENS)
+    return 0 if f is None else int(f)
 
 
 def _str(v: object) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def _ns(ns: int) -> int:
+    """A nanosecond time, or 0 (unknown) when outside what a SQLite INTEGER holds (2^64-1 is not a time)."""
+    return ns if 0 < ns <= MAX_NS else 0
+
+
 def _iso(ns: int) -> str | None:
-    if not ns:
+    if not _ns(ns):
         return None
     return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _hex_ids_to_base64(node: object, depth: int = 0) -> object:
+def _safe(s: str) -> str:
+    """`s` with any lone surrogate (a cut emoji, "\\ud800" in JSON) as U+FFFD: neither protobuf nor
+    SQLite accepts one."""
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _prepare(node: object, depth: int = 0) -> object:
+    """OTLP/JSON made fit for `json_format`: hex ids as base64, lone surrogates replaced, depth bounded."""
     if depth > MAX_DEPTH:
         raise BadPayload("JSON nested too deep")
     if isinstance(node, dict):
         out = {}
         for k, v in node.items():
+            k = _safe(k)
             if k in _HEX_IDS and isinstance(v, str) and v:
                 try:
                     v = base64.b64encode(bytes.fromhex(v)).decode()
                 except ValueError:
                     raise BadPayload(f"{k} is not hex") from None
-            out[k] = _hex_ids_to_base64(v, depth + 1)
+            out[k] = _prepare(v, depth + 1)
         return out
     if isinstance(node, list):
-        return [_hex_ids_to_base64(v, depth + 1) for v in node]
+        return [_prepare(v, depth + 1) for v in node]
+    if isinstance(node, str):
+        return _safe(node)
     return node
 
 
@@ -140,12 +165,12 @@ def parse(kind: str, body: bytes, content_type: str) -> ExportLogsServiceRequest
             data = json.loads(body.decode("utf-8"))
             if not isinstance(data, dict):
                 raise BadPayload("the JSON body is not an object")
-            json_format.ParseDict(_hex_ids_to_base64(data), msg, ignore_unknown_fields=True)
+            json_format.ParseDict(_prepare(data), msg, ignore_unknown_fields=True)
         else:
             msg.ParseFromString(body)
     except BadPayload:
         raise
-    except (DecodeError, json_format.ParseError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+    except (DecodeError, json_format.ParseError, ValueError, UnicodeError, RecursionError, SystemError) as exc:
         raise BadPayload(f"not an OTLP {kind} export ({type(exc).__name__}: {str(exc)[:160]})") from None
     return msg
 
@@ -175,7 +200,8 @@ def request_rows(req: ExportLogsServiceRequest) -> list[RequestRow]:
                     session_id=_str(a.get("session.id")), model=_str(a.get("model")), ts=ts,
                     input=_int(a.get("input_tokens")), output=_int(a.get("output_tokens")),
                     cache_read=_int(a.get("cache_read_tokens")), cache_write=_int(a.get("cache_creation_tokens")),
-                    cost_usd=_float(a.get("cost_usd")), duration_ms=_float(a.get("duration_ms")), service=service))
+                    cost_usd=_number(a.get("cost_usd"), MAX_COST_USD),
+                    duration_ms=_number(a.get("duration_ms"), MAX_DURATION_MS), service=service))
     return rows
 
 
@@ -190,9 +216,12 @@ def metric_rows(req: ExportMetricsServiceRequest) -> list[MetricRow]:
                     continue
                 for dp in m.sum.data_points:
                     a = _attrs(dp.attributes)
-                    value = dp.as_double if dp.WhichOneof("value") == "as_double" else float(dp.as_int)
+                    raw = dp.as_double if dp.WhichOneof("value") == "as_double" else dp.as_int
+                    value = _number(raw, MAX_COST_USD if m.name == "claude_code.cost.usage" else MAX_TOKENS)
+                    if value is None:
+                        continue  # NaN, Infinity, negative or absurd: not a usage figure
                     rows.append(MetricRow(
                         name=m.name, session_id=_str(a.get("session.id")), model=_str(a.get("model")),
                         type=_str(a.get("type")), value=value, temporality=int(m.sum.aggregation_temporality),
-                        start_ns=int(dp.start_time_unix_nano), end_ns=int(dp.time_unix_nano), service=service))
+                        start_ns=_ns(dp.start_time_unix_nano), end_ns=_ns(dp.time_unix_nano), service=service))
     return rows

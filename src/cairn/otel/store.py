@@ -8,6 +8,7 @@ double-count, so they are left out). Importing this module costs no protobuf.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import astuple
@@ -46,21 +47,29 @@ def store(con: sqlite3.Connection, requests: Iterable[RequestRow] = (), metrics:
     return added
 
 
+def _count(total: float) -> int:
+    return int(total) if math.isfinite(total) else 0
+
+
 def telemetry_by_session(con: sqlite3.Connection) -> dict[str, dict]:
-    """{session id: {input, output, cache_read, cache_write, cost_usd, requests, source}}."""
+    """{session id: {input, output, cache_read, cache_write, cost_usd, requests, source}}. Sums are
+    TOTAL()s: SQLite's SUM() of integers raises on overflow, and one absurd row must not hide the rest."""
     out: dict[str, dict] = {}
     try:
         for sid, n, inp, outp, cr, cw, cost in con.execute(
-                "SELECT session_id, COUNT(*), SUM(input), SUM(output), SUM(cache_read), SUM(cache_write),"
-                " SUM(cost_usd) FROM otel_requests WHERE session_id IS NOT NULL GROUP BY session_id"):
-            out[sid] = {"input": inp, "output": outp, "cache_read": cr, "cache_write": cw,
-                        "cost_usd": round(cost or 0.0, 6), "requests": n, "source": "api_request events"}
+                "SELECT session_id, COUNT(*), TOTAL(input), TOTAL(output), TOTAL(cache_read), TOTAL(cache_write),"
+                " TOTAL(cost_usd) FROM otel_requests WHERE session_id IS NOT NULL GROUP BY session_id"):
+            out[sid] = {"input": _count(inp), "output": _count(outp), "cache_read": _count(cr),
+                        "cache_write": _count(cw), "cost_usd": round(cost if math.isfinite(cost) else 0.0, 6),
+                        "requests": n, "source": "api_request events"}
         metric = con.execute(
-            "SELECT session_id, name, type, SUM(value) FROM otel_metrics WHERE temporality = ? AND session_id"
+            "SELECT session_id, name, type, TOTAL(value) FROM otel_metrics WHERE temporality = ? AND session_id"
             " IS NOT NULL GROUP BY session_id, name, type", (DELTA,)).fetchall()
     except sqlite3.OperationalError:  # an archive from before telemetry (schema < 3) opened read-only
         return out
     for sid, name, typ, value in metric:
+        if not math.isfinite(value):
+            continue  # an Infinity stored before the receiver refused them
         if sid in out and out[sid]["source"] == "api_request events":
             continue
         row = out.setdefault(sid, {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0, "cost_usd": 0.0,

@@ -2,9 +2,12 @@
 
 Claude Code's JSONL is known to miss some requests; the OpenTelemetry events it exports
 (`cairn otel serve` stores them) count every API request. For each X-rayed session that has
-telemetry, this puts the two side by side per token kind and cost, and sums up the sessions where
-the transcript counts less than the telemetry ("the transcript undercounts input by 38% in 3
-sessions"). Differences within TOLERANCE are agreement (rounding, a request still in flight).
+telemetry, this puts the two side by side per token kind and cost, and sums up, in each
+direction, the sessions where the transcript counts less than the telemetry ("the transcript
+undercounts input by 38% in 3 session(s)") and those where it counts more ("counts cache read
+162% more than telemetry in 1 session(s)": a transcript can repeat a streamed message, and
+telemetry can miss requests while its receiver is down). Only differences within TOLERANCE, both
+ways, are agreement (rounding, a request still in flight).
 """
 
 from __future__ import annotations
@@ -19,10 +22,29 @@ KINDS = (("input", "input_tokens"), ("output", "output_tokens"), ("cache_read", 
 
 
 def _gap(transcript: float, telemetry: float) -> float | None:
-    """(transcript - telemetry) / telemetry: negative when the transcript undercounts."""
+    """(transcript - telemetry) / telemetry: negative when the transcript undercounts; None when
+    telemetry counted nothing (no ratio to give: not "+100%")."""
     if not telemetry:
-        return None if not transcript else 1.0
+        return None
     return round((transcript - telemetry) / telemetry, 4)
+
+
+def _side(cell: dict[str, Any]) -> int:
+    """-1 when the transcript counts less than telemetry beyond TOLERANCE, 1 when more, else 0."""
+    trans, tel = cell["transcript"] or 0, cell["telemetry"] or 0
+    if trans < tel * (1 - TOLERANCE):
+        return -1
+    return 1 if trans > tel * (1 + TOLERANCE) else 0
+
+
+def _share(rows: list[dict[str, Any]], kind: str, sign: int) -> float | None:
+    """How much less (sign -1) or more (sign 1) the transcripts of `rows` count than their telemetry,
+    as a share of the telemetry; None when the telemetry counted nothing at all."""
+    if not rows:
+        return 0.0
+    tel = sum(r[kind]["telemetry"] or 0 for r in rows)
+    trans = sum(r[kind]["transcript"] or 0 for r in rows)
+    return round(sign * (trans - tel) / tel, 4) if tel else None
 
 
 def reconcile(report: dict[str, Any], telemetry: dict[str, dict]) -> dict[str, Any]:
@@ -40,23 +62,43 @@ def reconcile(report: dict[str, Any], telemetry: dict[str, dict]) -> dict[str, A
         rows.append(row)
     summary = {}
     for kind, _ in (*KINDS, ("cost_usd", "")):
-        under = [r for r in rows if r[kind]["gap"] is not None and r[kind]["gap"] < -TOLERANCE]
-        tel = sum(r[kind]["telemetry"] for r in under)
-        trans = sum(r[kind]["transcript"] for r in under)
-        summary[kind] = {"sessions_undercounted": len(under),
-                         "undercount": round((tel - trans) / tel, 4) if tel else 0.0}
+        under = [r for r in rows if _side(r[kind]) < 0]
+        over = [r for r in rows if _side(r[kind]) > 0]
+        summary[kind] = {"sessions_undercounted": len(under), "undercount": _share(under, kind, -1),
+                         "sessions_overcounted": len(over), "overcount": _share(over, kind, 1)}
     return {"sessions": rows, "covered": len(rows), "summary": summary}
 
 
+def _label(kind: str) -> str:
+    return kind.replace("_usd", "").replace("_", " ")
+
+
+def _pct(share: float) -> str:
+    """38%, or 1.1% below 10% (a whole-number 1% would read as agreement)."""
+    return f"{share * 100:.0f}%" if share >= 0.095 else f"{share * 100:.1f}%"
+
+
+def _phrases(kind: str, v: dict[str, Any]) -> list[str]:
+    """What the transcript does against telemetry for one kind, each direction apart."""
+    out = []
+    if v["sessions_undercounted"]:
+        out.append(f"undercounts {_label(kind)} by {_pct(v['undercount'])} in {v['sessions_undercounted']} "
+                   "session(s)")
+    if n := v.get("sessions_overcounted"):
+        more = ("where telemetry has none" if v["overcount"] is None
+                else f"{_pct(v['overcount'])} more than telemetry")
+        out.append(f"counts {_label(kind)} {more} in {n} session(s)")
+    return out
+
+
 def finding(section: dict[str, Any]) -> str | None:
-    """One sentence for the X-ray's findings, or None without telemetry."""
+    """One sentence for the X-ray's findings, or None without telemetry: agreement is claimed only
+    when no session is off by more than TOLERANCE in either direction."""
     if not section["covered"]:
         return None
-    parts = [f"{kind.replace('_usd', '').replace('_', ' ')} by {v['undercount'] * 100:.0f}% in "
-             f"{v['sessions_undercounted']} session(s)" for kind, v in section["summary"].items()
-             if v["sessions_undercounted"]]
+    parts = [p for kind, v in section["summary"].items() for p in _phrases(kind, v)]
     n = section["covered"]
     if not parts:
         return (f"OpenTelemetry covers {n} session(s); the transcripts agree with it within "
                 f"{TOLERANCE * 100:.0f}%.")
-    return f"OpenTelemetry covers {n} session(s); against it the transcript undercounts " + "; ".join(parts) + "."
+    return f"OpenTelemetry covers {n} session(s); against it the transcript " + "; ".join(parts) + "."
