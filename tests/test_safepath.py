@@ -56,6 +56,21 @@ def test_memory_md_writes_only_instruction_files_unless_forced(repo, run_cli):
     assert "cairn:memory" in (repo / "docs/memory.md").read_text()
 
 
+def test_memory_md_force_never_lifts_the_project_boundary(tmp_path, repo, run_cli):
+    """--force allows another file name inside the project; a path outside it (typed, climbing out,
+    or a symlink inside the project pointing out) stays refused, and the message says --force does not help."""
+    victim = tmp_path / "outside" / "notes.md"
+    victim.parent.mkdir()
+    victim.write_text("mine\n")
+    (repo / "LINK.md").symlink_to(victim)
+    for typed in (str(victim), "../outside/notes.md", "LINK.md"):
+        proc = run_cli("memory-md", "--file", typed, "--force", cwd=repo)
+        _refused(proc, typed)
+        assert "outside the project" in proc.stderr and "--force" in proc.stderr and "never" in proc.stderr
+    assert victim.read_text() == "mine\n"
+    _refused(run_cli("memory-md", "--file", ".git/config", "--force", cwd=repo), ".git/config")
+
+
 def test_mcp_handoff_and_read_refuse_paths_out_and_git_internals(repo, tmp_path):
     from cairn.agents.mcp.guard import Scope
     from cairn.agents.mcp.tools import CairnTools

@@ -144,3 +144,24 @@ def test_module_page_keeps_imports_and_shared_names_apart(tmp_path, run_cli):
     assert "Imports: `alpha`" in gamma
     alpha = run_cli("map", "alpha", "--root", str(root)).stdout
     assert "Imported by: `gamma`" in alpha and "Names used by (no import): `beta`" in alpha
+
+
+def test_the_index_line_and_the_map_count_the_same_symbols_and_text_files(tmp_path, run_cli):
+    """`cairn index` counted markdown headings as symbols, the map did not (cairn's own repository:
+    5,109 against 4,895); and its language list kept the count of the 'text' group read last (files
+    of no language and .txt files are both "text"): 2 where there were 89."""
+    import re
+
+    root = make_git_repo(tmp_path / "shop", {
+        "shop/cart.py": "def add(cart, item):\n    return cart\n\n\nclass Cart:\n    def total(self):\n        return 0\n",
+        "README.md": "# Shop\n\n## Install\n\ntext\n\n## Use\n\nmore\n",
+        "notes.txt": "a note\n", "LICENSE": "MIT\n", "data.csv": "a,b\n1,2\n"})
+    r = run_cli("index", "--root", str(root), "--json")
+    assert r.returncode == 0, r.stderr
+    stats = json.loads(r.stdout)
+    line = run_cli("index", "--root", str(root)).stdout
+    overview = run_cli("map", "--root", str(root)).stdout
+    mapped = int(re.search(r"(\d+) symbols\.", overview).group(1))
+    assert stats["symbols"] == mapped == int(re.search(r"(\d+) symbols", line).group(1))
+    assert stats["headings"] == 3 and "(and 3 markdown headings)" in line
+    assert stats["languages"]["text"] == 3 and "text 3" in line  # notes.txt, LICENSE, data.csv

@@ -206,6 +206,33 @@ def test_superseded_by_a_bracketed_number_or_a_link_that_misses_is_linked(tmp_pa
     assert got["arch/adr-015-older.md"].superseded_by == new.id
 
 
+@pytest.mark.parametrize("status", [
+    "Superseded: 2020-01-01 by [ADR 14]", "Superseded by ADR 14 on 2020-01-01", "Superseded on 2020-01-01 by ADR-14",
+    "Superseded (2020/01/01) by [ADR 14](adr-014-new.md)", "Superseded: March 3, 2021, by #14",
+    "Superseded on 3 Mar. 2021 by ADR 14", "Replaced by [ADR 14](adr-014-new.md)", "Deprecated, replaced by ADR 14",
+    "Replaced: 01.02.2020 by ADR 14"])
+def test_dated_and_replaced_by_supersession_is_linked(tmp_path, status) -> None:
+    base = "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nThe cache was replaced by 3 workers.\n\n## Decision\n\nd\n"
+    got = _records(tmp_path, {"arch/adr-013-old.md": base.format(n=13, t="Old", s=status),
+                              "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
+                              "arch/adr-003-three.md": base.format(n=3, t="Three", s="Accepted")})
+    old, new = got["arch/adr-013-old.md"], got["arch/adr-014-new.md"]
+    assert old.status == "superseded" and old.superseded_by == new.id and new.supersedes == old.id
+    # "replaced by 3 workers" in the prose names no record: only the status says what replaced it
+    assert not got["arch/adr-014-new.md"].links and not got["arch/adr-003-three.md"].superseded_by
+    assert not any(lk.target == got["arch/adr-003-three.md"].id for lk in old.links)
+
+
+def test_a_record_superseded_in_part_on_a_date_stays_live_and_links(tmp_path) -> None:
+    base = "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nc\n\n## Decision\n\nd\n"
+    got = _records(tmp_path, {"arch/adr-013-old.md": base.format(n=13, t="Old", s="Superseded in part on 2020-01-01 "
+                                                                                 "by ADR 14"),
+                              "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted")})
+    old = got["arch/adr-013-old.md"]
+    assert old.status == "accepted" and old.superseded_by is None
+    assert [(lk.rel, lk.target) for lk in old.links] == [("partly-superseded-by", got["arch/adr-014-new.md"].id)]
+
+
 def test_an_adr_without_a_status_heading_is_still_a_record(tmp_path) -> None:
     got = _records(tmp_path, {"docs/references/architecture/tendermint-core/adr-008-priv-validator.md":
                               "# ADR 008: SocketPV\n\nNodes should support only two PrivValidator implementations.\n",

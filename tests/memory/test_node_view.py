@@ -67,3 +67,27 @@ def test_an_unknown_node_names_where_ids_are_listed(shop) -> None:
         node_view(shop, load_knowledge(shop), "nope")
     with pytest.raises(CairnError, match=r"no knowledge node 'nope' \(search_knowledge lists ids\)"):
         _mcp_read(shop.root, "nope")
+
+
+def test_inline_links_and_backlinks_are_listed_in_text_and_json(shop, run_cli) -> None:
+    """A `[[link]]` written in a note's text is a link of that note and a backlink of its target
+    (the graph counts it: memory/graph.degree), in `cairn read` and in `--json`."""
+    r = run_cli("remember", "Refund flow", "-t", "concept", "-b",
+                "Refunds go through [[Checkout retry]] first; see [[Use SQLite|the store]] and [[Not yet written]].",
+                cwd=shop.root)
+    assert r.returncode == 0, r.stderr
+    text = run_cli("read", "Refund flow", cwd=shop.root).stdout.splitlines()
+    assert any(ln.startswith("- mentions: Checkout retry (checkout-retry-") for ln in text), text
+    assert any(ln.startswith("- mentions: Use SQLite (use-sqlite-") for ln in text), text
+    assert "- mentions: Not yet written (pending: no such node yet)" in text
+    back = run_cli("read", "Checkout retry", cwd=shop.root).stdout
+    assert "- mentions (from): Refund flow (refund-flow-" in back
+    assert "- caused-by (from): Coupon applied twice (coupon-applied-twice-" in back  # typed ones stay
+    data = json.loads(run_cli("read", "Checkout retry", "--json", cwd=shop.root).stdout)
+    assert {(x["rel"], x["title"], x["inline"]) for x in data["linked_from"]} == {
+        ("caused-by", "Coupon applied twice", False), ("mentions", "Refund flow", True)}
+    out = json.loads(run_cli("read", "Refund flow", "--json", cwd=shop.root).stdout)["links"]
+    assert [(x["rel"], x["title"], x["pending"], x["inline"]) for x in out] == [
+        ("mentions", "Checkout retry", False, True), ("mentions", "Use SQLite", False, True),
+        ("mentions", None, True, True)]
+    assert _mcp_read(shop.root, "Refund flow") == run_cli("read", "Refund flow", cwd=shop.root).stdout

@@ -119,3 +119,18 @@ def test_a_big_repository_opens_at_module_level(tmp_path, run_cli, monkeypatch):
     assert body["ready"] == "1" and body["mode"] == "modules"
     assert int(body["rendered-nodes"]) == int(body["modules"]) < int(body["files"])
     assert [ln for ln in res.stderr.splitlines() if ":CONSOLE" in ln] == []
+
+
+def test_data_that_reads_like_a_template_marker_is_never_filled_in(tmp_path, run_cli):
+    """A file named `{{CYTOSCAPE}}.py` (or any marker) stays a path: the template is filled in one pass."""
+    markers = ("{{CYTOSCAPE}}", "{{DATA}}", "{{TITLE}}")
+    root = make_git_repo(tmp_path / "{{DATA}}", {**FILES, **{f"app/{m}.py": f"def f{i}():\n    return {i}\n"
+                                                              for i, m in enumerate(markers)}})
+    page = tmp_path / "graph.html"
+    r = run_cli("graph", "--html", str(page), "--root", str(root), "--json")
+    assert r.returncode == 0, r.stderr
+    html = page.read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', html, re.S).group(1))
+    assert {f"app/{m}.py" for m in markers} <= {f["p"] for f in data["files"]}
+    assert data["project"] == "{{DATA}}" and html.count("<h1>{{DATA}}</h1>") == 1
+    assert html.count("</script>") == 3  # the library is inlined once, never into the data

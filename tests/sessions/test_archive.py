@@ -403,3 +403,30 @@ def test_a_batch_of_turns_is_stored_in_few_statements(tmp_path: Path):
     assert _count(con, "SELECT COUNT(*) FROM turns_fts WHERE turns_fts MATCH 'zanzibarquill'") == 0
     assert _rows(con, "SELECT text FROM turns WHERE uuid = 'm10'") == [("question 10 about walrusflange",)]
     assert leaves_written(con, "turns_fts") < 20
+
+
+def test_unreadable_transcripts_are_one_stderr_line_and_the_reasons_a_log(transcripts: Path, run_cli, cairn_home,
+                                                                          monkeypatch):
+    """`sessions ingest` said "  unreadable: PATH: REASON" per file in the middle of its output; now
+    stdout is the summary alone, stderr one line, and the reasons are in logs/ingest.log."""
+    from cairn.sessions import archive
+
+    files = sorted(transcripts.rglob("*.jsonl"))[:3]
+    real = archive.reader_for
+
+    def failing(path):
+        if Path(path) in files[:2]:
+            raise RuntimeError("a shape nobody foresaw")
+        return real(path)
+
+    monkeypatch.setattr(archive, "reader_for", failing)
+    r = run_cli("sessions", "ingest", str(transcripts), "--no-backup")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("archived: ") and r.stdout.count("\n") == 1 and "2 unreadable" in r.stdout
+    log = cairn_home / "logs" / "ingest.log"
+    assert r.stderr.splitlines() == [f"cairn: 2 transcripts could not be read: the reasons are in {log}"]
+    text = log.read_text()
+    assert all(f"unreadable: {f}: RuntimeError: a shape nobody foresaw" in text for f in files[:2])
+    assert str(files[2]) not in text
+    listed = run_cli("sessions", "list", "--all-projects")
+    assert listed.returncode == 0 and listed.stderr == "" and "unreadable" not in listed.stdout

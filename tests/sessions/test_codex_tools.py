@@ -20,6 +20,7 @@ import pytest
 
 from cairn.sessions.codex_tools import call_name, output_chars, tool_outputs
 from cairn.sessions.usage import Dataset, load_transcripts, parse_timestamp
+from cairn.util.jsonl import parse_line
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 CODEX = sorted((ROOT / "codex" / "sessions").rglob("*.jsonl"))
@@ -40,9 +41,11 @@ def reference(data: bytes, sid: str, seen: set, usage_lines: set[int] = frozense
             continue
         try:
             rec = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            bad += is_out and start not in usage_lines
-            continue
+        except orjson.JSONDecodeError:  # a lone surrogate or a bad byte becomes U+FFFD (util/jsonl.py)
+            rec = parse_line(raw)
+            if rec is None:
+                bad += is_out and start not in usage_lines
+                continue
         payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "response_item" else None
         if not isinstance(payload, dict):
             continue

@@ -94,3 +94,25 @@ def test_content_as_parts_with_thoughts_and_function_calls(tmp_path):
     assert [(x.role, x.text) for x in turns][:2] == [("assistant", "Flask is not installed in the venv."),
                                                     ("tool", "read_file requirements.txt")]
     assert extract(json.loads(results), 0, lambda _: None) == []
+
+
+DOCUMENT = FIXTURE / "session-2026-03-02T09-14-5f0c6a8e.json"  # a chat kept as one JSON document
+
+
+def test_a_chat_kept_as_one_json_document_is_read_and_read_again_when_rewritten(tmp_path):
+    """`search --transcript chat.json`: the document's messages, as its JSON-lines form would give;
+    the CLI rewrites the whole file as the chat grows, and the cached context follows."""
+    t = tmp_path / "session-2026-03-02T09-14-5f0c6a8e.json"
+    shutil.copy(DOCUMENT, t)
+    cache = tmp_path / "ctx-cache.json"
+    ctx = read_session(t, cache)
+    assert ctx.prompts == ["Why does the retry loop in src/fetch.ts never back off? Fix it.",
+                           "Use exponential backoff with jitter, and run the tests."]
+    assert {p: f.how for p, f in ctx.files.items()} == {"/home/USER/src/demo-app/src/fetch.ts": "edited"}
+    doc = json.loads(t.read_text(encoding="utf-8"))
+    doc["messages"].append({"id": "u9", "timestamp": "2026-03-02T09:25:00.000Z", "type": "user",
+                            "content": [{"text": "now the upload \ud83d"}]})  # a cut emoji: a lone surrogate
+    t.write_text(json.dumps(doc, indent=2), encoding="utf-8")  # rewritten whole, "\ud83d" escaped
+    again = read_session(t, cache)
+    assert again.prompts[-1] == "now the upload \ufffd" and again.steps == 3
+    assert set(again.files) == set(ctx.files)

@@ -405,3 +405,32 @@ def test_codex_tool_output_shapes_names_and_copies(tmp_path: Path, monkeypatch):
     runs = pool._runs(sorted([rollout, copy], key=str), [1, 1], 2)
     assert len(runs) == 2  # each file in its own process
     assert _tool_rows(_xray([rollout, copy])) == want
+
+
+def test_a_cut_emoji_costs_one_character_never_the_chat(gemini: Path, tmp_path: Path):
+    """A lone surrogate (JavaScript writes `"\\ud83d"` when it cuts an emoji in half) in a Gemini
+    chat kept as one JSON document, and inside the JSON arguments of a Codex tool call: U+FFFD, the
+    rest archived (SQLite cannot store a lone surrogate: the whole file was dropped as unreadable)."""
+    chat = next((gemini / "demo-app").rglob("*.json"))
+    doc = json.loads(chat.read_text())
+    doc["messages"].append({"id": "cut-1", "timestamp": "2026-03-02T09:25:00.000Z", "type": "user",
+                            "content": [{"text": "the cut \ud83d emoji, zebracanary"}]})
+    chat.write_text(json.dumps(doc, indent=2))
+    sid = "019c8a4c-ed82-79a1-aa28-7738fc5ab61b"
+    rollout = tmp_path / "codex-home" / "sessions" / "2026" / "02" / "23" / f"rollout-2026-02-23T12-40-23-{sid}.jsonl"
+    rollout.parent.mkdir(parents=True)
+    lines = [{"timestamp": "2026-02-23T11:40:29.275Z", "type": "session_meta", "payload": {"id": sid, "cwd": "/tmp/x"}},
+             {"timestamp": "2026-02-23T11:40:42.096Z", "type": "response_item", "payload": {
+                 "type": "function_call", "name": "exec_command", "call_id": "c1",
+                 "arguments": json.dumps({"cmd": "echo \ud83d quokkafig"})}},  # "\\ud83d" inside a string
+             {"timestamp": "2026-02-23T11:40:42.316Z", "type": "response_item", "payload": {
+                 "type": "function_call_output", "call_id": "c1",
+                 "output": json.dumps({"output": "\udc00 done", "metadata": {"exit_code": 0}})}}]
+    rollout.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    stats = ingest_paths([chat, rollout], auto_backup=False)
+    assert not stats.errors and not stats.bad_lines and len(stats.sessions) == 2
+    con = open_archive()
+    hits = [t["text"] for t in session_detail(con, "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10")[1]]
+    assert "the cut \ufffd emoji, zebracanary" in hits
+    assert [t["text"] for t in session_detail(con, sid)[1]] == ["exec_command echo \ufffd quokkafig", "\ufffd done"]
+    con.close()

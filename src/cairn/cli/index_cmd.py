@@ -84,7 +84,8 @@ def run_index(project: Project, *, quiet: bool, full: bool = False, workers: int
 def summary_line(stats: IndexStats) -> str:
     langs = ", ".join(f"{k} {v}" for k, v in list(stats.languages.items())[:5])
     skipped = sum(stats.skipped.values())
-    line = (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols, {stats.edges} edges; "
+    headings = f" (and {stats.headings} markdown headings)" if stats.headings else ""  # the map's count is symbols'
+    line = (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols{headings}, {stats.edges} edges; "
             f"{stats.changed} changed, {stats.deleted} removed, {skipped} skipped in {stats.seconds:.2f}s")
     if stats.parse_errors:
         by_lang = ", ".join(f"{k} {v}" for k, v in list(stats.parse_failures.items())[:5])

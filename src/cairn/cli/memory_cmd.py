@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--file", metavar="PATH", help="target file inside the project: an agent instruction file "
                    "(CLAUDE.md, AGENTS.md, MEMORY.md, GEMINI.md, ...; default: CLAUDE.md, or MEMORY.md if only "
                    "that exists)")
-    p.add_argument("--force", action="store_true", help="write exactly the --file given, whatever its name or place")
+    p.add_argument("--force", action="store_true", help="write the --file given whatever its name; it must still be inside the project")
     p.add_argument("--bytes", type=int, default=6000, metavar="N", help="byte budget of the block (default 6000)")
     p.add_argument("--lines", type=int, default=60, metavar="N", help="line budget of the block (default 60)")
     add_root(p)

@@ -188,9 +188,23 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"no transcripts (*.jsonl) found in {where}")
     else:
         print(f"archived: {stats.summary()}")
-        for err in stats.errors[:5]:
-            print(f"  unreadable: {err}", file=sys.stderr)
+        if stats.errors:
+            print(f"cairn: {_log_unreadable(stats.errors)}", file=sys.stderr)
     return 0
+
+
+def _log_unreadable(errors: list[str]) -> str:
+    """Each transcript that could not be read, into logs/ingest.log; the one line saying so (a list
+    of paths and reasons in the middle of the command's output was read as part of it)."""
+    import time
+
+    from cairn.logs import append
+
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    where = append("ingest.log", "".join(f"--- {stamp} unreadable: {e}\n" for e in errors))
+    n = len(errors)
+    return (f"{n} transcript{'s' if n != 1 else ''} could not be read"
+            + (f": the reasons are in {where}" if where else f" (first: {errors[0]})"))
 
 
 def cmd_search(args: argparse.Namespace) -> int:

@@ -56,7 +56,9 @@ def mark_damaged(path: Path, reason: str) -> None:
 
 def _delete(path: Path) -> None:
     for suffix in ("", "-wal", "-shm", "-journal", DAMAGED_SUFFIX):
-        Path(str(path) + suffix).unlink(missing_ok=True)
+        side = Path(str(path) + suffix)
+        if repair.move_aside(side, "the code index") is None:  # a directory is moved aside, never deleted
+            side.unlink(missing_ok=True)
 
 
 def _create(path: Path) -> None:
@@ -140,6 +142,8 @@ def open_index(project: Project, *, check: bool = False, locked: bool = False) -
 def _inspect(path: Path, check: bool) -> tuple[sqlite3.Connection | None, str | None]:
     """(an open connection, None) for a sound index of this format; otherwise (None, why it is
     damaged), or (None, None) for an index of another format. Contention raises: it is no damage."""
+    if _directory_in_place(path):
+        return None, DIRECTORY
     marker = _marker(path)
     if marker.exists():
         try:
@@ -177,6 +181,17 @@ def _inspect(path: Path, check: bool) -> tuple[sqlite3.Connection | None, str | 
         raise
     con.close()
     return None, None
+
+
+DIRECTORY = "a directory stands where its file belongs"
+
+
+def _directory_in_place(path: Path) -> bool:
+    """Whether the index file or one of SQLite's files beside it is a directory (four stat calls,
+    microseconds). SQLite says only "unable to open", which is no damage (a permission problem says
+    the same), or, for a `-shm` directory, opens the index read-only and fails at the first write.
+    Such an index is rebuilt, the directory moved aside (`_delete`)."""
+    return any(Path(str(path) + suffix).is_dir() for suffix in ("", "-wal", "-shm", "-journal"))
 
 
 def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:

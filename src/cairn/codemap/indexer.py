@@ -46,7 +46,8 @@ class IndexStats:
     deleted: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     languages: dict[str, int] = field(default_factory=dict)
-    symbols: int = 0
+    symbols: int = 0  # definitions, as the map counts them (codemap/maps.py): markdown headings apart
+    headings: int = 0  # markdown headings, stored as symbols of kind `heading` for `cairn explain`
     edges: int = 0
     graph_rebuilt: bool = False
     graph_updated: bool = False  # the few changed files' edges were updated in place (graph_update.py)
@@ -401,23 +402,25 @@ def _prune_text_log(con: sqlite3.Connection) -> None:
             set_meta(con, "text_log_floor", str(top - TEXT_LOG_KEEP))
 
 
-_TOTALS = ("files", "languages", "symbols", "edges", "parse_failures", "parse_errors")
+_TOTALS = ("files", "languages", "symbols", "headings", "edges", "parse_failures", "parse_errors")
 
 
 def _fill_totals(con: sqlite3.Connection, stats: IndexStats) -> None:
     """Counts of what the index holds: counted after a change, else read back from the last count."""
     saved = get_meta(con, "totals")
-    if saved and not (stats.walked or stats.changed or stats.deleted or stats.graph_rebuilt):
-        for k, v in json.loads(saved).items():
+    if saved and '"headings"' in saved and not (stats.walked or stats.changed or stats.deleted or stats.graph_rebuilt):
+        for k, v in json.loads(saved).items():  # (totals saved before headings were apart are counted again)
             setattr(stats, k, v)
     else:
         stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
-        stats.languages = {r[0] or "text": r[1] for r in con.execute(
-            "SELECT lang, COUNT(*) FROM files GROUP BY lang ORDER BY COUNT(*) DESC")}
-        stats.symbols = con.execute("SELECT COUNT(*) FROM symbols").fetchone()[0]
+        # files of no language count as text, in one group (two groups under one key: the last one won)
+        stats.languages = dict(con.execute(
+            "SELECT COALESCE(lang, 'text'), COUNT(*) FROM files GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
+        stats.symbols, stats.headings = con.execute(
+            "SELECT COUNT(*) - COALESCE(SUM(kind = 'heading'), 0), COALESCE(SUM(kind = 'heading'), 0) FROM symbols").fetchone()
         stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
-        stats.parse_failures = {r[0] or "text": r[1] for r in con.execute(
-            "SELECT lang, COUNT(*) FROM files WHERE parse_error IS NOT NULL GROUP BY lang ORDER BY COUNT(*) DESC")}
+        stats.parse_failures = dict(con.execute("SELECT COALESCE(lang, 'text'), COUNT(*) FROM files "
+                                                "WHERE parse_error IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
         stats.parse_errors = sum(stats.parse_failures.values())
         with transaction(con):
             set_meta(con, "totals", json.dumps({k: getattr(stats, k) for k in _TOTALS}))

@@ -18,7 +18,9 @@ monorepo; others keep them anywhere with the shape of a record. Detection, in or
 
 Each record becomes a read-only Node (origin "adr", type decision, bug for postmortems, note for
 plain docs/notes) with the status the record states (proposed, accepted, deprecated, rejected,
-superseded) and `superseded_by` / `supersedes` links to the other record it names.
+superseded) and `superseded_by` / `supersedes` links to the other record it names, dated or not
+("Superseded: 2020-01-01 by [ADR 14]", "Superseded by ADR 14 on 2020-01-01"); "Replaced by ADR 14" is
+read in the status only.
 """
 
 from __future__ import annotations
@@ -61,16 +63,26 @@ _MDLINK = r"\[([^\]]*)\]\(([^)\s]+)\)"
 # What a relation names: a markdown link (groups 1-2), a bracketed number "[ADR 14]" (group 3) or a
 # bare one "ADR-14", "#14" (group 4).
 _TARGET = r"\s*:?\s*(?:" + _MDLINK + r"|\[(?:adr|rfc)?[\s#-]*(\d+)[^\]]*\]|(?:adr|rfc)?[\s#-]*(\d+))"
+# A date between a relation's verb and its "by": "Superseded: 2020-01-01 by", "Amended (on 3 March 2021)
+# by", "Superseded on 2020/01/01, by" (ISO, slashed, day-first with dots, and month names both ways).
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DAY = (r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{4}|" + _MONTH + r"\s+\d{1,2},?\s+\d{4}"
+        r"|\d{1,2}\s+" + _MONTH + r"\s+\d{4})")
+_WHEN = r"(?:[\s:,(]*(?:on\s+)?" + _DAY + r"\)?,?)?"
 _REL_PATTERNS = [
-    ("partly-superseded-by", re.compile(r"superseded\s+(?:in\s+part|partly|partially)\s+by" + _TARGET, re.I)),
-    ("superseded-by", re.compile(r"superseded\s+by" + _TARGET, re.I)),
+    ("partly-superseded-by", re.compile(r"superseded\s+(?:in\s+part|partly|partially)" + _WHEN + r"\s+by" + _TARGET,
+                                        re.I)),
+    ("superseded-by", re.compile(r"superseded" + _WHEN + r"\s+by" + _TARGET, re.I)),
     ("partly-supersedes", re.compile(r"\b(?:in\s+part|partly|partially)\s+supersedes" + _TARGET, re.I)),
     ("supersedes", re.compile(r"(?<!part )(?<!partly )(?<!partially )\bsupersedes" + _TARGET, re.I)),
-    ("amended-by", re.compile(r"amended\s+by" + _TARGET, re.I)),
+    ("amended-by", re.compile(r"amended" + _WHEN + r"\s+by" + _TARGET, re.I)),
     ("amends", re.compile(r"\bamends" + _TARGET, re.I)),
-    ("clarified-by", re.compile(r"clarified\s+by\s*:?\s*(?:" + _MDLINK + r")", re.I)),
+    ("clarified-by", re.compile(r"clarified" + _WHEN + r"\s+by\s*:?\s*(?:" + _MDLINK + r")", re.I)),
     ("clarifies", re.compile(r"\bclarifies\s*:?\s*(?:" + _MDLINK + r")", re.I)),
 ]
+# Read in the record's status only ("Status: Replaced by ADR 14"): in prose, "replaced by 3 workers"
+# names no record.
+_STATUS_REL_PATTERNS = [("superseded-by", re.compile(r"\breplaced" + _WHEN + r"\s+by" + _TARGET, re.I))]
 _LINK_NUMBER = re.compile(r"(?:adr|rfc)?[\s#-]*(\d+)", re.I)
 DECISION_SECTIONS = {"status": "status", "context": "context", "context and problem statement": "context",
                      "problem": "context", "decision": "decision", "decision outcome": "decision",
@@ -81,8 +93,9 @@ RFC_SECTIONS = ("summary", "motivation", "detailed design", "design", "guide-lev
 POSTMORTEM_SECTIONS = ("impact", "root cause", "root causes", "timeline", "resolution", "action items",
                        "lessons learned", "trigger", "detection")
 STATUS_WORDS = [  # first match wins; "partly superseded" is still live
-    ("accepted", ("partly superseded", "partially superseded")),
-    ("superseded", ("superseded", "replaced by")),
+    ("accepted", ("partly superseded", "partially superseded", "superseded in part", "superseded partly",
+                  "superseded partially")),
+    ("superseded", ("superseded", "replaced")),
     ("deprecated", ("deprecated", "obsolete", "retired")),
     ("rejected", ("rejected", "declined", "withdrawn", "abandoned")),
     ("accepted", ("accepted", "approved", "adopted", "implemented", "agreed", "final", "done", "decided")),
@@ -277,12 +290,13 @@ def parse_record(rel: str, text: str, type_: str) -> tuple[Node, list[tuple[str,
                 created=date, updated=date, path=rel, origin="adr", read_only=True,
                 extra={"status_text": raw_status} if raw_status else {})
     relations: list[tuple[str, str, str | None]] = []
-    for rel_name, pattern in _REL_PATTERNS:
-        for m in pattern.finditer(body):
-            groups = m.groups() + (None, None)
-            text_number = _LINK_NUMBER.match(groups[0] or "")  # "[ADR 14](...)": the number, if the link fails
-            number = groups[2] or groups[3] or (text_number.group(1) if text_number else None)
-            relations.append((rel_name, groups[1] or "", number))
+    for patterns, text_ in ((_REL_PATTERNS, body), (_STATUS_REL_PATTERNS, raw_status)):
+        for rel_name, pattern in patterns:
+            for m in pattern.finditer(text_):
+                groups = m.groups() + (None, None)
+                text_number = _LINK_NUMBER.match(groups[0] or "")  # "[ADR 14](...)": the number, if the link fails
+                number = groups[2] or groups[3] or (text_number.group(1) if text_number else None)
+                relations.append((rel_name, groups[1] or "", number))
     return node, relations
 
 

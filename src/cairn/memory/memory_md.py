@@ -118,22 +118,26 @@ MEMORY_FILE_NAMES = AGENT_INSTRUCTION_FILES  # the only files memory-md writes w
 
 
 def target_file(root: Path, file: str | Path | None, *, force: bool = False) -> Path:
-    """Where memory-md may write: an agent instruction file inside the project (symlinks resolved),
-    or, with `force`, exactly the path the user typed."""
+    """Where memory-md may write: an agent instruction file inside the project (symlinks resolved).
+    `force` lifts only the file-name rule: the path must still be inside the project, because a
+    `--force` typed for an unusual name must not also let a typo (or a link) write anywhere."""
+    from cairn.errors import PathRefused
     from cairn.safepath import confine
 
     if not file:  # CLAUDE.md may be a link (to AGENTS.md, say): it must still land in the project
         return confine(default_file(root), [root], what="a memory-md target")
     raw = Path(str(file)).expanduser()
     path = raw if raw.is_absolute() else root / raw
-    if force:
-        return path
-    resolved = confine(path, [root], what="a memory-md target", allow_git=False)
-    if resolved.name.lower() not in MEMORY_FILE_NAMES and not resolved.name.lower().endswith(".mdc"):
-        from cairn.errors import PathRefused
-
+    try:
+        resolved = confine(path, [root], what="a memory-md target", allow_git=False)
+    except PathRefused as exc:
+        if not exc.rule.startswith("outside the project"):
+            raise
+        raise PathRefused(file, exc.rule + "; --force allows another file name inside the project, "
+                                           "never a path outside it") from None
+    if not force and resolved.name.lower() not in MEMORY_FILE_NAMES and not resolved.name.lower().endswith(".mdc"):
         raise PathRefused(file, "memory-md writes only agent instruction files (CLAUDE.md, AGENTS.md, "
-                                "MEMORY.md, GEMINI.md, ...); pass --force to write another file")
+                                "MEMORY.md, GEMINI.md, ...); pass --force to write another file in the project")
     return resolved
 
 

@@ -5,6 +5,8 @@ node reads the same wherever an agent or a person opens it: title, id, type, sta
 file; what superseded it (and the live version at the end of the chain) or what it supersedes;
 cited files, the ones changed since the note, symbols, tags, when it was updated; the body; its
 links (with their targets' titles and status, pending ones marked) and the nodes linking to it.
+A `[[link]]` written in a body is a link too (rel `mentions`, `"inline": true` in the JSON), both
+ways: the graph counts it (memory/graph.degree), so a reader must see it as well.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cairn.errors import CairnError
-from cairn.memory.graph import find, index_by_id, live_version, supersede_chain
+from cairn.memory.graph import find, index_by_id, live_version, supersede_chain, target_resolver
 from cairn.memory.knowledge import node_stale_files, node_summary
 from cairn.memory.node import Node
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from typing import Any
+
+
+INLINE_REL = "mentions"  # the relation of a `[[link]]` written in a node's text
 
 
 @dataclass
@@ -86,11 +91,25 @@ def node_view(project: Any, nodes: list[Node], ref: str, *, hint: str = "see `ca
         raise CairnError(f"no knowledge node {ref!r} ({hint})")
     by_id = index_by_id(nodes)
     live = live_version(nodes, node.id)
-    links = [{"rel": lk.rel, "target": lk.target, "pending": lk.pending,
-              "title": by_id[lk.target].title if lk.target in by_id else None,
-              "status": by_id[lk.target].status if lk.target in by_id else None} for lk in node.links]
-    linked_from = [{"rel": lk.rel, "source": n.id, "title": n.title} for n in nodes for lk in n.links
+    find_one = target_resolver(nodes)
+
+    def link(rel: str, target: Node | None, name: str, pending: bool, inline: bool) -> dict[str, Any]:
+        return {"rel": rel, "target": target.id if target is not None else name, "pending": pending,
+                "title": target.title if target is not None else None,
+                "status": target.status if target is not None else None, "inline": inline}
+
+    links = [link(lk.rel, by_id.get(lk.target), lk.target, lk.pending, False) for lk in node.links]
+    for name in node.inline_links:
+        hit = find_one(name)
+        if hit is None or (hit.id != node.id and all(x["target"] != hit.id for x in links)):
+            links.append(link(INLINE_REL, hit, name, hit is None, True))
+    linked_from = [{"rel": lk.rel, "source": n.id, "title": n.title, "inline": False} for n in nodes for lk in n.links
                    if lk.target == node.id and n.id != node.id]
+    typed_from = {x["source"] for x in linked_from}
+    for n in nodes:
+        if n.id != node.id and n.id not in typed_from and "[[" in n.body and any(
+                (hit := find_one(name)) is not None and hit.id == node.id for name in n.inline_links):
+            linked_from.append({"rel": INLINE_REL, "source": n.id, "title": n.title, "inline": True})
     named = {i for i in (node.superseded_by, node.supersedes, live.id if live else None) if i}
     return NodeView(node, node_stale_files(project, [node]).get(node.id, []), links, linked_from,
                     supersede_chain(nodes, node.id), live if live is not None and live.id != node.id else None,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.memory.node import Cite, Link, Node
-from cairn.store.repair import is_damage
+from cairn.store.repair import is_damage, move_aside_directories
 
 INDEX_NAME = "vault-index.db"
 _FORMAT = 1
@@ -108,6 +108,9 @@ class VaultIndex:
         """Open the index file; a damaged one (or any when `fresh`) is dropped and rebuilt."""
         if self.path is None:
             return
+        # a directory in the index file's place: SQLite says only "unable to open" (no damage; a `-shm`
+        # one opens it read-only) and every load would parse every note: moved aside, never deleted
+        move_aside_directories(self.path, "the vault index")
         for attempt in range(2):
             try:
                 if fresh:

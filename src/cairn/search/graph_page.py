@@ -13,6 +13,7 @@ which the browser test compares with the index.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -30,6 +31,7 @@ COCHANGE_MIN = 3  # commits two files must share to get a changes-with edge
 COCHANGE_MAX = 3000  # changes-with edges kept, most shared commits first
 VENDOR = Path(__file__).resolve().parent / "vendor"
 TEMPLATE = Path(__file__).resolve().parent / "graph_page.html"
+MARKER = re.compile(r"\{\{(TITLE|DATA|CYTOSCAPE)\}\}")  # the template's slots, filled in one pass
 
 
 def cochange_edges(con: sqlite3.Connection, ids: dict[str, int]) -> list[tuple[int, int, int]]:
@@ -104,8 +106,10 @@ def render_page(data: dict[str, Any]) -> str:
     library = (VENDOR / "cytoscape.min.js").read_text(encoding="utf-8")
     page = TEMPLATE.read_text(encoding="utf-8")
     title = data["project"].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return (page.replace("{{TITLE}}", title).replace("{{DATA}}", payload)
-            .replace("{{CYTOSCAPE}}", library.replace("</script", "<\\/script")))
+    values = {"TITLE": title, "DATA": payload, "CYTOSCAPE": library.replace("</script", "<\\/script")}
+    # one pass over the template: a value that reads like a marker (a file named `{{CYTOSCAPE}}.py`)
+    # is never filled in again, as chained str.replace calls would do
+    return MARKER.sub(lambda m: values[m.group(1)], page)
 
 
 def write_page(project: Project, out: Path, *, refresh: bool = True) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from cairn.errors import CairnError
 from cairn.home import cairn_home, ensure_private_dir
 from cairn.store.db import connect
+from cairn.store.repair import move_aside_directories, note
 
 # Tables a restored backup must have before it may replace the live archive.
 EXPECTED_TABLES = ("files", "sessions", "turns", "turns_fts", "session_tags", "session_terms")
@@ -165,6 +166,11 @@ def open_archive(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating) the archive: private file in a private folder, freed pages zeroed."""
     path = Path(path) if path else archive_path()
     ensure_private_dir(path.parent)
+    # a directory where the archive (or SQLite's file beside it) belongs: SQLite says only "unable to
+    # open" (a `-shm` one: opens it read-only) on every command; moved aside, never deleted
+    moved = move_aside_directories(path, "the session archive")
+    if moved and not path.exists():
+        note("a new session archive was started; `cairn restore BACKUP --yes` brings back a backup")
     try:
         con = connect(path, MIGRATIONS, private=True)
     except CairnError as exc:

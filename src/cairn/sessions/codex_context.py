@@ -18,12 +18,12 @@ Stdlib only (the prompt hook's path).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 from cairn.sessions.codex_meta import typed_prompt
 from cairn.sessions.context import PROMPT_CHARS, SHELL_WORD, SessionContext, prompt_text
+from cairn.util.jsonl import loads
 
 SHELL_TOOLS = frozenset({"shell", "exec_command", "local_shell", "container.exec", "shell_command"})
 READ_TOOLS = frozenset({"read_file", "view_file"})
@@ -111,7 +111,7 @@ def _arguments(raw: object) -> dict:
         return raw
     if isinstance(raw, str):
         try:
-            data = json.loads(raw)
+            data = loads(raw)  # JSON in a string: a cut emoji in it becomes U+FFFD
         except (ValueError, RecursionError):
             return {}
         return data if isinstance(data, dict) else {}

@@ -21,6 +21,7 @@ from datetime import datetime
 import orjson
 
 from cairn.sessions.usage import Dataset, ToolResult, parse_timestamp
+from cairn.util.jsonl import parse_line
 
 _HIT = b"_call"
 _OUTPUT = b'_call_output"'  # function_call_output, custom_tool_call_output
@@ -89,6 +90,8 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
         try:
             rec = loads(data[start:end])
         except (ValueError, UnicodeDecodeError, RecursionError):
+            rec = parse_line(data[start:end])  # a cut emoji (lone surrogate): U+FFFD, the line still counts
+        if rec is None:
             if is_out is None:
                 is_out = find(_OUTPUT, at, end) != -1
             if is_out and (usage_lines is None or start not in usage_lines):

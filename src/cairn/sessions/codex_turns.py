@@ -31,6 +31,7 @@ from cairn.sessions.turns import (
     cut_between_words,
     redacted_head,
 )
+from cairn.util.jsonl import loads
 
 # The argument that says what a Codex tool call did.
 MAIN_ARG = {"shell": "command", "exec_command": "cmd", "local_shell": "command", "read_file": "path",
@@ -62,7 +63,7 @@ def main_argument(name: str, raw: object) -> str:
     params: object = raw
     if isinstance(raw, str):
         try:
-            params = json.loads(raw)
+            params = loads(raw)  # the arguments, JSON in a string: a cut emoji in them becomes U+FFFD
         except ValueError:
             return raw
     if not isinstance(params, dict):
@@ -84,7 +85,7 @@ def _output(raw: object) -> tuple[str, bool]:
         data = raw
         if raw.startswith("{"):
             try:
-                data = json.loads(raw)
+                data = loads(raw)
             except ValueError:
                 data = raw
     elif isinstance(raw, list):

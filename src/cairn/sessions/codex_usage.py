@@ -36,6 +36,7 @@ from cairn.sessions.codex_meta import id_from_name, record_meta
 from cairn.sessions.codex_tools import tool_outputs
 from cairn.sessions.transcript import marked_spans
 from cairn.sessions.usage import Dataset, Turn, parse_timestamp
+from cairn.util.jsonl import parse_line
 
 _TOKEN_COUNT = b'"token_count"'
 _TURN_CONTEXT = b'"turn_context"'
@@ -112,8 +113,10 @@ def _parse(raw: bytes, ds: Dataset) -> dict | None:
     try:
         rec = orjson.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        ds.bad_lines += 1
-        return None
+        rec = parse_line(raw)  # a cut emoji (lone surrogate) or a bad byte: U+FFFD, the line still counts
+        if rec is None:
+            ds.bad_lines += 1
+        return rec
     return rec if isinstance(rec, dict) else None
 
 
@@ -256,8 +259,9 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
             try:
                 rec = loads(raw)
             except (ValueError, UnicodeDecodeError, RecursionError):
-                ds.bad_lines += 1
-                continue
+                rec = _parse(raw, ds)
+                if rec is None:
+                    continue
             if type(rec) is not dict and not isinstance(rec, dict):
                 continue
         kind = rec.get("type")

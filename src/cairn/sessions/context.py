@@ -2,16 +2,17 @@
 
 One reader for every front end (the UserPromptSubmit hook, `cairn search --transcript`, the MCP
 `context` tool), so they can never disagree about what a session has seen (a Codex CLI rollout and
-a Gemini CLI chat in JSON lines are read too: codex_context.py, gemini_context.py). From a Claude
-Code JSONL transcript it keeps, per file, how it was touched (edited or created > read > only named in
-a Grep/Glob/Bash call), when (the prompt it followed, a global order, the record's time) and how
-often; and the last few prompts the person typed. Paths stay as the agent wrote them (absolute,
-usually); the search side maps them onto the index.
+a Gemini CLI chat, in JSON lines or as one JSON document, are read too: codex_context.py,
+gemini_context.py). From a Claude Code JSONL transcript it keeps, per file, how it was touched
+(edited or created > read > only named in a Grep/Glob/Bash call), when (the prompt it followed, a
+global order, the record's time) and how often; and the last few prompts the person typed. Paths
+stay as the agent wrote them (absolute, usually); the search side maps them onto the index.
 
 Bounded on the hook path: a cache file remembers the byte offset reached and the context built so
 far, so each prompt reads only what was appended since; a file that shrank or was replaced is read
 again from the start, and a backlog over MAX_CATCHUP bytes is skipped to its tail. Lines still
-being written are left for the next read. Stdlib only.
+being written are left for the next read. A cut emoji (a lone surrogate) becomes U+FFFD
+(util/jsonl.py): it could neither be looked up in the index nor printed. Stdlib only.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from pathlib import Path
 
 from cairn.sessions.markers import strip_injected
+from cairn.util.jsonl import parse_line
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "NotebookRead"})
@@ -31,6 +33,7 @@ MAX_PROMPTS = 8  # earlier prompts kept (newest last)
 PROMPT_CHARS = 4000  # of each
 MAX_FILES = 400  # files kept, the most recently touched
 MAX_CATCHUP = 8 * 1024 * 1024  # bytes read in one go; an older backlog is skipped to its tail
+MAX_DOCUMENT = 4 * MAX_CATCHUP  # a whole-document chat larger than this is not read (no tail to skip to)
 CACHE_VERSION = 1
 _SKIP_LINES = (b'"type":"progress"', b'"type":"file-history-snapshot"', b'"type":"queue-operation"')
 _WRAPPERS = re.compile(
@@ -235,11 +238,8 @@ def _fold_lines(ctx: SessionContext, data: bytes) -> None:
     for raw in data.split(b"\n"):
         if not raw.strip() or any(m in raw for m in _SKIP_LINES) or not _wanted(raw):
             continue
-        try:
-            rec = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            continue
-        if not isinstance(rec, dict):
+        rec = parse_line(raw)  # a cut emoji (lone surrogate) becomes U+FFFD: it could not be looked up or printed
+        if rec is None:
             continue
         if "payload" in rec:
             from cairn.sessions.codex_context import apply_codex_record, is_codex
@@ -254,6 +254,20 @@ def _fold_lines(ctx: SessionContext, data: bytes) -> None:
                 apply_gemini_record(ctx, rec, iso_epoch(rec.get("timestamp")))
                 continue
         apply_record(ctx, rec)
+
+
+def _fold_document(ctx: SessionContext, data: bytes) -> None:
+    """A Gemini CLI chat kept as one JSON document (`{"sessionId": ..., "messages": [...]}`):
+    each message folded in order, as its JSON-lines form would be."""
+    doc = parse_line(data)
+    messages = doc.get("messages") if doc is not None else None
+    if not isinstance(messages, list):
+        return
+    from cairn.sessions.gemini_context import apply_gemini_record, is_gemini
+
+    for rec in messages:
+        if isinstance(rec, dict) and is_gemini(rec):
+            apply_gemini_record(ctx, rec, iso_epoch(rec.get("timestamp")))
 
 
 def _read_from(path: Path, offset: int, max_bytes: int) -> tuple[bytes, int]:
@@ -277,36 +291,51 @@ def read_session(transcript: str | os.PathLike, cache: Path | None = None,
     """The session context of a transcript, read incrementally when `cache` is given.
 
     Never raises for a bad transcript: a missing, unreadable or non-JSONL file gives an empty
-    (or the cached) context. The cache is a small JSON file owned by the caller.
+    (or the cached) context. The cache is a small JSON file owned by the caller. A `.json` file is
+    a Gemini CLI chat kept as one document, rewritten whole as it grows: read whole (up to
+    MAX_DOCUMENT bytes) whenever it changed.
     """
     path = Path(transcript)
     try:
         st = path.stat()
     except (OSError, ValueError):
         return SessionContext()
+    document = path.suffix == ".json"
+    # what names this version of the file: its inode (JSON lines only grow), or for a document
+    # rewritten in place also its size and time, so any rewrite reads it again from the start
+    ident: int | str = f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}" if document else st.st_ino
     ctx, offset = SessionContext(), 0
     if cache is not None:
-        ctx, offset = _cached(cache, st)
+        ctx, offset = _cached(cache, ident, st.st_size)
     if offset < st.st_size:
+        if document and st.st_size > MAX_DOCUMENT:
+            return ctx
         try:
-            chunk, offset = _read_from(path, offset, max_bytes)
+            if document:
+                with open(path, "rb") as fh:
+                    chunk, offset = fh.read(), st.st_size
+            else:
+                chunk, offset = _read_from(path, offset, max_bytes)
         except OSError:
             return ctx
         _KEPT.pop(str(cache), None)  # the context grows here: kept again once it is saved
         steps, order = ctx.steps, ctx.order
-        _fold_lines(ctx, chunk)
+        if document:
+            _fold_document(ctx, chunk)
+        else:
+            _fold_lines(ctx, chunk)
         if cache is not None:
             _redact_new(ctx, ctx.steps - steps, order)
-            if _save_cache(cache, {"v": CACHE_VERSION, "ino": st.st_ino, "offset": offset, "ctx": ctx.as_json()}):
-                _keep(cache, st.st_ino, offset, ctx)
+            if _save_cache(cache, {"v": CACHE_VERSION, "ino": ident, "offset": offset, "ctx": ctx.as_json()}):
+                _keep(cache, ident, offset, ctx)
     return ctx
 
 
 # A warm process (agents/hooks/warm.py) keeps the context it last read or saved per cache file, so a
 # prompt does not parse the cache's JSON again while the file is the one it wrote: cache path ->
-# (the cache file's identity, size and time, the transcript's inode, the offset, the context). The
-# context is shared with the caller, who only reads it.
-_KEPT: dict[str, tuple[tuple, int, int, SessionContext]] = {}
+# (the cache file's identity, size and time, the transcript's identity (read_session), the offset,
+# the context). The context is shared with the caller, who only reads it.
+_KEPT: dict[str, tuple[tuple, int | str, int, SessionContext]] = {}
 MAX_KEPT = 16
 
 
@@ -318,28 +347,28 @@ def _signature(cache: Path) -> tuple | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _cached(cache: Path, st: os.stat_result) -> tuple[SessionContext, int]:
-    """The cached context of the transcript whose stat is `st` and the offset it reached, or an empty
-    context and 0 (no cache, another transcript, a transcript that shrank)."""
+def _cached(cache: Path, ident: int | str, size: int) -> tuple[SessionContext, int]:
+    """The cached context of the transcript version `ident` (of `size` bytes) and the offset it
+    reached, or an empty context and 0 (no cache, another transcript, a transcript that shrank)."""
     sig = _signature(cache)
     kept = _KEPT.get(str(cache))
     if sig is not None and kept is not None and kept[0] == sig:
-        if kept[1] == st.st_ino and 0 <= kept[2] <= st.st_size:
+        if kept[1] == ident and 0 <= kept[2] <= size:
             return kept[3], kept[2]
         return SessionContext(), 0
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-        if (data.get("v") == CACHE_VERSION and data.get("ino") == st.st_ino
-                and 0 <= int(data.get("offset", 0)) <= st.st_size):
+        data = parse_line(cache.read_bytes())  # a lone surrogate cached by an older version: U+FFFD
+        if (data is not None and data.get("v") == CACHE_VERSION and data.get("ino") == ident
+                and 0 <= int(data.get("offset", 0)) <= size):
             ctx, offset = SessionContext.from_json(data.get("ctx") or {}), int(data["offset"])
-            _keep(cache, st.st_ino, offset, ctx, sig)
+            _keep(cache, ident, offset, ctx, sig)
             return ctx, offset
     except (OSError, ValueError, TypeError, AttributeError):
         pass
     return SessionContext(), 0
 
 
-def _keep(cache: Path, ino: int, offset: int, ctx: SessionContext, sig: tuple | None = None) -> None:
+def _keep(cache: Path, ino: int | str, offset: int, ctx: SessionContext, sig: tuple | None = None) -> None:
     sig = sig or _signature(cache)
     if sig is None:
         return

@@ -19,7 +19,6 @@ the folder by that hash alone, which finds the root among folders known from oth
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -35,6 +34,7 @@ from cairn.sessions.turns import (
     cut_between_words,
     redacted_head,
 )
+from cairn.util.jsonl import parse_line
 
 MAIN_ARG = {"run_shell_command": ("command",), "read_file": ("file_path", "absolute_path"),
             "write_file": ("file_path",), "replace": ("file_path",), "list_directory": ("path",),
@@ -59,10 +59,12 @@ def _text(content: object) -> str:
 
 def read_document(path: Path) -> list[dict]:
     """A whole-JSON chat as records: its header (without messages), then each message.
-    Raises ValueError when the file is not a JSON object."""
+    Raises ValueError when the file is not a JSON object. A cut emoji (a lone surrogate, which
+    JavaScript writes as `"\\ud83d"`) or a bad UTF-8 byte becomes U+FFFD: one character, never
+    the whole chat, is lost (util/jsonl.py)."""
     with open(path, "rb") as fh:
-        doc = json.loads(fh.read())
-    if not isinstance(doc, dict):
+        doc = parse_line(fh.read())
+    if doc is None:
         raise ValueError("not a JSON object")
     messages = doc.get("messages")
     header = {k: v for k, v in doc.items() if k != "messages"}

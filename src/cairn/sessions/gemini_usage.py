@@ -30,6 +30,7 @@ from cairn.sessions.gemini_turns import (
 )
 from cairn.sessions.transcript import GEMINI
 from cairn.sessions.usage import Dataset, ToolResult, Turn, parse_timestamp
+from cairn.util.jsonl import parse_line
 
 _NAMES = {"input": ("input", "prompt", "input_tokens", "prompt_tokens"),
           "output": ("output", "candidates", "output_tokens", "candidates_tokens"),
@@ -87,7 +88,7 @@ def _messages(path: Path) -> tuple[str | None, list[dict]]:
             try:
                 rec = orjson.loads(raw)
             except (ValueError, UnicodeDecodeError, RecursionError):
-                continue
+                rec = parse_line(raw)  # a cut emoji (lone surrogate): U+FFFD, the message still counts
             if not isinstance(rec, dict):
                 continue
             if isinstance(rec.get("sessionId"), str):

@@ -34,6 +34,7 @@ from cairn.sessions.transcript import (
     project_dir_for,
     session_id_for,
 )
+from cairn.util.jsonl import parse_line
 
 USAGE_MARKER = b'"usage":{'
 _NULL_FIELDS = frozenset(  # a line where one of these is JSON null is skipped whole (ccusage's rule)
@@ -363,8 +364,10 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
         try:
             rec = orjson.loads(raw)
         except (ValueError, UnicodeDecodeError, RecursionError):  # orjson's JSONDecodeError is a ValueError
-            ds.bad_lines += 1
-            continue
+            rec = parse_line(raw)  # a cut emoji (lone surrogate) or a bad byte: U+FFFD, the line still counts
+            if rec is None:
+                ds.bad_lines += 1
+                continue
         if not isinstance(rec, dict):
             ds.bad_lines += 1
             continue

@@ -2,14 +2,18 @@
 
 A derived database (the code index) that is damaged is rebuilt, never a reason to fail: this
 module decides what counts as damage (`is_damage`), checks a file cheaply (`probe`: every table
-of the schema there and readable; `quick_check` where a full page walk is affordable), and keeps
-the one-line notes of what was rebuilt for the front end to say (`note`, `drain`).
+of the schema there and readable; `quick_check` where a full page walk is affordable), moves a
+directory found where a database file belongs out of the way (`move_aside`), and keeps the
+one-line notes of what was rebuilt for the front end to say (`note`, `drain`).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import time
 from collections.abc import Sequence, Set
+from pathlib import Path
 
 _NOT_DAMAGE = ("locked", "busy", "interrupted", "readonly", "read-only", "unable to open", "disk is full",
                "out of memory")
@@ -76,6 +80,32 @@ def printable(text: str) -> str:
     """One line with no control characters: SQLite quotes raw bytes of a damaged file in its errors."""
     out = "".join(c if c.isprintable() else (" " if c in "\n\r\t" else f"\\x{ord(c):02x}") for c in text)
     return out.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def move_aside(path: Path, what: str) -> Path | None:
+    """When a directory stands where the database file `path` belongs (made by hand, by a tool, by a
+    restore gone wrong), rename it beside, never delete it: it may hold someone's files. Notes the
+    new name (`note`) and returns it; None when `path` is no directory (a symlink to one is not
+    moved: removing the link loses nothing) or another process moved it first."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_dir():
+        return None
+    aside = path.with_name(f"{path.name}.moved-aside-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return None
+    note(f"{path} was a directory, not {what}: moved aside to {aside} (nothing deleted)")
+    return aside
+
+
+SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")  # a database file and SQLite's files beside it
+
+
+def move_aside_directories(path: Path, what: str) -> list[Path]:
+    """`move_aside` for the database file `path` and SQLite's files beside it (a `-shm` directory
+    opens the database read-only: the first write fails)."""
+    return [m for suffix in SQLITE_SUFFIXES if (m := move_aside(Path(f"{path}{suffix}"), what)) is not None]
 
 
 def note(message: str) -> None:

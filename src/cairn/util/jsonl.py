@@ -59,26 +59,27 @@ def _without_surrogates(obj: Any) -> Any:
     return obj
 
 
-def parse_line(raw: bytes | str) -> dict | None:
-    """The JSON object on one line, or None when the line is not one (see the module docstring)."""
+def loads(raw: bytes | str) -> Any:
+    """`json.loads`, with invalid UTF-8 and lone surrogates turned into U+FFFD (see the module
+    docstring), so every string in the value can be stored. Raises ValueError or RecursionError as
+    json.loads does. For JSON kept inside a record's string too (a tool call's arguments)."""
     if isinstance(raw, str):
         text = _clean(raw)
         suspect = "\\u" in text
     else:
         text = raw.decode("utf-8", "replace")
         suspect = b"\\u" in raw and any(e in raw for e in _SURROGATE_ESCAPES)
+    obj = json.loads(text)
+    return _without_surrogates(obj) if suspect and isinstance(obj, dict | list | str) else obj
+
+
+def parse_line(raw: bytes | str) -> dict | None:
+    """The JSON object on one line, or None when the line is not one (see the module docstring)."""
     try:
-        obj = json.loads(text)
+        obj = loads(raw)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(obj, dict):
-        return None
-    if suspect:
-        try:
-            obj = _without_surrogates(obj)
-        except RecursionError:
-            return None
-    return obj
+    return obj if isinstance(obj, dict) else None
 
 
 def read_jsonl_from(path: Path, offset: int = 0,
