@@ -13,6 +13,7 @@ field, macro, table and view (SQL), heading (markdown). TYPE_KINDS (model.py) ar
 
 from __future__ import annotations
 
+import re
 import time
 from operator import attrgetter
 from pathlib import Path
@@ -38,6 +39,10 @@ MAX_PARSE_BYTES = 1_000_000
 # A pathological file can keep a parser busy for minutes: past this, the file is indexed as text.
 PARSE_TIMEOUT_S = 10.0
 _CHUNK = 1 << 16
+# tree-sitter-bash 0.25 glues a line that starts with a backslash (`\. ./lib.sh`, the alias-proof
+# `source` of nvm and many installers) onto the command before it as arguments: the backslash
+# becomes a space (same length, so every byte offset holds) and the line parses as its own command.
+_BASH_LEADING_BACKSLASH = re.compile(rb"^([ \t]*)\\(?=[\w.])", re.M)
 
 
 def parse_source(lang: str, source: bytes | str, path: str = "") -> ParsedFile:
@@ -63,6 +68,8 @@ def _parse_code(lang: str, src: bytes) -> ParsedFile:
     from cairn.codemap.languages import get_parser
     from cairn.codemap.parse_queries import get_query
 
+    if lang == "bash" and b"\\" in src:
+        src = _BASH_LEADING_BACKSLASH.sub(rb"\1 ", src)
     tree = _parse_tree(get_parser(lang), src)
     compiled = get_query(lang)
     root = tree.root_node

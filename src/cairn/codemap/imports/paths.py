@@ -46,6 +46,15 @@ def build_index(ctx: ResolverContext) -> PathIndex:
     return PathIndex(by_base)
 
 
+def _index(ctx: ResolverContext) -> PathIndex:
+    """The base-name table, built here when no file had an extension of these families (a tree of
+    extension-less scripts known by their `#!` line)."""
+    idx: PathIndex | None = ctx.indexes.get(INDEX)
+    if idx is None:
+        idx = ctx.indexes[INDEX] = build_index(ctx)
+    return idx
+
+
 def _clean(raw: str) -> tuple[str, bool]:
     """(path with separators normalised, whether its folder was a variable)."""
     path = raw.strip().strip("\"'").replace("\\", "/")
@@ -76,8 +85,7 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef, fam: str) -> l
             return []
         hits: list[str] = []
         for ext in style.module_exts:  # Julia `using Foo` -> Foo.jl (a package's src/Foo.jl)
-            idx: PathIndex | None = ctx.indexes.get(INDEX)
-            hits += idx.by_base.get((path + ext).lower(), []) if idx else []
+            hits += _index(ctx).by_base.get((path + ext).lower(), [])
         return hits if len(hits) == 1 else []
     if not variable:
         for base in (dirname(from_path), ""):
@@ -87,9 +95,9 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef, fam: str) -> l
                 if found:
                     return found
     tail = path.lstrip("./")
-    idx = ctx.indexes.get(INDEX)
-    if idx is None or not tail:
+    if not tail:
         return []
+    idx = _index(ctx)
     for suffix in style.suffixes:
         name = tail + suffix
         base = name.rsplit("/", 1)[-1].lower()
