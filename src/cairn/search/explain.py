@@ -47,12 +47,50 @@ def _read_head(root: Path, rel: str, limit: int = HEAD_BYTES) -> str:
         return ""
 
 
+# What a licence header says (MIT, Apache, BSD, GPL, MPL, SPDX), and a description about licences does not.
+_LICENCE = re.compile(r"copyright|spdx-license|permission is hereby granted|all rights reserved|licen[cs]ed (?:to|under)"
+                      r"|public licen[cs]e|redistribution and use|\(c\)\s*\d{4}", re.I)
+_BLOCK_ENDS = {"/*": "*/", "{-": "-}", "(*": "*)", "<!--": "-->"}
+
+
+def _comment_end(lines: list[str], i: int) -> int:
+    """The line after the comment that starts at line i (i itself when it is not a comment)."""
+    head = lines[i].lstrip() if i < len(lines) else ""
+    opener = next((o for o in _BLOCK_ENDS if head.startswith(o)), None)
+    if opener:
+        closer = _BLOCK_ENDS[opener]
+        j = i
+        while j < len(lines) and closer not in (lines[j].lstrip()[len(opener):] if j == i else lines[j]):
+            j += 1
+        return min(j + 1, len(lines))
+    j = i
+    while j < len(lines) and lines[j].strip() and _COMMENT.match(lines[j]) and not lines[j].lstrip().startswith("/*"):
+        j += 1
+    return j
+
+
+def _after_licence(lines: list[str], i: int) -> int:
+    """The first line after the licence comments at the top of a file (each a comment naming a
+    copyright or licence: the whole MIT or Apache text, not only its lines that say so)."""
+    while True:
+        j = i
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        end = _comment_end(lines, j)
+        if end == j or not _LICENCE.search("\n".join(lines[j:end])):
+            return i
+        i = end
+
+
 def describe(text: str, lang: str | None) -> str:
     """A file's own description: a Python docstring, the leading comment, or a document's first
-    paragraph; its first paragraph, at most ~300 characters."""
+    paragraph; its first paragraph, at most ~300 characters. A licence header is not one."""
     lines = text.replace("\r\n", "\n").split("\n")
     i = 0
     while i < len(lines) and (not lines[i].strip() or lines[i].startswith("#!") or "coding" in lines[i][:30]):
+        i += 1
+    i = _after_licence(lines, i)
+    while i < len(lines) and not lines[i].strip():
         i += 1
     out: list[str] = []
     rest = "\n".join(lines[i:]).lstrip()
@@ -71,12 +109,13 @@ def describe(text: str, lang: str | None) -> str:
                 continue
             if not _COMMENT.match(line):
                 break
-            stripped = _COMMENT.sub("", line, count=1).strip()
-            low = stripped.lower()
-            if "copyright" in low or "license" in low or "spdx" in low:
-                continue
+            stripped = _COMMENT.sub("", line, count=1).strip().removeprefix("| ")  # Haddock's `-- |`
+            for closer in _BLOCK_ENDS.values():
+                stripped = stripped.removesuffix(closer).rstrip()
             if stripped:
                 out.append(stripped)
+            elif out:  # an empty comment line ends the first paragraph
+                break
     desc = " ".join(s.strip() for s in out if s.strip())
     return desc if len(desc) <= 300 else desc[:297].rsplit(" ", 1)[0] + " ..."
 

@@ -1,0 +1,48 @@
+"""A licence header is never a file's description in `cairn explain` (issue 35: cats' MIT header was)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cairn.search.explain import describe
+
+MIT_SCALA = """/*
+ * Copyright (c) 2015 Typelevel
+ *
+ * Permission is hereby granted, free of charge, to any person obtaining a copy of
+ * this software and associated documentation files (the "Software"), to deal in
+ * the Software without restriction, including without limitation the rights to
+ * use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies of
+ * the Software, and to permit persons to whom the Software is furnished to do so,
+ * subject to the following conditions:
+ *
+ * THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND.
+ */
+
+package cats
+package arrow
+
+/**
+ * Must obey the laws defined in cats.laws.StrongLaws.
+ */
+trait Strong[F[_, _]] extends Profunctor[F]
+"""
+
+
+@pytest.mark.parametrize(("text", "lang", "want"), [
+    (MIT_SCALA, "scala", ""),  # the licence, then code: no description rather than the licence
+    ("// Copyright 2009 The Go Authors. All rights reserved.\n// Use of this source code is governed by a BSD-style\n"
+     "// license that can be found in the LICENSE file.\n\n// Package http serves HTTP.\n//\n// More.\npackage http\n",
+     "go", "Package http serves HTTP."),
+    ("/*\n * Licensed to the Apache Software Foundation (ASF) under one\n * or more contributor license agreements.\n */\n"
+     "/**\n * The router: maps paths to handlers.\n *\n * Details.\n */\npublic class Router {}\n",
+     "java", "The router: maps paths to handlers."),
+    ("#!/usr/bin/env python\n# SPDX-License-Identifier: MIT\n# Copyright 2020 Example\n\n\"\"\"Charging cards.\n\nMore.\"\"\"\n",
+     "python", "Charging cards."),
+    ("/* Copyright (c) 2015 X */\n/* Small fast hashing. */\nint x;\n", "c", "Small fast hashing."),
+    ("{- Copyright 2010 X\n   BSD-3-Clause: see LICENSE; all rights reserved -}\n-- | Parsers for JSON.\nmodule A where\n",
+     "haskell", "Parsers for JSON."),
+    ("# Checks the licence headers of every file.\nimport re\n", "python", "Checks the licence headers of every file."),
+])
+def test_the_licence_header_is_skipped(text: str, lang: str, want: str) -> None:
+    assert describe(text, lang) == want
