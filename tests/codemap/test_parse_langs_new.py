@@ -41,7 +41,7 @@ CASES: dict[str, dict] = {
     "sample.scala": {
         "lang": "scala",
         "defs": [
-            ('com.example.http', 'module', 1, None), ('Handler', 'interface', 7, None),
+            ('Handler', 'interface', 7, None),
             ('handle', 'method', 8, 'Handler'), ('Route', 'class', 11, None),
             ('path', 'property', 11, 'Route'), ('handler', 'property', 11, 'Route'),
             ('Router', 'object', 13, None), ('DefaultTimeout', 'variable', 14, 'Router'),

@@ -88,6 +88,54 @@ _PAREN_SPACE = re.compile(r"\( | \)|, \)|,\)")  # left over from collapsing mult
 _IDENT = re.compile(r"[^\W\d]\w*")
 
 
+# Lines that say which package or namespace the rest of the file belongs to (Scala `package a.b`,
+# C# `namespace A.B;`, PHP `namespace App\Http;`, F# `namespace A.B`) define nothing of the file's
+# own, and every file of the package has one: as definitions they headed every symbol list and
+# matched every search for the package's name. A namespace with a block (`namespace A { ... }`)
+# stays a definition: it scopes what it holds. (language, node type) -> None, or the field that
+# makes it a block.
+_PACKAGE_LINES: dict[tuple[str, str], str | None] = {
+    ("scala", "package_clause"): "body",
+    ("php", "namespace_definition"): "body",
+    ("csharp", "file_scoped_namespace_declaration"): None,
+    ("fsharp", "namespace"): None,
+}
+
+
+def is_package_line(lang: str, node: Node) -> bool:
+    """True for a package or namespace line (see _PACKAGE_LINES): not a definition."""
+    key = (lang, node.type)
+    if key not in _PACKAGE_LINES:
+        return False
+    block = _PACKAGE_LINES[key]
+    return block is None or node.child_by_field_name(block) is None
+
+
+# Blocks that no named definition owns (a Scala test body `test("x") { val unit = ...; trait A1 }`,
+# a lambda): what they define is local, classes included, and as class members these locals
+# (`count`, `result`, `config`, a fixture trait `A1`) tied a suite to every file naming the same
+# word. language -> (block node types, the named function whose body such a block may be: the
+# nesting rules of build_definitions handle that one, node types that end the walk up).
+_ANONYMOUS_BLOCKS: dict[str, tuple[frozenset[str], str, frozenset[str]]] = {
+    "scala": (frozenset({"block", "indented_block", "lambda_expression", "case_block"}), "function_definition",
+              frozenset({"template_body", "with_template_body", "compilation_unit", "extension_definition"})),
+}
+
+
+def in_anonymous_block(lang: str, node: Node) -> bool:
+    """True when `node` sits in a block no named definition owns (see _ANONYMOUS_BLOCKS)."""
+    rule = _ANONYMOUS_BLOCKS.get(lang)
+    if rule is None:
+        return False
+    blocks, function, stops = rule
+    cur = node.parent
+    while cur is not None and cur.type not in stops and cur.type != function:
+        if cur.type in blocks and (cur.parent is None or cur.parent.type != function):
+            return True
+        cur = cur.parent
+    return False
+
+
 @dataclass
 class RawDef:
     """A definition capture on its way to becoming a Definition."""
@@ -260,7 +308,7 @@ def build_definitions(
     explicit: dict[int, str] = {}
     for raw in raw_defs:
         node = _fix_node(raw.node)
-        if node is None:
+        if node is None or is_package_line(lang, node) or in_anonymous_block(lang, node):
             continue
         name = src[raw.name_node.start_byte : raw.name_node.end_byte].decode("utf-8", errors="replace").strip()
         if not name:
