@@ -30,6 +30,13 @@ def test_zig_imports_a_module_by_its_name(tmp_path: Path) -> None:
     assert _res(ctx, "zig", "example/help.zig", "util") == []  # a Julia file is no Zig module
 
 
+def test_fortran_modules_in_preprocessed_files(tmp_path: Path) -> None:
+    """jacobwilliams/json-fortran: every module is in a `.F90` file; `use json_kinds` found none."""
+    ctx = _ctx(tmp_path, ["src/json_kinds.F90", "src/json_value_module.F90", "src/json_module.F90"])
+    assert _res(ctx, "fortran", "src/json_module.F90", "json_kinds") == ["src/json_kinds.F90"]
+    assert _res(ctx, "fortran", "src/json_module.F90", "iso_fortran_env") == []
+
+
 PERL_TEST_UNIT = b"""
 my $dom = Mojo::DOM->new('<div><p id="a">Test</p><p id="b">123</p></div>');
 is $dom->at('#a')->text, 'Test', 'right text';
