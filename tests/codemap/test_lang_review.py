@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cairn.codemap.imports import ResolverContext, resolve_import
 from cairn.codemap.model import ImportRef
+from cairn.codemap.parse import parse_source
 
 
 def _ctx(root: Path, files: list[str]) -> ResolverContext:
@@ -35,6 +36,28 @@ def test_fortran_modules_in_preprocessed_files(tmp_path: Path) -> None:
     ctx = _ctx(tmp_path, ["src/json_kinds.F90", "src/json_value_module.F90", "src/json_module.F90"])
     assert _res(ctx, "fortran", "src/json_module.F90", "json_kinds") == ["src/json_kinds.F90"]
     assert _res(ctx, "fortran", "src/json_module.F90", "iso_fortran_env") == []
+
+
+PESTER = b"""function Get-CIDebugFlag {
+    # Returns $true when a known CI system has its debug logging switch enabled.
+    # Mirrors the CI detection used for Output.CIFormat.
+    param($Name)
+    & $SafeCommands['Where-Object'] { $_ }
+    . $PSScriptRoot\\functions\\Output.ps1
+}
+
+function any_ ($InputObject) { # inlining version
+    & "$PSScriptRoot\\..\\build.ps1"
+}
+"""
+
+
+def test_powershell_signatures_and_script_imports() -> None:
+    """pester/Pester: the comments after `{` were the signature's tail, and every `& $cmd` an import."""
+    parsed = parse_source("powershell", PESTER)
+    assert [(d.name, d.signature) for d in parsed.defs] == [
+        ("Get-CIDebugFlag", "function Get-CIDebugFlag"), ("any_", "function any_ ($InputObject)")]
+    assert [i.raw for i in parsed.imports] == ["$PSScriptRoot\\functions\\Output.ps1", "$PSScriptRoot\\..\\build.ps1"]
 
 
 PERL_TEST_UNIT = b"""

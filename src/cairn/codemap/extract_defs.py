@@ -223,7 +223,7 @@ def signature(node: Node, sig_start: int, src: bytes, lang: str = "") -> str:
     if header is not None and (body is None or body.start_byte <= sig_start):
         text = _collapse(src[sig_start : header.end_byte])  # Julia: `function f(x)` / `struct P <: S`
     elif body is not None and body.start_byte > sig_start:
-        text = _collapse(src[sig_start : body.start_byte])
+        text = _collapse(src[sig_start : _header_end(node, body)])
         if text.endswith((":", "{", ";")) or (text.endswith("=") and not text.endswith("==")):
             text = text[:-1].rstrip()
     elif node.end_point[0] - node.start_point[0] < _SHORT_DECLARATION_LINES and lang not in _FIRST_LINE_LANGS:
@@ -237,6 +237,20 @@ def signature(node: Node, sig_start: int, src: bytes, lang: str = "") -> str:
     if len(text) > MAX_SIGNATURE:
         text = text[: MAX_SIGNATURE - 1].rstrip() + "…"
     return text
+
+
+def _header_end(node: Node, body: Node) -> int:
+    """Where the header ends: the body, or the `{` before it when comments lie between (PowerShell's
+    `function f {` then comment lines, then the script block: they were the signature's tail)."""
+    brace = None
+    for child in node.children:
+        if child.start_byte >= body.start_byte:
+            break
+        if child.type == "{":
+            brace = child
+        elif brace is not None and child.type == "comment":
+            return brace.end_byte
+    return body.start_byte
 
 
 def _collapse(raw: bytes) -> str:
