@@ -60,6 +60,31 @@ def test_powershell_signatures_and_script_imports() -> None:
     assert [i.raw for i in parsed.imports] == ["$PSScriptRoot\\functions\\Output.ps1", "$PSScriptRoot\\..\\build.ps1"]
 
 
+ARGU_TYPES = b"""namespace Argu
+
+/// Predefined CLI prefixes to be added
+[<RequireQualifiedAccess>]
+module CliPrefix =
+    /// Double Dash prefix '--'
+    let [<Literal>] DoubleDash = "--"
+
+/// Source from which to parse arguments
+[<Flags>]
+type ParseSource =
+    | None          = 0
+    | CommandLine   = 2
+"""
+
+
+def test_fsharp_attributes_are_not_the_signature() -> None:
+    """fsprojects/Argu: `[<Flags>]` was the whole signature of `type ParseSource`, and a
+    `let [<Literal>]` value was no definition."""
+    got = [(d.name, d.kind, d.line, d.signature) for d in parse_source("fsharp", ARGU_TYPES).defs]
+    assert got == [("CliPrefix", "module", 4, "module CliPrefix ="),
+                   ("DoubleDash", "constant", 7, "let [<Literal>] DoubleDash"),
+                   ("ParseSource", "type", 10, "type ParseSource =")]
+
+
 PERL_TEST_UNIT = b"""
 my $dom = Mojo::DOM->new('<div><p id="a">Test</p><p id="b">123</p></div>');
 is $dom->at('#a')->text, 'Test', 'right text';

@@ -83,6 +83,7 @@ _C_DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
 )
 _LEADING_ATTRIBUTES = frozenset({"attribute_item", "annotation"})
+_INNER_ATTRIBUTES = frozenset({"attributes"})  # F# `[<Flags>]` on its own line, inside the definition node
 _C_DECLARATION_OWNERS = frozenset({"function_definition", "declaration", "field_declaration"})
 _PAREN_SPACE = re.compile(r"\( | \)|, \)|,\)")  # left over from collapsing multi-line parameter lists
 _IDENT = re.compile(r"[^\W\d]\w*")
@@ -181,6 +182,9 @@ def _span(node: Node, lang: str = "") -> tuple[Node, Node, int, int]:
             sig_start = parent.start_byte
         parent = parent.parent
     end = outer.end_byte
+    head = node.children[0] if node.child_count else None
+    if sig_start == node.start_byte and head is not None and head.type in _INNER_ATTRIBUTES and head.next_sibling:
+        sig_start = head.next_sibling.start_byte  # the header is `type ParseSource =`, not `[<Flags>]`
     # Dart: `void f()` and its body are siblings.
     if node.type in ("function_signature", "method_signature"):
         nxt = node.next_named_sibling
