@@ -85,6 +85,18 @@ def test_fsharp_attributes_are_not_the_signature() -> None:
                    ("ParseSource", "type", 10, "type ParseSource =")]
 
 
+def test_a_bracketing_macro_line_does_not_swallow_the_declaration_after_it() -> None:
+    """AFNetworking: AFURLSessionManager.h had no definition: NS_ASSUME_NONNULL_BEGIN ate its @interface."""
+    objc = b"NS_ASSUME_NONNULL_BEGIN\n\n@interface AFURLSessionManager : NSObject <NSSecureCoding>\n" \
+           b"- (void)invalidateSessionCancelingTasks:(BOOL)cancel;\n@end\n\nNS_ASSUME_NONNULL_END\n"
+    assert [(d.name, d.kind, d.line) for d in parse_source("objc", objc).defs] == [
+        ("AFURLSessionManager", "class", 3), ("invalidateSessionCancelingTasks", "method", 4)]
+    cpp = b"QT_BEGIN_NAMESPACE\nclass QWidget { public: void show(); };\nQT_END_NAMESPACE\n"
+    assert [(d.name, d.kind) for d in parse_source("cpp", cpp).defs] == [("QWidget", "class"), ("show", "method")]
+    enum = b"enum Phase {\nPHASE_BEGIN,\nPHASE_END\n};\nint f(void);\n"  # an enumerator blanked: the enum still parses
+    assert [d.name for d in parse_source("cpp", enum).defs] == ["Phase", "f"]
+
+
 PERL_TEST_UNIT = b"""
 my $dom = Mojo::DOM->new('<div><p id="a">Test</p><p id="b">123</p></div>');
 is $dom->at('#a')->text, 'Test', 'right text';

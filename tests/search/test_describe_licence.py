@@ -43,6 +43,11 @@ trait Strong[F[_, _]] extends Profunctor[F]
     ("{- Copyright 2010 X\n   BSD-3-Clause: see LICENSE; all rights reserved -}\n-- | Parsers for JSON.\nmodule A where\n",
      "haskell", "Parsers for JSON."),
     ("# Checks the licence headers of every file.\nimport re\n", "python", "Checks the licence headers of every file."),
+    # AFNetworking: after its MIT header, `#import` lines were the description of every header file
+    ("// AFURLSessionManager.h\n// Copyright (c) 2011-2016 Alamofire Software Foundation\n\n"
+     "#import <Foundation/Foundation.h>\n#import <CoreGraphics/CoreGraphics.h>\n\n@interface A : NSObject\n",
+     "objc", ""),
+    ("# Python comments still describe\nimport os\n", "python", "Python comments still describe"),
 ])
 def test_the_licence_header_is_skipped(text: str, lang: str, want: str) -> None:
     assert describe(text, lang) == want

@@ -39,10 +39,29 @@ MAX_PARSE_BYTES = 1_000_000
 # A pathological file can keep a parser busy for minutes: past this, the file is indexed as text.
 PARSE_TIMEOUT_S = 10.0
 _CHUNK = 1 << 16
-# tree-sitter-bash 0.25 glues a line that starts with a backslash (`\. ./lib.sh`, the alias-proof
-# `source` of nvm and many installers) onto the command before it as arguments: the backslash
-# becomes a space (same length, so every byte offset holds) and the line parses as its own command.
+# Source fixes for grammar gaps, each keeping the length (every byte offset holds):
+# - tree-sitter-bash 0.25 glues a line that starts with a backslash (`\. ./lib.sh`, the alias-proof
+#   `source` of nvm and many installers) onto the command before it: the backslash becomes a space.
+# - A bare bracketing macro on its own line (NS_ASSUME_NONNULL_BEGIN before an Objective-C
+#   `@interface`, QT_BEGIN_NAMESPACE before a C++ class) swallows the declaration after it (AFNetworking's
+#   AFURLSessionManager.h had no definition): the line becomes blanks.
 _BASH_LEADING_BACKSLASH = re.compile(rb"^([ \t]*)\\(?=[\w.])", re.M)
+_MACRO_LINE = re.compile(rb"^[A-Z_][A-Z0-9_]{0,63}[ \t]*$", re.M)  # bounded: linear on any input
+
+
+def _blank(m: re.Match[bytes]) -> bytes:
+    """A bracketing macro (its name holds BEGIN or END) as blanks; another macro line as it is."""
+    text = m.group(0)
+    return b" " * len(text) if b"BEGIN" in text or b"END" in text else text
+
+
+def _mend(lang: str, src: bytes) -> bytes:
+    """`src` with the grammar gaps above worked around (same length)."""
+    if lang == "bash" and b"\\" in src:
+        return _BASH_LEADING_BACKSLASH.sub(rb"\1 ", src)
+    if lang in ("objc", "cpp") and (b"BEGIN" in src or b"END" in src):
+        return _MACRO_LINE.sub(_blank, src)
+    return src
 
 
 def parse_source(lang: str, source: bytes | str, path: str = "") -> ParsedFile:
@@ -68,8 +87,7 @@ def _parse_code(lang: str, src: bytes) -> ParsedFile:
     from cairn.codemap.languages import get_parser
     from cairn.codemap.parse_queries import get_query
 
-    if lang == "bash" and b"\\" in src:
-        src = _BASH_LEADING_BACKSLASH.sub(rb"\1 ", src)
+    src = _mend(lang, src)
     tree = _parse_tree(get_parser(lang), src)
     compiled = get_query(lang)
     root = tree.root_node

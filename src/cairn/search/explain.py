@@ -32,6 +32,7 @@ HEAD_BYTES = 8192
 BODY_LINES = 400  # lines of a symbol read to see what it uses
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COMMENT = re.compile(r"^\s*(?:#!?|//+|--|;+|/\*+|\*+/?|%)\s?")
+_HASH_IS_DIRECTIVE = frozenset({"c", "cpp", "objc", "csharp"})  # `#import`, `#if`: no comment there
 
 
 def _read_head(root: Path, rel: str, limit: int = HEAD_BYTES) -> str:
@@ -53,7 +54,14 @@ _LICENCE = re.compile(r"copyright|spdx-license|permission is hereby granted|all 
 _BLOCK_ENDS = {"/*": "*/", "{-": "-}", "(*": "*)", "<!--": "-->"}
 
 
-def _comment_end(lines: list[str], i: int) -> int:
+def _comment(line: str, lang: str | None) -> bool:
+    """Whether `line` is a comment line in `lang`."""
+    if lang in _HASH_IS_DIRECTIVE and line.lstrip().startswith("#"):
+        return False
+    return _COMMENT.match(line) is not None
+
+
+def _comment_end(lines: list[str], i: int, lang: str | None) -> int:
     """The line after the comment that starts at line i (i itself when it is not a comment)."""
     head = lines[i].lstrip() if i < len(lines) else ""
     opener = next((o for o in _BLOCK_ENDS if head.startswith(o)), None)
@@ -64,19 +72,19 @@ def _comment_end(lines: list[str], i: int) -> int:
             j += 1
         return min(j + 1, len(lines))
     j = i
-    while j < len(lines) and lines[j].strip() and _COMMENT.match(lines[j]) and not lines[j].lstrip().startswith("/*"):
+    while j < len(lines) and lines[j].strip() and _comment(lines[j], lang) and not lines[j].lstrip().startswith("/*"):
         j += 1
     return j
 
 
-def _after_licence(lines: list[str], i: int) -> int:
+def _after_licence(lines: list[str], i: int, lang: str | None) -> int:
     """The first line after the licence comments at the top of a file (each a comment naming a
     copyright or licence: the whole MIT or Apache text, not only its lines that say so)."""
     while True:
         j = i
         while j < len(lines) and not lines[j].strip():
             j += 1
-        end = _comment_end(lines, j)
+        end = _comment_end(lines, j, lang)
         if end == j or not _LICENCE.search("\n".join(lines[j:end])):
             return i
         i = end
@@ -89,7 +97,7 @@ def describe(text: str, lang: str | None) -> str:
     i = 0
     while i < len(lines) and (not lines[i].strip() or lines[i].startswith("#!") or "coding" in lines[i][:30]):
         i += 1
-    i = _after_licence(lines, i)
+    i = _after_licence(lines, i, lang)
     while i < len(lines) and not lines[i].strip():
         i += 1
     out: list[str] = []
@@ -107,7 +115,7 @@ def describe(text: str, lang: str | None) -> str:
                 if out:
                     break
                 continue
-            if not _COMMENT.match(line):
+            if not _comment(line, lang):
                 break
             stripped = _COMMENT.sub("", line, count=1).strip().removeprefix("| ")  # Haddock's `-- |`
             for closer in _BLOCK_ENDS.values():
