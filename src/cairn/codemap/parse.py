@@ -89,6 +89,12 @@ def _parse_code(lang: str, src: bytes) -> ParsedFile:
 
     src = _mend(lang, src)
     tree = _parse_tree(get_parser(lang), src)
+    if lang == "sql" and tree.root_node.has_error:  # a statement the grammar lacks must not take the rest
+        from cairn.codemap.sql_statements import blank_unread_statements
+
+        mended = blank_unread_statements(get_parser(lang), src)
+        if mended is not src:
+            src, tree = mended, _parse_tree(get_parser(lang), mended)
     compiled = get_query(lang)
     root = tree.root_node
     found = _collect_fast(compiled, QueryCursor(compiled.query).captures(root))
