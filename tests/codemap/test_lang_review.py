@@ -97,6 +97,33 @@ def test_a_bracketing_macro_line_does_not_swallow_the_declaration_after_it() -> 
     assert [d.name for d in parse_source("cpp", enum).defs] == ["Phase", "f"]
 
 
+ANGSTROM = b"""let rec prompt input pos fail succ =
+  (* [prompt] should only call [succ] if it has received more input. *)
+  let parser_uncommitted_bytes = Input.parser_uncommitted_bytes input in
+  succ input pos parser_uncommitted_bytes
+
+let demand_input =
+  { run = fun input pos more fail succ ->
+    let succ' input' pos' more' = succ input' pos' more' ()
+    and fail' input' pos' more' = fail input' pos' more' [] "not enough input" in
+    prompt input pos fail' succ'
+  }
+
+class counter = let start = 0 in object
+  method incr = start + 1
+end
+"""
+
+
+def test_ocaml_local_lets_and_signatures() -> None:
+    """inhabitedtype/angstrom: `let succ' ... in` inside a record was a top-level definition, and
+    the comment opening a body was the tail of `let rec prompt`'s signature."""
+    got = [(d.name, d.kind, d.line, d.signature) for d in parse_source("ocaml", ANGSTROM).defs]
+    assert got == [("prompt", "function", 1, "let rec prompt input pos fail succ"),
+                   ("demand_input", "constant", 6, "let demand_input"),
+                   ("counter", "class", 13, "class counter"), ("incr", "method", 14, "method incr")]
+
+
 PERL_TEST_UNIT = b"""
 my $dom = Mojo::DOM->new('<div><p id="a">Test</p><p id="b">123</p></div>');
 is $dom->at('#a')->text, 'Test', 'right text';

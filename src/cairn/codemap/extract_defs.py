@@ -120,6 +120,11 @@ def is_package_line(lang: str, node: Node) -> bool:
 _ANONYMOUS_BLOCKS: dict[str, tuple[frozenset[str], str, frozenset[str]]] = {
     "scala": (frozenset({"block", "indented_block", "lambda_expression", "case_block"}), "function_definition",
               frozenset({"template_body", "with_template_body", "compilation_unit", "extension_definition"})),
+    # OCaml: `let ... in` is local wherever it is (angstrom's `let demand_input = { run = fun ... ->
+    # let succ' ... in ... }` listed succ' as a top-level definition)
+    **dict.fromkeys(("ocaml", "ocaml_interface"), (
+        frozenset({"let_expression", "let_class_expression"}), "",
+        frozenset({"compilation_unit", "structure", "signature", "object_expression", "class_body_type"}))),
 }
 
 
@@ -244,16 +249,13 @@ def signature(node: Node, sig_start: int, src: bytes, lang: str = "") -> str:
 
 
 def _header_end(node: Node, body: Node) -> int:
-    """Where the header ends: the body, or the `{` before it when comments lie between (PowerShell's
-    `function f {` then comment lines, then the script block: they were the signature's tail)."""
-    brace = None
+    """Where the header ends: the body, or a comment between them (PowerShell's `function f {` then
+    comment lines, OCaml's `let rec prompt input =` then `(* ... *)`: they were the signature's tail)."""
     for child in node.children:
         if child.start_byte >= body.start_byte:
             break
-        if child.type == "{":
-            brace = child
-        elif brace is not None and child.type == "comment":
-            return brace.end_byte
+        if child.type == "comment" and child.start_byte > node.start_byte:
+            return child.start_byte
     return body.start_byte
 
 
