@@ -48,6 +48,12 @@ trait Strong[F[_, _]] extends Profunctor[F]
      "#import <Foundation/Foundation.h>\n#import <CoreGraphics/CoreGraphics.h>\n\n@interface A : NSObject\n",
      "objc", ""),
     ("# Python comments still describe\nimport os\n", "python", "Python comments still describe"),
+    # haskell/aeson: a Haddock module header (fields, then the text) after the LANGUAGE pragmas
+    ("{-# LANGUAGE ScopedTypeVariables #-}\n-- |\n-- Module:      Data.Aeson\n-- Copyright:   (c) 2011-2016 Bryan O'Sullivan\n"
+     "-- License:     BSD3\n-- Stability:   experimental\n--\n-- Types and functions for working with JSON data.\n--\n"
+     "-- (A note on naming.)\n\nmodule Data.Aeson\n", "haskell", "Types and functions for working with JSON data."),
+    ("{-# LANGUAGE CPP #-}\n{-# LANGUAGE GADTs #-}\n\n-- |\n-- Strong type for JSON keys.\n--\n-- @since 2.0\nmodule K\n",
+     "haskell", "Strong type for JSON keys."),
 ])
 def test_the_licence_header_is_skipped(text: str, lang: str, want: str) -> None:
     assert describe(text, lang) == want

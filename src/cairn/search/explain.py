@@ -77,9 +77,14 @@ def _comment_end(lines: list[str], i: int, lang: str | None) -> int:
     return j
 
 
+_DOC_OPENERS = ("-- |", "/**", "///", "//!", "(**")  # a documentation comment, not a plain one
+
+
 def _after_licence(lines: list[str], i: int, lang: str | None) -> int:
     """The first line after the licence comments at the top of a file (each a comment naming a
-    copyright or licence: the whole MIT or Apache text, not only its lines that say so)."""
+    copyright or licence: the whole MIT or Apache text, not only its lines that say so). In a
+    documentation comment (a Haddock module header: Module, Copyright, License fields, then the
+    text) the paragraph after the last one naming a licence is where the description starts."""
     while True:
         j = i
         while j < len(lines) and not lines[j].strip():
@@ -87,6 +92,17 @@ def _after_licence(lines: list[str], i: int, lang: str | None) -> int:
         end = _comment_end(lines, j, lang)
         if end == j or not _LICENCE.search("\n".join(lines[j:end])):
             return i
+        if lines[j].lstrip().startswith(_DOC_OPENERS):
+            paragraphs: list[list[int]] = [[]]
+            for k in range(j, end):
+                if _COMMENT.sub("", lines[k], count=1).strip(" |*"):
+                    paragraphs[-1].append(k)
+                elif paragraphs[-1]:
+                    paragraphs.append([])
+            paragraphs = [p for p in paragraphs if p]
+            last = max(n for n, p in enumerate(paragraphs) if _LICENCE.search("\n".join(lines[k] for k in p)))
+            if last + 1 < len(paragraphs):
+                return paragraphs[last + 1][0]
         i = end
 
 
@@ -95,8 +111,8 @@ def describe(text: str, lang: str | None) -> str:
     paragraph; its first paragraph, at most ~300 characters. A licence header is not one."""
     lines = text.replace("\r\n", "\n").split("\n")
     i = 0
-    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("#!") or "coding" in lines[i][:30]):
-        i += 1
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("#!", "{-#")) or "coding" in lines[i][:30]):
+        i += 1  # a shebang, an encoding line, a Haskell pragma
     i = _after_licence(lines, i, lang)
     while i < len(lines) and not lines[i].strip():
         i += 1
@@ -117,7 +133,9 @@ def describe(text: str, lang: str | None) -> str:
                 continue
             if not _comment(line, lang):
                 break
-            stripped = _COMMENT.sub("", line, count=1).strip().removeprefix("| ")  # Haddock's `-- |`
+            stripped = _COMMENT.sub("", line, count=1).strip()
+            if lang == "haskell" and stripped.startswith(("|", "^")):  # Haddock's `-- |`
+                stripped = stripped[1:].strip()
             for closer in _BLOCK_ENDS.values():
                 stripped = stripped.removesuffix(closer).rstrip()
             if stripped:
