@@ -124,6 +124,21 @@ def test_ocaml_local_lets_and_signatures() -> None:
                    ("counter", "class", 13, "class counter"), ("incr", "method", 14, "method incr")]
 
 
+def test_haskell_methods_of_a_qualified_instance() -> None:
+    """haskell/aeson: `instance Fail.MonadFail IResult where fail err = ...` listed `fail` as a
+    top-level function, and a method bound without arguments (`return = pure`) was no definition."""
+    src = b"""module A where
+instance Fail.MonadFail IResult where
+    fail err = IError [] err
+instance Monad IResult where
+    return = pure
+"""
+    parsed = parse_source("haskell", src)
+    assert [(d.name, d.kind, d.parent, d.top_level) for d in parsed.defs] == [
+        ("A", "module", None, True), ("fail", "method", "MonadFail", False), ("return", "method", "Monad", False)]
+    assert parsed.refs.get("MonadFail") == 1
+
+
 PERL_TEST_UNIT = b"""
 my $dom = Mojo::DOM->new('<div><p id="a">Test</p><p id="b">123</p></div>');
 is $dom->at('#a')->text, 'Test', 'right text';
