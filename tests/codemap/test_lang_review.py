@@ -139,6 +139,19 @@ instance Monad IResult where
     assert parsed.refs.get("MonadFail") == 1
 
 
+def test_groovy_static_import_of_a_class_of_its_own_package(tmp_path: Path) -> None:
+    """nextflow-io/nf-validation: `import static SamplesheetConverter.getHeader` in package
+    nextflow.validation named no file."""
+    root = "plugins/nf-validation/src/main/nextflow/validation/"
+    for name in ("SchemaValidator", "SamplesheetConverter"):
+        (tmp_path / root).mkdir(parents=True, exist_ok=True)
+        (tmp_path / root / f"{name}.groovy").write_text(f"package nextflow.validation\n\nclass {name} {{}}\n")
+    ctx = ResolverContext.build(tmp_path, [root + "SchemaValidator.groovy", root + "SamplesheetConverter.groovy"])
+    assert _res(ctx, "groovy", root + "SchemaValidator.groovy", "SamplesheetConverter.getHeader") == [
+        root + "SamplesheetConverter.groovy"]
+    assert _res(ctx, "java", root.replace(".groovy", ".java") + "X.java", "SamplesheetConverter") == []
+
+
 PERL_TEST_UNIT = b"""
 my $dom = Mojo::DOM->new('<div><p id="a">Test</p><p id="b">123</p></div>');
 is $dom->at('#a')->text, 'Test', 'right text';

@@ -34,6 +34,7 @@ _SOURCE_DIR_NAMES = ("java", "kotlin", "scala", "groovy")
 
 
 _SCALA_EXTS = (".scala", ".sc", ".mill")
+_RELATIVE_EXTS = (*_SCALA_EXTS, ".groovy", ".gvy")  # may name a class of their own package unqualified
 
 
 @dataclass
@@ -115,15 +116,15 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """`com.x.Y` -> Y's file (nested/static members fall back to the outer class); `com.x.*` -> package.
 
     Scala also names a module relative to the importer's package (`import compat.x._` in package
-    cats.kernel is cats.kernel.compat.x) and may keep `object eq` in Eq.scala: both are tried
-    when the name as written finds nothing."""
+    cats.kernel is cats.kernel.compat.x; Groovy `import static Converter.getHeader` a class of its
+    own) and may keep `object eq` in Eq.scala: both are tried when the name as written finds nothing."""
     idx: JvmIndex | None = ctx.indexes.get("jvm")
     if idx is None:
         return []
     raw = imp.raw.strip().rstrip(";").removeprefix("import ").removeprefix("static ").strip()
     raw = raw.split(" as ", 1)[0].strip().replace("`", "")
     found = _lookup(idx.packages, idx.classes, raw)
-    if found or not from_path.endswith(_SCALA_EXTS):
+    if found or not from_path.endswith(_RELATIVE_EXTS):
         return found
     pkg = idx.dir_packages.get(from_path.rpartition("/")[0], "")
     while pkg:  # the importer's package, then each enclosing one
@@ -131,7 +132,7 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
         if found:
             return found
         pkg = pkg.rpartition(".")[0]
-    return _lookup({}, idx.folded, raw.lower())
+    return _lookup({}, idx.folded, raw.lower()) if from_path.endswith(_SCALA_EXTS) else []
 
 
 def _lookup(packages: dict[str, list[str]], classes: dict[str, list[str]], raw: str) -> list[str]:
