@@ -31,7 +31,8 @@ COMMITS = 5
 HEAD_BYTES = 8192
 BODY_LINES = 400  # lines of a symbol read to see what it uses
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COMMENT = re.compile(r"^\s*(?:#!?|//+|--|;+|/\*+|\*+/?|%)\s?")
+_COMMENT = re.compile(r"^\s*(?:#!?|//+|-{2,}|;+|/\*+|\*+/?|%)\s?")
+_MODULEDOC = re.compile(r'@moduledoc\s+(?:~[sS])?"""\n?(.*?)(?:"""|$)', re.S)  # Elixir's module description
 _HASH_IS_DIRECTIVE = frozenset({"c", "cpp", "objc", "csharp"})  # `#import`, `#if`: no comment there
 
 
@@ -122,6 +123,10 @@ def describe(text: str, lang: str | None) -> str:
         m = re.match(r'(?:[rRuU]?)("""|\'\'\')(.*?)(\1|$)', rest, re.S)
         if m:
             out = m.group(2).strip().split("\n\n")[0].split("\n")
+    if not out and lang == "elixir":
+        m = _MODULEDOC.search(text)
+        if m:
+            out = m.group(1).strip().split("\n\n")[0].split("\n")
     if not out and lang == "markdown":
         paras = [p for p in rest.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "---", "```", "<"))]
         out = paras[0].split("\n") if paras else []
@@ -138,6 +143,8 @@ def describe(text: str, lang: str | None) -> str:
                 stripped = stripped[1:].strip()
             for closer in _BLOCK_ENDS.values():
                 stripped = stripped.removesuffix(closer).rstrip()
+            if stripped.startswith("@"):  # a tag (`---@class LazyUtilCore`, `@module`): not prose
+                continue
             if stripped:
                 out.append(stripped)
             elif out:  # an empty comment line ends the first paragraph

@@ -1,4 +1,5 @@
-"""A licence header is never a file's description in `cairn explain` (issue 35: cats' MIT header was)."""
+"""A file's description in `cairn explain` (issue 35): never its licence header (cats' MIT header
+was), nor directives or tags; a language's own doc form where it has one."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ trait Strong[F[_, _]] extends Profunctor[F]
      "-- (A note on naming.)\n\nmodule Data.Aeson\n", "haskell", "Types and functions for working with JSON data."),
     ("{-# LANGUAGE CPP #-}\n{-# LANGUAGE GADTs #-}\n\n-- |\n-- Strong type for JSON keys.\n--\n-- @since 2.0\nmodule K\n",
      "haskell", "Strong type for JSON keys."),
+    # lazy.nvim: a LuaLS annotation was the description ('-@class LazyUtilCore')
+    ("---@class LazyUtilCore\nlocal M = {}\n", "lua", ""),
+    ("--- Plugin specs, merged.\n---@class LazySpec\nlocal M = {}\n", "lua", "Plugin specs, merged."),
+    # elixir-plug/plug: every module describes itself in @moduledoc
+    ('defmodule Plug.Router do\n  @moduledoc ~S"""\n  A DSL to define a routing algorithm.\n\n  More.\n  """\n',
+     "elixir", "A DSL to define a routing algorithm."),
 ])
-def test_the_licence_header_is_skipped(text: str, lang: str, want: str) -> None:
+def test_description(text: str, lang: str, want: str) -> None:
     assert describe(text, lang) == want
