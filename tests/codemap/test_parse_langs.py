@@ -200,7 +200,6 @@ CASES: dict[str, dict] = {
             ("Color", "enum", 30, "App.Services"),
             ("Person", "class", 31, "App.Services"),
             ("Handler", "type", 32, "App.Services"),
-            ("App.Other", "module", 35, None),
         ],
         "refs": {"BaseService": 1, "IRepo": 1, "Entity": 1, "ILogger": 2, "Info": 1, "Helper": 1, "Load": 1},
         "imports": [
@@ -226,7 +225,6 @@ CASES: dict[str, dict] = {
     "sample.php": {
         "lang": "php",
         "defs": [
-            ("App\\Http", "module", 2, None),
             ("VERSION", "constant", 10, None),
             ("Handler", "interface", 12, None),
             ("handle", "method", 14, "Handler"),

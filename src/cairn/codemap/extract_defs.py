@@ -83,9 +83,63 @@ _C_DECLARATOR_WRAPPERS = frozenset(
     {"pointer_declarator", "reference_declarator", "parenthesized_declarator", "function_declarator"}
 )
 _LEADING_ATTRIBUTES = frozenset({"attribute_item", "annotation"})
+_INNER_ATTRIBUTES = frozenset({"attributes"})  # F# `[<Flags>]` on its own line, inside the definition node
 _C_DECLARATION_OWNERS = frozenset({"function_definition", "declaration", "field_declaration"})
 _PAREN_SPACE = re.compile(r"\( | \)|, \)|,\)")  # left over from collapsing multi-line parameter lists
 _IDENT = re.compile(r"[^\W\d]\w*")
+
+
+# Lines that say which package or namespace the rest of the file belongs to (Scala `package a.b`,
+# C# `namespace A.B;`, PHP `namespace App\Http;`, F# `namespace A.B`) define nothing of the file's
+# own, and every file of the package has one: as definitions they headed every symbol list and
+# matched every search for the package's name. A namespace with a block (`namespace A { ... }`)
+# stays a definition: it scopes what it holds. (language, node type) -> None, or the field that
+# makes it a block.
+_PACKAGE_LINES: dict[tuple[str, str], str | None] = {
+    ("scala", "package_clause"): "body",
+    ("php", "namespace_definition"): "body",
+    ("csharp", "file_scoped_namespace_declaration"): None,
+    ("fsharp", "namespace"): None,
+}
+
+
+def is_package_line(lang: str, node: Node) -> bool:
+    """True for a package or namespace line (see _PACKAGE_LINES): not a definition."""
+    key = (lang, node.type)
+    if key not in _PACKAGE_LINES:
+        return False
+    block = _PACKAGE_LINES[key]
+    return block is None or node.child_by_field_name(block) is None
+
+
+# Blocks that no named definition owns (a Scala test body `test("x") { val unit = ...; trait A1 }`,
+# a lambda): what they define is local, classes included, and as class members these locals
+# (`count`, `result`, `config`, a fixture trait `A1`) tied a suite to every file naming the same
+# word. language -> (block node types, the named function whose body such a block may be: the
+# nesting rules of build_definitions handle that one, node types that end the walk up).
+_ANONYMOUS_BLOCKS: dict[str, tuple[frozenset[str], str, frozenset[str]]] = {
+    "scala": (frozenset({"block", "indented_block", "lambda_expression", "case_block"}), "function_definition",
+              frozenset({"template_body", "with_template_body", "compilation_unit", "extension_definition"})),
+    # OCaml: `let ... in` is local wherever it is (angstrom's `let demand_input = { run = fun ... ->
+    # let succ' ... in ... }` listed succ' as a top-level definition)
+    **dict.fromkeys(("ocaml", "ocaml_interface"), (
+        frozenset({"let_expression", "let_class_expression"}), "",
+        frozenset({"compilation_unit", "structure", "signature", "object_expression", "class_body_type"}))),
+}
+
+
+def in_anonymous_block(lang: str, node: Node) -> bool:
+    """True when `node` sits in a block no named definition owns (see _ANONYMOUS_BLOCKS)."""
+    rule = _ANONYMOUS_BLOCKS.get(lang)
+    if rule is None:
+        return False
+    blocks, function, stops = rule
+    cur = node.parent
+    while cur is not None and cur.type not in stops and cur.type != function:
+        if cur.type in blocks and (cur.parent is None or cur.parent.type != function):
+            return True
+        cur = cur.parent
+    return False
 
 
 @dataclass
@@ -133,6 +187,9 @@ def _span(node: Node, lang: str = "") -> tuple[Node, Node, int, int]:
             sig_start = parent.start_byte
         parent = parent.parent
     end = outer.end_byte
+    head = node.children[0] if node.child_count else None
+    if sig_start == node.start_byte and head is not None and head.type in _INNER_ATTRIBUTES and head.next_sibling:
+        sig_start = head.next_sibling.start_byte  # the header is `type ParseSource =`, not `[<Flags>]`
     # Dart: `void f()` and its body are siblings.
     if node.type in ("function_signature", "method_signature"):
         nxt = node.next_named_sibling
@@ -175,7 +232,7 @@ def signature(node: Node, sig_start: int, src: bytes, lang: str = "") -> str:
     if header is not None and (body is None or body.start_byte <= sig_start):
         text = _collapse(src[sig_start : header.end_byte])  # Julia: `function f(x)` / `struct P <: S`
     elif body is not None and body.start_byte > sig_start:
-        text = _collapse(src[sig_start : body.start_byte])
+        text = _collapse(src[sig_start : _header_end(node, body)])
         if text.endswith((":", "{", ";")) or (text.endswith("=") and not text.endswith("==")):
             text = text[:-1].rstrip()
     elif node.end_point[0] - node.start_point[0] < _SHORT_DECLARATION_LINES and lang not in _FIRST_LINE_LANGS:
@@ -189,6 +246,17 @@ def signature(node: Node, sig_start: int, src: bytes, lang: str = "") -> str:
     if len(text) > MAX_SIGNATURE:
         text = text[: MAX_SIGNATURE - 1].rstrip() + "…"
     return text
+
+
+def _header_end(node: Node, body: Node) -> int:
+    """Where the header ends: the body, or a comment between them (PowerShell's `function f {` then
+    comment lines, OCaml's `let rec prompt input =` then `(* ... *)`: they were the signature's tail)."""
+    for child in node.children:
+        if child.start_byte >= body.start_byte:
+            break
+        if child.type == "comment" and child.start_byte > node.start_byte:
+            return child.start_byte
+    return body.start_byte
 
 
 def _collapse(raw: bytes) -> str:
@@ -260,7 +328,7 @@ def build_definitions(
     explicit: dict[int, str] = {}
     for raw in raw_defs:
         node = _fix_node(raw.node)
-        if node is None:
+        if node is None or is_package_line(lang, node) or in_anonymous_block(lang, node):
             continue
         name = src[raw.name_node.start_byte : raw.name_node.end_byte].decode("utf-8", errors="replace").strip()
         if not name:

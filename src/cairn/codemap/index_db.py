@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
     T = TypeVar("T")
 
-INDEX_FORMAT = "11"  # 11: a contentless text index (schema v10); bump when the schema or what is stored changes: old indexes are rebuilt
+INDEX_FORMAT = "12"  # 12: languages of the issue-35 review (scripts by their #! line, Scala packages); 11: a contentless text index (schema v10); bump when the schema or what is stored changes: old indexes are rebuilt
 DAMAGED_SUFFIX = ".damaged"  # beside the index: a reader found it damaged; the next open rebuilds
 
 

@@ -179,11 +179,53 @@ _OBJC = re.compile(rb"^[^\S\n]*(@interface|@implementation|@protocol|#import\s|@
 _MATLAB = re.compile(rb"^[^\S\n]*(function\s|%|classdef\s)", re.M)
 
 
+# Interpreters a `#!` line names -> language, for scripts without a known extension (nvm's
+# tests, bin/ commands, git hooks). Version suffixes are dropped first: python3.12 -> python.
+INTERPRETERS: dict[str, str] = {
+    **dict.fromkeys(("sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "bats"), "bash"),
+    **dict.fromkeys(("python", "pypy"), "python"),
+    **dict.fromkeys(("node", "nodejs", "bun"), "javascript"),
+    **dict.fromkeys(("deno", "ts-node", "tsx"), "typescript"),
+    **dict.fromkeys(("ruby", "jruby"), "ruby"),
+    **dict.fromkeys(("lua", "luajit"), "lua"),
+    **dict.fromkeys(("pwsh", "powershell"), "powershell"),
+    **dict.fromkeys(("runhaskell", "runghc"), "haskell"),
+    **dict.fromkeys(("scala", "scala-cli"), "scala"),
+    "perl": "perl", "php": "php", "julia": "julia", "elixir": "elixir", "groovy": "groovy",
+    "ocaml": "ocaml", "rscript": "r", "fish": "shell", "make": "make",
+}
+_VERSION_TAIL = re.compile(r"[\d.-]+$")
+_ENV_ARG_OPTIONS = frozenset({"-u", "--unset", "-C", "--chdir"})  # env options that take the next word
+
+
+def shebang_language(head: bytes) -> str | None:
+    """The language a script's `#!` line names (`#!/bin/sh`, `#!/usr/bin/env -S node --flag`), or None.
+
+    Reads the first line only: it is asked for files whose name says nothing (see
+    language_for_path), so a tree of extension-less scripts costs one slice per file.
+    """
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:256].split(b"\n", 1)[0].decode("utf-8", errors="replace").split()
+    if not words:
+        return None
+    i = 0
+    if words[0].rsplit("/", 1)[-1] == "env":  # env [-S] [-i] [NAME=value...] PROGRAM args
+        i = 1
+        while i < len(words) and (words[i].startswith("-") or "=" in words[i]):
+            i += 2 if words[i] in _ENV_ARG_OPTIONS else 1
+        if i >= len(words):
+            return None
+    program = words[i].rsplit("/", 1)[-1].lower()
+    return INTERPRETERS.get(program) or INTERPRETERS.get(_VERSION_TAIL.sub("", program))
+
+
 def language_for_path(path: str | PurePath, head: bytes | None = None) -> str | None:
     """Language name for a path (one of REGISTRY), None if not indexed.
 
-    `head` (the file's first bytes) tells a C++ or Objective-C `.h` from a C one, and a MATLAB
-    `.m` from an Objective-C one.
+    `head` (the file's first bytes) tells a C++ or Objective-C `.h` from a C one, a MATLAB
+    `.m` from an Objective-C one, and names the language of a script whose name does not (no
+    extension, or one no language claims) by its `#!` line.
     """
     p = PurePath(path)
     name = p.name
@@ -194,6 +236,8 @@ def language_for_path(path: str | PurePath, head: bytes | None = None) -> str | 
         return "dockerfile"
     suffix = p.suffix.lower()
     lang = EXTENSIONS.get(suffix)
+    if lang is None:
+        return shebang_language(head) if head else None
     if head and suffix in (".h", ".m"):
         sample = head[:8192]
         if _OBJC.search(sample):

@@ -31,7 +31,9 @@ COMMITS = 5
 HEAD_BYTES = 8192
 BODY_LINES = 400  # lines of a symbol read to see what it uses
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_COMMENT = re.compile(r"^\s*(?:#!?|//+|--|;+|/\*+|\*+/?|%)\s?")
+_COMMENT = re.compile(r"^\s*(?:#!?|//+|-{2,}|;+|/\*+|\*+/?|%)\s?")
+_MODULEDOC = re.compile(r'@moduledoc\s+(?:~[sS])?"""\n?(.*?)(?:"""|$)', re.S)  # Elixir's module description
+_HASH_IS_DIRECTIVE = frozenset({"c", "cpp", "objc", "csharp"})  # `#import`, `#if`: no comment there
 
 
 def _read_head(root: Path, rel: str, limit: int = HEAD_BYTES) -> str:
@@ -47,12 +49,73 @@ def _read_head(root: Path, rel: str, limit: int = HEAD_BYTES) -> str:
         return ""
 
 
+# What a licence header says (MIT, Apache, BSD, GPL, MPL, SPDX), and a description about licences does not.
+_LICENCE = re.compile(r"copyright|spdx-license|permission is hereby granted|all rights reserved|licen[cs]ed (?:to|under)"
+                      r"|public licen[cs]e|redistribution and use|\(c\)\s*\d{4}", re.I)
+_BLOCK_ENDS = {"/*": "*/", "{-": "-}", "(*": "*)", "<!--": "-->"}
+
+
+def _comment(line: str, lang: str | None) -> bool:
+    """Whether `line` is a comment line in `lang`."""
+    if lang in _HASH_IS_DIRECTIVE and line.lstrip().startswith("#"):
+        return False
+    return _COMMENT.match(line) is not None
+
+
+def _comment_end(lines: list[str], i: int, lang: str | None) -> int:
+    """The line after the comment that starts at line i (i itself when it is not a comment)."""
+    head = lines[i].lstrip() if i < len(lines) else ""
+    opener = next((o for o in _BLOCK_ENDS if head.startswith(o)), None)
+    if opener:
+        closer = _BLOCK_ENDS[opener]
+        j = i
+        while j < len(lines) and closer not in (lines[j].lstrip()[len(opener):] if j == i else lines[j]):
+            j += 1
+        return min(j + 1, len(lines))
+    j = i
+    while j < len(lines) and lines[j].strip() and _comment(lines[j], lang) and not lines[j].lstrip().startswith("/*"):
+        j += 1
+    return j
+
+
+_DOC_OPENERS = ("-- |", "/**", "///", "//!", "(**")  # a documentation comment, not a plain one
+
+
+def _after_licence(lines: list[str], i: int, lang: str | None) -> int:
+    """The first line after the licence comments at the top of a file (each a comment naming a
+    copyright or licence: the whole MIT or Apache text, not only its lines that say so). In a
+    documentation comment (a Haddock module header: Module, Copyright, License fields, then the
+    text) the paragraph after the last one naming a licence is where the description starts."""
+    while True:
+        j = i
+        while j < len(lines) and not lines[j].strip():
+            j += 1
+        end = _comment_end(lines, j, lang)
+        if end == j or not _LICENCE.search("\n".join(lines[j:end])):
+            return i
+        if lines[j].lstrip().startswith(_DOC_OPENERS):
+            paragraphs: list[list[int]] = [[]]
+            for k in range(j, end):
+                if _COMMENT.sub("", lines[k], count=1).strip(" |*"):
+                    paragraphs[-1].append(k)
+                elif paragraphs[-1]:
+                    paragraphs.append([])
+            paragraphs = [p for p in paragraphs if p]
+            last = max(n for n, p in enumerate(paragraphs) if _LICENCE.search("\n".join(lines[k] for k in p)))
+            if last + 1 < len(paragraphs):
+                return paragraphs[last + 1][0]
+        i = end
+
+
 def describe(text: str, lang: str | None) -> str:
     """A file's own description: a Python docstring, the leading comment, or a document's first
-    paragraph; its first paragraph, at most ~300 characters."""
+    paragraph; its first paragraph, at most ~300 characters. A licence header is not one."""
     lines = text.replace("\r\n", "\n").split("\n")
     i = 0
-    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("#!") or "coding" in lines[i][:30]):
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(("#!", "{-#")) or "coding" in lines[i][:30]):
+        i += 1  # a shebang, an encoding line, a Haskell pragma
+    i = _after_licence(lines, i, lang)
+    while i < len(lines) and not lines[i].strip():
         i += 1
     out: list[str] = []
     rest = "\n".join(lines[i:]).lstrip()
@@ -60,6 +123,10 @@ def describe(text: str, lang: str | None) -> str:
         m = re.match(r'(?:[rRuU]?)("""|\'\'\')(.*?)(\1|$)', rest, re.S)
         if m:
             out = m.group(2).strip().split("\n\n")[0].split("\n")
+    if not out and lang == "elixir":
+        m = _MODULEDOC.search(text)
+        if m:
+            out = m.group(1).strip().split("\n\n")[0].split("\n")
     if not out and lang == "markdown":
         paras = [p for p in rest.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "---", "```", "<"))]
         out = paras[0].split("\n") if paras else []
@@ -69,14 +136,19 @@ def describe(text: str, lang: str | None) -> str:
                 if out:
                     break
                 continue
-            if not _COMMENT.match(line):
+            if not _comment(line, lang):
                 break
             stripped = _COMMENT.sub("", line, count=1).strip()
-            low = stripped.lower()
-            if "copyright" in low or "license" in low or "spdx" in low:
+            if lang == "haskell" and stripped.startswith(("|", "^")):  # Haddock's `-- |`
+                stripped = stripped[1:].strip()
+            for closer in _BLOCK_ENDS.values():
+                stripped = stripped.removesuffix(closer).rstrip()
+            if stripped.startswith("@"):  # a tag (`---@class LazyUtilCore`, `@module`): not prose
                 continue
             if stripped:
                 out.append(stripped)
+            elif out:  # an empty comment line ends the first paragraph
+                break
     desc = " ".join(s.strip() for s in out if s.strip())
     return desc if len(desc) <= 300 else desc[:297].rsplit(" ", 1)[0] + " ..."
 

@@ -208,13 +208,14 @@ class ResolverContext:
 
 def _families_present(exts: dict[str, tuple[str, ...]], files: frozenset[str]) -> set[str]:
     """The families with a file ending in one of their extensions: the files' tails of each length
-    an extension has, gathered once (not a pass over every file per family)."""
+    an extension has, gathered once (not a pass over every file per family). Extensions are matched
+    in any case, as languages.language_for_path does (Fortran's preprocessed `.F90`)."""
     if not files:
         return set()
     lengths = {len(e) for es in exts.values() for e in es}
     if 0 in lengths:  # every name ends with ""
-        return {fam for fam, es in exts.items() if any(f.endswith(es) for f in files)}
-    tails = {f[-n:] for f in files for n in lengths if n <= len(f)}
+        return {fam for fam, es in exts.items() if any(f.lower().endswith(es) for f in files)}
+    tails = {f[-n:].lower() for f in files for n in lengths if n <= len(f)}
     return {fam for fam, es in exts.items() if any(e in tails for e in es)}
 
 

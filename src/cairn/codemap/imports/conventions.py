@@ -60,7 +60,7 @@ def build_index(ctx: ResolverContext) -> ModuleIndex:
     for fam, conv in CONVENTIONS.items():
         tails: dict[str, list[str]] = {}
         for f in sorted(ctx.files):
-            if not f.endswith(conv.exts):
+            if not f.lower().endswith(conv.exts):  # json_kinds.F90: preprocessed Fortran
                 continue
             stem = f.rsplit(".", 1)[0].lower()
             parts = stem.split("/")

@@ -23,11 +23,11 @@ INDEX = "paths"
 class Style:
     suffixes: tuple[str, ...]  # tried after the path as written ("" = as written)
     folder_exts: tuple[str, ...] = ()  # a folder target means its files with these extensions
-    module_exts: tuple[str, ...] = ()  # a bare name (no path) is a module file: `using Foo` -> Foo.jl
+    module_exts: tuple[str, ...] = ()  # a bare name (no path) is a module file: `using Foo` -> Foo.jl, `@import("clap")` -> clap.zig
 
 
 STYLES: dict[str, Style] = {
-    "paths": Style(("",), folder_exts=(".tf",), module_exts=(".jl",)),  # zig, julia, terraform
+    "paths": Style(("",), folder_exts=(".tf",), module_exts=(".jl", ".zig")),  # zig, julia, terraform
     "shell": Style(("", ".bash", ".sh")),
 }
 _VAR_PREFIX = re.compile(r"^(?:\$\{?[\w:]+\}?|\$\([^)]*\))[\\/]*")  # $DIR/  ${X}/  $(dirname "$0")/
@@ -44,6 +44,15 @@ def build_index(ctx: ResolverContext) -> PathIndex:
     for base, files in ctx.by_basename.items():
         by_base.setdefault(base.lower(), []).extend(files)
     return PathIndex(by_base)
+
+
+def _index(ctx: ResolverContext) -> PathIndex:
+    """The base-name table, built here when no file had an extension of these families (a tree of
+    extension-less scripts known by their `#!` line)."""
+    idx: PathIndex | None = ctx.indexes.get(INDEX)
+    if idx is None:
+        idx = ctx.indexes[INDEX] = build_index(ctx)
+    return idx
 
 
 def _clean(raw: str) -> tuple[str, bool]:
@@ -72,12 +81,10 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef, fam: str) -> l
     if not path or "$" in path or "://" in path:
         return []
     if "/" not in path and "." not in path.rsplit("/", 1)[-1] and style.module_exts and fam == "paths":
-        if not from_path.endswith(".jl"):
-            return []
-        hits: list[str] = []
-        for ext in style.module_exts:  # Julia `using Foo` -> Foo.jl (a package's src/Foo.jl)
-            idx: PathIndex | None = ctx.indexes.get(INDEX)
-            hits += idx.by_base.get((path + ext).lower(), []) if idx else []
+        # Julia `using Foo` -> Foo.jl (a package's src/Foo.jl); Zig `@import("clap")` -> the module
+        # build.zig names, most often clap.zig: a file of the importer's language, if only one has that name
+        ext = next((e for e in style.module_exts if from_path.endswith(e)), None)
+        hits = _index(ctx).by_base.get((path + ext).lower(), []) if ext else []
         return hits if len(hits) == 1 else []
     if not variable:
         for base in (dirname(from_path), ""):
@@ -87,9 +94,9 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef, fam: str) -> l
                 if found:
                     return found
     tail = path.lstrip("./")
-    idx = ctx.indexes.get(INDEX)
-    if idx is None or not tail:
+    if not tail:
         return []
+    idx = _index(ctx)
     for suffix in style.suffixes:
         name = tail + suffix
         base = name.rsplit("/", 1)[-1].lower()

@@ -1,6 +1,6 @@
-; source FILE, . FILE, bats `load helper`
+; source FILE, . FILE (also `\. FILE`, `\source FILE`: the backslash skips aliases), bats `load helper`
 (command
   name: (command_name) @_c
   .
   argument: [(word) (string) (raw_string) (concatenation)] @import
-  (#any-of? @_c "source" "." "load" "load_lib"))
+  (#any-of? @_c "source" "." "\\." "\\source" "load" "load_lib"))

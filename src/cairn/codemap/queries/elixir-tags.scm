@@ -24,5 +24,6 @@
   (#eq? @_kw "defimpl")) @scope
 
 (call target: (identifier) @name) @reference.call
-(call target: (dot right: (identifier) @name)) @reference.call
+; A remote call (`Map.get(x)`, `Conn.put_status(c)`) is a use of its module, counted by the alias
+; below: its function name would tie every `Map.get` to a file defining a `get` of its own.
 (alias) @name @reference.module

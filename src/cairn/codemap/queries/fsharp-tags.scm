@@ -10,3 +10,5 @@
 (long_identifier_or_op (long_identifier (identifier) @name .)) @reference.call
 (long_identifier_or_op (identifier) @name) @reference.call
 (simple_type (long_identifier (identifier) @name .)) @reference.type
+; `let [<Literal>] DoubleDash = "--"`: a value behind its attributes
+(function_or_value_defn (value_declaration_left (attribute_pattern (identifier_pattern (long_identifier_or_op (identifier) @name))))) @definition.constant

@@ -9,6 +9,7 @@
 (type_family name: (name) @name) @definition.type
 (class name: (name) @name) @definition.interface
 (instance name: (name) @name) @scope
+(instance name: (qualified id: (name) @name)) @scope
 
 (declarations (signature name: (variable) @name) @definition.function)
 (declarations (signature name: (prefix_id (operator) @name)) @definition.function)
@@ -16,9 +17,11 @@
 (declarations (bind name: (variable) @name) @definition.function)
 (class_declarations (signature name: (variable) @name) @definition.function)
 (instance_declarations (function name: (variable) @name) @definition.function)
+(instance_declarations (bind name: (variable) @name) @definition.function)
 
 (apply function: (variable) @name) @reference.call
 (apply function: (qualified id: (variable) @name)) @reference.call
 (apply constructor: (name) @name) @reference.type
 (signature (function parameter: (name) @name)) @reference.type
 (instance name: (name) @name) @reference.class
+(instance name: (qualified id: (name) @name)) @reference.class

@@ -4,3 +4,5 @@
 
 (call_expression function: (field_expression field: (identifier) @name)) @reference.call
 (type_identifier) @name @reference.type
+; `package object cats { ... }`: a namespace whose members are the package's own, top level (`package` lines are not definitions)
+(package_object name: (identifier) @name) @definition.module
