@@ -22,6 +22,8 @@ def find(text: str) -> list[tuple[int, int, str]]:
     from cairn.redact.providers import provider_rules
 
     data = text.encode("utf-8", "surrogatepass")
+    if b"\x00" in data:  # NUL-separated records (`env -0`, `find -print0`): read one by one, as lines
+        data = data.replace(b"\x00", b"\n")
     lower = data.lower()
     found = blocks.spans(data)
     found += provider_rules().findings(data, lower)

@@ -56,7 +56,11 @@ _NOT_SECRET_HEADS = frozenset(
     "location region host port user username login email enabled required reset confirm valid invalid strength "
     "rules rule min_length index column table arn ids list arg args param params schema description desc doc docs "
     "help text msg message error errors prompt title key_id flag flags option options default defaults "
-    "bucket queue topic stream log logs schema schemas map maps sha md crc".split()
+    "bucket queue topic stream log logs schema schemas map maps sha md crc "
+    # a mechanism that handles the secret (`password_encryption = 'scram-sha-256'`, `passwordHasher: 'argon2id'`,
+    # `credential.helper=manager-core`, `secret_engine = "kv-v2"`, `PasswordAuthenticatedUserInterface: 'auto'`)
+    "encryption encoder encoding hasher hashers hashing engine helper backend driver strategy plugin validator "
+    "validators handler generator factory interface class".split()
 )
 _NOT_SECRET_MODIFIERS = frozenset(
     "public pub publishable cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
@@ -65,6 +69,13 @@ _NOT_SECRET_MODIFIERS = frozenset(
 )
 _KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key", "api-key"),
           ("token", "token"), ("cred", "credential"), ("cookie", "cookie"), ("sig", "signature"))
+# Documented values of options named like a secret: fetch()'s `credentials: 'include' | 'same-origin' | 'omit'`
+# (the Fetch standard's RequestCredentials), a GitHub Actions reusable workflow's `secrets: inherit`
+_OPTION_VALUES = {"credentials": frozenset({"include", "same-origin", "omit"}), "secrets": frozenset({"inherit"})}
+# A validation rule list (Laravel, VeeValidate: `'password' => 'required|string|min:8|confirmed'`): rule words
+# joined by `|`, one of them a rule every such list has
+_RULE_LIST = re.compile(r"[a-z_]+(?::[\w,.\-]*)?(?:\|[a-z_]+(?::[\w,.\-]*)?)+")
+_RULE_WORDS = frozenset("required nullable sometimes string confirmed min max between size email".split())
 _WORD_ONLY = re.compile(r"[A-Za-z]+[:=]?")
 _PROSE_SEPS = frozenset((b"is", b"was", b"are", b"to", b"as"))
 _LIST_GOES_ON = re.compile(rb"[ \t]*,[ \t]*[\"']")  # `'pass', 'raise', 'return'`: a third string follows
@@ -98,6 +109,16 @@ def name_strength(name: str) -> str | None:
     if any(p in _WEAK_PARTS for p in parts):
         return None if any(p in _NOT_SECRET_MODIFIERS for p in parts) else "weak"
     return None
+
+
+def is_option_value(name: str, value: str) -> bool:
+    """A documented option value (`credentials: 'include'`) or a validation rule list
+    (`'password' => 'required|min:8'`): what the option is set to, not a secret."""
+    low = value.strip().lower()
+    parts = _PARTS.findall(name)
+    if parts and low in _OPTION_VALUES.get(parts[-1].lower(), ()):
+        return True
+    return bool(_RULE_LIST.fullmatch(low)) and any(w.split(":")[0] in _RULE_WORDS for w in low.split("|"))
 
 
 _WORD_ENDINGS = ("ing", "ings", "ary", "aries", "ive", "less", "ed")  # `keying`, `secretary`, `passwordless`
@@ -210,7 +231,8 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
         # bytes (not `arguments to pass to :func:`main``, `secret as plain-text`)
         if _WORD_ONLY.fullmatch(value):
             return None
-        if not flag and strength == "weak" and not (len(value) >= 20 and looks_random(value)):
+        verb = name.islower() and name.rsplit("_", 1)[-1] == "pass"  # `pass `batch=1``, nginx's `proxy_pass URL`
+        if not flag and (strength == "weak" or verb) and not (len(value) >= 20 and looks_random(value)):
             return None
         if not flag and strength == "strong" and not (len(value) >= 6 and any(c.isdigit() for c in value)):
             return None
@@ -226,6 +248,8 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
         return None
     if quoted and len(value) < 64 and _squash(value) and _squash(value) in _squash(name):
         return None  # `SECRET_SUFFIX_KEY = "secretSuffix"`: the value names the name
+    if is_option_value(name, value):
+        return None
     if strength == "weak" and is_uuid(value.strip()) and _uuid_secret(name):
         return vs, ve, _kind(name)  # CODECOV_TOKEN=<uuid>: many services issue UUID tokens
     if not is_secret_value(value, strong=strength == "strong", quoted=quoted, env_style=env_style):

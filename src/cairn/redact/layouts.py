@@ -14,7 +14,7 @@ import base64
 import binascii
 import re
 
-from cairn.redact.assign import name_strength
+from cairn.redact.assign import is_option_value, name_strength
 from cairn.redact.rx import compile_bytes, keyword_set
 from cairn.redact.shape import is_placeholder, is_reference, is_secret_value, looks_random
 
@@ -107,7 +107,8 @@ def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> b
     if check == "pair":  # the name in group 1, the value in the first of groups 2-4 that took part
         name = data[m[1][0]:m[1][1]].decode("ascii", "replace")
         strength = name_strength(name)
-        return strength is not None and is_secret_value(text, strong=strength == "strong", quoted=m[4][0] < 0)
+        return strength is not None and not is_option_value(name, text) \
+            and is_secret_value(text, strong=strength == "strong", quoted=m[4][0] < 0)
     if check == "strongvalue":  # a password in prose: not a word, has a digit or a symbol
         v = text.rstrip(".,;:!?)")
         return len(v) >= 6 and not v.isalpha() and is_secret_value(v, strong=True, quoted=True)
