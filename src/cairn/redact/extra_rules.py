@@ -84,6 +84,9 @@ RULES: list[tuple] = [
     ("openrouter-key", _START + r"(sk-or-v1-[a-f0-9]{64})" + _END, 1, 3.0, ("sk-or-",), ()),
     ("fireworks-or-together-key", _START + r"(fw_[A-Za-z0-9]{24,}|tgp_v1_[A-Za-z0-9_\-]{40,})" + _END, 1, 3.0,
      ("fw_", "tgp_v1_"), ()),
+    # IFTTT's Webhooks service: the key is the only secret in `maker.ifttt.com/trigger/EVENT/with/key/KEY`
+    ("ifttt-webhook-key", r"maker\.ifttt\.com/(?:trigger/[^/\s]+/(?:json/)?with/key|use)/([A-Za-z0-9_\-]{16,})", 1, 3.0,
+     ("maker.ifttt.com",), ()),
     ("zapier-webhook", r"https://hooks\.zapier\.com/hooks/catch/\d+/([A-Za-z0-9]{5,})", 1, 0.0, ("hooks.zapier.com",), ()),
     ("azure-function-key", r"\.azurewebsites\.net/[^\s?#]*\?(?:[^\s#]*&)?code=([A-Za-z0-9_\-]{20,}={0,2})", 1, 3.0,
      ("azurewebsites.net",), ()),

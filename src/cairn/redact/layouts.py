@@ -15,8 +15,8 @@ import binascii
 import re
 
 from cairn.redact.assign import is_option_value, name_strength
-from cairn.redact.rx import compile_bytes, keyword_set
-from cairn.redact.shape import is_placeholder, is_reference, is_secret_value, looks_random
+from cairn.redact.rx import LazyRegex, compile_bytes, keyword_set
+from cairn.redact.shape import is_placeholder, is_reference, is_secret_value, is_uuid, looks_random
 
 _E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
 
@@ -86,6 +86,11 @@ _LAYOUTS: list[tuple[bytes, bytes, int, str, str]] = [
     (b"sig=", rb"[?&]sig=([A-Za-z0-9%+/=]{16,})", 1, "azure-sas", "any"),
     (b"webhooks", rb"(?i)https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{5,30}/([A-Za-z0-9_\-]{30,})", 1,
      "discord-webhook", "any"),
+    # any webhook URL: a host label or a path segment `hook(s)`, `webhook(s)`, `webhookb2`, then the ids and tokens
+    # that make it one (Slack, Discord, Teams/Office, Mattermost, Rocket.Chat, Webex, Feishu, WeCom...): masked
+    # from the first generated or UUID part after the word to the last (`/hooks/123` alone names nothing)
+    (b"hook", rb"(?i)https?://[^\s\"'<>`]*?[./](?:hooks?|webhooks?|webhookb2)[./]([^\s\"'<>`\\]+)", 1,
+     "webhook", "webhook"),
 ]
 _COMPILED = [(needle, compile_bytes(pattern), group, kind, check) for needle, pattern, group, kind, check in _LAYOUTS]
 _NEEDLES = list(dict.fromkeys(needle for needle, *_ in _LAYOUTS))
@@ -128,19 +133,43 @@ def _ok(value: bytes, check: str, data: bytes = b"", m: list | None = None) -> b
     return not (is_reference(text) or is_placeholder(text))
 
 
+_URL_PART = re.compile(rb"[A-Za-z0-9_\-]+")
+
+
+def _webhook_secret(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """From the first part of a webhook URL's tail (`start`:`end`) that is generated or a UUID to the last."""
+    first = last = -1
+    for m in _URL_PART.finditer(data, start, end):
+        part = m.group(0).decode("ascii")
+        if is_uuid(part) or looks_random(part):
+            first = m.start() if first < 0 else first
+            last = m.end()
+    return first, last
+
+
 def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
     """(start, end, kind) byte spans of secrets found by their surroundings."""
     out: list[tuple[int, int, str]] = []
     present = _present(lower)
     for i, (_needle, rx, group, kind, check) in enumerate(_COMPILED):
-        if _NEEDLE_OF[i] not in present:
+        if _NEEDLE_OF[i] in present:
+            out += layout_hits(data, rx, group, kind, check)
+    return out
+
+
+def layout_hits(data: bytes, rx: LazyRegex, group: int, kind: str, check: str) -> list[tuple[int, int, str]]:
+    """The spans one layout (a row of `_LAYOUTS`, compiled) masks in `data`."""
+    out = []
+    for m in rx.finditer(data):
+        if group:
+            s, e = m[group]
+        else:  # the first alternative that matched (after the name, for a pair)
+            s, e = next((span for span in m[2 if check == "pair" else 1:] if span[0] >= 0), (-1, -1))
+        if check == "webhook":
+            s, e = _webhook_secret(data, s, e)
+        elif s >= 0 and e > s and not _ok(data[s:e], check, data, m):
             continue
-        for m in rx.finditer(data):
-            if group:
-                s, e = m[group]
-            else:  # the first alternative that matched (after the name, for a pair)
-                s, e = next((span for span in m[2 if check == "pair" else 1:] if span[0] >= 0), (-1, -1))
-            if s < 0 or e <= s or not _ok(data[s:e], check, data, m):
-                continue
-            out.append((s, e, kind))
+        if s < 0 or e <= s:
+            continue
+        out.append((s, e, kind))
     return out

@@ -161,7 +161,7 @@ def is_code(value: str) -> bool:
     low = value.lower()
     if low in _CODE_WORDS:
         return True
-    v = value.lstrip("*&@")  # a pointer, a reference, an Elixir/Ruby attribute (`secret_key_base: @secret`)
+    v = value.lstrip("*&@!")  # a pointer, a reference, an Elixir/Ruby attribute (`secret_key_base: @secret`), a negation
     if _DOTTED.fullmatch(v) and not v.split(".")[-1][:1].isdigit():
         segments = [x for x in _MEMBER_SEP.split(v.split("(")[0].split("[")[0]) if x]
         return all(is_wordy(x) or not _DIGIT.search(x) for x in segments) or not looks_random(v.replace(".", ""))
