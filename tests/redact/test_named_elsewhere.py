@@ -13,7 +13,7 @@ PASSWORD = "Hunter2Secret!"
 UUID = "3f1c6f0e-2b7a-4f6e-9c1d-5a8b7e6d4c3b"
 
 
-@pytest.mark.parametrize(("text", "secret", "kept"), [
+@pytest.mark.parametrize(("text", "value", "kept"), [
     (f"API key:\n sk-{TOKEN}", TOKEN, "if password:\n    pass\n"),
     (f"password:\n{PASSWORD}", PASSWORD, "if not token:\n    raise_missing_token_error()\n"),
     (f"  **Password:**\n\n  `{PASSWORD}`", PASSWORD, "def password(self):\n    return self._password\n"),
@@ -32,8 +32,8 @@ UUID = "3f1c6f0e-2b7a-4f6e-9c1d-5a8b7e6d4c3b"
     (f"$ aws ecr get-login-password --region eu-west-1\n{TOKEN}{TOKEN}", TOKEN, ""),
     (f"$ gh auth token\n{TOKEN}", TOKEN, ""),
 ])
-def test_a_secret_alone_on_the_line_after_its_label_or_its_command(text, secret, kept):
-    assert secret not in redact(text)
+def test_a_secret_alone_on_the_line_after_its_label_or_its_command(text, value, kept):
+    assert value not in redact(text)
     assert redact(kept) == kept
 
 

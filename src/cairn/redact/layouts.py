@@ -45,7 +45,7 @@ _LAYOUTS: list[Layout] = [
            ("corpus", "held-out", "gitleaks-cases")),
     # curl -u user:PASS, lftp -u user,PASS, smbclient -U user%PASS (not `-u <user:password>`, a placeholder)
     Layout(b"-u", rb"(?i)(?:^|\s)(?:-u|--user)(?:\s+|=)[\"']?[^\s:,%'\"<]+[:,%]([^\s'\"]+)", 1, "password", "any",
-           "ff82447: `curl -u user:PASS`; issue 13, fifth probe (f4a50e2): `lftp -u user,PASS`, `smbclient -U user%PASS`",
+           "ff82447: a password after `curl -u user:`; issue 13, fifth probe (f4a50e2): the same in lftp and smbclient",
            ("corpus", "held-out", "shapes", "gitleaks-cases")),
     # --password-file=<(echo PASS): a secret fed through process substitution
     Layout(b"<(", rb"(?i)(?:pass|secret|token|key)[\w\-]*(?:=|\s+)<\(\s*(?:echo|printf)\s+(?:-n\s+)?"
@@ -54,7 +54,7 @@ _LAYOUTS: list[Layout] = [
            ("held-out",)),
     Layout(b"-p", rb"(?i)(?:mysql|mysqldump|mysqladmin|mariadb|mysqlimport|mysqlshow|mysqlcheck)\b[^\n|;&]*?\s-p"
            rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any",
-           "issue 13 (b0dfaec): `mysql -pPASSWORD` and the other MySQL clients",
+           "issue 13 (b0dfaec): a password glued to `mysql -p` and the other MySQL clients",
            ("corpus",)),
     Layout(b"sshpass", rb"sshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
            0, "password", "any",
@@ -70,7 +70,7 @@ _LAYOUTS: list[Layout] = [
            ("held-out",)),
     Layout(b"redis-cli", rb"redis-cli\b[^\n|;&]*?\s(?:-a|--pass)\s+(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))",
            0, "password", "any",
-           "issue 13 corpus (88a016e): `redis-cli -a PASS`",
+           "issue 13 corpus (88a016e): the password after `redis-cli -a`",
            ("held-out",)),
     Layout(b"variable", rb"(?i)variable\s+\"[^\"\n]{0,60}(?:pass|secret|token|key|cred)[^\"\n]{0,60}\"\s*\{[^}]*?"
            rb"default\s*=\s*\"([^\"\n]{4,})\"", 1, "password", "any",
@@ -95,11 +95,11 @@ _LAYOUTS: list[Layout] = [
            ("tests/redact/test_rulebook.py",)),
     Layout(b"openssl", rb"openssl\b[^\n|;&]*?\s-(?:k|pass\s+pass:|passin\s+pass:|passout\s+pass:)\s*"
            rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any",
-           "issue 13, third probe (d82abf2): `openssl enc ... -k PASS`",
+           "issue 13, third probe (d82abf2): the password after `openssl enc ... -k`",
            ("held-out",)),
     Layout(b"htpasswd", rb"htpasswd\s+(?:-[a-zA-Z]+\s+)*-[a-zA-Z]*b[a-zA-Z]*\s+(?:-[a-zA-Z]+\s+)*\S+\s+\S+\s+"
            rb"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "password", "any",
-           "issue 13, third probe (d82abf2): `htpasswd -b FILE USER PASS`",
+           "issue 13, third probe (d82abf2): the password on `htpasswd -b`'s command line",
            ("held-out",)),
     # `wandb login KEY`, `vault login TOKEN`: a login command's bare argument, when it is generated
     Layout(b"login", rb"(?i)\b[a-z][\w.\-]*\s+(?:auth\s+)?login\s+(?:--?[a-z][\w\-]*\s+)*([A-Za-z0-9._~+/=\-]{20,})", 1,
@@ -113,7 +113,7 @@ _LAYOUTS: list[Layout] = [
     # `gh secret set NAME --body VALUE`, `aws secretsmanager ... --secret-string VALUE`
     Layout(b"secret", rb"(?i)(?:secrets?\s+(?:set|put|create|add)\b[^\n|;&]*?\s(?:--body|-b|--value|--data)|--secret-string)"
            rb"(?:\s+|=)(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))", 0, "secret", "any",
-           "issue 13, sixth probe (a58503c): `gh secret set NAME --body VALUE`, `--secret-string`",
+           "issue 13, sixth probe (a58503c): the value of `gh secret set` and of `--secret-string`",
            ("held-out",)),
     # prose: "the password for the admin account is VALUE"
     Layout(b"pass", rb"(?i)\b(?:password|passphrase|passcode|pin code)\s+(?:for|of)\s[\w .'\-]{1,60}?\s(?:is|was)\s*:?\s+"
@@ -122,7 +122,7 @@ _LAYOUTS: list[Layout] = [
            ("held-out",)),
     Layout(b"machine", rb"(?i)(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+){0,3}\s+password\s+(\S+)",
            1, "password", "any",
-           "issue 13 (7e2549b): `.netrc` lines, `machine HOST login USER password PASS`",
+           "issue 13 (7e2549b): `.netrc` lines (machine, login, password)",
            ("corpus", "held-out")),
     Layout(b":", rb"(?m)(?:^|[\s\"'=]|\\n)([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*|\*|\[[0-9a-fA-F:]{2,45}\]):(?:\d{1,5}|\*)"
            rb":[A-Za-z_*][\w.\-*$]*:[A-Za-z_*][\w.\-@*$]*:([^\s'\"\\:][^\s'\"\\]*)(?:[ \t]*\r?$|['\"\\]|\s)", 2,
