@@ -1,6 +1,6 @@
 """Look-alikes from gitleaks' own rule tests that cairn used to mask, and Fly.io's comma-separated tokens.
 
-Found by `python bench/redact_gitleaks_cases.py` (gitleaks' literal false positives); the strings
+Found by `python bench/redact_bench.py gitleaks` (gitleaks' literal false positives); the strings
 here are written for this test in the same shapes, not copied.
 """
 
@@ -91,7 +91,7 @@ def test_generated_tokens_are_not_taken_for_names():
         for text in (f"Using Key={token}", f"X-Auth-Token: {token}", f'{{"key": "{token}"}}'):
             if token[2:14] in redact(text):
                 left.append(text)
-    assert len(left) <= 6, left  # 8 of 1,000 at this length in bench/redact_weak_names.py; 56 before
+    assert len(left) <= 6, left  # 8 of 1,000 at this length in bench/redact_bench.py weak-names; 56 before
 
 
 @pytest.mark.parametrize("name", ["SSECustomerKeySHA256", "encryptionKey2", "k8sSchema", "getUserAccountSettingsV2",

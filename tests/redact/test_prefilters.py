@@ -43,23 +43,10 @@ TEXTS = _texts()
 def _old_layout_spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
     """layouts.spans as it was: one `needle in lower` per layout."""
     out = []
-    for i, (needle, rx, group, kind, check) in enumerate(layouts._COMPILED):
+    for needle, rx, group, kind, check in layouts._COMPILED:
         if needle not in lower:
             continue
-        out += _layout_hits(i, data, rx, group, kind, check)
-    return out
-
-
-def _layout_hits(i: int, data: bytes, rx, group: int, kind: str, check: str) -> list[tuple[int, int, str]]:
-    out = []
-    for m in rx.finditer(data):
-        if group:
-            s, e = m[group]
-        else:
-            s, e = next((span for span in m[2 if check == "pair" else 1:] if span[0] >= 0), (-1, -1))
-        if s < 0 or e <= s or not layouts._ok(data[s:e], check, data, m):
-            continue
-        out.append((s, e, kind))
+        out += layouts.layout_hits(data, rx, group, kind, check)
     return out
 
 

@@ -3,8 +3,10 @@
 `redact(text)` masks every secret it recognises with `[REDACTED:<kind>]`: private-key blocks
 (blocks.py), provider token formats from gitleaks' maintained rules (providers.py over the
 generated gitleaks_rules.json), secrets found by their surroundings (layouts.py: URLs, headers,
-command lines, credential-file layouts) and secrets by assignment (assign.py, with shape.py's
-checks so references, placeholders, code, hashes and versions survive). Detectors report byte
+command lines, credential-file layouts, webhook URLs), secrets by assignment (assign.py, with
+shape.py's checks so references, placeholders, code, hashes and versions survive) and secrets
+named on another line or in another field (records.py: a label's or a command's next line, a CSV
+column, a table cell). NUL-separated records (`env -0`) are read as lines. Detectors report byte
 spans over the same UTF-8 text, so one detector's miss or hit never hides another's; the spans
 are merged and replaced once. All matching is RE2 (linear time, rx.py), compiled lazily, so
 importing this package costs nothing until the first call.
@@ -18,15 +20,18 @@ _MARK = b"[REDACTED:"
 
 def find(text: str) -> list[tuple[int, int, str]]:
     """(start, end, kind) byte spans of the secrets in `text` encoded as UTF-8, merged and sorted."""
-    from cairn.redact import assign, blocks, layouts
+    from cairn.redact import assign, blocks, layouts, records
     from cairn.redact.providers import provider_rules
 
     data = text.encode("utf-8", "surrogatepass")
+    if b"\x00" in data:  # NUL-separated records (`env -0`, `find -print0`): read one by one, as lines
+        data = data.replace(b"\x00", b"\n")
     lower = data.lower()
     found = blocks.spans(data)
     found += provider_rules().findings(data, lower)
     found += layouts.spans(data, lower)
     found += assign.spans(data)
+    found += records.spans(data, lower)
     return _merge(data, found)
 
 

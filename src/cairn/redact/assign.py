@@ -56,7 +56,11 @@ _NOT_SECRET_HEADS = frozenset(
     "location region host port user username login email enabled required reset confirm valid invalid strength "
     "rules rule min_length index column table arn ids list arg args param params schema description desc doc docs "
     "help text msg message error errors prompt title key_id flag flags option options default defaults "
-    "bucket queue topic stream log logs schema schemas map maps sha md crc".split()
+    "bucket queue topic stream log logs schema schemas map maps sha md crc "
+    # a mechanism that handles the secret (`password_encryption = 'scram-sha-256'`, `passwordHasher: 'argon2id'`,
+    # `credential.helper=manager-core`, `secret_engine = "kv-v2"`, `PasswordAuthenticatedUserInterface: 'auto'`)
+    "encryption encoder encoding hasher hashers hashing engine helper backend driver strategy plugin validator "
+    "validators handler generator factory interface class".split()
 )
 _NOT_SECRET_MODIFIERS = frozenset(
     "public pub publishable cache sort primary foreign partition idempotency dedup dedupe lookup row object column next prev "
@@ -65,6 +69,13 @@ _NOT_SECRET_MODIFIERS = frozenset(
 )
 _KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key", "api-key"),
           ("token", "token"), ("cred", "credential"), ("cookie", "cookie"), ("sig", "signature"))
+# Documented values of options named like a secret: fetch()'s `credentials: 'include' | 'same-origin' | 'omit'`
+# (the Fetch standard's RequestCredentials), a GitHub Actions reusable workflow's `secrets: inherit`
+_OPTION_VALUES = {"credentials": frozenset({"include", "same-origin", "omit"}), "secrets": frozenset({"inherit"})}
+# A validation rule list (Laravel, VeeValidate: `'password' => 'required|string|min:8|confirmed'`): rule words
+# joined by `|`, one of them a rule every such list has
+_RULE_LIST = re.compile(r"[a-z_]+(?::[\w,.\-]*)?(?:\|[a-z_]+(?::[\w,.\-]*)?)+")
+_RULE_WORDS = frozenset("required nullable sometimes string confirmed min max between size email".split())
 _WORD_ONLY = re.compile(r"[A-Za-z]+[:=]?")
 _PROSE_SEPS = frozenset((b"is", b"was", b"are", b"to", b"as"))
 _LIST_GOES_ON = re.compile(rb"[ \t]*,[ \t]*[\"']")  # `'pass', 'raise', 'return'`: a third string follows
@@ -98,6 +109,16 @@ def name_strength(name: str) -> str | None:
     if any(p in _WEAK_PARTS for p in parts):
         return None if any(p in _NOT_SECRET_MODIFIERS for p in parts) else "weak"
     return None
+
+
+def is_option_value(name: str, value: str) -> bool:
+    """A documented option value (`credentials: 'include'`) or a validation rule list
+    (`'password' => 'required|min:8'`): what the option is set to, not a secret."""
+    low = value.strip().lower()
+    parts = _PARTS.findall(name)
+    if parts and low in _OPTION_VALUES.get(parts[-1].lower(), ()):
+        return True
+    return bool(_RULE_LIST.fullmatch(low)) and any(w.split(":")[0] in _RULE_WORDS for w in low.split("|"))
 
 
 _WORD_ENDINGS = ("ing", "ings", "ary", "aries", "ive", "less", "ed")  # `keying`, `secretary`, `passwordless`
@@ -163,6 +184,8 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         name = raw.lstrip(b"-.").rstrip(b"-.").decode("ascii", "replace")
         if end < n and data[end:end + 1] == b"." or not name:
             continue
+        if name == "PASS" and data[start - 4:start] == b"--- ":
+            continue  # Go's test output: `--- PASS: TestName/case (0.00s)`
         strength = name_strength(name)
         if strength is None:
             continue
@@ -205,15 +228,6 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
     value = data[vs:ve].decode("utf-8", "replace")
     if not value:
         return None
-    if not sep.strip() or sep.strip(b" \t:").lower() in _PROSE_SEPS:
-        # `password VALUE`, `the password is VALUE`: a flag, a value that cannot be a word, or generated
-        # bytes (not `arguments to pass to :func:`main``, `secret as plain-text`)
-        if _WORD_ONLY.fullmatch(value):
-            return None
-        if not flag and strength == "weak" and not (len(value) >= 20 and looks_random(value)):
-            return None
-        if not flag and strength == "strong" and not (len(value) >= 6 and any(c.isdigit() for c in value)):
-            return None
     if b"," in sep and (not quoted or data[name_start - 1:name_start] not in (b'"', b"'")
                         or data[name_start - 2:name_start - 1] not in (b"(", b" ", b",", b"[")
                         or data[ve + 1:ve + 3].lstrip()[:1] == b":"
@@ -221,13 +235,34 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
         # `f("NAME", "value")` (define, setenv); not a JSON object's next key, not a list of names (an
         # argument list goes on after `"--password", "VALUE"`)
         return None
-    env_style = sep == b"=" and name.isupper()
     if sep.strip() in (b">", b"==") and not quoted and strength == "weak":
         return None
     if quoted and len(value) < 64 and _squash(value) and _squash(value) in _squash(name):
         return None  # `SECRET_SUFFIX_KEY = "secretSuffix"`: the value names the name
+    bare = not sep.strip() or sep.strip(b" \t:").lower() in _PROSE_SEPS
+    kind = judge(name, strength, value, quoted=quoted, bare=bare, flag=flag, env_style=sep == b"=" and name.isupper())
+    return None if kind is None else (vs, ve, kind)
+
+
+def judge(name: str, strength: str, value: str, *, quoted: bool, bare: bool, flag: bool = False,
+          env_style: bool = False) -> str | None:
+    """The kind of secret `value` is when it follows `name` (whose `name_strength` is `strength`), or None.
+
+    `bare`: the value follows a blank or a word (`password VALUE`, `the password is VALUE`, a label's next
+    line), not an operator or a quote, so it must be a flag's value, not a word, or generated bytes (not
+    `arguments to pass to :func:`main``, `secret as plain-text`)."""
+    if bare:
+        if _WORD_ONLY.fullmatch(value):
+            return None
+        verb = name.islower() and name.rsplit("_", 1)[-1] == "pass"  # `pass `batch=1``, nginx's `proxy_pass URL`
+        if not flag and (strength == "weak" or verb) and not (len(value) >= 20 and looks_random(value)):
+            return None
+        if not flag and strength == "strong" and not (len(value) >= 6 and any(c.isdigit() for c in value)):
+            return None
+    if is_option_value(name, value):
+        return None
     if strength == "weak" and is_uuid(value.strip()) and _uuid_secret(name):
-        return vs, ve, _kind(name)  # CODECOV_TOKEN=<uuid>: many services issue UUID tokens
+        return _kind(name)  # CODECOV_TOKEN=<uuid>: many services issue UUID tokens
     if not is_secret_value(value, strong=strength == "strong", quoted=quoted, env_style=env_style):
         return None
-    return vs, ve, _kind(name)
+    return _kind(name)

@@ -44,7 +44,10 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _DIGEST = re.compile(r"(?:sha(?:1|224|256|384|512)|md5|blake2b?|h1|xxh64|crc32)[-:=][A-Za-z0-9+/=_\-]{8,}", re.I)
 _VERSION = re.compile(r"[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.\-]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?")
-_PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)")
+# a path: absolute, home- or dot-relative, Windows, a key or config file's name, or relative with folders and
+# an extension (`.cairn/knowledge/cookie-expiry-ec2fdd.md`: base64 has no `.`, a JWT or a dotted token no `/`)
+_PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)"
+                       r"|(?:[\w.\-]+[/\\])+[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}")
 _DIGIT = re.compile(r"[0-9]")
 _B64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -158,7 +161,7 @@ def is_code(value: str) -> bool:
     low = value.lower()
     if low in _CODE_WORDS:
         return True
-    v = value.lstrip("*&")
+    v = value.lstrip("*&@!")  # a pointer, a reference, an Elixir/Ruby attribute (`secret_key_base: @secret`), a negation
     if _DOTTED.fullmatch(v) and not v.split(".")[-1][:1].isdigit():
         segments = [x for x in _MEMBER_SEP.split(v.split("(")[0].split("[")[0]) if x]
         return all(is_wordy(x) or not _DIGIT.search(x) for x in segments) or not looks_random(v.replace(".", ""))
