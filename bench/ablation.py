@@ -32,7 +32,9 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
+import benchlib
+
+SHARED = benchlib.SHARED_BENCH
 
 
 def ndcg10(ranked: list[str], targets: list[dict]) -> float:

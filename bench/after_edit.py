@@ -14,6 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+import benchlib
+
+benchlib.usage(__doc__, 1, 3)
 os.environ.setdefault("CAIRN_WATCH_IDLE", "300")
 from cairn.project import project_for_root  # noqa: E402
 from cairn.search import index_cache, service  # noqa: E402

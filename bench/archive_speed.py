@@ -30,7 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "transcripts" / "claude-code"
+import benchlib
+
+FIXTURES = benchlib.SHARED_TRANSCRIPTS / "claude-code"
 BIG = ["258c7280-ae70-4798-800f-63464d01a85d.jsonl", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"]
 
 
@@ -58,7 +60,7 @@ def bench_full(tmp: Path, runs: int, copies: int) -> dict:
     from cairn.sessions.archive import ingest_paths, project_for_cwd
 
     out = {}
-    for label, n in (("fixtures", 1), (f"fixtures x{copies}", copies)):
+    for label, n in [("fixtures", 1)] + ([(f"fixtures x{copies}", copies)] if copies > 1 else []):
         src = tmp / f"src-{n}"
         size = _copy_fixtures(src, n)
         times = []

@@ -26,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import benchlib
+
 SESSION = "55604662-cf2a-4331-851a-ec234028f8ca"  # tests/fixtures/transcripts/claude-code/short.jsonl
 TURN = {"type": "user", "uuid": "bench-1", "timestamp": "2026-02-10T22:00:00Z", "sessionId": SESSION,
         "cwd": "/home/marco/projects/spotter",
@@ -126,8 +127,8 @@ def scale(fixtures: str, copies: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cairn", default=str(ROOT / ".venv" / "bin" / "cairn"))
-    ap.add_argument("--fixtures", default=str(ROOT / "tests" / "fixtures" / "transcripts"))
+    ap.add_argument("--cairn", default=str(benchlib.CAIRN_BIN))
+    ap.add_argument("--fixtures", default=str(benchlib.TRANSCRIPTS))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", type=int, default=0, metavar="N", help="only the large-archive run: turns copied N times")
     args = ap.parse_args()

@@ -72,7 +72,6 @@ def main() -> None:
                 print(json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
                       flush=True)
     if a.floor:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from index_speed import floor
 
         before, t, w = _load(), time.process_time(), time.perf_counter()

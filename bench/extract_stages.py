@@ -19,12 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cpu_timers import time_calls  # noqa: E402
+from cpu_timers import time_calls
 
 
 def main() -> None:

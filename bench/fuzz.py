@@ -21,8 +21,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+import benchlib
+
+benchlib.on_path(benchlib.TESTS / "fuzz")
 
 
 def main(argv: list[str] | None = None) -> int:

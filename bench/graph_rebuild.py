@@ -21,10 +21,11 @@ import sys
 import tempfile
 import time
 
+import benchlib
+
 
 def main() -> None:
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 3, 3)
     tree, home, threshold = sys.argv[1], sys.argv[2], int(sys.argv[3])
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(home, tmp, dirs_exist_ok=True)

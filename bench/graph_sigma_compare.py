@@ -13,8 +13,9 @@ where `npm pack` put them.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
+
+import benchlib
 
 APP = r"""
 var t0 = performance.now();
@@ -45,7 +46,7 @@ s.refresh();
 
 
 def main() -> None:
-    graph, sigma_pkg, graphology_pkg, out = (Path(a) for a in sys.argv[1:5])
+    graph, sigma_pkg, graphology_pkg, out = (Path(a) for a in benchlib.usage(__doc__, 4, 4))
     html = graph.read_text(encoding="utf-8")
     data = re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', html, re.S).group(1)
     graphology = (graphology_pkg / "dist" / "graphology.umd.min.js").read_text(encoding="utf-8")

@@ -35,7 +35,9 @@ import tempfile
 import time
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "transcripts" / "claude-code"
+import benchlib
+
+FIXTURES = benchlib.TRANSCRIPTS / "claude-code"
 LONG = FIXTURES / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 PY = sys.executable
 PROMPT = "how are provider schemas cached between plan and apply?"

@@ -18,15 +18,13 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cpu_timers import time_calls  # noqa: E402
+import benchlib
+from cpu_timers import time_calls
 
 
 def main() -> None:
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 1, 1)
     with tempfile.TemporaryDirectory() as home:
         os.environ.update(CAIRN_HOME=home, CAIRN_WATCH="0", CAIRN_WARM="0")
         import cairn.codemap.graph as graph

@@ -19,6 +19,8 @@ import random
 import sqlite3
 import sys
 
+import benchlib
+
 TABLES = {
     "files": "SELECT path, stem, lang, kind, size, hash, lines, parse_error, module, is_hub, indegree, outdegree, role "
              "FROM files ORDER BY path",
@@ -78,8 +80,7 @@ def _lit(text: str) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 2, 2)
     a, b = (sqlite3.connect(f"file:{p}?mode=ro", uri=True) for p in sys.argv[1:])
     same = True
     for name, query in TABLES.items():

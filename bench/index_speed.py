@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
+
 CHILD = r"""
 import json, os, resource, sys, time
 from pathlib import Path
@@ -61,8 +63,7 @@ def floor(tree: Path) -> dict:
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 1)
     for arg in sys.argv[1:]:
         tree = Path(arg).resolve()
         fl = floor(tree)

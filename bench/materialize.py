@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import benchlib
+
 
 def materialize(git_dir: str, rev: str, dest: Path) -> tuple[int, int]:
     listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", rev],
@@ -48,7 +50,6 @@ def materialize(git_dir: str, rev: str, dest: Path) -> tuple[int, int]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 3, 3)
     w, m = materialize(sys.argv[1], sys.argv[2], Path(sys.argv[3]))
     print(f"{w} files written, {m} missing blobs skipped -> {os.path.abspath(sys.argv[3])}")

@@ -39,9 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from materialize import materialize  # noqa: E402
+from materialize import materialize
 
 REPOS = [  # biggest first: a few large code bases, then many small ones
     "hashicorp/terraform", "JetBrains/Exposed", "cometbft/cometbft", "trpc/trpc", "dimagi/commcare-cloud",

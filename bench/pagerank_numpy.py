@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
+
 
 def pagerank_scipy(n: int, edges: list[tuple[int, int, float]], damping: float = 0.85,
                    iters: int = 100, tol: float = 1e-10) -> list[float]:
@@ -95,7 +97,7 @@ def import_seconds(code: str, runs: int = 7) -> tuple[float, float]:
 
 def main() -> None:
     os.environ["CAIRN_HOME"] = tempfile.mkdtemp(prefix="cairn-pagerank-")
-    for arg in sys.argv[1:]:
+    for arg in benchlib.usage(__doc__, 0):  # no tree: the import costs only
         compare(Path(arg).resolve())
     for label, code in (("numpy", "import numpy"), ("numpy + scipy.sparse", "import numpy; from scipy import sparse")):
         med, low = import_seconds(code)

@@ -30,8 +30,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-CAIRN = os.environ.get("CAIRN_BIN", str(ROOT / ".venv" / "bin" / "cairn"))
+import benchlib
+
+CAIRN = os.environ.get("CAIRN_BIN", str(benchlib.CAIRN_BIN))
 WORDS = ("cache index retry coupon checkout payment timeout session token parser graph module vault hook "
          "search rank webhook queue worker schema migration lock backup archive redact budget map").split()
 TYPES = ("decision", "gotcha", "bug", "concept")

@@ -24,8 +24,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-LONG = HERE.parent / "tests" / "fixtures" / "transcripts" / "claude-code" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+import benchlib
+
+LONG = benchlib.TRANSCRIPTS / "claude-code" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 
 ONE_ROUND = r"""
 import json, os, sys, time
@@ -74,7 +75,7 @@ def main() -> int:
     if not any(Path(env["CAIRN_HOME"]).glob("projects/*/index-*.db")):
         subprocess.run([sys.executable, "-m", "cairn", "init"], cwd=repo, env=env, check=True, capture_output=True)
     for r in range(args.rounds):
-        out = subprocess.run([sys.executable, "-c", ONE_ROUND, str(HERE), str(LONG)], cwd=repo, env=env,
+        out = subprocess.run([sys.executable, "-c", ONE_ROUND, str(benchlib.BENCH), str(LONG)], cwd=repo, env=env,
                              capture_output=True, text=True, check=True)
         rows = json.loads(out.stdout.strip().splitlines()[-1])
         parts = []

@@ -25,13 +25,13 @@ import json
 import os
 import shutil
 import sqlite3
-import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests" / "robust"), str(ROOT / "tests")]
+import benchlib
+
+benchlib.on_path(benchlib.TESTS / "robust", benchlib.TESTS)
 
 FILES = {
     "src/shop/cart.py": "from shop.coupons import apply_coupon\n\n\nclass Cart:\n    def checkout(self, code):\n"

@@ -20,9 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from monorepo import QUERIES  # noqa: E402
+from monorepo import QUERIES
 
 MORE = ["why did we choose this consensus algorithm", "ReadStateFile", "terraform backend s3",
         "mempool reactor gossip", "tRPC subscription websocket link", "ansible inventory for commcare",

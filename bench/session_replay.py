@@ -33,7 +33,9 @@ from collections import defaultdict
 from multiprocessing import Pool
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
+import benchlib
+
+SHARED = benchlib.SHARED_BENCH  # the harness: run_eval.py (Session, score, materialize) and sessions/
 DUMP = bool(os.environ.get("REPLAY_DUMP"))  # set by --dump: each case's rows are kept for a look by hand
 
 
@@ -68,7 +70,7 @@ def _mine_from_mirror(con, run_eval, repo: str, sha: str, root: Path) -> None:
 
 def run_group(job: tuple) -> list[dict]:
     repo, sha, cases, sessions, variant, homes = job
-    sys.path.insert(0, str(SHARED))
+    benchlib.on_path(SHARED)
     import run_eval
 
     os.environ["CAIRN_HOME"] = str(Path(homes) / f"{repo.replace('/', '+')}@{sha}")
@@ -119,7 +121,7 @@ def run_group(job: tuple) -> list[dict]:
 
 
 def measure(case_files: list[Path], variant: dict, homes: str, jobs: int) -> dict:
-    sys.path.insert(0, str(SHARED))
+    benchlib.on_path(SHARED)
     import run_eval
 
     groups = []

@@ -28,8 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests" / "team"))
+import benchlib
+
+benchlib.on_path(benchlib.TESTS / "team")
 
 from pg_server import PgServer  # noqa: E402
 from team_helpers import make_repo  # noqa: E402

@@ -17,8 +17,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+import benchlib
+
+ROOT = benchlib.ROOT
+benchlib.checkout_src()  # this script runs in a bench venv that holds `tokenizers`, maybe not cairn
 
 from cairn.text.budget import estimate_tokens  # noqa: E402
 
@@ -33,8 +35,7 @@ OWN = ["src/cairn/search/engine.py", "src/cairn/codemap/scan.py", "src/cairn/pro
 
 
 def main() -> None:
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 2)
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(sys.argv[1])

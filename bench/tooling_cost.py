@@ -18,6 +18,8 @@ import statistics
 import sys
 import time
 
+import benchlib
+
 from cairn.search import tooling
 
 
@@ -79,8 +81,7 @@ def triggers(n: int = 100_000) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        raise SystemExit(__doc__)
+    benchlib.usage(__doc__, 1)
     words(sys.argv[2:])
     files(sys.argv[1])
     triggers()

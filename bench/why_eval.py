@@ -21,13 +21,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+import benchlib
+
+benchlib.checkout_src()
 
 
 def main() -> None:
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
+    benchlib.usage(__doc__, 1)
     os.environ["CAIRN_HOME"] = tempfile.mkdtemp(prefix="cairn-why-")
     from cairn.codemap.indexer import index_project, open_index
     from cairn.project import project_for_root

@@ -16,12 +16,12 @@ import argparse
 import random
 import re
 import string
-import sys
 import sysconfig
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+import benchlib
+
+benchlib.checkout_src()
 
 from cairn.redact.shape import _CAMEL_PARTS, _DIGIT, _INNER_CAP, is_wordy  # noqa: E402
 

@@ -29,10 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from xray_speed import replicate  # noqa: E402
+import benchlib
+from xray_speed import replicate
 
-CODEX = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "transcripts" / "codex" / "sessions"
+CODEX = benchlib.TRANSCRIPTS / "codex" / "sessions"
 
 
 def replicate_codex(dest: Path, target_mb: float) -> tuple[int, int]:

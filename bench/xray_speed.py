@@ -26,7 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "transcripts" / "claude-code"
+import benchlib
+
+FIXTURES = benchlib.SHARED_TRANSCRIPTS / "claude-code"
 
 
 def replicate(dest: Path, target_mb: float) -> tuple[int, int]:

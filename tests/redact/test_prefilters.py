@@ -1,6 +1,6 @@
 """The redactor's shortcuts change nothing: each is run beside the path it replaces, on every fixture text.
 
-Two shortcuts make a cold index cheaper (docs/benchmarks.md, section 15): layouts.py finds which of
+Two shortcuts make a cold index cheaper (docs/benchmarks.md#cold-index): layouts.py finds which of
 its needles a text holds with one RE2 set pass instead of one `in` per needle, and assign.py skips
 `_value_span` for a weak name followed by a short bare word (`class="token operator"`), which
 `_value_span` would refuse. The texts: the generated secrets corpus (both sets, several seeds), the

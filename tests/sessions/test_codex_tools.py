@@ -1,4 +1,4 @@
-"""Codex tool output read in one walk over the buffer equals reading every line in order (docs/benchmarks.md 16).
+"""Codex tool output read in one walk over the buffer equals reading every line in order (docs/benchmarks.md#xray).
 
 `tool_outputs` looks only at lines holding `_call`, tells calls from outputs by the bytes after the
 first hit, inlines the usual time parse and notes call names as it passes them. The reference

@@ -1,4 +1,4 @@
-"""The X-ray's fast paths give what the plain computation gives, to the bit (docs/benchmarks.md 16).
+"""The X-ray's fast paths give what the plain computation gives, to the bit (docs/benchmarks.md#xray).
 
 Each shortcut taken for speed is checked against the slow way on the repository's fixtures and on
 hand-made edge cases: group sums in C against adding turn by turn, the simulator's skip to the

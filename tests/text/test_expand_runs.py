@@ -2,7 +2,7 @@
 
 The FTS text of every indexed file is `expand_identifiers(text)`; a different byte would change the
 BM25 statistics of an index built before. The reference below is the regex implementation it
-replaced (docs/benchmarks.md, section 15: "A cheaper cold index"), run beside it on every fixture
+replaced (docs/benchmarks.md#cold-index), run beside it on every fixture
 file, on texts built to hit the edges (runs led by digits, non-ASCII letters inside words, lone
 surrogates, counts past the cap of 20, underscores alone), and on random texts.
 """

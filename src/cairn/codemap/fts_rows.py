@@ -3,7 +3,7 @@
 `files_fts` is contentless (schema v10): FTS5 keeps its inverted index and each row's size, which
 is all that MATCH, bm25() and phrase queries read, but no copy of the text. That copy was two thirds
 of the index on disk (203 of 300 MB at 20k files) and a large part of what a cold index writes
-(docs/benchmarks.md, section 15). A contentless row can only be removed by giving FTS5 the very
+(docs/benchmarks.md#cold-index). A contentless row can only be removed by giving FTS5 the very
 values it was inserted with, so each file's (path, names, body) is kept zlib-compressed in
 `fts_text` (about a quarter of the size), packed by the parser process that made the text.
 """

@@ -48,7 +48,7 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     Power iteration in numpy alone: the sparse product (each node's rank sent along its edges,
     weighted by the edge's share of its outgoing weight) is one `bincount` over the edge list,
     which gave the same ranks as scipy's CSR product (|diff| <= 2.1e-17, same order) on four
-    indexed repositories, no slower, without importing scipy (docs/benchmarks.md, section 12).
+    indexed repositories, no slower, without importing scipy (docs/benchmarks.md#pagerank).
     `start`: the previous ranks (a warm start converges in fewer rounds to the same fixed point)."""
     if n == 0:
         return []

@@ -110,7 +110,7 @@ def _delete_file_rows(con: sqlite3.Connection, file_id: int) -> None:
 # Statements on `files` fire its triggers (schema.py: the versions of the file list), and a statement
 # with a trigger opens a savepoint, at which FTS5 writes what it holds in memory to disk: one statement
 # on `files` between two files' text made the FTS index one small segment per file (with their
-# merges, ~4 CPU-s of a 20k-file cold index; docs/benchmarks.md, section 15). So a transaction does
+# merges, ~4 CPU-s of a 20k-file cold index; docs/benchmarks.md#cold-index). So a transaction does
 # every `files` statement of its batch first (`_file_row`), then every file's text (`_file_contents`).
 
 def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> int:

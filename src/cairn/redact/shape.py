@@ -129,7 +129,7 @@ def is_wordy(ident: str) -> bool:
     `qm`...); a name's are nearly all common ones (bigrams.py, 97% of the pairs in the standard
     library's identifiers). `python bench/wordy_names.py`: of this venv's identifiers with a digit
     and an inner capital that the part lengths call names, 1,293 of 1,296 still are; of random
-    16-40 character tokens, 392 -> 16 of 4,866 (docs/benchmarks.md section 9)."""
+    16-40 character tokens, 392 -> 16 of 4,866 (docs/benchmarks.md#redaction)."""
     parts = _CAMEL_PARTS.findall(ident)
     letters = [p for p in parts if not p.isdigit()]
     if not letters or len(parts) - len(letters) > 2:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 W_TEXT, W_CHUNK, W_NAME, W_EXPANSION, W_PATH = 1.0, 1.0, 1.2, 0.5, 0.5
 W_SEMANTIC = 0.5  # request and file vectors close in meaning (semantic.py; only when the index holds vectors;
-# 0.5 against 1.0: semble the same, commit subjects files@5 +0.010, docs/benchmarks.md section 18)
+# 0.5 against 1.0: semble the same, commit subjects files@5 +0.010, docs/benchmarks.md#semantic-channel)
 W_TOOLING = 2.0  # the configuration files of the tools the request names (tooling.py)
 W_PHRASE = 1.5  # word trigrams of the request that a few files hold verbatim (phrases.py)
 W_PATH_CHANGE = 0.0  # a change request ("preserve the placeholder when ...") leans less on file names

@@ -160,7 +160,7 @@ def _insert_turns(con: sqlite3.Connection, file_id: int, sid: str, turns: list[T
 
     The insert trigger feeds turns_fts, and a statement with a trigger opens a savepoint, at which
     FTS5 writes out what it holds in memory: one statement per turn made one small FTS segment per
-    turn (full ingest ~25% slower: docs/benchmarks.md, section 6; bench/fts_write.py shows the same
+    turn (full ingest ~25% slower: docs/benchmarks.md#session-archive; bench/fts_write.py shows the same
     for the code index)."""
     inserted: Counter = Counter()
     for i in range(0, len(turns), TURNS_PER_STATEMENT):

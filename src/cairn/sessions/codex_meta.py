@@ -2,7 +2,7 @@
 
 Kept apart from codex_turns.py (the archive's turn extraction, with its hashing and JSON imports)
 so that the token X-ray, which needs only these, starts without importing the archive's readers
-(7 ms on the 2-core machine of docs/benchmarks.md 16).
+(7 ms on the 2-core machine of docs/benchmarks.md#xray).
 """
 
 from __future__ import annotations

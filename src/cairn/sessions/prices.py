@@ -36,7 +36,7 @@ class CostParts:
     """USD for one request (or a sum of them), split by what the tokens were.
 
     A plain slotted class, not a frozen dataclass: the X-ray makes one per request, and a frozen
-    dataclass's __init__ costs four object.__setattr__ calls (docs/benchmarks.md 16).
+    dataclass's __init__ costs four object.__setattr__ calls (docs/benchmarks.md#xray).
     """
 
     __slots__ = ("input", "output", "cache_write", "cache_read")

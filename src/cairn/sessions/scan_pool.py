@@ -34,7 +34,7 @@ from cairn.sessions.usage import Compaction, Dataset, ToolResult, Turn, add_tool
 
 MIN_BYTES = 16_000_000  # below this, starting a second process costs more than it saves
 MAX_WORKERS = 4
-LATE_SHARE = 0.4  # the usage bytes of the process that also reads the Codex tool outputs, against another's (bench/xray_balance.py, benchmarks.md 16)
+LATE_SHARE = 0.4  # the usage bytes of the process that also reads the Codex tool outputs, against another's (bench/xray_balance.py, docs/benchmarks.md#xray)
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the X-ray's start ~3 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -98,8 +98,8 @@ def _can_fork() -> bool:
 def workers() -> int:
     """Processes to use: CAIRN_XRAY_WORKERS (a number, or `auto`), else the usable cores, at most 4.
 
-    Every core by default, as ccusage does. On the 2-core machine of docs/benchmarks.md
-    (section 16), idle: 100 MB of Claude Code transcripts 0.46 s against 0.58 s in one process,
+    Every core by default, as ccusage does. On the 2-core machine of docs/benchmarks.md#xray
+    (its log), idle: 100 MB of Claude Code transcripts 0.46 s against 0.58 s in one process,
     Codex 0.92 s against 1.11 s; under the load of other agents it was about even. `1` scans in
     this process alone.
     """
@@ -154,7 +154,7 @@ def _late_rows(files: list[Path], tool_rows: bool = True) -> bytes:
     """The Codex tool outputs of `files` as marshal bytes of four columns (session ids, times, tools,
     characters), their counts by tool and the bad line count: read as plain tuples, not ToolResults,
     and sent as columns, which cross faster than rows and become ToolResults in one `map`
-    (docs/benchmarks.md 16). `tool_rows=False`: only the counts by tool, no column."""
+    (docs/benchmarks.md#xray). `tool_rows=False`: only the counts by tool, no column."""
     ds = Dataset(tool_rows=tool_rows)
     rows: list[tuple] = []
     _codex_tools(files, ds, rows)

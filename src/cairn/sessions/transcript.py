@@ -56,7 +56,7 @@ def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[P
 
     Resolved paths, found as text and made Paths once at the end: a folder below a root is reached
     without following links, so its real path is the root's plus its own name (one `realpath` per
-    root, not one per folder; 912 rollouts in 685 folders: 18.7 -> ~8 ms, docs/benchmarks.md 16)."""
+    root, not one per folder; 912 rollouts in 685 folders: 18.7 -> ~8 ms, docs/benchmarks.md#xray)."""
     roots = [Path(p).expanduser() for p in paths] if paths else default_transcript_roots()
     found: set[str] = set()
     for root in roots:
@@ -89,7 +89,7 @@ def _named_json(root: str) -> Iterator[tuple[str, os.DirEntry]]:
     """(folder, entry) of what `root.rglob("*.json*")` yields (entries named `*.json*` in every
     folder below, links to folders not followed), by os.scandir: the entries' types come with the
     listing, so a file costs no stat of its own (find_transcripts on 912 rollouts: 0.073 s with
-    rglob, 0.035 s with os.walk and Path objects, docs/benchmarks.md 16 for this)."""
+    rglob, 0.035 s with os.walk and Path objects, docs/benchmarks.md#xray for this)."""
     folders = [root]
     while folders:
         folder = folders.pop()

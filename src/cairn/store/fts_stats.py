@@ -3,7 +3,7 @@
 FTS5 keeps new rows in memory and writes them out as a new segment at a commit, when the buffer is
 full, and at every savepoint, which any statement with a trigger opens. Writing a table with a
 trigger between two rows of text therefore cuts the text into one segment per row, which costs
-several times the CPU in writes and merges (docs/benchmarks.md, section 15). This counter shows it:
+several times the CPU in writes and merges (docs/benchmarks.md#cold-index). This counter shows it:
 each flush writes at least one leaf. The tests of the code index and the session archive assert it
 stays small, and bench/fts_write.py prints it.
 """
