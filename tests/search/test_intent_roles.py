@@ -8,9 +8,9 @@ from cairn.search.intent import wants_change, wants_docs, wants_reason
 from cairn.search.paths import matches
 from cairn.search.query import _name_keys, _symbols
 from cairn.search.ranking import DEFAULT_RANKING
+from cairn.search.roles import PROSE, SOURCE, TEST, is_test_path, role, role_factors
 
 SYM = DEFAULT_RANKING.terms
-from cairn.search.roles import PROSE, SOURCE, TEST, is_test_path, role, role_factors
 
 
 @pytest.mark.parametrize("text", ["how do I configure the proxy?", "what is the release process",

@@ -1,11 +1,12 @@
-"""The request path: request -> weighted terms -> channels -> RRF -> files with reasons.
+"""The request path: request -> weighted terms -> channels -> RRF -> walk -> RRF -> files with reasons.
 
-Channels (each a ranked list of files): whole-file BM25, best-chunk BM25 (top-level
-declarations and markdown sections), names (symbols and file names the request mentions),
-the caller's expansion terms (counted less), the request's meaning (semantic.py, when the index
-holds vectors), and Personalized PageRank seeded by the best of those. Reads only SQLite and the
-standard library (and numpy for the semantic channel, never in an inline hook), so it can run
-inside a hook.
+The channels are rows of search/channels.py (each a ranked list of files): whole-file BM25,
+names, the caller's expansion terms, file and folder names, the prompt's mentions, earlier
+prompts, tooling, phrases, meaning (semantic.py, when the index holds vectors); then the
+declarations of the best files so far; then Personalized PageRank seeded by the best of those,
+and the session's files in play and their neighbours. Every weight is the request's `Ranking`
+(search/ranking.py). Reads only SQLite and the standard library (and numpy for the semantic
+channel, never in an inline hook), so it can run inside a hook.
 """
 
 from __future__ import annotations
