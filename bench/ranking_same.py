@@ -75,28 +75,12 @@ def _jobs(args: argparse.Namespace, run_eval) -> list[dict]:
     return jobs
 
 
-def _mine_history(con, run_eval, repo: str, sha: str, root: Path) -> None:
-    """The index's history tables as if the tree were a clone whose HEAD is `sha` (from the mirror)."""
-    from cairn.codemap import history
-    from cairn.codemap.schema import get_meta
-
-    git_dir = run_eval.git_dir_for(repo)
-
-    def git(_root, *args):
-        args = [sha if a == "HEAD" else a for a in args]
-        r = subprocess.run(["git", "--git-dir", git_dir, "-c", "core.quotepath=off", *args], capture_output=True)
-        return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
-
-    history._git, history.head_commit = git, (lambda _root: sha)
-    history._is_ancestor = lambda _root, _sha: False
-    if get_meta(con, "history_head") != sha:
-        history.update_history(con, root)
-
-
 def prepare(args: argparse.Namespace) -> list[dict]:
     """Trees, indexes (with history) and transcripts; the queries as JSON-ready work for the workers."""
     sys.path.insert(0, str(args.shared))
+    sys.path.insert(0, str(HERE))
     import run_eval
+    from session_replay import _mine_from_mirror  # the history as if the tree were a clone at the snapshot
 
     from cairn.codemap.index_db import open_index
     from cairn.codemap.indexer import index_project
@@ -113,7 +97,7 @@ def prepare(args: argparse.Namespace) -> list[dict]:
             project = project_for_root(root)
             index_project(project, workers=1)
             con = open_index(project)
-            _mine_history(con, run_eval, job["repo"], job["sha"], root)
+            _mine_from_mirror(con, run_eval, job["repo"], job["sha"], root)
             con.close()
             indexed.add(key)
             print(f"  {job['set']} {job['repo']}@{job['sha'][:10]}: indexed in {time.time() - t:.1f}s",

@@ -106,7 +106,7 @@ class Request:
     seeds: dict[int, float] = field(default_factory=dict)  # of the graph walk
     ppr: dict[int, float] = field(default_factory=dict)  # the walk's mass per file
     phrases: dict[int, str] = field(default_factory=dict)  # file -> the phrase it holds
-    semantic: tuple[dict[int, float], dict[int, int]] = ({}, {})  # semantic_channel's answer
+    semantic: tuple[dict[int, float], dict[int, int]] = field(default_factory=lambda: ({}, {}))  # its answer
 
     def top(self, scores: dict[int, float]) -> list[int]:
         return ranked(scores)[:self.ranking.fusion.depth]
