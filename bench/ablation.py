@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
 """Ablations of the search method on the shared case sets: change one thing, re-measure, in-process.
 
-Each VARIANT is a JSON object of overrides: module constants of cairn.search.engine (W_TEXT, W_NAME,
-W_CHUNK, W_PATH, W_PATH_CHANGE, W_DEFINES, CHUNK_SPREAD, ROLES_IN_CHANNELS, W_GRAPH_CLEAR...), roles
-(CODE_INTENT, DOC_INTENT), query (SYM_*, KEY_*, _COUNTED), names (MIN_SCORE, NAMED_FILE...), paths
-(STEM_PART, PARTIAL...), text (KEEP_TF_ONLY, FILE_COLUMNS), chunks, graph_walk (EPS, MAX_NEIGHBOURS),
-semantic (FILE_SHARE, DEPTH; W_SEMANTIC is engine's: the channel needs `[index] semantic = true` in
---cache's home/config.toml, W_SEMANTIC 0 is then the channel off),
-plus "rrf_k", "hubs_pass_rank", "chatty" (wrap queries as `eval run --conversational` does),
-"text_defs": false (index files without a grammar as plain text, as before declaration lines were
-read) and "no_grammars": [languages] (index those languages as if they had no grammar); variants
-that change the index get their own index folder.
+Each VARIANT is a JSON object: fields of the search's Ranking (src/cairn/search/ranking.py) by
+dotted name, applied with `ranking.override` (dataclasses.replace) and passed to search_code:
+"fusion.name": 0, "fusion.rrf_k": 30, "graph.hubs_pass_rank": true, "roles.in_channels": false,
+"roles.code_intent": {"test": 1.0}, "names.min_score": 0, "text.keep_tf_only": false,
+"fusion.semantic": 0 (the semantic channel needs `[index] semantic = true` in --cache's
+home/config.toml)... An unknown name stops the run. Besides the ranking: "chatty" (wrap queries
+as `eval run --conversational` does), "text_defs": false (index files without a grammar as plain
+text, as before declaration lines were read) and "no_grammars": [languages] (index those
+languages as if they had no grammar); variants that change the index get their own index folder.
 
 --set cases: the commit-subject cases (files@5, hit@1, MRR@10, mean of repositories).
 --set semble: the semble set (NDCG@10 as semble defines it: binary gain, ideal over min(10, targets),
@@ -20,7 +19,7 @@ Trees: `--trees DIR` reuses trees written by the shared harness (DIR/{owner}+{na
 are materialized with `git archive` into --cache.
 
 Usage: python bench/ablation.py --set semble --mirrors '/work/.mirror/{owner}+{name}/repo' --cache /tmp/cairn-eval \
-           [--trees ~/.cache/cairn-bench/trees] '{}' '{"W_DEFINES": 0}' '{"text_defs": false}'
+           [--trees ~/.cache/cairn-bench/trees] '{}' '{"fusion.defines": 0}' '{"text_defs": false}'
 """
 
 from __future__ import annotations
@@ -57,19 +56,14 @@ def _mean(xs) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
 
 
-def _patch(kw: dict) -> list:
-    from cairn.codemap import textdefs
-    from cairn.search import chunks, engine, graph_walk, names, paths, phrases, query, roles, semantic, text
+def variant(kw: dict):
+    """The shipped Ranking with the variant's fields replaced (dataclasses.replace, via ranking.override)."""
+    from cairn.search.ranking import DEFAULT_RANKING, override
 
-    mods = (engine, roles, query, names, paths, text, chunks, graph_walk, textdefs, semantic, phrases)
-    saved = []
-    for key, val in kw.items():
-        mod = next((m for m in mods if hasattr(m, key)), None)
-        if mod is None:
-            raise SystemExit(f"unknown constant {key}")
-        saved.append((mod, key, getattr(mod, key)))
-        setattr(mod, key, val)
-    return saved
+    try:
+        return override(DEFAULT_RANKING, kw)
+    except KeyError as e:
+        raise SystemExit(f"unknown ranking field: {e.args[0]}") from None
 
 
 def main() -> None:
@@ -78,17 +72,18 @@ def main() -> None:
     ap.add_argument("--set", choices=("cases", "semble"), default="cases")
     ap.add_argument("--mirrors", required=True, help="bare git dir pattern with {owner} and {name}")
     ap.add_argument("--cache", required=True)
+    ap.add_argument("--shared", type=Path, default=SHARED, help="the shared bench folder (default ../shared/bench)")
     ap.add_argument("--trees", default="", help="trees written by the shared harness ({owner}+{name}@{sha})")
     a = ap.parse_args()
     cache = Path(a.cache)
     from cairn.search.eval.metrics import aggregate, case_metrics
     from cairn.search.eval.run import chatty, materialize
 
-    files = sorted((SHARED / a.set).glob("*.jsonl"))
+    files = sorted((a.shared / a.set).glob("*.jsonl"))
     cases = {f.stem: [json.loads(x) for x in f.read_text().splitlines() if x.strip()] for f in files}
     for spec in a.variants:
         kw = json.loads(spec)
-        rrf_k, hubs, conv = kw.pop("rrf_k", 60), kw.pop("hubs_pass_rank", False), kw.pop("chatty", False)
+        conv = kw.pop("chatty", False)
         text_defs = kw.pop("text_defs", True)
         no_grammars = frozenset(kw.pop("no_grammars", ()))
         home = "home" + ("" if text_defs else "-no-text-defs") + "".join(f"-{g}" for g in sorted(no_grammars))
@@ -102,7 +97,7 @@ def main() -> None:
         real_is_program, real_code = extract.is_program, languages.CODE_LANGUAGES
         extract.is_program = real_is_program if text_defs else (lambda lang, head: False)
         languages.CODE_LANGUAGES = real_code - no_grammars
-        saved = _patch(kw)
+        ranking = variant(kw)
         cons: dict = {}
         per_repo, per_cat, lang_of = {}, defaultdict(dict), {}
         for repo, cs in cases.items():
@@ -119,8 +114,7 @@ def main() -> None:
                     cons[c["snapshot"]] = (open_index(p), tree)
                 con, tree = cons[c["snapshot"]]
                 q = chatty(c["query"], i) if conv else c["query"]
-                hits, _ = engine.search_code(con, q, root=tree, limit=10, rrf_k=rrf_k, hubs_pass_rank=hubs,
-                                             kind="auto")
+                hits, _ = engine.search_code(con, q, root=tree, limit=10, kind="auto", ranking=ranking)
                 top = [h.path for h in hits]
                 if a.set == "semble":
                     score = ndcg10(top, c["targets"])
@@ -137,8 +131,6 @@ def main() -> None:
                 per_repo[name] = aggregate(rows)
         for con, _ in cons.values():
             con.close()
-        for mod, key, val in saved:
-            setattr(mod, key, val)
         extract.is_program, languages.CODE_LANGUAGES = real_is_program, real_code
         if a.set == "semble":
             langs = defaultdict(list)

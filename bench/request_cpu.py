@@ -34,7 +34,10 @@ os.environ["CAIRN_WARM"] = "0"
 sys.path.insert(0, sys.argv[1])
 from hook_speed import PROMPTS
 from cairn.agents.hooks import runner, warm
-import cairn.search.engine as engine
+try:  # the channels call chunk_channel and file_text_channel (search/channels.py)
+    import cairn.search.channels as engine
+except ImportError:  # a version of cairn from before the channels' rows
+    import cairn.search.engine as engine
 try:  # set up as the server's own process is (held indexes; its cycle collector's settings)
     warm._warm_up(own_process=True)
 except TypeError:  # a version of cairn from before the collector's settings

@@ -74,6 +74,7 @@ def query_ms(tree: Path, queries: list[str]) -> tuple[float, float]:
     from cairn.codemap.indexer import index_project
     from cairn.project import project_for_root
     from cairn.search import engine
+    from cairn.search.ranking import DEFAULT_RANKING, override
 
     with tempfile.TemporaryDirectory() as home:
         os.environ["CAIRN_HOME"] = home
@@ -83,12 +84,12 @@ def query_ms(tree: Path, queries: list[str]) -> tuple[float, float]:
         con = open_index(p)
         out = []
         for w in (0.0, 1.0):
-            engine.W_SEMANTIC = w
-            engine.search_code(con, queries[0], root=tree, limit=10)  # warm-up (model, matrix, pages)
+            ranking = override(DEFAULT_RANKING, {"fusion.semantic": w})
+            engine.search_code(con, queries[0], root=tree, limit=10, ranking=ranking)  # warm-up (model, matrix, pages)
             ms = []
             for q in queries[1:]:
                 t = time.perf_counter()
-                engine.search_code(con, q, root=tree, limit=10)
+                engine.search_code(con, q, root=tree, limit=10, ranking=ranking)
                 ms.append((time.perf_counter() - t) * 1000)
             out.append(statistics.median(ms))
         from cairn.search.semantic import semantic_channel

@@ -9,21 +9,20 @@ to `search_code(session=...)` exactly as `cairn search --transcript` does, witho
 query. files@5 counts every gold file; novel@5 only the gold files the session had not touched,
 with touched files removed from the ranking; macro = mean of the repositories.
 
-Variants are JSON objects of module constants ("engine.W_RECENT": 0, "session_signals.NEAR_GRAPH":
-0, "graph_walk.BATCH": 8, ...) applied before the run; "session": false searches each prompt alone
+Variants are JSON objects of Ranking fields (search/ranking.py: "fusion.recent": 0,
+"session.near_graph": 0, ...) passed to search_code as its ranking; "session": false searches each prompt alone
 (the transcript is not given); "history": true gives the search the git
 history the harness's `--git-history` would give (mined from the bare mirror at the snapshot, so
 no tree needs a .git). Indexes persist under --homes (one CAIRN_HOME per snapshot), so variants
 after the first one cost seconds.
 
-Usage: python bench/session_replay.py [--homes DIR] [--jobs 2] [--cases FILE...] '{}' '{"engine.W_RECENT": 0}'
+Usage: python bench/session_replay.py [--homes DIR] [--jobs 2] [--cases FILE...] '{}' '{"fusion.recent": 0}'
 (BENCH_MIRRORS and BENCH_CACHE as for the shared harness.)
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import subprocess
@@ -39,15 +38,14 @@ SHARED = benchlib.SHARED_BENCH  # the harness: run_eval.py (Session, score, mate
 DUMP = bool(os.environ.get("REPLAY_DUMP"))  # set by --dump: each case's rows are kept for a look by hand
 
 
-def _patch(variant: dict) -> None:
-    for key, value in variant.items():
-        if key in ("history", "session"):
-            continue
-        mod, name = key.rsplit(".", 1)
-        module = importlib.import_module(mod if mod.startswith("cairn.") else f"cairn.search.{mod}")
-        if not hasattr(module, name):
-            sys.exit(f"{key}: no such constant")
-        setattr(module, name, value)
+def _ranking(variant: dict):
+    """The shipped Ranking with the variant's fields replaced (an unknown field stops the run)."""
+    from cairn.search.ranking import DEFAULT_RANKING, override
+
+    try:
+        return override(DEFAULT_RANKING, {k: v for k, v in variant.items() if k not in ("history", "session")})
+    except KeyError as e:
+        sys.exit(str(e))
 
 
 def _mine_from_mirror(con, run_eval, repo: str, sha: str, root: Path) -> None:
@@ -74,7 +72,7 @@ def run_group(job: tuple) -> list[dict]:
     import run_eval
 
     os.environ["CAIRN_HOME"] = str(Path(homes) / f"{repo.replace('/', '+')}@{sha}")
-    _patch(variant)
+    ranking = _ranking(variant)
     from cairn.agents.tracker import with_tracker_items
     from cairn.codemap.index_db import open_index
     from cairn.codemap.indexer import index_project
@@ -103,7 +101,7 @@ def run_group(job: tuple) -> list[dict]:
         t = time.perf_counter()
         query, item_terms = with_tracker_items(project, case["query"])  # as `cairn search` does
         hits, _ = search_code(con, query, root=root, terms=item_terms or None, limit=10, session=ctx,
-                              use_history=use_history)
+                              use_history=use_history, ranking=ranking)
         ms = (time.perf_counter() - t) * 1000
         ranked = [h.path for h in hits]
         row = {"repo": repo, "ms": ms, **run_eval.score(case["gold"], ranked)}

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cairn.search import engine, fts_ahead, index_cache, text
+from cairn.search import channels, fts_ahead, index_cache, text
 from cairn.search.service import search
 
 REQUESTS = ["post a journal entry", "ledger balance of an account", "how are entries validated",
@@ -41,13 +41,13 @@ def every_term(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(text, "fresh", recording)
-    slow = engine.path_channel
+    slow = channels.path_channel
 
     def slower(*args, **kwargs):  # the request's own channels take a while, as on a large index
         time.sleep(0.05)
         return slow(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "path_channel", slower)
+    monkeypatch.setattr(channels, "path_channel", slower)
     return asked
 
 

@@ -14,6 +14,7 @@ from cairn.codemap.indexer import index_project, open_index
 from cairn.project import resolve_project
 from cairn.search import fts_carry, index_cache, text
 from cairn.search.query import Term
+from cairn.search.ranking import DEFAULT_RANKING
 from helpers import make_git_repo
 
 WORDS = ["ledger", "invoice", "refund", "account", "balance", "export", "ticket", "parser", "render", "cache"]
@@ -55,8 +56,8 @@ def indexed(tmp_path):
 def _fresh(con: sqlite3.Connection, term: str, limit: int) -> tuple[list, int]:
     expr = '"' + term + '"'
     rows = [tuple(r) for r in con.execute(
-        f"SELECT rowid, -bm25(files_fts, {text.FILE_COLUMNS}) FROM files_fts WHERE files_fts MATCH ? "
-        f"ORDER BY bm25(files_fts, {text.FILE_COLUMNS}) LIMIT ?", (expr, limit))]
+        f"SELECT rowid, -bm25(files_fts, {DEFAULT_RANKING.text.file_columns}) FROM files_fts WHERE files_fts MATCH ? "
+        f"ORDER BY bm25(files_fts, {DEFAULT_RANKING.text.file_columns}) LIMIT ?", (expr, limit))]
     hits = len(rows) if len(rows) < limit else con.execute(
         "SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?", (expr,)).fetchone()[0]
     return rows, hits
@@ -67,10 +68,11 @@ def _answers(project, limit: int) -> list[tuple]:
     con = open_index(project)
     try:
         with index_cache.Pinned(con) as cache:
-            text.weighted_bm25(con, "files_fts", text.FILE_COLUMNS, [Term(t, 1, 1.0) for t in TERMS], limit=limit)
+            columns = DEFAULT_RANKING.text.file_columns
+            text.weighted_bm25(con, "files_fts", columns, [Term(t, 1, 1.0) for t in TERMS], limit=limit)
             out = []
             for t in TERMS:
-                kept = cache.fts.get(("files_fts", text.FILE_COLUMNS, f'"{t}"', limit))
+                kept = cache.fts.get(("files_fts", columns, f'"{t}"', limit))
                 if kept is not None:
                     out.append(([tuple(r) for r in kept[0]], kept[1], _fresh(con, t, limit)))
             return out

@@ -6,8 +6,11 @@ import pytest
 
 from cairn.search.intent import wants_change, wants_docs, wants_reason
 from cairn.search.paths import matches
-from cairn.search.query import SYM_BARE, SYM_CAPITAL, SYM_CODE, SYM_FIRST, _name_keys, _symbols
+from cairn.search.query import _name_keys, _symbols
+from cairn.search.ranking import DEFAULT_RANKING
 from cairn.search.roles import PROSE, SOURCE, TEST, is_test_path, role, role_factors
+
+SYM = DEFAULT_RANKING.terms
 
 
 @pytest.mark.parametrize("text", ["how do I configure the proxy?", "what is the release process",
@@ -53,16 +56,16 @@ def test_request_tokens_that_name_definitions():
     def sym(text):
         return {s.token: (s.key, s.strength) for s in _symbols(text)}
 
-    assert sym("Conn") == {"Conn": ("conn", SYM_BARE)}
-    assert sym("Rack::Response")["Rack::Response"] == ("response", SYM_BARE)
+    assert sym("Conn") == {"Conn": ("conn", SYM.sym_bare)}
+    assert sym("Rack::Response")["Rack::Response"] == ("response", SYM.sym_bare)
     s = sym("how the Session manages the underlying URLSession")
-    assert s["Session"] == ("session", SYM_CAPITAL) and s["URLSession"] == ("urlsession", SYM_CODE)
-    assert sym("Transaction block and session management")["Transaction"][1] == SYM_FIRST
-    assert sym("Plug.Conn struct")["Plug.Conn"] == ("conn", SYM_CODE)
+    assert s["Session"] == ("session", SYM.sym_capital) and s["URLSession"] == ("urlsession", SYM.sym_code)
+    assert sym("Transaction block and session management")["Transaction"][1] == SYM.sym_first
+    assert sym("Plug.Conn struct")["Plug.Conn"] == ("conn", SYM.sym_code)
     assert sym("how M.load activates a plugin")["M.load"][0] == "load"
     assert sym("optional fields use (.:?) here")["(.:?)"][0] == ".:?"
     assert "conn.ex" not in sym("look at conn.ex")  # a file name is the name channel's business
-    assert sym("HTTP router")["HTTP"][1] < SYM_CODE  # an acronym is a word, not an identifier
+    assert sym("HTTP router")["HTTP"][1] < SYM.sym_code  # an acronym is a word, not an identifier
 
 
 def test_name_keys_split_file_names_and_qualified_names_differently():

@@ -13,8 +13,9 @@ import pytest
 from cairn.codemap import embed, vectors
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import resolve_project
-from cairn.search import engine, semantic
+from cairn.search import semantic
 from cairn.search.engine import search_code
+from cairn.search.ranking import DEFAULT_RANKING, override
 from helpers import make_git_repo
 
 FILES = {
@@ -39,10 +40,10 @@ def _project(tmp_path, cairn_home, on: bool, files=FILES):
     return project
 
 
-def _search(project, text: str, limit: int = 5) -> list[str]:
+def _search(project, text: str, limit: int = 5, ranking=DEFAULT_RANKING) -> list[str]:
     con = open_index(project)
     try:
-        return [h.path for h in search_code(con, text, root=project.root, limit=limit)[0]]
+        return [h.path for h in search_code(con, text, root=project.root, limit=limit, ranking=ranking)[0]]
     finally:
         con.close()
 
@@ -176,8 +177,8 @@ def test_another_model_version_rebuilds_all_vectors(tmp_path, cairn_home, monkey
 def test_a_paraphrase_finds_the_file_lexical_search_misses(tmp_path, cairn_home, monkeypatch):
     p = _project(tmp_path, cairn_home, on=True)
     assert _search(p, PARAPHRASE)[0] == "app/limiter.py"
-    monkeypatch.setattr(engine, "W_SEMANTIC", 0.0)
-    assert _search(p, PARAPHRASE)[0] != "app/limiter.py"  # the words alone do not find it
+    off = override(DEFAULT_RANKING, {"fusion.semantic": 0.0})
+    assert _search(p, PARAPHRASE, ranking=off)[0] != "app/limiter.py"  # the words alone do not find it
     status, line = vectors.describe(True, p.index_path())
     assert status == "ok" and line.startswith("active (") and f"{len(FILES)} files with vectors" in line
 
@@ -266,17 +267,18 @@ def test_a_decision_note_is_found_by_a_paraphrase_of_its_question(tmp_path, cair
     assert run_cli("remember", "--json", "--root", str(root), input=json.dumps(facts)).returncode == 0
     question = "why did we choose to throttle requests like that"
 
-    def knowledge(weight: float) -> list[str]:
-        saved, engine.W_SEMANTIC = engine.W_SEMANTIC, weight
-        try:
-            out = run_cli("search", question, "--root", str(root), "--json", "--kind", "knowledge")
-        finally:
-            engine.W_SEMANTIC = saved
-        assert out.returncode == 0, out.stderr
-        return [r.get("title") for r in json.loads(out.stdout)["results"]]
+    from cairn.search.service import search
 
+    def knowledge(weight: float) -> list[str]:
+        ranking = override(DEFAULT_RANKING, {"fusion.semantic": weight})
+        answer = search(resolve_project(root), question, kind="knowledge", ranking=ranking)
+        return [r.get("title") for r in answer.results]
+
+    out = run_cli("search", question, "--root", str(root), "--json", "--kind", "knowledge")
+    assert out.returncode == 0, out.stderr
     assert "Token bucket per client key" not in knowledge(0.0)  # no word of the question in the note
-    assert knowledge(engine.W_SEMANTIC)[:1] == ["Token bucket per client key"]
+    assert knowledge(DEFAULT_RANKING.fusion.semantic)[:1] == ["Token bucket per client key"]
+    assert [r.get("title") for r in json.loads(out.stdout)["results"]][:1] == ["Token bucket per client key"]
 
 
 def test_doctor_says_in_one_line_whether_the_channel_is_active(tmp_path, cairn_home, run_cli, no_model):

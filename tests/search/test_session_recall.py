@@ -308,7 +308,7 @@ def test_the_tests_of_the_files_in_play_come_next(shop):
 def test_a_test_and_a_doc_in_play_keep_their_full_weight(shop, monkeypatch):
     """A test or a doc the session is editing is part of the work: its role does not weigh it down
     below source files the session only glanced at."""
-    from cairn.search import engine
+    from cairn.search.ranking import DEFAULT_RANKING, override
 
     root, con = shop
     ctx = _ctx(root, [("the checkout test fails", [("read", "src/coupons.py"), ("read", "src/invoice.py"),
@@ -316,8 +316,8 @@ def test_a_test_and_a_doc_in_play_keep_their_full_weight(shop, monkeypatch):
                                                     ("edited", "tests/test_cart.py")])])
     hits, _ = search_code(con, "run it again please", root=root, session=ctx)
     assert "tests/test_cart.py" in paths(hits)[:5]
-    monkeypatch.setattr(engine, "IN_PLAY_FULL_WEIGHT", False)
-    hits_before, _ = search_code(con, "run it again please", root=root, session=ctx)
+    hits_before, _ = search_code(con, "run it again please", root=root, session=ctx,
+                                 ranking=override(DEFAULT_RANKING, {"roles.in_play_full_weight": False}))
     assert paths(hits_before).index("tests/test_cart.py") > paths(hits).index("tests/test_cart.py")
 
 

@@ -7,8 +7,8 @@ import pytest
 from cairn.codemap.index_db import open_index
 from cairn.codemap.indexer import index_project
 from cairn.project import project_for_root
-from cairn.search import engine
 from cairn.search.engine import search_code
+from cairn.search.ranking import DEFAULT_RANKING, override
 from cairn.search.tooling import asked_tools, tooling_files
 from helpers import make_git_repo
 
@@ -65,11 +65,10 @@ def test_a_tool_or_its_job_finds_its_configuration(svc):
         assert any(w.startswith("configures what the request names") for w in hit.why)
 
 
-def test_without_the_channel_the_code_that_says_config_wins(svc, monkeypatch):
+def test_without_the_channel_the_code_that_says_config_wins(svc):
     root, con = svc
     request = "The golangci-lint tool complains that the configuration is outdated and incompatible, fix it"
-    monkeypatch.setattr(engine, "W_TOOLING", 0.0)
-    hits, _ = search_code(con, request, root=root)
+    hits, _ = search_code(con, request, root=root, ranking=override(DEFAULT_RANKING, {"fusion.tooling": 0.0}))
     assert ".golangci.yml" not in _paths(hits)  # the case the channel exists for
 
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from cairn.search.index_cache import for_index
 from cairn.search.query import Term
+from cairn.search.ranking import DEFAULT_RANKING, Text
 
 MAX_FILE_BYTES = 256_000
-K1 = 1.2  # BM25-style saturation: the fifth occurrence adds little
 MANY_CHUNKS = 48  # above this many declarations in a file, occurrences are placed one by one
 _SUFFIXES = ("ational", "ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
 
@@ -155,8 +155,9 @@ def _place(positions: Iterable[int], size: int, ranges: list[tuple[int, int, int
 
 
 def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int],
-                  terms: list[Term]) -> dict[int, list[tuple[float, int]]]:
-    """file id -> [(score, chunk id)], best first, for the given candidate files."""
+                  terms: list[Term], r: Text = DEFAULT_RANKING.text) -> dict[int, list[tuple[float, int]]]:
+    """file id -> [(score, chunk id)], best first, for the given candidate files (term counts
+    saturate BM25-style by `r.chunk_k1`: the fifth occurrence adds little)."""
     if root is None or not file_ids or not terms:
         return {}
     by_stem = _stems(terms)
@@ -179,7 +180,7 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
     out: dict[int, list[tuple[float, int]]] = {}
     base = str(root)
     weight = {stem: t.weight for stem, t in by_stem.items()}
-    k1p = K1 + 1
+    k1, k1p = r.chunk_k1, r.chunk_k1 + 1
     for fid in file_ids:
         spans = known.get(fid)
         if not spans or fid not in paths:
@@ -202,7 +203,7 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
                 known_counts[stem] = counts
             for cid, n in counts.items():
                 tf[cid][stem] = n
-        scored = [(sum([weight[stem] * n * k1p / (n + K1) for stem, n in per_stem.items()]), cid)
+        scored = [(sum([weight[stem] * n * k1p / (n + k1) for stem, n in per_stem.items()]), cid)
                   for cid, per_stem in tf.items()]
         if scored:
             scored.sort(reverse=True)

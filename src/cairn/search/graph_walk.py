@@ -16,11 +16,8 @@ from collections import deque
 from collections.abc import Collection
 
 from cairn.search.index_cache import for_index
+from cairn.search.ranking import DEFAULT_RANKING, Graph
 
-ALPHA = 0.2  # restart probability: higher keeps the walk closer to the seeds
-EPS = 1e-3  # residual below which a node does not push
-DEGREE_SHARE = 0.25  # ...and, once its degree is known, below EPS * degree * this
-MAX_PUSHES = 4000
 BATCH = 16  # nodes whose neighbours are read in one query
 
 
@@ -55,9 +52,11 @@ class _Neighbours:
         return hit
 
 
-def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], *, alpha: float = ALPHA,
-                          eps: float = EPS, hubs_pass_rank: bool = False) -> dict[int, float]:
-    """Approximate PPR vector (file id -> mass) for a seed distribution (normalized here)."""
+def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], weights: Graph = DEFAULT_RANKING.graph
+                          ) -> dict[int, float]:
+    """Approximate PPR vector (file id -> mass) for a seed distribution (normalized here): restart
+    probability `weights.alpha`, a node pushes while its residual is above `eps` (and, once its
+    degree is known, above eps * degree * `degree_share`), at most `max_pushes` pushes."""
     total = sum(w for w in seeds.values() if w > 0)
     if total <= 0:
         return {}
@@ -69,7 +68,9 @@ def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], *, a
     queued = set(queue)
     r_get, p_get, enqueue, mark = r.get, p.get, queue.append, queued.add
     pushes = 0
-    while queue and pushes < MAX_PUSHES:
+    alpha, eps, share, max_pushes, hubs_pass_rank = (
+        weights.alpha, weights.eps, weights.degree_share, weights.max_pushes, weights.hubs_pass_rank)
+    while queue and pushes < max_pushes:
         u = queue.popleft()
         queued.discard(u)
         ru = r_get(u, 0.0)
@@ -77,7 +78,7 @@ def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], *, a
             continue
         hit = known.get(u)
         nbrs, wsum, hub = hit if hit is not None else nb.get(u, queue)
-        if ru <= eps * max(len(nbrs), 1) * DEGREE_SHARE:
+        if ru <= eps * max(len(nbrs), 1) * share:
             continue
         pushes += 1
         r[u] = 0.0

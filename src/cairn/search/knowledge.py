@@ -16,16 +16,13 @@ from pathlib import Path
 from cairn.search.index_cache import for_index
 from cairn.search.intent import wants_reason
 from cairn.search.query import Query
+from cairn.search.ranking import DEFAULT_RANKING
+from cairn.search.ranking import Knowledge as Weights
 from cairn.util.fuse import RRF_K, ranked
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from cairn.search.engine import Hit
-
-SUPERSEDED_FACTOR = 0.05  # still readable, never ahead of a live note
-WHY_FACTOR = 1.5  # "why did we ..." questions want the decision record first
-KNOWLEDGE_SHARE = 0.25  # in the `all` view, at least this share of slots goes to knowledge
-
 
 def is_why_question(text: str) -> bool:
     return wants_reason(text)
@@ -66,8 +63,10 @@ def node_stale(con: sqlite3.Connection, root: Path | None, path: str, origin: st
 
 
 def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
-                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int) -> list[Hit]:
-    """Knowledge Hits from the fused file ranking (node files only)."""
+                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int,
+                           weights: Weights = DEFAULT_RANKING.knowledge) -> list[Hit]:
+    """Knowledge Hits from the fused file ranking (node files only): a why-question's decision and bug
+    records count `why_factor` more, superseded nodes `superseded_factor` (readable, never ahead)."""
     from cairn.search.engine import Hit
 
     rows = for_index(con).value("node_rows", lambda: {r["file_id"]: r for r in con.execute(
@@ -86,11 +85,11 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
         if matched:
             why.append("matches " + ", ".join(sorted(set(matched))[:4]))
         if why_q and r["type"] in ("decision", "bug"):
-            score *= WHY_FACTOR
+            score *= weights.why_factor
             why.append(f"a {r['type']} record for a why-question")
         live = None
         if r["state"] == "superseded":
-            score *= SUPERSEDED_FACTOR
+            score *= weights.superseded_factor
             live = live_id(con, r["superseded_by"])
             why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
                                                                  else "") if r["superseded_by"] else "superseded")
@@ -106,7 +105,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
     return hits
 
 
-def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K) -> list[Hit]:
+def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT_RANKING.knowledge) -> list[Hit]:
     """Notes of the personal vault that match the request (scored in memory, same term weights)."""
     from cairn.home import personal_vault_dir
 
@@ -134,8 +133,9 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K) -> list[Hit]:
     # message"): personal notes are about the person, so every request word counts here.
     from cairn.search.query import Term
 
-    terms = [Term(t.text, t.df, max(t.weight, 0.5 if t.expansion else 1.0), t.identifier, t.expansion) for t in q.terms]
-    scores, matched = weighted_bm25(mem, "p", "0, 3.0, 1.0", terms)
+    terms = [Term(t.text, t.df, max(t.weight, r.personal_min_expansion if t.expansion else r.personal_min_weight),
+                  t.identifier, t.expansion) for t in q.terms]
+    scores, matched = weighted_bm25(mem, "p", r.personal_columns, terms)
     mem.close()
     hits = []
     for rank, i in enumerate(ranked(scores)[:limit], 1):
@@ -143,7 +143,7 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K) -> list[Hit]:
         meta = {"id": n.id, "type": n.type, "status": n.status, "title": n.title, "origin": "personal",
                 "files": list(n.files), "symbols": list(n.symbols), "superseded_by": n.superseded_by,
                 "live": None, "stale": []}
-        score = 1.0 / (rrf_k + rank) * (SUPERSEDED_FACTOR if n.state == "superseded" else 1.0)
+        score = 1.0 / (rrf_k + rank) * (r.superseded_factor if n.state == "superseded" else 1.0)
         why = ["personal note; matches " + ", ".join(sorted(set(matched.get(i, [])))[:4])]
         hits.append(Hit(-1 - i, str(n.path), score, "knowledge", why=why, meta=meta))
     return hits
@@ -159,9 +159,9 @@ def finish(hits: list, root: Path | None, con: sqlite3.Connection) -> None:
                 h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
 
 
-def interleave(code: list, knowledge: list, limit: int) -> list:
+def interleave(code: list, knowledge: list, limit: int, share: float = DEFAULT_RANKING.knowledge.share) -> list:
     """The `all` view: one list by score, with a reserved share of slots for knowledge."""
-    reserved = min(len(knowledge), max(1, round(limit * KNOWLEDGE_SHARE))) if knowledge else 0
+    reserved = min(len(knowledge), max(1, round(limit * share))) if knowledge else 0
     merged = sorted(code + knowledge, key=lambda h: (-h.score, h.path))[:limit]
     have = sum(1 for h in merged if h.kind == "knowledge")
     if have < reserved:

@@ -18,11 +18,10 @@ from itertools import accumulate
 
 from cairn.search.index_cache import for_index
 from cairn.search.query import Term, file_count
+from cairn.search.ranking import DEFAULT_RANKING, Paths
 from cairn.text.tokens import split_identifier
 
-MIN_WORD = 3
-STEM_PART, DIR_PART = 1.0, 0.4  # a match in the file's own name, in its folder's name
-PARTIAL, COVER_POWER = 0.5, 1.0  # a name the request covers in full counts double
+MIN_WORD = 3  # the shortest word looked for, and the shortest prefix that matches (part of the matching rule)
 MAX_CANDIDATES = 600  # files per word: a word in thousands of paths says nothing about any
 MAX_MATCHES = 200_000  # (word, file) verdicts a warm process keeps per index state
 
@@ -87,27 +86,27 @@ class _PathBlob:
         self.sql_scans = 0
         self.lists: _PathLists | None = None
         self.not_ascii: list[tuple[int, str]] | None = None  # the paths LIKE may misjudge (see _like)
-        self.matched: dict[tuple[str, int], tuple[float, set[int], int] | None] = {}  # (word, id) -> _match
+        self.matched: dict[tuple[str, int], tuple[bool, set[int], int] | None] = {}  # (word, id) -> _match
         self.parts_of: dict[str, dict[str, bool]] = {}  # word -> name part -> matches(word, part)
         self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
-        self.named: dict[tuple[str, str], dict[int, tuple[float, set[int], int]] | None] = {}  # among()
+        self.named: dict[tuple[str, str], dict[int, tuple[bool, set[int], int]] | None] = {}  # among()
 
     def among(self, con: sqlite3.Connection, word: str, root: str, other: str
-              ) -> dict[int, tuple[float, set[int], int]] | None:
+              ) -> dict[int, tuple[bool, set[int], int]] | None:
         """How `word` (whose root is `root`) names each file among those whose name or folder holds
         `other` (its own root, or, for a word whose root is in too many paths, another word's);
         None when `other` is in too many paths to list. Memoized per pair: requests share words."""
         key = (word, other)
         if key not in self.named:
             rows = self.holding(con, other, MAX_CANDIDATES)
-            found: dict[int, tuple[float, set[int], int]] = {}
+            found: dict[int, tuple[bool, set[int], int]] = {}
             for fid, path, tail in rows or ():
                 if other in tail and root in tail and (how := self.verdict(word, fid, path)) is not None:
                     found[fid] = how
             self.named[key] = None if rows is None else found
         return self.named[key]
 
-    def verdict(self, word: str, fid: int, path: str) -> tuple[float, set[int], int] | None:
+    def verdict(self, word: str, fid: int, path: str) -> tuple[bool, set[int], int] | None:
         key = (word, fid)
         if key not in self.matched:
             if len(self.matched) > MAX_MATCHES:
@@ -243,9 +242,10 @@ class _Strings:
         return found
 
 
-def _match(word: str, path: str, known: dict[str, bool] | None = None) -> tuple[float, set[int], int] | None:
-    """How `word` names the file at `path`: (STEM_PART, the name parts it covers, how many parts
-    the name has), or (DIR_PART, nothing, ...) for its folder; None if it names neither.
+def _match(word: str, path: str, known: dict[str, bool] | None = None) -> tuple[bool, set[int], int] | None:
+    """How `word` names the file at `path`: (True, the name parts it covers, how many parts the name
+    has), or (False, nothing, ...) for its folder; None if it names neither. (True and False, not
+    their weights: the verdicts are memoized per index state, whatever the ranking.)
     `known`: part -> matches(word, part) so far (the same parts recur in many paths)."""
     stem_parts, dir_parts = _parts(path)
     if not stem_parts:
@@ -260,13 +260,13 @@ def _match(word: str, path: str, known: dict[str, bool] | None = None) -> tuple[
         if m:
             hit.add(i)
     if hit:
-        return STEM_PART, hit, len(stem_parts)
+        return True, hit, len(stem_parts)
     for p in dir_parts:
         m = known.get(p)
         if m is None:
             m = known[p] = matches(word, p)
         if m:
-            return DIR_PART, set(), len(stem_parts)
+            return False, set(), len(stem_parts)
     return None
 
 
@@ -278,8 +278,9 @@ def prepare(con: sqlite3.Connection) -> None:
         every.lists = _PathLists(con)
 
 
-def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]:
-    """file id -> how well the request's words name the file (its name first, then its folder)."""
+def path_channel(con: sqlite3.Connection, terms: list[Term], weights: Paths = DEFAULT_RANKING.paths) -> dict[int, float]:
+    """file id -> how well the request's words name the file (its name first, then its folder; a name
+    the request covers in full counts most)."""
     words: dict[str, float] = {}
     for t in terms:
         if t.weight > 0 and len(t.text) >= MIN_WORD and t.text.isalpha():
@@ -288,7 +289,7 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
         return {}
     roots = {w: _root(w) for w in words}
     every: _PathBlob = for_index(con).value("path_blob", _PathBlob, file_list_only=True)
-    hits: dict[int, list[tuple[str, float, set[int], int]]] = defaultdict(list)  # fid -> (word, part, covered, n)
+    hits: dict[int, list[tuple[str, bool, set[int], int]]] = defaultdict(list)  # fid -> (word, in stem, covered, n)
     named: dict[str, int] = defaultdict(int)  # word -> files it names
     crowded = []  # words whose root is in too many paths: checked only against the other words' candidates
     for w, root in roots.items():
@@ -301,7 +302,7 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
             named[w] += 1
     others = {r for w, r in roots.items() if w not in crowded}
     for w in crowded:
-        crossed: dict[int, tuple[float, set[int], int]] = {}
+        crossed: dict[int, tuple[bool, set[int], int]] = {}
         for r in others:
             crossed.update(every.among(con, w, roots[w], r) or {})
         for fid, how in crossed.items():
@@ -313,9 +314,9 @@ def path_channel(con: sqlite3.Connection, terms: list[Term]) -> dict[int, float]
     for fid, found in hits.items():
         covered: set[int] = set()
         total = 0.0
-        for w, part, hit, _ in found:
+        for w, in_stem, hit, _ in found:
             covered |= hit
-            total += words[w] * part * rarity[w]
+            total += words[w] * (weights.stem_part if in_stem else weights.dir_part) * rarity[w]
         cover = len(covered) / found[0][3]
-        scores[fid] = total * (PARTIAL + (1 - PARTIAL) * cover ** COVER_POWER)
+        scores[fid] = total * (weights.partial + (1 - weights.partial) * cover ** weights.cover_power)
     return scores

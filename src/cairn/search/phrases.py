@@ -14,63 +14,63 @@ import re
 import sqlite3
 
 from cairn.search.index_cache import for_index
+from cairn.search.ranking import DEFAULT_RANKING, Phrases
 from cairn.text.words import STOPWORDS
 
-GRAM = 3
-STOP_IN_GRAM = 0  # function words a trigram may hold: matching their position lists (every file's) costs
-# ~8x the time (p50 3.3 ms against 0.4 on terraform) for +0.003 files@5 on the dev sessions
-MAX_GRAMS = 48  # trigrams looked up per request, those of the longest words first
-MAX_FILES = 4  # a trigram held by more files than this is common
-PASTED_MIN_WORDS = 12  # a shorter request's trigrams are its own wording, not text pasted from somewhere
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{1,39}")
 _QUOTED = re.compile(r'["\u201c`]([^"\u201d`\n]{3,80})["\u201d`]')  # "...", “...”, `...`; not '...' (apostrophes)
-QUOTED_WORDS = (2, 8)  # a quoted span of this many words is a phrase, whatever the request's length
-MAX_QUOTED = 6
 
 
-def _quoted(text: str) -> list[str]:
+def _quoted(text: str, r: Phrases) -> list[str]:
+    """Quoted spans of `r.quoted_words` words (at most `r.max_quoted`), whatever the request's length."""
     out = []
+    low, high = r.quoted_words
     for span in _QUOTED.findall(text[:20_000]):
         words = [w.lower() for w in _WORD.findall(span)]
-        if QUOTED_WORDS[0] <= len(words) <= QUOTED_WORDS[1] and " ".join(words) not in out:
+        if low <= len(words) <= high and " ".join(words) not in out:
             out.append(" ".join(words))
-    return out[:MAX_QUOTED]
+    return out[:r.max_quoted]
 
 
-def _grams(text: str) -> list[str]:
+def _grams(text: str, r: Phrases = DEFAULT_RANKING.phrases) -> list[str]:
+    """The word trigrams (`r.gram`) of a request long enough to hold pasted text, those of the longest
+    words first (`r.max_grams`); a gram holds at most `r.stop_in_gram` function words."""
     words = [w.lower() for w in _WORD.findall(text[:20_000])]
-    if len(words) < PASTED_MIN_WORDS:
+    if len(words) < r.pasted_min_words:
         return []
+    gram = r.gram
     out: dict[str, int] = {}
-    for i in range(len(words) - GRAM + 1):
-        g = words[i:i + GRAM]
+    for i in range(len(words) - gram + 1):
+        g = words[i:i + gram]
         content = [w for w in g if w not in STOPWORDS]
-        if len(content) < GRAM - STOP_IN_GRAM or len(set(g)) < GRAM:
+        if len(content) < gram - r.stop_in_gram or len(set(g)) < gram:
             continue
         out.setdefault(" ".join(g), sum(len(w) for w in content))
-    return sorted(out, key=lambda g: -out[g])[:MAX_GRAMS]
+    return sorted(out, key=lambda g: -out[g])[:r.max_grams]
 
 
-def phrase_channel(con: sqlite3.Connection, text: str) -> tuple[dict[int, float], dict[int, str]]:
-    """file id -> sum over the request's rare trigrams it holds of 1 / (files holding it), and
-    file id -> the first such trigram (its reason)."""
+def phrase_channel(con: sqlite3.Connection, text: str, r: Phrases = DEFAULT_RANKING.phrases
+                   ) -> tuple[dict[int, float], dict[int, str]]:
+    """file id -> sum over the request's rare trigrams it holds (at most `r.max_files` files do) of
+    1 / (files holding it), and file id -> the first such trigram (its reason)."""
     cache = for_index(con)
     scores: dict[int, float] = {}
     first: dict[int, str] = {}
-    quoted = _quoted(text)
-    for g in quoted + [g for g in _grams(text) if g not in quoted]:
-        key = ("phrase", g)
+    quoted = _quoted(text, r)
+    max_files = r.max_files
+    for g in quoted + [g for g in _grams(text, r) if g not in quoted]:
+        key = ("phrase", g, max_files)
         answer = cache.fts.get(key)
         if answer is None:
             try:
                 rows = [r[0] for r in con.execute(
-                    "SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?", ('body : "' + g + '"', MAX_FILES + 1))]
+                    "SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?", ('body : "' + g + '"', max_files + 1))]
             except sqlite3.OperationalError:
                 rows = []
             answer = (rows, len(rows))
             cache.remember_fts(key, answer)
         rows = answer[0]
-        if 0 < len(rows) <= MAX_FILES:
+        if 0 < len(rows) <= max_files:
             for fid in rows:
                 scores[fid] = scores.get(fid, 0.0) + 1.0 / len(rows)
                 first.setdefault(fid, g)

@@ -15,10 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from cairn.search.index_cache import IndexCache, for_index
+from cairn.search.ranking import DEFAULT_RANKING, Terms
 from cairn.text.tokens import CODE_NAME, STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
-# A term found in more than this share of files says little about any of them.
-COMMON_SHARE = 0.25
 _IDENT = CODE_NAME  # code-shaped tokens (text/tokens.py says why it is written as it is)
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/]*[\w]|[\w]+", re.UNICODE)
 MAX_IDENT_CHARS = 256  # a 20 KB word is no name; also bounds _IDENT.finditer's retries per start to 256**2
@@ -46,7 +45,7 @@ class Symbol:
 
     token: str  # as written, qualifier included
     key: str  # lookup key of its last segment (codemap.model.symbol_key)
-    strength: float  # SYM_* below
+    strength: float  # ranking.Terms.sym_*
     last: str = ""  # its last segment as written (case kept)
 
 
@@ -54,7 +53,7 @@ class Symbol:
 class Query:
     text: str
     terms: list[Term] = field(default_factory=list)
-    name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: KEY_IDENT/NGRAM/WORD)
+    name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: ranking.Terms.key_*)
     symbols: list[Symbol] = field(default_factory=list)  # names of definitions the request may mean
     n_files: int = 0
 
@@ -91,28 +90,24 @@ def file_count(con: sqlite3.Connection, cache: IndexCache | None = None) -> int:
         "files", lambda: con.execute("SELECT COUNT(*) FROM files").fetchone()[0], file_list_only=True))
 
 
-def _weight(df: int, n: int, identifier: bool) -> float:
+def _weight(df: int, n: int, identifier: bool, r: Terms) -> float:
     if df == 0:
         return 0.0
     share = df / max(n, 1)
     idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
     w = idf / math.log(1 + n) if n > 1 else 1.0  # 0..1, 1 = unique to a file
-    w = 0.3 + 1.7 * w
-    if share > COMMON_SHARE:
-        w *= 0.25
+    w = r.floor + r.span * w
+    if share > r.common_share:  # a term in that many files says little about any of them
+        w *= r.common_factor
     if identifier:
-        w *= 1.5
+        w *= r.identifier_factor
     return round(w, 3)
 
 
-# How much a name key is worth, by where it came from in the request.
-KEY_IDENT = 2.0  # a token shaped like code: applyCoupon, apply_coupon, cupom.ts, src/cart
-KEY_NGRAM = 1.0  # consecutive plain words that join into a name: "apply coupon" -> applycoupon
-KEY_WORD = 0.35  # one plain word that happens to be a name too ("use", "text", "errors")
-
-
-def _name_keys(text: str) -> list[tuple[str, float]]:
-    """Keys to look up in symbol and file names, each with its strength (see KEY_*)."""
+def _name_keys(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[tuple[str, float]]:
+    """Keys to look up in symbol and file names, each with its strength by where it came from in
+    the request: a token shaped like code (applyCoupon, cupom.ts, src/cart), plain words that join
+    into a name ("apply coupon" -> applycoupon), one plain word that is a name too (ranking.Terms.key_*)."""
     keys: dict[str, float] = {}
     words: list[str] = []
     for m in _RAW_TOKEN.finditer(text):
@@ -128,22 +123,16 @@ def _name_keys(text: str) -> list[tuple[str, float]]:
             for stem in stems:
                 k = name_key(stem)
                 if len(k) >= 3:
-                    keys[k] = max(keys.get(k, 0.0), KEY_IDENT if ident else KEY_WORD)
+                    keys[k] = max(keys.get(k, 0.0), r.key_ident if ident else r.key_word)
         words.extend(p for p in split_identifier(fold(tok)) if p)
     for n in (2, 3):
         for i in range(len(words) - n + 1):
             k = "".join(words[i:i + n])
             if len(k) >= 6:
-                keys[k] = max(keys.get(k, 0.0), KEY_NGRAM)
+                keys[k] = max(keys.get(k, 0.0), r.key_ngram)
     return list(keys.items())
 
 
-# How sure we are that a token names a definition, by its shape and place in the request.
-SYM_BARE = 1.0  # the whole request is one name: `Conn`, `Rack::Response`, `inferProcedureInput`
-SYM_CODE = 0.6  # a code-shaped token inside a sentence: `Ecto.Schema`, `applyCoupon`, `apply_coupon`, `(.:?)`
-SYM_CAPITAL = 0.35  # a capitalized word inside a sentence: "how the Session manages ..."
-SYM_FIRST = 0.2  # a capitalized first word: "Transaction block and session management"
-SYM_WORD = 0.1  # a plain word that a definition may carry: "how halt stops the pipeline", "retry with load"
 _SYM_TOKEN = re.compile(r"\([^\w\s()]{1,5}\)|[A-Za-z_][\w]*(?:(?:::|->|[.#])[A-Za-z_][\w]*)*[?!]?")
 _QUALIFIED = re.compile(r"::|->|[.#]")
 
@@ -160,8 +149,10 @@ def _is_file_name(tok: str) -> bool:
     return ext in EXTENSIONS
 
 
-def _symbols(text: str) -> list[Symbol]:
-    """Tokens of the request that may name definitions, each with how likely that is."""
+def _symbols(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[Symbol]:
+    """Tokens of the request that may name definitions, each with how likely that is by its shape and
+    place: the whole request (`Conn`), a code-shaped token in a sentence (`Ecto.Schema`), a
+    capitalized word ("the Session"), a capitalized first word, a plain word (ranking.Terms.sym_*)."""
     from cairn.codemap.model import symbol_key
 
     stripped = text.strip().strip("`'\"")
@@ -170,19 +161,19 @@ def _symbols(text: str) -> list[Symbol]:
     for i, m in enumerate(_SYM_TOKEN.finditer(stripped)):
         tok = m.group(0)
         if tok.startswith("("):
-            strength, last = (SYM_BARE if bare else SYM_CODE), tok[1:-1]
+            strength, last = (r.sym_bare if bare else r.sym_code), tok[1:-1]
         else:
             last = _QUALIFIED.split(tok)[-1].rstrip("?!")
             if _is_file_name(tok):
                 continue  # a file name (`conn.ex`), looked up by the name channel
             if bare:
-                strength = SYM_BARE
+                strength = r.sym_bare
             elif _QUALIFIED.search(tok) or (_IDENT.fullmatch(tok) and not tok.isupper()) or "_" in tok.strip("_"):
-                strength = SYM_CODE
+                strength = r.sym_code
             elif tok[:1].isupper() and len(tok) > 1:
-                strength = SYM_FIRST if i == 0 else SYM_CAPITAL
+                strength = r.sym_first if i == 0 else r.sym_capital
             elif len(tok) >= 3 and tok.lower() not in STOPWORDS:
-                strength = SYM_WORD
+                strength = r.sym_word
             else:
                 continue
         key = symbol_key(last)
@@ -192,24 +183,24 @@ def _symbols(text: str) -> list[Symbol]:
 
 
 MAX_QUERIES = 1000  # analyzed requests a warm process keeps per index state
-ABBREVIATIONS = True  # search the abbreviations of the long forms a request says (text/abbreviations.py)
 
 
-def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None) -> Query:
+def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None,
+            weights: Terms = DEFAULT_RANKING.terms) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys. The
     short forms code gives to what the request says in full ("openid connect" -> `oidc`,
     text/abbreviations.py) count as related terms too. Memoized per index state (the prompt hook's
     gate and its search analyze the same prompt): callers only read the Query."""
     memo = for_index(con).table("queries", MAX_QUERIES)
-    key = (text, tuple(extra_terms) if extra_terms is not None else None)
+    key = (text, tuple(extra_terms) if extra_terms is not None else None, weights)
     q = memo.get(key)
     if q is None:
-        q = memo[key] = _analyze(con, text, extra_terms)
+        q = memo[key] = _analyze(con, text, extra_terms, weights)
     return q
 
 
-def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None) -> Query:
-    if ABBREVIATIONS:
+def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, r: Terms) -> Query:
+    if r.abbreviations:
         from cairn.text.abbreviations import short_forms
 
         shorts = short_forms(text)
@@ -223,18 +214,18 @@ def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None) 
     seen: set[str] = set()
     for t in query_terms(text):
         df = _df(con, t, cache.df)
-        q.terms.append(Term(t, df, _weight(df, n, t in idents), identifier=t in idents))
+        q.terms.append(Term(t, df, _weight(df, n, t in idents, r), identifier=t in idents))
         seen.add(t)
     for t in query_terms(" ".join(extra_terms or [])):
         if t in seen:
             continue
         df = _df(con, t, cache.df)
-        q.terms.append(Term(t, df, _weight(df, n, False), expansion=True))
+        q.terms.append(Term(t, df, _weight(df, n, False, r), expansion=True))
         seen.add(t)
-    q.symbols = _symbols(text)
+    q.symbols = _symbols(text, r)
     weights = {t.text: t.weight for t in q.terms}
     if len(q.terms) == 1:  # a one-word request names something, whatever its case
         weights = {}
-    q.name_keys = [(k, s * min(1.0, weights.get(k, 1.0)) if s == KEY_WORD else s) for k, s in _name_keys(text)]
-    q.name_keys += [(k, KEY_NGRAM) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
+    q.name_keys = [(k, s * min(1.0, weights.get(k, 1.0)) if s == r.key_word else s) for k, s in _name_keys(text, r)]
+    q.name_keys += [(k, r.key_ngram) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from cairn.search.intent import wants_docs
+from cairn.search.ranking import DEFAULT_RANKING, RoleFactors, Roles
 
 SOURCE, TEST, PROSE, DATA, OTHER = "source", "test", "prose", "data", "other"
 
@@ -28,10 +29,6 @@ _TEST_PATH = re.compile(
     r"(^|/)test_[^/]+\.(py|c|cc|cpp|dart|lua|rs|go)$|_test\.[a-z]+$|_spec\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|"
     r"(Tests?|Spec|Suite|Benchmarks?)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
 
-# Multipliers by role for a code question and for a documentation question.
-CODE_INTENT = {SOURCE: 1.0, TEST: 0.6, PROSE: 0.5, DATA: 0.6, OTHER: 0.7}
-DOC_INTENT = {SOURCE: 0.9, TEST: 0.5, PROSE: 1.3, DATA: 0.7, OTHER: 0.7}
-PROSE_REPO_SHARE = 0.6  # a repository whose files are mostly prose is documentation: prose counts fully
 
 
 def is_test_path(path: str) -> bool:
@@ -52,9 +49,11 @@ def role(path: str, kind: str, lang: str | None) -> str:
     return TEST if is_test_path(path) else SOURCE  # a program in a language we have no grammar for
 
 
-def role_factors(text: str, prose_share: float) -> dict[str, float]:
-    """Multiplier per role for this request in this repository."""
-    factors = dict(DOC_INTENT if wants_docs(text) else CODE_INTENT)
-    if prose_share >= PROSE_REPO_SHARE:
+def role_factors(text: str, prose_share: float, r: Roles = DEFAULT_RANKING.roles) -> dict[str, float]:
+    """Multiplier per role for this request in this repository (a code or a documentation question;
+    in a repository mostly of prose, `r.prose_repo_share`, prose counts fully)."""
+    f: RoleFactors = r.doc_intent if wants_docs(text) else r.code_intent
+    factors = {SOURCE: f.source, TEST: f.test, PROSE: f.prose, DATA: f.data, OTHER: f.other}
+    if prose_share >= r.prose_repo_share:
         factors[PROSE] = max(factors[PROSE], 1.0)
     return factors

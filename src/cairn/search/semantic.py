@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import sqlite3
 
+from cairn.search.ranking import DEFAULT_RANKING
+from cairn.search.ranking import Semantic as Weights
+
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     import numpy as np
 
-FILE_SHARE = 0.5  # a file's own vector (path and head) counts this much beside its best chunk
-DEPTH = 300  # files returned, best first: the role weights (roles.py) then reorder them, and 100 cost semble 0.004-0.009
-EXPLAINED = 20  # of them, the best whose closest chunk is found (the lines a hit shows)
-MIN_WORDS = 2  # a request of fewer words has too little meaning to embed
 CACHED_INDEXES = 4
 
 
@@ -32,8 +31,11 @@ def active(con: sqlite3.Connection) -> bool:
     return bool(get_meta(con, META_MODEL))
 
 
-def semantic_channel(con: sqlite3.Connection, text: str) -> tuple[dict[int, float], dict[int, int]]:
-    """(file id -> similarity, file id -> row of its closest chunk, 1-based, 0 = none), best DEPTH files."""
+def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RANKING.semantic
+                     ) -> tuple[dict[int, float], dict[int, int]]:
+    """(file id -> similarity, file id -> row of its closest chunk, 1-based, 0 = none), the best `r.depth`
+    files (the role weights then reorder them); a file's own vector (path and head) counts `r.file_share`
+    beside its best chunk."""
     from cairn.codemap.schema import get_meta
     from cairn.codemap.vectors import META_MODEL
 
@@ -42,7 +44,7 @@ def semantic_channel(con: sqlite3.Connection, text: str) -> tuple[dict[int, floa
     from cairn.codemap import embed
     from cairn.codemap.embed import words
 
-    if len(words(text).split()) < MIN_WORDS:
+    if len(words(text).split()) < r.min_words:
         return {}, {}
     if embed.inline_hook():
         return {}, {}
@@ -58,16 +60,16 @@ def semantic_channel(con: sqlite3.Connection, text: str) -> tuple[dict[int, floa
     # 2-core machine (threads fighting for the cores) against 0.7 ms for einsum's single loop
     sims = np.einsum("ij,j->i", m.matrix, model.embed([text])[0])
     file_sim = sims[m.file_rows]
-    score = (1 + FILE_SHARE) * file_sim
+    score = (1 + r.file_share) * file_sim
     if len(m.seg_starts):
         chunk_best = np.maximum.reduceat(sims[m.chunk_rows], m.seg_starts)
-        score[m.seg_files] = chunk_best + FILE_SHARE * file_sim[m.seg_files]
-    k = min(DEPTH, len(score))
+        score[m.seg_files] = chunk_best + r.file_share * file_sim[m.seg_files]
+    k = min(r.depth, len(score))
     top = np.argpartition(-score, k - 1)[:k]
     top = top[np.argsort(-score[top], kind="stable")]
     scores = dict(zip(m.file_ids[top].tolist(), score[top].tolist(), strict=True))
     best: dict[int, int] = {}
-    for f in top[:EXPLAINED].tolist():  # the closest chunk of the best files: the lines to show
+    for f in top[:r.explained].tolist():  # the closest chunk of the best files: the lines to show
         a, b = int(m.chunk_span[f, 0]), int(m.chunk_span[f, 1])
         best[int(m.file_ids[f])] = 1 + int(np.argmax(sims[m.chunk_rows[a:b]])) if b > a else 0
     return scores, best

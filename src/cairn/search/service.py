@@ -13,7 +13,7 @@ from cairn.project import Project
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-
+    from cairn.search.ranking import Ranking
     from cairn.sessions.context import SessionContext
 
 KINDS = ("auto", "code", "knowledge", "all")
@@ -53,7 +53,8 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
 
 def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
            budget: int | None = None, kind: str = "auto", refresh: bool = True,
-           seed_paths: dict[str, float] | None = None, session: SessionContext | None = None) -> Answer:
+           seed_paths: dict[str, float] | None = None, session: SessionContext | None = None,
+           ranking: Ranking | None = None) -> Answer:
     """Search the project's code and knowledge for a request (`kind`: auto, code, knowledge or all).
 
     `auto` puts the decision record first for why-questions and code first otherwise (engine.py).
@@ -61,9 +62,11 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     False and rely on SessionStart. `session` (a sessions.context.SessionContext, see
     `session_context`) is what the session so far knows: files in play, earlier prompts.
     `seed_paths` (repo-relative path -> weight) adds files to start the graph walk from.
+    `ranking`: every weight of search (search/ranking.py; default DEFAULT_RANKING).
     """
     from cairn.codemap.index_db import open_fresh
     from cairn.search.engine import search_code
+    from cairn.search.ranking import DEFAULT_RANKING
     from cairn.search.render import pack
 
     if kind not in KINDS:
@@ -91,7 +94,7 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
             seeds = {r[0]: seed_paths[r[1]] for r in con.execute(
                 f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))}
         hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
-                              kind=kind, session=session)
+                              kind=kind, session=session, ranking=ranking or DEFAULT_RANKING)
     finally:
         if not held:
             con.close()

@@ -30,6 +30,8 @@ from pathlib import Path
 from cairn.search.graph_walk import hub_ids
 from cairn.search.index_cache import for_index
 from cairn.search.query import Query, Term, analyze
+from cairn.search.ranking import DEFAULT_RANKING, Ranking
+from cairn.search.ranking import Session as Weights
 from cairn.search.text import file_text_channel
 from cairn.store.db import like_escape
 
@@ -37,17 +39,8 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
 
-RECENT_DECAY = 0.6  # a touch one prompt older counts this much of a newer one
-HOW_WEIGHT = {"edited": 1.0, "created": 1.0, "read": 0.6, "named": 0.2}
-TOPIC_PROMPTS = 3  # earlier prompts whose words carry over
-TOPIC_SHARE = 0.35  # weight of the previous prompt's words against the current prompt's
-TOPIC_MIN_WEIGHT = 1.0  # only distinctive words carry over
 ITEM_BYTES = 1200  # of a tracker item's file: its title and first lines
 SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
-MAX_SEEDS = 24
-NEAR_GRAPH = 0.5  # an import neighbour of a file in play, against a file in its folder (0: off)
-COUNTERPART_SHARE, COUNTERPART_ASKED = 0.3, 1.0  # a file's test (or tested file), beside it / when tests are asked for
-COUNTERPART_AWAY = 0.3  # a counterpart in another folder (`tests/` for `src/`), shared out over how many there are
 _ASKS_TESTS = re.compile(r"\b(?:unit |integration )?(?:tests?|specs?|testing|tdd|coverage)\b", re.I)
 _MENTION = re.compile(  # `src/a.go`, `@./a.go`, `~/x/a.go`, and Windows paths (`D:\repo\src\a.go`)
     r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)*[/\\]?)")
@@ -154,10 +147,12 @@ def without_urls(prompt: str) -> tuple[str, list[str]]:
     return _URL.sub(" ", prompt), paths
 
 
-def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> dict[int, tuple[float, str]]:
-    """Files the prompt names: by path (strength 1.0), by a unique bare file name (0.8), or a
-    tracker item the repository holds as a file ("task 008" -> tasks/008-export.md; 0.9). A path
-    given as `@path` is ATTACHED: Claude Code puts that file's text into the prompt itself."""
+def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str, r: Weights = DEFAULT_RANKING.session
+                    ) -> dict[int, tuple[float, str]]:
+    """Files the prompt names: by path, by a unique bare file name (or one in the other number), or a
+    tracker item the repository holds as a file ("task 008" -> tasks/008-export.md), each with its
+    strength (`r.mention_*`). A path given as `@path` is ATTACHED: Claude Code puts that file's text
+    into the prompt itself."""
     out: dict[int, tuple[float, str]] = {}
     prompt, url_paths = without_urls(prompt[:20_000])
     found = list(_MENTION.finditer(prompt))
@@ -166,12 +161,12 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
     pathish = [t.rstrip(".,;:") for t in tokens if _FILE_SHAPE.search(t.rstrip(".,;:")) and len(t) < 400]
     with_slash = [t for t in pathish if "/" in t.strip("/")]
     for raw, (fid, path) in map_paths(con, root, with_slash).items():
-        out[fid] = (1.0, f"{_named(raw, attached)}: {path}")
+        out[fid] = (r.mention_path, f"{_named(raw, attached)}: {path}")
     for t in pathish:
         if "/" in t.strip("/") or "." not in t.strip("."):
             continue
         name = t.strip("./")
-        for variant, weight in [(name, 0.8)] + [(v, 0.6) for v in _number_variants(name)]:
+        for variant, weight in [(name, r.mention_name)] + [(v, r.mention_variant) for v in _number_variants(name)]:
             rows = _files_named(con, variant)
             if not rows:
                 continue
@@ -179,7 +174,7 @@ def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str) -> 
                 for fid, _path in rows:
                     out.setdefault(fid, (weight, f"{_named(t, attached)}: {name}"))
             break
-    for fid, (w, why) in tracker_files(con, prompt).items():
+    for fid, (w, why) in tracker_files(con, prompt, r).items():
         out.setdefault(fid, (w, why))
     return out
 
@@ -212,7 +207,8 @@ def _number_variants(name: str) -> list[str]:
     return [f"{a}.{ext}" for a in alts if len(a) >= 3]
 
 
-def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float, str]]:
+def tracker_files(con: sqlite3.Connection, prompt: str, r: Weights = DEFAULT_RANKING.session
+                  ) -> dict[int, tuple[float, str]]:
     """Tracker references resolved to the repository's own files ("task 008" -> .../008-*.md).
 
     A file whose path lacks the tracker's word ("phase 1" -> whats-new-1.mdx) counts only for a
@@ -234,7 +230,7 @@ def tracker_files(con: sqlite3.Connection, prompt: str) -> dict[int, tuple[float
                 continue
             keyword = bool(word) and word.lower() in path.lower()
             if keyword or key or (kind != "code" and (len(digits) >= 2 or len(ident) >= 3)):
-                hits.append((fid, path, 0.9 if (keyword or key) else 0.5))
+                hits.append((fid, path, r.mention_item if (keyword or key) else r.mention_item_loose))
         if 0 < len(hits) <= 3:
             for fid, path, w in hits:
                 out.setdefault(fid, (w, f"the item the prompt names ({m.group(0).strip()}): {path}"))
@@ -254,47 +250,51 @@ def _item_text(con: sqlite3.Connection, root: Path | None, fid: int) -> str:
         return ""
 
 
-def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query) -> list[Term]:
+def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query, ranking: Ranking) -> list[Term]:
     """Distinctive words of the last few earlier prompts (and of tracker items the prompt names),
     at a reduced weight: the last text of the list counts most."""
+    r = ranking.session
     have = {t.text for t in current.terms}
     merged: dict[str, Term] = {}
     for age, text in enumerate(reversed(prompts)):
-        share = TOPIC_SHARE * (0.6 ** age)
-        for t in _distinctive_of(con, text):
+        share = r.topic_share * (r.topic_decay ** age)
+        for t in _distinctive_of(con, text, ranking):
             if t.text in have:
                 continue
             w = round(t.weight * share, 4)
             if t.text not in merged or merged[t.text].weight < w:
                 merged[t.text] = Term(t.text, t.df, w, identifier=t.identifier, expansion=True)
-    return sorted(merged.values(), key=lambda t: -t.weight)[:12]
+    return sorted(merged.values(), key=lambda t: -t.weight)[:r.topic_terms]
 
 
 MAX_TOPIC_MEMO = 512  # earlier prompts whose distinctive terms a warm process keeps per index state
 
 
-def _distinctive_of(con: sqlite3.Connection, text: str) -> list[Term]:
-    """An earlier prompt's terms of at least TOPIC_MIN_WEIGHT, memoized per index state: every
+def _distinctive_of(con: sqlite3.Connection, text: str, ranking: Ranking = DEFAULT_RANKING) -> list[Term]:
+    """An earlier prompt's terms of at least `topic_min_weight`, memoized per index state: every
     prompt of a session analyzes the same few earlier ones again (index_cache.py)."""
-    memo: dict[str, list[Term]] = for_index(con).value("topic_terms", dict)
-    found = memo.get(text)
+    memo: dict[tuple, list[Term]] = for_index(con).value("topic_terms", dict)
+    least = ranking.session.topic_min_weight
+    key = (text, least, ranking.terms)
+    found = memo.get(key)
     if found is None:
         if len(memo) >= MAX_TOPIC_MEMO:
             memo.clear()
-        found = memo[text] = [t for t in analyze(con, without_urls(text[:4000])[0]).main
-                              if t.weight >= TOPIC_MIN_WEIGHT]
+        found = memo[key] = [t for t in analyze(con, without_urls(text[:4000])[0], None, ranking.terms).main
+                             if t.weight >= least]
     return found
 
 
 def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query,
                   session: SessionContext | None = None,
-                  *, use_history: bool = True) -> SessionSignals:
+                  *, use_history: bool = True, ranking: Ranking = DEFAULT_RANKING) -> SessionSignals:
     """All session evidence for one prompt, as file-id maps (see the module doc). `session` is a
     SessionContext or None (then only the prompt's own mentions count)."""
     from cairn.codemap import history
 
+    r = ranking.session
     sig = SessionSignals()
-    for fid, (w, why) in prompt_mentions(con, root, prompt).items():
+    for fid, (w, why) in prompt_mentions(con, root, prompt, r).items():
         sig.mentions[fid] = w
         sig.mention_why[fid] = why
         if why.startswith(ATTACHED):
@@ -303,18 +303,19 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     items = [_item_text(con, root, fid) for fid, why in sig.mention_why.items() if why.startswith("the item")]
     prompts = [p for p in session.prompts if p.strip() != prompt.strip()] if session is not None else []
     if prompts or any(items):
-        sig.topic_terms = _topic_terms(con, prompts[-TOPIC_PROMPTS:] + [t for t in items if t], q)
+        sig.topic_terms = _topic_terms(con, prompts[-r.topic_prompts:] + [t for t in items if t], q, ranking)
         if sig.topic_terms:
-            sig.topic, _ = file_text_channel(con, sig.topic_terms, with_terms=False)
+            sig.topic, _ = file_text_channel(con, sig.topic_terms, with_terms=False, r=ranking.text)
     if session is None or session.empty:
         if use_history and q.distinctive <= 1:
             sig.churn = _ids(con, history.churn(con))
         return sig
     touched = map_paths(con, root, list(session.files))
     scored: dict[int, float] = {}
+    how_weight = dict(r.how_weight)
     for raw, (fid, path) in touched.items():
         t = session.files[raw]
-        w = HOW_WEIGHT[t.how] * RECENT_DECAY ** max(0, session.steps - t.step) * (1 + 0.01 * min(t.count, 10))
+        w = how_weight[t.how] * r.recent_decay ** max(0, session.steps - t.step) * (1 + r.touch_count * min(t.count, 10))
         if w > scored.get(fid, 0.0):
             scored[fid] = w
             sig.touched[fid] = t.how
@@ -323,14 +324,15 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
             sig.seen.add(fid)
     order = {fid: session.files[raw].order for raw, (fid, _) in touched.items()}
     sig.recent = sorted(scored, key=lambda f: (-scored[f], -order[f]))
-    sig.seeds = {f: scored[f] for f in sig.recent[:MAX_SEEDS] if sig.touched[f] != "named"}
+    sig.seeds = {f: scored[f] for f in sig.recent[:r.max_seeds] if sig.touched[f] != "named"}
     in_play = {sig.paths[f]: w for f, w in sig.seeds.items()}
     sig.near = _neighbours(con, in_play, set(sig.touched))
-    if NEAR_GRAPH:
-        for fid, w in _graph_neighbours(con, sig.seeds, set(sig.touched)).items():
+    if r.near_graph:
+        for fid, w in _graph_neighbours(con, sig.seeds, set(sig.touched), r.near_graph).items():
             sig.near[fid] = max(sig.near.get(fid, 0.0), w)
-    share = COUNTERPART_ASKED if _ASKS_TESTS.search(prompt) else COUNTERPART_SHARE
-    sig.counterparts = {fid: w * share for fid, w in _counterparts(con, in_play, set(sig.touched)).items()}
+    share = r.counterpart_asked if _ASKS_TESTS.search(prompt) else r.counterpart_share
+    sig.counterparts = {fid: w * share for fid, w in _counterparts(con, in_play, set(sig.touched),
+                                                                  r.counterpart_away).items()}
     if use_history and sig.seeds:
         co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
         sig.cochange = {fid: s for fid, s in _ids(con, co).items() if fid not in sig.seeds}
@@ -356,8 +358,10 @@ def _neighbours(con: sqlite3.Connection, weights: dict[str, float], exclude: set
     return out
 
 
-def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude: set[int]) -> dict[int, float]:
-    """Files that import, or are imported by, the files in play (one hop, hubs excluded)."""
+def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude: set[int], share: float
+                      ) -> dict[int, float]:
+    """Files that import, or are imported by, the files in play (one hop, hubs excluded), at `share`
+    of the file's weight."""
     if not seeds:
         return {}
     marks = ",".join("?" * len(seeds))
@@ -367,15 +371,16 @@ def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude:
                             f"SELECT dst, src FROM edges WHERE dst IN ({marks})", [*seeds, *seeds]):
         if b in exclude or b in hubs:
             continue
-        out[b] = max(out.get(b, 0.0), seeds[a] * NEAR_GRAPH)
+        out[b] = max(out.get(b, 0.0), seeds[a] * share)
     return out
 
 
-def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int]) -> dict[int, float]:
+def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int], away: float
+                  ) -> dict[int, float]:
     """A file's test and the file a test exercises (`parser.go` <-> `parser_test.go`, `cart.py` <->
     `test_cart.py`, `Cart.java` <-> `CartTest.java`), by the stem key the index keeps per file.
     One in the same folder is the counterpart; others elsewhere (`tests/` for `src/`, or the same
-    name in ten packages) share COUNTERPART_AWAY between them."""
+    name in ten packages) share `away` between them."""
     from cairn.text.tokens import name_key, stem_of
 
     wanted: dict[str, float] = {}
@@ -397,7 +402,7 @@ def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: s
     count: dict[str, int] = {}
     for _fid, stem, _path in rows:
         count[stem] = count.get(stem, 0) + 1
-    return {fid: wanted[stem] * (1.0 if _folder(path) in folders[stem] else COUNTERPART_AWAY / count[stem])
+    return {fid: wanted[stem] * (1.0 if _folder(path) in folders[stem] else away / count[stem])
             for fid, stem, path in rows if fid not in exclude}
 
 

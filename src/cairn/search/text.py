@@ -15,21 +15,18 @@ from cairn.search import fts_ahead
 from cairn.search.fts_carry import MARGIN, Base, carry, changed_since, fts_totals
 from cairn.search.index_cache import MAX_CARRIED, IndexCache, for_index
 from cairn.search.query import Term, file_count
+from cairn.search.ranking import DEFAULT_RANKING, Text
 from cairn.text.tokens import fts_quote
 
-MAX_TERMS = 12  # the most informative terms of a long request; the rest add noise and time
-PER_TERM_LIMIT = 300  # best rows per term; a common term's tail adds nothing
-FILE_COLUMNS = "3.0, 2.0, 1.0"  # files_fts: path, names, body
-KEEP_TF_ONLY = True
 
-
-def _top_terms(terms: list[Term]) -> list[Term]:
-    return sorted((t for t in terms if t.weight > 0), key=lambda t: -t.weight)[:MAX_TERMS]
+def _top_terms(terms: list[Term], r: Text) -> list[Term]:
+    """The most informative terms of a long request (the rest add noise and time)."""
+    return sorted((t for t in terms if t.weight > 0), key=lambda t: -t.weight)[:r.max_terms]
 
 
 def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list[Term],
-                  limit: int = PER_TERM_LIMIT, n_rows: int | None = None, *, with_terms: bool = True
-                  ) -> tuple[dict[int, float], dict[int, list[str]]]:
+                  limit: int | None = None, n_rows: int | None = None, *, with_terms: bool = True,
+                  r: Text = DEFAULT_RANKING.text) -> tuple[dict[int, float], dict[int, list[str]]]:
     """rowid -> sum over terms of weight * BM25 term frequency part, and rowid -> the terms that matched
     it (left empty without `with_terms`: a caller that only ranks saves the bookkeeping).
 
@@ -37,13 +34,16 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
     which it clamps to ~0 for a term in more than half the rows: in a repository whose every
     file says `upload`, the file about uploads would lose the word altogether. The term weight
     already says how distinctive a word is (measured on the files that matter, see query.py), so
-    FTS5's IDF is divided back out and only the frequency part is kept.
+    FTS5's IDF is divided back out and only the frequency part is kept (`r.keep_tf_only`). `limit`:
+    best rows per term (default `r.per_term_limit`: a common term's tail adds nothing).
     """
+    if limit is None:
+        limit = r.per_term_limit
     scores: dict[int, float] = defaultdict(float)
     matched: dict[int, list[str]] = defaultdict(list)
     cache = for_index(con)
     carrying = table == "files_fts" and cache.text_seq is not None  # the index's own table: fts_carry.py
-    for t in _top_terms(terms):
+    for t in _top_terms(terms, r):
         expr = fts_quote(t.text)
         key = (table, columns, expr, limit)
         answer = cache.fts.get(key)
@@ -62,7 +62,7 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
             n_rows = int(cache.value(f"rows:{table}", lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0],
                                      file_list_only=table == "files_fts"))  # one row per file
         idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
-        w, d = t.weight, (idf if KEEP_TF_ONLY else 1.0)
+        w, d = t.weight, (idf if r.keep_tf_only else 1.0)
         for rowid, s in rows:
             scores[rowid] += w * s / d
         if with_terms:
@@ -133,17 +133,17 @@ def _carried(con: sqlite3.Connection, cache: IndexCache, table: str, columns: st
     return answer
 
 
-def ask_ahead(con: sqlite3.Connection, *term_lists: list[Term]) -> fts_ahead.Job | None:
+def ask_ahead(con: sqlite3.Connection, *term_lists: list[Term], r: Text = DEFAULT_RANKING.text) -> fts_ahead.Job | None:
     """Start asking FTS5, on a helper thread, for the common terms `file_text_channel` will need for
     each of `term_lists` (fts_ahead.py); pass what this returns to `fts_ahead.finish` afterwards."""
     cache = for_index(con)
-    wanted = [(("files_fts", FILE_COLUMNS, fts_quote(t.text), PER_TERM_LIMIT), t.text)
-              for terms in term_lists for t in _top_terms(terms)]
+    wanted = [(("files_fts", r.file_columns, fts_quote(t.text), r.per_term_limit), t.text)
+              for terms in term_lists for t in _top_terms(terms, r)]
     return fts_ahead.start(cache, wanted, fresh, cache.text_seq is not None)
 
 
-def file_text_channel(con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True
-                      ) -> tuple[dict[int, float], dict[int, list[str]]]:
+def file_text_channel(con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True,
+                      r: Text = DEFAULT_RANKING.text) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> text score over whole files (path, symbol names, body), and the terms each matched."""
-    return weighted_bm25(con, "files_fts", FILE_COLUMNS, terms, n_rows=file_count(con),  # one FTS row per file
-                         with_terms=with_terms)
+    return weighted_bm25(con, "files_fts", r.file_columns, terms, n_rows=file_count(con),  # one FTS row per file
+                         with_terms=with_terms, r=r)

@@ -19,6 +19,7 @@ import sqlite3
 from functools import partial
 
 from cairn.search.index_cache import for_index
+from cairn.search.ranking import DEFAULT_RANKING, Tooling
 
 # (words of the request, file names or paths, strength, substrings). A file pattern is a regex over
 # the path's last segment, or over the whole path when it holds a "/". A tool's own name is surer
@@ -117,9 +118,6 @@ def _file_pattern(row: int) -> re.Pattern:
     return files[row]
 
 
-MAX_FILES = 12  # of one tool's files, the shallowest first (a monorepo's twenty workflows say little each)
-
-
 def asked_tools(text: str) -> list[tuple[int, str, float]]:
     """The tools a request names: (table row, the words that named it, strength)."""
     out = []
@@ -131,9 +129,11 @@ def asked_tools(text: str) -> list[tuple[int, str, float]]:
     return out
 
 
-def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float], dict[int, str]]:
-    """File id -> strength for the configuration files of the tools the request names, and the
-    reason to show for each; the strongest is the list's share of its weight in the fusion."""
+def tooling_files(con: sqlite3.Connection, text: str, r: Tooling = DEFAULT_RANKING.tooling
+                  ) -> tuple[dict[int, float], dict[int, str]]:
+    """File id -> strength for the configuration files of the tools the request names (of one tool's,
+    the `r.max_files` shallowest), and the reason to show for each; the strongest is the list's
+    share of its weight in the fusion."""
     if len(text.split(None, 1)) < 2:
         return {}, {}  # a one-word request names a thing (`Lint`, a class), not a tool's job
     asked = asked_tools(text[:20_000])
@@ -145,8 +145,8 @@ def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float],
     for row, word, strength in asked:
         hits: list[tuple[int, str]] = cache.value(f"tooling_files:{row}", partial(_files_of, con, row),
                                                   file_list_only=True)
-        for fid, path in hits:
-            w = strength * (1 - 0.05 * min(path.count("/"), 5))  # the shallower of equals first
+        for fid, path in hits[:r.max_files]:
+            w = strength * (1 - r.depth_discount * min(path.count("/"), 5))  # the shallower of equals first
             if w > scores.get(fid, 0.0):
                 scores[fid] = w
                 why[fid] = f"configures what the request names ({word})"
@@ -154,7 +154,7 @@ def tooling_files(con: sqlite3.Connection, text: str) -> tuple[dict[int, float],
 
 
 def _files_of(con: sqlite3.Connection, row: int) -> list[tuple[int, str]]:
-    """The indexed files of one tool (once per index state), shallowest first, at most MAX_FILES.
+    """The indexed files of one tool (once per index state), shallowest first.
     SQL keeps the rows whose path holds a literal part of a pattern (LIKE is ASCII case-blind);
     the regex decides."""
     likes = _TOOLS[row][3].split()
@@ -163,4 +163,4 @@ def _files_of(con: sqlite3.Connection, row: int) -> list[tuple[int, str]]:
                        [f"%{h}%" for h in likes])
     hits = [(fid, path) for fid, path in rows if pattern.search(path if by_path else path.rsplit("/", 1)[-1])]
     hits.sort(key=lambda h: (h[1].count("/"), h[1]))
-    return hits[:MAX_FILES]
+    return hits

@@ -1,0 +1,299 @@
+"""Every weight and switch of search, as one typed value: to change a ranking weight, change it here.
+
+`Ranking` is frozen: the request path reads it, never patches it. An ablation, a benchmark
+variant or a project's own weights are `dataclasses.replace` of `DEFAULT_RANKING` (or `override`
+below with dotted names, "fusion.name": 0), passed to `engine.search_code(ranking=...)`. Each field
+says what it does and the measurement that chose it ("inherited, no figure recorded" where the
+history holds none). Figures cite docs/benchmarks.md and the commit that brought the value in;
+"dev sessions" is ../shared/bench/sessions, "semble" is the semble set's NDCG@10, "cases" the
+commit-subject cases. Limits that do not decide an order (SQL batch sizes, memo sizes, regexes)
+stay in their modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from typing import Any
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """engine.py: each channel's weight in the reciprocal rank fusion, and what the fusion keeps."""
+
+    text: float = 1.0  # whole-file BM25 (text.py); inherited, no figure recorded (9cc0a81)
+    chunk: float = 1.0  # best-declaration BM25 (chunks.py); inherited, no figure recorded (9cc0a81)
+    name: float = 1.2  # symbols and file names the request names (names.py); inherited, no figure recorded (9cc0a81)
+    expansion: float = 0.5  # the caller's related words (--terms, abbreviations); inherited, no figure recorded
+    path: float = 0.5  # request words in file and folder names (paths.py); 0: semble 0.881 -> 0.834 ("What did it")
+    path_change: float = 0.0  # the path weight for change requests; 0.5: cases files@5 0.784 -> 0.747 ("What did it")
+    semantic: float = 0.5  # meaning (semantic.py; only with vectors); 0.5 vs 1.0: cases files@5 +0.010 (docs/benchmarks.md#semantic-channel)
+    tooling: float = 2.0  # the configuration files of a tool the request names (tooling.py), times its strength;
+    # dev sessions files@5 0.517 -> 0.540, novel@5 0.441 -> 0.468 (1097113)
+    phrase: float = 1.5  # word trigrams a few files hold verbatim (phrases.py); dev sessions files@5 0.495 -> 0.508 (443bf28)
+    graph_clear: float = 0.5  # the graph walk when two or more terms are distinctive; both graph weights 0:
+    # cases files@5 0.772 -> 0.777, within noise, kept for vague follow-ups ("Design choices, measured")
+    graph_vague: float = 1.0  # the graph walk when at most one term is distinctive (see graph_clear)
+    defines: float = 1.5  # a file defining the name the request gives moves up by this share of the best score;
+    # 0: semble 0.881 -> 0.857, symbol queries 0.988 -> 0.894 ("What did it")
+    mention: float = 2.0  # a bare file name or tracker item the prompt names; 3 -> 2 with mention_path 6:
+    # dev sessions files@5 0.557 -> 0.560 (84496d0)
+    mention_path: float = 6.0  # a path the prompt gives: near-certain (84496d0, see mention)
+    path_mention: float = 1.0  # a mention this strong (session.mention_*) is a path and fuses at mention_path (84496d0)
+    topic: float = 0.5  # the earlier prompts' distinctive words; inherited, no figure recorded (3ff339a)
+    recent: float = 5.0  # files already in play: what a follow-up is most often about; inherited, no figure recorded
+    cochange: float = 0.6  # files that change with those in play (git history); inherited, no figure recorded
+    near: float = 0.5  # untouched files beside those in play, and their import neighbours; no figure recorded (26c6de4)
+    counterpart: float = 2.0  # the tests of the files in play and what their tests exercise;
+    # dev sessions novel@5 0.398 -> 0.415 (0c0b735)
+    churn: float = 0.3  # what changes often and lately, for vague prompts only; inherited, no figure recorded
+    rrf_k: int = 60  # RRF's constant (Cormack et al.); 30: cases files@5 0.772 -> 0.770 ("Design choices, measured")
+    depth: int = 100  # ranks kept per channel list; inherited, no figure recorded (9cc0a81)
+    chunk_candidates: int = 40  # files of the first fusion whose declarations are scored; no figure recorded (bbf8df7)
+    seeds: int = 8  # best files of the fusion that seed the graph walk; inherited, no figure recorded (9cc0a81)
+    session_seed_share: float = 1.0  # graph seeds from the session, against the best hits; no figure recorded (3ff339a)
+    in_play_share: float = 0.5  # at most this share of a result list are files the session touched; no figure
+    # recorded (26c6de4)
+
+
+@dataclass(frozen=True)
+class RoleFactors:
+    """A multiplier per file role (roles.py)."""
+
+    source: float
+    test: float
+    prose: float
+    data: float
+    other: float
+
+
+@dataclass(frozen=True)
+class Roles:
+    """roles.py and engine._RoleWeights: how much each kind of file counts for this request."""
+
+    code_intent: RoleFactors = RoleFactors(1.0, 0.6, 0.5, 0.6, 0.7)  # a code question; all 1.0 (no role
+    # weights): semble 0.881 -> 0.795, cases files@5 0.784 -> 0.658 ("What did it")
+    doc_intent: RoleFactors = RoleFactors(0.9, 0.5, 1.3, 0.7, 0.7)  # a documentation question (intent.py); see above
+    prose_repo_share: float = 0.6  # a repository this much prose is documentation: prose counts fully; no figure
+    # recorded (abe5b9f)
+    in_channels: bool = True  # weigh each channel's list by role, not only the final list; off: semble
+    # 0.881 -> 0.865 ("What did it")
+    log_factor: float = 0.35  # chat histories, diaries, changelogs in a code request; no figure recorded (3ff339a)
+    log_asked: float = 1.5  # ...in a request that asks for history; inherited, no figure recorded (3ff339a)
+    changelog_factor: float = 0.8  # a changelog at least this (a log edited on purpose); dev sessions files@5
+    # 0.489 -> 0.494 (7f91073)
+    named_min_strength: float = 2.0  # = terms.key_ident: a file the request spells like code keeps its full weight
+    # whatever its role; terms.key_ngram instead cost semble 0.006 (f9bae70)
+    in_play_full_weight: bool = True  # files in play keep their full weight whatever their role; dev sessions files@5
+    # 0.540 -> 0.557 (3c1347b; off: section "Files in play keep their full weight")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """query.py: a request term's weight from its rarity and shape, and the strength of its name keys."""
+
+    common_share: float = 0.25  # a term in more than this share of files is common; inherited, no figure recorded
+    common_factor: float = 0.25  # ...and counts this much; inherited, no figure recorded (9cc0a81)
+    floor: float = 0.3  # the weight of the commonest word that still counts; inherited, no figure recorded
+    span: float = 1.7  # ...plus this times its normalised IDF (0..1); inherited, no figure recorded
+    identifier_factor: float = 1.5  # a code-shaped word counts this much more; inherited, no figure recorded
+    key_ident: float = 2.0  # name key of a code-shaped token (applyCoupon, cart.py); eaca997, no figure recorded
+    key_ngram: float = 1.0  # ...of plain words that join into a name ("apply coupon"); eaca997, no figure recorded
+    key_word: float = 0.35  # ...of one plain word that is also a name ("use", "text"), times its rarity (6e32760);
+    # no figure recorded
+    sym_bare: float = 1.0  # the whole request is one name (`Conn`); abe5b9f, no figure recorded
+    sym_code: float = 0.6  # a code-shaped token in a sentence (`Ecto.Schema`); abe5b9f, no figure recorded
+    sym_capital: float = 0.35  # a capitalised word in a sentence ("the Session"); abe5b9f, no figure recorded
+    sym_first: float = 0.2  # a capitalised first word; abe5b9f, no figure recorded
+    sym_word: float = 0.1  # a plain word a definition may carry; 0: semble and cases unchanged ("What did it")
+    abbreviations: bool = True  # also search the short forms of long ones ("openid connect" -> oidc); cases hit@1
+    # 0.467 -> 0.492, semble 0.879 -> 0.880 (a41522d; off: `{"terms.abbreviations": false}`)
+
+
+@dataclass(frozen=True)
+class Names:
+    """names.py: the name channel and "definitions first"."""
+
+    max_places: int = 40  # a key defined in more places is too generic to be a name hit; no figure recorded (9cc0a81)
+    min_score: float = 0.5  # below this a file was named by plain words only; 0: cases files@5 0.772 -> 0.747
+    # ("Design choices, measured")
+    file_named: float = 1.5  # a file whose stem is the key, against a symbol of that name; no figure recorded
+    nested_symbol: float = 0.8  # a symbol that is not top-level, in the name channel; no figure recorded
+    kind_weight: tuple[tuple[str, float], ...] = (  # what a definition of this kind says about the file; no figure
+        ("class", 1.0), ("interface", 1.0), ("type", 1.0), ("enum", 1.0), ("module", 1.0), ("struct", 1.0),  # recorded
+        ("trait", 1.0), ("protocol", 1.0), ("object", 1.0), ("function", 0.7), ("method", 0.6), ("macro", 0.7),
+        ("constant", 0.4), ("variable", 0.3), ("field", 0.3), ("impl", 0.3))
+    other_kind: float = 0.5  # a definition of another kind; abe5b9f, no figure recorded
+    nested: float = 0.6  # a member of something else (a method, an inner class); abe5b9f, no figure recorded
+    other_case: float = 0.6  # `session` when the request wrote `Session`; abe5b9f, no figure recorded
+    qualified_match: float = 1.2  # `defmodule Plug.Conn` when the request wrote `Plug.Conn`; no figure recorded
+    named_file: float = 1.5  # the defining file is named after the symbol (sessions.py); no figure recorded
+    named_part: float = 1.2  # ...or its name starts with it (SqlMapper.CacheInfo.cs); no figure recorded
+    deeper: float = 0.9  # per folder level below the shallowest definer; 1.0: semble 0.881 -> 0.880, symbol
+    # 0.988 -> 0.979 ("What did it")
+
+
+@dataclass(frozen=True)
+class Paths:
+    """paths.py: request words in file and folder names."""
+
+    stem_part: float = 1.0  # a match in the file's own name; 474bc98, no figure recorded
+    dir_part: float = 0.4  # a match in its folder's name; 474bc98, no figure recorded
+    partial: float = 0.5  # a name the request covers in part counts this much of a covered one (171a588);
+    # no figure recorded
+    cover_power: float = 1.0  # how fast coverage pays; 171a588, no figure recorded
+
+
+@dataclass(frozen=True)
+class Text:
+    """text.py and chunks.py: BM25 over whole files and over declarations."""
+
+    max_terms: int = 12  # the most informative terms of a long request are searched; no figure recorded
+    per_term_limit: int = 300  # best rows per term; inherited, no figure recorded (9cc0a81)
+    file_columns: str = "3.0, 2.0, 1.0"  # files_fts column weights: path, names, body; no figure recorded
+    keep_tf_only: bool = True  # FTS5's clamped IDF divided out (term weights say how rare a word is); off:
+    # semble 0.881 -> 0.877, cases files@5 0.784 -> 0.809 ("What did it"; kept: test_ranking.py pins why)
+    chunk_k1: float = 1.2  # BM25-style saturation of a declaration's term counts; no figure recorded (bbf8df7)
+    chunk_spread: float = 0.3  # how much a file's other matching declarations add to its best one; 0: semble
+    # 0.881 -> 0.877, cases files@5 0.784 -> 0.769 ("What did it")
+
+
+@dataclass(frozen=True)
+class Graph:
+    """graph_walk.py: Personalized PageRank by local push from the best hits."""
+
+    alpha: float = 0.2  # restart probability: higher keeps the walk near the seeds; inherited, no figure recorded
+    eps: float = 1e-3  # residual below which a node does not push; no figure recorded (d0298ac)
+    degree_share: float = 0.25  # ...and, once its degree is known, below eps * degree * this (d0298ac); no figure
+    max_pushes: int = 4000  # the walk's budget; inherited, no figure recorded (9cc0a81)
+    hubs_pass_rank: bool = False  # hubs keep what they receive; on: cases files@5 0.772 -> 0.791 on subjects but
+    # 0.732 -> 0.729 on chatty ones, kept off for vague requests ("Design choices, measured")
+
+
+@dataclass(frozen=True)
+class Semantic:
+    """semantic.py: files close in meaning (only when the index holds vectors)."""
+
+    file_share: float = 0.5  # a file's own vector beside its best chunk; no figure recorded (0c88fd8)
+    depth: int = 300  # files returned, best first; 100 cost semble 0.004-0.009 (7665ca2)
+    explained: int = 20  # of them, the best whose closest chunk gives the lines a hit shows; no figure recorded
+    said: int = 20  # hits among the channel's best this many say "close in meaning"; no figure recorded (7665ca2)
+    min_words: int = 2  # a request of fewer words has too little meaning to embed; no figure recorded
+
+
+@dataclass(frozen=True)
+class Session:
+    """session_signals.py: what the session so far says (files in play, earlier prompts, mentions)."""
+
+    recent_decay: float = 0.6  # a touch one prompt older counts this much; inherited, no figure recorded (3ff339a)
+    how_weight: tuple[tuple[str, float], ...] = (  # a file edited, created, read or only named by a search;
+        ("edited", 1.0), ("created", 1.0), ("read", 0.6), ("named", 0.2))  # no figure recorded (3ff339a)
+    touch_count: float = 0.01  # each repeated touch (up to 10) adds this share; inherited, no figure recorded
+    max_seeds: int = 24  # files in play that seed the graph walk; inherited, no figure recorded
+    topic_prompts: int = 3  # earlier prompts whose words carry over; inherited, no figure recorded (3ff339a)
+    topic_share: float = 0.35  # the previous prompt's words against the current one's; no figure recorded (3ff339a)
+    topic_decay: float = 0.6  # each older prompt's words count this much of the next one's; no figure recorded
+    topic_min_weight: float = 1.0  # only distinctive words carry over; inherited, no figure recorded (3ff339a)
+    topic_terms: int = 12  # earlier words kept, the heaviest first; inherited, no figure recorded
+    mention_path: float = 1.0  # a path the prompt gives (fusion.path_mention decides the list); 84496d0
+    mention_name: float = 0.8  # a unique bare file name the prompt gives; inherited, no figure recorded
+    mention_variant: float = 0.6  # ...given in the other number (`nodes.go` for node.go); no figure recorded
+    mention_item: float = 0.9  # a tracker item's file that has the item's word or key in its path; no figure recorded
+    mention_item_loose: float = 0.5  # ...one that has only its number (two digits or more); no figure recorded
+    near_graph: float = 0.5  # an import neighbour of a file in play, against a file in its folder (0: off); c3f178b,
+    # no figure recorded
+    counterpart_share: float = 0.3  # a file's test (or tested file) beside it; no figure recorded (26c6de4)
+    counterpart_asked: float = 1.0  # ...when the prompt asks about tests; no figure recorded (26c6de4)
+    counterpart_away: float = 0.3  # a counterpart in another folder, shared over how many there are (0c0b735);
+    # no figure recorded
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """phrases.py: runs of the request's words that a few files hold verbatim."""
+
+    gram: int = 3  # words per phrase; 443bf28, no figure recorded
+    stop_in_gram: int = 0  # function words a trigram may hold: 1 costs ~8x the time (3.3 ms against 0.4 on
+    # terraform) for +0.003 files@5 on the dev sessions (443bf28)
+    max_grams: int = 48  # trigrams looked up per request, those of the longest words first; no figure recorded
+    max_files: int = 4  # a phrase held by more files is common; dev sessions files@5 0.495 -> 0.508 with it (443bf28)
+    pasted_min_words: int = 12  # a shorter request's trigrams are its own wording: semble and cases unchanged (443bf28)
+    quoted_words: tuple[int, int] = (2, 8)  # a quoted span of this many words is a phrase whatever the length;
+    # dev sessions files@5 0.508 -> 0.513, hit@1 0.447 -> 0.457 (5fa3b2d)
+    max_quoted: int = 6  # quoted spans looked up; no figure recorded (5fa3b2d)
+
+
+@dataclass(frozen=True)
+class Tooling:
+    """tooling.py: the configuration files of the tools a request names (their strengths are its table's)."""
+
+    max_files: int = 12  # of one tool's files, the shallowest first (a monorepo's twenty workflows say little
+    # each); no figure recorded (1097113)
+    depth_discount: float = 0.05  # per folder level (up to 5), so the shallower of equals comes first; no figure
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """knowledge.py: decisions, bugs and notes beside the code."""
+
+    superseded_factor: float = 0.05  # a superseded node stays readable, never ahead of a live one; no figure recorded
+    why_factor: float = 1.5  # a why-question wants the decision or bug record first; no figure recorded (ed053e2)
+    share: float = 0.25  # in the `all` view, at least this share of slots goes to knowledge; no figure recorded
+    personal_columns: str = "0, 3.0, 1.0"  # personal notes' FTS column weights (path, title, body); no figure
+    personal_min_weight: float = 1.0  # every request word counts for personal notes (the code's rarity would
+    # silence words it never uses); no figure recorded
+    personal_min_expansion: float = 0.5  # ...and every related word this much; no figure recorded
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Every weight and switch of search (see the module docstring). Build variants with `replace`."""
+
+    fusion: Fusion = field(default_factory=Fusion)
+    roles: Roles = field(default_factory=Roles)
+    terms: Terms = field(default_factory=Terms)
+    names: Names = field(default_factory=Names)
+    paths: Paths = field(default_factory=Paths)
+    text: Text = field(default_factory=Text)
+    graph: Graph = field(default_factory=Graph)
+    semantic: Semantic = field(default_factory=Semantic)
+    session: Session = field(default_factory=Session)
+    phrases: Phrases = field(default_factory=Phrases)
+    tooling: Tooling = field(default_factory=Tooling)
+    knowledge: Knowledge = field(default_factory=Knowledge)
+
+
+DEFAULT_RANKING = Ranking()
+
+
+def override(ranking: Ranking, changes: dict[str, Any]) -> Ranking:
+    """`ranking` with dotted fields replaced: {"fusion.name": 0, "roles.code_intent.test": 1.0,
+    "roles.doc_intent": {"prose": 1.0}, "names.kind_weight": {"class": 1.0, ...}}. An unknown
+    name raises KeyError (a typo must not measure the shipped ranking)."""
+    for key, value in changes.items():
+        ranking = _set(ranking, key.split("."), value, key)
+    return ranking
+
+
+def _set(obj: Any, path: list[str], value: Any, key: str) -> Any:
+    names = {f.name for f in fields(obj)}
+    if path[0] not in names:
+        raise KeyError(f"{key}: {type(obj).__name__} has no field {path[0]!r} (it has {', '.join(sorted(names))})")
+    current = getattr(obj, path[0])
+    if len(path) > 1:
+        return replace(obj, **{path[0]: _set(current, path[1:], value, key)})
+    if is_dataclass(current) and isinstance(value, dict):
+        value = _set_all(current, value, key)
+    elif isinstance(current, tuple) and isinstance(value, dict):
+        value = tuple({**dict(current), **value}.items())
+    elif isinstance(current, tuple) and isinstance(value, list):
+        value = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+    return replace(obj, **{path[0]: value})
+
+
+def _set_all(obj: Any, values: dict[str, Any], key: str) -> Any:
+    for name, v in values.items():
+        obj = _set(obj, [name], v, f"{key}.{name}")
+    return obj
