@@ -178,3 +178,25 @@ def test_a_damaged_vault_index_loses_no_note_and_is_rebuilt(tmp_path, capsys, ki
         assert con.execute("SELECT COUNT(*) FROM notes WHERE node IS NOT NULL").fetchone()[0] == len(titles)
     finally:
         con.close()
+
+
+def test_backup_refuses_an_archive_missing_any_of_its_tables(tmp_path, cairn_home):
+    """`bench/robustness.py --seed 3` dropped `otel_metrics` and `cairn backup` went ahead: the
+    damage probe knew only the tables of the first schema."""
+    import shutil
+    import sqlite3
+
+    from cairn.sessions.archive_schema import tables_at
+    from cairn.sessions.backup import damage_of
+
+    archive = _archive(tmp_path, cairn_home)
+    version = sqlite3.connect(archive).execute("PRAGMA user_version").fetchone()[0]
+    assert damage_of(archive) is None
+    for table in tables_at(version):
+        copy = tmp_path / f"without-{table}.db"
+        shutil.copy(archive, copy)
+        con = sqlite3.connect(copy)
+        con.execute(f'DROP TABLE "{table}"')
+        con.commit()
+        con.close()
+        assert damage_of(copy) == f"table {table} is missing", table

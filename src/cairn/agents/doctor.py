@@ -398,7 +398,8 @@ def check_team(project: Project | None) -> Check | None:
     finally:
         con.close()
     detail = (f"{where(url)}: PostgreSQL {version // 10000}.{version % 10000}, schema v{schema}"
-              + ("" if schema == len(MIGRATIONS) else f" (this cairn brings it to v{len(MIGRATIONS)} on its first push)"))
+              + ("" if schema == len(MIGRATIONS) else f" (this cairn brings it to v{len(MIGRATIONS)}: `cairn team status` run by the "
+                  "schema's owner)"))
     return Check("team", "ok", detail, {"server_version": version, "schema_version": schema})
 
 

@@ -35,6 +35,8 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 4318  # OTLP/HTTP's registered port
 MAX_BODY = 8 * 1024 * 1024
 MAX_CONNECTIONS = 32
+MAX_REJECTERS = 8  # connections told 503 at once (each drained for REJECT_SECONDS); beyond, closed
+REJECT_SECONDS = 1.0
 IDLE_SECONDS = 10.0
 REQUEST_SECONDS = 60.0
 PATHS = {"/v1/logs": "logs", "/v1/metrics": "metrics"}
@@ -234,6 +236,7 @@ class Receiver(ThreadingHTTPServer):
         self.stored = self.rejected = 0
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._rejecters = threading.BoundedSemaphore(MAX_REJECTERS)
         self.readers: set[_DeadlineReader] = set()
 
     def _make_room(self) -> bool:
@@ -251,20 +254,34 @@ class Receiver(ThreadingHTTPServer):
         """A thread for the connection while a slot is free (or can be freed); else 503 at once and close."""
         if not self._make_room():
             self.rejected += 1
-            try:
-                request.settimeout(1.0)
-                request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                                b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 38\r\n\r\n"
-                                b"too many connections: try again later\n")
-            except OSError:
-                pass
-            self.shutdown_request(request)
+            if self._rejecters.acquire(blocking=False):  # a few rejections at a time, each its own thread
+                threading.Thread(target=self._reject, args=(request,), daemon=True).start()
+            else:
+                self.shutdown_request(request)
             return
         try:
             super().process_request(request, client_address)
         except BaseException:
             self._slots.release()
             raise
+
+    def _reject(self, request: socket.socket) -> None:
+        """503, then read what the client still sends (at most REJECT_SECONDS) before closing: a
+        socket closed with unread data sends a reset, and the client saw that instead of the 503."""
+        try:
+            request.settimeout(1.0)
+            request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                            b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 38\r\n\r\n"
+                            b"too many connections: try again later\n")
+            request.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + REJECT_SECONDS
+            while time.monotonic() < deadline and request.recv(65536):
+                pass
+        except OSError:
+            pass
+        finally:
+            request.close()
+            self._rejecters.release()
 
     def process_request_thread(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
         try:

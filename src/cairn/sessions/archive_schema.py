@@ -18,6 +18,13 @@ from cairn.store.repair import move_aside_directories, note
 
 # Tables a restored backup must have before it may replace the live archive.
 EXPECTED_TABLES = ("files", "sessions", "turns", "turns_fts", "session_tags", "session_terms")
+OTEL_TABLES = ("otel_requests", "otel_metrics")  # since v3
+
+
+def tables_at(version: int) -> tuple[str, ...]:
+    """The tables an archive of schema `version` holds: what a damage probe must find and read
+    (a backup of an archive missing its telemetry tables once passed as sound)."""
+    return EXPECTED_TABLES + (OTEL_TABLES if version >= 3 else ())
 
 _V1 = [
     """

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from cairn.errors import CairnError
 from cairn.home import cairn_home, ensure_private_dir
-from cairn.sessions.archive_schema import EXPECTED_TABLES, MIGRATIONS
+from cairn.sessions.archive_schema import EXPECTED_TABLES, MIGRATIONS, tables_at
 from cairn.util.atomic import pid_alive
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -142,7 +142,8 @@ def damage_of(path: Path) -> str | None:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
         try:  # the page walk misses a damaged full-text index; reading every table finds it
-            why = quick_check(con) or probe(con, set(EXPECTED_TABLES))
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            why = quick_check(con) or probe(con, set(tables_at(version)))
         finally:
             con.close()
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
