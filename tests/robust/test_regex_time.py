@@ -37,6 +37,9 @@ ONE_POSITION = {
     "cairn.redact.shape._VERSION": "shape: _VERSION.fullmatch(value)",
     "cairn.redact.shape._PATHLIKE": "shape: _PATHLIKE.fullmatch(value)",
     "cairn.sessions.usage._SEMVER_PREFIX": "usage: _SEMVER_PREFIX.match(version)",
+    "cairn.redact.assign._RULE_LIST": "assign: _RULE_LIST.fullmatch(value)",
+    "cairn.redact.records._LABEL": "records: _LABEL.fullmatch(line head)",
+    "cairn.redact.records._VAR": "records: _VAR.fullmatch(word)",
     # html_text: `<[^>]*>` runs on the page up to its last `>` only, where every `<` has an end
     "cairn.codemap.html_text._TAG": "html_text.visible_text: .sub on the text up to the last `>`",
     "cairn.memory.adr_import._COMMENT_BLOCK": "adr_import: .sub on the text up to the last `-->`",

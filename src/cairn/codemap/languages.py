@@ -194,7 +194,7 @@ INTERPRETERS: dict[str, str] = {
     "perl": "perl", "php": "php", "julia": "julia", "elixir": "elixir", "groovy": "groovy",
     "ocaml": "ocaml", "rscript": "r", "fish": "shell", "make": "make",
 }
-_VERSION_TAIL = re.compile(r"[\d.-]+$")
+_VERSION_TAIL = re.compile(r"(?<![\d.-])[\d.-]+$")  # tried at a run's start only: linear
 _ENV_ARG_OPTIONS = frozenset({"-u", "--unset", "-C", "--chdir"})  # env options that take the next word
 
 
