@@ -31,7 +31,7 @@ from cairn.sessions.gemini_turns import FILE_TOOLS as GEMINI_FILE_TOOLS
 from cairn.sessions.readers import Reader, reader_for
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, iter_records, session_id_for
 from cairn.sessions.turns import FILE_TOOLS as CLAUDE_FILE_TOOLS
-from cairn.sessions.turns import Turn
+from cairn.sessions.turns import ToolCalls, Turn
 from cairn.store.db import transaction
 
 FILE_TOOLS = CLAUDE_FILE_TOOLS | GEMINI_FILE_TOOLS | {"apply_patch"}  # tools whose argument is a file: ext tags
@@ -100,15 +100,14 @@ def _is_compaction_run(path: Path) -> bool:
     return is_subagent_file(path) and path.name.startswith("agent-acompact")
 
 
-def _tool_lookup(con: sqlite3.Connection, file_id: int, seen: dict[str, str]) -> Callable[[str], str | None]:
-    def lookup(ref: str) -> str | None:
-        if ref in seen:
-            return seen[ref]
-        row = con.execute("SELECT tool FROM turns WHERE file_id = ? AND ref = ? AND role = 'tool'",
+def _tool_calls(con: sqlite3.Connection, file_id: int) -> ToolCalls:
+    """The file's tool calls by id; a call archived by an earlier ingest is read back from its row."""
+    def fetch(ref: str) -> tuple[str | None, str | None]:
+        row = con.execute("SELECT tool, arg FROM turns WHERE file_id = ? AND ref = ? AND role = 'tool'",
                           (file_id, ref)).fetchone()
-        return row[0] if row else None
+        return (row[0], row[1]) if row else (None, None)
 
-    return lookup
+    return ToolCalls(fetch)
 
 
 def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: int, end_offset: int,
@@ -291,9 +290,8 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
         return
     stats.files_read += 1
     sid = row["session_id"]
-    seen_tools: dict[str, str] = {}
-    lookup = _tool_lookup(con, file_id, seen_tools)
-    flush = _Flusher(con, path, file_id, reader, seen_tools, lookup, st, stats)
+    calls = _tool_calls(con, file_id)
+    flush = _Flusher(con, path, file_id, reader, calls, st, stats)
     batch: list[tuple[int, dict]] = []
     start = offset
     def bad(_end: int) -> None:
@@ -341,8 +339,7 @@ class _Flusher:
     path: Path
     file_id: int
     reader: Reader
-    seen_tools: dict[str, str]
-    lookup: Callable[[str], str | None]
+    calls: ToolCalls
     st: os.stat_result
     stats: IngestStats
 
@@ -357,14 +354,14 @@ class _Flusher:
         kept: list[dict] = []
         for end, record in batch:
             try:  # one record of a shape nobody foresaw costs that record, never the file
-                got = list(reader.extract(record, end, self.lookup))
+                got = list(reader.extract(record, end, self.calls))
                 reader.record_meta(record)
             except (ValueError, TypeError, AttributeError, KeyError, RecursionError, UnicodeError):
                 stats.bad_lines += 1
                 continue
             for t in got:
                 if t.role == "tool" and t.ref:
-                    self.seen_tools[t.ref] = t.tool or ""
+                    self.calls.add(t.ref, t.tool, t.arg)
                 turns.append(t)
             kept.append(record)
         end = batch[-1][0]

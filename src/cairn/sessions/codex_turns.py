@@ -28,8 +28,10 @@ from cairn.sessions.turns import (
     TEXT_MAX,
     Turn,
     clean_text,
+    command_of,
     cut_between_words,
     redacted_head,
+    redacted_output,
 )
 from cairn.util.jsonl import loads
 
@@ -146,7 +148,8 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
     if ptype in ("function_call_output", "custom_tool_call_output"):
         ref = _str(payload.get("call_id"))
         text, failed = _output(payload.get("output"))
-        text = redacted_head(clean_text(cut_between_words(text, RESULT_HEAD * 4)), RESULT_HEAD)
+        text = redacted_output(clean_text(cut_between_words(text, RESULT_HEAD * 4)), RESULT_HEAD,
+                               command_of(tool_name, ref))
         if not text and not failed:
             return []
         return [Turn(key, 0, "error" if failed else "tool_result", ts, text,

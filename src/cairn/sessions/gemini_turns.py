@@ -28,11 +28,13 @@ from cairn.sessions.gemini_context import typed_content
 from cairn.sessions.turns import (
     ARG_MAX,
     RESULT_HEAD,
+    SHELL_TOOLS,
     TEXT_MAX,
     Turn,
     clean_text,
     cut_between_words,
     redacted_head,
+    redacted_output,
 )
 from cairn.util.jsonl import parse_line
 
@@ -140,7 +142,8 @@ def _tool_turns(uuid: str, ts: str | None, calls: list) -> Iterator[Turn]:
         ref = _str(call.get("id"))
         yield Turn(uuid, 1 + 2 * i, "tool", ts, f"{name} {arg}".strip(), tool=name, arg=arg, ref=ref)
         failed = call.get("status") in ("error", "cancelled")
-        text = redacted_head(clean_text(cut_between_words(_result(call), RESULT_HEAD * 4)), RESULT_HEAD)
+        command = main_argument(name, call.get("args")) if name in SHELL_TOOLS else None
+        text = redacted_output(clean_text(cut_between_words(_result(call), RESULT_HEAD * 4)), RESULT_HEAD, command)
         if text or failed:
             yield Turn(uuid, 2 + 2 * i, "error" if failed else "tool_result", _str(call.get("timestamp")) or ts,
                        text, tool=name, ref=ref)

@@ -72,6 +72,58 @@ def redacted_head(text: str, n: int) -> str:
     return redact(cut_between_words(text, n))[:n].strip()
 
 
+# Tools whose argument is a shell command: their output is redacted with the command before it,
+# so a value the command printed (`echo $TOKEN`, `gh auth token`) is read as the secret it is.
+SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command", "local_shell", "run_shell_command"})
+
+
+def redacted_output(text: str, n: int, command: str | None) -> str:
+    """`redacted_head(text, n)` for a tool's output, judged with the command that printed it.
+
+    The command's first line goes before the output as a shell prompt (`$ echo $TOKEN`) for the
+    redactor only: alone, a token on a line of its own reads as any word; after the command that
+    prints one, it is the secret."""
+    line = (command or "").split("\n", 1)[0].strip()[:500]
+    if not line:
+        return redacted_head(text, n)
+    prompt = f"$ {line}\n"
+    done = redact(prompt + cut_between_words(text, n))
+    head, sep, body = done.partition("\n")
+    if not sep or not head.startswith("$ "):  # the prompt line did not come back whole: judge alone
+        return redacted_head(text, n)
+    return body[:n].strip()
+
+
+class ToolCalls:
+    """The tool calls a transcript made, by call id: a result is archived under its call's name
+    (`calls(ref)`) and, for a shell call, redacted with its command (`calls.command(ref)`). Calls
+    read in an earlier ingest come from `fetch` (the archive's rows)."""
+
+    def __init__(self, fetch: Callable[[str], tuple[str | None, str | None]] | None = None) -> None:
+        self.seen: dict[str, tuple[str, str]] = {}
+        self._fetch = fetch
+
+    def add(self, ref: str, tool: str | None, arg: str | None) -> None:
+        self.seen[ref] = (tool or "", arg or "")
+
+    def _get(self, ref: str) -> tuple[str | None, str | None]:
+        if ref in self.seen:
+            return self.seen[ref]
+        return self._fetch(ref) if self._fetch is not None else (None, None)
+
+    def __call__(self, ref: str) -> str | None:
+        return self._get(ref)[0]
+
+    def command(self, ref: str) -> str | None:
+        tool, arg = self._get(ref)
+        return arg if tool in SHELL_TOOLS else None
+
+
+def command_of(tool_name: Callable[[str], str | None], ref: str | None) -> str | None:
+    """The shell command of call `ref` when `tool_name` knows it (a ToolCalls), else None."""
+    return tool_name.command(ref) if ref and isinstance(tool_name, ToolCalls) else None
+
+
 def clean_text(text: str) -> str:
     """Text without hook chatter, system reminders or anything cairn injected."""
     text = strip_injected(text)
@@ -192,7 +244,7 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
             ref = _str(block.get("tool_use_id"))
             tool = tool_name(ref) if ref else None
             head = LONG_RESULTS.get(tool or "", RESULT_HEAD)
-            text = redacted_head(_result_text(block.get("content"), head), head)
+            text = redacted_output(_result_text(block.get("content"), head), head, command_of(tool_name, ref))
             is_error = bool(block.get("is_error"))
             if not text and not is_error:
                 continue
