@@ -4,7 +4,10 @@ Keys from the request (see query._name_keys) are looked up in symbol names and f
 exact on the separator-free lowercase key. A name defined in many places says little, so each hit
 is worth 1/log2(1 + places), times the key's strength: a code-shaped token (`applyCoupon`) counts
 most, words that join into a name ("apply coupon") less, and one plain word that happens to be a
-name too ("use", "text") least.
+name too ("use", "text") least. Such a word names a file once: `blocks.go` that defines `Blocks`
+is one fact said twice, and counting it twice let a sentence's "blocks" carry a file it never meant
+past `min_score` (ranking.Names.word_again), while "blocks.go", "the blocks file" and a bare
+"blocks" name the file (query._name_keys: they are no plain word of a sentence).
 """
 
 from __future__ import annotations
@@ -41,21 +44,24 @@ def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]], r: Name
                 con.execute("SELECT file_id, name, line, top_level FROM symbols WHERE key = ? AND kind != 'heading' "
                             "LIMIT ?", (key, places + 1)).fetchall())
         files, syms = found
+        plain = boost <= r.word_key  # one plain word of a sentence ("how are dynamic blocks expanded")
+        named: dict[int, float] = {}
         if 0 < len(files) <= places:
             w = boost * r.file_named / math.log2(1 + len(files))
             for fid, path in files:
-                scores[fid] += w
+                named[fid] = w
                 reasons[fid].append(("named", path.rsplit("/", 1)[-1], 0))
+        defined: dict[int, float] = {}
         if 0 < len(syms) <= places:
-            nfiles = len({s[0] for s in syms})
-            w = boost / math.log2(1 + nfiles)
-            seen: set[int] = set()
+            w = boost / math.log2(1 + len({s[0] for s in syms}))
             for fid, name, line, top in syms:
-                if fid in seen:
-                    continue
-                seen.add(fid)
-                scores[fid] += w * (1.0 if top else r.nested_symbol)
-                reasons[fid].append(("defines", name, line))
+                if fid not in defined:
+                    defined[fid] = w * (1.0 if top else r.nested_symbol)
+                    reasons[fid].append(("defines", name, line))
+        for fid in named.keys() | defined.keys():
+            a, b = named.get(fid, 0.0), defined.get(fid, 0.0)
+            # `blocks.go` defining `Blocks` is one fact, named twice: a plain word counts it once
+            scores[fid] += max(a, b) + min(a, b) * (r.word_again if plain else 1.0)
     kept = {f: s for f, s in scores.items() if s >= r.min_score}
     return kept, {f: r for f, r in reasons.items() if f in kept}
 

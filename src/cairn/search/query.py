@@ -107,12 +107,15 @@ def _weight(df: int, n: int, identifier: bool, r: Terms) -> float:
 def _name_keys(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[tuple[str, float]]:
     """Keys to look up in symbol and file names, each with its strength by where it came from in
     the request: a token shaped like code (applyCoupon, cupom.ts, src/cart), plain words that join
-    into a name ("apply coupon" -> applycoupon), one plain word that is a name too (ranking.Terms.key_*)."""
+    into a name ("apply coupon" -> applycoupon), one plain word that is a name too (ranking.Terms.key_*).
+    A plain word names a file when the request calls it a file ("the blocks file"; and when it is the
+    request's one word: _analyze); inside a sentence it is only a word ("where are plugins launched")."""
     keys: dict[str, float] = {}
     words: list[str] = []
-    for m in _RAW_TOKEN.finditer(text):
-        tok = m.group(0)
+    toks = [m.group(0) for m in _RAW_TOKEN.finditer(text)]
+    for i, tok in enumerate(toks):
         ident = len(tok) <= MAX_IDENT_CHARS and _code_shaped(tok)
+        named = i + 1 < len(toks) and toks[i + 1].lower() == "file"
         if ident and "." in tok and "/" not in tok and not _is_file_name(tok):
             ident = bool(_IDENT.fullmatch(tok.replace(".", "")))  # `lazy.nvim` is a project name, `Plug.Conn` a name
         for piece in re.split(r"[/\\]", tok):
@@ -123,7 +126,7 @@ def _name_keys(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[tuple[str, f
             for stem in stems:
                 k = name_key(stem)
                 if len(k) >= 3:
-                    keys[k] = max(keys.get(k, 0.0), r.key_ident if ident else r.key_word)
+                    keys[k] = max(keys.get(k, 0.0), r.key_ident if ident else r.key_named if named else r.key_word)
         words.extend(p for p in split_identifier(fold(tok)) if p)
     for n in (2, 3):
         for i in range(len(words) - n + 1):
@@ -131,6 +134,13 @@ def _name_keys(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[tuple[str, f
             if len(k) >= 6:
                 keys[k] = max(keys.get(k, 0.0), r.key_ngram)
     return list(keys.items())
+
+
+def _key_strength(key: str, strength: float, weights: dict[str, float], named: str, r: Terms) -> float:
+    """A plain word's key counts by its rarity here, unless it is the request's one word."""
+    if strength != r.key_word:
+        return strength
+    return r.key_named if key == named else strength * min(1.0, weights.get(key, 1.0))
 
 
 _SYM_TOKEN = re.compile(r"\([^\w\s()]{1,5}\)|[A-Za-z_][\w]*(?:(?:::|->|[.#])[A-Za-z_][\w]*)*[?!]?")
@@ -224,8 +234,9 @@ def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, 
         seen.add(t)
     q.symbols = _symbols(text, r)
     weights = {t.text: t.weight for t in q.terms}
-    if len(q.terms) == 1:  # a one-word request names something, whatever its case
-        weights = {}
-    q.name_keys = [(k, s * min(1.0, weights.get(k, 1.0)) if s == r.key_word else s) for k, s in _name_keys(text, r)]
+    named = ""
+    if len(q.terms) == 1:  # a one-word request names something, whatever its case ("plugins", "the plugins?")
+        weights, named = {}, name_key(q.terms[0].text)
+    q.name_keys = [(k, _key_strength(k, s, weights, named, r)) for k, s in _name_keys(text, r)]
     q.name_keys += [(k, r.key_ngram) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q

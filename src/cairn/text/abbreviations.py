@@ -33,6 +33,7 @@ _TABLE = {
     "message queue": ("mq",),
     "regular expression": ("regex", "regexp"),
     "web socket": ("ws", "websocket"),
+    "server sent event": ("sse",),
     "websocket": ("ws",),
     "repository": ("repo",),
     "configuration": ("config", "cfg"),
