@@ -168,13 +168,13 @@ def _resolver_sensitive(ctx: object | None, paths: list[str]) -> bool:
 
 def _jvm_package_moved(ctx: object, path: str) -> bool:
     """Whether `path`'s `package` line now names another package than its folder was given."""
-    from cairn.codemap.imports.jvm import _read_package
+    from cairn.codemap.imports.jvm import read_package
 
     index = ctx.indexes.get("jvm")  # type: ignore[attr-defined]
     if index is None:
         return True
     recorded = next((pkg for pkg, files in index.packages.items() if path in files), None)
-    return recorded is None or _read_package(ctx, path) != recorded  # type: ignore[arg-type]
+    return recorded is None or read_package(ctx.root, path) != recorded  # type: ignore[attr-defined]
 
 
 def _knowledge_touched(con: sqlite3.Connection, project: object, changed: dict[int, str]) -> bool:
