@@ -41,7 +41,8 @@ def db_errors(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         try:
             return fn(args)
         except (sqlite3.Error, UnicodeDecodeError) as exc:
-            from cairn.store.repair import is_damage, printable
+            from cairn.errors import printable
+            from cairn.store.repair import is_damage
 
             hint = ""
             if is_damage(exc):

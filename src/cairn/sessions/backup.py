@@ -133,7 +133,8 @@ def snapshot(con: sqlite3.Connection, dest: Path) -> Path:
 
 def damage_of(path: Path) -> str | None:
     """Why the SQLite file at `path` is damaged (page walk, then the archive's tables), or None."""
-    from cairn.store.repair import is_damage, printable, probe, quick_check
+    from cairn.errors import printable
+    from cairn.store.repair import is_damage, probe, quick_check
 
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
@@ -426,7 +427,7 @@ def verify(path: Path, shown: Path | None = None) -> dict:
         sessions = con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-        from cairn.store.repair import printable
+        from cairn.errors import printable
 
         raise CairnError(f"{path}: not a valid archive ({printable(str(exc))})") from None
     finally:
