@@ -57,12 +57,11 @@ def _key_knowledge(con: sqlite3.Connection, project: Project, limit: int = MAX_N
     if not con.execute("SELECT 1 FROM nodes WHERE state = 'active' LIMIT 1").fetchone():
         return []
     try:
-        from cairn.memory import load_knowledge, ranked
+        from cairn.codemap.knowledge_index import key_notes
 
-        nodes = ranked(load_knowledge(project, personal=False))
+        return key_notes(project, limit)
     except Exception:  # a broken note must not break the map; `cairn memory doctor` reports it
         return []
-    return [n for n in nodes if n.type in ("decision", "gotcha", "bug")][:limit]
 
 
 def _module_knowledge(con: sqlite3.Connection, module: str) -> list[sqlite3.Row]:
