@@ -68,7 +68,7 @@ def bench_full(tmp: Path, runs: int, copies: int) -> dict:
             _fresh_home(tmp, f"full-{n}-{r}")
             project_for_cwd.cache_clear()
             t0 = time.perf_counter()
-            stats = ingest_paths([src], auto_backup=False)
+            stats = ingest_paths([src])
             times.append(time.perf_counter() - t0)
         out[label] = {"mb": size / 1e6, "turns": stats.turns, "files": stats.files,
                       "best_s": min(times), "median_s": statistics.median(times),

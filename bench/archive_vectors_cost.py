@@ -51,7 +51,7 @@ def detail(fixtures: str) -> None:
         from cairn.sessions.archive_search import search
 
         t0 = time.perf_counter()
-        ingest_paths([fixtures], auto_backup=False)
+        ingest_paths([fixtures])
         t1 = time.perf_counter()
         import numpy  # noqa: F401
         import tokenizers  # noqa: F401
@@ -88,7 +88,7 @@ def scale(fixtures: str, copies: int) -> None:
         from cairn.sessions.archive import ingest_paths, open_archive
         from cairn.sessions.archive_search import search
 
-        ingest_paths([fixtures], auto_backup=False, semantic=True)
+        ingest_paths([fixtures], semantic=True)
         con = open_archive()
         cols = "file_id, session_id, uuid, block, role, ts, text, tool, arg, ref, agent"
         base = con.execute("SELECT MAX(id) FROM turns").fetchone()[0]

@@ -45,6 +45,8 @@ def test_a_broken_file_gives_defaults_to_hooks_and_a_clear_error_to_strict_reade
         settings(root, strict=True)
 
 
-def test_tables_read_like_mappings_for_older_callers():
+def test_tables_read_by_key_name():
     r = RecallSettings({"budget": 50})
-    assert r.get("budget") == r["budget"] == 50 and r.get("nope", 3) == 3 and "max_items" in list(r)
+    assert r["budget"] == r.budget == 50 and "max_items" in list(r)
+    with pytest.raises(KeyError):
+        r["nope"]

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 class Table:
     """One `[table]` of config.toml: class attributes are the keys, their defaults and types.
 
-    Read as attributes (`cfg.budget`) or, for older callers, like a mapping (`cfg.get("budget")`).
+    Read as attributes (`cfg.budget`), or by a key held as data (`cfg["budget"]`).
     """
 
     _keys: ClassVar[tuple[str, ...]] = ()
@@ -54,9 +54,6 @@ class Table:
             if key in values:
                 default = getattr(type(self), key)
                 setattr(self, key, _coerce(values[key], default))
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return getattr(self, key) if key in self._keys else default
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._keys:

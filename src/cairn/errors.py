@@ -20,3 +20,9 @@ class PathRefused(CairnError):
 
 class LockBusy(CairnError):
     """Another process held a lock for longer than the caller was willing to wait (util/filelock.py)."""
+
+
+def printable(text: str) -> str:
+    """One line with no control characters: SQLite quotes raw bytes of a damaged file in its errors."""
+    out = "".join(c if c.isprintable() else (" " if c in "\n\r\t" else f"\\x{ord(c):02x}") for c in text)
+    return out.encode("utf-8", "backslashreplace").decode("utf-8")

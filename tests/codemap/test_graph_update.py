@@ -120,15 +120,15 @@ def test_an_edit_updates_in_place_and_a_new_file_rebuilds(tmp_path):
 def test_a_body_edit_resolves_no_import(tmp_path, monkeypatch):
     """Only an edit of a file's import lines re-resolves them with the resolver context the full
     build saved (a pickle of every path: ~0.3 s to load at 100k files); a comment does not."""
-    from cairn.codemap import graph_update
+    from cairn.codemap import resolver_store
 
     files = _tree(random.Random(3))
     root = make_git_repo(tmp_path / "r", files)
     project = resolve_project(root)
     index_project(project)
     loads: list[str] = []
-    real = graph_update._load_resolver
-    monkeypatch.setattr(graph_update, "_load_resolver", lambda *a: loads.append("load") or real(*a))
+    real = resolver_store.load_resolver
+    monkeypatch.setattr(resolver_store, "load_resolver", lambda *a: loads.append("load") or real(*a))
     (root / "app/m1.py").write_text(files["app/m1.py"] + "# a comment\n")
     assert index_project(project).graph_updated and loads == []
     (root / "app/m1.py").write_text("from app import m9\n" + files["app/m1.py"])
@@ -186,8 +186,8 @@ def test_a_jvm_body_edit_reads_the_small_record_not_the_resolver(tmp_path, monke
     """An edit of a Kotlin file that keeps its import lines is checked against the folder-head record
     (`jvm_heads`, saved beside the resolver context) without loading the context (~0.3 s at 100k
     files); a folder's first file whose `package` line moved still makes the full rebuild."""
-    from cairn.codemap import graph_update
-    from cairn.codemap.imports import ResolverContext
+    from cairn.codemap import resolver_store
+    from cairn.codemap.imports import build_context
 
     files = {f"src/main/kotlin/app/A{i}.kt": _kt("app", f"A{i}") for i in range(5)}
     files |= {f"src/main/kotlin/lib/B{i}.kt": _kt("lib", f"B{i}") for i in range(2)}
@@ -195,13 +195,13 @@ def test_a_jvm_body_edit_reads_the_small_record_not_the_resolver(tmp_path, monke
     root = make_git_repo(tmp_path / "r", files)
     project = resolve_project(root)
     index_project(project)
-    heads = graph_update.jvm_heads(ResolverContext.build(root, list(files)))
+    heads = resolver_store.jvm_heads(build_context(root, list(files)))
     assert heads == {"src/main/kotlin/app/A0.kt": "app", "src/main/kotlin/app/A1.kt": "app",
                      "src/main/kotlin/app/A2.kt": "app", "src/main/kotlin/lib/B0.kt": "lib",
                      "src/main/kotlin/lib/B1.kt": "lib"}
     loads: list[str] = []
-    real = graph_update._load_resolver
-    monkeypatch.setattr(graph_update, "_load_resolver", lambda *a: loads.append("load") or real(*a))
+    real = resolver_store.load_resolver
+    monkeypatch.setattr(resolver_store, "load_resolver", lambda *a: loads.append("load") or real(*a))
     path = root / "src/main/kotlin/app/A0.kt"
     path.write_text(_kt("app", "A0") + "// a note\n")  # a head, same package
     assert index_project(project).graph_updated and loads == []
@@ -213,9 +213,9 @@ def test_a_jvm_body_edit_reads_the_small_record_not_the_resolver(tmp_path, monke
     main = root / "src/main/kotlin/app/Main.kt"
     main.write_text("package app\n\nimport lib.B1\n\nfun main() = B1()\n")  # import lines: the context is loaded
     assert index_project(project).graph_updated and loads == ["load"]
-    graph_update.heads_path(project.index_path()).unlink()  # no record: the context answers, as before
+    resolver_store.heads_path(project.index_path()).unlink()  # no record: the context answers, as before
     main.write_text("package app\n\nimport lib.B1\n\nfun main() = B1() // note\n")
     assert index_project(project).graph_updated and loads == ["load", "load"]
-    assert graph_update.heads_path(project.index_path()).exists()  # written from the context it loaded
+    assert resolver_store.heads_path(project.index_path()).exists()  # written from the context it loaded
     path.write_text(_kt("moved", "A0") + "// again\n")
     assert index_project(project).graph_updated and loads == ["load", "load"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.codemap.imports import ResolverContext, resolve_import
+from cairn.codemap.imports import ResolverContext, build_context, resolve_import
 from cairn.codemap.imports.conventions import underscore
 from cairn.codemap.model import ImportRef
 
@@ -13,7 +13,7 @@ def make_repo(root: Path, files: list[str]) -> ResolverContext:
     for rel in files:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("package com.example.http\n" if rel.endswith(".scala") else "")
-    return ResolverContext.build(root, files)
+    return build_context(root, files)
 
 
 def res(ctx: ResolverContext, lang: str, path: str, raw: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cairn.codemap.imports import ResolverContext, resolve_import
+from cairn.codemap.imports import ResolverContext, build_context, resolve_import
 from cairn.codemap.imports.context import strip_jsonc
 from cairn.codemap.model import ImportRef
 
@@ -20,7 +20,7 @@ def make_repo(root: Path, files: dict[str, str]) -> ResolverContext:
     indexed = [
         f for f in files if f.endswith(SOURCE_EXTS) and not f.endswith(("package.json", "config.json"))
     ]
-    return ResolverContext.build(root, indexed)
+    return build_context(root, indexed)
 
 
 def res(ctx: ResolverContext, path: str, spec: str, lang: str = "typescript") -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.codemap.imports import ResolverContext, family_of, resolve_import
+from cairn.codemap.imports import ResolverContext, build_context, family_of, resolve_import
 from cairn.codemap.model import ImportRef
 
 
@@ -12,7 +12,7 @@ def make_repo(root: Path, files: dict[str, str]) -> ResolverContext:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    return ResolverContext.build(root, [f for f in files if not f.endswith((".yaml", ".json"))])
+    return build_context(root, [f for f in files if not f.endswith((".yaml", ".json"))])
 
 
 def res(ctx: ResolverContext, lang: str, path: str, raw: str, kind: str = "module") -> list[str]:

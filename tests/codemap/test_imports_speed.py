@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.codemap.imports import ResolverContext, resolve_import
+from cairn.codemap.imports import build_context, resolve_import
 from cairn.codemap.model import ImportRef
 
 N_PER_LANG = 1500
@@ -54,7 +54,7 @@ def synthetic_repo(root: Path) -> tuple[list[str], list[tuple[str, str, ImportRe
 def _resolve_all(tmp_path: Path) -> tuple[list, list, list, float, float]:
     files, todo = synthetic_repo(tmp_path)
     t0 = time.perf_counter()
-    ctx = ResolverContext.build(tmp_path, files)
+    ctx = build_context(tmp_path, files)
     t1 = time.perf_counter()
     results = [resolve_import(ctx, lang, f, imp) for lang, f, imp in todo]
     t2 = time.perf_counter()

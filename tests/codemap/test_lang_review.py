@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.codemap.imports import ResolverContext, resolve_import
+from cairn.codemap.imports import ResolverContext, build_context, resolve_import
 from cairn.codemap.model import ImportRef
 from cairn.codemap.parse import parse_source
 
@@ -16,7 +16,7 @@ def _ctx(root: Path, files: list[str]) -> ResolverContext:
     for rel in files:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("")
-    return ResolverContext.build(root, files)
+    return build_context(root, files)
 
 
 def _res(ctx: ResolverContext, lang: str, path: str, raw: str) -> list[str]:
@@ -146,7 +146,7 @@ def test_groovy_static_import_of_a_class_of_its_own_package(tmp_path: Path) -> N
     for name in ("SchemaValidator", "SamplesheetConverter"):
         (tmp_path / root).mkdir(parents=True, exist_ok=True)
         (tmp_path / root / f"{name}.groovy").write_text(f"package nextflow.validation\n\nclass {name} {{}}\n")
-    ctx = ResolverContext.build(tmp_path, [root + "SchemaValidator.groovy", root + "SamplesheetConverter.groovy"])
+    ctx = build_context(tmp_path, [root + "SchemaValidator.groovy", root + "SamplesheetConverter.groovy"])
     assert _res(ctx, "groovy", root + "SchemaValidator.groovy", "SamplesheetConverter.getHeader") == [
         root + "SamplesheetConverter.groovy"]
     assert _res(ctx, "java", root.replace(".groovy", ".java") + "X.java", "SamplesheetConverter") == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.codemap.imports import ResolverContext, resolve_import
+from cairn.codemap.imports import build_context, resolve_import
 from cairn.codemap.imports.jvm import package_of
 from cairn.codemap.model import ImportRef
 from cairn.codemap.parse import parse_source
@@ -93,7 +93,7 @@ def test_imports_of_a_cats_like_tree(tmp_path: Path) -> None:
     for rel, text in CATS.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    ctx = ResolverContext.build(tmp_path, list(CATS))
+    ctx = build_context(tmp_path, list(CATS))
     suite = "tests/src/test/scala/cats/tests/StrongSuite.scala"
 
     def res(path: str, raw: str) -> list[str]:

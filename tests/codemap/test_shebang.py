@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cairn.codemap.imports import ResolverContext, resolve_import
+from cairn.codemap.imports import build_context, resolve_import
 from cairn.codemap.indexer import index_project, open_index
 from cairn.codemap.languages import language_for_path, shebang_language
 from cairn.codemap.model import ImportRef
@@ -70,7 +70,7 @@ def test_source_resolves_extensionless_targets_without_any_sh_file(tmp_path: Pat
     for rel in files:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("#!/bin/sh\n")
-    ctx = ResolverContext.build(tmp_path, files)
+    ctx = build_context(tmp_path, files)
     res = lambda path, raw: resolve_import(ctx, "bash", path, ImportRef(raw=raw, line=1))  # noqa: E731
     assert res("test/fast/run it", "../../lib/helpers") == ["lib/helpers"]
     assert res("bin/tool", '"$DIR/lib/helpers"') == ["lib/helpers"]  # a variable folder: by its unique tail

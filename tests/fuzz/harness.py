@@ -181,7 +181,7 @@ def fuzz_transcripts(base: Path, n: int, seed: int) -> Outcome:
         line = transcript_line(rng_for("transcript", seed, i))
         (folder / f"case-{i:05d}.jsonl").write_bytes(line + b"\n" + GOOD_LINE.format(i=i).encode() + b"\n")
     try:
-        ingest_paths([folder], auto_backup=False)
+        ingest_paths([folder])
     except BaseException as exc:  # noqa: BLE001
         res.failures.append((-1, f"ingest raised {type(exc).__name__}: {exc}"[:300]))
     con = open_archive()

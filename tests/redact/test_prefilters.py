@@ -43,7 +43,7 @@ TEXTS = _texts()
 def _old_layout_spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
     """layouts.spans as it was: one `needle in lower` per layout."""
     out = []
-    for needle, rx, group, kind, check in layouts._COMPILED:
+    for needle, rx, group, kind, check in layouts.COMPILED:
         if needle not in lower:
             continue
         out += layouts.layout_hits(data, rx, group, kind, check)

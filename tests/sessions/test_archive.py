@@ -56,7 +56,7 @@ def _lines(path: Path) -> list[bytes]:
 
 
 def test_full_ingest_counts(transcripts: Path):
-    stats = ingest_paths([transcripts], auto_backup=False)
+    stats = ingest_paths([transcripts])
     assert stats.files == 9 and stats.files_read == 7 and not stats.errors
     con = open_archive()
     assert _count(con, "SELECT COUNT(*) FROM sessions") == 5
@@ -83,7 +83,7 @@ def test_full_ingest_counts(transcripts: Path):
 
 
 def test_thinking_hook_chatter_and_reminders_are_not_archived(transcripts: Path):
-    ingest_paths([transcripts], auto_backup=False)
+    ingest_paths([transcripts])
     con = open_archive()
     thinking = "The user wants me to research why scrolling in xterm.js doesn't work"
     assert _count(con, "SELECT COUNT(*) FROM turns WHERE text LIKE ?", f"%{thinking}%") == 0
@@ -93,13 +93,13 @@ def test_thinking_hook_chatter_and_reminders_are_not_archived(transcripts: Path)
 
 
 def test_reingest_never_duplicates(transcripts: Path):
-    ingest_paths([transcripts], auto_backup=False)
+    ingest_paths([transcripts])
     con = open_archive()
     before = _rows(con, "SELECT session_id, turns, start, end FROM sessions ORDER BY session_id")
     n = _count(con, "SELECT COUNT(*) FROM turns")
-    assert ingest_paths([transcripts], auto_backup=False).turns == 0
+    assert ingest_paths([transcripts]).turns == 0
     con.execute("UPDATE files SET offset = 0")  # lost offsets: everything is read again
-    again = ingest_paths([transcripts], auto_backup=False)
+    again = ingest_paths([transcripts])
     assert again.files_read == 7 and again.turns == 0
     assert _count(con, "SELECT COUNT(*) FROM turns") == n
     assert _count(con, "SELECT COUNT(*) FROM turns_fts") == n
@@ -253,7 +253,7 @@ def test_project_attribution_keeps_projects_apart(transcripts: Path, tmp_path: P
                         tmp_path / "t" / "aaaaaaaa-0000-4000-8000-000000000001.jsonl")
     b = _transcript_for(beta, transcripts / "tool_heavy.jsonl",
                         tmp_path / "t" / "bbbbbbbb-0000-4000-8000-000000000002.jsonl")
-    ingest_paths([a, b], auto_backup=False)
+    ingest_paths([a, b])
     con = open_archive()
     rows = dict(_rows(con, "SELECT session_id, project_id FROM sessions"))
     from cairn.project import resolve_project
@@ -282,7 +282,7 @@ def test_missing_cwd_gets_a_stable_path_identity(tmp_path: Path):
 
 
 def test_archive_file_and_folder_are_private(transcripts: Path):
-    ingest_paths([transcripts / "short.jsonl"], auto_backup=False)
+    ingest_paths([transcripts / "short.jsonl"])
     assert stat.S_IMODE(archive_path().stat().st_mode) == 0o600
     assert stat.S_IMODE(archive_path().parent.stat().st_mode) == 0o700
     for side in archive_path().parent.glob("sessions.db-*"):
@@ -291,10 +291,10 @@ def test_archive_file_and_folder_are_private(transcripts: Path):
 
 def test_bad_input_is_a_clear_error_or_skipped(tmp_path: Path):
     with pytest.raises(CairnError, match="no such file"):
-        ingest_paths([tmp_path / "missing"], auto_backup=False)
+        ingest_paths([tmp_path / "missing"])
     junk = tmp_path / "junk.jsonl"
     junk.write_bytes(b"\x00\xff\xfe not json\n[1,2]\n\"str\"\n{\"type\": \"user\", \"message\": 5}\n")
-    stats = ingest_paths([junk], auto_backup=False)
+    stats = ingest_paths([junk])
     assert stats.turns == 0 and not stats.errors
 
 
@@ -369,8 +369,8 @@ def test_a_session_in_two_files_is_counted_once(transcripts: Path, tmp_path: Pat
     second = tmp_path / "config-claude" / "projects" / "-home-USER-projects"
     second.mkdir(parents=True)
     shutil.copy(transcripts / f"{BIG}.jsonl", second / f"{BIG}.jsonl")
-    one = ingest_paths([transcripts / f"{BIG}.jsonl"], auto_backup=False)
-    two = ingest_paths([second / f"{BIG}.jsonl"], auto_backup=False)
+    one = ingest_paths([transcripts / f"{BIG}.jsonl"])
+    two = ingest_paths([second / f"{BIG}.jsonl"])
     assert one.turns > 0 and two.turns == 0
     con = open_archive()
     try:

@@ -34,7 +34,7 @@ def con(tmp_path: Path):
     dest = tmp_path / "projects" / "p"
     shutil.copytree(FIXTURES, dest, ignore=shutil.ignore_patterns("*.md", "*.json", "LICENSE*"))
     project_for_cwd.cache_clear()
-    ingest_paths([dest], auto_backup=False)
+    ingest_paths([dest])
     c = open_archive()
     yield c
     c.close()

@@ -61,7 +61,7 @@ def _embeddable(con) -> int:
 
 @needs_model
 def test_a_paraphrase_finds_the_turn_full_text_misses(transcripts: Path):
-    stats = ingest_paths([transcripts], auto_backup=False, semantic=True)
+    stats = ingest_paths([transcripts], semantic=True)
     con = open_archive()
     try:
         assert stats.vectors == _embeddable(con) > 0
@@ -78,7 +78,7 @@ def test_a_paraphrase_finds_the_turn_full_text_misses(transcripts: Path):
 def test_off_is_exactly_todays_search(transcripts: Path, tmp_path: Path):
     """The switch off: no table, no vectors, and search as without the channel; on, with vectors
     stored, `semantic=False` still reads none of them."""
-    ingest_paths([transcripts], auto_backup=False)
+    ingest_paths([transcripts])
     con = open_archive()
     try:
         assert archive_vectors.stored_model(con) == ""
@@ -94,7 +94,7 @@ def test_off_is_exactly_todays_search(transcripts: Path, tmp_path: Path):
 
 def test_without_the_model_package_nothing_is_stored(transcripts: Path, monkeypatch):
     monkeypatch.setattr(embed, "status", lambda: embed.Status(False, reason="not installed"))
-    stats = ingest_paths([transcripts], auto_backup=False, semantic=True)
+    stats = ingest_paths([transcripts], semantic=True)
     con = open_archive()
     try:
         assert stats.vectors == 0 and archive_vectors.stored_model(con) == ""
@@ -105,18 +105,18 @@ def test_without_the_model_package_nothing_is_stored(transcripts: Path, monkeypa
 
 @needs_model
 def test_ingest_twice_adds_no_duplicate_vectors_and_only_new_turns_are_embedded(transcripts: Path):
-    ingest_paths([transcripts], auto_backup=False, semantic=True)
+    ingest_paths([transcripts], semantic=True)
     con = open_archive()
     try:
         n = _count(con, "SELECT COUNT(*) FROM turn_vectors")
         assert n == _embeddable(con)
-        again = ingest_paths([transcripts], auto_backup=False, semantic=True)
+        again = ingest_paths([transcripts], semantic=True)
         assert again.vectors == 0 and _count(con, "SELECT COUNT(*) FROM turn_vectors") == n
         with open(transcripts / f"{SESSION}.jsonl", "a") as fh:  # the session goes on: one new answer
             fh.write(_record("assistant", "a2", [{"type": "text", "text": "The pool now holds twenty."}],
                              "2026-03-01T10:05:00Z"))
         _hits(con, PARAPHRASE, semantic=True)  # the vectors as they were, cached by this process
-        more = ingest_paths([transcripts], auto_backup=False, semantic=True)
+        more = ingest_paths([transcripts], semantic=True)
         assert more.turns == 1 and more.vectors == 1
         new = _count(con, "SELECT id FROM turns WHERE text = 'The pool now holds twenty.'")
         assert new in archive_vectors.ranking(con, "how large is the pool now", "", [], 5)  # the cache was renewed
@@ -127,7 +127,7 @@ def test_ingest_twice_adds_no_duplicate_vectors_and_only_new_turns_are_embedded(
 
 @needs_model
 def test_a_model_change_rebuilds_every_vector(transcripts: Path, monkeypatch):
-    ingest_paths([transcripts], auto_backup=False, semantic=True)
+    ingest_paths([transcripts], semantic=True)
     con = open_archive()
     try:
         n = _count(con, "SELECT COUNT(*) FROM turn_vectors")
@@ -148,7 +148,7 @@ def test_a_model_change_rebuilds_every_vector(transcripts: Path, monkeypatch):
 
 @needs_model
 def test_forget_takes_the_vectors_with_the_turns(transcripts: Path):
-    ingest_paths([transcripts], auto_backup=False, semantic=True)
+    ingest_paths([transcripts], semantic=True)
     con = open_archive()
     try:
         assert _count(con, f"SELECT COUNT(*) FROM turn_vectors v JOIN turns t ON t.id = v.turn_id "
@@ -162,7 +162,7 @@ def test_forget_takes_the_vectors_with_the_turns(transcripts: Path):
 
 
 def test_an_inline_hook_never_loads_the_model(transcripts: Path, monkeypatch):
-    ingest_paths([transcripts], auto_backup=False)
+    ingest_paths([transcripts])
     con = open_archive()
     try:
         for ddl in archive_vectors.TABLES:

@@ -33,7 +33,7 @@ XTERM = "d6e0bada-1959-4eec-a9d2-0bfade768d8f"
 def con(tmp_path: Path):
     for name in ("short.jsonl", "tool_heavy.jsonl"):
         shutil.copy(FIXTURES / name, tmp_path / name)
-    ingest_paths([tmp_path / "short.jsonl", tmp_path / "tool_heavy.jsonl"], auto_backup=False)
+    ingest_paths([tmp_path / "short.jsonl", tmp_path / "tool_heavy.jsonl"])
     c = open_archive()
     yield c
     c.close()
@@ -62,9 +62,17 @@ def test_automatic_backup_at_most_daily(con):
     assert maybe_auto_backup(con) is not None
 
 
-def test_ingest_takes_the_automatic_backup(tmp_path: Path):
+def test_ingest_takes_the_automatic_backup(tmp_path: Path, capsys):
+    """`cairn sessions ingest` hands the archive the backup to take; `--no-backup` and the
+    library call (which knows nothing of backups) take none."""
     shutil.copy(FIXTURES / "short.jsonl", tmp_path / "short.jsonl")
-    ingest_paths([tmp_path / "short.jsonl"])
+    assert main(["sessions", "ingest", "--no-backup", str(tmp_path / "short.jsonl")]) == 0
+    assert list_backups() == []
+    shutil.copy(FIXTURES / "tool_heavy.jsonl", tmp_path / "tool_heavy.jsonl")
+    ingest_paths([tmp_path / "tool_heavy.jsonl"])
+    assert list_backups() == []
+    shutil.copy(FIXTURES / "subagent.jsonl", tmp_path / "subagent.jsonl")
+    assert main(["sessions", "ingest", str(tmp_path / "subagent.jsonl")]) == 0
     assert len(list_backups()) == 1
 
 

@@ -174,7 +174,7 @@ def test_codex_0171_prompt_is_archived(tmp_path, monkeypatch):
     from cairn.sessions.archive import ingest_paths, open_archive
     from cairn.sessions.archive_search import search
 
-    ingest_paths([CODEX_0171[0]], auto_backup=False)
+    ingest_paths([CODEX_0171[0]])
     con = open_archive()
     hits = search(con, "print statement", project_ids=None)
     assert [(h.role, h.session_id) for h in hits] == [("user", "01a2363f-51d6-71b2-8d82-e00e8a88ce0b")]

@@ -97,11 +97,11 @@ def test_a_session_in_two_files_counts_once(codex: Path, tmp_path: Path):
     shutil.copy(codex / "2026" / "02" / "23" / SMALL, copy)
     twice = _xray([codex, copy.parent])
     assert twice["totals"]["total_tokens"] == once["total_tokens"] and twice["totals"]["sessions"] == 4
-    ingest_paths([codex], auto_backup=False)
+    ingest_paths([codex])
     con = open_archive()
     turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
     con.close()
-    stats = ingest_paths([copy.parent], auto_backup=False)
+    stats = ingest_paths([copy.parent])
     assert stats.turns == 0  # every record of the copy is already archived from the first file
     con = open_archive()
     assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == turns
@@ -125,7 +125,7 @@ def _oracle(path: Path) -> dict[str, int]:
 
 
 def test_codex_archive_sessions_turns_agent_project_and_search(codex: Path):
-    stats = ingest_paths([codex], auto_backup=False)
+    stats = ingest_paths([codex])
     assert stats.files == 4 and len(stats.sessions) == 4 and not stats.errors and stats.bad_lines == 0
     con = open_archive()
     try:
@@ -172,7 +172,7 @@ def test_codex_ingest_is_incremental_and_redacts(codex: Path, tmp_path: Path):
 
 def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
     gemini = gemini / "demo-app"  # the hand-made chats
-    stats = ingest_paths([gemini], auto_backup=False)
+    stats = ingest_paths([gemini])
     assert stats.files == 2 and len(stats.sessions) == 2 and not stats.errors
     con = open_archive()
     info, turns = session_detail(con, "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10")
@@ -193,7 +193,7 @@ def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
     doc["messages"].append({"id": "new-1", "timestamp": "2026-03-02T09:25:00.000Z", "type": "user",
                             "content": [{"text": "thanks, zebracanary"}]})
     chat.write_text(json.dumps(doc, indent=2))  # Gemini CLI rewrites the whole chat
-    again = ingest_paths([gemini], auto_backup=False)
+    again = ingest_paths([gemini])
     assert again.turns == 1
     con = open_archive()
     assert con.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == before + 1
@@ -205,7 +205,7 @@ def test_real_gemini_chats_in_the_archive(gemini: Path):
     """The two real chats: what the user typed (`/init`, not the instructions it expanded into; the
     CLI's own "System: Please continue." is no user turn), each tool call once although its message
     was written twice, project from .project_root, and none for the 2025 chat in a hash-named folder."""
-    stats = ingest_paths([gemini / "discordbot", gemini / REAL_JSON_DIR], auto_backup=False)
+    stats = ingest_paths([gemini / "discordbot", gemini / REAL_JSON_DIR])
     assert stats.files == 2 and stats.sessions == {REAL_JSONL, REAL_JSON} and not stats.errors and not stats.bad_lines
     con = open_archive()
     info, turns = session_detail(con, REAL_JSONL)
@@ -243,7 +243,7 @@ def test_an_older_gemini_chat_finds_its_project_by_hash(gemini: Path, tmp_path: 
                                   "timestamp": "2025-10-05T07:00:00.000Z",
                                   "message": {"role": "user", "content": "hello"}}) + "\n", encoding="utf-8")
     assert ingest_file(claude).turns == 1
-    ingest_paths([gemini / REAL_JSON_DIR], auto_backup=False)
+    ingest_paths([gemini / REAL_JSON_DIR])
     con = open_archive()
     info, _ = session_detail(con, REAL_JSON)
     assert (info["cwd"], info["project_name"]) == (root, "VibeCodingTracker")
@@ -427,7 +427,7 @@ def test_a_cut_emoji_costs_one_character_never_the_chat(gemini: Path, tmp_path: 
                  "type": "function_call_output", "call_id": "c1",
                  "output": json.dumps({"output": "\udc00 done", "metadata": {"exit_code": 0}})}}]
     rollout.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    stats = ingest_paths([chat, rollout], auto_backup=False)
+    stats = ingest_paths([chat, rollout])
     assert not stats.errors and not stats.bad_lines and len(stats.sessions) == 2
     con = open_archive()
     hits = [t["text"] for t in session_detail(con, "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10")[1]]

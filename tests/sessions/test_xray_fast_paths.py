@@ -27,17 +27,8 @@ from cairn.sessions.prices import load_prices
 from cairn.sessions.simulate import DEFAULT_HANDOFF, Prepared, replay
 from cairn.sessions.transcript import find_transcripts
 from cairn.sessions.usage import has_null_field, lines_to_parse, load_transcripts, parse_timestamp, select
-from cairn.sessions.xray import (
-    _Acc,
-    _Columns,
-    _groups,
-    _index,
-    _median,
-    day_of,
-    find_expiries,
-    main_curve,
-    turn_cost,
-)
+from cairn.sessions.xray import _median, day_of, find_expiries
+from cairn.sessions.xray_columns import Acc, Columns, group_sums, main_curve, positions_of, turn_cost
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
@@ -51,13 +42,13 @@ def test_group_sums_equal_turn_by_turn_addition(dataset):
     prices = load_prices({})
     turns = dataset.turns
     costs = [turn_cost(t, prices) for t in turns]
-    cols = _Columns(turns, costs)
+    cols = Columns(turns, costs)
     for key in (lambda t: t.session_id, lambda t: t.model or "-", lambda t: t.agent, lambda t: day_of(t.ts),
                 lambda t: "all"):
-        slow: dict[str, _Acc] = defaultdict(_Acc)
+        slow: dict[str, Acc] = defaultdict(Acc)
         for t, c in zip(turns, costs, strict=True):
             slow[key(t)].add(t, c)
-        fast = _groups(cols, [key(t) for t in turns])
+        fast = group_sums(cols, [key(t) for t in turns])
         assert set(fast) == set(slow)
         for k, acc in slow.items():
             assert fast[k].as_dict() == acc.as_dict() and fast[k].cost_usd == acc.cost_usd
@@ -65,9 +56,9 @@ def test_group_sums_equal_turn_by_turn_addition(dataset):
 
 
 def _assert_priced_columns_equal_turn_cost(turns, prices, costs) -> None:
-    direct, totals = _Columns.of_prices(turns, prices)
-    slow = _Columns(turns, costs)
-    for name in _Columns.__slots__:
+    direct, totals = Columns.of_prices(turns, prices)
+    slow = Columns(turns, costs)
+    for name in Columns.__slots__:
         assert getattr(direct, name) == getattr(slow, name), name
     assert totals == [c.total if c else 0.0 for c in costs]
 
@@ -105,18 +96,18 @@ def test_groups_of_interleaved_keys_equal_turn_by_turn_addition(dataset):
     prices = load_prices({})
     turns = _shuffled_with_long_prompts(dataset.turns)
     costs = [turn_cost(t, prices) for t in turns]
-    cols = _Columns(turns, costs)
+    cols = Columns(turns, costs)
     for key in (lambda t: t.session_id, lambda t: t.model or "-", lambda t: day_of(t.ts)):
         keys = [key(t) for t in turns]
         plain: dict[str, list[int]] = {}
         for i, k in enumerate(keys):
             plain.setdefault(k, []).append(i)
-        assert {k: list(v) for k, v in _index(keys).items()} == plain
-        assert list(_index(keys)) == list(plain)  # first-seen order
-        slow: dict[str, _Acc] = defaultdict(_Acc)
+        assert {k: list(v) for k, v in positions_of(keys).items()} == plain
+        assert list(positions_of(keys)) == list(plain)  # first-seen order
+        slow: dict[str, Acc] = defaultdict(Acc)
         for t, c in zip(turns, costs, strict=True):
             slow[key(t)].add(t, c)
-        fast = _groups(cols, keys)
+        fast = group_sums(cols, keys)
         for k, acc in slow.items():
             assert fast[k].as_dict() == acc.as_dict() and fast[k].cost_usd == acc.cost_usd
             assert fast[k].unpriced_turns == acc.unpriced_turns
@@ -137,11 +128,11 @@ def test_unpriced_turns_are_counted_per_group(dataset):
     prices = load_prices({})
     turns = dataset.turns
     costs = [None if i % 3 == 0 else turn_cost(t, prices) for i, t in enumerate(turns)]  # some unpriced
-    cols = _Columns(turns, costs)
-    slow: dict[str, _Acc] = defaultdict(_Acc)
+    cols = Columns(turns, costs)
+    slow: dict[str, Acc] = defaultdict(Acc)
     for t, c in zip(turns, costs, strict=True):
         slow[t.session_id].add(t, c)
-    fast = _groups(cols, [t.session_id for t in turns])
+    fast = group_sums(cols, [t.session_id for t in turns])
     assert {k: (a.unpriced_turns, a.as_dict()) for k, a in fast.items()} == {
         k: (a.unpriced_turns, a.as_dict()) for k, a in slow.items()}
 

@@ -3,7 +3,7 @@
 The X-ray computes from columns (sessions.xray_columns: group sums in C over slices, sessions from
 their positions, the simulator on prepared curves with prices inlined, cost columns of zeros made
 once, day and model groups from the pricing pass). Here the whole report is computed the plain
-way, one turn at a time (the analysis as it was before those shortcuts: `_Acc.add` per turn,
+way, one turn at a time (the analysis as it was before those shortcuts: `Acc.add` per turn,
 `turn_cost`, `main_curve` per session, every compaction replayed turn by turn with
 `ModelPrice.cost_total`), and the two JSON texts are compared, on the fixtures and on hand-made
 edge cases: turns shuffled (every session, day and project split into many runs, curves out of
@@ -27,7 +27,6 @@ from cairn.sessions.xray import (
     CHARS_PER_TOKEN,
     KIND_LABEL,
     KINDS,
-    _Acc,
     _median,
     _rows,
     _share,
@@ -36,11 +35,9 @@ from cairn.sessions.xray import (
     find_expiries,
     findings,
     iso,
-    main_curve,
     project_of,
-    turn_cost,
 )
-from cairn.sessions.xray_columns import fsum
+from cairn.sessions.xray_columns import Acc, fsum, main_curve, turn_cost
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
@@ -109,8 +106,8 @@ def _plain_simulate(ds: Dataset, prices, thresholds: list[int], handoff: int) ->
             "thresholds": rows, "best": best["threshold"] if best and best["saving_usd"] > 0 else None}
 
 
-def _plain_groups(turns: list[Turn], costs: list, key) -> dict[str, _Acc]:
-    out: dict[str, _Acc] = defaultdict(_Acc)
+def _plain_groups(turns: list[Turn], costs: list, key) -> dict[str, Acc]:
+    out: dict[str, Acc] = defaultdict(Acc)
     for t, c in zip(turns, costs, strict=True):
         out[key(t)].add(t, c)
     return out
@@ -120,7 +117,7 @@ def _plain_analyze(ds: Dataset, prices, filters: dict | None = None) -> dict:
     """The X-ray report, one turn at a time."""
     turns_all = ds.turns
     costs = [turn_cost(t, prices) for t in turns_all]
-    total = _Acc()
+    total = Acc()
     for t, c in zip(turns_all, costs, strict=True):
         total.add(t, c)
     grand = total.cost_usd
@@ -131,7 +128,7 @@ def _plain_analyze(ds: Dataset, prices, filters: dict | None = None) -> dict:
     sessions, curve_points = [], {}
     for sid, idx in by_session.items():
         turns = [turns_all[i] for i in idx]
-        acc = _Acc()
+        acc = Acc()
         for i in idx:
             acc.add(turns_all[i], costs[i])
         curve = main_curve(turns)
@@ -155,7 +152,7 @@ def _plain_analyze(ds: Dataset, prices, filters: dict | None = None) -> dict:
     by_day = _rows(_plain_groups(turns_all, costs, lambda t: day_of(t.ts)), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    comp_runs = _Acc()
+    comp_runs = Acc()
     for t, c in zip(turns_all, costs, strict=True):
         if c is None and t.total > 0:
             unpriced[t.model or "(no model)"][0] += 1

@@ -20,7 +20,7 @@ from cairn.agents.hooks.transcript import EDIT_TOOLS, READ_TOOLS, SEARCH_TOOLS
 TRIVIAL_COMMANDS = frozenset({"ls", "pwd", "cat", "echo", "head", "tail", "which", "whoami", "date", "clear", "cd",
                               "tree", "wc", "env", "true", "git status", "git log", "git diff", "git branch",
                               "git show"})
-_REMEMBER_TOOL = re.compile(r"^mcp__.*cairn.*__(remember|register)", re.I)
+REMEMBER_TOOL = re.compile(r"^mcp__.*cairn.*__(remember|register)", re.I)
 MAX_REQUESTS, MAX_COMMANDS, MAX_ERRORS, MAX_FILES = 15, 30, 10, 40
 
 
@@ -39,12 +39,12 @@ class Digest:
         return list(dict.fromkeys(self.changed + self.read))
 
 
-def _short(text: str, n: int) -> str:
+def shorten(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
 
-def _remember_title(command: str) -> str | None:
+def remember_title(command: str) -> str | None:
     """The title of a `cairn remember "TITLE" ...` command, if that is what it is."""
     if "cairn" not in command or "remember" not in command:
         return None
@@ -80,9 +80,9 @@ def build_digest(records: list[dict], root: Path | None) -> Digest:
             continue
         for t in extract(rec, i, names.get):
             if t.role == "user" and not t.text.startswith("/"):
-                d.requests.append(_short(t.text, 300))
+                d.requests.append(shorten(t.text, 300))
             elif t.role == "error":
-                d.errors.append(_short(t.text, 200))
+                d.errors.append(shorten(t.text, 200))
             elif t.role == "tool" and t.tool:
                 if t.ref:
                     names[t.ref] = t.tool
@@ -95,12 +95,12 @@ def build_digest(records: list[dict], root: Path | None) -> Digest:
                 if t.tool in SEARCH_TOOLS or "search" in t.tool.lower():
                     d.explored += 1
                 if t.tool == "Bash" and arg:
-                    d.commands.append(_short(arg, 160))
-                    title = _remember_title(arg)
+                    d.commands.append(shorten(arg, 160))
+                    title = remember_title(arg)
                     if title:
-                        d.registered.append(_short(title, 120))
-                elif _REMEMBER_TOOL.match(t.tool) and arg:
-                    d.registered.append(_short(arg, 120))
+                        d.registered.append(shorten(title, 120))
+                elif REMEMBER_TOOL.match(t.tool) and arg:
+                    d.registered.append(shorten(arg, 120))
     d.changed = list(changed)[:MAX_FILES]
     d.read = [p for p in read if p not in changed][:MAX_FILES]
     d.requests = d.requests[:MAX_REQUESTS]
@@ -141,7 +141,7 @@ def journal_entry(d: Digest, *, when: str, session: str, reason: str) -> str:
     """A short daily-journal entry (a `##` heading and a few bullets)."""
     lines = [f"## {when} session {session[:8]}" + (f" ({reason})" if reason else "")]
     if d.requests:
-        asked = "; ".join(f'"{_short(r, 140)}"' for r in d.requests[:3])
+        asked = "; ".join(f'"{shorten(r, 140)}"' for r in d.requests[:3])
         more = f" (+{len(d.requests) - 3} more)" if len(d.requests) > 3 else ""
         lines.append(f"- Asked: {asked}{more}")
     if d.changed:

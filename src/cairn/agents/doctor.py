@@ -265,7 +265,8 @@ def check_index(project: Project) -> Check:
     import sqlite3
 
     from cairn.codemap.index_db import expected_tables
-    from cairn.store.repair import printable, probe, quick_check
+    from cairn.errors import printable
+    from cairn.store.repair import probe, quick_check
 
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)

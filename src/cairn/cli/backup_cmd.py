@@ -74,7 +74,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
     if not archive_path().exists():
         raise CairnError("no session archive yet: run `cairn sessions ingest` first")
-    from cairn.sessions.backup import damage_of, restore_hint
+    from cairn.sessions.archive_schema import restore_hint
+    from cairn.sessions.backup import damage_of
 
     why = damage_of(archive_path())
     if why is not None:  # checked before copying: a damaged archive never rotates out good backups

@@ -193,8 +193,8 @@ def _run(argv: list[str]) -> int:
     try:
         return int(args.func(args) or 0)
     except CairnError as exc:
+        from cairn.errors import printable
         from cairn.redact import redact
-        from cairn.store.repair import printable
 
         _error(argv, printable(redact(str(exc))), exc.exit_code)
         return exc.exit_code

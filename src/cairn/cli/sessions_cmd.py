@@ -41,11 +41,12 @@ def db_errors(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
         try:
             return fn(args)
         except (sqlite3.Error, UnicodeDecodeError) as exc:
-            from cairn.store.repair import is_damage, printable
+            from cairn.errors import printable
+            from cairn.store.repair import is_damage
 
             hint = ""
             if is_damage(exc):
-                from cairn.sessions.backup import restore_hint
+                from cairn.sessions.archive_schema import restore_hint
 
                 hint = f"; {restore_hint()}"
             raise CairnError(f"session archive: {printable(str(exc))}{hint}") from None
@@ -160,6 +161,7 @@ def _dates(args: argparse.Namespace) -> tuple[str | None, str | None]:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from cairn.sessions.archive import ingest_paths
+    from cairn.sessions.backup import maybe_auto_backup
     from cairn.sessions.transcript import find_transcripts
 
     total = 0
@@ -169,16 +171,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 total += f.stat().st_size
             except OSError:
                 pass
+    backup = None if args.no_backup else maybe_auto_backup  # at most daily (backup.py)
     if total > 32_000_000:
         from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
         with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                       TimeRemainingColumn(), transient=True) as bar:
             task = bar.add_task("archiving transcripts", total=total)
-            stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup, semantic=_semantic(args),
+            stats = ingest_paths(args.paths or None, auto_backup=backup, semantic=_semantic(args),
                                  progress=lambda done, tot: bar.update(task, completed=done, total=tot))
     else:
-        stats = ingest_paths(args.paths or None, auto_backup=not args.no_backup, semantic=_semantic(args))
+        stats = ingest_paths(args.paths or None, auto_backup=backup, semantic=_semantic(args))
     if args.json:
         print_json({"files": stats.files, "files_read": stats.files_read, "bytes": stats.bytes,
                     "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,

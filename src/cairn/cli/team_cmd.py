@@ -121,7 +121,7 @@ def cmd_push(args: argparse.Namespace) -> int:
     if args.ingest:
         from cairn.sessions.archive import ingest_paths
 
-        ingest_paths(None, auto_backup=False)  # what the hooks have not archived yet
+        ingest_paths(None)  # what the hooks have not archived yet
     if not archive_path().exists():
         from cairn.errors import CairnError
 

@@ -254,9 +254,9 @@ def _finish_beside(beside: tuple | None, con: sqlite3.Connection, project: Proje
 
 def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction."""
-    from cairn.codemap.graph_update import save_resolver
-    from cairn.codemap.imports import ResolverContext
+    from cairn.codemap.imports import build_context
     from cairn.codemap.knowledge_index import store_nodes
+    from cairn.codemap.resolver_store import save_resolver
 
     files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
     paths_key = hashlib.sha1("\n".join(sorted(p for p, _, _ in files.values())).encode()).hexdigest()
@@ -265,7 +265,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
         only = {r[0] for r in con.execute("SELECT id FROM files WHERE dirty = 1")}
     assert project.root is not None  # the _global project has no index
     beside = _start_beside(con, project, files)
-    ctx = ResolverContext.build(project.root, [p for p, _, _ in files.values()])
+    ctx = build_context(project.root, [p for p, _, _ in files.values()])
     imp = _import_edges(con, ctx, files, only)
     ref, ref_files, node_rows, know = _finish_beside(beside, con, project, files)
     ids = sorted(files)

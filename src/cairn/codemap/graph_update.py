@@ -3,7 +3,7 @@
 When no path came or went, an edited file changes only the edges it owns and the reference edges
 that go through the names it defines or uses: its imports are re-resolved when its import lines
 changed (with the resolver context the last full build saved beside the index; a JVM file edited
-otherwise is checked against the small record of each folder's first files, `jvm_heads`), the
+otherwise is checked against the small record of each folder's first files, resolver_store.jvm_heads), the
 reference edges of every file using a name whose definers changed are recomputed (or of every user
 of a name whose user count crossed the popularity cut), the adjacency rows and degrees of every
 file at either end of a changed edge are rewritten. Knowledge nodes are left alone unless a
@@ -18,12 +18,12 @@ pass (tests/codemap/test_graph_update.py).
 from __future__ import annotations
 
 import math
-import pickle
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+from cairn.codemap import resolver_store
 from cairn.codemap.graph import (
     IMPORT_WEIGHT,
     REF_FALLBACK_LANGS,
@@ -42,101 +42,6 @@ RANK_STALE_SHARE = 0.01
 
 # file id -> (short names it defined, names it used, its imports as (raw, kind, names) sorted)
 Old = dict[int, tuple[set[str], dict[str, int], list[tuple]]]
-
-
-def resolver_path(index_path: Path) -> Path:
-    return index_path.with_suffix(".resolver")
-
-
-def save_resolver(index_path: Path, ctx: object, paths_key: str) -> None:
-    """Keep the full build's resolver context beside the index (private, like the index)."""
-    import os
-
-    tmp = resolver_path(index_path).with_suffix(".resolver.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            pickle.dump((paths_key, ctx), fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, resolver_path(index_path))
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        tmp.unlink(missing_ok=True)
-    _save_heads(index_path, ctx, paths_key)
-
-
-def heads_path(index_path: Path) -> Path:
-    return index_path.with_suffix(".jvmheads")
-
-
-def jvm_heads(ctx: object) -> dict[str, str | None]:
-    """The JVM files whose `package` line names their folder's package (each folder's first
-    FILES_TRIED_PER_DIR, imports/jvm.py) -> that package as the resolver recorded it (None: none,
-    so any edit of them is resolver-sensitive). A few entries per folder of JVM code."""
-    from cairn.codemap.imports.jvm import FILES_TRIED_PER_DIR, JVM_EXTS
-
-    index = ctx.indexes.get("jvm")  # type: ignore[attr-defined]
-    pkg_of = {} if index is None else {f: pkg for pkg, files in reversed(index.packages.items()) for f in files}
-    out: dict[str, str | None] = {}
-    for files in ctx.dir_files.values():  # type: ignore[attr-defined]
-        for f in [f for f in files if f.endswith(JVM_EXTS)][:FILES_TRIED_PER_DIR]:
-            out[f] = pkg_of.get(f)
-    return out
-
-
-def _save_heads(index_path: Path, ctx: object, paths_key: str) -> None:
-    """Beside the resolver context, what an edit of a JVM file is checked against (`jvm_heads`), small
-    enough to read on every such edit: the whole context (~0.3 s to load at 100k files) is then
-    loaded only when import lines changed."""
-    import json
-    import os
-
-    tmp = heads_path(index_path).with_suffix(".jvmheads.tmp")
-    try:
-        data = json.dumps({"paths_key": paths_key, "heads": jvm_heads(ctx)})
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(data)
-        os.replace(tmp, heads_path(index_path))
-    except (OSError, TypeError, AttributeError, ValueError):
-        tmp.unlink(missing_ok=True)
-
-
-def _load_heads(index_path: Path, paths_key: str) -> dict[str, str | None] | None:
-    import json
-
-    try:
-        with open(heads_path(index_path), encoding="utf-8") as fh:
-            data = json.load(fh)
-        return data["heads"] if data.get("paths_key") == paths_key and isinstance(data.get("heads"), dict) else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _head_moved(heads: dict[str, str | None], root: Path, path: str) -> bool:
-    """What `_resolver_sensitive` asks of a JVM file, from `jvm_heads`: it is one of its folder's
-    first files and its `package` line no longer names the package recorded for it."""
-    from cairn.codemap.imports.jvm import read_package
-
-    if path not in heads:
-        return False
-    recorded = heads[path]
-    return recorded is None or read_package(root, path) != recorded
-
-
-_LOADED: dict[str, tuple[int, str, object]] = {}  # resolver file -> (mtime_ns, paths key, context): a long-lived process loads it once
-
-
-def _load_resolver(index_path: Path, paths_key: str) -> object | None:
-    path = resolver_path(index_path)
-    try:
-        mtime = path.stat().st_mtime_ns
-        hit = _LOADED.get(str(path))
-        if hit is None or hit[0] != mtime:
-            with open(path, "rb") as fh:
-                key, ctx = pickle.load(fh)  # noqa: S301 - written by this program into CAIRN_HOME (0600)
-            hit = _LOADED[str(path)] = (mtime, key, ctx)
-    except Exception:
-        return None
-    return hit[2] if hit[1] == paths_key else None
 
 
 def old_state(con: sqlite3.Connection, file_id: int) -> tuple[set[str], dict[str, int], list[tuple]]:
@@ -168,13 +73,13 @@ def _resolver_sensitive(ctx: object | None, paths: list[str]) -> bool:
 
 def _jvm_package_moved(ctx: object, path: str) -> bool:
     """Whether `path`'s `package` line now names another package than its folder was given."""
-    from cairn.codemap.imports.jvm import _read_package
+    from cairn.codemap.imports.jvm import read_package
 
     index = ctx.indexes.get("jvm")  # type: ignore[attr-defined]
     if index is None:
         return True
     recorded = next((pkg for pkg, files in index.packages.items() if path in files), None)
-    return recorded is None or _read_package(ctx, path) != recorded  # type: ignore[arg-type]
+    return recorded is None or read_package(ctx.root, path) != recorded  # type: ignore[attr-defined]
 
 
 def _knowledge_touched(con: sqlite3.Connection, project: object, changed: dict[int, str]) -> bool:
@@ -212,18 +117,18 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     owners = sorted(fid for fid in changed if old_state(con, fid)[2] != old[fid][2])
     ctx = None
     jvm = [p for p in paths if p.endswith(JVM_EXTS)]
-    heads = _load_heads(index_path, get_meta(con, "graph_paths") or "") if jvm and not owners else None
+    heads = resolver_store.load_heads(index_path, get_meta(con, "graph_paths") or "") if jvm and not owners else None
     if heads is not None:  # a body edit of JVM files: the small record answers, no resolver context
         root = getattr(project, "root", None)
-        if root is None or any(_head_moved(heads, root, p) for p in jvm):
+        if root is None or any(resolver_store.head_moved(heads, root, p) for p in jvm):
             return False
     elif owners or jvm:
         key = get_meta(con, "graph_paths") or ""
-        ctx = _load_resolver(index_path, key)
+        ctx = resolver_store.load_resolver(index_path, key)
         if ctx is None or _resolver_sensitive(ctx, paths):
             return False
-        if jvm and not heads_path(index_path).exists():  # an index built before the record: write it now
-            _save_heads(index_path, ctx, key)
+        if jvm and not resolver_store.heads_path(index_path).exists():  # an index built before the record: write it now
+            resolver_store.save_heads(index_path, ctx, key)
     if _knowledge_touched(con, project, {f: p for f, (p, _) in changed.items()}):
         return False
     by_path_lookup = _PathIds(con)

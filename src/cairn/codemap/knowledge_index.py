@@ -4,7 +4,9 @@ Node files (`.cairn/knowledge/*.md`, decision records found in the tree) are alr
 documents; this adds what makes them knowledge: type, status, title, what replaced them, and
 edges node -> cited file ("cites") and node -> node ("link"), so the graph walk can go from a
 request about a concept to the gotcha linked to it and to the file that gotcha is about.
-Runs inside the graph rebuild (any changed file, note files included, triggers it).
+Runs inside the graph rebuild (any changed file, note files included, triggers it). The map's
+list of key decisions asks here too (`key_notes`): this module is the code map's one door to
+`memory`, the layer contract's one exception (pyproject.toml [tool.importlinter]).
 """
 
 from __future__ import annotations
@@ -96,3 +98,11 @@ def store_nodes(con: sqlite3.Connection, rows: list[tuple]) -> None:
     con.execute("DELETE FROM nodes")
     con.executemany("INSERT OR REPLACE INTO nodes(file_id, id, type, status, state, title, origin, superseded_by, data) "
                     "VALUES(?,?,?,?,?,?,?,?,?)", rows)
+
+
+def key_notes(project: Any, limit: int) -> list:
+    """The project's most valuable live decisions, gotchas and bugs (memory's ranking), for the map."""
+    from cairn.memory import load_knowledge, ranked
+
+    nodes = ranked(load_knowledge(project, personal=False))
+    return [n for n in nodes if n.type in ("decision", "gotcha", "bug")][:limit]

@@ -30,7 +30,7 @@ ENTRY_NAMES = frozenset(
 SYMBOL_KINDS = ("class", "interface", "struct", "type", "enum", "trait", "function", "method", "constant")
 
 
-def _key_symbols(con: sqlite3.Connection, file_id: int, limit: int) -> list[sqlite3.Row]:
+def key_symbols(con: sqlite3.Connection, file_id: int, limit: int) -> list[sqlite3.Row]:
     """Top-level definitions worth naming: public types and functions before constants and privates."""
     return con.execute(
         "SELECT name, kind, line, signature FROM symbols WHERE file_id=? AND top_level=1 AND kind != 'heading' "
@@ -57,12 +57,11 @@ def _key_knowledge(con: sqlite3.Connection, project: Project, limit: int = MAX_N
     if not con.execute("SELECT 1 FROM nodes WHERE state = 'active' LIMIT 1").fetchone():
         return []
     try:
-        from cairn.memory import load_knowledge, ranked
+        from cairn.codemap.knowledge_index import key_notes
 
-        nodes = ranked(load_knowledge(project, personal=False))
+        return key_notes(project, limit)
     except Exception:  # a broken note must not break the map; `cairn memory doctor` reports it
         return []
-    return [n for n in nodes if n.type in ("decision", "gotcha", "bug")][:limit]
 
 
 def _module_knowledge(con: sqlite3.Connection, module: str) -> list[sqlite3.Row]:
@@ -102,7 +101,7 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
                       ).fetchall()
     file_lines = ["", "## Central files"]
     for f in top:
-        syms = ", ".join(s["name"] for s in _key_symbols(con, f["id"], 4))
+        syms = ", ".join(s["name"] for s in key_symbols(con, f["id"], 4))
         hub = " [hub]" if f["is_hub"] else ""
         file_lines.append(f"- `{f['path']}`{hub} (used by {f['indegree']})" + (f": {syms}" if syms else ""))
     entries = _entry_points(con)
@@ -188,7 +187,7 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
     for f in files[:max_files]:
         hub = " [hub]" if f["is_hub"] else ""
         lines.append(f"### `{f['path']}`{hub} ({f['lines']} lines)")
-        for s in _key_symbols(con, f["id"], 10):
+        for s in key_symbols(con, f["id"], 10):
             sig = (s["signature"] or s["name"]).splitlines()[0][:120]
             lines.append(f"- L{s['line']} {sig}")
     if len(files) > max_files:

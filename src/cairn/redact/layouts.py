@@ -25,7 +25,7 @@ _E = rb"(?:[^A-Za-z0-9_\-]|$)"  # a token's end (RE2 has no look-ahead)
 # check its value must pass ("any" masks every value that is not a reference or placeholder, "random" only
 # generated ones...), the case that brought the layout in and the sets that measure it (rulebook.SETS)
 Layout = namedtuple("Layout", "needle pattern group kind check brought_by measured_by")
-_LAYOUTS: list[Layout] = [
+LAYOUTS: list[Layout] = [
     Layout(b"://", rb"[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@'\"<>\[\]]*:([^\s@/'\"<>\[\]]+)@", 1,
            "url-password", "any",
            "8733ac6 (the session archive): a database URL pasted with its password, `scheme://user:PASSWORD@host`",
@@ -157,9 +157,9 @@ _LAYOUTS: list[Layout] = [
            "issue 35 item 10 (ba56d57): Teams/Office, Mattermost, Feishu... webhook URLs kept their ids and tokens",
            ("corpus", "held-out", "trufflehog-cases", "tests/redact/test_named_elsewhere.py")),
 ]
-_COMPILED = [(r.needle, compile_bytes(r.pattern), r.group, r.kind, r.check) for r in _LAYOUTS]
-_NEEDLES = list(dict.fromkeys(r.needle for r in _LAYOUTS))
-_NEEDLE_OF = [_NEEDLES.index(r.needle) for r in _LAYOUTS]
+COMPILED = [(r.needle, compile_bytes(r.pattern), r.group, r.kind, r.check) for r in LAYOUTS]
+_NEEDLES = list(dict.fromkeys(r.needle for r in LAYOUTS))
+_NEEDLE_OF = [_NEEDLES.index(r.needle) for r in LAYOUTS]
 _NEEDLE_SET = None  # an RE2 set of the needles, compiled on first use
 
 
@@ -216,14 +216,14 @@ def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
     """(start, end, kind) byte spans of secrets found by their surroundings."""
     out: list[tuple[int, int, str]] = []
     present = _present(lower)
-    for i, (_needle, rx, group, kind, check) in enumerate(_COMPILED):
+    for i, (_needle, rx, group, kind, check) in enumerate(COMPILED):
         if _NEEDLE_OF[i] in present:
             out += layout_hits(data, rx, group, kind, check)
     return out
 
 
 def layout_hits(data: bytes, rx: LazyRegex, group: int, kind: str, check: str) -> list[tuple[int, int, str]]:
-    """The spans one layout (a row of `_LAYOUTS`, compiled) masks in `data`."""
+    """The spans one layout (a row of `LAYOUTS`, compiled) masks in `data`."""
     out = []
     for m in rx.finditer(data):
         if group:

@@ -116,8 +116,8 @@ def rules() -> list[Rule]:
     """Every rule: the layouts, the extra token formats, then the heuristics written as code."""
     from cairn.redact import extra_rules, layouts
 
-    out = [Rule(f"layout:{r.kind}:{i}", "layout", f"layouts._LAYOUTS[{i}]", r.needle.decode(), r.brought_by,
-                r.measured_by) for i, r in enumerate(layouts._LAYOUTS)]
+    out = [Rule(f"layout:{r.kind}:{i}", "layout", f"layouts.LAYOUTS[{i}]", r.needle.decode(), r.brought_by,
+                r.measured_by) for i, r in enumerate(layouts.LAYOUTS)]
     for row in extra_rules.RULES:
         commit, measured = extra_rules.PROVENANCE[row[0]]
         out.append(Rule(row[0], "format", "extra_rules.RULES", row[0], extra_rules.BROUGHT_BY[commit], measured))
@@ -130,7 +130,7 @@ def fires(rule: Rule, data: bytes) -> bool:
     from cairn.redact.providers import RuleSet
 
     if rule.kind == "layout":
-        _needle, rx, group, kind, check = layouts._COMPILED[int(rule.where.split("[")[1].rstrip("]"))]
+        _needle, rx, group, kind, check = layouts.COMPILED[int(rule.where.split("[")[1].rstrip("]"))]
         return bool(layouts.layout_hits(data, rx, group, kind, check))
     if rule.kind == "format":
         return bool(RuleSet([row for row in extra_rules.RULES if row[0] == rule.name]).findings(data))

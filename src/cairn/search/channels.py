@@ -35,7 +35,7 @@ from cairn.util.fuse import ranked
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-    from cairn.search.engine import Hit
+    from cairn.search.hit import Hit
     from cairn.search.session_signals import SessionSignals
 
 

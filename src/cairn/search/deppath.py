@@ -98,14 +98,14 @@ def _best(con: sqlite3.Connection, found: list[list[int]], out: dict[int, dict[i
 def _hops(con: sqlite3.Connection, ids: list[int], out: dict[int, dict[int, str]], paths: dict[int, str]
           ) -> list[dict[str, Any]]:
     """One path as steps: each file, and how it reaches the next (edge kind, direction, names)."""
-    from cairn.search.explain import _defined_names, _uses_of
+    from cairn.search.explain import defined_names, uses_of
 
     steps: list[dict[str, Any]] = [{"path": paths[ids[0]]}]
     for u, v in zip(ids, ids[1:], strict=False):
         forward = v in out.get(u, {})
         kind = out[u][v] if forward else out[v][u]
         user, used = (u, v) if forward else (v, u)
-        via = _uses_of(con, user, _defined_names(con, used) - _defined_names(con, user))
+        via = uses_of(con, user, defined_names(con, used) - defined_names(con, user))
         steps.append({"path": paths[v], "edge": kind, "forward": forward,
                       "via": [n for n, _ in sorted(via.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]})
     return steps

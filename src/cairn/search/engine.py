@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.search import fts_ahead, roles
 from cairn.search.channels import CHUNK, FIRST, RUN_LAST, SESSION, WALK, Channel, Request, RoleWeights
+from cairn.search.hit import Hit
 from cairn.search.index_cache import Pinned, for_index
 from cairn.search.intent import wants_history, wants_reason
 from cairn.search.names import definitions
@@ -37,30 +37,6 @@ if TYPE_CHECKING:
 EXPLAIN_FIRST = ("tooling", "mention", "recent", "cochange", "counterpart", "topic")
 EXPLAIN_MATCH = ("name", "text", "chunk", "graph")
 EXPLAIN_LAST = ("phrase", "semantic")
-
-
-@dataclass
-class Hit:
-    file_id: int
-    path: str
-    score: float
-    kind: str
-    lines: list[tuple[int, int]] = field(default_factory=list)
-    symbols: list[str] = field(default_factory=list)
-    snippets: list[tuple[int, int, str]] = field(default_factory=list)  # (line, end_line, signature)
-    why: list[str] = field(default_factory=list)
-    hub: bool = False
-    meta: dict | None = None  # knowledge hits: id, type, status, title, files, superseded_by, stale...
-    seen: bool = False  # the session already read it and it has not changed since
-
-    def as_json(self) -> dict:
-        out = {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
-               "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
-        if self.seen:
-            out["seen"] = True
-        if self.meta:
-            out.update(self.meta)
-        return out
 
 
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,

@@ -156,14 +156,14 @@ def describe(text: str, lang: str | None) -> str:
 # ------------------------------------------------------------------ graph neighbours
 
 
-def _defined_names(con: sqlite3.Connection, fid: int) -> set[str]:
+def defined_names(con: sqlite3.Connection, fid: int) -> set[str]:
     from cairn.codemap.model import short_name
 
     return {short_name(r[0]) for r in con.execute("SELECT name FROM symbols WHERE file_id = ? AND kind != 'heading'",
                                                   (fid,)) if len(short_name(r[0])) > 1}
 
 
-def _uses_of(con: sqlite3.Connection, user: int, names: set[str]) -> dict[str, int]:
+def uses_of(con: sqlite3.Connection, user: int, names: set[str]) -> dict[str, int]:
     """How often file `user` names each of `names`."""
     if not names:
         return {}
@@ -182,7 +182,7 @@ def file_neighbours(con: sqlite3.Connection, fid: int) -> tuple[dict[str, list],
     info = {r[0]: (r[1], r[2]) for r in con.execute(
         "SELECT f.id, f.path, f.rank FROM files f WHERE f.id IN "
         "(SELECT src FROM edges WHERE dst = ? UNION SELECT dst FROM edges WHERE src = ?)", (fid, fid))}
-    mine = _defined_names(con, fid)
+    mine = defined_names(con, fid)
     used_by: dict[str, list] = {"imports": [], "references": []}
     uses: dict[str, list] = {"imports": [], "references": []}
     # an import wins over a reference edge between the same two files (a Go package import and its names)
@@ -190,14 +190,14 @@ def file_neighbours(con: sqlite3.Connection, fid: int) -> tuple[dict[str, list],
                                 "GROUP BY src", (fid,)).fetchall())
     for src, kind in edges_in.items():
         # a name the user defines itself most likely means its own (String, ToProto, Hash...)
-        used = _uses_of(con, src, mine - _defined_names(con, src))
+        used = uses_of(con, src, mine - defined_names(con, src))
         used_by["references" if kind == "ref" else "imports"].append(_neighbour(info[src][0], used))
     own = dict(con.execute("SELECT name, count FROM refs WHERE file_id = ?", (fid,)).fetchall())
     edges_out = dict(con.execute("SELECT dst, MIN(kind) FROM edges WHERE src = ? AND kind IN ('import', 'ref') "
                                  "GROUP BY dst", (fid,)).fetchall())
     for dst, kind in edges_out.items():
         path = info[dst][0]
-        theirs = _defined_names(con, dst) - mine
+        theirs = defined_names(con, dst) - mine
         uses["references" if kind == "ref" else "imports"].append(
             _neighbour(path, {n: c for n, c in own.items() if n in theirs}))
     rank = dict(info.values())
@@ -310,7 +310,7 @@ def history(con: sqlite3.Connection, root: Path | None, path: str) -> dict[str, 
 
 def explain(con: sqlite3.Connection, project: Project, target: Target) -> dict[str, Any]:
     """The whole explanation of a resolved target, lists capped at LIST_CAP (see `pack`)."""
-    from cairn.codemap.maps import _key_symbols
+    from cairn.codemap.maps import key_symbols
     from cairn.codemap.summaries import get_summary
 
     root = project.root
@@ -325,7 +325,7 @@ def explain(con: sqlite3.Connection, project: Project, target: Target) -> dict[s
         out["module_summary"] = get_summary(project, frow["module"]) if frow["module"] else ""
         out["definitions"] = [{"name": s["name"], "kind": s["kind"], "line": s["line"],
                                "signature": (s["signature"] or s["name"]).split("\n")[0][:160]}
-                              for s in _key_symbols(con, fid, 40)]
+                              for s in key_symbols(con, fid, 40)]
         n_defs = con.execute("SELECT COUNT(*) FROM symbols WHERE file_id = ? AND top_level = 1 AND kind != 'heading'",
                              (fid,)).fetchone()[0]
         used_by, uses = file_neighbours(con, fid)

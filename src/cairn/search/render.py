@@ -6,8 +6,12 @@ with line numbers to open them at: never whole files.
 
 from __future__ import annotations
 
-from cairn.search.engine import Hit
-from cairn.text.budget import estimate_tokens
+from cairn.search.hit import Hit
+from cairn.text.budget import line_cost, take_within
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 MAX_SNIPPETS = 3
 
@@ -30,22 +34,15 @@ def render_hit(h: Hit) -> str:
 
 def pack(hits: list[Hit], budget: int | None) -> tuple[list[Hit], list[str], int]:
     """The hits whose rendered text fits the budget (in rank order), their texts and the token total."""
-    kept: list[Hit] = []
-    texts: list[str] = []
-    used = 0
-    for h in hits:
-        text = render_hit(h)
-        cost = estimate_tokens(text + "\n")
-        if budget is not None and used + cost > budget:
-            if kept:
-                break
-            # even the first hit is over budget: drop its snippets rather than return nothing
-            h = Hit(h.file_id, h.path, h.score, h.kind, h.lines, h.symbols, [], h.why[:1], h.hub, h.meta)
+
+    def rendered() -> Iterator[tuple[Hit, str]]:
+        for i, h in enumerate(hits):
             text = render_hit(h)
-            cost = estimate_tokens(text + "\n")
-            if used + cost > budget:
-                break
-        kept.append(h)
-        texts.append(text)
-        used += cost
-    return kept, texts, used
+            if i == 0 and budget is not None and line_cost(text) > budget:
+                # even the first hit is over budget: drop its snippets rather than return nothing
+                h = Hit(h.file_id, h.path, h.score, h.kind, h.lines, h.symbols, [], h.why[:1], h.hub, h.meta)
+                text = render_hit(h)
+            yield h, text
+
+    taken, used = take_within(rendered(), lambda pair: line_cost(pair[1]), budget)
+    return [h for h, _ in taken], [text for _, text in taken], used

@@ -389,13 +389,15 @@ def ingest_file(path: str | os.PathLike, con: sqlite3.Connection | None = None) 
 
 
 def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlite3.Connection | None = None,
-                 progress: Callable[[int, int], None] | None = None, auto_backup: bool = True,
+                 progress: Callable[[int, int], None] | None = None,
+                 auto_backup: Callable[[sqlite3.Connection], object] | None = None,
                  semantic: bool = False) -> IngestStats:
     """Archive every transcript under `paths` (default: the agents' own folders).
 
     `progress(done_bytes, total_bytes)` is called as work advances. Topic tags of the touched
     sessions are refreshed at the end, turns without a vector get one when `semantic` is on
-    (archive_vectors.py), and a throttled backup is taken (at most daily).
+    (archive_vectors.py), and `auto_backup(con)` runs when new turns came in (`cairn sessions
+    ingest` passes backup.maybe_auto_backup: the archive itself knows nothing of its backups).
     """
     paths = list(paths or [])
     for p in paths:
@@ -435,10 +437,8 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
             from cairn.sessions.archive_vectors import refresh
 
             stats.vectors = refresh(con, True)
-        if auto_backup and stats.turns:
-            from cairn.sessions.backup import maybe_auto_backup
-
-            maybe_auto_backup(con)
+        if auto_backup is not None and stats.turns:
+            auto_backup(con)
     finally:
         if own:
             con.close()

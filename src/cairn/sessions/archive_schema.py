@@ -185,11 +185,33 @@ def open_archive(path: Path | None = None) -> sqlite3.Connection:
 
         if not is_damage_text(str(exc)):
             raise
-        from cairn.sessions.backup import restore_hint  # malformed, not a database: a backup is the way back
-
         raise CairnError(f"{exc}; {restore_hint()}") from None
     con.execute("PRAGMA secure_delete = ON")  # forgotten text must not linger in free pages
     return con
+
+
+# Where the archive's snapshots live (backup.py takes and restores them): here, beside the archive,
+# so that opening a damaged archive can name the newest one without importing the backup side.
+BACKUP_PREFIX = "sessions-"
+
+
+def backups_dir() -> Path:
+    return ensure_private_dir(cairn_home() / "backups")
+
+
+def list_backups() -> list[Path]:
+    """Snapshots in CAIRN_HOME/backups, oldest first."""
+    return sorted(backups_dir().glob(f"{BACKUP_PREFIX}*.db"))
+
+
+def restore_hint() -> str:
+    """What to run when the live archive is damaged (names the newest backup if there is one)."""
+    try:
+        newest = list_backups()[-1:]
+    except OSError:
+        newest = []
+    where = str(newest[0]) if newest else "BACKUP"
+    return f"the session archive looks damaged: `cairn restore {where} --yes` replaces it (the damaged file is kept aside)"
 
 
 def known_cwds(con: sqlite3.Connection) -> list[str]:

@@ -103,7 +103,7 @@ def parse_when(text: str, *, end: bool = False) -> str:
 # ---------------------------------------------------------------- filters
 
 
-def _prefix_pattern(text: str) -> str:
+def prefix_pattern(text: str) -> str:
     """A LIKE pattern (ESCAPE '\\') matching strings that start with `text` literally."""
     return like_escape(text) + "%"
 
@@ -114,7 +114,7 @@ def project_ids(con: sqlite3.Connection, spec: str) -> list[str]:
                        (spec, spec)).fetchall()
     if not rows:
         rows = con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id LIKE ? ESCAPE '\\'",
-                           (_prefix_pattern(spec),)).fetchall()
+                           (prefix_pattern(spec),)).fetchall()
     ids = [r[0] for r in rows if r[0]]
     if not ids:
         raise CairnError(f"no archived sessions for project {spec!r} (see `cairn sessions list --all-projects`)")
@@ -285,7 +285,7 @@ def resolve_session(con: sqlite3.Connection, ident: str) -> str:
     if not ident:
         raise CairnError("empty session id")
     rows = [r[0] for r in con.execute("SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
-                                      (_prefix_pattern(ident),))]
+                                      (prefix_pattern(ident),))]
     if ident in rows:
         return ident
     if not rows:

@@ -30,8 +30,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cairn.errors import CairnError
-from cairn.home import cairn_home, ensure_private_dir
-from cairn.sessions.archive_schema import EXPECTED_TABLES, MIGRATIONS, tables_at
+from cairn.sessions.archive_schema import (
+    BACKUP_PREFIX,
+    EXPECTED_TABLES,
+    MIGRATIONS,
+    backups_dir,
+    list_backups,
+    restore_hint,
+    tables_at,
+)
 from cairn.util.atomic import pid_alive
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -45,16 +52,11 @@ _HEADER = struct.Struct(">8sBBBB16s7s")  # magic, version, log2 n, r, p, salt, n
 _VERSION = 1
 AUTO_BACKUP_EVERY = 24 * 3600  # seconds
 DEFAULT_KEEP = 7
-_PREFIX = "sessions-"
 DAMAGED_PREFIX = "damaged-sessions-"
 _WORK = re.compile(r"^\.work-(\d+)-")  # a run's private work folder: .work-<pid>-<random>
 # being written: .<name>.<pid>.tmp, and the rollback journal SQLite keeps beside it
 _TEMP = re.compile(r"^\.(?:cairn-)?sessions-\w+\.db(?:\.enc)?\.(\d+)\.tmp(?:-journal|-wal|-shm)?$")
 _OLD_WORK = re.compile(r"^tmp[a-z0-9_]{6,}$")  # work folders of cairn before issue 14 (tempfile names)
-
-
-def backups_dir() -> Path:
-    return ensure_private_dir(cairn_home() / "backups")
 
 
 def sweep(folder: Path | None = None) -> list[Path]:
@@ -109,11 +111,6 @@ def _keep_setting() -> int:
         return DEFAULT_KEEP
 
 
-def list_backups() -> list[Path]:
-    """Snapshots in CAIRN_HOME/backups, oldest first."""
-    return sorted(backups_dir().glob(f"{_PREFIX}*.db"))
-
-
 def snapshot(con: sqlite3.Connection, dest: Path) -> Path:
     """Write a consistent copy of the open archive `con` to `dest` (0600) with the backup API."""
     dest = Path(dest)
@@ -137,7 +134,8 @@ def snapshot(con: sqlite3.Connection, dest: Path) -> Path:
 
 def damage_of(path: Path) -> str | None:
     """Why the SQLite file at `path` is damaged (page walk, then the archive's tables), or None."""
-    from cairn.store.repair import is_damage, printable, probe, quick_check
+    from cairn.errors import printable
+    from cairn.store.repair import is_damage, probe, quick_check
 
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
@@ -153,22 +151,12 @@ def damage_of(path: Path) -> str | None:
     return printable(why) if why else None
 
 
-def restore_hint() -> str:
-    """What to run when the live archive is damaged (names the newest backup if there is one)."""
-    try:
-        newest = list_backups()[-1:]
-    except OSError:
-        newest = []
-    where = str(newest[0]) if newest else "BACKUP"
-    return f"the session archive looks damaged: `cairn restore {where} --yes` replaces it (the damaged file is kept aside)"
-
-
 def backup(con: sqlite3.Connection, *, keep: int | None = None) -> Path:
     """A new snapshot in CAIRN_HOME/backups; older ones beyond the newest `keep` are deleted,
     but only after the new one passed SQLite's page walk (a damaged archive raises instead)."""
     keep = keep or _keep_setting()
     sweep()
-    path = snapshot(con, backups_dir() / f"{_PREFIX}{_stamp()}.db")
+    path = snapshot(con, backups_dir() / f"{BACKUP_PREFIX}{_stamp()}.db")
     why = damage_of(path)
     if why is not None:
         path.unlink(missing_ok=True)
@@ -205,7 +193,7 @@ def _local_copies() -> list[Path]:
 def ids_in_backups(ident: str) -> list[str]:
     """Full session ids in the local snapshots matching an id or a unique prefix (for a forget
     whose session has already left the archive); a clear error when none or several match."""
-    from cairn.sessions.archive_search import _prefix_pattern
+    from cairn.sessions.archive_search import prefix_pattern
 
     found: set[str] = set()
     for path in _local_copies():
@@ -214,7 +202,7 @@ def ids_in_backups(ident: str) -> list[str]:
             try:
                 found.update(r[0] for r in con.execute(
                     "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
-                    (_prefix_pattern(ident.strip()),)))
+                    (prefix_pattern(ident.strip()),)))
             finally:
                 con.close()
         except sqlite3.Error:
@@ -397,9 +385,9 @@ def mirror(con: sqlite3.Connection, folder: Path, *, passphrase: str | None = No
     sweep(folder)
     stamp = _stamp()
     if passphrase is None:
-        return snapshot(con, folder / f"cairn-{_PREFIX}{stamp}.db")
+        return snapshot(con, folder / f"cairn-{BACKUP_PREFIX}{stamp}.db")
     plain = Path(source) if source is not None else backup(con)
-    dest = folder / f"cairn-{_PREFIX}{stamp}.db.enc"
+    dest = folder / f"cairn-{BACKUP_PREFIX}{stamp}.db.enc"
     encrypt_file(plain, dest, passphrase)
     return dest
 
@@ -441,7 +429,7 @@ def verify(path: Path, shown: Path | None = None) -> dict:
         sessions = con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-        from cairn.store.repair import printable
+        from cairn.errors import printable
 
         raise CairnError(f"{path}: not a valid archive ({printable(str(exc))})") from None
     finally:

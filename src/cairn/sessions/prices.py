@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 RATES = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
 DERIVED = {"cache_write_5m": 1.25, "cache_write_1h": 2.0, "cache_read": 0.1}  # x input
 LONG_CONTEXT_TOKENS = 200_000
-_PER_TOKEN = 1e-6  # table unit: USD per million tokens
+PER_TOKEN = 1e-6  # table unit: USD per million tokens
 
 
 class CostParts:
@@ -77,9 +77,9 @@ class ModelPrice:
         applies when its whole input passes 200k."""
         prompt = input_tokens + write_5m + write_1h + cache_read
         r = self.above_200k if (self.above_200k and prompt > LONG_CONTEXT_TOKENS) else self.base
-        return (input_tokens * r["input"] * _PER_TOKEN, output_tokens * r["output"] * _PER_TOKEN,
-                (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * _PER_TOKEN,
-                cache_read * r["cache_read"] * _PER_TOKEN)
+        return (input_tokens * r["input"] * PER_TOKEN, output_tokens * r["output"] * PER_TOKEN,
+                (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * PER_TOKEN,
+                cache_read * r["cache_read"] * PER_TOKEN)
 
     def parts_columns(self, inputs: Sequence[int], outputs: Sequence[int], writes_5m: Sequence[int],
                       writes_1h: Sequence[int], reads: Sequence[int]) -> tuple[list[float], ...]:
@@ -90,8 +90,8 @@ class ModelPrice:
                 if inputs else ([], [], [], [])
         r = self.base
         ri, ro, r5, r1, rc = r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
-        writes = ([(a * r5 + b * r1) * _PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)]
-                  if any(writes_5m) or any(writes_1h) else [(0 * r5 + 0 * r1) * _PER_TOKEN] * len(writes_5m))
+        writes = ([(a * r5 + b * r1) * PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)]
+                  if any(writes_5m) or any(writes_1h) else [(0 * r5 + 0 * r1) * PER_TOKEN] * len(writes_5m))
         return _times(inputs, ri), _times(outputs, ro), writes, _times(reads, rc)
 
     def flat_rates(self) -> tuple[float, float, float, float, float] | None:
@@ -116,11 +116,11 @@ class ModelPrice:
 
 
 def _times(tokens: Sequence[int], rate: float) -> list[float]:
-    """`[n * rate * _PER_TOKEN for n in tokens]`; a column of zeros (no cache writes in Codex or
+    """`[n * rate * PER_TOKEN for n in tokens]`; a column of zeros (no cache writes in Codex or
     Gemini turns) is the one float every item would give, repeated."""
     if not any(tokens):
-        return [0 * rate * _PER_TOKEN] * len(tokens)
-    return [n * rate * _PER_TOKEN for n in tokens]
+        return [0 * rate * PER_TOKEN] * len(tokens)
+    return [n * rate * PER_TOKEN for n in tokens]
 
 
 _DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|-v\d+(:\d+)?)$")

@@ -14,10 +14,9 @@ from collections import defaultdict
 from itertools import accumulate
 
 from cairn.errors import CairnError
-from cairn.sessions.prices import _PER_TOKEN, PriceTable
+from cairn.sessions.prices import PER_TOKEN, PriceTable
 from cairn.sessions.usage import Dataset, Turn
-from cairn.sessions.xray import main_curve, turn_cost
-from cairn.sessions.xray_columns import fsum
+from cairn.sessions.xray_columns import fsum, main_curve, turn_cost
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -154,8 +153,8 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
                 if flat is not None:
                     ri, ro, r5, r1, rc = flat
             if flat is not None:  # ModelPrice.parts' products and their sum, inline (~10k turns on 100 MB)
-                cost += (inp * ri * _PER_TOKEN + t.output * ro * _PER_TOKEN
-                         + ((cw - w1) * r5 + w1 * r1) * _PER_TOKEN + (sim - inp - cw) * rc * _PER_TOKEN)
+                cost += (inp * ri * PER_TOKEN + t.output * ro * PER_TOKEN
+                         + ((cw - w1) * r5 + w1 * r1) * PER_TOKEN + (sim - inp - cw) * rc * PER_TOKEN)
             else:
                 cost += 0.0 if p is None else p.cost_total(inp, t.output, cw - w1, w1, sim - inp - cw)
         if can_compact and sim > threshold and i < last:

@@ -18,9 +18,9 @@ from itertools import compress, islice
 from operator import attrgetter, le, or_
 from pathlib import Path
 
-from cairn.sessions.prices import CostParts, PriceTable
+from cairn.sessions.prices import PriceTable
 from cairn.sessions.usage import Dataset, Turn
-from cairn.sessions.xray_columns import _Acc, _Columns, _groups, _index, _pick, fsum
+from cairn.sessions.xray_columns import Acc, Columns, fsum, group_sums, pick, positions_of, turn_cost
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -43,14 +43,6 @@ CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the outp
 
 _MODEL, _TS, _SUB, _SIDE = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent"), attrgetter("sidechain")  # read in C, per session
 _TOOL = attrgetter("tool")
-
-
-def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
-    """USD of one turn, or None when its model has no price (reported, never guessed)."""
-    p = prices.lookup(t.model)
-    if p is None:
-        return None
-    return p.cost(t.input, t.output, t.write_5m, t.write_1h, t.cache_read)
 
 
 @lru_cache(maxsize=4096)
@@ -85,12 +77,6 @@ class Expiry:
     rewritten: int
     extra_cost: float
     is_subagent: bool = False
-
-
-def main_curve(turns: list[Turn]) -> list[Turn]:
-    """The session's own thread (not subagents), in time order: its context curve."""
-    main = [t for t in turns if not t.is_subagent and not t.sidechain] or list(turns)
-    return sorted(main, key=_TS)
 
 
 def find_expiries(turns: list[Turn], prices: PriceTable) -> list[Expiry]:
@@ -128,7 +114,7 @@ def _share(part: float, whole: float) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
-def _rows(groups: dict[str, _Acc], label: str, total: float) -> list[dict[str, Any]]:
+def _rows(groups: dict[str, Acc], label: str, total: float) -> list[dict[str, Any]]:
     rows = [{label: k, **a.as_dict(), "cost_share": _share(a.cost_usd, total)} for k, a in groups.items()]
     return sorted(rows, key=lambda r: (-r["cost_usd"], str(r[label])))
 
@@ -143,7 +129,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
 
     want_curves = curves
     turns_all = ds.turns
-    cols, turn_totals = _Columns.of_prices(turns_all, prices)
+    cols, turn_totals = Columns.of_prices(turns_all, prices)
     total = cols.acc(range(len(turns_all)))
     grand = total.cost_usd
     ts_col = list(map(_TS, turns_all))
@@ -153,7 +139,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
     aside = list(map(or_, sub_col, map(_SIDE, turns_all))) if any_sub or any(map(_SIDE, turns_all)) else None
     w1_col = cols.write_1h
     models = cols.models
-    idx_by_session = _index([t.session_id for t in turns_all])
+    idx_by_session = positions_of([t.session_id for t in turns_all])
     comp_by_session: dict[str, list] = defaultdict(list)
     for c in ds.compactions:
         comp_by_session[c.session_id].append(c)
@@ -173,9 +159,9 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             subagent_turns = sum(sub_col[at]) if any_sub else 0
             main = idx if aside is None or not any(aside[at]) else None
         else:
-            times, names = _pick(ts_col, idx), set(_pick(models, idx))
-            subagent_turns = sum(_pick(sub_col, idx)) if any_sub else 0
-            main = idx if aside is None or not any(_pick(aside, idx)) else None
+            times, names = pick(ts_col, idx), set(pick(models, idx))
+            subagent_turns = sum(pick(sub_col, idx)) if any_sub else 0
+            main = idx if aside is None or not any(pick(aside, idx)) else None
         if main is None:  # main_curve: the session's own thread, or every turn when it has none
             assert aside is not None
             main = [i for i in idx if not aside[i]] or list(idx)
@@ -217,14 +203,14 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
                 "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
     day_numbers = _day_numbers(session_days, idx_by_session.values(), ts_col)
     day_names = {n: _day(n) for n in set(day_numbers)}  # day_of, once per day
-    by_day = _rows(_groups(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
+    by_day = _rows(group_sums(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
     by_day.sort(key=lambda r: r["day"])
     size = _size_report(sessions, grand)
     unpriced: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for t in compress(turns_all, cols.unpriced) if cols.any_unpriced else ():
         unpriced[t.model or "(no model)"][0] += 1
         unpriced[t.model or "(no model)"][1] += t.total
-    comp_runs = _Acc()
+    comp_runs = Acc()
     compacting: dict[str, bool] = {}  # file -> an agent-acompact subagent's file
     for t in compress(turns_all, sub_col) if any_sub else ():
         found = compacting.get(t.file)
@@ -238,10 +224,10 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "sessions": sessions,
         "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(session_projects))},
         "by_kind": by_kind,
-        "by_project": _rows(_groups(cols, _spread(session_projects, idx_by_session.values(), len(turns_all))),
+        "by_project": _rows(group_sums(cols, _spread(session_projects, idx_by_session.values(), len(turns_all))),
                             "project", grand),
         "by_model": _rows(_by_model(cols), "model", grand),
-        "by_agent": _rows(_groups(cols, [t.agent for t in turns_all]), "agent", grand),
+        "by_agent": _rows(group_sums(cols, [t.agent for t in turns_all]), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(_median([s["start_context"] for s in sessions])) if sessions else 0,
         "tools": {},  # filled last (below): the Codex tool outputs may still be being read by another process
@@ -280,7 +266,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
 
 def _in_time_order(pos: list[int] | range, ts: list[float]) -> list[int] | range:
     """`pos` sorted by time, stably (main_curve's order): `pos` itself when already in order."""
-    times = ts[pos.start:pos.stop] if type(pos) is range else _pick(ts, pos)
+    times = ts[pos.start:pos.stop] if type(pos) is range else pick(ts, pos)
     if all(map(le, times, islice(times, 1, None))):  # no later turn earlier: a stable sort keeps them all
         return pos
     return sorted(pos, key=ts.__getitem__)
@@ -321,10 +307,10 @@ def _spread(values: list[T], positions: Iterable[list[int] | range], n: int) -> 
     return out
 
 
-def _by_model(cols: _Columns) -> dict[str, _Acc]:
+def _by_model(cols: Columns) -> dict[str, Acc]:
     """The groups by model, "(no model)" for turns without one: the positions priced model by model."""
     if "(no model)" in cols.by_model and "" in cols.by_model:  # a model named so: merged with the unnamed
-        return _groups(cols, [m or "(no model)" for m in cols.models])
+        return group_sums(cols, [m or "(no model)" for m in cols.models])
     return {m or "(no model)": cols.acc(idx) for m, idx in cols.by_model.items()}
 
 

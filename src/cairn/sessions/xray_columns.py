@@ -2,7 +2,7 @@
 
 A group's sums (a session, a day, a project, a model) run in C over list slices or picks instead
 of a Python call per turn and group, and give the floats adding turn by turn gives, to the bit:
-every float sum here is a left-to-right addition from 0.0 (`fsum`), as `_Acc.add` does it
+every float sum here is a left-to-right addition from 0.0 (`fsum`), as `Acc.add` does it
 (tests/sessions/test_xray_fast_paths.py checks both against the plain computation).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from functools import reduce
 from itertools import groupby
-from operator import add, itemgetter
+from operator import add, attrgetter, itemgetter
 
 from cairn.sessions.prices import CostParts, PriceTable
 from cairn.sessions.usage import Turn
@@ -29,7 +29,7 @@ else:  # 3.12's `sum` compensates rounding (other floats than adding one by one)
         return reduce(add, values, start)
 
 
-class _Acc:
+class Acc:
     """Tokens and cost of a group of turns."""
 
     __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
@@ -74,16 +74,30 @@ class _Acc:
                 "turns": self.turns}
 
 
-def _pick(seq: list, idx: list[int]) -> Any:
+def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
+    """USD of one turn, or None when its model has no price (reported, never guessed)."""
+    p = prices.lookup(t.model)
+    if p is None:
+        return None
+    return p.cost(t.input, t.output, t.write_5m, t.write_1h, t.cache_read)
+
+
+def main_curve(turns: list[Turn]) -> list[Turn]:
+    """The session's own thread (not subagents), in time order: its context curve."""
+    main = [t for t in turns if not t.is_subagent and not t.sidechain] or list(turns)
+    return sorted(main, key=attrgetter("ts"))
+
+
+def pick(seq: list, idx: list[int]) -> Any:
     """The items of `seq` at `idx` (at least one position), as a sequence."""
     return itemgetter(*idx)(seq) if len(idx) > 1 else (seq[idx[0]],)
 
 
-class _Columns:
+class Columns:
     """The turns' tokens and costs as parallel lists, so a group's sums run in C (sum / fsum over
     its indices) instead of a Python call per turn and group. Costs of an unpriced turn are 0.0:
     adding 0.0 leaves a sum of non-negative floats unchanged, so every group total is the float
-    the turn-by-turn loop (_Acc.add) gives, to the bit."""
+    the turn-by-turn loop (Acc.add) gives, to the bit."""
 
     __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
                  "c_cache_read", "unpriced", "any_unpriced", "models", "by_model", "write_1h", "_all")
@@ -102,12 +116,12 @@ class _Columns:
         self.unpriced = [1 if c is None and t.total > 0 else 0 for t, c in zip(turns, costs, strict=True)]
         self.any_unpriced = any(self.unpriced)
         self.models = [t.model or "" for t in turns]
-        self.by_model = _index(self.models)
+        self.by_model = positions_of(self.models)
         self.write_1h = [t.write_1h for t in turns]
-        self._all: _Acc | None = None
+        self._all: Acc | None = None
 
     @classmethod
-    def of_prices(cls, turns: list[Turn], prices: PriceTable) -> tuple[_Columns, list[float]]:
+    def of_prices(cls, turns: list[Turn], prices: PriceTable) -> tuple[Columns, list[float]]:
         """The columns of `turns` priced by `prices`, and each turn's cost (CostParts.total, 0.0
         unpriced): the same floats as `turn_cost`, without an object per turn."""
         cols = cls.__new__(cls)
@@ -122,7 +136,7 @@ class _Columns:
         w5 = [t.write_5m for t in turns]
         w1 = [t.write_1h for t in turns]
         cols.models = [t.model or "" for t in turns]
-        cols.by_model = _index(cols.models)
+        cols.by_model = positions_of(cols.models)
         for model, idx in cols.by_model.items():  # priced a model at a time, in columns ("": none, as lookup(None))
             p = prices.lookup(model)
             if p is None:
@@ -134,8 +148,8 @@ class _Columns:
                 ci[at], co[at], cw[at], cr[at] = p.parts_columns(
                     cols.input[at], cols.output[at], w5[at], w1[at], cols.cache_read[at])
                 continue
-            parts = p.parts_columns(_pick(cols.input, idx), _pick(cols.output, idx), _pick(w5, idx), _pick(w1, idx),
-                                    _pick(cols.cache_read, idx))  # a model found in several runs
+            parts = p.parts_columns(pick(cols.input, idx), pick(cols.output, idx), pick(w5, idx), pick(w1, idx),
+                                    pick(cols.cache_read, idx))  # a model found in several runs
             for col, values in zip((ci, co, cw, cr), parts, strict=True):
                 for i, v in zip(idx, values, strict=True):
                     col[i] = v
@@ -149,8 +163,8 @@ class _Columns:
         """Each turn's prompt size (Turn.context: input + cache write + cache read)."""
         return [a + b + c for a, b, c in zip(self.input, self.cache_write, self.cache_read, strict=True)]
 
-    def acc(self, idx: list[int] | range) -> _Acc:
-        """The _Acc of the turns at `idx` (in order), equal to adding them one by one. The _Acc of
+    def acc(self, idx: list[int] | range) -> Acc:
+        """The Acc of the turns at `idx` (in order), equal to adding them one by one. The Acc of
         every turn is made once and shared: callers only read it."""
         n = len(idx)
         if n == len(self.input) and n:  # every turn (the total, or a group holding all: one agent, one model)
@@ -159,7 +173,7 @@ class _Columns:
                                         self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced))
             return self._all
         if n == 0:
-            return _Acc()
+            return Acc()
         if type(idx) is range:  # one run of positions (a session read from one file): slices, in C
             at = slice(idx.start, idx.stop)
             return self._sums((self.input[at], self.output[at], self.cache_write[at], self.cache_read[at],
@@ -171,8 +185,8 @@ class _Columns:
                            pick(self.unpriced) if self.any_unpriced else ()))
 
     @staticmethod
-    def _sums(cols: tuple) -> _Acc:
-        a = _Acc()
+    def _sums(cols: tuple) -> Acc:
+        a = Acc()
         a.turns = len(cols[0])
         a.input, a.output, a.cache_write, a.cache_read = sum(cols[0]), sum(cols[1]), sum(cols[2]), sum(cols[3])
         a.c_input, a.c_output = fsum(cols[4], 0.0), fsum(cols[5], 0.0)
@@ -181,7 +195,7 @@ class _Columns:
         return a
 
 
-def _index(keys: list[str]) -> dict[str, list[int] | range]:
+def positions_of(keys: list[str]) -> dict[str, list[int] | range]:
     """Positions of each key, keys in first-seen order: a range for a key found in one run (a
     session, a day of one file...), else a list. Walked run by run (`groupby`, in C): the turns of
     a session, a project or a day mostly come together."""
@@ -201,5 +215,5 @@ def _index(keys: list[str]) -> dict[str, list[int] | range]:
     return out
 
 
-def _groups(cols: _Columns, keys: list[str]) -> dict[str, _Acc]:
-    return {k: cols.acc(idx) for k, idx in _index(keys).items()}
+def group_sums(cols: Columns, keys: list[str]) -> dict[str, Acc]:
+    return {k: cols.acc(idx) for k, idx in positions_of(keys).items()}

@@ -49,7 +49,7 @@ def connect(path: Path, migrations: Sequence[Migration] = (), *, readonly: bool 
             migrate(con, migrations)
         return con
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # not UTF-8: a damaged schema page
-        from cairn.store.repair import printable
+        from cairn.errors import printable
 
         raise CairnError(f"cannot open database {path}: {printable(str(exc))}") from None
 

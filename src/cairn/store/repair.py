@@ -15,6 +15,8 @@ import time
 from collections.abc import Sequence, Set
 from pathlib import Path
 
+from cairn.errors import printable
+
 _NOT_DAMAGE = ("locked", "busy", "interrupted", "readonly", "read-only", "unable to open", "disk is full",
                "out of memory")
 _NOTES: list[str] = []
@@ -74,12 +76,6 @@ def quick_check(con: sqlite3.Connection) -> str | None:
             raise
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return None if rows == ["ok"] else "; ".join(str(r) for r in rows)[:200]
-
-
-def printable(text: str) -> str:
-    """One line with no control characters: SQLite quotes raw bytes of a damaged file in its errors."""
-    out = "".join(c if c.isprintable() else (" " if c in "\n\r\t" else f"\\x{ord(c):02x}") for c in text)
-    return out.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def move_aside(path: Path, what: str) -> Path | None:

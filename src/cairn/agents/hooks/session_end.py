@@ -58,7 +58,7 @@ def archive_digest(ctx: HookContext) -> Digest | None:
     """The session's Digest built from the archive (`session_digest`, plus its turns for what the
     digest does not list: MCP registrations, searches, error texts); None when the archive has
     no such session, so the caller falls back to the transcript."""
-    from cairn.agents.digest import _REMEMBER_TOOL, MAX_ERRORS, Digest, _remember_title, _short
+    from cairn.agents.digest import MAX_ERRORS, REMEMBER_TOOL, Digest, remember_title, shorten
     from cairn.agents.hooks.context import relpath
     from cairn.agents.hooks.transcript import SEARCH_TOOLS
     from cairn.sessions.archive import archive_path, open_archive
@@ -82,16 +82,16 @@ def archive_digest(ctx: HookContext) -> Digest | None:
     d.changed = list(dict.fromkeys(relpath(root, f) or f for f in data["files_changed"]))
     d.read = [p for p in dict.fromkeys(relpath(root, f) or f for f in data["files_read"]) if p not in d.changed]
     d.commands = list(data["commands"])
-    d.errors = [_short(t["text"], 200) for t in turns if t["role"] == "error"][-MAX_ERRORS:]
+    d.errors = [shorten(t["text"], 200) for t in turns if t["role"] == "error"][-MAX_ERRORS:]
     for t in turns:
         if t["role"] != "tool" or not t["tool"] or t["agent"]:
             continue
         if t["tool"] in SEARCH_TOOLS or "search" in t["tool"].lower():
             d.explored += 1
-        title = _remember_title(t["arg"] or "") if t["tool"] == "Bash" else (
-            t["arg"] if _REMEMBER_TOOL.match(t["tool"]) else None)
+        title = remember_title(t["arg"] or "") if t["tool"] == "Bash" else (
+            t["arg"] if REMEMBER_TOOL.match(t["tool"]) else None)
         if title:
-            d.registered.append(_short(title, 120))
+            d.registered.append(shorten(title, 120))
     return d
 
 

@@ -15,7 +15,6 @@ what you learned.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import logging
 import threading
 from collections.abc import Callable
@@ -53,19 +52,10 @@ TOOL_TABLE: dict[str, tuple[ToolAnnotations, str]] = {
     "handoff_last": (READ_ONLY, "Latest handoff"),
     "projects": (READ_ONLY, "Known projects"),
 }
-HANDOFF_TOOLS = ("handoff_save", "handoff_last")
 PREWARM_DELAY_S = 1.0
 CALLED = threading.Event()  # a tool call began: the warm-up has nothing left to do
 
 log = logging.getLogger("cairn.mcp")
-
-
-def handoff_available() -> bool:
-    """The handoff store belongs to cairn.agents.handoff (issue 5); without it the tools are left out."""
-    try:
-        return importlib.util.find_spec("cairn.agents.handoff") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def _log_internal(name: str) -> str | None:
@@ -159,8 +149,7 @@ def _first_search(project: Any) -> None:
     redact("warm up the redactor: password = not-a-real-secret-0000")
 
 
-def build_server(project_dir: str | None = None, *, with_handoff: bool | None = None,
-                 warm: bool = False) -> MCPServer:
+def build_server(project_dir: str | None = None, *, warm: bool = False) -> MCPServer:
     """A ready MCPServer for the project of `project_dir` (default: env vars, then cwd).
 
     `warm` starts `prewarm` (what `cairn serve` does; tests keep it off: no stray threads).
@@ -171,11 +160,7 @@ def build_server(project_dir: str | None = None, *, with_handoff: bool | None = 
     tools = CairnTools(scope)
     server = MCPServer("cairn", title="cairn project memory", instructions=INSTRUCTIONS, version=__version__,
                        log_level="WARNING")
-    if with_handoff is None:
-        with_handoff = handoff_available()
     for name, (hints, title) in TOOL_TABLE.items():
-        if name in HANDOFF_TOOLS and not with_handoff:
-            continue
         fn = getattr(tools, name)
         server.add_tool(_guarded(name, fn), name=name, title=title, description=_description(fn),
                         annotations=hints, structured_output=False)

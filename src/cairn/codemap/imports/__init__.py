@@ -1,7 +1,7 @@
 """Resolve parsed imports to files of the repository, one resolver per language family.
 
-Build a ResolverContext once per index run (it precomputes every lookup table and reads the
-project's config files), then call resolve_import for each ImportRef: a few dict lookups,
+Build a ResolverContext once per index run with build_context (it precomputes every lookup table
+and reads the project's config files), then call resolve_import for each ImportRef: a few dict lookups,
 never an exception, never the importing file itself. Which family a language belongs to is a
 column of the language registry (codemap/languages.py); FAMILIES says how each family builds
 its lookup tables and resolves.
@@ -10,8 +10,9 @@ its lookup tables and resolves.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..model import ImportRef
 from . import cfamily, conventions, dart, go, javascript, jvm, other, paths, php, python, ruby, rust
@@ -21,7 +22,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["FAMILIES", "Family", "ResolverContext", "family_of", "resolve_import"]
+__all__ = ["FAMILIES", "Family", "ResolverContext", "build_context", "family_of", "resolve_import"]
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,12 @@ FAMILIES: dict[str, Family] = {
     "swift": Family(lambda ctx, f, imp: other.resolve(ctx, f, imp, "swift"), other.build_index, "other"),
     **{fam: _conv(fam) for fam in (*conventions.CONVENTIONS, *paths.STYLES)},
 }
+
+
+
+def build_context(root: Path, files: Iterable[str]) -> ResolverContext:
+    """The resolver context of a file list, with the lookup tables of each family present in it."""
+    return ResolverContext.build(root, files, FAMILIES)
 
 
 def family_of(lang: str, path: str = "") -> str | None:

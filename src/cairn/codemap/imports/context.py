@@ -11,7 +11,7 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,8 +153,9 @@ class ResolverContext:
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
-    def build(cls, root: Path, files: Iterable[str]) -> ResolverContext:
-        """Index the file list and read project config files; only families with files are built."""
+    def build(cls, root: Path, files: Iterable[str], families: Mapping[str, Any]) -> ResolverContext:
+        """Index the file list and read project config files; then the lookup tables of each of
+        `families` (imports.FAMILIES, passed in by imports.build_context) that has files here."""
         root = Path(root)
         fileset = frozenset(f.strip("/") for f in files if f)
         dir_files: dict[str, list[str]] = {}
@@ -180,19 +181,17 @@ class ResolverContext:
             by_basename=by_basename,
             configs=_find_configs(root, dirs, fileset),
         )
-        ctx._build_families()
+        ctx._build_families(families)
         return ctx
 
-    def _build_families(self) -> None:
-        """Build the lookup tables of each family that has files here (imports.FAMILIES)."""
+    def _build_families(self, families: Mapping[str, Any]) -> None:
+        """Build the lookup tables of each family that has files here."""
         from cairn.codemap.languages import family_extensions
-
-        from . import FAMILIES
 
         exts = family_extensions()
         present = _families_present(exts, self.files)
         for fam in sorted(present):
-            family = FAMILIES.get(fam)
+            family = families.get(fam)
             if family is None or family.build_index is None or family.index in self.indexes:
                 continue
             try:
