@@ -6,9 +6,31 @@ import sqlite3
 
 import pytest
 
+from cairn.codemap import fts_rows
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import project_for_root
-from helpers import write_tree
+from helpers import indexed_paths, write_tree
+
+
+def test_a_run_killed_as_new_ignore_rules_drop_a_file_drops_it_the_next_time(tmp_path, monkeypatch):
+    """The walk lets the paths it knows skip the ignore rules while their fingerprint holds, so the
+    fingerprint must not be saved before the files the new rules drop are gone: a run killed in
+    between left the next one keeping an ignored file in the index for good."""
+    root = write_tree(tmp_path / "r", {"app/keep.py": "def keep():\n    return 1\n",
+                                       "app/secret_notes.py": "def notes():\n    return 2\n"})
+    project = project_for_root(root)  # no git: the walk reads .gitignore itself
+    index_project(project, workers=1)
+    (root / ".gitignore").write_text("app/secret_notes.py\n")
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the run dies while it deletes the dropped file
+
+    with monkeypatch.context() as m:
+        m.setattr(fts_rows, "delete", killed)
+        with pytest.raises(KeyboardInterrupt):
+            index_project(project, workers=1)
+    index_project(project, workers=1)
+    assert "app/secret_notes.py" not in indexed_paths(project) and "app/keep.py" in indexed_paths(project)
 
 
 def test_meta_rows_are_typed_checked_and_read_in_one_place(tmp_path):

@@ -50,7 +50,7 @@ def stages() -> tuple[Stage, ...]:
 
     return (
         find_changes,  # which files are new, changed or gone: a walk, or the watcher's journal
-        forget_gone,  # delete the gone files
+        forget_gone,  # delete the gone files (and save the ignore rules that dropped them)
         store_changed,  # extract the changed files, store them in batched transactions
         prune_text_log,  # the text log (schema v8) stays bounded
         refresh_vectors,  # the semantic channel's vectors (opt-in)

@@ -28,9 +28,6 @@ def find_changes(run: Run) -> None:
     result = _walk(run) if changed is None else _look_at(run, _journal_paths(run.con, changed))
     run.git, run.ignore_fingerprint = result.git, result.ignore_fingerprint
     _count_skipped(run, result)
-    if meta.ignore_fingerprint != run.ignore_fingerprint:
-        with transaction(run.con):
-            meta.save(run.con, ignore_fingerprint=run.ignore_fingerprint)
     run.seen = {e.path for e in result.entries}
     run.gone = [p for p in run.known if p not in run.seen]
     run.todo = [e for e in result.entries if run.full or not _unchanged(run, e.path, e.size, e.mtime_ns)]

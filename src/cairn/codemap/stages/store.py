@@ -30,12 +30,17 @@ BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: reco
 
 
 def forget_gone(run: Run) -> None:
-    """Delete the files no longer there (or now ignored) and the skip records of paths gone."""
+    """Delete the files no longer there (or now ignored) and the skip records of paths gone. The ignore
+    rules' fingerprint is saved in the same transaction: saved before, a run killed in between would
+    let the next walk keep the files the new rules drop (it skips the rules for known paths)."""
     con, meta = run.con, run.meta
     forgotten = [p for p in run.passed if p not in run.seen]
-    if not (run.gone or forgotten):
+    moved = meta.ignore_fingerprint != run.ignore_fingerprint
+    if not (run.gone or forgotten or moved):
         return
     with transaction(con):
+        if moved:
+            meta.save(con, ignore_fingerprint=run.ignore_fingerprint)
         if run.gone:
             meta.save(con, graph_dirty=True)
         _delete_files(con, [run.known[p][0] for p in run.gone])
