@@ -4,9 +4,9 @@
 A statement on `files` fires its triggers (the file list's version, schema.py), and a statement with
 a trigger opens a savepoint, at which FTS5 writes out what it holds in memory. Writing each file's
 `files` row right before its text (the indexer's order before 2026-12-02) made one small FTS segment
-per file; the indexer now writes every `files` row of a batch first (indexer._file_row), then the
-texts (indexer._file_contents). This extracts every N-th file of TREE once, in this process, then
-stores the same records both ways into fresh indexes, in batches of indexer.BATCH, alternating, and
+per file; the indexer now writes every `files` row of a batch first (codemap/stages/store.py `_file_row`), then the
+texts (`_file_contents`). This extracts every N-th file of TREE once, in this process, then
+stores the same records both ways into fresh indexes, in batches of store.BATCH, alternating, and
 prints each way's CPU seconds (storing and committing) and the leaf pages FTS5 wrote to level 0.
 
 Usage: python bench/fts_write.py TREE [--every 2] [--rounds 2]
@@ -28,10 +28,10 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
-    from cairn.codemap import indexer
     from cairn.codemap.extract import extract_file
     from cairn.codemap.index_db import open_index
     from cairn.codemap.scan import scan
+    from cairn.codemap.stages import store
     from cairn.project import project_for_root
     from cairn.store.db import transaction
     from cairn.store.fts_stats import leaves_written
@@ -45,16 +45,16 @@ def main() -> None:
                 os.environ["CAIRN_HOME"] = os.path.join(tmp, f"{rnd}-{way[:3]}")
                 con = open_index(project_for_root(root))
                 t = time.process_time()
-                for i in range(0, len(records), indexer.BATCH):
+                for i in range(0, len(records), store.BATCH):
                     with transaction(con):
-                        batch = records[i:i + indexer.BATCH]
+                        batch = records[i:i + store.BATCH]
                         if way.startswith("row then"):
                             for rec in batch:
-                                indexer._file_contents(con, rec, indexer._file_row(con, rec, None), False)
+                                store._file_contents(con, rec, store._file_row(con, rec, None), False)
                         else:
-                            ids = [indexer._file_row(con, rec, None) for rec in batch]
+                            ids = [store._file_row(con, rec, None) for rec in batch]
                             for rec, file_id in zip(batch, ids, strict=True):
-                                indexer._file_contents(con, rec, file_id, False)
+                                store._file_contents(con, rec, file_id, False)
                 cpu = time.process_time() - t
                 print(json.dumps({"round": rnd, "way": way, "files": len(records), "cpu_s": round(cpu, 2),
                                   "fts_leaves_written": leaves_written(con, "files_fts"),

@@ -51,7 +51,7 @@ def _ranking(variant: dict):
 def _mine_from_mirror(con, run_eval, repo: str, sha: str, root: Path) -> None:
     """Fill the index's history tables as if the tree were a clone whose HEAD is `sha`."""
     from cairn.codemap import history
-    from cairn.codemap.schema import get_meta
+    from cairn.codemap.index_meta import IndexMeta
 
     git_dir = run_eval.git_dir_for(repo)
 
@@ -62,7 +62,7 @@ def _mine_from_mirror(con, run_eval, repo: str, sha: str, root: Path) -> None:
 
     history._git, history.head_commit = git, (lambda _root: sha)
     history._is_ancestor = lambda _root, _sha: False
-    if get_meta(con, "history_head") != sha:
+    if IndexMeta.load(con, "history_head").history_head != sha:
         history.update_history(con, root)
 
 

@@ -21,6 +21,7 @@ TITLES = {
     "cairn/redact": "Secret redaction: one function at every way in and out (RE2, gitleaks rules)",
     "cairn/codemap": "Code map (index path)",
     "cairn/codemap/imports": "Import resolution, one resolver per language family",
+    "cairn/codemap/stages": "The index run, one module per stage",
     "cairn/search": "Search (request path)",
     "cairn/search/eval": "Evaluation built into the product",
     "cairn/memory": "Knowledge graph (markdown is the truth)",

@@ -355,7 +355,7 @@ def test_prewarm_search_leaves_the_per_index_facts_built(repo):
     """`cairn serve` searches once in its warm-up thread: the first real call finds the index's facts ready."""
     from cairn.agents.mcp.guard import Scope
     from cairn.agents.mcp.server import _first_search
-    from cairn.codemap.index_db import open_fresh
+    from cairn.codemap.indexer import open_fresh
     from cairn.search import index_cache
 
     project = Scope(str(repo)).project
@@ -380,7 +380,7 @@ def test_prewarm_searches_only_when_no_call_came_first(repo, monkeypatch):
 
     from cairn.agents.mcp import server as srv
     from cairn.agents.mcp.guard import Scope
-    from cairn.codemap.index_db import open_fresh
+    from cairn.codemap.indexer import open_fresh
     from cairn.search import index_cache
 
     scope = Scope(str(repo))

@@ -7,8 +7,8 @@ from contextlib import closing
 
 from cairn.codemap.file_facts import COUNT_SQL, kind_counts
 from cairn.codemap.index_db import open_index
+from cairn.codemap.index_meta import IndexMeta
 from cairn.codemap.indexer import index_project
-from cairn.codemap.schema import get_meta
 from cairn.project import resolve_project
 from helpers import make_git_repo
 
@@ -20,9 +20,9 @@ def _counted(con) -> list:
     return sorted((r[0], r[1], r[2]) for r in con.execute(COUNT_SQL))
 
 
-def _state(project) -> tuple[list, list, str | None]:
+def _state(project) -> tuple[list, list, dict | None]:
     with closing(open_index(project)) as con:
-        return sorted(kind_counts(con)), _counted(con), get_meta(con, "kind_counts")
+        return sorted(kind_counts(con)), _counted(con), IndexMeta.load(con).kind_counts
 
 
 def test_saved_counts_follow_the_file_list(tmp_path, cairn_home):

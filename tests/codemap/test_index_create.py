@@ -14,7 +14,7 @@ import pytest
 
 from cairn.agents.mcp.guard import Scope
 from cairn.codemap import index_db
-from cairn.codemap.schema import get_meta
+from cairn.codemap.index_meta import IndexMeta
 from cairn.search.service import search
 from helpers import make_git_repo
 
@@ -28,17 +28,17 @@ def test_the_index_path_never_holds_a_file_without_its_format(tmp_path, monkeypa
     project = Scope(str(make_git_repo(tmp_path / "shop", FILES))).project
     path = project.index_path()
     seen = []
-    real = index_db.set_meta
+    real = IndexMeta.save
 
-    def watching(con, key, value):
+    def watching(self, con, **values):
         seen.append(path.exists())  # while the format is being written, the index path is still free
-        return real(con, key, value)
+        return real(self, con, **values)
 
-    monkeypatch.setattr(index_db, "set_meta", watching)
+    monkeypatch.setattr(IndexMeta, "save", watching)
     con = index_db.open_index(project)
     try:
         assert seen == [False]
-        assert get_meta(con, "index_format") == index_db.INDEX_FORMAT
+        assert IndexMeta.load(con).index_format == index_db.INDEX_FORMAT
     finally:
         con.close()
     assert [p.name for p in path.parent.iterdir() if ".new-" in p.name] == []  # no temporary left behind
@@ -103,7 +103,7 @@ def test_an_old_index_is_not_deleted_while_another_process_holds_the_lock(tmp_pa
     old.close()
     con = index_db.open_index(project)  # the lock is free: rebuilt now, empty until the next index run
     try:
-        assert get_meta(con, "index_format") == index_db.INDEX_FORMAT
+        assert IndexMeta.load(con).index_format == index_db.INDEX_FORMAT
         assert con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 0
     finally:
         con.close()

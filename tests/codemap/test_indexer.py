@@ -11,6 +11,7 @@ import pytest
 
 from cairn.codemap import extract, indexer
 from cairn.codemap.indexer import index_project, open_index
+from cairn.codemap.stages import store
 from cairn.project import project_for_root, resolve_project
 from cairn.store.fts_stats import leaves_written
 from helpers import git, make_git_repo, write_tree
@@ -88,7 +89,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
     files = {f"pkg/m{i}.py": f"def f{i}():\n    return {i}\n" for i in range(20)}
     root = make_git_repo(tmp_path / "r", files)
     p = resolve_project(root)
-    monkeypatch.setattr(indexer, "BATCH", 5)
+    monkeypatch.setattr(store, "BATCH", 5)
     real = extract.extract_file
     calls = {"n": 0}
 
@@ -286,7 +287,7 @@ def test_flushing_by_bytes_stores_the_same_index(tmp_path, monkeypatch):
             con.close()
 
     whole = index("a")
-    monkeypatch.setattr(indexer, "BATCH_BYTES", 1)  # a transaction per file
+    monkeypatch.setattr(store, "BATCH_BYTES", 1)  # a transaction per file
     assert index("b") == whole
 
 
@@ -301,7 +302,7 @@ def _leaves_written(project) -> int:
 def test_a_batch_writes_its_text_in_one_flush(tmp_path):
     """Statements on `files` (which fire its triggers, and so a savepoint) all come before the batch's
     text: FTS5 flushes what it holds at each savepoint, and one between two files' text made a
-    segment per file (indexer._file_row). 60 files in one transaction: a few leaves, not 60+."""
+    segment per file (stages/store.py _file_row). 60 files in one transaction: a few leaves, not 60+."""
     files = {f"src/mod_{i}.py": f"def handler_{i}():\n    return 'request number {i}'\n" for i in range(60)}
     project = project_for_root(make_git_repo(tmp_path / "r", files))
     index_project(project, workers=1)

@@ -9,8 +9,8 @@ import sqlite3
 
 import pytest
 
-from cairn.codemap import indexer
 from cairn.codemap.indexer import index_project, open_index
+from cairn.codemap.stages import derive
 from cairn.project import resolve_project
 from cairn.search import fts_carry, index_cache, text
 from cairn.search.query import Term
@@ -127,7 +127,7 @@ def test_a_new_file_carries_nothing_and_an_answer_stays_right(indexed):
 
 def test_the_log_names_the_rewritten_files_and_is_pruned(indexed, monkeypatch):
     project, paths = indexed
-    monkeypatch.setattr(indexer, "TEXT_LOG_KEEP", 3)
+    monkeypatch.setattr(derive, "TEXT_LOG_KEEP", 3)
     con = open_index(project)
     try:
         start = index_cache._text_seq(con)

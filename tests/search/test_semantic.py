@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from cairn.codemap import embed, vectors
+from cairn.codemap.index_meta import IndexMeta
 from cairn.codemap.indexer import index_project, open_index
 from cairn.project import resolve_project
 from cairn.search import semantic
@@ -120,7 +121,7 @@ def test_vectors_of_another_model_are_dropped_never_read(tmp_path, cairn_home, n
         con.execute(vectors.TABLE)
         fid = con.execute("SELECT id FROM files LIMIT 1").fetchone()[0]
         con.execute("INSERT INTO vectors(file_id, hash, spans, vecs) VALUES(?, 'x', '', ?)", (fid, b"\0" * 512))
-        vectors.set_meta(con, vectors.META_MODEL, "some-other-model/1")
+        IndexMeta.write(con, semantic_model="some-other-model/1")
         con.commit()
         assert vectors.refresh_vectors(con, p.root, enabled=True) == 0
         assert con.execute("SELECT COUNT(*) FROM vectors").fetchone()[0] == 0
@@ -168,7 +169,7 @@ def test_another_model_version_rebuilds_all_vectors(tmp_path, cairn_home, monkey
     try:
         n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
         assert vectors.refresh_vectors(con, p.root, enabled=True) == n
-        assert vectors.get_meta(con, vectors.META_MODEL) == st.model_id + "-next"
+        assert IndexMeta.load(con).semantic_model == st.model_id + "-next"
     finally:
         con.close()
 
@@ -204,7 +205,7 @@ def test_an_inline_hook_never_loads_the_model(tmp_path, cairn_home, monkeypatch)
     p = _project(tmp_path, cairn_home, on=False)
     con = open_index(p)
     try:
-        vectors.set_meta(con, vectors.META_MODEL, "any-model")  # the index says it holds vectors
+        IndexMeta.write(con, semantic_model="any-model")  # the index says it holds vectors
         con.commit()
         monkeypatch.setattr(embed, "_MODEL", None)
         monkeypatch.setattr(embed, "_FAILED", None)

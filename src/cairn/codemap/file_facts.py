@@ -12,19 +12,18 @@ that version (`save_kind_counts`), and a search reads them back while the versio
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
-from cairn.codemap.schema import get_meta, set_meta
+from cairn.codemap.index_meta import IndexMeta
 
 COUNT_SQL = "SELECT kind, lang, COUNT(*) FROM files GROUP BY kind, lang"
 
 
 def _stamp(con: sqlite3.Connection) -> str | None:
-    rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('paths_epoch', 'paths_version')").fetchall())
-    if "paths_epoch" not in rows or "paths_version" not in rows:
+    meta = IndexMeta.load(con, "paths_epoch", "paths_version")
+    if meta.paths_epoch is None or meta.paths_version is None:
         return None
-    return f"{rows['paths_epoch']}:{rows['paths_version']}"
+    return f"{meta.paths_epoch}:{meta.paths_version}"
 
 
 def _saved(con: sqlite3.Connection, stamp: str | None) -> list[tuple[str, str | None, int]] | None:
@@ -32,7 +31,7 @@ def _saved(con: sqlite3.Connection, stamp: str | None) -> list[tuple[str, str | 
     if stamp is None:
         return None
     try:
-        record = json.loads(get_meta(con, "kind_counts") or "{}")
+        record = IndexMeta.load(con, "kind_counts").kind_counts or {}
         if record.get("stamp") == stamp:
             return [(k, lang, int(n)) for k, lang, n in record["counts"]]
     except (ValueError, TypeError, KeyError, AttributeError):
@@ -57,4 +56,4 @@ def save_kind_counts(con: sqlite3.Connection) -> None:
         return
     counts = [[r[0], r[1], r[2]] for r in con.execute(COUNT_SQL)]
     with transaction(con):
-        set_meta(con, "kind_counts", json.dumps({"stamp": stamp, "counts": counts}))
+        IndexMeta.write(con, kind_counts={"stamp": stamp, "counts": counts})

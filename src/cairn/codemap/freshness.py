@@ -20,8 +20,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.codemap.index_meta import RANKS_MISSING, IndexMeta
+
 LOST = b"*"  # a journal record: events were lost, walk
-RANKS_MISSING = 10**9  # meta rank_stale while a full rebuild's ranks are not written yet (graph.py)
 # Paths whose change alters which files are indexed: the next run walks.
 RULE_NAMES = frozenset({".gitignore"})
 WATCH_MIN_FILES = 2000  # a smaller tree walks in a few ms: no background process, no inotify instance for it
@@ -127,17 +128,17 @@ def is_fresh(con: sqlite3.Connection, index_path: Path, root: Path, has_memory_d
     history was mined. A few stat calls and one query: what a query pays on an unchanged tree."""
     if not enabled():
         return False
-    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('watch_epoch', 'watch_offset', "
-                            "'graph_dirty', 'rank_stale', 'maps_dirty', 'history_stamp')").fetchall())
-    if meta.get("graph_dirty") == "1" or int(meta.get("rank_stale") or 0) >= RANKS_MISSING:
+    meta = IndexMeta.load(con, "watch_epoch", "watch_offset", "graph_dirty", "rank_stale", "maps_dirty",
+                          "history_stamp")
+    if meta.graph_dirty or meta.rank_stale >= RANKS_MISSING:
         return False
-    if has_memory_dir and meta.get("maps_dirty") == "1":
+    if has_memory_dir and meta.maps_dirty:
         return False
     watch = observe(index_path, root, start_missing=False)
-    if watch is None or watch.epoch != meta.get("watch_epoch") or str(watch.size) != meta.get("watch_offset"):
+    if watch is None or watch.epoch != meta.watch_epoch or watch.size != meta.watch_offset:
         return False
     stamp = history_stamp(root)
-    return stamp is not None and stamp == meta.get("history_stamp")
+    return stamp is not None and stamp == meta.history_stamp
 
 
 def history_stamp(root: Path) -> str | None:

@@ -13,11 +13,10 @@ import sqlite3
 import threading
 from collections import defaultdict
 
-from cairn.codemap.freshness import RANKS_MISSING
+from cairn.codemap.index_meta import RANKS_MISSING, IndexMeta
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
 from cairn.codemap.model import ImportRef, short_name
 from cairn.codemap.modules import assign_modules
-from cairn.codemap.schema import get_meta, set_meta
 from cairn.project import Project
 from cairn.store.db import transaction
 
@@ -181,7 +180,7 @@ def rank_pass(con: sqlite3.Connection, warm: bool = False) -> None:
         con.executemany("UPDATE files SET rank = ? WHERE id = ?", list(zip(ranks, ids, strict=True)))
         con.executemany("UPDATE modules SET rank = ? WHERE name = ?",
                         [(mod_rank.get(m, 0.0), m) for (m,) in con.execute("SELECT name FROM modules").fetchall()])
-        set_meta(con, "rank_stale", "0")
+        IndexMeta.write(con, rank_stale=0)
 
 
 def _names_and_knowledge(con: sqlite3.Connection, project: Project,
@@ -261,7 +260,8 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
     paths_key = hashlib.sha1("\n".join(sorted(p for p, _, _ in files.values())).encode()).hexdigest()
     only = None
-    if get_meta(con, "graph_paths") == paths_key and get_meta(con, "graph_version") == GRAPH_VERSION:
+    meta = IndexMeta.load(con, "graph_paths", "graph_version")
+    if meta.graph_paths == paths_key and meta.graph_version == GRAPH_VERSION:
         only = {r[0] for r in con.execute("SELECT id FROM files WHERE dirty = 1")}
     assert project.root is not None  # the _global project has no index
     beside = _start_beside(con, project, files)
@@ -300,11 +300,8 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
                 "INSERT INTO modules(name, files, rank) VALUES(?,?,0) ON CONFLICT(name) DO UPDATE SET "
                 "files=excluded.files", (mod, n))
         con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
-        set_meta(con, "graph_paths", paths_key)
-        set_meta(con, "ref_files", str(ref_files))
-        set_meta(con, "rank_stale", str(RANKS_MISSING))  # until rank_pass below has run
-        set_meta(con, "graph_dirty", "0")
-        set_meta(con, "graph_version", GRAPH_VERSION)
+        meta.save(con, graph_paths=paths_key, ref_files=ref_files, graph_dirty=False, graph_version=GRAPH_VERSION,
+                  rank_stale=RANKS_MISSING)  # until rank_pass below has run
     rank_pass(con)
     save_resolver(project.index_path(), ctx, paths_key)
     return {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know), "hub_min_indegree": hub_min}

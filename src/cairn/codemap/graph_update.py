@@ -32,8 +32,8 @@ from cairn.codemap.graph import (
     hub_threshold,
     rank_pass,
 )
+from cairn.codemap.index_meta import IndexMeta
 from cairn.codemap.model import ImportRef, short_name
-from cairn.codemap.schema import get_meta, set_meta
 from cairn.store.db import transaction
 
 MAX_FILES = 64  # more changed files than this: the full rebuild is as cheap
@@ -117,13 +117,14 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     owners = sorted(fid for fid in changed if old_state(con, fid)[2] != old[fid][2])
     ctx = None
     jvm = [p for p in paths if p.endswith(JVM_EXTS)]
-    heads = resolver_store.load_heads(index_path, get_meta(con, "graph_paths") or "") if jvm and not owners else None
+    meta = IndexMeta.load(con, "graph_paths")
+    heads = resolver_store.load_heads(index_path, meta.graph_paths) if jvm and not owners else None
     if heads is not None:  # a body edit of JVM files: the small record answers, no resolver context
         root = getattr(project, "root", None)
         if root is None or any(resolver_store.head_moved(heads, root, p) for p in jvm):
             return False
     elif owners or jvm:
-        key = get_meta(con, "graph_paths") or ""
+        key = meta.graph_paths
         ctx = resolver_store.load_resolver(index_path, key)
         if ctx is None or _resolver_sensitive(ctx, paths):
             return False
@@ -162,10 +163,9 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
         con.executemany("INSERT OR REPLACE INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", new)
         n, n_code = file_counts(con)
         _rewrite_neighbourhood(con, touched, n_code)
-        stale = int(get_meta(con, "rank_stale") or 0) + len(changed)
+        stale = IndexMeta.load(con, "rank_stale").rank_stale + len(changed)
         con.execute(f"UPDATE files SET dirty = 0 WHERE id IN ({_in_list(set(ids))})", ids)
-        set_meta(con, "rank_stale", str(stale))
-        set_meta(con, "graph_dirty", "0")
+        meta.save(con, rank_stale=stale, graph_dirty=False)
     if stale >= max(RANK_STALE_MIN, int(RANK_STALE_SHARE * n)):
         rank_pass(con, warm=True)
     return True
@@ -191,7 +191,7 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
     from cairn.codemap.imports.refs import MAX_DEFINERS, MAX_USERS_SHARE, MIN_NAME_LENGTH, MIN_USERS_CAP
 
     langs = sorted(REF_FALLBACK_LANGS)
-    n_files = int(get_meta(con, "ref_files") or -1)
+    n_files = IndexMeta.load(con, "ref_files").ref_files
     new_state = {fid: old_state(con, fid) for fid in changed}
     for fid, (_, lang) in changed.items():
         was = bool(old[fid][0]) or (lang in REF_FALLBACK_LANGS and bool(old[fid][1]))
@@ -302,15 +302,16 @@ def file_counts(con: sqlite3.Connection) -> tuple[int, int]:
     """(files, code files) of the index: counted once per version of the file list (schema v5, which
     any added, removed or renamed file, or a changed kind, moves) and kept in meta; counting them is
     a pass over every file (~2 ms and ~30 ms at 100k files). Caller holds the transaction."""
-    epoch, version = get_meta(con, "paths_epoch"), get_meta(con, "paths_version")
+    meta = IndexMeta.load(con, "paths_epoch", "paths_version", "file_counts")
+    epoch, version = meta.paths_epoch, meta.paths_version
     stamp = f"{epoch}:{version}"
-    saved = (get_meta(con, "file_counts") or "").split(" ")
+    saved = meta.file_counts.split(" ")
     if epoch is not None and version is not None and len(saved) == 3 and saved[0] == stamp:
         return int(saved[1]), int(saved[2])
     n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     n_code = con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0]
     if epoch is not None and version is not None:
-        set_meta(con, "file_counts", f"{stamp} {n} {n_code}")
+        meta.save(con, file_counts=f"{stamp} {n} {n_code}")
     return n, n_code
 
 

@@ -17,7 +17,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from cairn.codemap.schema import get_meta, set_meta
+from cairn.codemap.index_meta import IndexMeta
 from cairn.store.db import transaction
 
 MAX_COMMITS = 3000
@@ -78,7 +78,8 @@ def update_history(con: sqlite3.Connection, root: Path) -> int:
 
     Costs one `git rev-parse` when nothing changed."""
     head = head_commit(root)
-    mined = get_meta(con, "history_head")
+    meta = IndexMeta.load(con, "history_head")
+    mined = meta.history_head
     if head is None or head == mined:
         return 0
     since = mined if mined and _is_ancestor(root, mined) else None
@@ -100,7 +101,7 @@ def update_history(con: sqlite3.Connection, root: Path) -> int:
                                 [(f, cid) for f in files])
         _prune(con)
         _rebuild_churn(con)
-        set_meta(con, "history_head", head)
+        meta.save(con, history_head=head)
     return len(commits)
 
 

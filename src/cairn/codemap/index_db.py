@@ -1,12 +1,13 @@
 """Open a worktree's code index, rebuilding it when it was written in another format or is damaged.
 
-Kept apart from the indexer so the request path (hooks, search without refresh) opens the index
-without importing the scanner, the extractor and the process pool. The index is derived data:
-a file that cannot be opened, misses a table, fails a read, or was marked damaged by a reader
-that hit a malformed page (`mark_damaged`) is deleted and built again, and the front end says so
-in one line (store/repair.py). Several processes and threads open one index at once (hooks, MCP
-tool calls, the CLI), so a new index appears whole (built aside, then hard-linked into place) and
-an existing one is only deleted under the worktree's index lock, which the indexer holds.
+Storage only: it never runs the indexer (codemap/indexer.py's `open_fresh` refreshes, then opens
+here), so the request path (hooks, search without refresh) opens the index without importing the
+scanner, the extractor and the process pool. The index is derived data: a file that cannot be
+opened, misses a table, fails a read, or was marked damaged by a reader that hit a malformed page
+(`mark_damaged`) is deleted and built again, and the front end says so in one line (store/repair.py).
+Several processes and threads open one index at once (hooks, MCP tool calls, the CLI), so a new
+index appears whole (built aside, then hard-linked into place) and an existing one is only deleted
+under the worktree's index lock, which the indexer holds.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from cairn.codemap.schema import MIGRATIONS, get_meta, set_meta
+from cairn.codemap.index_meta import IndexMeta
+from cairn.codemap.schema import MIGRATIONS
 from cairn.errors import CairnError, LockBusy
 from cairn.project import Project
 from cairn.store import repair
@@ -74,7 +76,7 @@ def _create(path: Path) -> None:
         con = connect(tmp, MIGRATIONS, private=True)
         try:
             with transaction(con):
-                set_meta(con, "index_format", INDEX_FORMAT)
+                IndexMeta.write(con, index_format=INDEX_FORMAT)
         finally:
             con.close()  # the last connection: SQLite folds the WAL into the file and removes it
         try:
@@ -158,7 +160,7 @@ def _inspect(path: Path, check: bool) -> tuple[sqlite3.Connection | None, str | 
         return None, str(exc).split(f"{path}: ", 1)[-1]
     try:
         has_meta = con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
-        fmt = get_meta(con, "index_format") if has_meta else None
+        fmt = IndexMeta.load(con, "index_format").index_format if has_meta else None
         if fmt in (None, INDEX_FORMAT):  # an index of another format is not migrated: it is deleted
             migrate(con, MIGRATIONS)  # (a migration may be costly: v10 drops a table of ~200 MB at 20k files)
         if fmt == INDEX_FORMAT:
@@ -169,7 +171,7 @@ def _inspect(path: Path, check: bool) -> tuple[sqlite3.Connection | None, str | 
             return None, why
         if fmt is None and _empty(con):
             with transaction(con):
-                set_meta(con, "index_format", INDEX_FORMAT)
+                IndexMeta.write(con, index_format=INDEX_FORMAT)
             return con, None
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         con.close()
@@ -192,32 +194,6 @@ def _directory_in_place(path: Path) -> bool:
     the same), or, for a `-shm` directory, opens the index read-only and fails at the first write.
     Such an index is rebuilt, the directory moved aside (`_delete`)."""
     return any(Path(str(path) + suffix).is_dir() for suffix in ("", "-wal", "-shm", "-journal"))
-
-
-def open_fresh(project: Project, refresh: bool = True) -> sqlite3.Connection:
-    """The index, brought up to date first when `refresh` or when there is none yet (every reader
-    that answers from the index: search, explain, path, the graph page)."""
-    if project.root is None:
-        raise CairnError("not inside a project: pass --root DIR")
-    if refresh and project.index_path().exists():
-        from cairn.codemap.freshness import is_fresh
-
-        try:
-            con: sqlite3.Connection | None = open_index(project)
-        except IndexBusy:  # another process is rebuilding it: the indexer below waits for that
-            con = None
-        if con is not None:
-            try:
-                if is_fresh(con, project.index_path(), project.root, project.has_memory_dir):
-                    return con  # the watcher saw no change: no walk, no indexer
-            except sqlite3.DatabaseError:
-                pass
-            con.close()
-    if refresh or not project.index_path().exists():
-        from cairn.codemap.indexer import index_project
-
-        index_project(project, totals=False)
-    return open_index(project)
 
 
 def _empty(con: sqlite3.Connection) -> bool:

@@ -174,7 +174,7 @@ def _v8(con: sqlite3.Connection) -> None:
     """A log of the files whose text was stored again (search/fts_carry.py): `_file_row` rewrites a
     file's row with its hash, so each such update appends the file's id; a search right after an
     edit rescores its earlier FTS answers for those few rows instead of asking FTS5 again.
-    `text_log_floor` in meta: log rows at or below it were pruned (codemap/indexer.py)."""
+    `text_log_floor` in meta: log rows at or below it were pruned (codemap/stages/derive.py)."""
     run_script(
         con,
         """
@@ -208,12 +208,3 @@ def _v10(con: sqlite3.Connection) -> None:
 
 MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 
-
-def get_meta(con: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
-    row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    return row[0] if row else default
-
-
-def set_meta(con: sqlite3.Connection, key: str, value: str) -> None:
-    con.execute("INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, value))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from cairn.codemap.schema import get_meta, set_meta
+from cairn.codemap.index_meta import IndexMeta
 from cairn.store.db import transaction
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -26,7 +26,6 @@ FILE_HEAD = 2000  # characters of a file that make its own vector (after its pat
 CHUNK_CHARS = 800  # characters of a declaration or section that make its vector
 MAX_CHUNKS = 200  # per file (generated tables of thousands of entries say little each)
 FILES_PER_BATCH = 64
-META_MODEL, META_STAMP = "semantic_model", "semantic_stamp"
 
 TABLE = """CREATE TABLE IF NOT EXISTS vectors (
     file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
@@ -43,7 +42,7 @@ def drop_vectors(con: sqlite3.Connection) -> None:
     if has_table(con) and con.execute("SELECT 1 FROM vectors LIMIT 1").fetchone():
         with transaction(con):
             con.execute("DELETE FROM vectors")
-            set_meta(con, META_MODEL, "")
+            IndexMeta.write(con, semantic_model=None)
             _bump(con)
 
 
@@ -63,9 +62,9 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
         return 0
     with transaction(con):
         con.execute(TABLE)
-        if get_meta(con, META_MODEL) != st.model_id:
+        if IndexMeta.load(con, "semantic_model").semantic_model != st.model_id:
             con.execute("DELETE FROM vectors")
-            set_meta(con, META_MODEL, st.model_id)
+            IndexMeta.write(con, semantic_model=st.model_id)
         gone = con.execute("DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)").rowcount
     todo = [(r[0], r[1], r[2]) for r in con.execute(
         "SELECT f.id, f.path, f.hash FROM files f LEFT JOIN vectors v ON v.file_id = f.id "
@@ -119,7 +118,7 @@ def _embed_batch(con: sqlite3.Connection, root: Path, model: Model, files: list[
 
 
 def _bump(con: sqlite3.Connection) -> None:
-    set_meta(con, META_STAMP, str(int(get_meta(con, META_STAMP) or "0") + 1))
+    IndexMeta.write(con, semantic_stamp=IndexMeta.load(con, "semantic_stamp").semantic_stamp + 1)
 
 
 def describe(enabled: bool, index: Path | None) -> tuple[str, str]:
@@ -138,7 +137,7 @@ def describe(enabled: bool, index: Path | None) -> tuple[str, str]:
     if index is not None and index.is_file():
         con = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=5)
         try:
-            if has_table(con) and get_meta(con, META_MODEL) == st.model_id:
+            if has_table(con) and IndexMeta.load(con, "semantic_model").semantic_model == st.model_id:
                 built = con.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
         except sqlite3.Error:
             built = 0

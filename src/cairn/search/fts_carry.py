@@ -109,8 +109,9 @@ def changed_since(con: sqlite3.Connection, seq: int, now: int) -> set[int] | Non
     """Files whose text was stored again after log position `seq` up to `now` (None: unknown, or too many)."""
     if seq == now:
         return set()
-    floor = con.execute("SELECT value FROM meta WHERE key = 'text_log_floor'").fetchone()
-    if seq > now or seq < int(floor[0] if floor else 0):
+    from cairn.codemap.index_meta import IndexMeta
+
+    if seq > now or seq < IndexMeta.load(con, "text_log_floor").text_log_floor:
         return None
     ids = {r[0] for r in con.execute("SELECT file_id FROM text_log WHERE seq > ? AND seq <= ? LIMIT ?",
                                      (seq, now, 4 * MAX_CHANGED))}

@@ -114,7 +114,7 @@ def render_page(data: dict[str, Any]) -> str:
 
 def write_page(project: Project, out: Path, *, refresh: bool = True) -> dict[str, Any]:
     """Write the page for `project` to `out` (atomically); the counts it holds."""
-    from cairn.codemap.index_db import open_fresh
+    from cairn.codemap.indexer import open_fresh
     from cairn.errors import CairnError
     from cairn.util.atomic import write_if_changed
 

@@ -287,16 +287,17 @@ def for_index(con: sqlite3.Connection) -> IndexCache:
 def _stamps(con: sqlite3.Connection) -> tuple[tuple | None, tuple | None]:
     """The file list's and the walk's graph's versions as the index records them, each with the
     index's epoch (None: an index from before schema v5 / v6)."""
+    from cairn.codemap.index_meta import IndexMeta
+
     try:
-        rows = dict(con.execute("SELECT key, value FROM meta WHERE key IN "
-                                "('paths_epoch', 'paths_version', 'graph_walk_version')"))
+        meta = IndexMeta.load(con, "paths_epoch", "paths_version", "graph_walk_version")
     except sqlite3.Error:
         return None, None
-    epoch = rows.get("paths_epoch")
+    epoch = meta.paths_epoch
     if epoch is None:
         return None, None
-    paths = (epoch, rows["paths_version"]) if "paths_version" in rows else None
-    graph = (epoch, rows["graph_walk_version"]) if "graph_walk_version" in rows else None
+    paths = (epoch, meta.paths_version) if meta.paths_version is not None else None
+    graph = (epoch, meta.graph_walk_version) if meta.graph_walk_version is not None else None
     return paths, graph
 
 

@@ -25,10 +25,9 @@ CACHED_INDEXES = 4
 
 def active(con: sqlite3.Connection) -> bool:
     """The index holds vectors (cheap: one meta row, no import)."""
-    from cairn.codemap.schema import get_meta
-    from cairn.codemap.vectors import META_MODEL
+    from cairn.codemap.index_meta import IndexMeta
 
-    return bool(get_meta(con, META_MODEL))
+    return bool(IndexMeta.load(con, "semantic_model").semantic_model)
 
 
 def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RANKING.semantic
@@ -36,8 +35,7 @@ def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RA
     """(file id -> similarity, file id -> row of its closest chunk, 1-based, 0 = none), the best `r.depth`
     files (the role weights then reorder them); a file's own vector (path and head) counts `r.file_share`
     beside its best chunk."""
-    from cairn.codemap.schema import get_meta
-    from cairn.codemap.vectors import META_MODEL
+    from cairn.codemap.index_meta import IndexMeta
 
     if not active(con):  # before the embedder's import: an index without vectors never pays it
         return {}, {}
@@ -49,7 +47,7 @@ def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RA
     if embed.inline_hook():
         return {}, {}
     model = embed.load()
-    if model is None or get_meta(con, META_MODEL) != model.id:  # another model's vectors: never mixed
+    if model is None or IndexMeta.load(con, "semantic_model").semantic_model != model.id:  # another model's vectors: never mixed
         return {}, {}
     import numpy as np
 
@@ -105,11 +103,11 @@ def _matrix(con: sqlite3.Connection, dim: int) -> _Vectors | None:
     import numpy as np
 
     from cairn.codemap.embed import unpack
-    from cairn.codemap.schema import get_meta
-    from cairn.codemap.vectors import META_STAMP, has_table
+    from cairn.codemap.index_meta import IndexMeta
+    from cairn.codemap.vectors import has_table
 
     db = next((r[2] for r in con.execute("PRAGMA database_list") if r[1] == "main"), "") or ""
-    stamp = get_meta(con, META_STAMP) or ""
+    stamp = str(IndexMeta.load(con, "semantic_stamp").semantic_stamp)
     hit = _CACHE.get(db) if db else None
     if hit is not None and hit[0] == stamp:
         _CACHE[db] = _CACHE.pop(db)  # most recently used last

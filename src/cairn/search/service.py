@@ -64,7 +64,7 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
     `seed_paths` (repo-relative path -> weight) adds files to start the graph walk from.
     `ranking`: every weight of search (search/ranking.py; default DEFAULT_RANKING).
     """
-    from cairn.codemap.index_db import open_fresh
+    from cairn.codemap.indexer import open_fresh
     from cairn.search.engine import search_code
     from cairn.search.ranking import DEFAULT_RANKING
     from cairn.search.render import pack
@@ -129,7 +129,7 @@ def session_context(project: Project | None, transcript: str | None, session_id:
 def explain(project: Project, target: str, *, budget: int | None = None, refresh: bool = True
             ) -> tuple[dict, str, int]:
     """(explanation, its text, tokens) of a file, symbol or knowledge node, packed to `budget`."""
-    from cairn.codemap.index_db import open_fresh
+    from cairn.codemap.indexer import open_fresh
     from cairn.search import explain as ex
     from cairn.search.explain_render import pack
     from cairn.search.targets import resolve_target
@@ -146,7 +146,7 @@ def explain(project: Project, target: str, *, budget: int | None = None, refresh
 
 def dependency_path(project: Project, a: str, b: str, *, refresh: bool = True) -> tuple[dict, str]:
     """(answer, its text) of `cairn path A B`: shortest dependency paths from A to B, or why none."""
-    from cairn.codemap.index_db import open_fresh
+    from cairn.codemap.indexer import open_fresh
     from cairn.search.deppath import find_paths, render
     from cairn.search.targets import resolve_target
 

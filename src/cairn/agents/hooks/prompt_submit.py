@@ -124,7 +124,8 @@ def distinctive_terms(ctx: HookContext, query: str, min_weight: float) -> tuple[
     assert project is not None  # handle() returned early without one
     path = project.index_path()
     if keeping():
-        from cairn.codemap.index_db import is_marked, open_fresh
+        from cairn.codemap.index_db import is_marked
+        from cairn.codemap.indexer import open_fresh
 
         con, held = lend(str(path), lambda: open_fresh(project, False), reuse=not is_marked(path))
     else:

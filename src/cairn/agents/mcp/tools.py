@@ -129,7 +129,7 @@ class CairnTools:
         """The project map: without `module`, a ~500-token overview (languages, modules, central files,
         entry points); with `module`, that module's files, key symbols with line numbers and its
         links. Open it first in a new session instead of listing directories."""
-        from cairn.codemap.index_db import open_fresh
+        from cairn.codemap.indexer import open_fresh
         from cairn.codemap.maps import find_module, render_level0, render_level1
 
         project = self.scope.project_for(root)
@@ -149,7 +149,7 @@ class CairnTools:
                       root: Root = None) -> str:
         """Write the curated summary shown at the top of the map (or of one module's page): what the
         project or module is for and how its parts fit, in a few lines. Re-indexing keeps it."""
-        from cairn.codemap.index_db import open_fresh
+        from cairn.codemap.indexer import open_fresh
         from cairn.codemap.maps import find_module
         from cairn.codemap.summaries import set_summary
 

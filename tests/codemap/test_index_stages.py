@@ -1,0 +1,94 @@
+"""The index run in stages over typed meta rows: what a killed run leaves, and the rows' one reader."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from cairn.codemap import fts_rows
+from cairn.codemap.indexer import index_project, open_index
+from cairn.project import project_for_root
+from helpers import indexed_paths, write_tree
+
+
+def test_a_run_killed_as_new_ignore_rules_drop_a_file_drops_it_the_next_time(tmp_path, monkeypatch):
+    """The walk lets the paths it knows skip the ignore rules while their fingerprint holds, so the
+    fingerprint must not be saved before the files the new rules drop are gone: a run killed in
+    between left the next one keeping an ignored file in the index for good."""
+    root = write_tree(tmp_path / "r", {"app/keep.py": "def keep():\n    return 1\n",
+                                       "app/secret_notes.py": "def notes():\n    return 2\n"})
+    project = project_for_root(root)  # no git: the walk reads .gitignore itself
+    index_project(project, workers=1)
+    (root / ".gitignore").write_text("app/secret_notes.py\n")
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the run dies while it deletes the dropped file
+
+    with monkeypatch.context() as m:
+        m.setattr(fts_rows, "delete", killed)
+        with pytest.raises(KeyboardInterrupt):
+            index_project(project, workers=1)
+    index_project(project, workers=1)
+    assert "app/secret_notes.py" not in indexed_paths(project) and "app/keep.py" in indexed_paths(project)
+
+
+def test_meta_rows_are_typed_checked_and_read_in_one_place(tmp_path):
+    from cairn.codemap.index_meta import IndexMeta
+
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    meta = IndexMeta.load(con)
+    assert (meta.graph_dirty, meta.rank_stale, meta.ref_files, meta.totals, meta.watch_offset) == (False, 0, -1, None, None)
+    meta.save(con, graph_dirty=True, rank_stale=7, watch_offset=0, totals={"files": 2, "languages": {"go": 1}})
+    assert dict(con.execute("SELECT key, value FROM meta")) == {
+        "graph_dirty": "1", "rank_stale": "7", "watch_offset": "0", "totals": '{"files": 2, "languages": {"go": 1}}'}
+    again = IndexMeta.load(con, "graph_dirty", "totals")
+    assert again.graph_dirty and again.totals == {"files": 2, "languages": {"go": 1}}
+    assert again.rank_stale == 0  # not asked for: its default
+    meta.save(con, totals=None)  # None removes the row
+    assert IndexMeta.load(con).totals is None
+    con.execute("INSERT INTO meta VALUES ('kind_counts', 'not json'), ('text_log_floor', 'x')")
+    assert (IndexMeta.load(con).kind_counts, IndexMeta.load(con).text_log_floor) == (None, 0)  # unreadable: default
+    with pytest.raises(TypeError, match="graph_dirtty"):
+        IndexMeta.load(con, "graph_dirtty")  # a misspelt key fails, it does not read as absent
+    with pytest.raises(TypeError):
+        meta.save(con, graph_dirtty=True)
+    with pytest.raises(TypeError):
+        meta.save(con, rank_stale="7")  # the wrong type
+    with pytest.raises(TypeError):
+        meta.save(con, rank_stale=True)  # a bool is no count
+    with pytest.raises(TypeError):
+        meta.save(con, paths_version="3")  # kept by the schema's triggers alone
+
+
+def test_an_index_run_leaves_its_rows_as_the_stages_read_them(tmp_path):
+    from cairn.codemap.index_meta import IndexMeta
+
+    root = write_tree(tmp_path / "r", {"app/a.py": "from app.b import g\n\ndef f():\n    return g()\n",
+                                       "app/b.py": "def g():\n    return 1\n"})
+    project = project_for_root(root)
+    stats = index_project(project, workers=1)
+    con = open_index(project)
+    try:
+        meta = IndexMeta.load(con)
+    finally:
+        con.close()
+    assert not meta.graph_dirty and meta.rank_stale == 0 and meta.graph_version and meta.ref_files >= 0
+    assert meta.totals is not None and meta.totals["files"] == stats.files == 2
+    assert meta.history_stamp == "no git" and meta.walk_skipped == {} and meta.ignore_fingerprint
+
+
+def test_no_module_but_index_meta_reads_or_writes_the_meta_table():
+    """The rows' meaning lives in one place (codemap/index_meta.py); schema.py only creates the rows
+    its triggers keep."""
+    import re
+    from pathlib import Path
+
+    import cairn
+
+    sql = re.compile(r"\b(FROM|INTO|UPDATE)\s+meta\b|\bget_meta\(|\bset_meta\(")
+    src = Path(cairn.__file__).parent
+    offenders = sorted(str(p.relative_to(src)) for p in src.rglob("*.py")
+                       if p.name not in ("index_meta.py", "schema.py") and sql.search(p.read_text(encoding="utf-8")))
+    assert offenders == []
