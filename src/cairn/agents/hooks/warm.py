@@ -304,8 +304,9 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = Fal
     import select
     import time
 
-    from cairn.agents.hooks import warm_door
+    from cairn.agents.hooks import warm_door, warm_watch
 
+    watch = warm_watch.available()  # the watch interrupts the main thread: not a server run in another one
     idle = min(idle, CLI_IDLE_SECONDS) if cli else idle
     door = None if cli else warm_door.open_door(path)  # the bash prompt hook's way in (hook.sh)
     doors = [srv] if door is None else [srv, door[0]]
@@ -332,7 +333,9 @@ def serve(idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = Fal
                     except _Stop:
                         return 0
                     if request is not None:
-                        _send(conn, _run_request(runner, *request))
+                        answer = _answer(conn, runner, request, watch, half_closed=lsock is srv)
+                        if answer is not None:
+                            _send(conn, answer)
                 last = time.monotonic()
     finally:
         warm_door.close_door(door)
@@ -403,6 +406,36 @@ def _read_door_request(conn: socket.socket, door: Door | None
         _send(conn, FALLBACK)
         return None
     return request
+
+
+def _answer(conn: socket.socket, runner: ModuleType, request: tuple[str, bytes, bytes | None, bytes], watch: bool,
+            *, half_closed: bool) -> bytes | None:
+    """The answer to `request`; None when its client left before it was ready (warm_watch.py): the
+    work is stopped, what it left half done dropped, and the server goes on with the next request."""
+    if not watch:
+        return _run_request(runner, *request)
+    import time
+
+    from cairn.agents.hooks import warm_watch
+
+    started = time.monotonic()
+    try:
+        return warm_watch.run_watched(conn, lambda: _run_request(runner, *request), half_closed=half_closed)
+    except warm_watch.Abandoned:
+        _after_abandoned(request[0], time.monotonic() - started)
+        return None
+
+
+def _after_abandoned(name: str, seconds: float) -> None:
+    """Leave no state half done by a stopped request: the held index connections and the facts
+    remembered about each index (search/index_cache.py) are dropped, to be made again; one log line."""
+    from cairn.logs import log_exception
+    from cairn.search import index_cache
+
+    index_cache.clear()
+    what = "a command line" if name == CLI else name
+    log_exception("cli.log" if name == CLI else "hooks.log",
+                  f"warm server: {what} stopped after {seconds:.1f} s, its client gone", with_traceback=False)
 
 
 def _run_request(runner: ModuleType, name: str, cwd: bytes, project_dir: bytes | None, stdin: bytes) -> bytes:
