@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from cairn.agents.hooks import local_server, warm
+from cairn.agents.hooks.client import serve as serve_hooks
+from cairn.warm import hook_client as warm
+from cairn.warm import hook_server
+from cairn.warm import lifecycle as local_server
 from helpers import wait_for as _wait_for
 
 FREED = 1.5  # seconds from a client's leaving to the next answer (the handler's own limit is 4 s)
@@ -34,9 +37,11 @@ def _loop_unless_stopped() -> None:
             pass
 
 
-def _serve_here(home: Path, monkeypatch, clients, cli: bool = False):
-    """warm.serve in this (the main) thread while `clients()` runs in another; its result once the
-    server stopped (the client thread removes the socket when done)."""
+def _serve_here(home: Path, monkeypatch, clients, answer=None):
+    """The hook server (`answer`: a command-line server answering with it) in this (the main) thread
+    while `clients()` runs in another; its result once the server stopped (the client thread removes
+    the socket when done)."""
+    cli = answer is not None
     monkeypatch.setenv("CAIRN_HOME", str(home))
     monkeypatch.setattr(local_server, "POLL_SECONDS", 0.2)
     got: dict = {}
@@ -52,7 +57,7 @@ def _serve_here(home: Path, monkeypatch, clients, cli: bool = False):
 
     t = threading.Thread(target=drive, daemon=True)
     t.start()
-    assert warm.serve(idle=600.0, cli=cli) == 0
+    assert (hook_server.serve(answer, idle=600.0, cli=True) if cli else serve_hooks(idle=600.0)) == 0
     t.join(60)
     if "error" in got:
         raise got["error"]
@@ -104,8 +109,8 @@ def test_a_prompt_its_python_client_gave_up_is_stopped(cairn_home, monkeypatch, 
 def _door_request(home: Path, prompt: str, leave_after: float | None = None) -> bytes:
     """A request through the loopback door as hook.sh sends it (it never half-closes); `leave_after`:
     close the connection after that many seconds instead of reading the answer."""
-    from cairn.agents.hooks.client import ROOT
-    from cairn.agents.hooks.warm_door import MAGIC
+    from cairn.warm.door import MAGIC
+    from cairn.warm.hook_client import ROOT
 
     port, token, _pid, key = (home / "run" / "hooks.tcp").read_text().split()
     body = _prompt(prompt)
@@ -146,7 +151,7 @@ def test_finished_requests_are_never_interrupted_and_an_abandoned_command_line_i
 
     calls: list[bytes] = []
 
-    def answer(body: bytes):
+    def answer(name: str, body: bytes):
         calls.append(body)
         if body == b"slow":
             _loop_unless_stopped()
@@ -154,7 +159,6 @@ def test_finished_requests_are_never_interrupted_and_an_abandoned_command_line_i
             time.sleep(0.05)
         return f"out {body.decode()}", "", 0
 
-    monkeypatch.setattr(warm, "CLI_RUNNER", [answer])
     cleared = []
     monkeypatch.setattr(index_cache, "clear", lambda: cleared.append(True))
 
@@ -169,7 +173,7 @@ def test_finished_requests_are_never_interrupted_and_an_abandoned_command_line_i
         last = warm.ask(warm.CLI, b"last", timeout=8.0)
         return quick, after_race, log_before, last, time.monotonic() - started
 
-    quick, after_race, log_before, last, seconds = _serve_here(cairn_home, monkeypatch, clients, cli=True)
+    quick, after_race, log_before, last, seconds = _serve_here(cairn_home, monkeypatch, clients, answer)
     assert quick == [(f"out q{i}", "", 0) for i in range(50)]
     assert calls[:50] == [b"q%d" % i for i in range(50)]
     assert after_race == ("out after", "", 0)

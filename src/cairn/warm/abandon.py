@@ -1,4 +1,4 @@
-"""Stop the work a warm server's client abandoned (warm.py answers one request at a time).
+"""Stop the work a warm server's client abandoned (hook_server.py answers one request at a time).
 
 A client that stops waiting (the prompt hook at its time limit, Ctrl-C on `cairn search`, hook.sh
 at its own limit) closes its end of the connection. Without a watch the server would go on
@@ -10,7 +10,7 @@ swallow it, and the `finally` blocks and transactions on the way unwind as they 
 own time limit (runner.HookTimeout). An interrupt arriving as the work ends is ignored: the handler
 raises only while the request is still running, and at most once.
 
-How a client's leaving shows: the Python client (warm.ask) half-closes after sending, so its end
+How a client's leaving shows: the Python client (hook_client.ask) half-closes after sending, so its end
 reads as EOF all along and only a full close tells, as POLLHUP; hook.sh (the TCP door) never
 half-closes, so there a read that peeks nothing (EOF) means it left. Work in a C call (one SQLite
 query) is interrupted when that call returns.
