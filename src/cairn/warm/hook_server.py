@@ -26,6 +26,7 @@ from cairn.warm.hook_client import CLI, EVENTS, MAGIC, MAX_REQUEST, ROOT, read_a
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from cairn.warm import abandon
     from cairn.warm.door import Door
 
 # (event name, or CLI for a command line; the raw request) -> (stdout, stderr, exit code); None: decline
@@ -59,7 +60,7 @@ def serve(answer: Answer, *, idle: float = IDLE_SECONDS, cli: bool = False, own_
         prepare()
     _warm_up(own_process)
     seen = lifecycle.loaded_sources()
-    watch = abandon.available()  # the watch interrupts the main thread: not a server run in another one
+    watch = abandon.Watch() if abandon.available() else None  # it interrupts the main thread: not a server run in another
     idle = min(idle, CLI_IDLE_SECONDS) if cli else idle
     door = None if cli else warm_door.open_door(path)  # the bash prompt hook's way in (hook.sh)
     doors = [srv] if door is None else [srv, door[0]]
@@ -92,6 +93,8 @@ def serve(answer: Answer, *, idle: float = IDLE_SECONDS, cli: bool = False, own_
                 last = time.monotonic()
     finally:
         warm_door.close_door(door)
+        if watch is not None:
+            watch.close()
         from cairn.codemap import embed
         from cairn.search import index_cache
 
@@ -155,17 +158,18 @@ def _read_door_request(conn: socket.socket, door: Door | None) -> Request | None
     return request
 
 
-def _reply(conn: socket.socket, answer: Answer, request: Request, watch: bool, *, half_closed: bool) -> bytes | None:
+def _reply(conn: socket.socket, answer: Answer, request: Request, watch: abandon.Watch | None, *,
+           half_closed: bool) -> bytes | None:
     """The reply to `request`; None when its client left before it was ready (warm/abandon.py): the
     work is stopped, what it left half done dropped, and the server goes on with the next request."""
-    if not watch:
+    if watch is None:
         return _run_request(answer, *request)
-    from cairn.warm import abandon
+    from cairn.warm.abandon import Abandoned
 
     started = time.monotonic()
     try:
-        return abandon.run_watched(conn, lambda: _run_request(answer, *request), half_closed=half_closed)
-    except abandon.Abandoned:
+        return watch.run(conn, lambda: _run_request(answer, *request), half_closed=half_closed)
+    except Abandoned:
         _after_abandoned(request[0], time.monotonic() - started)
         return None
 
