@@ -13,7 +13,7 @@ index with sqlite3 + one FTS5 query (what any hook that searches must pay at lea
 
 The prompt hook is measured three ways: inline in a cold process (CAIRN_WARM=0, a new session
 each run, so the 2.7 MB transcript is read from scratch every time); through the warm server
-(agents/hooks/warm.py) with a new session each run; and through the warm server in one session
+(warm/hook_server.py) with a new session each run; and through the warm server in one session
 whose transcript cache is warm, as every prompt after a session's first one is (the recall
 dedupe state is removed before each run, outside the timing, so every run injects); the last two
 also with the Python client (`python -S -c <boot> hook UserPromptSubmit`), as installed before.

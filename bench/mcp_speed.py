@@ -6,7 +6,7 @@
 2. Start-up: spawn `python -m cairn serve` (CAIRN_PROJECT_DIR=TREE) through the SDK's stdio
    client, --starts times in each mode: "inline" (CAIRN_WARM=0: the server imports the mcp SDK
    itself, as before the zygote) and "zygote" (through a warm zygote started beforehand, see
-   src/cairn/agents/mcp/zygote.py; one discarded start first, so it finished its imports); wall
+   src/cairn/warm/zygote.py; one discarded start first, so it finished its imports); wall
    time from spawn to initialized, and to the first answer of `projects` (no index work), `map`
    (opens the index) and `search_code` (--query), each in its own spawn, modes interleaved; and
    the first `map` call alone when it comes 2 s after initialize, as an agent's usually does;

@@ -235,7 +235,7 @@ def cli_search(tree: Path, env: dict, runs: int) -> dict:
 
 def mcp_search(tree: Path, env: dict, calls: int) -> dict:
     """Start the MCP server; time to the first search_code answer, then per-call p50. That first
-    start is inline (no zygote yet) and leaves a warm zygote (src/cairn/agents/mcp/zygote.py):
+    start is inline (no zygote yet) and leaves a warm zygote (src/cairn/warm/zygote.py):
     then, after one discarded start that waits for the zygote's imports, one more start through it."""
     import anyio
     from mcp import Client, StdioServerParameters

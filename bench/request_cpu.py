@@ -4,7 +4,7 @@ What the warm server does for a prompt, without the processes around it (bench/h
 times those): the UserPromptSubmit handler (agents/hooks/prompt_submit.py, through runner.run) is
 called in one process with the index connection held, as in the warm server, for each of
 hook_speed's 30 distinct prompts in one session (the long Claude Code fixture as its transcript),
-after the server's own warm-up (agents/hooks/warm.py: held indexes, the cycle collector's settings).
+after the server's own warm-up (warm/hook_server.py: held indexes, the cycle collector's settings).
 Printed: CPU time (time.process_time, so other processes' load counts less than in wall time) p50
 and total of the whole handler and of the chunk and text channels, over `--rounds` fresh processes.
 
@@ -33,7 +33,11 @@ import json, os, sys, time
 os.environ["CAIRN_WARM"] = "0"
 sys.path.insert(0, sys.argv[1])
 from hook_speed import PROMPTS
-from cairn.agents.hooks import runner, warm
+from cairn.agents.hooks import runner
+try:
+    from cairn.warm import hook_server as warm
+except ImportError:  # a version of cairn from before the warm package (cairn/warm/)
+    from cairn.agents.hooks import warm
 try:  # the channels call chunk_channel and file_text_channel (search/channels.py)
     import cairn.search.channels as engine
 except ImportError:  # a version of cairn from before the channels' rows

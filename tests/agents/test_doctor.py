@@ -57,7 +57,7 @@ def test_doctor_flags_a_missing_interpreter_and_recent_errors(tmp_path, run_cli,
 def test_doctor_flags_a_hook_whose_cairn_folder_is_gone(tmp_path, run_cli):
     import sys
 
-    from cairn.agents.hooks.client import boot
+    from cairn.agents.hooks.boot import boot
     from cairn.agents.install import hook_config, shlex
 
     home = tmp_path / "home"

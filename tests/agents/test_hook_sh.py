@@ -16,9 +16,9 @@ import time
 
 import pytest
 
-from cairn.agents.hooks import warm_door
-from cairn.agents.hooks.client import ROOT
+from cairn.agents.hooks.boot import ROOT
 from cairn.agents.install import shell_hook_commands
+from cairn.warm import door as warm_door
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or not shutil.which("bash"), reason="the bash client is POSIX only")
 
@@ -252,8 +252,9 @@ def test_every_wait_fits_the_hooks_time_in_claude_code():
     up on the hook (install.HOOK_EVENTS)."""
     import re
 
-    from cairn.agents.hooks import runner, warm
+    from cairn.agents.hooks import runner
     from cairn.agents.install import HOOK_EVENTS
+    from cairn.warm import hook_client as warm
 
     script = open(os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh")).read()
     waits = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"(\w+|\*)\) t_ack=(\d+) t_answer=(\d+)", script)}

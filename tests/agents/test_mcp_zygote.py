@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from cairn import __version__
-from cairn.agents.mcp import zygote, zygote_client
+from cairn.warm import zygote, zygote_client
 from helpers import make_git_repo
 from helpers import wait_for as _wait_for
 

@@ -11,7 +11,10 @@ from pathlib import Path
 
 from test_hook_support import make_project, payload, run_hook
 
-from cairn.agents.hooks import local_server, warm
+from cairn.agents.hooks.client import serve as serve_hooks
+from cairn.warm import hook_client as warm
+from cairn.warm import hook_server
+from cairn.warm import lifecycle as local_server
 from helpers import wait_for as _wait_for
 
 PROMPT = "the coupon discount is applied twice at checkout, where does apply_coupon get called?"
@@ -75,10 +78,10 @@ def test_server_stops_when_idle_and_refuses_a_second_copy(cairn_home, monkeypatc
 
     monkeypatch.setenv("CAIRN_HOME", str(cairn_home))
     done = []
-    t = threading.Thread(target=lambda: done.append(warm.serve(idle=1.0)))
+    t = threading.Thread(target=lambda: done.append(serve_hooks(idle=1.0)))
     t.start()
     assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists(), 30)
-    assert warm.serve(idle=1.0) == 0  # another server is listening: this one leaves at once
+    assert serve_hooks(idle=1.0) == 0  # another server is listening: this one leaves at once
     t.join(30)
     assert done == [0] and not (cairn_home / "run" / "hooks.sock").exists()
 
@@ -92,7 +95,7 @@ def test_server_leaves_when_its_home_is_deleted(tmp_path, monkeypatch):
     monkeypatch.setenv("CAIRN_HOME", str(home))
     monkeypatch.setattr(local_server, "POLL_SECONDS", 0.2)
     done = []
-    t = threading.Thread(target=lambda: done.append(warm.serve(idle=600.0)))
+    t = threading.Thread(target=lambda: done.append(serve_hooks(idle=600.0)))
     t.start()
     assert _wait_for(lambda: (home / "run" / "hooks.pid").exists(), 30)
     shutil.rmtree(home)
@@ -143,9 +146,9 @@ def _installed(event: str, data: dict, home, cwd, env: dict, launcher: str | Non
 
 
 def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_path, run_cli, cairn_home, warm_env):
-    """`python -S -c <boot> hook EVENT` (hooks/client.py): inline first (site loaded on demand), then the
+    """`python -S -c <boot> hook EVENT` (hooks/client.py, boot.py): inline first (site loaded on demand), then the
     warm server it started; other events inline; a vanished install fails with exit 1, not a blocking 2."""
-    from cairn.agents.hooks.client import boot
+    from cairn.agents.hooks.boot import boot
     from cairn.agents.install import shlex
 
     root = make_project(tmp_path / "shop", run_cli)
@@ -168,15 +171,16 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     assert r.returncode == 1 and "cairn" in r.stderr
 
 
-def _serving(home, monkeypatch):
-    """The command-line server (warm.serve) in a thread of this process, so a spy sees what it answered.
+def _serving(home, monkeypatch, answer):
+    """The command-line server (hook_server.serve) in a thread of this process, answering with `answer`,
+    so a spy sees what it answered.
 
     It stays up until `_stop`: with an idle bound of a few seconds, a command-line process slow to start
     on a loaded machine found it gone and answered inline (a flaky count of served answers)."""
     import threading
 
     monkeypatch.setattr(local_server, "POLL_SECONDS", 0.2)  # notices its socket gone within 0.2 s
-    t = threading.Thread(target=warm.serve, kwargs={"idle": 600.0, "cli": True}, daemon=True)
+    t = threading.Thread(target=hook_server.serve, args=(answer,), kwargs={"idle": 600.0, "cli": True}, daemon=True)
     t.start()
     assert _wait_for(lambda: any((home / "run").glob("cli-*.pid")), 30)
     return t
@@ -196,10 +200,14 @@ def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answ
              ["path", "src/shop/invoice.py", "src/shop/coupons.py"])
     inline = [run_cli_process(*args, cwd=root) for args in lines]
     answered = []
+    from cairn.cli.main import main, warm_ready
     from cairn.cli.warm_serve import run_request
 
-    monkeypatch.setattr(warm, "CLI_RUNNER", [lambda body: answered.append(run_request(body)) or answered[-1]])
-    t = _serving(cairn_home, monkeypatch)
+    def spy(name, body):
+        answered.append(run_request(body, main, warm_ready))
+        return answered[-1]
+
+    t = _serving(cairn_home, monkeypatch, spy)
     on = {"CAIRN_WARM": "1"}
     served = [run_cli_process(*args, cwd=root, env=on) for args in lines]
     assert [(r.returncode, r.stdout, r.stderr) for r in served] == [(r.returncode, r.stdout, r.stderr) for r in inline]
@@ -231,10 +239,14 @@ def _alive(pid: int) -> bool:
 def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_process, cairn_home, monkeypatch):
     root = make_project(tmp_path / "shop", run_cli, init=False)
     answered = []
+    from cairn.cli.main import main, warm_ready
     from cairn.cli.warm_serve import run_request
 
-    monkeypatch.setattr(warm, "CLI_RUNNER", [lambda body: answered.append(run_request(body)) or answered[-1]])
-    t = _serving(cairn_home, monkeypatch)
+    def spy(name, body):
+        answered.append(run_request(body, main, warm_ready))
+        return answered[-1]
+
+    t = _serving(cairn_home, monkeypatch, spy)
     r = run_cli_process("search", "apply coupon", cwd=root, env={"CAIRN_WARM": "1"})
     assert r.returncode == 0 and "src/shop/coupons.py" in r.stdout  # indexed inline, by the command itself
     assert answered == [None]
@@ -263,12 +275,12 @@ def test_session_start_starts_nothing_when_warm_is_off(tmp_path, run_cli, cairn_
 
 def test_a_server_that_never_answers_costs_a_tool_hook_less_than_its_time(tmp_path, cairn_home, warm_env):
     """The Python client: a hung server (it listens, never answers) is waited for within the handler's
-    limit (warm.HOOK_ANSWER_TIMEOUTS), then the hook answers inline: under Claude Code's 5 s, not 6 s
+    limit (hook_client.HOOK_ANSWER_TIMEOUTS), then the hook answers inline: under Claude Code's 5 s, not 6 s
     and more."""
     import subprocess
     import sys
 
-    from cairn.agents.hooks.client import boot
+    from cairn.agents.hooks.boot import boot
 
     (cairn_home / "run").mkdir(mode=0o700)
     hung = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -293,11 +305,11 @@ def test_only_the_servers_own_process_retunes_the_cycle_collector():
     import subprocess
     import sys
 
-    code = ("import gc; from cairn.agents.hooks import warm; before = gc.get_threshold(); "
+    code = ("import gc; from cairn.warm import hook_server as warm; before = gc.get_threshold(); "
             "warm._warm_up({}); print(gc.get_threshold() == before, gc.get_freeze_count() > 0)")
     env = {**os.environ, "CAIRN_WARM": "0"}
     own = subprocess.run([sys.executable, "-c", code.format("True")], capture_output=True, text=True, env=env)
     other = subprocess.run([sys.executable, "-c", code.format("False")], capture_output=True, text=True, env=env)
     assert own.stdout.split() == ["False", "True"], own.stderr
     assert other.stdout.split() == ["True", "False"], other.stderr
-    assert warm.GC_YOUNG > 700
+    assert hook_server.GC_YOUNG > 700

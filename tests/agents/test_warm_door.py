@@ -1,4 +1,4 @@
-"""The bash prompt hook (agents/hooks/hook.sh) and the warm server's loopback door (warm_door.py)."""
+"""The bash prompt hook (agents/hooks/hook.sh) and the warm server's loopback door (warm/door.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from test_hook_support import make_project, payload
 from test_warm import PROMPT, _times, _wait_for
 
-from cairn.agents.hooks import warm_door
 from cairn.agents.install import is_cairn_handler, shell_hook_commands
+from cairn.warm import door as warm_door
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or not shutil.which("bash"), reason="the bash client is POSIX only")
 

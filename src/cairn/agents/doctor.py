@@ -204,9 +204,9 @@ def check_hooks(root: Path | None) -> Check:
 
 
 def hook_server(sources: dict[str, dict[str, str]] | None = None) -> str:
-    """Who answers the frequent hooks (warm.EVENTS): the warm server, reached from bash (hook.sh) or
+    """Who answers the frequent hooks (warm/hook_client.EVENTS): the warm server, reached from bash (hook.sh) or
     from Python; for the hooks line."""
-    from cairn.agents.hooks import warm
+    from cairn.warm import hook_client as warm
 
     if not warm.enabled():
         return "warm server off (CAIRN_WARM=0): every hook answers in its own process"
@@ -219,8 +219,8 @@ def hook_server(sources: dict[str, dict[str, str]] | None = None) -> str:
 
 
 def warm_start() -> str:
-    """How this machine's next stdio `cairn serve` starts (agents/mcp/zygote.py), for the mcp line."""
-    from cairn.agents.mcp import zygote_client
+    """How this machine's next stdio `cairn serve` starts (warm/zygote.py), for the mcp line."""
+    from cairn.warm import zygote_client
 
     if not zygote_client.supported():
         return "warm start off (CAIRN_WARM=0, or not Linux)"

@@ -98,20 +98,20 @@ def hook_config(launcher: str, *, portable: bool = False, shell: dict[str, str] 
 def hook_launcher(python: str | None = None) -> str:
     """What a user-scope hook command starts, as shell words: `'/path/to/python' -S -c '<boot>'`
     (then `hook EVENT`): no `site` and no CLI before the warm server answers (hooks/client.py)."""
-    from cairn.agents.hooks.client import boot
+    from cairn.agents.hooks.boot import boot
 
     return f"{shlex.quote(python or sys.executable)} -S -c {shlex.quote(boot())}"
 
 
 def shell_hook_commands(python: str | None = None) -> dict[str, str]:
-    """The user-scope hooks of the events the warm server answers (warm.EVENTS: UserPromptSubmit,
+    """The user-scope hooks of the events the warm server answers (warm/hook_client.EVENTS: UserPromptSubmit,
     PreToolUse, PostToolUse, Stop): `'<bash>' -p '<...>/cairn/agents/hooks/hook.sh' '<python>' EVENT`, which hands the payload
     to the warm server with bash builtins (~2 ms against ~10-17 ms for the smallest Python client) and
     runs the Python client when it cannot; {} where there is no bash."""
     import shutil
 
-    from cairn.agents.hooks.client import ROOT
-    from cairn.agents.hooks.warm import EVENTS
+    from cairn.agents.hooks.boot import ROOT
+    from cairn.warm.hook_client import EVENTS
 
     bash = shutil.which("bash") if os.name == "posix" else None
     script = os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh")

@@ -42,7 +42,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cairn.cli.doctor_cmd": ("doctor",),
 }
 MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
-WARM_COMMANDS = ("search", "explain", "path")  # read-only index queries the warm server answers (warm.py)
+WARM_COMMANDS = ("search", "explain", "path")  # read-only index queries the warm server answers (warm/hook_server.py)
 
 DESCRIPTION = """\
 cairn leaves the way through a codebase for the next agent session.
@@ -123,30 +123,30 @@ UNREDACTED_COMMANDS = ("hook", "serve")  # their stdout is a protocol (hook JSON
 
 def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
     """Run one command; `warm`: a command the warm server answers (WARM_COMMANDS: search, explain,
-    path) is sent there first (agents/hooks/warm.py: same code, same output, without a Python
+    path) is sent there first (warm/hook_client.py: same code, same output, without a Python
     start-up and cold caches)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # fast path: hooks run on every prompt and tool call, skip argparse
-        if "_serve" in argv and "--cli" in argv:  # a command-line warm server: give it the CLI's runner
-            from cairn.cli.warm_serve import register
+        if "_serve" in argv and "--cli" in argv:  # a command-line warm server, with the CLI's answer
+            from cairn.cli.warm_serve import serve
 
-            register()
-        from cairn.agents.hooks.warm import hook_main
+            return serve(main, warm_ready)
+        from cairn.agents.hooks.client import hook_main
 
         return hook_main(argv[1:])
-    if argv[:1] == ["serve"]:  # MCP over stdio: through a warm zygote when one answers (agents/mcp/zygote.py)
+    if argv[:1] == ["serve"]:  # MCP over stdio: through a warm zygote when one answers (warm/zygote.py)
         if argv[1:] == ["--zygote"]:
             from cairn.cli.serve_cmd import zygote
 
-            return zygote()
+            return zygote(main, build_parser)
         if warm:
-            from cairn.agents.mcp.zygote_client import run
+            from cairn.warm.zygote_client import run
 
             code = run(argv)
             if code is not None:
                 return code
     if warm and argv[:1] and argv[0] in WARM_COMMANDS:
-        from cairn.agents.hooks.warm import cli_main
+        from cairn.warm.hook_client import cli_main
 
         code = cli_main(argv)
         if code is not None:
@@ -167,8 +167,11 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
 
 
 def warm_ready(argv: list[str]) -> bool:
-    """Whether a warm server may answer this command line: it parses, and names a project whose code
-    index exists (a first, cold index runs inline, where its progress shows)."""
+    """Whether a warm server may answer this command line: a command it serves (WARM_COMMANDS) that
+    parses and names a project whose code index exists (a first, cold index runs inline, where its
+    progress shows)."""
+    if not argv or argv[0] not in WARM_COMMANDS:
+        return False
     try:
         args = build_parser(argv[0]).parse_args(argv)
         from cairn.cli.common import resolve

@@ -3,7 +3,7 @@
 The mcp SDK costs most of a second to import, so it is imported only inside the handler: every
 other command (and `cairn --help`) stays fast, and `serve` pays it once per agent session. Over
 stdio, even that is paid once per zygote, not per session: cli/main.py first hands the command to a
-warm zygote (agents/mcp/zygote.py, `cairn serve --zygote`), whose forked child runs this very
+warm zygote (warm/zygote.py, `cairn serve --zygote`), whose forked child runs this very
 handler on the client's stdin/stdout; with none listening, this handler serves inline and starts one.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +44,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     server = build_server(args.root, warm=True)
     if not args.http:
-        from cairn.agents.mcp.zygote_client import mark_used, start_if_wanted
+        from cairn.warm.zygote_client import mark_used, start_if_wanted
 
         mark_used()  # an MCP client uses cairn here: SessionStart may warm a zygote from now on
         start_if_wanted()  # no warm zygote answered this start: one for the next (after our imports)
@@ -60,15 +61,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def zygote() -> int:
+def zygote(main: Callable[..., int], build_parser: Callable[[str | None], object]) -> int:
     """`cairn serve --zygote` (hidden; zygote_client starts it): the warm process whose children
-    run this very command, `cairn serve ...`, through the CLI's own `main`."""
-    from cairn.agents.mcp.zygote import serve
-    from cairn.cli.main import build_parser, main
+    run this very command, `cairn serve ...`, through the CLI's own `main` (cli/main.py passes it
+    and its parser's builder in)."""
+    from cairn.agents.mcp.zygote_preload import preload
+    from cairn.warm.zygote import serve
 
     build_parser("serve")  # argparse and this module: imported once, here, not per child
 
     def run(argv: list[str]) -> int:
         return main(argv, warm=False)
 
-    return serve(run)
+    return serve(run, preload)

@@ -116,7 +116,7 @@ class Model:
 
 _MODEL: Model | None = None
 _FAILED: str | None = None
-LOAD_IN_HOOK = False  # set by the warm hook server (agents/hooks/warm.py): there the model loads once and stays
+LOAD_IN_HOOK = False  # set by the warm hook server (warm/hook_server.py): there the model loads once and stays
 
 
 def inline_hook() -> bool:

@@ -1,6 +1,6 @@
 """Facts about one state of a code index that the request path reuses until the index changes.
 
-A prompt hook answered by the warm server (agents/hooks/warm.py) runs the same search code as a
+A prompt hook answered by the warm server (warm/hook_server.py) runs the same search code as a
 cold process, but can keep what it learnt about the index between prompts: term document
 frequencies and per-term FTS results (earlier prompts' words are searched again on every prompt),
 the adjacency lists of the graph walk, every file's role, the path list the path channel scans,

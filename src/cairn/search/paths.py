@@ -46,7 +46,7 @@ def matches(word: str, part: str) -> bool:
     return common >= 4 and common >= 0.75 * len(short)
 
 
-_PARTS: dict[str, tuple[list[str], list[str]]] = {}  # memo: a warm process (agents/hooks/warm.py) reuses it
+_PARTS: dict[str, tuple[list[str], list[str]]] = {}  # memo: a warm process (warm/hook_server.py) reuses it
 _SPLIT: dict[str, list[str]] = {}  # a name's parts: a folder's are shared by its files, a stem by its namesakes
 
 

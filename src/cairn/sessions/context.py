@@ -331,7 +331,7 @@ def read_session(transcript: str | os.PathLike, cache: Path | None = None,
     return ctx
 
 
-# A warm process (agents/hooks/warm.py) keeps the context it last read or saved per cache file, so a
+# A warm process (warm/hook_server.py) keeps the context it last read or saved per cache file, so a
 # prompt does not parse the cache's JSON again while the file is the one it wrote: cache path ->
 # (the cache file's identity, size and time, the transcript's identity (read_session), the offset,
 # the context). The context is shared with the caller, who only reads it.

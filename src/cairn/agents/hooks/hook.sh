@@ -6,7 +6,7 @@
 # Every prompt, tool call and turn pays its hooks' start-up before any work: ~10-17 ms for the
 # smallest Python client (client.py), ~2 ms for bash. So the installed hooks of those events are
 # this script: it reads the warm server's door (CAIRN_HOME/run/hooks.tcp, 0600: port, token, pid,
-# key; see warm_door.py), sends the payload over 127.0.0.1 with bash's own /dev/tcp and prints the
+# key; see cairn/warm/door.py), sends the payload over 127.0.0.1 with bash's own /dev/tcp and prints the
 # answer. Shell builtins only: no process is started on the way. Anything missing or wrong (no
 # server, no door, CAIRN_WARM=0, an odd CAIRN_HOME or working directory, a refused, silent or
 # foreign answer) and it runs the Python client exactly as before, with what it read of stdin.
@@ -43,7 +43,7 @@ fallback() {
   exec "$py" -S -c "$boot" hook "$event"
 }
 
-case $event in UserPromptSubmit | PreToolUse | PostToolUse | Stop) ;; *) fallback ;; esac  # warm.EVENTS
+case $event in UserPromptSubmit | PreToolUse | PostToolUse | Stop) ;; *) fallback ;; esac  # warm/hook_client.EVENTS
 case ${CAIRN_WARM:-1} in 0 | false | no | off) fallback ;; esac
 home=${CAIRN_HOME:-$HOME/.cairn}
 case $home in /*) ;; *) fallback ;; esac  # relative or ~: the Python client resolves it

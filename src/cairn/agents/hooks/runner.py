@@ -157,7 +157,7 @@ INLINE_PROCESS = False  # True while `main` answers a hook in this process (code
 
 def main(argv: list[str] | None = None, raw: bytes | None = None) -> int:
     """Entry point of `cairn hook`; returns the exit code (0, or 2 for a read-guard deny).
-    `raw`: stdin, when the warm client (warm.py) already read it."""
+    `raw`: stdin, when the hook client (client.py) already read it."""
     global INLINE_PROCESS
     INLINE_PROCESS = True
     try:
@@ -189,7 +189,7 @@ def _main(argv: list[str] | None, raw: bytes | None) -> int:
         except HookTimeout:
             payload = {}
     out, err, code, status, project_id = run(names[0] if names else None, payload, inline=inline)
-    from cairn.agents.hooks.warm import write_answer
+    from cairn.warm.hook_client import write_answer
 
     write_answer(out, err)
     if status != "skipped":

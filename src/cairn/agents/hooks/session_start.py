@@ -214,12 +214,12 @@ def restore_sections(ctx: HookContext) -> list[Section]:
 
 
 def warm_mcp() -> None:
-    """Start the MCP zygote (agents/mcp/zygote.py) detached if none answers, so the session's
+    """Start the MCP zygote (warm/zygote.py) detached if none answers, so the session's
     `cairn serve` starts warm when the agent launches it after this hook; a probe of a live one
     counts as activity (it stays for the next session). Under a millisecond when one answers;
     never raises."""
     try:
-        from cairn.agents.mcp.zygote_client import alive, start, supported, used
+        from cairn.warm.zygote_client import alive, start, supported, used
 
         if supported() and used() and not alive():  # only where an agent runs `cairn serve`
             start()
@@ -234,7 +234,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     cfg = ctx.settings.session_start
     source = ctx.text("source") or "startup"
     if ctx.settings.recall.enabled:  # the prompt hook's warm server, ready before the first prompt
-        from cairn.agents.hooks.warm import ensure_started
+        from cairn.agents.hooks.boot import ensure_started
 
         ensure_started()
     if source in ("compact", "clear"):

@@ -2,7 +2,7 @@
 
 A Unix socket needs a client that can speak it, and the cheapest such client is a Python process
 (~10-17 ms before its first line); bash reaches a TCP port with builtins alone (~2 ms). So the
-hook server (warm.py) also listens on an ephemeral loopback port and writes where in
+hook server (hook_server.py) also listens on an ephemeral loopback port and writes where in
 CAIRN_HOME/run/hooks.tcp (0600 in a 0700 folder, replaced atomically): the port, a random token,
 its pid and a second random key. Only a reader of that file can be answered: the first lines of a
 request are a magic line and the token (compared in constant time), then the folder the script runs

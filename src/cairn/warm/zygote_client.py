@@ -2,7 +2,7 @@
 
 An MCP server over stdio starts in a fresh Python each time an agent connects, and importing the
 mcp SDK (pydantic models for every protocol message) costs about a second of CPU before cairn
-runs any code. So `cairn serve` first looks for a warm zygote (zygote.py: a process that already
+runs any code. So `cairn serve` first looks for a warm zygote (warm/zygote.py: a process that already
 imported the SDK and cairn's server code, with no database open and no thread running) on a Unix
 socket under CAIRN_HOME/run/ (0700), one per set of CAIRN_* settings, Python and cairn install.
 It sends a header (magic, cairn version, working directory, umask, command line, environment) and its
@@ -48,7 +48,7 @@ USED_RECENTLY = 14 * 86400.0
 
 def mark_used() -> None:
     """Note that an agent started `cairn serve` over stdio (SessionStart warms a zygote only then)."""
-    from cairn.agents.hooks.warm import socket_path as hook_socket
+    from cairn.warm.hook_client import socket_path as hook_socket
 
     path = os.path.join(os.path.dirname(hook_socket()), USED_MARK)
     try:
@@ -65,7 +65,7 @@ def used() -> bool:
     alone gets no idle zygote (~76 MB) after each session start."""
     import time
 
-    from cairn.agents.hooks.warm import socket_path as hook_socket
+    from cairn.warm.hook_client import socket_path as hook_socket
 
     try:
         return time.time() - os.stat(os.path.join(os.path.dirname(hook_socket()), USED_MARK)).st_mtime < USED_RECENTLY
@@ -77,7 +77,7 @@ def supported() -> bool:
     """The warm path is on (CAIRN_WARM) and this platform can pass descriptors to a forked process.
     Linux only: elsewhere a fork without exec after these imports is untested (macOS's system
     libraries refuse some uses of a forked child), so other platforms serve inline."""
-    from cairn.agents.hooks.warm import enabled
+    from cairn.warm.hook_client import enabled
 
     return (enabled() and sys.platform.startswith("linux") and hasattr(os, "fork")
             and hasattr(_socket, "SCM_RIGHTS") and hasattr(_socket.socket, "sendmsg"))
@@ -89,7 +89,7 @@ def socket_path() -> str:
     from zlib import crc32
 
     import cairn
-    from cairn.agents.hooks.warm import socket_path as hook_socket
+    from cairn.warm.hook_client import socket_path as hook_socket
 
     key = settings(os.environ) + b"\0" + os.fsencode(sys.executable) + b"\0" + os.fsencode(os.path.dirname(cairn.__file__))
     return os.path.join(os.path.dirname(hook_socket()), f"{SOCKET_PREFIX}{crc32(key):08x}.sock")
@@ -102,7 +102,7 @@ def settings(env: Mapping[str, str]) -> bytes:
                       if k.startswith("CAIRN_") and k not in PER_START)
 
 
-def _version() -> bytes:
+def version() -> bytes:
     from cairn import __version__
 
     return __version__.encode()
@@ -116,7 +116,7 @@ def header(argv: list[str]) -> bytes:
     fields = [os.fsencode(os.getcwd()), b"%d" % mask, b"%d" % len(argv), *(os.fsencode(a) for a in argv),
               *(os.fsencode(k) + b"=" + os.fsencode(v) for k, v in os.environ.items())]
     payload = b"\0".join(fields)
-    return MAGIC + b"\n" + _version() + b"\n" + b"%d" % len(payload) + b"\n" + payload
+    return MAGIC + b"\n" + version() + b"\n" + b"%d" % len(payload) + b"\n" + payload
 
 
 def parse_header(data: bytes) -> tuple[bytes, bytes, int, bytes]:
@@ -168,7 +168,7 @@ def run(argv: list[str]) -> int | None:
         sent = s.sendmsg([msg], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
         if sent < len(msg):
             s.sendall(msg[sent:])
-        line = _read_line(s)
+        line = read_line(s)
         if not line.isdigit():  # "fallback": stale code, another version, a busy or broken zygote
             WANTED.append(True)  # (a stale one exits: the inline server starts its successor)
             s.close()
@@ -182,7 +182,7 @@ def run(argv: list[str]) -> int | None:
     return _wait(s, got)
 
 
-def _read_line(s: _socket.socket, limit: int = 64) -> bytes:
+def read_line(s: _socket.socket, limit: int = 64) -> bytes:
     data = b""
     while not data.endswith(b"\n") and len(data) < limit:
         chunk = s.recv(limit)

@@ -2,20 +2,20 @@
 
 `cairn serve --zygote` (started detached by an inline `cairn serve`, or by the SessionStart hook)
 binds CAIRN_HOME/run/mcp-<crc>.sock (zygote_client.socket_path), then imports the mcp SDK,
-cairn's server module and the search path, compiles the redactor's patterns, and waits. It opens
+cairn's server module and the search path, compiles the redactor's patterns (`preload`), and waits. It opens
 no database and starts no thread: a fork copies one thread only, and a SQLite connection must not
 cross a fork. For each client (zygote_client.run) it receives the header and the client's
 descriptors 0, 1, 2, forks, and the child puts them in place of its own stdio, takes the client's
 working directory, umask, environment and command line, tells the client its pid, and on the client's
-"go" runs `run(argv)`: the CLI's own `cairn serve` (the CLI layer passes it in, as agents code
-never imports the CLI), exactly as an inline start runs it. The child writes "exit N" on the
+"go" runs `run(argv)`: the CLI's own `cairn serve` (the CLI layer passes it in, with what to
+preload, agents/mcp/zygote_preload.py: this package imports neither), exactly as an inline start runs it. The child writes "exit N" on the
 socket when done and exits; it exits too when the client's end of the socket closes (the client
 died). Children are reaped by the kernel (SIGCHLD ignored in the zygote, restored in the child).
 
 The zygote answers "fallback" (the client then serves inline) to another cairn version, other
 CAIRN_* settings, a malformed header, or when its loaded code changed on disk (then it exits:
 the inline server starts its successor); it exits after IDLE_SECONDS without a client, and when
-its socket file is gone or is another zygote's (warm.py's rules for the hook server).
+its socket file is gone or is another zygote's (warm/lifecycle.py's rules, as for the hook server).
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ import sys
 import time
 from collections.abc import Callable
 
-from cairn.agents.hooks import local_server
-from cairn.agents.mcp.zygote_client import (
+from cairn.warm import lifecycle
+from cairn.warm.zygote_client import (
     ACK_TIMEOUT,
     FALLBACK,
     GO,
     MAGIC,
     MAX_HEADER,
-    _read_line,
-    _version,
     parse_header,
     parse_payload,
+    read_line,
     settings,
     socket_path,
     supported,
+    version,
 )
 
 TYPE_CHECKING = False
@@ -48,40 +48,6 @@ if TYPE_CHECKING:
 IDLE_SECONDS = 1800
 START: dict[str, str] = {}  # "cwd": the zygote's own, which `python -m` put first on sys.path
 Runner = Callable[[list[str]], int]
-
-
-PRELOAD = (
-    "cairn.agents.mcp.server",  # the SDK and the tools
-    "rich.console", "rich.logging",  # what MCPServer() imports to configure its logging
-    "anyio._backends._asyncio", "anyio.streams.stapled",  # what its run() imports (anyio's event loop)
-    "cairn.search.service", "cairn.search.engine", "cairn.search.render", "cairn.search.knowledge",
-    "cairn.search.session_signals", "cairn.codemap.freshness", "cairn.codemap.history", "cairn.agents.tracker",
-    "cairn.search.phrases", "cairn.text.abbreviations", "cairn.codemap.indexer", "cairn.codemap.graph_update",
-    "cairn.codemap.vectors", "cairn.codemap.embed", "cairn.codemap.maps", "cairn.memory", "cairn.codemap.file_facts",
-)
-
-
-def preload() -> None:
-    """Import what every server start and first search would import, and compile the redactor's
-    and the tooling channel's patterns and the index's expected tables: no database, no thread. (A module missing here is only imported by the child.)"""
-    import importlib
-
-    for name in PRELOAD:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
-    from cairn.redact import redact
-
-    redact("warm up the redactor: password = not-a-real-secret-0000")
-    try:  # patterns and tables compiled at first use, the same for every project
-        from cairn.codemap.index_db import expected_tables
-        from cairn.search.tooling import asked_tools
-
-        asked_tools("warm up the linter")
-        expected_tables()
-    except Exception:  # only the first search's speed depends on it
-        pass
 
 
 def threads() -> int:
@@ -95,21 +61,22 @@ def threads() -> int:
         return threading.active_count()
 
 
-def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
-    """Listen, preload, and fork a server per client until idle, stale, or the socket is gone."""
+def serve(run: Runner, preload: Callable[[], None], idle: float = IDLE_SECONDS) -> int:
+    """Listen, `preload` (what the server imports: no database, no thread), and fork a server per
+    client until idle, stale, or the socket is gone."""
     import signal
 
     path = socket_path()
     if len(path) > 100 or not supported():
         return 0
-    srv = local_server.listen(path)  # first: a second zygote started meanwhile stops here, before importing
+    srv = lifecycle.listen(path)  # first: a second zygote started meanwhile stops here, before importing
     if srv is None:
         return 0
     try:
         START["cwd"] = os.getcwd()
     except OSError:
         pass
-    claimed = local_server.claim(path)
+    claimed = lifecycle.claim(path)
     if claimed is None:
         srv.close()
         return 0
@@ -119,19 +86,19 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
         preload()  # a client connecting meanwhile waits in the backlog (zygote_client.ACK_TIMEOUT)
         if threads() != 1:  # a fork would lose a thread's work: never serve then
             return 0
-        seen = local_server.loaded_sources("")  # every module's source, its dependencies' too
+        seen = lifecycle.loaded_sources("")  # every module's source, its dependencies' too
         import gc
 
         gc.collect()
         gc.freeze()  # what is loaded now stays out of every collection: children share its pages longer
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-        srv.settimeout(min(idle, local_server.POLL_SECONDS))
+        srv.settimeout(min(idle, lifecycle.POLL_SECONDS))
         last = time.monotonic()
         while True:
             try:
                 conn, _ = srv.accept()
             except TimeoutError:
-                if time.monotonic() - last >= idle or not local_server.still_ours(path, ours) or local_server.stale(seen):
+                if time.monotonic() - last >= idle or not lifecycle.still_ours(path, ours) or lifecycle.stale(seen):
                     break
                 continue
             with conn:
@@ -140,7 +107,7 @@ def serve(run: Runner, idle: float = IDLE_SECONDS) -> int:
                 break
             last = time.monotonic()
     finally:
-        local_server.release(srv, path, pid_file, ours)
+        lifecycle.release(srv, path, pid_file, ours)
     return 0
 
 
@@ -160,16 +127,16 @@ def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str
     try:
         if not data:  # a liveness probe (zygote_client.alive)
             return True
-        if local_server.stale(seen):
+        if lifecycle.stale(seen):
             _send(conn, FALLBACK)
             return False
-        magic, version, size, rest = parse_header(data)
+        magic, their_version, size, rest = parse_header(data)
         while len(rest) < size <= MAX_HEADER:
             chunk = conn.recv(1 << 16)
             if not chunk:
                 break
             rest += chunk
-        if magic != MAGIC or version != _version():
+        if magic != MAGIC or their_version != version():
             _send(conn, FALLBACK)
             return magic != MAGIC  # a newer (or older) cairn: leave the place to its zygote
         cwd, mask, argv, env = parse_payload(rest)
@@ -212,7 +179,7 @@ def _child(conn: socket.socket, srv: socket.socket, fds: list[int],
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # subprocesses (git) must be waitable
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # as an inline server: SIGTERM ends it
         conn.sendall(b"%d\n" % os.getpid())
-        if _read_line(conn) != GO.strip():  # the client gave up and serves inline: touch nothing
+        if read_line(conn) != GO.strip():  # the client gave up and serves inline: touch nothing
             os._exit(0)
         conn.settimeout(None)
         for target, fd in zip((0, 1, 2), fds, strict=True):
