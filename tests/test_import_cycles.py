@@ -21,21 +21,17 @@ SRC = ROOT / "src"
 
 # Each cycle of today: its modules and why it is still there. Remove an entry when it is cut.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"cairn.codemap.graph", "cairn.codemap.graph_update", "cairn.codemap.index_db", "cairn.codemap.indexer",
-               "cairn.codemap.knowledge_index", "cairn.codemap.maps", "cairn.memory", "cairn.memory.knowledge"}):
-        "the index run (indexer.py) rebuilds the graph, whose knowledge step and the map ask memory for the "
-        "nodes (knowledge_index.py, the layer contract's one exception), and memory refreshes the index "
-        "(memory/knowledge.py); index_db.open_fresh runs the indexer. Cut when the index run takes the nodes "
-        "from its caller and storage stops calling the orchestrator (the index stages of issue 36)",
-    frozenset({"cairn.agents.hooks.background", "cairn.agents.hooks.client", "cairn.agents.hooks.runner",
-               "cairn.agents.hooks.session_end", "cairn.agents.hooks.session_start", "cairn.agents.hooks.warm",
-               "cairn.agents.mcp.zygote_client"}):
-        "the warm hook server and its clients (warm.py, client.py, zygote_client.py) run the hooks through "
-        "runner.py, and SessionStart/SessionEnd start them: the warm-process package of issue 36 passes the "
-        "handlers in",
-    frozenset({"cairn.cli.main", "cairn.cli.serve_cmd", "cairn.cli.warm_serve"}):
-        "the warm processes run the CLI's own main in their children (serve --zygote, hook _serve --cli): "
-        "the warm-process package of issue 36 passes the runner in",
+    frozenset({"cairn.codemap.graph", "cairn.codemap.graph_update", "cairn.codemap.indexer",
+               "cairn.codemap.knowledge_index", "cairn.codemap.maps", "cairn.codemap.stages.changes",
+               "cairn.codemap.stages.derive", "cairn.codemap.stages.store", "cairn.memory", "cairn.memory.knowledge"}):
+        "the index run (indexer.py and its stages) rebuilds the graph, whose knowledge step and the map ask "
+        "memory for the nodes (knowledge_index.py, the layer contract's one exception), and memory refreshes "
+        "the index (memory/knowledge.py). Storage (index_db) left it with the index stages; cut when the index "
+        "run takes the nodes from its caller",
+    frozenset({"cairn.agents.hooks.background", "cairn.agents.hooks.runner", "cairn.agents.hooks.session_end",
+               "cairn.agents.hooks.session_start"}):
+        "runner.py dispatches to the handlers, and SessionStart/SessionEnd's background run goes back through "
+        "runner for its own work (the warm processes left this cycle with cairn/warm/)",
     frozenset({"cairn.search.engine", "cairn.search.knowledge"}):
         "search/knowledge.py imports Hit from engine.py, which asks it for the knowledge hits: Hit lives in "
         "search/hit.py now, and knowledge.py importing it from there cuts this (decision-records work)",
@@ -64,9 +60,6 @@ KNOWN_LAYER_EXCEPTIONS: set[str] = {
 
 # Private names (`_x`) one module takes from another, to burn down: make the name public, or move it.
 KNOWN_PRIVATE_IMPORTS: dict[str, str] = {
-    "cairn.agents.mcp.zygote -> cairn.agents.mcp.zygote_client._read_line": "warm-process package (issue 36)",
-    "cairn.agents.mcp.zygote -> cairn.agents.mcp.zygote_client._version": "warm-process package (issue 36)",
-    "cairn.cli.warm_serve -> cairn.agents.hooks.warm._settings": "warm-process package (issue 36)",
     "cairn.codemap.knowledge_index -> cairn.memory.adr_import._dir_kind": "goes with the layer exception above",
 }
 
