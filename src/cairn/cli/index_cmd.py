@@ -9,7 +9,7 @@ from cairn.cli.common import add_json, add_root, print_json, resolve
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-    from cairn.codemap.indexer import IndexStats
+    from cairn.codemap.stages.state import IndexStats
     from cairn.project import Project
 
 

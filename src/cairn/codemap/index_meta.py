@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 RANKS_MISSING = 10**9  # rank_stale while a full rebuild's ranks are not written yet (graph.py)
 
 
-@dataclass
+# No generated methods (building them cost ~0.5 ms CPU in every process that opens an index, a prompt
+# hook's among them): an instance starts with every default, `load` sets the rows it finds.
+@dataclass(init=False, repr=False, eq=False)
 class IndexMeta:
     """One field per row of `meta`; a row that is absent reads as the field's default."""
 

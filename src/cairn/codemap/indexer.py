@@ -20,17 +20,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from cairn.codemap.index_db import IndexBusy, lock_path, open_index, rebuild
-from cairn.codemap.index_meta import IndexMeta
-from cairn.codemap.stages.state import IndexStats, Progress, Run
 from cairn.errors import CairnError
 from cairn.project import Project
-from cairn.store.repair import is_damage
-from cairn.util.filelock import file_lock
 
-__all__ = ["IndexBusy", "IndexStats", "Progress", "claim_pending", "index_project", "open_fresh", "open_index",
-           "pending_path", "stages"]
+__all__ = ["IndexBusy", "claim_pending", "index_project", "open_fresh", "open_index", "pending_path", "stages"]
 
-Stage = Callable[[Run], None]
+TYPE_CHECKING = False  # not typing's (see index_db.py): `open_fresh` on a fresh index imports no stage
+if TYPE_CHECKING:
+    from cairn.codemap.stages.state import IndexStats, Progress, Run
+
+    Stage = Callable[[Run], None]
 
 
 def stages() -> tuple[Stage, ...]:
@@ -88,6 +87,8 @@ def claim_pending(project: Project, max_age: float = 120.0) -> bool:
 def _index_lock(path: Path, wait: bool) -> Iterator[int]:
     """An exclusive lock beside the index: one indexer per worktree at a time. Yields its descriptor,
     which the forked extraction workers close (a killed indexer's workers must not keep it held)."""
+    from cairn.util.filelock import file_lock
+
     busy = f"{path}: another cairn process is indexing this worktree"
     with file_lock(path, timeout=None if wait else 0, busy=busy, error=IndexBusy) as fd:
         yield fd
@@ -102,7 +103,9 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     walk), or when a query of this run fails on it, in which case the run starts over once.
     `wait=False` raises IndexBusy instead of queueing behind another run of this worktree.
     `totals=False`: a run that found nothing to do skips counting files, symbols and edges."""
+    from cairn.codemap.stages.state import IndexStats, Run
     from cairn.config import settings
+    from cairn.store.repair import is_damage
 
     if project.root is None:
         raise CairnError("the _global project has no code to index; pass --root DIR")
@@ -137,6 +140,8 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
 def _run(run: Run) -> None:
     """find changes -> store -> derive, over the meta rows as the run finds them (a damaged page
     raises here too: the caller rebuilds)."""
+    from cairn.codemap.index_meta import IndexMeta
+
     run.meta = IndexMeta.load(run.con)
     for stage in stages():
         stage(run)

@@ -43,7 +43,7 @@ class IndexStats:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (no repr or eq: built in every process that indexes, never used)
 class Run:
     """The run's inputs, the meta rows as it found them, and what each stage leaves for the next."""
 

@@ -16,7 +16,6 @@ import json
 import os
 import sqlite3
 
-from cairn.codemap import fts_rows
 from cairn.codemap.graph_update import MAX_FILES, old_state
 from cairn.codemap.stages.state import Run
 from cairn.store.db import transaction
@@ -140,6 +139,7 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
 def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, replace: bool) -> None:
     """Write one file's symbols, references, imports, text and chunks (`replace`: its old text goes
     first). Caller holds the transaction."""
+    from cairn.codemap import fts_rows
     from cairn.codemap.model import symbol_key
 
     if replace:
@@ -164,6 +164,8 @@ def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, repla
 
 def _delete_files(con: sqlite3.Connection, file_ids: list[int]) -> None:
     """Remove files and their rows: every `files` statement first, then their text (see `_file_row`)."""
+    from cairn.codemap import fts_rows
+
     for file_id in file_ids:
         _delete_file_rows(con, file_id)
         con.execute("DELETE FROM files WHERE id = ?", (file_id,))
