@@ -241,6 +241,24 @@ class Knowledge:
     superseded_factor: float = 0.05  # a superseded node stays readable, never ahead of a live one; no figure recorded
     why_factor: float = 1.5  # a why-question wants the decision or bug record first; no figure recorded (ed053e2)
     share: float = 0.25  # in the `all` view, at least this share of slots goes to knowledge; no figure recorded
+    record_channel: float = 1.0  # the record channel (records.py: records ranked among themselves) beside the
+    # fused ranking, in a knowledge hit's score; decisions set (docs/benchmarks.md#decisions)
+    record_fused: float = 0.05  # ...and the fused ranking of every file (its text, names, walk) in it
+    record_columns: str = "5.0, 3.0, 1.0"  # records_fts column weights: title, path words, body
+    record_rarity: float = 0.0  # the record channel's term weight is cairn's (repository-wide) weight to this power:
+    # 0 = every word counts alike, the records' own IDF decides
+    record_expansion: float = 0.5  # related words (abbreviations, --terms) in the record channel
+    first_title: float = 0.5  # `auto` puts the best record first when its title and path hold this share of the
+    # request's words (weighted; records.evidence); decisions set (docs/benchmarks.md#decisions)
+    first_plain: float = 1.0  # ...or its plain BM25 over the whole repository is this times the best other file's
+    first_cover: float = 0.0  # ...and it holds at least this much more of the request than the best code hits
+    first_reason_cover: float = 0.0  # ...or, for a why-question, this much more
+    cover_hits: int = 3  # the code hits a record's coverage is compared with
+    second_plain: float = 0.8  # second (after the best code hit) at these levels
+    second_title: float = 0.3
+    second_cover: float = 0.1
+    runner_up_place: int = 3  # with the best record first, the next record goes at this place (0: by score),
+    # unless the request is a code task
     personal_columns: str = "0, 3.0, 1.0"  # personal notes' FTS column weights (path, title, body); no figure
     personal_min_weight: float = 1.0  # every request word counts for personal notes (the code's rarity would
     # silence words it never uses); no figure recorded
