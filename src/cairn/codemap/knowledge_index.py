@@ -27,15 +27,13 @@ def record_headings(con: sqlite3.Connection, project: Any, file_ids: list[int] |
     any file (open them all)."""
     from cairn.config import load_config
     from cairn.memory import adr_import as adr
-    from cairn.memory import record_shape
 
     try:
         if (load_config(project.root).get("memory", {}) or {}).get("adr_globs"):
             return None
     except Exception:
         return None
-    sections = set(adr.DECISION_SECTIONS) | set(adr.RFC_SECTIONS) | set(adr.POSTMORTEM_SECTIONS) \
-        | record_shape.STRONG_SECTIONS
+    sections = adr.CANDIDATE_SECTIONS
     heads: dict[str, int] = {}
     only = "" if file_ids is None else f" AND s.file_id IN ({','.join(str(int(f)) for f in file_ids)})"
     for path, name in con.execute("SELECT f.path, lower(s.name) FROM symbols s JOIN files f ON f.id = s.file_id "
@@ -50,13 +48,10 @@ def record_candidates(con: sqlite3.Connection, changed: dict[str, int], project:
     one rebuilds the knowledge rows): by name, folder or record headings (adr_import.candidates);
     a file below a record-named folder too (`0007-storage/02-design.md`)."""
     from cairn.memory import adr_import as adr
-    from cairn.memory import record_shape
 
     heads = record_headings(con, project, list(changed.values()))
     paths = list(changed)
-    found = set(adr.candidates(paths, None if heads is None else {p: heads.get(p, 0) for p in paths}))
-    found |= {p for p in paths if record_shape.is_prose(p) and any(record_shape.name_kind(f) for f in p.split("/")[:-1])}
-    return [p for p in paths if p in found]
+    return adr.changed_candidates(paths, None if heads is None else {p: heads.get(p, 0) for p in paths})
 
 
 def knowledge_rows(con: sqlite3.Connection, project: Any,

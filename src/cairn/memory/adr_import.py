@@ -319,6 +319,10 @@ def parse_record(rel: str, text: str, type_: str,
     heading = _heading(fm, body, stem)
     title = clean_title(heading)
     status, raw_status = _status(fm, body)
+    prefix = shape.STATUS_PREFIX.match(stem)
+    if prefix and (status == "active" or prefix.group(1).lower() in ("superseded", "deprecated", "rejected",
+                                                                      "obsolete", "withdrawn")):  # the name says it
+        status, raw_status = _status({"status": prefix.group(1)}, "")
     if type_ == "bug" and status == "active":
         status = "done"
     content = re.sub(r"^\s{0,3}#\s+" + re.escape(heading) + r"\s*#*\s*\n", "", body, count=1)
@@ -357,6 +361,19 @@ def candidates(paths: list[str], heads: dict[str, int] | None = None,
                 or layout.record_folder(rel) or layout.in_series(rel)):
             out.append(rel)
     return out
+
+
+# Section names whose headings (counted by the index) make a prose file worth opening (candidates()).
+CANDIDATE_SECTIONS = frozenset(DECISION_SECTIONS) | frozenset(RFC_SECTIONS) | frozenset(POSTMORTEM_SECTIONS) \
+    | shape.STRONG_SECTIONS
+
+
+def changed_candidates(paths: list[str], heads: dict[str, int] | None) -> list[str]:
+    """Of a few changed files, those that could be records (judged without the rest of the file list):
+    `candidates`, and a prose file below a record-named folder (`0007-storage/02-design.md`)."""
+    found = set(candidates(paths, heads))
+    found |= {p for p in paths if shape.is_prose(p) and any(shape.name_kind(f) for f in p.split("/")[:-1])}
+    return [p for p in paths if p in found]
 
 
 _LINK_TARGET = re.compile(r"\]\(([^)\s#]+)|<([^<>\s]+)>`_")

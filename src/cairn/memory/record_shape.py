@@ -42,7 +42,7 @@ RECORD_WORDS = frozenset({"adr", "adrs", "decision", "decisions", "rfc", "rfcs",
 STATUS_FOLDERS = frozenset({"accepted", "approved", "done", "implemented", "rejected", "declined", "withdrawn",
                             "deferred", "draft", "drafts", "proposed", "superseded", "deprecated", "archive",
                             "archived", "historic", "historical", "legacy", "old", "obsolete", "active", "final",
-                            "review", "reviews", "in-review", "pending", "open", "closed", "text", "tendermint-core"})
+                            "review", "reviews", "in-review", "pending", "open", "closed"})
 _WORD = re.compile(r"[a-z]+")
 # Section headings of decision records and design documents. "Strong" ones are what a design record has
 # and a guide rarely does; "weak" ones are common in any document and count half.
@@ -72,8 +72,15 @@ def is_prose(rel: str) -> bool:
     return rel.lower().endswith(PROSE_EXTS)
 
 
+# A status written before a record's name (`SUPERSEDED-20230719-plan.md`, `draft-0004-x.md`).
+STATUS_PREFIX = re.compile(r"^(superseded|deprecated|rejected|obsolete|withdrawn|draft|wip|accepted|proposed)[-_ ]+",
+                           re.I)
+
+
 def stem(name: str) -> str:
-    return name.rsplit(".", 1)[0] if "." in name and is_prose(name) else name
+    """The name without its extension nor a status prefix."""
+    base = name.rsplit(".", 1)[0] if "." in name and is_prose(name) else name
+    return STATUS_PREFIX.sub("", base) or base
 
 
 def name_kind(name: str) -> str | None:
@@ -193,10 +200,12 @@ class Layout:
         self.record_folders: dict[str, frozenset[str]] = {}  # folder -> the names of its parts
         for folder, names in prose.items():
             parent, _, name = folder.rpartition("/")
-            if not name or not (parent in self.series or self.for_records(parent)) or _sorting_folder(name):
+            if not name or _sorting_folder(name):
                 continue
             found = frozenset(n for n in names if _part_of(name, n))
-            if found and (name_kind(name) is not None or (len(found) >= 2 and _numbered_parts(found))):
+            numbered = len(found) >= 2 and _numbered_parts(found)
+            if found and ((parent in self.series or self.for_records(parent)) and (name_kind(name) or numbered)
+                          or (numbered and folder_is_for_records(name))):  # `storage-rfc/01-survey.md`
                 self.record_folders[folder] = found
 
     def for_records(self, folder: str) -> bool:
@@ -222,9 +231,12 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 def _sorting_folder(name: str) -> bool:
-    """A folder that sorts records (by status, by year, or named for records itself), not a record."""
+    """A folder that sorts records (by status, by year, or named for records and nothing else: `rfcs`,
+    `docs-decisions`), not a record."""
     low = name.lower()
-    return low in STATUS_FOLDERS or bool(_YEAR.match(low)) or folder_is_for_records(low) or placeholder_name(name)
+    words = _WORD.findall(low)
+    return (low in STATUS_FOLDERS or bool(_YEAR.match(low)) or placeholder_name(name)
+            or bool(words) and all(w in RECORD_WORDS or w in STATUS_FOLDERS or w in ("doc", "docs") for w in words))
 
 
 def _part_of(folder_name: str, name: str) -> bool:
