@@ -1,10 +1,12 @@
 """Knowledge hits: decisions, bugs, gotchas and concepts ranked beside the code.
 
 Project nodes and decision records live in the index as files with a `nodes` row, so they go
-through the same channels as code (text, names, graph walk) and are only separated here. The
-personal vault (preferences for every project) is outside any repository; its few notes are
-scored at query time with the same term weights. Superseded nodes rank last and say what
-replaced them; nodes whose cited code changed since they were written say so (`stale`).
+through the same channels as code (text, names, graph walk) and are only separated here, where
+the record channel (records.py: the records ranked among themselves) weighs most. A record kept as
+a folder of parts is one hit (its best part); a superseded node ranks right under the node that
+replaced it and says so; `arrange` builds the default list by evidence. The personal vault
+(preferences for every project) is outside any repository; its few notes are scored at query time
+with the same term weights. Nodes whose cited code changed since they were written say so (`stale`).
 """
 
 from __future__ import annotations
@@ -78,14 +80,18 @@ def _meta(r: sqlite3.Row, data: dict, live: str | None) -> dict:
 
 
 def knowledge_scores(con: sqlite3.Connection, q: Query, fused: dict[int, float], rows: dict,
-                     weights: Weights = DEFAULT_RANKING.knowledge, k: int = RRF_K) -> dict[int, float]:
+                     weights: Weights = DEFAULT_RANKING.knowledge, k: int = RRF_K
+                     ) -> tuple[dict[int, float], dict[int, list[str]]]:
     """Node file -> score: its place in the fused ranking of every file plus, as one more list of the
-    fusion, its place in the record channel (records.py: the records ranked among themselves)."""
+    fusion, its place in the record channel (records.py: the records ranked among themselves); and
+    node file -> the request's words the record channel found in it."""
     scores = {f: s * weights.record_fused for f, s in fused.items() if f in rows}
+    words: dict[int, list[str]] = {}
     if weights.record_channel:
-        for rank, fid in enumerate(ranked({f: s for f, s in record_scores(con, q, weights).items() if f in rows})):
+        channel, words = record_scores(con, q, weights)
+        for rank, fid in enumerate(ranked({f: s for f, s in channel.items() if f in rows})):
             scores[fid] = scores.get(fid, 0.0) + weights.record_channel / (k + rank + 1)
-    return scores
+    return scores, words
 
 
 def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
@@ -99,8 +105,8 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
 
     rows = _node_rows(con)
     why_q = is_why_question(q.text)
-    scored = knowledge_scores(con, q, fused, rows, weights, k)
-    known = {r["id"] for r in rows.values()}
+    scored, words = knowledge_scores(con, q, fused, rows, weights, k)
+    known = for_index(con).value("node_id_set", lambda: {r["id"] for r in rows.values()}, graph_only=True)
     hits: list[Hit] = []
     parts: dict[str, Hit] = {}  # a record folder -> the hit of its best part
     for fid in ranked(scored):
@@ -116,7 +122,7 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
         why = []
         for _kind, name, _ in name_reasons.get(fid, [])[:2]:
             why.append(f"named in the request: {name}")
-        matched = file_terms.get(fid, [])
+        matched = words.get(fid) or file_terms.get(fid, [])
         if matched:
             why.append("matches " + ", ".join(sorted(set(matched))[:4]))
         if why_q and r["type"] in ("decision", "bug"):

@@ -5,10 +5,10 @@ thousands of files and the whole-file ranking keeps a term's best few hundred ro
 keeps the nodes' own text apart (`records_fts`: title, path words, body; codemap/knowledge_index.py),
 so here a word's rarity is read among the records: "RFC" in every RFC says nothing, "schema" in
 two of them says which. Each term is one FTS5 query (cairn's term weight, raised to
-`record_rarity`, times FTS5's BM25 with the record's own IDF). `Match` says what the request and
-the best record share: the share of the request's words in its title and path, and in its text;
-`evidence` decides from it and from plain BM25 over every file whether the default list puts the
-record first, second or after the code, whatever the request's first word.
+`record_rarity`, times FTS5's BM25 with the record's own IDF). `evidence` decides, from the share
+of the request's words in the best record's title, from plain BM25 over every file and from how much
+of the request the record holds beside the best code hits, whether the default list puts the record
+first, second or after the code, whatever the request's first word.
 """
 
 from __future__ import annotations
@@ -21,14 +21,6 @@ from cairn.search.index_cache import for_index
 from cairn.search.query import Query, Term
 from cairn.search.ranking import DEFAULT_RANKING, Knowledge, Text
 from cairn.text.tokens import fts_quote
-
-
-@dataclass
-class Match:
-    """What the request shares with one record: weighted shares of its words (0..1)."""
-
-    title: float = 0.0  # ...found in the record's title or path
-    text: float = 0.0  # ...found anywhere in it
 
 
 def _rows(con: sqlite3.Connection, columns: str, expr: str) -> list[tuple[int, float]]:
@@ -65,31 +57,35 @@ def _terms(q: Query, r: Knowledge) -> list[tuple[Term, float]]:
     return sorted(out, key=lambda x: -x[1])[:16]
 
 
-def record_scores(con: sqlite3.Connection, q: Query, r: Knowledge = DEFAULT_RANKING.knowledge) -> dict[int, float]:
-    """file id -> the record's score for the request (node files only; empty when nothing matches)."""
+def record_scores(con: sqlite3.Connection, q: Query, r: Knowledge = DEFAULT_RANKING.knowledge
+                  ) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """file id -> the record's score for the request (node files only; empty when nothing matches), and
+    file id -> the request's words it holds (what its hit says it matches)."""
     scores: dict[int, float] = {}
+    words: dict[int, list[str]] = {}
     for t, w in _terms(q, r):
         for fid, s in _rows(con, r.record_columns, fts_quote(t.text)):
             scores[fid] = scores.get(fid, 0.0) + w * s
-    return scores
+            words.setdefault(fid, []).append(t.text)
+    return scores, words
 
 
-def record_match(con: sqlite3.Connection, q: Query, fid: int) -> Match:
-    """How much of the request record `fid` covers, by term weight: in its title and path, in its text.
-    Related words (`--terms`, abbreviations) stand in for the main word they expand, never add to it."""
+def title_share(con: sqlite3.Connection, q: Query, fid: int) -> float:
+    """The weighted share of the request's topic words that record `fid`'s title or path holds (one
+    FTS5 look-up a word, of that row only). Related words (`--terms`, abbreviations) do not count."""
     main = [t for t in topic_terms(q) if not t.expansion]
     total = sum(t.weight for t in main)
     if total <= 0:
-        return Match()
-    title = text = 0.0
+        return 0.0
+    held = 0.0
     for t in main:
-        expr = fts_quote(t.text)
-        if any(rid == fid for rid, _ in _rows(con, "1.0, 1.0, 0.0", "{title path} : " + expr)):
-            title += t.weight
-            text += t.weight
-        elif any(rid == fid for rid, _ in _rows(con, "1.0, 1.0, 1.0", expr)):
-            text += t.weight
-    return Match(title / total, text / total)
+        try:
+            row = con.execute("SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
+                              ("{title path} : " + fts_quote(t.text), fid)).fetchone()
+        except sqlite3.OperationalError:  # an index from before records_fts
+            return 0.0
+        held += t.weight if row else 0.0
+    return held / total
 
 
 def plain_scores(con: sqlite3.Connection, q: Query, r: Text = DEFAULT_RANKING.text) -> dict[int, float]:
@@ -103,22 +99,29 @@ def plain_scores(con: sqlite3.Connection, q: Query, r: Text = DEFAULT_RANKING.te
     return weighted_bm25(con, "files_fts", r.file_columns, terms, with_terms=False, r=replace(r, keep_tf_only=False))[0]
 
 
-def coverage(con: sqlite3.Connection, q: Query, fids: list[int]) -> dict[int, float]:
-    """file id -> the weighted share of the request's topic words the file holds (files_fts, one query a
-    word for all of `fids`)."""
+def coverage(con: sqlite3.Connection, q: Query, fids: list[int], r: Text = DEFAULT_RANKING.text) -> dict[int, float]:
+    """file id -> the weighted share of the request's topic words the file holds. A word's rows the text
+    channel already has in full (no more than its row limit) answer it; a commoner word is looked up
+    in files_fts for `fids` alone."""
     main = [t for t in topic_terms(q) if not t.expansion]
     total = sum(t.weight for t in main)
     got = dict.fromkeys(fids, 0.0)
     if total <= 0 or not fids:
         return got
+    cache = for_index(con)
     marks = ",".join("?" * len(fids))
     for t in main:
-        try:
-            rows = con.execute(f"SELECT rowid FROM files_fts WHERE files_fts MATCH ? AND rowid IN ({marks})",
-                               (fts_quote(t.text), *fids)).fetchall()
-        except sqlite3.OperationalError:
-            continue
-        for (fid,) in rows:
+        expr = fts_quote(t.text)
+        answer = cache.fts.get(("files_fts", r.file_columns, expr, r.per_term_limit))
+        if answer is not None and len(answer[0]) == answer[1]:  # every row of the word, as the text channel asked
+            holding = {rid for rid, _ in answer[0]} & got.keys()
+        else:
+            try:
+                holding = {row[0] for row in con.execute(
+                    f"SELECT rowid FROM files_fts WHERE files_fts MATCH ? AND rowid IN ({marks})", (expr, *fids))}
+            except sqlite3.OperationalError:
+                continue
+        for fid in holding:
             got[fid] += t.weight / total
     return got
 
@@ -142,22 +145,22 @@ def evidence(con: sqlite3.Connection, q: Query, best: int, code: list[int], node
     (`first_reason_cover`). A `code_task` (a change to make that names no record: "fix the retry on
     429") puts a record first only when it names its title. Second at the `second_*` levels; otherwise
     after the code."""
-    m = record_match(con, q, best)
-    if m.title >= r.first_title:
-        return Evidence(1, f"its title names {m.title:.0%} of the request's words")
+    title = title_share(con, q, best)
+    if title >= r.first_title:
+        return Evidence(1, f"its title names {title:.0%} of the request's words")
     if code_task:
-        return Evidence(2, "a close match beside the code") if m.title >= r.second_title else Evidence()
+        return Evidence(2, "a close match beside the code") if title >= r.second_title else Evidence()
     plain = plain_scores(con, q, text)
     own = plain.get(best, 0.0)
     other = max((s for f, s in plain.items() if f not in nodes), default=0.0)
     ratio = own / other if other > 0 else (9.0 if own > 0 else 0.0)
-    cover = coverage(con, q, [best, *code[:r.cover_hits]])
+    cover = coverage(con, q, [best, *code[:r.cover_hits]], text)
     lead = cover[best] - max((cover[f] for f in code[:r.cover_hits]), default=0.0)
     if ratio >= r.first_plain and lead >= r.first_cover:
         return Evidence(1, f"the best text match of the repository ({ratio:.1f}x the best other file), "
                            f"holding {cover[best]:.0%} of the request's words")
     if why_question and lead >= r.first_reason_cover:
         return Evidence(1, f"a why-question; the record holds {cover[best]:.0%} of its words, as much as the code")
-    if ratio >= r.second_plain or m.title >= r.second_title or lead >= r.second_cover:
+    if ratio >= r.second_plain or title >= r.second_title or lead >= r.second_cover:
         return Evidence(2, "a close match beside the code")
     return Evidence()
