@@ -133,6 +133,14 @@ def test_a_folder_of_numbered_parts_is_one_record(tmp_path) -> None:
 
     layout = Layout(files)
     assert "rfcs" in layout.series and layout.record_folder("rfcs/0006-cache.md") is None
+    # a file named as the folder beside it is the record's main part; numbered topics are a series, not parts
+    layout = Layout(["rfc/20240513-static-evaluation.md", "rfc/20240513-static-evaluation/1-modules.md",
+                     "rfc/20240513-static-evaluation/2-providers.md", "rfc/20230101-a.md", "rfc/20230102-b.md",
+                     "docs/decision-log/01-use-react.md", "docs/decision-log/02-use-graphql.md",
+                     "docs/decision-log/03-drop-redux.md"])
+    assert layout.record_folder("rfc/20240513-static-evaluation.md") == "rfc/20240513-static-evaluation"
+    assert layout.parts("rfc/20240513-static-evaluation") == 3
+    assert layout.record_folder("docs/decision-log/02-use-graphql.md") is None
 
 
 def test_record_names() -> None:

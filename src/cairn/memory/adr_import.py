@@ -459,7 +459,7 @@ def import_records(root: Path, paths: Iterable[str] | None = None, config: dict 
         if folder:
             node.extra["record"] = folder
             title = _folder_title(folder)
-            if len(layout.record_folders[folder]) > 1 and title.lower() not in node.title.lower():
+            if layout.parts(folder) > 1 and title.lower() not in node.title.lower():
                 node.title = f"{title}: {node.title}"
 
     def target(rel: str, href: str, number: str | None) -> Node | None:

@@ -180,8 +180,9 @@ class Layout:
     A *series* is a folder holding three or more record-named entries (files or folders). A
     *record folder* is one record kept as a folder: a record-named folder (`0007-storage/`,
     `#653 - Quake Mode/`) inside a series or a folder named for records, or another folder there
-    whose prose files are numbered parts (`01-survey.md`, `02-design.md`). Its prose files are the
-    record's parts, except those named as records of their own (`#1032 - x.md` inside `#5000 - y/`).
+    whose prose files are numbered parts named like parts of a document (`01-survey.md`,
+    `02-design.md`). Its prose files are the record's parts, except those named as records of their
+    own (`#1032 - x.md` inside `#5000 - y/`); a file named as the folder beside it is its main part.
     """
 
     def __init__(self, paths: Iterable[str]):
@@ -207,23 +208,35 @@ class Layout:
             if found and ((parent in self.series or self.for_records(parent)) and (name_kind(name) or numbered)
                           or (numbered and folder_is_for_records(name))):  # `storage-rfc/01-survey.md`
                 self.record_folders[folder] = found
+        # `rfc/20240513-x.md` beside `rfc/20240513-x/`: the file is the record's main part
+        self.joined: dict[str, str] = {}
+        for folder in self.record_folders:
+            parent, _, name = folder.rpartition("/")
+            for other in prose.get(parent, []):
+                if stem(other) == stem(name) and other != name:
+                    self.joined[f"{parent}/{other}" if parent else other] = folder
 
     def for_records(self, folder: str) -> bool:
         """`folder` or one of its ancestors is named for records."""
         return any(folder_is_for_records(p) for p in folder.split("/") if p)
 
     def record_folder(self, rel: str) -> str | None:
-        """The folder `rel` is a part of, when that folder is one record made of parts."""
+        """The folder `rel` is a part of, when that folder is one record made of parts (or the record
+        folder `rel` is the main part of, named as it is beside it)."""
+        if rel in self.joined:
+            return self.joined[rel]
         folder, _, name = rel.rpartition("/")
         parts = self.record_folders.get(folder)
         return folder if parts and name in parts else None
 
+    def parts(self, folder: str) -> int:
+        """How many prose files make up the record kept as `folder`."""
+        return len(self.record_folders.get(folder, ())) + sum(1 for f in self.joined.values() if f == folder)
+
     def in_series(self, rel: str) -> bool:
         """The file, or the record folder holding it, is an entry of a series."""
-        folder = rel.rpartition("/")[0]
-        if self.record_folder(rel):
-            return folder.rpartition("/")[0] in self.series
-        return folder in self.series
+        record = self.record_folder(rel)
+        return (record or rel).rpartition("/")[0] in self.series
 
 
 _PART_NUMBER = re.compile(r"^(\d{1,2})[-_. ]")
@@ -249,7 +262,18 @@ def _part_of(folder_name: str, name: str) -> bool:
     return own is not None and own == number(folder_name)
 
 
+# What the parts of one document are called (besides its section names): `01-survey`, `04-appendix`.
+PART_WORDS = frozenset({"survey", "overview", "introduction", "intro", "appendix", "appendices", "glossary", "faq",
+                        "questions", "open questions", "plan", "research", "analysis", "conclusion", "conclusions",
+                        "timeline", "api", "data model", "testing", "rollout", "architecture", "readme", "index",
+                        "current state", "options", "recommendation", "findings", "evaluation", "decision"})
+
+
 def _numbered_parts(names: Iterable[str]) -> bool:
-    """Part numbers, not record numbers: most names start with a one- or two-digit number (`01-survey`)."""
+    """Parts of one document, not a series of records: most names start with a one- or two-digit number
+    and name a part of a document (`01-survey`, `02-design`, `03-open-questions`), not a topic."""
     names = list(names)
-    return sum(1 for n in names if _PART_NUMBER.match(stem(n))) >= max(2, (len(names) + 1) // 2)
+    numbered = [_PART_NUMBER.sub("", stem(n)) for n in names if _PART_NUMBER.match(stem(n))]
+    sections = STRONG_SECTIONS | WEAK_SECTIONS | PART_WORDS
+    named = sum(1 for n in numbered if " ".join(_WORD.findall(n.lower())) in sections)
+    return len(numbered) >= max(2, (len(names) + 1) // 2) and named >= (len(numbered) + 1) // 2
