@@ -199,7 +199,7 @@ def cmd_memory_doctor(args: argparse.Namespace) -> int:
 
     project = resolve(args, need_root=False)
     kn = load_knowledge_with_problems(project)
-    report = diagnose(kn.nodes, kn.problems, project.root, symbol_range_for(project, kn.nodes))
+    report = diagnose(kn.nodes, kn.problems, project.root, symbol_range_for(project, kn.nodes), kn.notes)
     from cairn.memory.committed import tracked_generated, untrack_hint
 
     tracked = tracked_generated(project.root) if project.root is not None else []

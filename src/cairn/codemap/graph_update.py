@@ -90,7 +90,7 @@ def _knowledge_touched(con: sqlite3.Connection, project: object, changed: dict[i
             return True
         if con.execute("SELECT 1 FROM nodes WHERE file_id = ?", (fid,)).fetchone():
             return True
-    md = {p: fid for fid, p in changed.items() if p.lower().endswith((".md", ".markdown", ".mdx"))}
+    md = {p: fid for fid, p in changed.items() if p.lower().endswith((".md", ".markdown", ".mdx", ".rst", ".adoc"))}
     return bool(md) and bool(record_candidates(con, md, project))
 
 

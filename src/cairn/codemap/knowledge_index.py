@@ -22,35 +22,38 @@ CITE_WEIGHT = 1.0
 LINK_WEIGHT = 0.7
 
 
-def record_candidates(con: sqlite3.Connection, by_path: dict[str, int], project: Any) -> list[str]:
-    """Markdown files that could be decision records, judged from the index without reading them.
-
-    A record lives in a record folder, has a record-like name, or has at least two of the
-    section headings records use (Status, Context, Decision, Summary, Root cause...). Reading only
-    those keeps the graph rebuild fast in a repository with hundreds of docs. Configured
-    `[memory] adr_globs` can name any file, so with globs every markdown file is a candidate.
-    """
+def record_headings(con: sqlite3.Connection, project: Any, file_ids: list[int] | None = None) -> dict[str, int] | None:
+    """Per prose file of the index, how many of its headings are record sections (Status, Context,
+    Summary, Motivation, Root cause...): with the file list, what adr_import needs to open only the
+    files that could be records (`file_ids`: of those files only). None when `[memory] adr_globs` can name
+    any file (open them all)."""
     from cairn.config import load_config
     from cairn.memory import adr_import as adr
 
-    md = [p for p in by_path if p.lower().endswith((".md", ".markdown", ".mdx")) and not p.startswith(".cairn/")]
     try:
         if (load_config(project.root).get("memory", {}) or {}).get("adr_globs"):
-            return md
+            return None
     except Exception:
-        return md
-    sections = set(adr.DECISION_SECTIONS) | set(adr.RFC_SECTIONS) | set(adr.POSTMORTEM_SECTIONS)
-    heads: dict[int, int] = {}
-    for fid, name in con.execute("SELECT file_id, lower(name) FROM symbols WHERE kind = 'heading'"):
+        return None
+    sections = adr.CANDIDATE_SECTIONS
+    heads: dict[str, int] = {}
+    only = "" if file_ids is None else f" AND s.file_id IN ({','.join(str(int(f)) for f in file_ids)})"
+    for path, name in con.execute("SELECT f.path, lower(s.name) FROM symbols s JOIN files f ON f.id = s.file_id "
+                                  "WHERE s.kind = 'heading'" + only):
         if name.strip().strip("*_:").strip() in sections:
-            heads[fid] = heads.get(fid, 0) + 1
-    out = []
-    for p in md:
-        parts = tuple(p.split("/"))
-        if (heads.get(by_path[p], 0) >= 2 or adr.RECORD_NAME.match(parts[-1])
-                or adr._dir_kind(parts[:-1]) is not None):
-            out.append(p)
-    return out
+            heads[path] = heads.get(path, 0) + 1
+    return heads
+
+
+def record_candidates(con: sqlite3.Connection, changed: dict[str, int], project: Any) -> list[str]:
+    """Of the `changed` files (path -> file id), those that could be decision records (an edit to
+    one rebuilds the knowledge rows): by name, folder or record headings (adr_import.candidates);
+    a file below a record-named folder too (`0007-storage/02-design.md`)."""
+    from cairn.memory import adr_import as adr
+
+    heads = record_headings(con, project, list(changed.values()))
+    paths = list(changed)
+    return adr.changed_candidates(paths, None if heads is None else {p: heads.get(p, 0) for p in paths})
 
 
 def knowledge_rows(con: sqlite3.Connection, project: Any,
@@ -59,10 +62,11 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
     try:
         from cairn.memory import load_knowledge, target_resolver
 
-        nodes = load_knowledge(project, personal=False, paths=record_candidates(con, by_path, project))
+        nodes = load_knowledge(project, personal=False, paths=list(by_path), heads=record_headings(con, project))
     except Exception:  # knowledge must never break indexing; `cairn memory doctor` reports problems
         return [], {}
     from cairn.redact import redact
+    from cairn.text.tokens import expand_identifiers
 
     by_id = {n.id: n for n in nodes}
     resolve_target = target_resolver(nodes)
@@ -74,8 +78,12 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
             continue
         data = {"files": list(n.files), "symbols": list(n.symbols), "tags": list(n.tags),
                 "supersedes": n.supersedes, "updated": n.updated}
-        rows.append((fid, n.id, n.type, n.status, n.state, redact(n.title), n.origin, n.superseded_by,
-                     redact(json.dumps(data))))  # a note written by hand may quote a key
+        if n.extra.get("record"):  # one record kept as a folder of parts (memory/record_shape.py)
+            data["record"] = n.extra["record"]
+        title = redact(n.title)
+        rows.append((fid, n.id, n.type, n.status, n.state, title, n.origin, n.superseded_by,
+                     redact(json.dumps(data)),  # a note written by hand may quote a key
+                     (title, expand_identifiers(n.path or ""), redact(expand_identifiers(n.body)))))
         for cited in n.files:
             dst = by_path.get(cited.strip("/"))
             if dst is not None and dst != fid:
@@ -94,10 +102,19 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
 
 
 def store_nodes(con: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Replace the nodes table (caller holds the transaction)."""
+    """Replace the nodes table and `records_fts`, the text of the nodes alone (title, path words, body;
+    contentless), which search/records.py ranks records by: among a few hundred records a word's
+    rarity is read among them, not among every file (caller holds the transaction)."""
+    from cairn.codemap.schema import FTS_TOKENIZER
+
     con.execute("DELETE FROM nodes")
     con.executemany("INSERT OR REPLACE INTO nodes(file_id, id, type, status, state, title, origin, superseded_by, data) "
-                    "VALUES(?,?,?,?,?,?,?,?,?)", rows)
+                    "VALUES(?,?,?,?,?,?,?,?,?)", [r[:9] for r in rows])
+    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(title, path, body, content='', "
+                f"tokenize='{FTS_TOKENIZER}')")
+    con.execute("INSERT INTO records_fts(records_fts) VALUES('delete-all')")
+    con.executemany("INSERT INTO records_fts(rowid, title, path, body) VALUES(?,?,?,?)",
+                    [(r[0], *r[9]) for r in rows if len(r) > 9])
 
 
 def key_notes(project: Any, limit: int) -> list:

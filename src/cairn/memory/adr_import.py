@@ -34,6 +34,7 @@ from pathlib import Path
 
 import yaml
 
+from cairn.memory import record_shape as shape
 from cairn.memory.node import Link, Node, normalize_body, slugify
 from cairn.text.frontmatter import split_front_matter
 
@@ -160,36 +161,61 @@ def _split_frontmatter(text: str) -> tuple[dict, str]:
     return {}, text
 
 
-def classify(rel: str, text: str, extra_globs: Iterable[str] = ()) -> str | None:
-    """The node type a markdown file imports as (decision, bug, note), or None if not a record."""
+_RECORD_TYPES = frozenset({"proposal", "adr", "rfc", "decision", "design", "spec", "enhancement", "kep"})
+
+
+def classify(rel: str, text: str, extra_globs: Iterable[str] = (), layout: shape.Layout | None = None) -> str | None:
+    """The node type a prose file imports as (decision, bug, note), or None if not a record.
+
+    `layout` is the file list read once (record_shape.Layout: series, record folders); without it the
+    file is judged alone. Inside a record folder a README is the record itself, not an index."""
     parts = tuple(rel.split("/"))
     name = parts[-1]
     stem = name.rsplit(".", 1)[0]
-    if SKIP_STEMS.match(stem) or _is_template(stem, text):
+    layout = layout or shape.Layout([rel])
+    part_of = layout.record_folder(rel)
+    if (SKIP_STEMS.match(stem) and not part_of) or _is_template(stem, text) or shape.placeholder_name(name):
         return None
     forced = any(fnmatch.fnmatch(rel, g) for g in extra_globs)
     if not forced and any(p.lower() in SKIP_DIRS for p in parts[:-1]):
         return None
     fm, body = _split_frontmatter(text)
+    body = shape.as_markdown(body, rel)
     low = tuple(p.lower() for p in parts[:-1])
     postmortem = any(p in POSTMORTEM_DIRS for p in low)
     kind = "strict" if forced else _dir_kind(parts[:-1])
-    shape = decision_shape(body, fm)
+    dshape = decision_shape(body, fm)
     named_match = RECORD_NAME.match(name)
-    named = bool(named_match)
+    named = bool(named_match) or shape.name_kind(name) is not None
     if named_match and named_match.group(1) and name.lower().startswith(("adr", "rfc")):
         return "decision"  # `adr-008-x.md`, `rfc-12.md`: a record by its name, Status heading or not
     if kind == "strict":
         if postmortem:
             return "bug"
         notes = any((low[i - 1], low[i]) in NOTES_PAIRS for i in range(1, len(low)))
-        return "note" if notes and shape < 2 else "decision"
-    if kind == "lenient" and (named or shape >= 2):
+        return "note" if notes and dshape < 2 else "decision"
+    if kind == "lenient" and (named or dshape >= 2):
         return "decision"
-    if shape >= 3 or (named and shape >= 2) or (named and rfc_shape(body) >= 3):
+    if dshape >= 3 or (named and dshape >= 2) or (named and rfc_shape(body) >= 3):
         return "decision"
     if postmortem_shape(body) >= 3:
         return "bug"
+    # By shape, anywhere: a place for records (a folder named for them, a series), a record's name, sections;
+    # never a log (an exported chat, a diary: codemap/doc_role.py) that quotes a record's headings.
+    folder = rel.rpartition("/")[0]
+    from cairn.codemap.doc_role import document_role
+
+    if document_role(f"{folder}/x.md", "doc", body):  # the folder and the body; a date in the name is a record's
+        return None
+    for_records = layout.for_records(folder)
+    in_series = layout.in_series(rel)
+    content = shape.section_score(shape.headings(body)) + (1.0 if _STATUS_LINE.search(body[:3000]) else 0.0) \
+        + (1.5 if str(fm.get("type", "")).lower() in _RECORD_TYPES or "status" in fm else 0.0)
+    if for_records and (in_series or part_of) and (named or part_of or content >= 1):
+        return "decision"  # `docs/proposals-done/202005-x.md`, `doc/specs/#653 - Quake Mode/spec.md`
+    if (in_series and named and content >= 1.5) or (for_records and named and content >= 1) \
+            or (for_records and content >= 2.5) or (named and content >= 3):
+        return "decision"
     return None
 
 
@@ -238,6 +264,9 @@ _SECTION_HEADINGS = frozenset({"summary", "context", "status", "motivation", "ba
                                "introduction", "abstract", "problem", "decision", "proposal"})
 
 
+_NAME_LEAD = re.compile(r"^#?\d+(?:[-_. ]+\d+)*(?:\s*-\s*|[-_. ]+)")  # "2021-06-29-7709-", "#653 - ", "0001-"
+
+
 def _heading(fm: dict, body: str, stem: str) -> str:
     """The record's own heading (what the file shows), e.g. "12. Use Postgres"."""
     if fm.get("title"):
@@ -245,12 +274,14 @@ def _heading(fm: dict, body: str, stem: str) -> str:
     m = re.search(r"^\s{0,3}#\s+(.+?)\s*#*\s*$", body, re.M)
     if m and m.group(1).strip().rstrip(":").lower() not in _SECTION_HEADINGS:
         return m.group(1).strip()
-    words = re.sub(r"[-_]+", " ", re.sub(r"^\d+[-_.\s]*", "", stem)).strip()
+    words = re.sub(r"[-_]+", " ", _NAME_LEAD.sub("", stem)).strip()
     return (words[:1].upper() + words[1:]) if words else stem
 
 
 def clean_title(heading: str) -> str:
-    """The title without its record number ("12. Use Postgres" -> "Use Postgres"); the id keeps it."""
+    """The title without its record number ("12. Use Postgres" -> "Use Postgres") or a comment left in
+    it; the id keeps the number."""
+    heading = _COMMENT_BLOCK.sub("", heading).strip() or heading
     return _NUMBER_PREFIX.sub("", heading).strip() or heading
 
 
@@ -275,13 +306,23 @@ def _number(name: str) -> int | None:
     return int(m.group(1) or m.group(2))
 
 
-def parse_record(rel: str, text: str, type_: str) -> tuple[Node, list[tuple[str, str, str | None]]]:
-    """A record file -> Node, plus the raw relations it states: (rel, href, number)."""
-    fm, body = _split_frontmatter(text.replace("\r\n", "\n"))
+def parse_record(rel: str, text: str, type_: str,
+                 notes: list[Note] | None = None) -> tuple[Node, list[tuple[str, str, str | None]]]:
+    """A record file -> Node, plus the raw relations it states: (rel, href, number). Front matter that
+    is not YAML is read as text (and noted): the record is still found."""
+    text = text.replace("\r\n", "\n")
+    fm, body = _split_frontmatter(text)
+    if notes is not None and not fm and split_front_matter(text)[0] is not None:
+        notes.append((rel, "front matter is not a YAML mapping: read as text"))
+    body = shape.as_markdown(body, rel)
     stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     heading = _heading(fm, body, stem)
     title = clean_title(heading)
     status, raw_status = _status(fm, body)
+    prefix = shape.STATUS_PREFIX.match(stem)
+    if prefix and (status == "active" or prefix.group(1).lower() in ("superseded", "deprecated", "rejected",
+                                                                      "obsolete", "withdrawn")):  # the name says it
+        status, raw_status = _status({"status": prefix.group(1)}, "")
     if type_ == "bug" and status == "active":
         status = "done"
     content = re.sub(r"^\s{0,3}#\s+" + re.escape(heading) + r"\s*#*\s*\n", "", body, count=1)
@@ -300,9 +341,66 @@ def parse_record(rel: str, text: str, type_: str) -> tuple[Node, list[tuple[str,
     return node, relations
 
 
-def find_decision_records(root: Path, paths: Iterable[str] | None = None,
-                          config: dict | None = None) -> list[tuple[str, str, str]]:
-    """(repo-relative path, type, text) of every record under root; `paths` can come from the index."""
+Note = tuple[str, str]  # (repo-relative path, what was wrong with it), for `cairn memory doctor`
+
+
+def candidates(paths: list[str], heads: dict[str, int] | None = None,
+               layout: shape.Layout | None = None) -> list[str]:
+    """The prose files worth opening, judged from the file list alone: a record-like name, a place
+    for records (a record folder, a folder named for records, a series), or, from the index, two or
+    more record section headings (`heads`). Without `heads` every prose file is opened."""
+    layout = layout or shape.Layout(paths)
+    out = []
+    for rel in paths:
+        if not shape.is_prose(rel) or rel.startswith(".cairn/"):
+            continue
+        parts = rel.split("/")
+        folder = rel.rpartition("/")[0]
+        if (heads is None or heads.get(rel, 0) >= 2 or shape.name_kind(parts[-1]) or RECORD_NAME.match(parts[-1])
+                or _dir_kind(tuple(parts[:-1])) is not None or layout.for_records(folder)
+                or layout.record_folder(rel) or layout.in_series(rel)):
+            out.append(rel)
+    return out
+
+
+# Section names whose headings (counted by the index) make a prose file worth opening (candidates()).
+CANDIDATE_SECTIONS = frozenset(DECISION_SECTIONS) | frozenset(RFC_SECTIONS) | frozenset(POSTMORTEM_SECTIONS) \
+    | shape.STRONG_SECTIONS
+
+
+def changed_candidates(paths: list[str], heads: dict[str, int] | None) -> list[str]:
+    """Of a few changed files, those that could be records (judged without the rest of the file list):
+    `candidates`, and a prose file below a record-named folder (`0007-storage/02-design.md`)."""
+    found = set(candidates(paths, heads))
+    found |= {p for p in paths if shape.is_prose(p) and any(shape.name_kind(f) for f in p.split("/")[:-1])}
+    return [p for p in paths if p in found]
+
+
+_LINK_TARGET = re.compile(r"\]\(([^)\s#]+)|<([^<>\s]+)>`_")
+
+
+def _is_index(rel: str, body: str, layout: shape.Layout) -> bool:
+    """A file that lists the records beside it (`000-records.md`, a table of contents): most of its
+    lines link to entries of its own folder, so it is the way to the records, not one of them."""
+    folder = rel.rpartition("/")[0]
+    lines = [ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    linking = 0
+    for ln in lines:
+        for m in _LINK_TARGET.finditer(ln):
+            href = m.group(1) or m.group(2) or ""
+            if "://" not in href and os.path.normpath(os.path.join(folder, href)).replace(os.sep, "/") \
+                    .startswith((folder + "/") if folder else ""):
+                linking += 1
+                break
+    return linking >= 3 and linking >= 0.4 * len(lines)
+
+
+def find_decision_records(root: Path, paths: Iterable[str] | None = None, config: dict | None = None,
+                          heads: dict[str, int] | None = None,
+                          notes: list[Note] | None = None) -> list[tuple[str, str, str]]:
+    """(repo-relative path, type, text) of every record under root; `paths` (every file of the tree)
+    and `heads` (record headings per file) can come from the index. What was found wrong (a binary or
+    unreadable file with a record's name) is added to `notes`: skipped, never an error."""
     root = Path(root)
     mem = (config or {}).get("memory", {}) or {}
     globs = [str(g) for g in mem.get("adr_globs", []) or []]
@@ -311,41 +409,67 @@ def find_decision_records(root: Path, paths: Iterable[str] | None = None,
         from cairn.codemap.scan import scan
 
         paths = [e.path for e in scan(root).entries]
+    paths = list(paths)
+    layout = shape.Layout(paths)
     out = []
-    for rel in paths:
-        if not rel.lower().endswith((".md", ".markdown", ".mdx")) or rel.startswith(".cairn/"):
-            continue
+    for rel in candidates(paths, None if globs else heads, layout):
         if any(fnmatch.fnmatch(rel, g) for g in excludes):
             continue
         try:
             with open(os.path.join(root, rel), "rb") as fh:
-                text = fh.read(MAX_READ).decode("utf-8", errors="replace")
-        except OSError:
+                raw = fh.read(MAX_READ)
+        except OSError as e:
+            if notes is not None and shape.name_kind(rel.rsplit("/", 1)[-1]):
+                notes.append((rel, f"unreadable ({e.strerror or e}): skipped"))
             continue
-        type_ = classify(rel, text, globs)
-        if type_:
+        if b"\0" in raw[:8192]:
+            if notes is not None and shape.name_kind(rel.rsplit("/", 1)[-1]):
+                notes.append((rel, "binary content under a record's name: skipped"))
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        type_ = classify(rel, text, globs, layout)
+        if type_ and not _is_index(rel, shape.as_markdown(_split_frontmatter(text)[1], rel), layout):
             out.append((rel, type_, text))
     return out
 
 
-def import_records(root: Path, paths: Iterable[str] | None = None, config: dict | None = None) -> list[Node]:
-    """Read-only Nodes for the repository's decision records, with supersede links resolved."""
-    found = find_decision_records(root, paths, config)
-    parsed = [(parse_record(rel, text, type_), rel) for rel, type_, text in found]
+def _folder_title(folder: str) -> str:
+    name = folder.rsplit("/", 1)[-1]
+    return _heading({}, "", name)
+
+
+def import_records(root: Path, paths: Iterable[str] | None = None, config: dict | None = None,
+                   heads: dict[str, int] | None = None, notes: list[Note] | None = None) -> list[Node]:
+    """Read-only Nodes for the repository's decision records, with supersede links resolved.
+
+    The parts of a record kept as a folder (record_shape.Layout) share `extra["record"]`, the folder:
+    search shows the best part for the record. A relation to the record itself or to no record is
+    ignored and noted."""
+    paths = None if paths is None else list(paths)
+    found = find_decision_records(root, paths, config, heads, notes)
+    layout = shape.Layout(paths if paths is not None else [rel for rel, _, _ in found])
+    parsed = [(parse_record(rel, text, type_, notes), rel) for rel, type_, text in found]
     by_path = {rel: node for (node, _), rel in parsed}
     by_num: dict[tuple[str, int], Node] = {}
     for (node, _), rel in parsed:
-        num = _number(rel.rsplit("/", 1)[-1])
+        num = shape.number(rel.rsplit("/", 1)[-1])
         if num is not None:
             by_num.setdefault((rel.rsplit("/", 1)[0] if "/" in rel else "", num), node)
+        folder = layout.record_folder(rel)
+        if folder:
+            node.extra["record"] = folder
+            title = _folder_title(folder)
+            if layout.parts(folder) > 1 and title.lower() not in node.title.lower():
+                node.title = f"{title}: {node.title}"
 
     def target(rel: str, href: str, number: str | None) -> Node | None:
         folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
         if href and not re.match(r"^[a-z]+://", href):
             path = os.path.normpath(os.path.join(folder, href.split("#", 1)[0])).replace(os.sep, "/")
-            if path in by_path:
-                return by_path[path]
-            num = _number(href.rsplit("/", 1)[-1])
+            for candidate in (path, path + "." + rel.rsplit(".", 1)[-1]):  # rst `:doc:` links omit the suffix
+                if candidate in by_path:
+                    return by_path[candidate]
+            num = shape.number(href.rsplit("/", 1)[-1])
             if num is not None and (folder, num) in by_num:
                 return by_num[(folder, num)]
         return by_num.get((folder, int(number))) if number else None
@@ -355,6 +479,9 @@ def import_records(root: Path, paths: Iterable[str] | None = None, config: dict 
         for rel_name, href, number in relations:
             other = target(rel, href, number)
             if other is None or other is node:
+                if notes is not None and (other is node or (href and "://" not in href) or number):
+                    notes.append((rel, f"{rel_name} {'itself' if other is node else href or number}: "
+                                       + ("ignored" if other is node else "no such record")))
                 continue
             if rel_name == "superseded-by" and node.status == "superseded" and not node.superseded_by:
                 node.superseded_by = other.id

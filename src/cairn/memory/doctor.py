@@ -3,7 +3,10 @@
 Returns data only (the lead's `cairn doctor` formats it): notes whose cited code changed,
 orphans (every cited file gone and no link in or out, so nothing leads to them any more), links
 that resolve to nothing (typed ones and `[[wikilinks]]` written in a note's text), files that
-could not be parsed, and notes that disagree after a merge (disagree.py).
+could not be parsed, notes that disagree after a merge (disagree.py), and what was odd about the
+repository's decision records (adr_import: a binary file under a record's name, front matter that is
+not YAML, a record that links to itself or to no record): each record was still found, or skipped,
+and the rest read; these notes are for a person to tidy, so they do not fail the check.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ class MemoryReport:
     broken_links: list[dict[str, Any]] = field(default_factory=list)  # {id, path, rel, target}
     malformed: list[Problem] = field(default_factory=list)
     disagree: list[dict[str, Any]] = field(default_factory=list)  # {kind, subject, at, ids, paths}
+    records: list[dict[str, str]] = field(default_factory=list)  # {path, note}: decision records read as best we could
     nodes: int = 0
 
     @property
@@ -38,7 +42,7 @@ class MemoryReport:
     def to_dict(self) -> dict[str, Any]:
         return {"nodes": self.nodes, "ok": self.ok, "stale": self.stale, "orphaned": self.orphaned,
                 "broken_links": self.broken_links, "malformed": [p.to_dict() for p in self.malformed],
-                "disagree": self.disagree}
+                "disagree": self.disagree, "records": self.records}
 
     def lines(self) -> list[str]:
         """Human-readable findings, one per line."""
@@ -49,13 +53,15 @@ class MemoryReport:
         out += [f"broken link: {b['path']} ({b['id']}): {b['rel']} -> {b['target']}" for b in self.broken_links]
         out += [f"malformed: {p}" for p in self.malformed]
         out += [describe(d) for d in self.disagree]
+        out += [f"record: {r['path']}: {r['note']}" for r in self.records]
         return out
 
 
 def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
-             symbol_range: SymbolRange | None = None) -> MemoryReport:
-    """Check a loaded graph (see knowledge.load_knowledge_with_problems)."""
-    report = MemoryReport(malformed=list(problems), nodes=len(nodes), disagree=disagreements(nodes))
+             symbol_range: SymbolRange | None = None, notes: list[tuple[str, str]] | None = None) -> MemoryReport:
+    """Check a loaded graph (see knowledge.load_knowledge_with_problems; `notes`: its decision records' notes)."""
+    report = MemoryReport(malformed=list(problems), nodes=len(nodes), disagree=disagreements(nodes),
+                          records=[{"path": p, "note": n} for p, n in dict.fromkeys(notes or [])])
     by_id = index_by_id(nodes)
     resolve_target = target_resolver(nodes)
     linked: set[str] = set()

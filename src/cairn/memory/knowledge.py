@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from cairn.memory.graph import resolve
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 class Knowledge:
     nodes: list[Node]
     problems: list[Problem]
+    notes: list[tuple[str, str]] = field(default_factory=list)  # decision records found odd: (path, note)
 
 
 def project_vault(project: Any) -> Vault | None:
@@ -32,14 +33,16 @@ def project_vault(project: Any) -> Vault | None:
 
 
 def load_knowledge_with_problems(project: Any, *, adrs: bool = True, personal: bool = True,
-                                 paths: Iterable[str] | None = None) -> Knowledge:
+                                 paths: Iterable[str] | None = None, heads: dict[str, int] | None = None) -> Knowledge:
     """Nodes of every origin plus the files that could not be read (for doctor and the CLI).
 
     `paths` (repo-relative) lets the indexer hand over the file list it already has, so decision
-    records are found without a second walk of the tree.
+    records are found without a second walk of the tree, and `heads` (record headings per file) which
+    of them to open (adr_import.candidates).
     """
     nodes: list[Node] = []
     problems: list[Problem] = []
+    notes: list[tuple[str, str]] = []
     vault = project_vault(project)
     if vault is not None:
         res = vault.load(resolve_links=False)
@@ -54,20 +57,20 @@ def load_knowledge_with_problems(project: Any, *, adrs: bool = True, personal: b
         except Exception:  # a broken config must not hide the knowledge; doctor reports config
             cfg = {}
         known = {n.id for n in nodes}
-        nodes += [n for n in import_records(Path(project.root), paths, cfg) if n.id not in known]
+        nodes += [n for n in import_records(Path(project.root), paths, cfg, heads, notes) if n.id not in known]
     if personal:
         res = Vault.personal().load(resolve_links=False)
         known = {n.id for n in nodes}
         nodes += [n for n in res.nodes if n.id not in known]
         problems += res.problems
     resolve(nodes)
-    return Knowledge(nodes, problems)
+    return Knowledge(nodes, problems, notes)
 
 
 def load_knowledge(project: Any, *, adrs: bool = True, personal: bool = True,
-                   paths: Iterable[str] | None = None) -> list[Node]:
+                   paths: Iterable[str] | None = None, heads: dict[str, int] | None = None) -> list[Node]:
     """All knowledge nodes visible from `project` (project vault + decision records + personal)."""
-    return load_knowledge_with_problems(project, adrs=adrs, personal=personal, paths=paths).nodes
+    return load_knowledge_with_problems(project, adrs=adrs, personal=personal, paths=paths, heads=heads).nodes
 
 
 def node_summary(node: Node, stale: list[str] | None = None) -> dict[str, Any]:

@@ -66,7 +66,7 @@ class RoleWeights:
         if fid not in self.known:
             role, log, changelog = self.roles[fid]
             f = 1.0 if fid in self.nodes else self.factors[role]
-            if log:
+            if log and fid not in self.nodes:  # a record named by its date (rfcs/2021-06-29-x.md) is no log
                 f *= max(self.log_factor, self.changelog_factor) if changelog else self.log_factor
             self.known[fid] = max(f, 1.0) if fid in self.named else f
         return self.known[fid]

@@ -19,7 +19,7 @@ from cairn.search import fts_ahead, roles
 from cairn.search.channels import CHUNK, FIRST, RUN_LAST, SESSION, WALK, Channel, Request, RoleWeights
 from cairn.search.hit import Hit
 from cairn.search.index_cache import Pinned, for_index
-from cairn.search.intent import wants_history, wants_reason
+from cairn.search.intent import wants_history
 from cairn.search.names import definitions
 from cairn.search.query import Query, analyze
 from cairn.search.ranking import DEFAULT_RANKING, Ranking
@@ -45,8 +45,8 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
                 ranking: Ranking = DEFAULT_RANKING) -> tuple[list[Hit], Query]:
     """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
-    `auto` reads the request: a why/what-did-we-decide question gets code and knowledge interleaved
-    (the decision record first when it matches), any other request gets code first and knowledge after.
+    `auto` weighs the evidence (knowledge.arrange): the best record first when it answers the request
+    strongly, second when it is close, otherwise code first (interleaved with knowledge for a why-question).
     `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk;
     `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
     their git co-change (search/session_signals.py). `ranking` holds every weight (ranking.py).
@@ -63,8 +63,8 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     session's channels -> fuse -> the hits, explained by the channels that brought them."""
     from cairn.search import knowledge as kn
 
-    code_first = kind == "auto" and not wants_reason(text)
-    if kind == "auto":
+    auto = kind == "auto"
+    if auto:
         kind = "all"
     req, runs = _first_stage(con, text, root, terms, seed_files, session, use_history, ranking)
     k = ranking.fusion.rrf_k
@@ -77,7 +77,7 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     know: list[Hit] = []
     if kind in ("knowledge", "all"):
         know = kn.project_knowledge_hits(con, q, fused, root, req.file_terms, req.name_reasons, limit,
-                                         ranking.knowledge)
+                                         ranking.knowledge, k)
         know += kn.personal_hits(q, limit, k, ranking.knowledge)
         know.sort(key=lambda h: (-h.score, h.path))
     defined = definitions(con, q.symbols, ranking.names)
@@ -90,8 +90,8 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
         return hits, q
     if kind == "knowledge":
         out = know[:limit]
-    elif code_first:
-        out = (hits + know)[:limit]
+    elif auto:
+        out = kn.arrange(con, q, hits, know, limit, ranking)
     else:
         out = kn.interleave(hits, know, limit, ranking.knowledge.share)
     kn.finish(out, root, con)

@@ -22,6 +22,10 @@ _DOC = re.compile(
 _WHY = re.compile(r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adrs?|rfcs?(?!\s*\d)|postmortem)\b",
                   re.I)  # "RFC 7231" cites a standard, it does not ask for a record
 
+# Words that name a design record ("Add ADR for ...", "RFC: migrate from X to Y", "the spec for quake mode").
+_RECORD = re.compile(r"\b(adrs?|rfcs?(?!\s*\d)|specs?|specification|proposals?|design (?:doc|document|note)s?|"
+                     r"decision records?|architecture decisions?|postmortems?)\b", re.I)
+
 # A request that opens with one of these verbs asks for a change ("preserve the placeholder when ...",
 # "fix retry on 429"): the code to touch is often where a thing is used, not the file named after it.
 _CHANGE_VERBS = frozenset("""add adjust allow avoid bump change check clean cleanup correct deprecate disable drop
@@ -46,6 +50,11 @@ def wants_docs(text: str) -> bool:
 def wants_reason(text: str) -> bool:
     """True for "why did we ...", "what did we decide about ..." questions."""
     return bool(_WHY.search(text))
+
+
+def names_record(text: str) -> bool:
+    """True when the request names a kind of design record (ADR, RFC, spec, proposal, design doc)."""
+    return bool(_RECORD.search(text))
 
 
 def wants_history(text: str) -> bool:

@@ -1,10 +1,12 @@
 """Knowledge hits: decisions, bugs, gotchas and concepts ranked beside the code.
 
 Project nodes and decision records live in the index as files with a `nodes` row, so they go
-through the same channels as code (text, names, graph walk) and are only separated here. The
-personal vault (preferences for every project) is outside any repository; its few notes are
-scored at query time with the same term weights. Superseded nodes rank last and say what
-replaced them; nodes whose cited code changed since they were written say so (`stale`).
+through the same channels as code (text, names, graph walk) and are only separated here, where
+the record channel (records.py: the records ranked among themselves) weighs most. A record kept as
+a folder of parts is one hit (its best part); a superseded node ranks right under the node that
+replaced it and says so; `arrange` builds the default list by evidence. The personal vault
+(preferences for every project) is outside any repository; its few notes are scored at query time
+with the same term weights. Nodes whose cited code changed since they were written say so (`stale`).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import sqlite3
 from pathlib import Path
 
 from cairn.search.index_cache import for_index
-from cairn.search.intent import wants_reason
+from cairn.search.intent import names_record, wants_change, wants_reason
 from cairn.search.query import Query
-from cairn.search.ranking import DEFAULT_RANKING
+from cairn.search.ranking import DEFAULT_RANKING, Ranking
 from cairn.search.ranking import Knowledge as Weights
+from cairn.search.records import evidence, record_scores
 from cairn.util.fuse import RRF_K, ranked
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -62,26 +65,64 @@ def node_stale(con: sqlite3.Connection, root: Path | None, path: str, origin: st
         return []
 
 
-def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
-                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int,
-                           weights: Weights = DEFAULT_RANKING.knowledge) -> list[Hit]:
-    """Knowledge Hits from the fused file ranking (node files only): a why-question's decision and bug
-    records count `why_factor` more, superseded nodes `superseded_factor` (readable, never ahead)."""
-    from cairn.search.engine import Hit
-
-    rows = for_index(con).value("node_rows", lambda: {r["file_id"]: r for r in con.execute(
+def _node_rows(con: sqlite3.Connection) -> dict[int, sqlite3.Row]:
+    return for_index(con).value("node_rows", lambda: {r["file_id"]: r for r in con.execute(
         "SELECT n.file_id, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data, f.path "
         "FROM nodes n CROSS JOIN files f ON f.id = n.file_id")},  # nodes first: a few, not every file's path
         graph_only=True)  # rewritten by the full graph build only
+
+
+def _meta(r: sqlite3.Row, data: dict, live: str | None) -> dict:
+    """What a knowledge hit says of its node (its JSON fields)."""
+    return {"id": r["id"], "type": r["type"], "status": r["status"], "title": r["title"], "origin": r["origin"],
+            "files": data.get("files", []), "symbols": data.get("symbols", []), "superseded_by": r["superseded_by"],
+            "live": live, "stale": []}
+
+
+def knowledge_scores(con: sqlite3.Connection, q: Query, fused: dict[int, float], rows: dict,
+                     weights: Weights = DEFAULT_RANKING.knowledge, k: int = RRF_K
+                     ) -> tuple[dict[int, float], dict[int, list[str]]]:
+    """Node file -> score: its place in the fused ranking of every file plus, as one more list of the
+    fusion, its place in the record channel (records.py: the records ranked among themselves); and
+    node file -> the request's words the record channel found in it."""
+    scores = {f: s * weights.record_fused for f, s in fused.items() if f in rows}
+    words: dict[int, list[str]] = {}
+    if weights.record_channel:
+        channel, words = record_scores(con, q, weights)
+        for rank, fid in enumerate(ranked({f: s for f, s in channel.items() if f in rows})):
+            scores[fid] = scores.get(fid, 0.0) + weights.record_channel / (k + rank + 1)
+    return scores, words
+
+
+def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
+                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int,
+                           weights: Weights = DEFAULT_RANKING.knowledge, k: int = RRF_K) -> list[Hit]:
+    """Knowledge Hits for the request (node files only): a why-question's decision and bug records
+    count `why_factor` more; a superseded node ranks right under the live node that replaced it
+    (successors_first), or, with no such node, counts `superseded_factor`. A record kept as a folder
+    of parts is one hit, its best part (the others are named in its reasons)."""
+    from cairn.search.engine import Hit
+
+    rows = _node_rows(con)
     why_q = is_why_question(q.text)
-    hits = []
-    for fid in ranked({f: s for f, s in fused.items() if f in rows}):
+    scored, words = knowledge_scores(con, q, fused, rows, weights, k)
+    known = for_index(con).value("node_id_set", lambda: {r["id"] for r in rows.values()}, graph_only=True)
+    hits: list[Hit] = []
+    parts: dict[str, Hit] = {}  # a record folder -> the hit of its best part
+    for fid in ranked(scored):
         r = rows[fid]
-        score = fused[fid]
+        score = scored[fid]
+        data = json.loads(r["data"] or "{}")
+        record = data.get("record")
+        if record and record in parts:
+            best = parts[record]
+            if best.meta is not None:
+                best.meta["parts"].append(r["path"])
+            continue
         why = []
         for _kind, name, _ in name_reasons.get(fid, [])[:2]:
             why.append(f"named in the request: {name}")
-        matched = file_terms.get(fid, [])
+        matched = words.get(fid) or file_terms.get(fid, [])
         if matched:
             why.append("matches " + ", ".join(sorted(set(matched))[:4]))
         if why_q and r["type"] in ("decision", "bug"):
@@ -89,20 +130,61 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
             why.append(f"a {r['type']} record for a why-question")
         live = None
         if r["state"] == "superseded":
-            score *= weights.superseded_factor
             live = live_id(con, r["superseded_by"])
+            if not live or live == r["id"] or live not in known:  # no successor to rank it under: it goes last
+                score *= weights.superseded_factor
             why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
                                                                  else "") if r["superseded_by"] else "superseded")
         if not why:
             why.append("linked to the best matches")
-        data = json.loads(r["data"] or "{}")
-        meta = {"id": r["id"], "type": r["type"], "status": r["status"], "title": r["title"], "origin": r["origin"],
-                "files": data.get("files", []), "symbols": data.get("symbols", []),
-                "superseded_by": r["superseded_by"], "live": live, "stale": []}
-        hits.append(Hit(fid, r["path"], score, "knowledge", symbols=list(data.get("symbols", [])), why=why, meta=meta))
+        meta = _meta(r, data, live)
+        hit = Hit(fid, r["path"], score, "knowledge", symbols=list(data.get("symbols", [])), why=why, meta=meta)
+        if record:
+            meta["record"], meta["parts"] = record, []
+            parts[record] = hit
+        hits.append(hit)
         if len(hits) >= limit * 3:
             break
-    return hits
+    for hit in parts.values():
+        if hit.meta and hit.meta["parts"]:
+            hit.why.append(f"the best-matching part of {hit.meta['record']} ({len(hit.meta['parts']) + 1} parts)")
+    hits.sort(key=lambda h: (-h.score, h.path))
+    return successors_first(con, hits, rows)
+
+
+def successors_first(con: sqlite3.Connection, hits: list[Hit], rows: dict) -> list[Hit]:
+    """Each superseded hit right under the live record that replaced it: moved below it when the
+    successor ranks lower, and the successor brought in when it did not match (the request matched
+    what it replaced). Scores follow the order, so a later merge by score keeps it."""
+    from cairn.search.engine import Hit
+
+    by_id = {h.meta["id"]: h for h in hits if h.meta}
+    by_node = {r["id"]: (fid, r) for fid, r in rows.items()}
+    out: list[Hit] = []
+    placed: set[int] = set()
+    for h in hits:
+        if h.file_id in placed:
+            continue
+        meta = h.meta or {}
+        live = (meta.get("live") or meta.get("superseded_by")) if meta.get("superseded_by") else None
+        if live and live in by_node and live != meta.get("id"):
+            succ = by_id.get(live)
+            if succ is None:
+                fid, r = by_node[live]
+                data = json.loads(r["data"] or "{}")
+                succ = by_id[live] = Hit(fid, r["path"], h.score, "knowledge", symbols=list(data.get("symbols", [])),
+                                         why=[f"replaces {meta.get('id')}, which matches the request"],
+                                         meta=_meta(r, data, None))
+            if succ.file_id not in placed:
+                succ.score = max(succ.score, h.score)
+                out.append(succ)
+                placed.add(succ.file_id)
+            h.score = min(h.score, succ.score * 0.999)  # strictly under it: a later sort by score keeps the order
+        out.append(h)
+        placed.add(h.file_id)
+    for i in range(1, len(out)):  # scores never rise down the list
+        out[i].score = min(out[i].score, out[i - 1].score)
+    return out
 
 
 def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT_RANKING.knowledge) -> list[Hit]:
@@ -159,9 +241,43 @@ def finish(hits: list, root: Path | None, con: sqlite3.Connection) -> None:
                 h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
 
 
+def arrange(con: sqlite3.Connection, q: Query, code: list[Hit], know: list[Hit], limit: int,
+            ranking: Ranking = DEFAULT_RANKING) -> list[Hit]:
+    """The default (`auto`) list, decided by evidence (records.evidence), not by the request's first word:
+    the best record first when it answers the request strongly (it says why; the next record then goes
+    at `runner_up_place` unless the request is a code task), second when it is a close match; otherwise
+    code first. A why-question's other places
+    interleave code and knowledge by score; any other request's, code first."""
+    why_q = is_why_question(q.text)
+    if not know or not code:
+        return (code or know)[:limit]
+    best = know[0]
+    named = names_record(q.text)
+    task = wants_change(q.text) and not named
+    r = ranking.knowledge
+    ev = evidence(con, q, best.file_id, [h.file_id for h in code], node_file_ids(con), why_q, task, r, ranking.text)
+    placed: dict[int, Hit] = {}
+    if ev.place:
+        best.why.insert(0, ("first: " if ev.place == 1 else "second: ") + ev.reason)
+        placed[ev.place] = best
+        if ev.place == 1 and r.runner_up_place > 1 and len(know) > 1 and not task:
+            placed[r.runner_up_place] = know[1]
+    rest_know = [h for h in know if h not in placed.values()]
+    rest = interleave(code, rest_know, limit, r.share) if why_q else code + rest_know
+    out: list[Hit] = []
+    for h in rest:
+        while len(out) + 1 in placed:
+            out.append(placed.pop(len(out) + 1))
+        out.append(h)
+    out += [placed[p] for p in sorted(placed)]
+    return out[:limit]
+
+
 def interleave(code: list, knowledge: list, limit: int, share: float = DEFAULT_RANKING.knowledge.share) -> list:
     """The `all` view: one list by score, with a reserved share of slots for knowledge."""
     reserved = min(len(knowledge), max(1, round(limit * share))) if knowledge else 0
+    if limit < 1:
+        return []
     merged = sorted(code + knowledge, key=lambda h: (-h.score, h.path))[:limit]
     have = sum(1 for h in merged if h.kind == "knowledge")
     if have < reserved:

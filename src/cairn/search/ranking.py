@@ -250,6 +250,31 @@ class Knowledge:
     superseded_factor: float = 0.05  # a superseded node stays readable, never ahead of a live one; no figure recorded
     why_factor: float = 1.5  # a why-question wants the decision or bug record first; no figure recorded (ed053e2)
     share: float = 0.25  # in the `all` view, at least this share of slots goes to knowledge; no figure recorded
+    # The weights below were chosen leave-one-repository-out on the decisions set (../shared/bench/decisions,
+    # bench/decisions_eval.py --loo: picked on five repositories, scored on the sixth; docs/benchmarks.md#decisions).
+    record_channel: float = 2.0  # the record channel (records.py: records ranked among themselves) in a knowledge
+    # hit's score; picked over 0 / 0.5 / 1 in every fold: default hit@1 0.791 -> 0.804, --kind knowledge 0.857 -> 0.876
+    record_fused: float = 0.05  # ...and the fused ranking of every file (its text, names, walk) in it; 0.05 picked
+    # over 0 in 3 of 6 folds (held-out hit@1 0.762 against 0.791 fixed), 0.1 / 0.25 / 1.0 never (1.0: 0.738)
+    record_columns: str = "5.0, 3.0, 1.0"  # records_fts column weights: title, path words, body; picked over
+    # 3,2,1 and 8,4,1 in every fold
+    record_rarity: float = 0.0  # the record channel's term weight is cairn's (repository-wide) weight to this power:
+    # 0 = every word alike, the records' own IDF decides; picked over 0.5 and 1 in every fold
+    record_expansion: float = 0.5  # related words (abbreviations, --terms) in the record channel; no figure recorded
+    first_title: float = 0.5  # `auto` puts the best record first when its title and path hold this share of the
+    # request's words (weighted; records.evidence); 0.4 ties, 0.6 -0.006, never (9) -0.031 hit@1
+    first_plain: float = 1.0  # ...or its plain BM25 over the whole repository is this times the best other file's;
+    # 0.8 was picked in every fold (+0.024) but put records before code on 1 of 30 vector commit subjects
+    # (/work/runs/records/codecases: vector code hit@1 0.233 -> 0.200), so 1.0 is kept; 1.2: -0.072
+    first_cover: float = -0.05  # ...and it holds at least this much more of the request than the best code hits;
+    # picked over 0 / 0.05 in every fold (+0.018 hit@1), code subjects unchanged
+    first_reason_cover: float = 0.0  # ...or, for a why-question, this much more; picked over 0.1 / never in every fold
+    cover_hits: int = 3  # the code hits a record's coverage is compared with; no figure recorded
+    runner_up_place: int = 3  # with the best record first, the next record goes at this place (0: by score), unless
+    # the request is a code task; 0: files@5 0.925 -> 0.856, 2 ties (MRR +0.012, code MRR -0.006)
+    second_plain: float = 0.8  # second (after the best code hit) at these levels; none of them: files@5 0.957 -> 0.922
+    second_title: float = 0.3  # (hit@1 the same); second_cover 0 or 0.2: no change
+    second_cover: float = 0.1
     personal_columns: str = "0, 3.0, 1.0"  # personal notes' FTS column weights (path, title, body); no figure
     personal_min_weight: float = 1.0  # every request word counts for personal notes (the code's rarity would
     # silence words it never uses); no figure recorded
