@@ -60,7 +60,6 @@ KNOWN_LAYER_EXCEPTIONS: set[str] = {
 
 # Private names (`_x`) one module takes from another, to burn down: make the name public, or move it.
 KNOWN_PRIVATE_IMPORTS: dict[str, str] = {
-    "cairn.codemap.knowledge_index -> cairn.memory.adr_import._dir_kind": "goes with the layer exception above",
 }
 
 
