@@ -1,7 +1,7 @@
 """`cairn eval sessions`: replay the user's own archived sessions prompt by prompt and measure recall.
 
-Cases are cut from the session archive by the rules of the shared benchmark: a counted prompt (the
-person's own words, at least MIN_WORDS words, not a bare "continue"; a slash command ends the
+Cases are cut from the session archive by the rules of the shared benchmark (sessions/requests.py):
+a counted prompt (the person's own words, five words or more, not a bare "continue"; a slash command ends the
 window, a short reply such as "yes" does not) and, as gold, the project files the agent then read
 or changed (Read/Edit/MultiEdit/Write/NotebookEdit; Codex CLI's apply_patch, Gemini CLI's read_file,
 write_file and replace, and the files a shell command such as `sed -n` reads) before the next counted prompt; Grep, Glob and other
@@ -20,17 +20,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import mean
 
-from cairn.sessions.codex_context import SHELL_TOOLS as CODEX_SHELL_TOOLS
-from cairn.sessions.codex_context import shell_files
-from cairn.sessions.context import EDIT_TOOLS, READ_TOOLS, SessionContext, iso_epoch
-from cairn.sessions.gemini_context import EDITS as GEMINI_EDITS
+from cairn.sessions.context import SessionContext, iso_epoch
+from cairn.sessions.requests import counted, touches
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from pathlib import Path
 
-MIN_WORDS = 5
-_TRIVIAL = frozenset({"continue", "go on", "go ahead", "keep going", "proceed"})
 SYSTEMS = ("cairn", "bm25-files", "session-recency")
 
 
@@ -42,11 +38,6 @@ class ReplayCase:
     gold: list[str]
     before: SessionContext  # the session as it stood when the prompt was typed
     touched: list[str] = field(default_factory=list)  # repo paths touched before, oldest first
-
-
-def _counted(text: str) -> bool:
-    words = text.split()
-    return len(words) >= MIN_WORDS and " ".join(words).lower().strip(".!") not in _TRIVIAL
 
 
 def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, str | None, str | None]],
@@ -62,7 +53,7 @@ def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, st
             text = (text or "").strip()
             if text.startswith("/"):
                 current = None  # a slash command ends the window
-            elif _counted(text):
+            elif counted(text):
                 current = ReplayCase(session_id, len(cases), text, [], _copy(ctx), list(touched))
                 cases.append(current)
             if text:
@@ -70,7 +61,7 @@ def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, st
             continue
         if role != "tool" or not tool or not arg:
             continue
-        for how, raw in _touches(tool, arg):
+        for how, raw in touches(tool, arg):
             rel = to_repo(raw)
             if rel is None:
                 continue
@@ -79,26 +70,6 @@ def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, st
             if current is not None and rel not in current.gold:
                 current.gold.append(rel)
     return [c for c in cases if c.gold]
-
-
-def _touches(tool: str, arg: str) -> list[tuple[str, str]]:
-    """(how, path) a tool call read or changed: Claude Code's Read/Edit/Write; Codex CLI's
-    apply_patch (its archived argument lists the patched files) and the files its shell reads
-    (`sed -n`, `cat`: Codex has no read tool); Gemini CLI's read_file, write_file, replace and
-    shell reads. Other shell words, Grep and Glob never count."""
-    if tool in READ_TOOLS:
-        return [("read", arg)]
-    if tool in EDIT_TOOLS:
-        return [("created" if tool == "Write" else "edited", arg)]
-    if tool == "apply_patch":
-        return [("edited", p) for p in arg.split()]
-    if tool in GEMINI_EDITS:
-        return [(GEMINI_EDITS[tool], arg)]
-    if tool == "read_file":
-        return [("read", arg)]
-    if tool in CODEX_SHELL_TOOLS or tool == "run_shell_command":
-        return [(how, p) for how, p in shell_files(arg) if how == "read"]
-    return []
 
 
 def _copy(ctx: SessionContext) -> SessionContext:
