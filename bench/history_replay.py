@@ -35,6 +35,7 @@ import benchlib
 from session_replay import _ranking
 
 SHARED = benchlib.SHARED_BENCH
+KEEP = int(os.environ.get("HISTORY_KEEP", "0"))  # --keep: the "none" row keeps its ranking this deep
 
 
 def run_group(job: tuple) -> list[dict]:
@@ -106,6 +107,11 @@ def run_group(job: tuple) -> list[dict]:
                    "first": not seen, **run_eval.score(case["gold"], ranked)}
             if novel:
                 row["novel@5"] = run_eval.score(novel, [r for r in ranked if r not in seen])["files@5"]
+            if KEEP and name == "none":  # the ranking with its scores, for offline fusion trials (history_explore.py)
+                wide, _ = search_code(con, query, root=root, terms=item_terms or None, limit=KEEP, session=ctx,
+                                      use_history=False, ranking=ranking)
+                row.update(query=case["query"], gold=case["gold"], seen=sorted(seen), top10=ranked,
+                           wide=[(h.path, round(h.score, 6)) for h in wide])
             rows.append(row)
     con.close()
     return rows
@@ -172,7 +178,13 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-groups", type=int, default=0, help="snapshots per case file (0 = all)")
     ap.add_argument("--dump", type=Path, help="write every row as JSONL here")
+    ap.add_argument("--keep", type=int, default=0, help="rows without history keep their ranking this deep, "
+                                                         "with scores and the case (for offline trials)")
     args = ap.parse_args()
+    if args.keep:
+        os.environ["HISTORY_KEEP"] = str(args.keep)
+        global KEEP
+        KEEP = args.keep
     variants = {"none": {}, **{text: json.loads(text) for text in args.variants}}
     for v in variants.values():
         _ranking(v)  # an unknown field stops the run before any work

@@ -290,3 +290,22 @@ def test_store_holds_no_more_than_the_caps(shop: Path, tmp_path: Path):
         assert con.execute("SELECT n FROM session_files WHERE path = 'util/helper0.py'").fetchone()[0] == 3
     finally:
         con.close()
+
+
+def test_eval_sessions_measures_what_the_past_adds(shop: Path, tmp_path: Path, run_cli):
+    """`cairn eval sessions`: session k is searched again with the sessions before k as its past; the
+    words of the second request are nowhere in the file it needs, only in the first request."""
+    first = write_session(tmp_path / "t" / "s1.jsonl", shop, "s1",
+                          [("loyalty members see a wrong receipt amount", ["pricing/cupom.py"])],
+                          edited={"pricing/cupom.py"}, day="2026-01-01")
+    second = write_session(tmp_path / "t" / "s2.jsonl", shop, "s2",
+                           [("again loyalty members see a wrong receipt amount", ["pricing/cupom.py"])],
+                           day="2026-01-02")
+    assert run_cli("sessions", "ingest", "--no-backup", str(first), str(second)).returncode == 0
+    r = run_cli("eval", "sessions", "--root", str(shop), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["cases"] == 2 and out["systems"]["cairn+history"]["cases"] == 2
+    assert out["history_gain"]["novel@5"] == 0.5  # the second session's prompt, found through the first
+    r = run_cli("eval", "sessions", "--root", str(shop), "--no-history")
+    assert r.returncode == 0 and "cairn+history" not in r.stdout

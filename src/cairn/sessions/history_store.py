@@ -24,7 +24,7 @@ import os
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from cairn.home import projects_dir
@@ -201,7 +201,8 @@ def _session_rows(archive: sqlite3.Connection, sids: list[str]) -> list[tuple[st
     return sorted(out, key=lambda r: (r[3] or "", r[0]))
 
 
-def _turns(archive: sqlite3.Connection, sid: str) -> list[TurnRow]:
+def session_turns(archive: sqlite3.Connection, sid: str) -> list[TurnRow]:
+    """A session's prompts and tool calls in the main conversation, oldest first."""
     return [tuple(r) for r in archive.execute(
         "SELECT role, text, tool, arg, ts FROM turns WHERE session_id = ? AND agent IS NULL "
         "AND role IN ('user', 'tool') ORDER BY ts, id", (sid,))]
@@ -220,10 +221,10 @@ def _project_root(cwd: str | None) -> str | None:
     return cwd
 
 
-def session_from_turns(turns: list[TurnRow], root: str | None, cwd: str | None
+def session_from_turns(turns: list[TurnRow], to_project: Callable[[str], str | None]
                        ) -> tuple[list[Request], dict[str, tuple[int, bool]]]:
-    """A session's requests and the files it touched (path -> (touches, edited)), project paths."""
-    to_project = project_paths(root, cwd)
+    """A session's requests and the files it touched (path -> (touches, edited)), as project paths
+    (`to_project`: a path as the agent wrote it -> the project's path, None outside it)."""
     requests = requests_of(turns, to_project)
     files: Counter = Counter()
     edited: set[str] = set()
@@ -257,7 +258,7 @@ def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: b
                         have = con.execute("SELECT turns FROM sessions WHERE sid = ?", (sid,)).fetchone()
                         if have is not None and have[0] == turns:
                             continue
-                    requests, files = session_from_turns(_turns(archive, sid), _project_root(cwd), cwd)
+                    requests, files = session_from_turns(session_turns(archive, sid), project_paths(_project_root(cwd), cwd))
                     put_session(con, sid, start, requests, files, turns)
                     done += 1
                 prune(con)

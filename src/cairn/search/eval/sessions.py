@@ -1,5 +1,9 @@
 """`cairn eval sessions`: replay the user's own archived sessions prompt by prompt and measure recall.
 
+With the project's past (`History`), session k is searched again as recall would have searched it
+then: the request log and co-access of the sessions before k only (sessions/history_store.py, built
+in a scratch store), so the gain history brings is measured on the user's own sessions.
+
 Cases are cut from the session archive by the rules of the shared benchmark (sessions/requests.py):
 a counted prompt (the person's own words, five words or more, not a bare "continue"; a slash command ends the
 window, a short reply such as "yes" does not) and, as gold, the project files the agent then read
@@ -21,13 +25,17 @@ from dataclasses import dataclass, field
 from statistics import mean
 
 from cairn.sessions.context import SessionContext, iso_epoch
+from cairn.sessions.history_store import session_turns
 from cairn.sessions.requests import counted, touches
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from cairn.sessions.history_recall import Past
+
 SYSTEMS = ("cairn", "bm25-files", "session-recency")
+WITH_HISTORY = "cairn+history"  # cairn with the sessions before each one as its past
 
 
 @dataclass
@@ -77,17 +85,59 @@ def _copy(ctx: SessionContext) -> SessionContext:
 
 
 def archived_cases(archive: sqlite3.Connection, project_id: str, to_repo: Callable[[str], str | None],
-                   max_sessions: int = 200) -> list[ReplayCase]:
-    """Replay cases of the project's newest archived sessions."""
+                   max_sessions: int = 200, history: History | None = None) -> list[ReplayCase]:
+    """Replay cases of the project's newest archived sessions; `history` learns every session of the
+    project in time order (also those older than the newest `max_sessions`), to be the past of each."""
     sids = [r[0] for r in archive.execute(
-        "SELECT session_id FROM sessions WHERE project_id = ? ORDER BY start DESC LIMIT ?", (project_id, max_sessions))]
+        "SELECT session_id FROM sessions WHERE project_id = ? ORDER BY start, session_id", (project_id,))]
+    replayed = set(sids[-max_sessions:])
     cases: list[ReplayCase] = []
-    for sid in reversed(sids):
-        turns = archive.execute(
-            "SELECT role, text, tool, arg, ts FROM turns WHERE session_id = ? AND agent IS NULL ORDER BY ts, id",
-            (sid,)).fetchall()
-        cases.extend(cases_from_turns(sid, [tuple(t) for t in turns], to_repo))
+    for sid in sids:
+        if sid not in replayed and history is None:
+            continue
+        turns = session_turns(archive, sid)
+        if history is not None:
+            history.learn(sid, turns)
+        if sid in replayed:
+            cases.extend(cases_from_turns(sid, turns, to_repo))
     return cases
+
+
+class History:
+    """The project's past as each session saw it: session k finds in it the sessions before k only,
+    in a scratch history store (sessions/history_store.py) filled as the replay moves on."""
+
+    def __init__(self, folder: Path, to_repo: Callable[[str], str | None]) -> None:
+        from cairn.sessions.history_store import MIGRATIONS
+        from cairn.store.db import connect
+
+        self.con = connect(folder / "history.db", MIGRATIONS, private=True)
+        self.to_repo = to_repo
+        self.order: list[str] = []
+        self.turns: dict[str, list] = {}
+        self.stored: set[str] = set()
+
+    def learn(self, sid: str, turns: list) -> None:
+        """A session of the project, in time order."""
+        self.order.append(sid)
+        self.turns[sid] = turns
+
+    def before(self, sid: str) -> Past:
+        """The past of session `sid`: every session before it (stored now if not yet), not itself."""
+        from cairn.sessions.history_recall import Past
+        from cairn.sessions.history_store import put_session, session_from_turns
+        from cairn.store.db import transaction
+
+        with transaction(self.con):
+            for other in self.order[:self.order.index(sid)]:
+                if other not in self.stored:
+                    requests, files = session_from_turns(self.turns[other], self.to_repo)
+                    put_session(self.con, other, None, requests, files)
+                    self.stored.add(other)
+        return Past(self.con, exclude=sid)
+
+    def close(self) -> None:
+        self.con.close()
 
 
 def _novel(gold: list[str], ranked: list[str], seen: set[str]) -> float | None:
@@ -99,8 +149,9 @@ def _novel(gold: list[str], ranked: list[str], seen: set[str]) -> float | None:
 
 
 def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
-           progress: Callable[[str], None] | None = None) -> dict:
-    """files@5 / novel@5 per system over `cases`, searched on the open index `con` of `root`."""
+           progress: Callable[[str], None] | None = None, history: History | None = None) -> dict:
+    """files@5 / novel@5 per system over `cases`, searched on the open index `con` of `root`; with
+    `history`, cairn again with each session's past ("cairn+history")."""
     from cairn.search.engine import search_code
     from cairn.search.eval.run import FlatBM25
 
@@ -108,6 +159,8 @@ def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
     known = set(paths)
     flat = FlatBM25(root, paths) if root is not None else None
     rows: dict[str, list[tuple[float, float | None]]] = {s: [] for s in SYSTEMS}
+    if history is not None:
+        rows[WITH_HISTORY] = []
     for c in cases:
         gold = [g for g in c.gold if g in known]
         if not gold:
@@ -118,6 +171,10 @@ def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
         recency = list(dict.fromkeys(reversed(c.touched)))
         ranked = {"cairn": [h.path for h in hits], "bm25-files": bm,
                   "session-recency": recency + [p for p in bm if p not in recency]}
+        if history is not None:
+            hits, _ = search_code(con, c.prompt, root=root, limit=10, session=c.before,
+                                  past=history.before(c.session_id))
+            ranked[WITH_HISTORY] = [h.path for h in hits]
         for name, got in ranked.items():
             rows[name].append((len(set(gold) & set(got[:5])) / len(gold), _novel(gold, got, seen)))
         if progress:
