@@ -10,7 +10,10 @@ one led to, and what was worked on together with the files in play.
   play), cosine-normalized by how many sessions each file was in, newest sessions first: a file
   every session opens (a README, an agent's notes) cannot dominate.
 
-Both give project paths (history_store.py stores them relative to the project root); the search
+- `Past.ignored`: the files recall injected in earlier sessions again and again that the agent
+  never opened there (outcome feedback); the prompt hook leaves them out, unless the request names them.
+
+All give project paths (history_store.py stores them relative to the project root); the search
 maps them onto the index, so files that no longer exist drop out there. The session being
 searched is left out (the Stop hook archives it as it goes). Weights come from the caller
 (search/ranking.py, `Session.past_*`).
@@ -141,6 +144,17 @@ class Past:
         for seed in seeds:
             out.pop(seed, None)
         return out
+
+
+    def ignored(self, paths: Sequence[str], min_sessions: int = 3) -> set[str]:
+        """Of `paths`, those injected in at least `min_sessions` earlier sessions and opened in none."""
+        if not paths:
+            return set()
+        part = list(paths)[:500]
+        rows = self.con.execute(
+            f"SELECT path, COUNT(*), SUM(opened) FROM feedback WHERE path IN ({','.join('?' * len(part))}) "
+            f"AND sid != ? GROUP BY path", (*part, self.exclude)).fetchall()
+        return {p for p, shown, opened in rows if shown >= min_sessions and not opened}
 
 
 def _sessions_of(con: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:

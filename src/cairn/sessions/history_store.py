@@ -7,7 +7,9 @@ the heads of prompts, redacted already in the archive):
   (`terms_of`, with a document frequency per word so that "continue with the next task", said a
   thousand times, weighs nothing) and the files it led to;
 - session co-access: the files each session read or edited, and in how many sessions each file
-  was (a graph beside git co-change: most reads never reach a commit).
+  was (a graph beside git co-change: most reads never reach a commit);
+- outcome feedback: the files the prompt hook injected into each session (its `injected` hook
+  state, INJECTED_STATE) and whether the agent then opened or edited them in that session.
 
 Kept up to date as sessions are archived (`refresh`: archive.ingest_paths and the Stop hook's
 detached run call it with the sessions they touched; an unchanged session is skipped by its turn
@@ -39,6 +41,7 @@ MAX_SESSIONS = 5000  # a project's newest sessions kept (~ a year of a busy proj
 MAX_FILES = 60  # files kept of one request, and (x4) of one session
 MAX_TERMS = 40  # words kept of one prompt
 PROMPT_CHARS = 300  # of a prompt kept to say why a file is offered
+INJECTED_STATE = "injected"  # the prompt hook's per-session state naming the files it injected (path -> times)
 _TRACKER = re.compile(r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
                       r"|\b(task|issue|ticket|bug|phase|step|story|item|milestone)s?[\s#:-]*(\d{1,6})\b", re.I)
 _FILE_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")
@@ -61,6 +64,9 @@ def _v1(con: sqlite3.Connection) -> None:
                                        edited INTEGER NOT NULL, PRIMARY KEY (sid, path)) WITHOUT ROWID""",
         "CREATE INDEX session_files_path ON session_files(path)",
         "CREATE TABLE file_df (path TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID",
+        """CREATE TABLE feedback (sid TEXT NOT NULL, path TEXT NOT NULL, shown INTEGER NOT NULL,
+                                  opened INTEGER NOT NULL, PRIMARY KEY (sid, path)) WITHOUT ROWID""",
+        "CREATE INDEX feedback_path ON feedback(path)",
     ):
         con.execute(stmt)
 
@@ -146,13 +152,16 @@ def drop_session(con: sqlite3.Connection, sid: str) -> None:
     files = [r[0] for r in con.execute("SELECT path FROM session_files WHERE sid = ?", (sid,))]
     _count(con, "file_df", files, -1)
     con.execute("DELETE FROM session_files WHERE sid = ?", (sid,))
+    con.execute("DELETE FROM feedback WHERE sid = ?", (sid,))
     con.execute("DELETE FROM sessions WHERE sid = ?", (sid,))
 
 
 def put_session(con: sqlite3.Connection, sid: str, start: str | None, requests: list[Request],
-                session_files: dict[str, tuple[int, bool]], turns: int = 0) -> None:
-    """Store (or replace) one session: its requests and the files it touched (path -> (touches,
-    edited)). It keeps its place in the order when replaced; a new one comes after every other."""
+                session_files: dict[str, tuple[int, bool]], turns: int = 0,
+                injected: dict[str, int] | None = None) -> None:
+    """Store (or replace) one session: its requests, the files it touched (path -> (touches,
+    edited)) and the files recall injected into it (path -> times), each then opened or not. It
+    keeps its place in the order when replaced; a new one comes after every other."""
     old = con.execute("SELECT seq FROM sessions WHERE sid = ?", (sid,)).fetchone()
     if old is not None:
         seq = old[0]
@@ -165,6 +174,8 @@ def put_session(con: sqlite3.Connection, sid: str, start: str | None, requests: 
     con.executemany("INSERT INTO session_files(sid, path, n, edited) VALUES (?, ?, ?, ?)",
                     [(sid, p, n, int(e)) for p, (n, e) in files.items()])
     _count(con, "file_df", files, 1)
+    con.executemany("INSERT INTO feedback(sid, path, shown, opened) VALUES (?, ?, ?, ?)",
+                    [(sid, p, n, int(p in session_files)) for p, n in list((injected or {}).items())[:MAX_FILES * 4]])
     for req in requests:
         words = terms_of(req.prompt)
         led = list(req.files.items())[:MAX_FILES]
@@ -240,6 +251,22 @@ def session_from_turns(turns: list[TurnRow], to_project: Callable[[str], str | N
     return requests, {p: (n, p in edited) for p, n in files.items()}
 
 
+def injected_files(project_id: str, sid: str) -> dict[str, int]:
+    """The files the prompt hook injected into session `sid` (path -> times), from its hook state
+    (CAIRN_HOME/projects/<id>/hook-state/<sid>.injected.json, written by agents/hooks/prompt_submit.py)."""
+    import json
+
+    path = projects_dir() / project_id / "hook-state" / f"{sid}.{INJECTED_STATE}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    paths = data.get("paths") if isinstance(data, dict) else None
+    if not isinstance(paths, dict):
+        return {}
+    return {str(p): int(n) for p, n in paths.items() if isinstance(n, int) and n > 0}
+
+
 def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: bool = False) -> int:
     """Bring the history stores up to date with these archived sessions (those that changed since,
     unless `force`); how many sessions were (re)stored. Sessions of `_global` or of no project are skipped."""
@@ -259,7 +286,7 @@ def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: b
                         if have is not None and have[0] == turns:
                             continue
                     requests, files = session_from_turns(session_turns(archive, sid), project_paths(_project_root(cwd), cwd))
-                    put_session(con, sid, start, requests, files, turns)
+                    put_session(con, sid, start, requests, files, turns, injected_files(pid, sid))
                     done += 1
                 prune(con)
         finally:
