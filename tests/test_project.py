@@ -76,3 +76,28 @@ def test_broken_user_config_is_a_clear_error(tmp_path, cairn_home):
     (tmp_path / "w").mkdir()
     with pytest.raises(CairnError, match="cannot read config"):
         resolve_project(tmp_path / "w")
+
+
+def test_folder_indexed_with_root_is_its_own_project_for_every_lookup(tmp_path, run_cli):
+    """A folder outside git that `cairn index --root` indexed: a cwd inside it (a hook, a recorded
+    session's folder, even one since deleted) belongs to that project, not to `_global`."""
+    from cairn.project import project_for_recorded_cwd, project_for_root
+
+    d = write_tree(tmp_path / "plain", {"src/a.py": "def alpha():\n    return 1\n", "docs/x.md": "# x\n"})
+    assert resolve_project(d / "src").is_global
+    assert run_cli("index", "--root", str(d)).returncode == 0
+    project_for_recorded_cwd.cache_clear()
+    want = project_for_root(d)
+    assert resolve_project(d / "src") == want and resolve_project(d) == want
+    assert project_for_recorded_cwd(str(d / "src"))[0] == want.id
+    assert project_for_recorded_cwd(str(d / "src" / "deleted-since"))[0] == want.id
+    other = write_tree(tmp_path / "other", {"b.py": "x = 2\n"})
+    assert resolve_project(other).is_global  # another folder is not swept in
+
+
+def test_home_folder_indexed_with_root_does_not_swallow_its_subfolders(tmp_path, run_cli, monkeypatch):
+    home = write_tree(tmp_path / "home", {"notes.md": "# n\n", "work/w.txt": "w"})
+    monkeypatch.setenv("HOME", str(home))
+    assert run_cli("index", "--root", str(home)).returncode == 0
+    assert resolve_project(home).kind == "root"
+    assert resolve_project(home / "work").is_global

@@ -2,8 +2,11 @@
 
 Resolution order for a cwd: the git repository (identified by its git *common* dir, so every
 worktree of one repository is the same project while each worktree indexes its own files), else
-the nearest directory holding `.cairn/`, else the longest prefix in the user's routes table
-(`[[routes]] slug=..., prefixes=[...]` in ~/.cairn/config.toml), else the `_global` project.
+the nearest directory holding `.cairn/`, else the nearest directory indexed with `cairn index
+--root DIR` (its index in CAIRN_HOME marks it, as `.cairn/` would: a folder without git that the
+user indexed is a project, and its sessions are archived under it), else the longest prefix in the
+user's routes table (`[[routes]] slug=..., prefixes=[...]` in ~/.cairn/config.toml), else the
+`_global` project.
 `--root DIR` makes DIR the root: a git worktree top-level keeps its git identity, anything else is
 identified by its absolute path. Two folders with the same name elsewhere are two projects.
 
@@ -18,7 +21,7 @@ import re
 from pathlib import Path
 
 from cairn.errors import CairnError
-from cairn.home import cairn_home, project_data_dir
+from cairn.home import cairn_home, project_data_dir, projects_dir
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -87,8 +90,12 @@ class Project:
         """The SQLite index of this worktree (one per worktree root, all in the project's folder)."""
         if self.root is None:
             raise CairnError("the _global project has no code to index; pass --root DIR or cd into a project")
-        worktree = sha1(str(self.root).encode()).hexdigest()[:10]
-        return self.data_dir() / f"index-{worktree}.db"
+        return self.data_dir() / index_name(self.root)
+
+
+def index_name(root: Path) -> str:
+    """The file name of a worktree's index in its project's folder."""
+    return f"index-{sha1(str(root).encode()).hexdigest()[:10]}.db"
 
 
 def _slug(text: str) -> str:
@@ -180,8 +187,30 @@ def project_for_root(root: str | os.PathLike) -> Project:
     common = _git_dirs(path)
     if common is not None:
         return _project_from_git(path, common)
+    return _path_project(path)
+
+
+def _path_project(path: Path) -> Project:
+    """The project a folder is when identified by its own path (`--root` of a folder outside git)."""
     return Project(id=_make_id(path.name, f"path:{path}"), name=path.name, kind="root",
                    identity=f"path:{path}", root=path)
+
+
+def _indexed_root(chain: list[Path]) -> Project | None:
+    """The nearest folder of `chain` (a folder, then its parents) that `cairn index --root` indexed
+    outside git: its index file exists under CAIRN_HOME. Only stat calls: nothing is created. The
+    home folder and the filesystem root count only as the folder itself, never as a parent."""
+    base = projects_dir()
+    if not chain or not base.is_dir():
+        return None
+    home = Path.home()
+    for d in chain:
+        if d != chain[0] and (d == home or d == Path(d.anchor)):
+            continue
+        p = _path_project(d)
+        if (base / p.id / index_name(d)).is_file():
+            return p
+    return None
 
 
 def resolve_project(cwd: str | os.PathLike | None = None, root: str | os.PathLike | None = None) -> Project:
@@ -207,6 +236,9 @@ def resolve_project(cwd: str | os.PathLike | None = None, root: str | os.PathLik
         if marker.is_dir() and not _is_cairn_home(marker):
             return Project(id=_make_id(d.name, f"path:{d}"), name=d.name, kind="cairn",
                            identity=f"path:{d}", root=d)
+    indexed = _indexed_root(chain)
+    if indexed is not None:
+        return indexed
     best: tuple[int, str, Path] | None = None
     for slug, prefix in _routes():
         if here == prefix or prefix in here.parents:
@@ -225,8 +257,8 @@ def project_for_recorded_cwd(cwd: str) -> tuple[str, str]:
 
     An existing folder resolves exactly as `cairn` does anywhere (project.resolve_project). For
     a folder that no longer exists, the same rules as far as they can still be applied: the
-    nearest existing ancestor, if it lies inside a git repository or `.cairn/` project other than
-    the home folder (the folder was inside that project); else a route prefix from config.toml;
+    nearest existing ancestor, if it lies inside a git repository, a `.cairn/` project or a folder
+    indexed with `--root`, other than the home folder (the folder was inside that project); else a route prefix from config.toml;
     else the folder's own path identity (the id `cairn` gives a folder identified by its path,
     e.g. after `cairn init` there). A deleted git worktree thus gets its own path-based id: its
     repository can no longer be read from disk.
@@ -250,7 +282,7 @@ def project_for_recorded_cwd(cwd: str) -> tuple[str, str]:
             p = resolve_project(anc)
         except (CairnError, OSError):
             break
-        if p.kind in ("git", "cairn") and p.root not in (home, Path(anc.anchor)):
+        if p.kind in ("git", "cairn", "root") and p.root not in (home, Path(anc.anchor)):
             return p.id, p.name
         break
     try:

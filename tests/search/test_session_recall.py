@@ -434,7 +434,7 @@ def test_eval_sessions_replays_the_archive(tmp_path, cairn_home):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["cases"] == 2
-    assert set(out["systems"]) == {"cairn", "bm25-files", "session-recency"}
+    assert set(out["systems"]) == {"cairn", "bm25-files", "session-recency", "cairn+history"}
     assert out["systems"]["cairn"]["files@5"] == 1.0
     empty = make_git_repo(tmp_path / "other", {"a.py": "x = 1\n"})
     r = cli(["eval", "sessions", "--root", str(empty)], cairn_home)

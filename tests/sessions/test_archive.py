@@ -430,3 +430,21 @@ def test_unreadable_transcripts_are_one_stderr_line_and_the_reasons_a_log(transc
     assert str(files[2]) not in text
     listed = run_cli("sessions", "list", "--all-projects")
     assert listed.returncode == 0 and listed.stderr == "" and "unreadable" not in listed.stdout
+
+
+def test_session_in_a_folder_indexed_without_git_is_archived_under_that_project(transcripts: Path, tmp_path: Path,
+                                                                               run_cli):
+    """`cairn index --root DIR` of a folder without .git, then a session recorded in DIR: archived under
+    the project `cairn search --root DIR` searches, not `_global` (a benchmark tree, a user's notes)."""
+    from cairn.project import project_for_root
+
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "a.py").write_text("def alpha():\n    return 1\n")
+    assert run_cli("index", "--root", str(tree)).returncode == 0
+    project_for_cwd.cache_clear()
+    t = _transcript_for(tree, transcripts / "tool_heavy.jsonl", tmp_path / "t" / "cccccccc-0000-4000-8000-000000000003.jsonl")
+    ingest_paths([t], auto_backup=False)
+    con = open_archive()
+    (pid,) = con.execute("SELECT project_id FROM sessions WHERE session_id = ?", (t.stem,)).fetchone()
+    assert pid == project_for_root(tree).id != "_global"

@@ -135,7 +135,7 @@ def test_eval_sessions_replays_a_codex_session(tmp_path, cairn_home):
 
 
 def test_codex_touches_for_eval():
-    from cairn.search.eval.sessions import _touches
+    from cairn.sessions.requests import touches as _touches
 
     assert _touches("apply_patch", "src/a.py src/b.py") == [("edited", "src/a.py"), ("edited", "src/b.py")]
     assert _touches("exec_command", "sed -n '1,80p' src/c.py && rg -n foo src/d.py") == [("read", "src/c.py")]
@@ -143,7 +143,7 @@ def test_codex_touches_for_eval():
 
 
 def test_gemini_touches_for_eval():
-    from cairn.search.eval.sessions import _touches
+    from cairn.sessions.requests import touches as _touches
 
     assert _touches("replace", "/p/a.ts") == [("edited", "/p/a.ts")]
     assert _touches("write_file", "/p/b.ts") == [("created", "/p/b.ts")]

@@ -49,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "as it is now.")
     add_root(s)
     s.add_argument("--max-sessions", type=int, default=200, help="newest sessions to replay (default 200)")
+    s.add_argument("--no-history", action="store_true",
+                   help="do not replay cairn again with each session's past (the sessions before it)")
     add_json(s)
     s.set_defaults(func=cmd_sessions)
 
@@ -152,11 +154,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_sessions(args: argparse.Namespace) -> int:
+    import tempfile
+
     from cairn.cli.common import resolve_root
     from cairn.codemap.index_db import open_index
     from cairn.codemap.indexer import index_project
     from cairn.errors import CairnError
-    from cairn.search.eval.sessions import archived_cases, replay
+    from cairn.search.eval.sessions import WITH_HISTORY, History, archived_cases, replay
     from cairn.sessions.archive_schema import archive_path
     from cairn.store.db import connect
 
@@ -170,21 +174,29 @@ def cmd_sessions(args: argparse.Namespace) -> int:
 
         return relpath(root, path)
 
-    try:
-        cases = archived_cases(archive, project.id, to_repo, max_sessions=max(1, args.max_sessions))
-    finally:
-        archive.close()
-    if not cases:
-        raise CairnError(f"no replayable prompts for {project.name}: the archive holds no session of this project "
-                         "with a prompt followed by a file read or edit")
-    index_project(project)
-    con = open_index(project)
-    try:
-        report = replay(con, root, cases)
-    finally:
-        con.close()
+    with tempfile.TemporaryDirectory(prefix="cairn-eval-history-") as scratch:
+        history = None if args.no_history else History(Path(scratch), to_repo)
+        try:
+            try:
+                cases = archived_cases(archive, project.id, to_repo, max_sessions=max(1, args.max_sessions),
+                                       history=history)
+            finally:
+                archive.close()
+            if not cases:
+                raise CairnError(f"no replayable prompts for {project.name}: the archive holds no session of this "
+                                 "project with a prompt followed by a file read or edit")
+            index_project(project)
+            con = open_index(project)
+            try:
+                report = replay(con, root, cases, history=history)
+            finally:
+                con.close()
+        finally:
+            if history is not None:
+                history.close()
+    gain = _history_gain(report)
     if args.json:
-        print_json({"project": project.name, "cases": len(cases), "systems": report})
+        print_json({"project": project.name, "cases": len(cases), "systems": report, "history_gain": gain})
         return 0
     print(f"{project.name}: {len(cases)} prompts from {len({c.session_id for c in cases})} sessions "
           "(searched on the index as it is now)")
@@ -192,4 +204,18 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     for name, m in report.items():
         nov = "-" if m["novel@5"] is None else f"{m['novel@5']:.3f}"
         print(f"{name:<16} {m['files@5']:>8.3f} {nov:>8}")
+    if gain is not None:
+        print(f"the gain history brings ({WITH_HISTORY}: each session with the sessions before it): "
+              f"files@5 {gain['files@5']:+.3f}, novel@5 " + ("-" if gain["novel@5"] is None else f"{gain['novel@5']:+.3f}"))
     return 0
+
+
+def _history_gain(report: dict) -> dict | None:
+    """cairn with its past minus cairn alone, on the same prompts (None without the history row)."""
+    from cairn.search.eval.sessions import WITH_HISTORY
+
+    if WITH_HISTORY not in report:
+        return None
+    a, b = report["cairn"], report[WITH_HISTORY]
+    novel = None if a["novel@5"] is None or b["novel@5"] is None else round(b["novel@5"] - a["novel@5"], 3)
+    return {"files@5": round(b["files@5"] - a["files@5"], 3), "novel@5": novel}

@@ -22,6 +22,7 @@ The session archive: every past agent conversation, redacted, searchable offline
   cairn sessions show ID                 one conversation, tool calls folded (id or unique prefix)
   cairn sessions related TERM            terms and sessions that co-occur with TERM
   cairn sessions forget ID | --before D  delete for real (the text is purged from the file)
+  cairn sessions history [--rebuild]     what recall learns from: earlier requests and the files they led to
 
 search/list cover the current project by default; --project P (name or id) or --all-projects
 widen it. Dates: YYYY-MM-DD, an ISO time, today, yesterday, or an age like 7d / 2w.
@@ -105,6 +106,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--limit", type=int, default=15, metavar="N")
     add_json(q)
     q.set_defaults(func=db_errors(cmd_related))
+
+    q = ss.add_parser("history", help="the request log and co-access recall learns from (per project)")
+    _scope(q)
+    q.add_argument("--rebuild", action="store_true", help="build it again from the archive first")
+    add_json(q)
+    q.set_defaults(func=db_errors(cmd_history))
 
     q = ss.add_parser("forget", help="delete sessions from the archive for real")
     q.add_argument("session", nargs="?", metavar="ID", help="session id or a unique prefix")
@@ -284,6 +291,34 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{r['session_id'][:8]}  {span}  {r['project']}{who}  {r['turns']} turns  {r['title'] or ''}"[:160])
         if r["tags"]:
             print(f"          {' '.join(r['tags'])}"[:200])
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """The request log and co-access of the current project (or --project P, --all-projects), built
+    as sessions are archived; `--rebuild` builds them again from the archive (sessions/history_store.py)."""
+    from cairn.sessions.history_store import rebuild, stats
+
+    con = _open_existing()
+    try:
+        pids = _project_ids(args, con)
+        if pids is None:
+            pids = [r[0] for r in con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id IS NOT NULL "
+                                              "AND project_id != '_global' ORDER BY project_id")]
+        if args.rebuild:
+            for pid in pids:
+                rebuild(con, pid)
+    finally:
+        con.close()
+    rows = [stats(pid) for pid in pids]
+    if args.json:
+        print_json({"projects": rows})
+        return 0
+    for r in rows:
+        print(f"{r['project_id']}: {r['sessions']} sessions, {r['requests']} requests ({r['leading']} led to files), "
+              f"{r['links']} request-file links, {r['files']} files, {r['bytes'] / 1e6:.1f} MB")
+    if not rows:
+        print("no project history yet: sessions are learned from as they are archived (`cairn sessions ingest`)")
     return 0
 
 

@@ -198,6 +198,16 @@ def _explain_topic(req: Request, hits: list[Hit]) -> None:
             h.why.append("matches the earlier prompts")
 
 
+def _asked(req: Request) -> tuple[list[int], float]:
+    return req.top(req.sig.asked), 1.0
+
+
+def _explain_asked(req: Request, hits: list[Hit]) -> None:
+    for h in hits:
+        if h.file_id in req.sig.asked_why:
+            h.why.append(req.sig.asked_why[h.file_id])
+
+
 def _tooling(req: Request) -> tuple[list[int], float]:
     scores = req.tool[0]
     return ranked(scores), max(scores.values(), default=0.0)
@@ -338,6 +348,16 @@ def _explain_cochange(req: Request, hits: list[Hit]) -> None:
                 h.why.append(f"changes with {sig.paths[best].rsplit('/', 1)[-1]} in {both} of its last {n} commits")
 
 
+def _coaccess(req: Request) -> tuple[list[int], float]:
+    return req.top(req.sig.coaccess), 1.0
+
+
+def _explain_coaccess(req: Request, hits: list[Hit]) -> None:
+    for h in hits:
+        if h.file_id in req.sig.coaccess and not req.sig.touched.get(h.file_id):
+            h.why.append("worked on with the files in play in earlier sessions")
+
+
 def near_ranking(near: dict[int, float], fused: dict[int, float], depth: int, proximity: bool = False) -> list[int]:
     """The neighbourhood of the files in play, the best match for this request first (or the
     closest first, `proximity`)."""
@@ -384,6 +404,7 @@ FIRST = (
     Channel("mention_path", lambda req: req.ranking.fusion.mention_path, _mention_paths),  # "mention" says why
     Channel("mention", lambda req: req.ranking.fusion.mention, _mentions, _explain_mentions),
     Channel("topic", lambda req: req.ranking.fusion.topic, _topic, _explain_topic),
+    Channel("asked", lambda req: req.ranking.fusion.asked, _asked, _explain_asked),
     Channel("tooling", lambda req: req.ranking.fusion.tooling, _tooling, _explain_tooling),
     Channel("phrase", lambda req: req.ranking.fusion.phrase, _phrase, _explain_phrase),
     Channel("semantic", lambda req: req.ranking.fusion.semantic, _semantic, _explain_semantic),
@@ -394,6 +415,7 @@ WALK = Channel("graph", _graph_weight, _graph, _explain_graph)
 SESSION = (
     Channel("recent", lambda req: req.ranking.fusion.recent, _recent, _explain_recent),
     Channel("cochange", lambda req: req.ranking.fusion.cochange, _cochange, _explain_cochange),
+    Channel("coaccess", lambda req: req.ranking.fusion.coaccess, _coaccess, _explain_coaccess),
     Channel("near", lambda req: req.ranking.fusion.near, _near),
     Channel("counterpart", lambda req: req.ranking.fusion.counterpart, _counterpart, _explain_counterpart),
     Channel("churn", lambda req: req.ranking.fusion.churn, _churn),

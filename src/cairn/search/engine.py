@@ -30,11 +30,12 @@ from cairn.util.fuse import ranked, rrf
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
+    from cairn.sessions.history_recall import Past
 
 # The order in which the channels that brought a hit say why (channels.py): the prompt's own
 # pointers and the session first, then what the request matched, then the hit's own facts
 # (_hit_facts), then phrases and meaning.
-EXPLAIN_FIRST = ("tooling", "mention", "recent", "cochange", "counterpart", "topic")
+EXPLAIN_FIRST = ("tooling", "mention", "recent", "asked", "cochange", "coaccess", "counterpart", "topic")
 EXPLAIN_MATCH = ("name", "text", "chunk", "graph")
 EXPLAIN_LAST = ("phrase", "semantic")
 
@@ -42,23 +43,24 @@ EXPLAIN_LAST = ("phrase", "semantic")
 def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
                 limit: int = 10, seed_files: dict[int, float] | None = None, kind: str = "code",
                 session: SessionContext | None = None, use_history: bool = True,
-                ranking: Ranking = DEFAULT_RANKING) -> tuple[list[Hit], Query]:
+                ranking: Ranking = DEFAULT_RANKING, past: Past | None = None) -> tuple[list[Hit], Query]:
     """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
     `auto` weighs the evidence (knowledge.arrange): the best record first when it answers the request
     strongly, second when it is close, otherwise code first (interleaved with knowledge for a why-question).
     `root` lets declarations be scored from the files on disk; `seed_files` personalizes the walk;
     `session` (a sessions.context.SessionContext) brings the files in play, earlier prompts and
-    their git co-change (search/session_signals.py). `ranking` holds every weight (ranking.py).
+    their git co-change (search/session_signals.py); `past` the project's earlier sessions (their
+    requests and what they led to: sessions/history_recall.py). `ranking` holds every weight (ranking.py).
     """
     with Pinned(con):  # one index state for the whole request
         return _search_code(con, text, root=root, terms=terms, limit=limit, seed_files=seed_files, kind=kind,
-                            session=session, use_history=use_history, ranking=ranking)
+                            session=session, use_history=use_history, ranking=ranking, past=past)
 
 
 def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms: list[str] | None, limit: int,
                  seed_files: dict[int, float] | None, kind: str, session: SessionContext | None,
-                 use_history: bool, ranking: Ranking) -> tuple[list[Hit], Query]:
+                 use_history: bool, ranking: Ranking, past: Past | None = None) -> tuple[list[Hit], Query]:
     """Run the channels -> fuse -> their best files' declarations -> fuse -> walk the graph and the
     session's channels -> fuse -> the hits, explained by the channels that brought them."""
     from cairn.search import knowledge as kn
@@ -66,7 +68,7 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     auto = kind == "auto"
     if auto:
         kind = "all"
-    req, runs = _first_stage(con, text, root, terms, seed_files, session, use_history, ranking)
+    req, runs = _first_stage(con, text, root, terms, seed_files, session, use_history, ranking, past)
     k = ranking.fusion.rrf_k
     req.fused = rrf(_lists(req, runs), k=k)
     runs.append((CHUNK, CHUNK.run(req)))  # the declarations of the best files so far
@@ -108,7 +110,7 @@ def _lists(req: Request, runs: list[Run]) -> list[tuple[list[int], float]]:
 
 def _first_stage(con: sqlite3.Connection, text: str, root: Path | None, terms: list[str] | None,
                  seed_files: dict[int, float] | None, session: SessionContext | None, use_history: bool,
-                 ranking: Ranking) -> tuple[Request, list[Run]]:
+                 ranking: Ranking, past: Past | None = None) -> tuple[Request, list[Run]]:
     """The request analysed, the session's evidence, the role weights, and the first channels' lists."""
     from cairn.search import knowledge as kn
     from cairn.search.session_signals import build_signals, without_urls
@@ -118,7 +120,7 @@ def _first_stage(con: sqlite3.Connection, text: str, root: Path | None, terms: l
     r = ranking.roles
     ahead = ask_ahead(con, q.main, q.expansion, r=ranking.text)  # the text channel's common terms, meanwhile
     try:  # every channel that does not need the text channel's scores first, the helper's queries meanwhile
-        sig = build_signals(con, root, text, q, session, use_history=use_history, ranking=ranking)
+        sig = build_signals(con, root, text, q, session, use_history=use_history, ranking=ranking, past=past)
         nodes = kn.node_file_ids(con)
         tool = tooling_files(con, words, ranking.tooling) if ranking.fusion.tooling else ({}, {})
         named = set(sig.mentions) | set(tool[0]) | _named_files(con, q, r.named_min_strength)

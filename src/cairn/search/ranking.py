@@ -49,6 +49,10 @@ class Fusion:
     counterpart: float = 2.0  # the tests of the files in play and what their tests exercise;
     # dev sessions novel@5 0.398 -> 0.415 (0c0b735)
     churn: float = 0.3  # what changes often and lately, for vague prompts only; inherited, no figure recorded
+    asked: float = 1.0  # the files earlier requests like this one led to (the project's request log); see
+    # docs/benchmarks.md#session-history
+    coaccess: float = 0.5  # files worked on in the same earlier sessions as those in play; see
+    # docs/benchmarks.md#session-history
     rrf_k: int = 60  # RRF's constant (Cormack et al.); 30: cases files@5 0.772 -> 0.770 ("Design choices, measured")
     depth: int = 100  # ranks kept per channel list; inherited, no figure recorded (9cc0a81)
     chunk_candidates: int = 40  # files of the first fusion whose declarations are scored; no figure recorded (bbf8df7)
@@ -217,6 +221,14 @@ class Session:
     counterpart_asked: float = 1.0  # ...when the prompt asks about tests; no figure recorded (26c6de4)
     counterpart_away: float = 0.3  # a counterpart in another folder, shared over how many there are (0c0b735);
     # no figure recorded
+    past_min_sim: float = 0.3  # an earlier request at least this like the prompt lends its files
+    # (sessions/history_recall.py); docs/benchmarks.md#session-history
+    past_requests: int = 20  # the most alike earlier requests that lend their files
+    past_power: float = 2.0  # a request's share grows as its similarity to this power
+    past_read: float = 0.6  # a file a request only read, against one it edited
+    past_half_life: float = 200.0  # sessions: a request this many sessions older counts half (the benchmark's
+    # sessions share one clock and are archived at once, so no figure can choose it)
+    past_per_seed: int = 40  # earlier sessions of a file in play walked for co-access, the newest first
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:
     from cairn.search.ranking import Ranking
     from cairn.sessions.context import SessionContext
+    from cairn.sessions.history_recall import Past
 
 KINDS = ("auto", "code", "knowledge", "all")
 HOOK_CATCHUP = 2 * 1024 * 1024  # transcript bytes a prompt hook reads at most in one go
@@ -93,13 +94,26 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
             marks = ",".join("?" * len(seed_paths))
             seeds = {r[0]: seed_paths[r[1]] for r in con.execute(
                 f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))}
-        hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
-                              kind=kind, session=session, ranking=ranking or DEFAULT_RANKING)
+        past = _past(project, session)
+        try:
+            hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
+                                  kind=kind, session=session, ranking=ranking or DEFAULT_RANKING, past=past)
+        finally:
+            if past is not None:
+                past.close()
     finally:
         if not held:
             con.close()
     kept, texts, tokens = pack(hits, budget)
     return Answer([h.as_json() for h in kept], texts, tokens)
+
+
+def _past(project: Project, session: SessionContext | None) -> Past | None:
+    """The project's earlier sessions (sessions/history_store.py), without the one being searched;
+    None when the project has no history."""
+    from cairn.sessions.history_recall import open_past
+
+    return open_past(project.id, exclude=session.sid if session is not None else None)
 
 
 def session_context(project: Project | None, transcript: str | None, session_id: str | None = None
@@ -123,7 +137,11 @@ def session_context(project: Project | None, transcript: str | None, session_id:
         raw = session_id.encode("utf-8", "replace")
         key = f"{crc32(raw):08x}{crc32(raw[::-1]):08x}"
         cache = project.data_dir() / "hook-state" / f"context-{key}.json"
-    return read_session(transcript, cache, max_bytes) if max_bytes else read_session(transcript, cache)
+    ctx = read_session(transcript, cache, max_bytes) if max_bytes else read_session(transcript, cache)
+    from pathlib import PurePath
+
+    ctx.sid = session_id or PurePath(transcript).stem  # Claude Code names a transcript after its session
+    return ctx
 
 
 def explain(project: Project, target: str, *, budget: int | None = None, refresh: bool = True

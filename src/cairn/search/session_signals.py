@@ -15,7 +15,10 @@ which the engine fuses with its own channels (search/engine.py):
   topic must be able to win);
 - cochange: files that change together with the session's files in git history;
 - churn: what changes often and lately, a prior for vague prompts;
-- seen: files the session read and that have not changed since (the agent already has them).
+- seen: files the session read and that have not changed since (the agent already has them);
+- asked, coaccess: from the project's past (sessions/history_recall.py, when it has a history
+  store): the files earlier requests like this prompt led to, and the files worked on in the same
+  earlier sessions as those in play.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from cairn.store.db import like_escape
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from cairn.sessions.context import SessionContext
+    from cairn.sessions.history_recall import Past
 
 ITEM_BYTES = 1200  # of a tracker item's file: its title and first lines
 SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
@@ -68,6 +72,9 @@ class SessionSignals:
     touched: dict[int, str] = field(default_factory=dict)  # file id -> how (edited/read/named...)
     paths: dict[int, str] = field(default_factory=dict)  # file id -> path, for explanations
     mention_why: dict[int, str] = field(default_factory=dict)
+    asked: dict[int, float] = field(default_factory=dict)  # files earlier requests like this one led to
+    asked_why: dict[int, str] = field(default_factory=dict)
+    coaccess: dict[int, float] = field(default_factory=dict)  # worked on with the files in play before
 
 
 def _lookup(con: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
@@ -287,9 +294,11 @@ def _distinctive_of(con: sqlite3.Connection, text: str, ranking: Ranking = DEFAU
 
 def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query,
                   session: SessionContext | None = None,
-                  *, use_history: bool = True, ranking: Ranking = DEFAULT_RANKING) -> SessionSignals:
+                  *, use_history: bool = True, ranking: Ranking = DEFAULT_RANKING,
+                  past: Past | None = None) -> SessionSignals:
     """All session evidence for one prompt, as file-id maps (see the module doc). `session` is a
-    SessionContext or None (then only the prompt's own mentions count)."""
+    SessionContext or None (then only the prompt's own mentions count); `past` the project's
+    history store (None: no history)."""
     from cairn.codemap import history
 
     r = ranking.session
@@ -299,6 +308,8 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
         sig.mention_why[fid] = why
         if why.startswith(ATTACHED):
             sig.seen.add(fid)  # ranked as named, marked seen: the hook does not inject it again
+    if past is not None and ranking.fusion.asked:
+        _asked_before(con, past, prompt, sig, r)
     # the words of a tracker item the prompt names ("task 008" -> its file's title and opening lines)
     items = [_item_text(con, root, fid) for fid, why in sig.mention_why.items() if why.startswith("the item")]
     prompts = [p for p in session.prompts if p.strip() != prompt.strip()] if session is not None else []
@@ -336,9 +347,25 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     if use_history and sig.seeds:
         co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
         sig.cochange = {fid: s for fid, s in _ids(con, co).items() if fid not in sig.seeds}
+    if past is not None and sig.seeds and ranking.fusion.coaccess:
+        together = past.together(in_play, per_seed=r.past_per_seed, half_life=r.past_half_life)
+        sig.coaccess = {fid: s for fid, s in _ids(con, together).items() if fid not in sig.seeds}
     if use_history and q.distinctive <= 1:
         sig.churn = _ids(con, history.churn(con))
     return sig
+
+
+def _asked_before(con: sqlite3.Connection, past: Past, prompt: str, sig: SessionSignals, r: Weights) -> None:
+    """The files earlier requests like `prompt` led to, that the index still holds, with the
+    request that lent each most as its reason."""
+    found = past.asked(without_urls(prompt[:4000])[0], min_sim=r.past_min_sim, limit=r.past_requests,
+                       half_life=r.past_half_life, power=r.past_power, read_share=r.past_read)
+    for path, fid in _lookup(con, list(found)).items():
+        a = found[path]
+        sig.asked[fid] = a.score
+        head = a.prompt if len(a.prompt) <= 80 else a.prompt[:77].rstrip() + "..."
+        when = f" on {a.ts[:10]}" if a.ts else ""
+        sig.asked_why[fid] = f"asked before: '{head}'{when} led to {path}"
 
 
 def _neighbours(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int]) -> dict[int, float]:

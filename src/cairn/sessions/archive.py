@@ -433,6 +433,7 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
                 progress(done, total)
         with transaction(con):
             refresh_topics(con)
+        refresh_history(con, stats)
         if semantic:
             from cairn.sessions.archive_vectors import refresh
 
@@ -443,6 +444,19 @@ def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlit
         if own:
             con.close()
     return stats
+
+
+def refresh_history(con: sqlite3.Connection, stats: IngestStats) -> None:
+    """Bring the request log and co-access of the projects whose sessions just grew up to date
+    (history_store.py); a failure there is one error of the run, never a lost ingest."""
+    if not stats.sessions:
+        return
+    from cairn.sessions.history_store import refresh
+
+    try:
+        refresh(con, stats.sessions)
+    except (sqlite3.Error, CairnError, OSError) as exc:
+        stats.errors.append(f"history of the archived sessions: {exc}")
 
 
 # ---------------------------------------------------------------- forget
@@ -462,6 +476,9 @@ def forget(con: sqlite3.Connection, session_ids: list[str]) -> int:
     """
     if not session_ids:
         return 0
+    from cairn.sessions.history_store import forget as forget_history
+
+    forget_history(con, session_ids)  # their prompts and files leave the request log too
     with transaction(con):
         for sid in session_ids:
             con.execute("DELETE FROM turns WHERE session_id = ?", (sid,))

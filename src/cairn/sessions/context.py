@@ -77,6 +77,7 @@ class SessionContext:
         self.steps = steps  # prompts typed so far
         self.order = order
         self.cwd = cwd
+        self.sid = ""  # the session's id, when the caller knows it (its past requests are not its history)
 
     @property
     def empty(self) -> bool:

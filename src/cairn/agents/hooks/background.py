@@ -65,7 +65,7 @@ def archive_session(transcript: Path, *, backup: bool = False, semantic: bool = 
     with `semantic` (`[index] semantic`), embed the turns without a vector (this detached run is
     where the model may load: no agent waits for it); with `backup`, then take the throttled
     daily backup if turns were added. The IngestStats."""
-    from cairn.sessions.archive import IngestStats, ingest_file, open_archive
+    from cairn.sessions.archive import IngestStats, ingest_file, open_archive, refresh_history
 
     total = IngestStats()
     con = open_archive()
@@ -79,6 +79,7 @@ def archive_session(transcript: Path, *, backup: bool = False, semantic: bool = 
             total.reread += stats.reread
             total.errors += stats.errors
             total.sessions |= stats.sessions
+        refresh_history(con, total)  # the request log and co-access of this session's project
         if semantic:
             from cairn.sessions.archive_vectors import refresh
 

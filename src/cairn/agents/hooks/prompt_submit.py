@@ -21,6 +21,11 @@ is archived. A word absent from the code counts toward the gate for the archive 
 two past sessions then pass when their snippet holds two of the prompt's distinctive or
 code-absent words. Only this project's sessions are searched (never `_global`), the archive
 holds redacted text, one hit per session, within the same token budget.
+
+Outcome feedback (issue 37): the files injected are counted per session (hook state `injected`,
+which sessions/history_store.py reads when the session is archived, beside the files the agent
+then opened or edited); a file injected in several earlier sessions and opened in none is left
+out, unless the request names it.
 """
 
 from __future__ import annotations
@@ -254,7 +259,44 @@ def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict],
     if not picked:
         return None
     ctx.save_state("recall", {"seen": sorted(seen | set(picked))})
+    _count_injected(ctx, picked)
     return HookResult(context="\n".join(lines))
+
+
+def _count_injected(ctx: HookContext, picked: list[str]) -> None:
+    """Add the files injected now to this session's count (outcome feedback: see the module doc)."""
+    from cairn.sessions.history_store import INJECTED_STATE
+
+    files = [k.removeprefix("file:") for k in picked if k.startswith("file:")]
+    if not files:
+        return
+    paths = ctx.load_state(INJECTED_STATE).get("paths")
+    paths = dict(paths) if isinstance(paths, dict) else {}
+    for f in files:
+        paths[f] = int(paths.get(f, 0) or 0) + 1
+    ctx.save_state(INJECTED_STATE, {"paths": paths})
+
+
+def _ignored_before(ctx: HookContext, results: list[dict]) -> set[str]:
+    """Paths among `results` injected in earlier sessions again and again and never opened there."""
+    from cairn.sessions.history_recall import open_past
+
+    assert ctx.project is not None  # handle() returned early without one
+    past = open_past(ctx.project.id, exclude=ctx.text("session_id") or None)
+    if past is None:
+        return set()
+    try:
+        return past.ignored([str(r["path"]) for r in results if r.get("path")])
+    except Exception:  # noqa: BLE001 - a damaged history store must not cost the prompt its recall
+        return set()
+    finally:
+        past.close()
+
+
+def _named(why: list[str]) -> bool:
+    """The request names the file (by path, by name, or the tracker item it is): feedback never hides it."""
+    return any(w.startswith(("named in the request", "named in the prompt", "the item the prompt names",
+                             "attached to the prompt")) for w in why)
 
 
 def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[str], distinctive: set[str],
@@ -273,6 +315,7 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[st
     from cairn.safepath import AGENT_INSTRUCTION_FILES
 
     top = answer.results[0]["score"] if answer.results else 0.0
+    ignored = _ignored_before(ctx, answer.results)
     slots = 0  # strong hits taken, injected now or earlier: a repeated prompt gets no weaker fill-ins
     for result, text in zip(answer.results, answer.texts, strict=False):
         if slots >= max_items:
@@ -285,6 +328,8 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[st
         slots += 1
         if key in seen or result.get("seen"):
             continue
+        if result.get("path") in ignored and not _named(result.get("why") or []):
+            continue  # injected again and again in earlier sessions, never opened (outcome feedback)
         cost = estimate_tokens(text + "\n")
         if used + cost > budget:
             continue

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The project's past at scale: a year of sessions on a ~5,000-file repository.
+
+Setup: the repository (default /tmp/terraform) is copied, made a git repository and indexed
+(`cairn init`) under a fresh CAIRN_HOME. Then --sessions made-up sessions (seeded, so every run
+makes the same) are written as Claude Code transcripts in that folder, a day apart spread over a
+year: each has 2-8 prompts drawn from the words of the repository's own paths and symbols, each
+followed by 1-6 Reads or Edits of files near one another, plus a share of noise ("continue with
+the next task", "yes"). They are archived with `cairn sessions ingest --no-backup`.
+
+Reported: ingest time; archive and history store sizes (the store's share of the archive);
+`cairn sessions history --rebuild` time; and the prompt hook p50 / p95 (the installed command
+through the warm server, the measure of bench/hook_speed.py) with this archive, then with the
+history store moved away (no history), on the same prompts.
+
+Usage: python bench/history_speed.py [--repo /tmp/terraform] [--sessions 10000] [--runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hook_speed import PROMPTS, hook, measure, timed
+
+PY = sys.executable
+NOISE = ["continue with the next task please", "yes go ahead and do that", "ok now run the tests again",
+         "continue", "yes"]
+
+
+def transcript(cwd: Path, sid: str, day: int, steps: list[tuple[str, list[tuple[str, str]]]]) -> str:
+    lines, parent, n = [], None, 0
+    base_t = time.gmtime(1735689600 + day * 86400)
+
+    def rec(**kw) -> None:
+        nonlocal parent, n
+        n += 1
+        uid = f"{sid[:8]}-0000-4000-8000-{n:012d}"
+        stamp = time.strftime("%Y-%m-%dT", base_t) + f"{9 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
+        lines.append(json.dumps({"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": sid,
+                                 "version": "2.1.39", "gitBranch": "main", "parentUuid": parent, "uuid": uid,
+                                 "timestamp": stamp, **kw}))
+        parent = uid
+
+    for prompt, touches in steps:
+        rec(type="user", message={"role": "user", "content": prompt})
+        for tool, f in touches:
+            tid = f"toolu_{n:08d}"
+            inp = {"file_path": str(cwd / f)} if tool == "Read" else {"file_path": str(cwd / f), "old_string": "a",
+                                                                      "new_string": "b"}
+            rec(type="assistant", requestId=f"req_{n:08d}",
+                message={"model": "claude-sonnet-4-5", "id": f"msg_{n:08d}", "type": "message", "role": "assistant",
+                         "content": [{"type": "tool_use", "id": tid, "name": tool, "input": inp}],
+                         "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}})
+            rec(type="user", message={"role": "user", "content": [
+                {"tool_use_id": tid, "type": "tool_result", "content": "(file content)"}]})
+    return "\n".join(lines) + "\n"
+
+
+def make_sessions(repo: Path, out: Path, n: int, seed: int = 7) -> int:
+    """Write `n` sessions under `out` (Claude Code's folder layout); bytes written."""
+    rng = random.Random(seed)
+    files = subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout.split()
+    by_dir: dict[str, list[str]] = {}
+    for f in files:
+        by_dir.setdefault(f.rsplit("/", 1)[0] if "/" in f else "", []).append(f)
+    words = sorted({w for f in files for w in re.findall(r"[a-z]{4,}", f.lower())})
+    folder = out / re.sub(r"[^A-Za-z0-9]", "-", str(repo))
+    folder.mkdir(parents=True, exist_ok=True)
+    total = 0
+    for i in range(n):
+        steps = []
+        for _ in range(rng.randint(2, 8)):
+            if rng.random() < 0.2:
+                steps.append((rng.choice(NOISE), [("Read", rng.choice(files))]))
+                continue
+            anchor = rng.choice(files)
+            near = by_dir[anchor.rsplit("/", 1)[0] if "/" in anchor else ""]
+            picked = [anchor] + rng.sample(near, min(len(near), rng.randint(0, 5)))
+            topic = re.findall(r"[a-z]{4,}", anchor.lower()) + rng.sample(words, 3)
+            prompt = f"please look at how the {' '.join(topic[:6])} handling works and fix it"
+            steps.append((prompt, [(("Edit" if rng.random() < 0.3 else "Read"), f) for f in dict.fromkeys(picked)]))
+        text = transcript(repo, f"{i:08x}-aaaa-4000-8000-{i:012d}", i * 365 // max(n, 1), steps)
+        (folder / f"{i:08x}-aaaa-4000-8000-{i:012d}.jsonl").write_text(text)
+        total += len(text)
+    return total
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repo", default="/tmp/terraform")
+    ap.add_argument("--sessions", type=int, default=10_000)
+    ap.add_argument("--runs", type=int, default=15)
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="cairn-histbench-"))
+    try:
+        return run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args, tmp: Path) -> int:
+    repo = tmp / Path(args.repo).name
+    shutil.copytree(args.repo, repo, symlinks=True, ignore=shutil.ignore_patterns(".git", ".cairn"))
+    genv = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
+            "GIT_COMMITTER_EMAIL": "b@b"}
+    for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
+        subprocess.run(cmd, cwd=repo, env=genv, check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CAIRN_WARM")}
+    env["CAIRN_HOME"] = str(tmp / "home")
+    subprocess.run([PY, "-m", "cairn", "init", "--json"], cwd=repo, env=env, check=True, capture_output=True)
+    n_files = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout.split())
+    written = make_sessions(repo, tmp / "transcripts", args.sessions)
+    t = time.perf_counter()
+    subprocess.run([PY, "-m", "cairn", "sessions", "ingest", "--no-backup", str(tmp / "transcripts")], cwd=repo,
+                   env=env, check=True, capture_output=True)
+    ingest_s = time.perf_counter() - t
+    t = time.perf_counter()
+    r = subprocess.run([PY, "-m", "cairn", "sessions", "history", "--rebuild", "--json"], cwd=repo, env=env,
+                       check=True, capture_output=True, text=True)
+    rebuild_s = time.perf_counter() - t
+    (stats,) = json.loads(r.stdout)["projects"]
+    archive = sum(p.stat().st_size for p in (tmp / "home").glob("sessions.db*"))
+    store = next((tmp / "home" / "projects").glob("*/history.db"))
+    transcript_path = tmp / "live.jsonl"
+    transcript_path.write_text(transcript(repo, "live", 400, [("look at the provider schema cache", [
+        ("Read", f) for f in subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True,
+                                            text=True).stdout.split()[:3]])]))
+
+    def base(i: int, prompt: str) -> dict:
+        return {"session_id": f"bench-{i}", "transcript_path": str(transcript_path), "cwd": str(repo),
+                "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+
+    warm_up = hook("UserPromptSubmit", lambda i: base(999_999, PROMPTS[0]))(0)
+    timed(*warm_up, repo, env)
+    for _ in range(100):
+        if (tmp / "home" / "run" / "hooks.pid").exists():
+            break
+        time.sleep(0.1)
+    time.sleep(1.0)
+    results = []
+    for label in ("with the past", "without (history store moved away)"):
+        if label.startswith("without"):
+            store.rename(store.with_suffix(".away"))
+        results.append(measure(f"UserPromptSubmit matching prompt, warm server, new session, {label}", args.runs,
+                               hook("UserPromptSubmit", lambda i: base(1000 + i, PROMPTS[i % len(PROMPTS)])), repo, env))
+        results.append(measure(f"UserPromptSubmit matching prompt, inline (cold process), {label}", args.runs,
+                               hook("UserPromptSubmit", lambda i: base(2000 + i, PROMPTS[i % len(PROMPTS)])), repo,
+                               {**env, "CAIRN_WARM": "0"}))
+    subprocess.run([PY, "-c", "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
+                    str(tmp / "home" / "run" / "hooks.pid")], capture_output=True)
+    time.sleep(1)
+    print(f"- command: `python bench/history_speed.py --repo {args.repo} --sessions {args.sessions} --runs {args.runs}`")
+    print(f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; repository: {n_files} git files")
+    print(f"- transcripts: {args.sessions} sessions, {written / 1e6:.1f} MB; `cairn sessions ingest`: {ingest_s:.1f} s")
+    print(f"- archive {archive / 1e6:.1f} MB; history store {stats['bytes'] / 1e6:.1f} MB "
+          f"({100 * stats['bytes'] / max(archive, 1):.1f}% of the archive): {stats['sessions']} sessions, "
+          f"{stats['requests']} requests, {stats['links']} request-file links")
+    print(f"- `cairn sessions history --rebuild`: {rebuild_s:.1f} s\n")
+    print("| case | p50 ms | p95 ms | runs | exit codes |\n|---|---:|---:|---:|---|")
+    for r in results:
+        print(f"| {r['case']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['runs']} | {', '.join(map(str, r['exit']))} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

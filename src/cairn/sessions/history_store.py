@@ -1,0 +1,353 @@
+"""A project's past as recall reads it: what earlier sessions asked, what that led to, what went together.
+
+Built from the session archive, per project, in CAIRN_HOME/projects/<id>/history.db (0600: it holds
+the heads of prompts, redacted already in the archive):
+
+- the request log: each counted prompt of an earlier session (sessions/requests.py), its words
+  (`terms_of`, with a document frequency per word so that "continue with the next task", said a
+  thousand times, weighs nothing) and the files it led to;
+- session co-access: the files each session read or edited, and in how many sessions each file
+  was (a graph beside git co-change: most reads never reach a commit);
+- outcome feedback: the files the prompt hook injected into each session (its `injected` hook
+  state, INJECTED_STATE) and whether the agent then opened or edited them in that session.
+
+Kept up to date as sessions are archived (`refresh`: archive.ingest_paths and the Stop hook's
+detached run call it with the sessions they touched; an unchanged session is skipped by its turn
+count), bounded (the newest MAX_SESSIONS sessions of a project, MAX_FILES files a request or a
+session, MAX_TERMS words a prompt), and rebuilt from the archive by `cairn sessions history
+--rebuild` (`rebuild`). Paths are stored relative to the root of the project the session ran in;
+files that no longer exist simply find no file in the index. A project without history has no
+file here, and recall then behaves as it did before.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from cairn.home import projects_dir
+from cairn.project import GLOBAL_ID, resolve_project
+from cairn.sessions.requests import Request, TurnRow, project_paths, requests_of, touches
+from cairn.store.db import connect, transaction
+from cairn.text.tokens import query_terms
+from cairn.text.words import singular
+
+STORE_NAME = "history.db"
+MAX_SESSIONS = 5000  # a project's newest sessions kept (~ a year of a busy project)
+MAX_FILES = 60  # files kept of one request, and (x4) of one session
+MAX_TERMS = 40  # words kept of one prompt
+PROMPT_CHARS = 300  # of a prompt kept to say why a file is offered
+INJECTED_STATE = "injected"  # the prompt hook's per-session state naming the files it injected (path -> times)
+_TRACKER = re.compile(r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
+                      r"|\b(task|issue|ticket|bug|phase|step|story|item|milestone)s?[\s#:-]*(\d{1,6})\b", re.I)
+_FILE_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")
+
+
+def _v1(con: sqlite3.Connection) -> None:
+    for stmt in (
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+        """CREATE TABLE sessions (sid TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, start TEXT,
+                                  turns INTEGER NOT NULL DEFAULT 0, nfiles INTEGER NOT NULL DEFAULT 0)""",
+        """CREATE TABLE requests (id INTEGER PRIMARY KEY, sid TEXT NOT NULL, idx INTEGER NOT NULL, ts TEXT,
+                                  prompt TEXT NOT NULL, nterms INTEGER NOT NULL, nfiles INTEGER NOT NULL)""",
+        "CREATE INDEX requests_sid ON requests(sid)",
+        "CREATE TABLE request_terms (term TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (term, rid)) WITHOUT ROWID",
+        "CREATE INDEX request_terms_rid ON request_terms(rid)",
+        "CREATE TABLE term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
+        """CREATE TABLE request_files (rid INTEGER NOT NULL, path TEXT NOT NULL, edited INTEGER NOT NULL,
+                                       PRIMARY KEY (rid, path)) WITHOUT ROWID""",
+        """CREATE TABLE session_files (sid TEXT NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL,
+                                       edited INTEGER NOT NULL, PRIMARY KEY (sid, path)) WITHOUT ROWID""",
+        "CREATE INDEX session_files_path ON session_files(path)",
+        "CREATE TABLE file_df (path TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID",
+        """CREATE TABLE feedback (sid TEXT NOT NULL, path TEXT NOT NULL, shown INTEGER NOT NULL,
+                                  opened INTEGER NOT NULL, PRIMARY KEY (sid, path)) WITHOUT ROWID""",
+        "CREATE INDEX feedback_path ON feedback(path)",
+    ):
+        con.execute(stmt)
+
+
+MIGRATIONS = [_v1]
+
+
+def store_path(project_id: str) -> Path:
+    return projects_dir() / project_id / STORE_NAME
+
+
+def open_store(project_id: str, *, create: bool = True) -> sqlite3.Connection | None:
+    """The project's history store; None when it has none and `create` is False (recall's case)."""
+    path = store_path(project_id)
+    if not create and not path.is_file():
+        return None
+    if create:
+        from cairn.home import project_data_dir
+
+        project_data_dir(project_id)
+    con = connect(path, MIGRATIONS, private=True)
+    con.execute("PRAGMA secure_delete = ON")  # a forgotten session's prompts must not linger in free pages
+    return con
+
+
+def terms_of(text: str) -> list[str]:
+    """The words a prompt is matched by: its content words (compounds whole and split, plurals
+    folded, three letters or more, no bare numbers), the tracker items it names (`#12`, `abc-42`,
+    `task#8`) and the file names it gives (`cart.py`)."""
+    text = text[:4000]
+    out: dict[str, None] = {}
+    for m in _TRACKER.finditer(text):
+        num, key, word, n = m.groups()
+        out.setdefault("#" + num.lstrip("0") if num else key.lower() if key else f"{word.lower()}#{n.lstrip('0')}", None)
+    for m in _FILE_NAME.finditer(text):
+        name = m.group(0).lower()
+        if not name[0].isdigit():
+            out.setdefault(name, None)
+    for t in query_terms(text):
+        if len(t) >= 3 and not t.isdigit():
+            out.setdefault(singular(t), None)
+    return list(out)[:MAX_TERMS]
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _meta_add(con: sqlite3.Connection, key: str, delta: int) -> None:
+    con.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                "value = CAST(value AS INTEGER) + excluded.value", (key, delta))
+
+
+def meta_int(con: sqlite3.Connection, key: str) -> int:
+    row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+_COUNTED = {"term_df": ("term", "df"), "file_df": ("path", "sessions")}  # table -> (key, count column)
+
+
+def _count(con: sqlite3.Connection, table: str, keys: Iterable[str], delta: int) -> None:
+    """Add `delta` to each key's count in a frequency table (term_df, file_df); a count of 0 goes."""
+    key, col = _COUNTED[table]
+    con.executemany(f"INSERT INTO {table}({key}, {col}) VALUES (?, ?) "
+                    f"ON CONFLICT({key}) DO UPDATE SET {col} = {col} + excluded.{col}", [(k, delta) for k in keys])
+    if delta < 0:
+        con.execute(f"DELETE FROM {table} WHERE {col} <= 0")
+
+
+def drop_session(con: sqlite3.Connection, sid: str) -> None:
+    """Take a session out of the log (its requests, their words, its files), counts kept true."""
+    rids = [r[0] for r in con.execute("SELECT id FROM requests WHERE sid = ?", (sid,))]
+    for i in range(0, len(rids), 500):
+        part = rids[i:i + 500]
+        marks = ",".join("?" * len(part))
+        gone = [r[0] for r in con.execute(f"SELECT term FROM request_terms WHERE rid IN ({marks})", part)]
+        _count(con, "term_df", gone, -1)
+        _meta_add(con, "terms", -len(gone))
+        con.execute(f"DELETE FROM request_terms WHERE rid IN ({marks})", part)
+        con.execute(f"DELETE FROM request_files WHERE rid IN ({marks})", part)
+    _meta_add(con, "requests", -len(rids))
+    con.execute("DELETE FROM requests WHERE sid = ?", (sid,))
+    files = [r[0] for r in con.execute("SELECT path FROM session_files WHERE sid = ?", (sid,))]
+    _count(con, "file_df", files, -1)
+    con.execute("DELETE FROM session_files WHERE sid = ?", (sid,))
+    con.execute("DELETE FROM feedback WHERE sid = ?", (sid,))
+    con.execute("DELETE FROM sessions WHERE sid = ?", (sid,))
+
+
+def put_session(con: sqlite3.Connection, sid: str, start: str | None, requests: list[Request],
+                session_files: dict[str, tuple[int, bool]], turns: int = 0,
+                injected: dict[str, int] | None = None) -> None:
+    """Store (or replace) one session: its requests, the files it touched (path -> (touches,
+    edited)) and the files recall injected into it (path -> times), each then opened or not. It
+    keeps its place in the order when replaced; a new one comes after every other."""
+    old = con.execute("SELECT seq FROM sessions WHERE sid = ?", (sid,)).fetchone()
+    if old is not None:
+        seq = old[0]
+        drop_session(con, sid)
+    else:
+        seq = (con.execute("SELECT MAX(seq) FROM sessions").fetchone()[0] or 0) + 1
+    files = dict(sorted(session_files.items(), key=lambda kv: -kv[1][0])[:MAX_FILES * 4])
+    con.execute("INSERT INTO sessions(sid, seq, start, turns, nfiles) VALUES (?, ?, ?, ?, ?)",
+                (sid, seq, start, turns, len(files)))
+    con.executemany("INSERT INTO session_files(sid, path, n, edited) VALUES (?, ?, ?, ?)",
+                    [(sid, p, n, int(e)) for p, (n, e) in files.items()])
+    _count(con, "file_df", files, 1)
+    con.executemany("INSERT INTO feedback(sid, path, shown, opened) VALUES (?, ?, ?, ?)",
+                    [(sid, p, n, int(p in session_files)) for p, n in list((injected or {}).items())[:MAX_FILES * 4]])
+    for req in requests:
+        words = terms_of(req.prompt)
+        led = list(req.files.items())[:MAX_FILES]
+        rid = con.execute("INSERT INTO requests(sid, idx, ts, prompt, nterms, nfiles) VALUES (?, ?, ?, ?, ?, ?)",
+                          (sid, req.index, req.ts, " ".join(req.prompt.split())[:PROMPT_CHARS], len(words),
+                           len(led))).lastrowid
+        con.executemany("INSERT OR IGNORE INTO request_terms(term, rid) VALUES (?, ?)", [(w, rid) for w in words])
+        _count(con, "term_df", words, 1)
+        _meta_add(con, "terms", len(words))
+        con.executemany("INSERT OR IGNORE INTO request_files(rid, path, edited) VALUES (?, ?, ?)",
+                        [(rid, p, int(how == "edited")) for p, how in led])
+    _meta_add(con, "requests", len(requests))
+
+
+def prune(con: sqlite3.Connection, keep: int = MAX_SESSIONS) -> int:
+    """Drop the oldest sessions beyond `keep`; how many went."""
+    old = [r[0] for r in con.execute("SELECT sid FROM sessions ORDER BY seq DESC LIMIT -1 OFFSET ?", (keep,))]
+    for sid in old:
+        drop_session(con, sid)
+    return len(old)
+
+
+# ---------------------------------------------------------------- from the archive
+
+
+def _session_rows(archive: sqlite3.Connection, sids: list[str]) -> list[tuple[str, str | None, str | None, str | None, int]]:
+    """(sid, project id, cwd, start, turns) of the archived sessions among `sids`, oldest first."""
+    out = []
+    for i in range(0, len(sids), 500):
+        part = sids[i:i + 500]
+        out += [tuple(r) for r in archive.execute(
+            f"SELECT session_id, project_id, cwd, start, turns FROM sessions WHERE session_id IN "
+            f"({','.join('?' * len(part))})", part)]
+    return sorted(out, key=lambda r: (r[3] or "", r[0]))
+
+
+def session_turns(archive: sqlite3.Connection, sid: str) -> list[TurnRow]:
+    """A session's prompts and tool calls in the main conversation, oldest first."""
+    return [tuple(r) for r in archive.execute(
+        "SELECT role, text, tool, arg, ts FROM turns WHERE session_id = ? AND agent IS NULL "
+        "AND role IN ('user', 'tool') ORDER BY ts, id", (sid,))]
+
+
+def _project_root(cwd: str | None) -> str | None:
+    """The root of the project a recorded folder belongs to (the folder itself once it is gone)."""
+    if not cwd or not os.path.isabs(cwd):
+        return None
+    try:
+        if os.path.isdir(cwd):
+            root = resolve_project(cwd).root
+            return str(root) if root is not None else cwd
+    except Exception:  # noqa: BLE001 - a folder we cannot resolve: its own path, as the archive does
+        pass
+    return cwd
+
+
+def session_from_turns(turns: list[TurnRow], to_project: Callable[[str], str | None]
+                       ) -> tuple[list[Request], dict[str, tuple[int, bool]]]:
+    """A session's requests and the files it touched (path -> (touches, edited)), as project paths
+    (`to_project`: a path as the agent wrote it -> the project's path, None outside it)."""
+    requests = requests_of(turns, to_project)
+    files: Counter = Counter()
+    edited: set[str] = set()
+    for role, _text, tool, arg, _ts in turns:
+        if role != "tool" or not tool or not arg:
+            continue
+        for how, raw in touches(tool, arg):
+            rel = to_project(raw)
+            if rel is not None:
+                files[rel] += 1
+                if how in ("edited", "created"):
+                    edited.add(rel)
+    return requests, {p: (n, p in edited) for p, n in files.items()}
+
+
+def injected_files(project_id: str, sid: str) -> dict[str, int]:
+    """The files the prompt hook injected into session `sid` (path -> times), from its hook state
+    (CAIRN_HOME/projects/<id>/hook-state/<sid>.injected.json, written by agents/hooks/prompt_submit.py)."""
+    import json
+
+    path = projects_dir() / project_id / "hook-state" / f"{sid}.{INJECTED_STATE}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    paths = data.get("paths") if isinstance(data, dict) else None
+    if not isinstance(paths, dict):
+        return {}
+    return {str(p): int(n) for p, n in paths.items() if isinstance(n, int) and n > 0}
+
+
+def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: bool = False) -> int:
+    """Bring the history stores up to date with these archived sessions (those that changed since,
+    unless `force`); how many sessions were (re)stored. Sessions of `_global` or of no project are skipped."""
+    rows = [r for r in _session_rows(archive, sorted(set(session_ids))) if r[1] and r[1] != GLOBAL_ID]
+    by_project: dict[str, list[tuple]] = {}
+    for r in rows:
+        by_project.setdefault(str(r[1]), []).append(r)
+    done = 0
+    for pid, sessions in by_project.items():
+        con = open_store(pid)
+        assert con is not None  # create=True
+        try:
+            with transaction(con):
+                for sid, _pid, cwd, start, turns in sessions:
+                    if not force:
+                        have = con.execute("SELECT turns FROM sessions WHERE sid = ?", (sid,)).fetchone()
+                        if have is not None and have[0] == turns:
+                            continue
+                    requests, files = session_from_turns(session_turns(archive, sid), project_paths(_project_root(cwd), cwd))
+                    put_session(con, sid, start, requests, files, turns, injected_files(pid, sid))
+                    done += 1
+                prune(con)
+        finally:
+            con.close()
+    return done
+
+
+def rebuild(archive: sqlite3.Connection, project_id: str | None = None) -> int:
+    """Build the history stores again from the archive (one project's, or every project's); how
+    many sessions they hold."""
+    sql = "SELECT session_id FROM sessions WHERE project_id IS NOT NULL AND project_id != ?"
+    args: tuple = (GLOBAL_ID,)
+    if project_id is not None:
+        sql, args = sql + " AND project_id = ?", (GLOBAL_ID, project_id)
+    sids = [r[0] for r in archive.execute(sql, args)]
+    pids = {project_id} if project_id else {r[0] for r in archive.execute(
+        "SELECT DISTINCT project_id FROM sessions WHERE project_id IS NOT NULL")}
+    for pid in pids:
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(str(store_path(str(pid))) + suffix)
+            except OSError:
+                pass
+    return refresh(archive, sids, force=True)
+
+
+def forget(archive: sqlite3.Connection, session_ids: list[str]) -> None:
+    """Take forgotten sessions out of their projects' history stores too, and purge the freed pages
+    (called before the archive deletes them: their project is read from it)."""
+    rows = [r for r in _session_rows(archive, sorted(set(session_ids))) if r[1]]
+    for pid in {str(r[1]) for r in rows}:
+        con = open_store(pid, create=False)
+        if con is None:
+            continue
+        try:
+            with transaction(con):
+                for r in rows:
+                    if r[1] == pid:
+                        drop_session(con, r[0])
+            con.execute("VACUUM")
+            con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            con.close()
+
+
+def stats(project_id: str) -> dict:
+    """What a project's history store holds: sessions, requests, requests that led to files, file
+    links, distinct files, bytes on disk (0 everywhere when it has none)."""
+    path = store_path(project_id)
+    out = {"project_id": project_id, "sessions": 0, "requests": 0, "leading": 0, "links": 0, "files": 0, "bytes": 0}
+    con = open_store(project_id, create=False)
+    if con is None:
+        return out
+    try:
+        q = con.execute
+        out.update(sessions=q("SELECT COUNT(*) FROM sessions").fetchone()[0],
+                   requests=q("SELECT COUNT(*) FROM requests").fetchone()[0],
+                   leading=q("SELECT COUNT(*) FROM requests WHERE nfiles > 0").fetchone()[0],
+                   links=q("SELECT COUNT(*) FROM request_files").fetchone()[0],
+                   files=q("SELECT COUNT(*) FROM file_df").fetchone()[0])
+    finally:
+        con.close()
+    out["bytes"] = sum(Path(str(path) + sfx).stat().st_size for sfx in ("", "-wal") if Path(str(path) + sfx).exists())
+    return out
