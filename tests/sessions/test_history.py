@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from history_helpers import write_session
 
 from cairn.codemap.index_db import open_index
 from cairn.codemap.indexer import index_project
@@ -27,6 +26,7 @@ from cairn.sessions.history_store import (
 )
 from cairn.sessions.requests import Request, project_paths, requests_of
 from helpers import write_tree
+from history_helpers import write_session
 
 SHOP = {
     "pricing/cupom.py": "def apply_discount(total, code):\n    return total * 0.9\n",
