@@ -444,7 +444,7 @@ def test_session_in_a_folder_indexed_without_git_is_archived_under_that_project(
     assert run_cli("index", "--root", str(tree)).returncode == 0
     project_for_cwd.cache_clear()
     t = _transcript_for(tree, transcripts / "tool_heavy.jsonl", tmp_path / "t" / "cccccccc-0000-4000-8000-000000000003.jsonl")
-    ingest_paths([t], auto_backup=False)
+    ingest_paths([t], auto_backup=None)
     con = open_archive()
     (pid,) = con.execute("SELECT project_id FROM sessions WHERE session_id = ?", (t.stem,)).fetchone()
     assert pid == project_for_root(tree).id != "_global"

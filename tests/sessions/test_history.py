@@ -17,7 +17,7 @@ from cairn.sessions.archive import forget, ingest_paths, open_archive
 from cairn.sessions.history_recall import open_past
 from cairn.sessions.history_store import (
     MAX_SESSIONS,
-    meta_int,
+    count_of,
     open_store,
     put_session,
     rebuild,
@@ -62,7 +62,7 @@ def _search(root: Path, prompt: str, past: bool = True, session=None) -> list[tu
 
 
 def _archive(tmp_path: Path, *transcripts: Path) -> None:
-    stats = ingest_paths(list(transcripts), auto_backup=False)
+    stats = ingest_paths(list(transcripts), auto_backup=None)
     assert not stats.errors, stats.errors
 
 
@@ -192,7 +192,7 @@ def test_the_log_keeps_the_newest_sessions_and_true_counts(shop: Path):
         assert [r[0] for r in con.execute("SELECT sid FROM sessions ORDER BY seq")] == ["s3", "s4"]
         assert con.execute("SELECT df FROM term_df WHERE term = 'helper'").fetchone()[0] == 2
         assert con.execute("SELECT COUNT(*) FROM file_df").fetchone()[0] == 2
-        assert meta_int(con, "requests") == 2 and meta_int(con, "terms") == 2 * len(terms_of("look at helper number 3 and its callers"))
+        assert count_of(con, "requests") == 2 and count_of(con, "terms") == 2 * len(terms_of("look at helper number 3 and its callers"))
     finally:
         con.close()
     assert MAX_SESSIONS >= 1000
@@ -246,7 +246,7 @@ def test_noise_other_projects_and_cut_sessions_never_make_recall_worse(shop: Pat
              write_session(tmp_path / "t" / "cut.jsonl", shop, "cut",
                            [("apply_discount returns the wrong total for a coupon code", ["web/gone.py", "util/helper3.py"]),
                             ("then the coupon code in the cart", ["cart/cart.py"])], cut=True)]
-    stats = ingest_paths(files, auto_backup=False)
+    stats = ingest_paths(files, auto_backup=None)
     assert not stats.errors
     after = _search(shop, prompt)
     assert [p for p, _ in after][0] == "pricing/cupom.py"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
-from cairn.sessions.history_store import meta_int, open_store, terms_of
+from cairn.sessions.history_store import count_of, open_store, terms_of
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -70,11 +70,11 @@ class Past:
         """(request id, similarity x recency, its prompt, its time, its file count) of the earlier
         requests at least `min_sim` like `prompt`, the best `limit`."""
         con = self.con
-        n = meta_int(con, "requests")
+        n = count_of(con, "requests")
         words = terms_of(prompt)
         if n <= 0 or not words:
             return []
-        avg = max(meta_int(con, "terms") / n, 1.0)
+        avg = max(count_of(con, "terms") / n, 1.0)
         df = dict(con.execute(f"SELECT term, df FROM term_df WHERE term IN ({','.join('?' * len(words))})", words)
                   .fetchall())
         idf = {w: math.log(1 + (n - df.get(w, 0) + 0.5) / (df.get(w, 0) + 0.5)) for w in words}

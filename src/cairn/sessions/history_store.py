@@ -44,12 +44,15 @@ PROMPT_CHARS = 300  # of a prompt kept to say why a file is offered
 INJECTED_STATE = "injected"  # the prompt hook's per-session state naming the files it injected (path -> times)
 _TRACKER = re.compile(r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
                       r"|\b(task|issue|ticket|bug|phase|step|story|item|milestone)s?[\s#:-]*(\d{1,6})\b", re.I)
-_FILE_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}\b")
+# a dotted run (`cart.py`, `app.test.tsx`), taken whole at its start: one try a run, so linear;
+# _file_name finds its extension in Python (the backtracking a one-regex form paid quadratically)
+_DOTTED = re.compile(r"(?<![\w-])[\w-]+(?:\.[\w-]+)+")
+_EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]{0,7}\b")
 
 
 def _v1(con: sqlite3.Connection) -> None:
     for stmt in (
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+        "CREATE TABLE counts (key TEXT PRIMARY KEY, n INTEGER NOT NULL)",
         """CREATE TABLE sessions (sid TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, start TEXT,
                                   turns INTEGER NOT NULL DEFAULT 0, nfiles INTEGER NOT NULL DEFAULT 0)""",
         """CREATE TABLE requests (id INTEGER PRIMARY KEY, sid TEXT NOT NULL, idx INTEGER NOT NULL, ts TEXT,
@@ -101,26 +104,38 @@ def terms_of(text: str) -> list[str]:
     for m in _TRACKER.finditer(text):
         num, key, word, n = m.groups()
         out.setdefault("#" + num.lstrip("0") if num else key.lower() if key else f"{word.lower()}#{n.lstrip('0')}", None)
-    for m in _FILE_NAME.finditer(text):
-        name = m.group(0).lower()
-        if not name[0].isdigit():
-            out.setdefault(name, None)
+    for m in _DOTTED.finditer(text):
+        name = _file_name(m.group(0))
+        if name and not name[0].isdigit():
+            out.setdefault(name.lower(), None)
     for t in query_terms(text):
         if len(t) >= 3 and not t.isdigit():
             out.setdefault(singular(t), None)
     return list(out)[:MAX_TERMS]
 
 
+def _file_name(run: str) -> str | None:
+    """The file name of a dotted run: up to its last part that begins like an extension
+    (`cart.py.orig` whole, `a.py.1` -> `a.py`, `v1.2.3` none)."""
+    parts = run.split(".")
+    for j in range(len(parts) - 1, 0, -1):
+        ext = _EXTENSION.match(parts[j])
+        if ext:
+            return ".".join(parts[:j]) + "." + ext.group(0)
+    return None
+
+
 # ---------------------------------------------------------------- writing
 
 
-def _meta_add(con: sqlite3.Connection, key: str, delta: int) -> None:
-    con.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
-                "value = CAST(value AS INTEGER) + excluded.value", (key, delta))
+def _count_add(con: sqlite3.Connection, key: str, delta: int) -> None:
+    con.execute("INSERT INTO counts(key, n) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                "n = n + excluded.n", (key, delta))
 
 
-def meta_int(con: sqlite3.Connection, key: str) -> int:
-    row = con.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+def count_of(con: sqlite3.Connection, key: str) -> int:
+    """A running total of the store (`requests`, `terms`: the BM25 average length's parts)."""
+    row = con.execute("SELECT n FROM counts WHERE key = ?", (key,)).fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 
@@ -144,10 +159,10 @@ def drop_session(con: sqlite3.Connection, sid: str) -> None:
         marks = ",".join("?" * len(part))
         gone = [r[0] for r in con.execute(f"SELECT term FROM request_terms WHERE rid IN ({marks})", part)]
         _count(con, "term_df", gone, -1)
-        _meta_add(con, "terms", -len(gone))
+        _count_add(con, "terms", -len(gone))
         con.execute(f"DELETE FROM request_terms WHERE rid IN ({marks})", part)
         con.execute(f"DELETE FROM request_files WHERE rid IN ({marks})", part)
-    _meta_add(con, "requests", -len(rids))
+    _count_add(con, "requests", -len(rids))
     con.execute("DELETE FROM requests WHERE sid = ?", (sid,))
     files = [r[0] for r in con.execute("SELECT path FROM session_files WHERE sid = ?", (sid,))]
     _count(con, "file_df", files, -1)
@@ -184,10 +199,10 @@ def put_session(con: sqlite3.Connection, sid: str, start: str | None, requests: 
                            len(led))).lastrowid
         con.executemany("INSERT OR IGNORE INTO request_terms(term, rid) VALUES (?, ?)", [(w, rid) for w in words])
         _count(con, "term_df", words, 1)
-        _meta_add(con, "terms", len(words))
+        _count_add(con, "terms", len(words))
         con.executemany("INSERT OR IGNORE INTO request_files(rid, path, edited) VALUES (?, ?, ?)",
                         [(rid, p, int(how == "edited")) for p, how in led])
-    _meta_add(con, "requests", len(requests))
+    _count_add(con, "requests", len(requests))
 
 
 def prune(con: sqlite3.Connection, keep: int = MAX_SESSIONS) -> int:
