@@ -107,8 +107,9 @@ def main() -> None:
                 if c["snapshot"] not in cons:
                     tree = Path(a.trees) / f"{repo}@{c['snapshot']}" if a.trees else None
                     if tree is None or not tree.is_dir():
-                        tree = materialize(Path(a.mirrors.format(owner=owner, name=name)), c["snapshot"],
-                                           cache / "trees")
+                        tree = materialize(
+                            Path(a.mirrors.format(owner=owner, name=name)), c["snapshot"], cache / "trees"
+                        )
                     p = project_for_root(tree)
                     index_project(p)
                     cons[c["snapshot"]] = (open_index(p), tree)

@@ -8,6 +8,7 @@ EDITS times: refresh plus search, wall and CPU. The file is restored at the end.
 makes every index state rebuild the facts of the file list and of the walk's graph and ask FTS5
 again for every term (what an edit cost before schema v5/v6/v8), for a before/after in one run.
 """
+
 import os
 import statistics
 import sys
@@ -26,8 +27,14 @@ if "--no-carry" in sys.argv:
     index_cache._stamps = lambda con: (None, None)
 root = Path(sys.argv[1])
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 6
-Q = ["provider schema cache", "retry the http request on timeout", "parse the config file", "where are migrations applied",
-     "render the prompt segment", "validate the jwt token"]
+Q = [
+    "provider schema cache",
+    "retry the http request on timeout",
+    "parse the config file",
+    "where are migrations applied",
+    "render the prompt segment",
+    "validate the jwt token",
+]
 proj = project_for_root(root)
 warm = []
 for i in range(2 * len(Q)):
@@ -46,8 +53,16 @@ try:
         edits.append(((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000))
 finally:
     target.write_bytes(orig)
-print("warm search (same words again after the first round) p50 ms:", round(statistics.median(warm[len(Q):]), 1),
-      "first round p50:", round(statistics.median(warm[:len(Q)]), 1))
-print("after an edit, wall p50 / cpu p50 ms:", round(statistics.median(e[0] for e in edits), 1),
-      round(statistics.median(e[1] for e in edits), 1), [tuple(round(x) for x in e) for e in edits])
+print(
+    "warm search (same words again after the first round) p50 ms:",
+    round(statistics.median(warm[len(Q) :]), 1),
+    "first round p50:",
+    round(statistics.median(warm[: len(Q)]), 1),
+)
+print(
+    "after an edit, wall p50 / cpu p50 ms:",
+    round(statistics.median(e[0] for e in edits), 1),
+    round(statistics.median(e[1] for e in edits), 1),
+    [tuple(round(x) for x in e) for e in edits],
+)
 print("load", os.getloadavg())

@@ -70,9 +70,15 @@ def bench_full(tmp: Path, runs: int, copies: int) -> dict:
             t0 = time.perf_counter()
             stats = ingest_paths([src])
             times.append(time.perf_counter() - t0)
-        out[label] = {"mb": size / 1e6, "turns": stats.turns, "files": stats.files,
-                      "best_s": min(times), "median_s": statistics.median(times),
-                      "best_mb_s": size / 1e6 / min(times), "median_mb_s": size / 1e6 / statistics.median(times)}
+        out[label] = {
+            "mb": size / 1e6,
+            "turns": stats.turns,
+            "files": stats.files,
+            "best_s": min(times),
+            "median_s": statistics.median(times),
+            "best_mb_s": size / 1e6 / min(times),
+            "median_mb_s": size / 1e6 / statistics.median(times),
+        }
     return out
 
 
@@ -123,11 +129,15 @@ def bench_tail(tmp: Path) -> dict:
             times.append(time.perf_counter() - t0)
         tenth = max(1, len(times) // 10)
         ordered = sorted(times)
-        out[name[:8]] = {"mb": live.stat().st_size / 1e6, "appends": len(times), "fsync_ms_before": sync,
-                         "median_ms": statistics.median(times) * 1e3,
-                         "p95_ms": ordered[int(0.95 * (len(ordered) - 1))] * 1e3,
-                         "first10pct_median_ms": statistics.median(times[:tenth]) * 1e3,
-                         "last10pct_median_ms": statistics.median(times[-tenth:]) * 1e3}
+        out[name[:8]] = {
+            "mb": live.stat().st_size / 1e6,
+            "appends": len(times),
+            "fsync_ms_before": sync,
+            "median_ms": statistics.median(times) * 1e3,
+            "p95_ms": ordered[int(0.95 * (len(ordered) - 1))] * 1e3,
+            "first10pct_median_ms": statistics.median(times[:tenth]) * 1e3,
+            "last10pct_median_ms": statistics.median(times[-tenth:]) * 1e3,
+        }
     return out
 
 
@@ -147,16 +157,23 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        result = {"full_ingest": bench_full(tmp, args.runs, args.copies), "tail_ingest": bench_tail(tmp),
-                  "import_ms": bench_import()}
+        result = {
+            "full_ingest": bench_full(tmp, args.runs, args.copies),
+            "tail_ingest": bench_tail(tmp),
+            "import_ms": bench_import(),
+        }
     for label, r in result["full_ingest"].items():
-        print(f"full ingest {label}: {r['mb']:.1f} MB, {r['files']} files, {r['turns']} turns: "
-              f"best {r['best_s']:.2f} s ({r['best_mb_s']:.1f} MB/s), median {r['median_s']:.2f} s "
-              f"({r['median_mb_s']:.1f} MB/s)")
+        print(
+            f"full ingest {label}: {r['mb']:.1f} MB, {r['files']} files, {r['turns']} turns: "
+            f"best {r['best_s']:.2f} s ({r['best_mb_s']:.1f} MB/s), median {r['median_s']:.2f} s "
+            f"({r['median_mb_s']:.1f} MB/s)"
+        )
     for name, r in result["tail_ingest"].items():
-        print(f"tail ingest {name} ({r['mb']:.1f} MB, {r['appends']} appends): median {r['median_ms']:.2f} ms, "
-              f"p95 {r['p95_ms']:.2f} ms; first 10% {r['first10pct_median_ms']:.2f} ms, "
-              f"last 10% {r['last10pct_median_ms']:.2f} ms; fsync before: {r['fsync_ms_before']:.2f} ms")
+        print(
+            f"tail ingest {name} ({r['mb']:.1f} MB, {r['appends']} appends): median {r['median_ms']:.2f} ms, "
+            f"p95 {r['p95_ms']:.2f} ms; first 10% {r['first10pct_median_ms']:.2f} ms, "
+            f"last 10% {r['last10pct_median_ms']:.2f} ms; fsync before: {r['fsync_ms_before']:.2f} ms"
+        )
     print(f"python -c 'import cairn.sessions.archive': {result['import_ms']:.0f} ms (median of 5)")
     print(json.dumps(result))
     return 0

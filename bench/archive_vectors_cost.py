@@ -29,15 +29,25 @@ from pathlib import Path
 import benchlib
 
 SESSION = "55604662-cf2a-4331-851a-ec234028f8ca"  # tests/fixtures/transcripts/claude-code/short.jsonl
-TURN = {"type": "user", "uuid": "bench-1", "timestamp": "2026-02-10T22:00:00Z", "sessionId": SESSION,
-        "cwd": "/home/marco/projects/spotter",
-        "message": {"role": "user", "content": "one more question about the scroll position"}}
+TURN = {
+    "type": "user",
+    "uuid": "bench-1",
+    "timestamp": "2026-02-10T22:00:00Z",
+    "sessionId": SESSION,
+    "cwd": "/home/marco/projects/spotter",
+    "message": {"role": "user", "content": "one more question about the scroll position"},
+}
 
 
 def ingest(cairn: str, folder: Path, home: Path) -> tuple[float, dict]:
     started = time.perf_counter()
-    out = subprocess.run([cairn, "sessions", "ingest", str(folder), "--no-backup", "--json"], check=True,
-                         capture_output=True, text=True, env={**os.environ, "CAIRN_HOME": str(home)}).stdout
+    out = subprocess.run(
+        [cairn, "sessions", "ingest", str(folder), "--no-backup", "--json"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CAIRN_HOME": str(home)},
+    ).stdout
     return time.perf_counter() - started, json.loads(out)
 
 
@@ -55,6 +65,7 @@ def detail(fixtures: str) -> None:
         t1 = time.perf_counter()
         import numpy  # noqa: F401
         import tokenizers  # noqa: F401
+
         t2 = time.perf_counter()
         embed.load()
         t3 = time.perf_counter()
@@ -63,8 +74,13 @@ def detail(fixtures: str) -> None:
         t4 = time.perf_counter()
         archive_vectors.refresh(con, True)
         t5 = time.perf_counter()
-        queries = ["why did the tests break", "how do we keep the scroll position", "what was wrong with compile",
-                   "which subagent wrote the renderer", "why was the hook slow"] * 4
+        queries = [
+            "why did the tests break",
+            "how do we keep the scroll position",
+            "what was wrong with compile",
+            "which subagent wrote the renderer",
+            "why was the hook slow",
+        ] * 4
         times: dict[bool, list[float]] = {False: [], True: []}
         for on in (False, True):
             search(con, queries[0], semantic=on)  # warm-up
@@ -73,9 +89,11 @@ def detail(fixtures: str) -> None:
                 search(con, q, limit=20, semantic=on)
                 times[on].append(time.perf_counter() - s)
         con.close()
-    print(f"in-process: ingest (off) {t1 - t0:.3f} s, numpy+tokenizers import {t2 - t1:.3f} s, model load "
-          f"{t3 - t2:.3f} s, embed {n} turns {t4 - t3:.3f} s, refresh with nothing new {1000 * (t5 - t4):.1f} ms; "
-          f"search p50 off {1000 * statistics.median(times[False]):.2f} ms, on {1000 * statistics.median(times[True]):.2f} ms")
+    print(
+        f"in-process: ingest (off) {t1 - t0:.3f} s, numpy+tokenizers import {t2 - t1:.3f} s, model load "
+        f"{t3 - t2:.3f} s, embed {n} turns {t4 - t3:.3f} s, refresh with nothing new {1000 * (t5 - t4):.1f} ms; "
+        f"search p50 off {1000 * statistics.median(times[False]):.2f} ms, on {1000 * statistics.median(times[True]):.2f} ms"
+    )
 
 
 def scale(fixtures: str, copies: int) -> None:
@@ -94,8 +112,11 @@ def scale(fixtures: str, copies: int) -> None:
         base = con.execute("SELECT MAX(id) FROM turns").fetchone()[0]
         con.execute("BEGIN")
         for k in range(1, copies):
-            con.execute(f"INSERT INTO turns({cols}) SELECT file_id, session_id, uuid || '-{k}', block, role, ts, text,"
-                        " tool, arg, ref, agent FROM turns WHERE id <= ?", (base,))
+            con.execute(
+                f"INSERT INTO turns({cols}) SELECT file_id, session_id, uuid || '-{k}', block, role, ts, text,"
+                " tool, arg, ref, agent FROM turns WHERE id <= ?",
+                (base,),
+            )
         con.execute("COMMIT")
         t0 = time.perf_counter()
         n = archive_vectors.refresh(con, True)
@@ -103,8 +124,12 @@ def scale(fixtures: str, copies: int) -> None:
         archive_vectors.refresh(con, True)
         t2 = time.perf_counter()
         queries = ["why did the tests break", "how do we keep the scroll position", "what was wrong with compile"] * 3
-        small = min(con.execute("SELECT project_id, COUNT(*) FROM sessions JOIN turns USING (session_id)"
-                                " GROUP BY project_id").fetchall(), key=lambda r: r[1])[0]
+        small = min(
+            con.execute(
+                "SELECT project_id, COUNT(*) FROM sessions JOIN turns USING (session_id) GROUP BY project_id"
+            ).fetchall(),
+            key=lambda r: r[1],
+        )[0]
         s = time.perf_counter()
         search(con, queries[0], limit=20, semantic=True)
         first = time.perf_counter() - s
@@ -120,9 +145,11 @@ def scale(fixtures: str, copies: int) -> None:
         turns = con.execute("SELECT COUNT(*) FROM turns").fetchone()[0]
         vecs = con.execute("SELECT COUNT(*) FROM turn_vectors").fetchone()[0]
         con.close()
-    print(f"x{copies}: {turns} turns, {vecs} vectors; embedding {n} turns {t1 - t0:.2f} s, an ingest with nothing "
-          f"new {1000 * (t2 - t1):.1f} ms, first search on (reads every vector) {1000 * first:.0f} ms; "
-          f"search p50: {', '.join(line)}")
+    print(
+        f"x{copies}: {turns} turns, {vecs} vectors; embedding {n} turns {t1 - t0:.2f} s, an ingest with nothing "
+        f"new {1000 * (t2 - t1):.1f} ms, first search on (reads every vector) {1000 * first:.0f} ms; "
+        f"search p50: {', '.join(line)}"
+    )
 
 
 def main() -> None:
@@ -130,7 +157,9 @@ def main() -> None:
     ap.add_argument("--cairn", default=str(benchlib.CAIRN_BIN))
     ap.add_argument("--fixtures", default=str(benchlib.TRANSCRIPTS))
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--scale", type=int, default=0, metavar="N", help="only the large-archive run: turns copied N times")
+    ap.add_argument(
+        "--scale", type=int, default=0, metavar="N", help="only the large-archive run: turns copied N times"
+    )
     args = ap.parse_args()
     if args.scale:
         scale(args.fixtures, args.scale)
@@ -149,10 +178,17 @@ def main() -> None:
                     fh.write(json.dumps(TURN) + "\n")
                 secs, more = ingest(args.cairn, folder, home)
                 tail.append(secs)
-                last = {"turns": first["turns"], "vectors": first["vectors"], "tail_turns": more["turns"],
-                        "tail_vectors": more["vectors"], "db_kb": (home / "sessions.db").stat().st_size // 1024}
-        print(f"{mode}: full ingest median {statistics.median(full):.3f} s (min {min(full):.3f}), "
-              f"one-turn tail median {statistics.median(tail):.3f} s (min {min(tail):.3f}), {last}")
+                last = {
+                    "turns": first["turns"],
+                    "vectors": first["vectors"],
+                    "tail_turns": more["turns"],
+                    "tail_vectors": more["vectors"],
+                    "db_kb": (home / "sessions.db").stat().st_size // 1024,
+                }
+        print(
+            f"{mode}: full ingest median {statistics.median(full):.3f} s (min {min(full):.3f}), "
+            f"one-turn tail median {statistics.median(tail):.3f} s (min {min(tail):.3f}), {last}"
+        )
     detail(args.fixtures)
 
 

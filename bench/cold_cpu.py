@@ -59,25 +59,39 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--work", default="", help="where the CAIRN_HOMEs go (default: a temporary folder)")
     ap.add_argument("--floor", action="store_true", help="also measure the parse floor (index_speed.floor)")
-    ap.add_argument("--alternate", action="store_true", help="reverse the order of the codes every other round "
-                    "(the VM's speed drifts within minutes: a code always run second meets a different machine)")
+    ap.add_argument(
+        "--alternate",
+        action="store_true",
+        help="reverse the order of the codes every other round "
+        "(the VM's speed drifts within minutes: a code always run second meets a different machine)",
+    )
     a = ap.parse_args()
     tree = Path(a.tree).resolve()
     srcs = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) for s in a.src]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(a.work or tmp)
         for rnd in range(1, a.rounds + 1):
-            for name, src in (srcs[::-1] if a.alternate and rnd % 2 == 0 else srcs):
+            for name, src in srcs[::-1] if a.alternate and rnd % 2 == 0 else srcs:
                 r = cold(tree, src, work / f"home-{name}")
-                print(json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
-                      flush=True)
+                print(
+                    json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
+                    flush=True,
+                )
     if a.floor:
         from index_speed import floor
 
         before, t, w = _load(), time.process_time(), time.perf_counter()
         fl = floor(tree)
-        print(json.dumps({"floor": fl, "cpu_s": round(time.process_time() - t, 2),
-                          "wall_s": round(time.perf_counter() - w, 2), "load": [before, _load()]}))
+        print(
+            json.dumps(
+                {
+                    "floor": fl,
+                    "cpu_s": round(time.process_time() - t, 2),
+                    "wall_s": round(time.perf_counter() - w, 2),
+                    "load": [before, _load()],
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

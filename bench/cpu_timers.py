@@ -7,8 +7,9 @@ from collections.abc import Callable
 from types import ModuleType
 
 
-def time_calls(module: ModuleType, name: str, spent: dict[str, float],
-               clock: Callable[[], float] = time.process_time) -> None:
+def time_calls(
+    module: ModuleType, name: str, spent: dict[str, float], clock: Callable[[], float] = time.process_time
+) -> None:
     """Replace `module.name` with a wrapper adding each call's `clock` time to `spent[name]`
     (callers that look the name up at call time, as cairn's lazy imports do, get the wrapper)."""
     real = getattr(module, name)

@@ -32,8 +32,11 @@ NOT_CODE = re.compile(r"\b(adr|rfc|spec|doc|docs|readme|bump|release|version|cha
 
 
 def mine(git_dir: str, repo: str, snapshot: str, tracked: set[str], limit: int = 30) -> list[dict]:
-    log = subprocess.run(["git", "--git-dir", git_dir, "log", "--no-merges", "-n", "1500", "--name-only",
-                          "--format=@@%H %s", snapshot], capture_output=True, text=True).stdout  # a mirror missing
+    log = subprocess.run(
+        ["git", "--git-dir", git_dir, "log", "--no-merges", "-n", "1500", "--name-only", "--format=@@%H %s", snapshot],
+        capture_output=True,
+        text=True,
+    ).stdout  # a mirror missing
     # blobs (thanos) stops `git log` part way: what it printed is used
     cases = []
     for block in log.split("@@")[1:]:

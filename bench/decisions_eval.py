@@ -27,8 +27,11 @@ METRICS = ("hit@1", "files@5", "mrr")
 
 def _case_rows(hits: list[str], gold: list[str]) -> dict[str, float]:
     first = next((i for i, p in enumerate(hits[:10]) if p in gold), None)
-    return {"hit@1": float(first == 0), "files@5": sum(1 for g in gold if g in hits[:5]) / len(gold),
-            "mrr": 1.0 / (first + 1) if first is not None else 0.0}
+    return {
+        "hit@1": float(first == 0),
+        "files@5": sum(1 for g in gold if g in hits[:5]) / len(gold),
+        "mrr": 1.0 / (first + 1) if first is not None else 0.0,
+    }
 
 
 def _mean(rows: list[dict[str, float]], key: str) -> float:
@@ -100,13 +103,17 @@ def main() -> None:
         print("leave-one-repository-out:")
         held = []
         for repo in cases:
+
             def dev(spec: str, out: str = repo) -> tuple[float, float]:
                 rows = [r for name, r in table[spec].items() if name != out]
                 return (sum(r["hit@1"] for r in rows) / len(rows), sum(r["files@5"] for r in rows) / len(rows))
+
             best = max(table, key=dev)
             held.append(table[best][repo])
-            print(f"    {repo:36s} chose {best} on the others; held out: "
-                  + " ".join(f"{m} {table[best][repo][m]:.3f}" for m in METRICS))
+            print(
+                f"    {repo:36s} chose {best} on the others; held out: "
+                + " ".join(f"{m} {table[best][repo][m]:.3f}" for m in METRICS)
+            )
         print("    macro of held-out: " + " ".join(f"{m} {sum(r[m] for r in held) / len(held):.3f}" for m in METRICS))
     for con, _ in cons.values():
         con.close()

@@ -62,8 +62,13 @@ def main() -> None:
     timed("document_role", lambda: [document_role(p, "doc", x) for p, x in zip(paths, texts, strict=True)])
     timed("path_text", lambda: [path_text(p) for p in paths])
     timed("extract_file", lambda: [extract_file(str(root), e.path, e.size, e.mtime_ns) for e in entries])
-    result = {"cairn": str(Path(cairn.__file__).parent), "texts": len(texts), "files": len(entries),
-              "mb": round(sum(map(len, texts)) / 1e6, 1), "cpu_s": out}
+    result = {
+        "cairn": str(Path(cairn.__file__).parent),
+        "texts": len(texts),
+        "files": len(entries),
+        "mb": round(sum(map(len, texts)) / 1e6, 1),
+        "cpu_s": out,
+    }
     if a.in_place:
         result.update(_in_place(str(root), entries))
     print(json.dumps({**result, "load": round(os.getloadavg()[0], 1)}))
@@ -76,10 +81,16 @@ def _in_place(root: str, entries: list) -> dict:
     from cairn.codemap import extract
 
     spent: dict[str, float] = {}
-    for module_name, name in (("cairn.codemap.parse", "parse_source"), ("cairn.redact", "redact"),
-                              ("cairn.codemap.extract", "expand_identifiers"), ("cairn.codemap.extract", "visible_text"),
-                              ("cairn.codemap.extract", "document_role"), ("cairn.codemap.extract", "path_text"),
-                              ("cairn.codemap.extract", "content_hash"), ("cairn.codemap.fts_rows", "pack")):
+    for module_name, name in (
+        ("cairn.codemap.parse", "parse_source"),
+        ("cairn.redact", "redact"),
+        ("cairn.codemap.extract", "expand_identifiers"),
+        ("cairn.codemap.extract", "visible_text"),
+        ("cairn.codemap.extract", "document_role"),
+        ("cairn.codemap.extract", "path_text"),
+        ("cairn.codemap.extract", "content_hash"),
+        ("cairn.codemap.fts_rows", "pack"),
+    ):
         time_calls(importlib.import_module(module_name), name, spent)
     by_role: dict[str, float] = {}
     by_lang: dict[str, float] = {}
@@ -91,10 +102,12 @@ def _in_place(root: str, entries: list) -> dict:
         role, lang = rec.role or "other", rec.lang or "none"
         by_role[role] = by_role.get(role, 0.0) + spent_here
         by_lang[lang] = by_lang.get(lang, 0.0) + spent_here
-    return {"in_place_cpu_s": round(time.process_time() - total, 2),
-            "in_place": {k: round(v, 2) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])},
-            "by_role_cpu_s": {k: round(v, 2) for k, v in by_role.items()},
-            "by_language_cpu_s": {k: round(v, 2) for k, v in sorted(by_lang.items(), key=lambda kv: -kv[1])[:10]}}
+    return {
+        "in_place_cpu_s": round(time.process_time() - total, 2),
+        "in_place": {k: round(v, 2) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])},
+        "by_role_cpu_s": {k: round(v, 2) for k, v in by_role.items()},
+        "by_language_cpu_s": {k: round(v, 2) for k, v in sorted(by_lang.items(), key=lambda kv: -kv[1])[:10]},
+    }
 
 
 if __name__ == "__main__":

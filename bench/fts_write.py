@@ -47,7 +47,7 @@ def main() -> None:
                 t = time.process_time()
                 for i in range(0, len(records), store.BATCH):
                     with transaction(con):
-                        batch = records[i:i + store.BATCH]
+                        batch = records[i : i + store.BATCH]
                         if way.startswith("row then"):
                             for rec in batch:
                                 store._file_contents(con, rec, store._file_row(con, rec, None), False)
@@ -56,9 +56,19 @@ def main() -> None:
                             for rec, file_id in zip(batch, ids, strict=True):
                                 store._file_contents(con, rec, file_id, False)
                 cpu = time.process_time() - t
-                print(json.dumps({"round": rnd, "way": way, "files": len(records), "cpu_s": round(cpu, 2),
-                                  "fts_leaves_written": leaves_written(con, "files_fts"),
-                                  "load": round(os.getloadavg()[0], 1)}), flush=True)
+                print(
+                    json.dumps(
+                        {
+                            "round": rnd,
+                            "way": way,
+                            "files": len(records),
+                            "cpu_s": round(cpu, 2),
+                            "fts_leaves_written": leaves_written(con, "files_fts"),
+                            "load": round(os.getloadavg()[0], 1),
+                        }
+                    ),
+                    flush=True,
+                )
                 con.close()
 
 

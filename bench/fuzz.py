@@ -46,8 +46,15 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for kind in kinds:
             (res,) = run_all(base, {kind: args.count}, args.seed)
-            rows.append({"kind": kind, "label": res.kind, "cases": res.cases, "failures": res.failures,
-                         "seconds": round(res.seconds, 1)})
+            rows.append(
+                {
+                    "kind": kind,
+                    "label": res.kind,
+                    "cases": res.cases,
+                    "failures": res.failures,
+                    "seconds": round(res.seconds, 1),
+                }
+            )
             print(f"| {res.kind} | {res.cases} | {len(res.failures)} | {res.seconds:.1f} |", flush=True)
             for i, why in res.failures[: args.show]:
                 print(f"  replay: kind={kind} seed={args.seed} index={i}: {why}", file=sys.stderr, flush=True)

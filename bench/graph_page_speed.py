@@ -30,23 +30,42 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         page = Path(tmp) / "graph.html"
         t = time.perf_counter()
-        out = subprocess.run([cairn, "graph", "--html", str(page), "--root", args.tree, "--no-refresh"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+        out = subprocess.run(
+            [cairn, "graph", "--html", str(page), "--root", args.tree, "--no-refresh"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         print(f"write: {time.perf_counter() - t:.2f} s, {page.stat().st_size / 1e6:.1f} MB; {out}")
         for frag in ("", "#all"):
             for run in range(args.runs):
                 prof = Path(tmp) / f"profile{run}"
-                base = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                        f"--user-data-dir={prof}"]
-                dom = subprocess.run([*base, "--virtual-time-budget=60000", "--dump-dom", page.as_uri() + frag],
-                                     capture_output=True, text=True, timeout=600).stdout
+                base = [
+                    browser,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--no-first-run",
+                    f"--user-data-dir={prof}",
+                ]
+                dom = subprocess.run(
+                    [*base, "--virtual-time-budget=60000", "--dump-dom", page.as_uri() + frag],
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                ).stdout
                 body = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r"<body([^>]*)>", dom).group(1)))
                 t = time.perf_counter()
-                subprocess.run([*base, "--window-size=1400,900", f"--screenshot={Path(tmp) / 'shot.png'}",
-                                page.as_uri() + frag], capture_output=True, timeout=600)
+                subprocess.run(
+                    [*base, "--window-size=1400,900", f"--screenshot={Path(tmp) / 'shot.png'}", page.as_uri() + frag],
+                    capture_output=True,
+                    timeout=600,
+                )
                 wall = time.perf_counter() - t
-                print(f"{frag or 'opening view'}: data-ms {body['ms']}, mode {body['mode']}, nodes "
-                      f"{body['rendered-nodes']}, edges {body['rendered-edges']}, screenshot wall {wall:.1f} s")
+                print(
+                    f"{frag or 'opening view'}: data-ms {body['ms']}, mode {body['mode']}, nodes "
+                    f"{body['rendered-nodes']}, edges {body['rendered-edges']}, screenshot wall {wall:.1f} s"
+                )
 
 
 if __name__ == "__main__":

@@ -43,9 +43,17 @@ def main() -> None:
         out = graph.rebuild_graph(con, project)
         child = resource.getrusage(resource.RUSAGE_CHILDREN)
         con.close()
-        print(json.dumps({"beside_min_files": threshold, "wall_s": round(time.perf_counter() - wall, 2),
-                          "cpu_s": round(time.process_time() - cpu, 2),
-                          "second_process_cpu_s": round(child.ru_utime + child.ru_stime, 2), **out}))
+        print(
+            json.dumps(
+                {
+                    "beside_min_files": threshold,
+                    "wall_s": round(time.perf_counter() - wall, 2),
+                    "cpu_s": round(time.process_time() - cpu, 2),
+                    "second_process_cpu_s": round(child.ru_utime + child.ru_stime, 2),
+                    **out,
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -51,10 +51,12 @@ def main() -> None:
     data = re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', html, re.S).group(1)
     graphology = (graphology_pkg / "dist" / "graphology.umd.min.js").read_text(encoding="utf-8")
     sigma = (sigma_pkg / "dist" / "sigma.min.js").read_text(encoding="utf-8")
-    out.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"><style>#c{width:1400px;height:900px}</style>'
-                   f'</head><body><div id="c"></div><script type="application/json" id="d">{data}</script>'
-                   f"<script>{graphology}</script><script>{sigma}</script><script>{APP}</script></body></html>",
-                   encoding="utf-8")
+    out.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><style>#c{width:1400px;height:900px}</style>'
+        f'</head><body><div id="c"></div><script type="application/json" id="d">{data}</script>'
+        f"<script>{graphology}</script><script>{sigma}</script><script>{APP}</script></body></html>",
+        encoding="utf-8",
+    )
 
 
 if __name__ == "__main__":

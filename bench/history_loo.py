@@ -32,8 +32,11 @@ def load(paths: list[Path]) -> dict[tuple[str, str], dict[str, float]]:
 
     out = {}
     for key, rs in rows.items():
-        m = {"cases": len(rs), "files@5": mean([r["files@5"] for r in rs]),
-             "novel@5": mean([r["novel@5"] for r in rs if "novel@5" in r])}
+        m = {
+            "cases": len(rs),
+            "files@5": mean([r["files@5"] for r in rs]),
+            "novel@5": mean([r["novel@5"] for r in rs if "novel@5" in r]),
+        }
         for part, early in (("early", True), ("late", False)):
             sub = [r for r in rs if r["early"] == early]
             m[f"{part} files@5"] = mean([r["files@5"] for r in sub])
@@ -51,8 +54,10 @@ def main() -> None:
     m = load(args.dumps)
     repos = sorted({r for _, r in m})
     variants = [v for v in dict.fromkeys(v for v, _ in m) if v != "none" and (not args.only or v in args.only)]
-    print("| held out | chosen on the other three | their novel@5 gain | held-out files@5: none -> chosen | "
-          "held-out novel@5: none -> chosen |")
+    print(
+        "| held out | chosen on the other three | their novel@5 gain | held-out files@5: none -> chosen | "
+        "held-out novel@5: none -> chosen |"
+    )
     print("|---|---|---:|---|---|")
     for out in repos:
         dev = [r for r in repos if r != out]
@@ -60,8 +65,10 @@ def main() -> None:
         for v in variants:
             if any((v, r) not in m for r in repos):
                 continue
-            losses = [min(m[(v, r)]["files@5"] - m[("none", r)]["files@5"],
-                          m[(v, r)]["novel@5"] - m[("none", r)]["novel@5"]) for r in dev]
+            losses = [
+                min(m[(v, r)]["files@5"] - m[("none", r)]["files@5"], m[(v, r)]["novel@5"] - m[("none", r)]["novel@5"])
+                for r in dev
+            ]
             if min(losses) < -args.max_loss:
                 continue
             gain = sum(m[(v, r)]["novel@5"] - m[("none", r)]["novel@5"] for r in dev) / len(dev)
@@ -71,9 +78,11 @@ def main() -> None:
             print(f"| {out.split('/')[-1]} | (none qualifies) | | | |")
             continue
         a, b = m[("none", out)], m[(best, out)]
-        print(f"| {out.split('/')[-1]} | `{best}` | {best_gain:+.3f} | {a['files@5']:.3f} -> {b['files@5']:.3f} "
-              f"({b['files@5'] - a['files@5']:+.3f}) | {a['novel@5']:.3f} -> {b['novel@5']:.3f} "
-              f"({b['novel@5'] - a['novel@5']:+.3f}) |")
+        print(
+            f"| {out.split('/')[-1]} | `{best}` | {best_gain:+.3f} | {a['files@5']:.3f} -> {b['files@5']:.3f} "
+            f"({b['files@5'] - a['files@5']:+.3f}) | {a['novel@5']:.3f} -> {b['novel@5']:.3f} "
+            f"({b['novel@5'] - a['novel@5']:+.3f}) |"
+        )
     print("\nevery variant, per repository (files@5 / novel@5; gain in novel@5 against none):")
     for v in ["none", *variants]:
         cells = []

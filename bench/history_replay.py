@@ -96,22 +96,53 @@ def run_group(job: tuple) -> list[dict]:
         for name, ranking in rankings.items():
             past = open_past(project.id) if name != "none" else None
             t = time.perf_counter()
-            hits, _ = search_code(con, query, root=root, terms=item_terms or None, limit=10, session=ctx,
-                                  use_history=False, ranking=ranking, past=past)
+            hits, _ = search_code(
+                con,
+                query,
+                root=root,
+                terms=item_terms or None,
+                limit=10,
+                session=ctx,
+                use_history=False,
+                ranking=ranking,
+                past=past,
+            )
             ms = (time.perf_counter() - t) * 1000
             if past is not None:
                 past.close()
             ranked = [h.path for h in hits]
-            row = {"repo": repo, "variant": name, "ms": ms, "ingest_ms": ingest_ms, "early": early,
-                   "history": len(archived), "session": case.get("session"), "prompt_index": case.get("prompt_index"),
-                   "first": not seen, **run_eval.score(case["gold"], ranked)}
+            row = {
+                "repo": repo,
+                "variant": name,
+                "ms": ms,
+                "ingest_ms": ingest_ms,
+                "early": early,
+                "history": len(archived),
+                "session": case.get("session"),
+                "prompt_index": case.get("prompt_index"),
+                "first": not seen,
+                **run_eval.score(case["gold"], ranked),
+            }
             if novel:
                 row["novel@5"] = run_eval.score(novel, [r for r in ranked if r not in seen])["files@5"]
             if KEEP and name == "none":  # the ranking with its scores, for offline fusion trials (history_explore.py)
-                wide, _ = search_code(con, query, root=root, terms=item_terms or None, limit=KEEP, session=ctx,
-                                      use_history=False, ranking=ranking)
-                row.update(query=case["query"], gold=case["gold"], seen=sorted(seen), top10=ranked,
-                           wide=[(h.path, round(h.score, 6)) for h in wide])
+                wide, _ = search_code(
+                    con,
+                    query,
+                    root=root,
+                    terms=item_terms or None,
+                    limit=KEEP,
+                    session=ctx,
+                    use_history=False,
+                    ranking=ranking,
+                )
+                row.update(
+                    query=case["query"],
+                    gold=case["gold"],
+                    seen=sorted(seen),
+                    top10=ranked,
+                    wide=[(h.path, round(h.score, 6)) for h in wide],
+                )
             rows.append(row)
     con.close()
     return rows
@@ -133,8 +164,9 @@ def groups_of(case_files: list[Path], variants: dict, homes: str, max_groups: in
         repo_groups = []
         for (repo, sha), cs in by.items():
             cs = sorted(cs, key=history.order)
-            repo_groups.append((repo, sha, cs, [contexts.get(id(c)) for c in cs], [history.earlier(c) for c in cs],
-                                variants, homes))
+            repo_groups.append(
+                (repo, sha, cs, [contexts.get(id(c)) for c in cs], [history.earlier(c) for c in cs], variants, homes)
+            )
         out += repo_groups[:max_groups] if max_groups else repo_groups
     return out
 
@@ -159,15 +191,19 @@ def summary(rows: list[dict]) -> None:
             parts = []
             for early in (True, False):
                 sub = [r for r in rs if r["early"] == early]
-                parts.append(f"{mean([r['files@5'] for r in sub]):.3f} / "
-                             f"{mean([r['novel@5'] for r in sub if 'novel@5' in r]):.3f}")
+                parts.append(
+                    f"{mean([r['files@5'] for r in sub]):.3f} / "
+                    f"{mean([r['novel@5'] for r in sub if 'novel@5' in r]):.3f}"
+                )
             macro["f"].append(f5)
             macro["n"].append(n5)
             print(f"| {v} | {repo.split('/')[-1]} | {len(rs)} | {f5:.3f} | {n5:.3f} | {parts[0]} | {parts[1]} |")
         print(f"| {v} | **macro** | | **{mean(macro['f']):.3f}** | **{mean(macro['n']):.3f}** | | |")
     ms = sorted(r["ms"] for r in rows if r["variant"] != "none")
     if ms:
-        print(f"\nsearch with the past, in-process: p50 {ms[len(ms) // 2]:.0f} ms, p95 {ms[int(len(ms) * 0.95)]:.0f} ms")
+        print(
+            f"\nsearch with the past, in-process: p50 {ms[len(ms) // 2]:.0f} ms, p95 {ms[int(len(ms) * 0.95)]:.0f} ms"
+        )
 
 
 def main() -> None:
@@ -178,8 +214,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-groups", type=int, default=0, help="snapshots per case file (0 = all)")
     ap.add_argument("--dump", type=Path, help="write every row as JSONL here")
-    ap.add_argument("--keep", type=int, default=0, help="rows without history keep their ranking this deep, "
-                                                         "with scores and the case (for offline trials)")
+    ap.add_argument(
+        "--keep",
+        type=int,
+        default=0,
+        help="rows without history keep their ranking this deep, with scores and the case (for offline trials)",
+    )
     args = ap.parse_args()
     if args.keep:
         os.environ["HISTORY_KEEP"] = str(args.keep)

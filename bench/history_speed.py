@@ -33,8 +33,13 @@ from pathlib import Path
 from hook_speed import PROMPTS, hook, measure, timed
 
 PY = sys.executable
-NOISE = ["continue with the next task please", "yes go ahead and do that", "ok now run the tests again",
-         "continue", "yes"]
+NOISE = [
+    "continue with the next task please",
+    "yes go ahead and do that",
+    "ok now run the tests again",
+    "continue",
+    "yes",
+]
 
 
 def transcript(cwd: Path, sid: str, day: int, steps: list[tuple[str, list[tuple[str, str]]]]) -> str:
@@ -46,23 +51,53 @@ def transcript(cwd: Path, sid: str, day: int, steps: list[tuple[str, list[tuple[
         n += 1
         uid = f"{sid[:8]}-0000-4000-8000-{n:012d}"
         stamp = time.strftime("%Y-%m-%dT", base_t) + f"{9 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
-        lines.append(json.dumps({"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": sid,
-                                 "version": "2.1.39", "gitBranch": "main", "parentUuid": parent, "uuid": uid,
-                                 "timestamp": stamp, **kw}))
+        lines.append(
+            json.dumps(
+                {
+                    "isSidechain": False,
+                    "userType": "external",
+                    "cwd": str(cwd),
+                    "sessionId": sid,
+                    "version": "2.1.39",
+                    "gitBranch": "main",
+                    "parentUuid": parent,
+                    "uuid": uid,
+                    "timestamp": stamp,
+                    **kw,
+                }
+            )
+        )
         parent = uid
 
     for prompt, touches in steps:
         rec(type="user", message={"role": "user", "content": prompt})
         for tool, f in touches:
             tid = f"toolu_{n:08d}"
-            inp = {"file_path": str(cwd / f)} if tool == "Read" else {"file_path": str(cwd / f), "old_string": "a",
-                                                                      "new_string": "b"}
-            rec(type="assistant", requestId=f"req_{n:08d}",
-                message={"model": "claude-sonnet-4-5", "id": f"msg_{n:08d}", "type": "message", "role": "assistant",
-                         "content": [{"type": "tool_use", "id": tid, "name": tool, "input": inp}],
-                         "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}})
-            rec(type="user", message={"role": "user", "content": [
-                {"tool_use_id": tid, "type": "tool_result", "content": "(file content)"}]})
+            inp = (
+                {"file_path": str(cwd / f)}
+                if tool == "Read"
+                else {"file_path": str(cwd / f), "old_string": "a", "new_string": "b"}
+            )
+            rec(
+                type="assistant",
+                requestId=f"req_{n:08d}",
+                message={
+                    "model": "claude-sonnet-4-5",
+                    "id": f"msg_{n:08d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": tid, "name": tool, "input": inp}],
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            )
+            rec(
+                type="user",
+                message={
+                    "role": "user",
+                    "content": [{"tool_use_id": tid, "type": "tool_result", "content": "(file content)"}],
+                },
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -111,8 +146,13 @@ def main() -> int:
 def run(args, tmp: Path) -> int:
     repo = tmp / Path(args.repo).name
     shutil.copytree(args.repo, repo, symlinks=True, ignore=shutil.ignore_patterns(".git", ".cairn"))
-    genv = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-            "GIT_COMMITTER_EMAIL": "b@b"}
+    genv = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
         subprocess.run(cmd, cwd=repo, env=genv, check=True, capture_output=True)
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CAIRN_WARM")}
@@ -121,24 +161,56 @@ def run(args, tmp: Path) -> int:
     n_files = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout.split())
     written = make_sessions(repo, tmp / "transcripts", args.sessions)
     t = time.perf_counter()
-    subprocess.run([PY, "-m", "cairn", "sessions", "ingest", "--no-backup", str(tmp / "transcripts")], cwd=repo,
-                   env=env, check=True, capture_output=True)
+    subprocess.run(
+        [PY, "-m", "cairn", "sessions", "ingest", "--no-backup", str(tmp / "transcripts")],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     ingest_s = time.perf_counter() - t
     t = time.perf_counter()
-    r = subprocess.run([PY, "-m", "cairn", "sessions", "history", "--rebuild", "--json"], cwd=repo, env=env,
-                       check=True, capture_output=True, text=True)
+    r = subprocess.run(
+        [PY, "-m", "cairn", "sessions", "history", "--rebuild", "--json"],
+        cwd=repo,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     rebuild_s = time.perf_counter() - t
     (stats,) = json.loads(r.stdout)["projects"]
     archive = sum(p.stat().st_size for p in (tmp / "home").glob("sessions.db*"))
     store = next((tmp / "home" / "projects").glob("*/history.db"))
     transcript_path = tmp / "live.jsonl"
-    transcript_path.write_text(transcript(repo, "live", 400, [("look at the provider schema cache", [
-        ("Read", f) for f in subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True,
-                                            text=True).stdout.split()[:3]])]))
+    transcript_path.write_text(
+        transcript(
+            repo,
+            "live",
+            400,
+            [
+                (
+                    "look at the provider schema cache",
+                    [
+                        ("Read", f)
+                        for f in subprocess.run(
+                            ["git", "ls-files"], cwd=repo, capture_output=True, text=True
+                        ).stdout.split()[:3]
+                    ],
+                )
+            ],
+        )
+    )
 
     def base(i: int, prompt: str) -> dict:
-        return {"session_id": f"bench-{i}", "transcript_path": str(transcript_path), "cwd": str(repo),
-                "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        return {
+            "session_id": f"bench-{i}",
+            "transcript_path": str(transcript_path),
+            "cwd": str(repo),
+            "permission_mode": "default",
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+        }
 
     warm_up = hook("UserPromptSubmit", lambda i: base(999_999, PROMPTS[0]))(0)
     timed(*warm_up, repo, env)
@@ -151,20 +223,44 @@ def run(args, tmp: Path) -> int:
     for label in ("with the past", "without (history store moved away)"):
         if label.startswith("without"):
             store.rename(store.with_suffix(".away"))
-        results.append(measure(f"UserPromptSubmit matching prompt, warm server, new session, {label}", args.runs,
-                               hook("UserPromptSubmit", lambda i: base(1000 + i, PROMPTS[i % len(PROMPTS)])), repo, env))
-        results.append(measure(f"UserPromptSubmit matching prompt, inline (cold process), {label}", args.runs,
-                               hook("UserPromptSubmit", lambda i: base(2000 + i, PROMPTS[i % len(PROMPTS)])), repo,
-                               {**env, "CAIRN_WARM": "0"}))
-    subprocess.run([PY, "-c", "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
-                    str(tmp / "home" / "run" / "hooks.pid")], capture_output=True)
+        results.append(
+            measure(
+                f"UserPromptSubmit matching prompt, warm server, new session, {label}",
+                args.runs,
+                hook("UserPromptSubmit", lambda i: base(1000 + i, PROMPTS[i % len(PROMPTS)])),
+                repo,
+                env,
+            )
+        )
+        results.append(
+            measure(
+                f"UserPromptSubmit matching prompt, inline (cold process), {label}",
+                args.runs,
+                hook("UserPromptSubmit", lambda i: base(2000 + i, PROMPTS[i % len(PROMPTS)])),
+                repo,
+                {**env, "CAIRN_WARM": "0"},
+            )
+        )
+    subprocess.run(
+        [
+            PY,
+            "-c",
+            "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
+            str(tmp / "home" / "run" / "hooks.pid"),
+        ],
+        capture_output=True,
+    )
     time.sleep(1)
-    print(f"- command: `python bench/history_speed.py --repo {args.repo} --sessions {args.sessions} --runs {args.runs}`")
+    print(
+        f"- command: `python bench/history_speed.py --repo {args.repo} --sessions {args.sessions} --runs {args.runs}`"
+    )
     print(f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; repository: {n_files} git files")
     print(f"- transcripts: {args.sessions} sessions, {written / 1e6:.1f} MB; `cairn sessions ingest`: {ingest_s:.1f} s")
-    print(f"- archive {archive / 1e6:.1f} MB; history store {stats['bytes'] / 1e6:.1f} MB "
-          f"({100 * stats['bytes'] / max(archive, 1):.1f}% of the archive): {stats['sessions']} sessions, "
-          f"{stats['requests']} requests, {stats['links']} request-file links")
+    print(
+        f"- archive {archive / 1e6:.1f} MB; history store {stats['bytes'] / 1e6:.1f} MB "
+        f"({100 * stats['bytes'] / max(archive, 1):.1f}% of the archive): {stats['sessions']} sessions, "
+        f"{stats['requests']} requests, {stats['links']} request-file links"
+    )
     print(f"- `cairn sessions history --rebuild`: {rebuild_s:.1f} s\n")
     print("| case | p50 ms | p95 ms | runs | exit codes |\n|---|---:|---:|---:|---|")
     for r in results:

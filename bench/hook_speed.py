@@ -45,7 +45,9 @@ PROMPT = "how are provider schemas cached between plan and apply?"
 # same words left in the warm server's caches (search/index_cache.py): each is a new request (the
 # new-session case takes the last 15, the same-session case the 14 after PROMPT; at most 15 runs
 # each are all new: the warm-up run of each case repeats one).
-PROMPTS = [PROMPT] + """why does the state lock time out on the s3 backend
+PROMPTS = (
+    [PROMPT]
+    + """why does the state lock time out on the s3 backend
 where is the dependency lock file for providers written during init
 how does terraform fmt decide which files to rewrite recursively
 the graph walk for destroy skips data sources, where is that decided
@@ -74,6 +76,7 @@ how are deprecated attributes warned about during validation
 where does terraform console evaluate expressions against state
 how is the backend migrated when the backend block changes during init
 where does replace_triggered_by cause a resource replacement""".splitlines()
+)
 # 14 more for the same-session case run with the Python client, so that it too meets only new words
 PYTHON_PROMPTS = """how does the http backend lock and unlock remote state over rest
 where are ephemeral resources closed at the end of a run
@@ -109,10 +112,13 @@ def measure(name: str, runs: int, make, cwd: Path, env: dict) -> dict:
         times.append(ms)
         codes.add(code)
     times.sort()
-    return {"case": name, "p50": statistics.median(times), "p95": times[max(0, int(round(0.95 * len(times))) - 1)],
-            "runs": runs, "exit": sorted(codes)}
-
-
+    return {
+        "case": name,
+        "p50": statistics.median(times),
+        "p95": times[max(0, int(round(0.95 * len(times))) - 1)],
+        "runs": runs,
+        "exit": sorted(codes),
+    }
 
 
 def hook(event: str, payload_of, client: str = "installed"):
@@ -120,12 +126,14 @@ def hook(event: str, payload_of, client: str = "installed"):
     Code runs it: `bash -p .../hook.sh PYTHON EVENT` (agents/hooks/hook.sh) for the events the warm server
     answers (UserPromptSubmit, PreToolUse, PostToolUse), `python -S -c <boot> hook EVENT`
     (agents/hooks/client.py) for the others. `client="python"`: the Python client for all, to compare."""
+
     def make(i: int):
         from cairn.agents.install import hook_config, hook_launcher, shell_hook_commands
 
         shell = shell_hook_commands(PY) if client == "installed" else None
         command = hook_config(hook_launcher(PY), shell=shell)["hooks"][event][0]["hooks"][0]["command"]
         return ["sh", "-c", command], json.dumps(payload_of(i))
+
     return make
 
 
@@ -152,8 +160,13 @@ def run(args, tmp: Path) -> int:
     compileall.compile_dir(Path(cairn.__file__).parent, quiet=1)
     repo = tmp / Path(args.repo).name
     shutil.copytree(args.repo, repo, symlinks=True, ignore=shutil.ignore_patterns(".git", ".cairn"))
-    genv = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
-            "GIT_COMMITTER_EMAIL": "b@b"}
+    genv = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
         subprocess.run(cmd, cwd=repo, env=genv, check=True, capture_output=True)
     env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CAIRN_WARM")}
@@ -175,63 +188,179 @@ def run(args, tmp: Path) -> int:
             f.unlink()
 
     def base(event: str, i: int, **extra) -> dict:
-        return {"session_id": f"bench-{event}-{i}", "transcript_path": str(transcript), "cwd": str(repo),
-                "permission_mode": "default", "hook_event_name": event, **extra}
+        return {
+            "session_id": f"bench-{event}-{i}",
+            "transcript_path": str(transcript),
+            "cwd": str(repo),
+            "permission_mode": "default",
+            "hook_event_name": event,
+            **extra,
+        }
 
-    fts = ("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
-           "c.execute(\"SELECT rowid FROM files_fts WHERE files_fts MATCH 'schema' LIMIT 10\").fetchall()")
+    fts = (
+        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+        "c.execute(\"SELECT rowid FROM files_fts WHERE files_fts MATCH 'schema' LIMIT 10\").fetchall()"
+    )
     cases = [
         ("floor: python -I -S -c pass", lambda i: ([PY, "-I", "-S", "-c", "pass"], "")),
         ("floor: python -c pass (venv site)", lambda i: ([PY, "-c", "pass"], "")),
         ("floor: python + open index + one FTS query", lambda i: ([PY, "-c", fts, str(index)], "")),
         ("floor: sh -c true (how Claude Code starts a hook command)", lambda i: (["sh", "-c", "true"], "")),
-        ("SessionStart startup (nothing changed)", hook("SessionStart", lambda i: base("SessionStart", 0,
-                                                                                      source="startup"))),
-        ("SessionStart compact (handoff restore)", hook("SessionStart", lambda i: base("SessionStart", 0,
-                                                                                      source="compact"))),
-        ("UserPromptSubmit trivial prompt (gated out)", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", i, prompt="ok, go on"))),
-        ("UserPromptSubmit vague prompt (gated out by the index)", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", i, prompt="update the provider plan output"))),
-        ("UserPromptSubmit matching prompt, inline (cold process, new session)", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", i, prompt=PROMPT)), cold),
-        ("UserPromptSubmit matching prompt, warm server, new session", hook("UserPromptSubmit", lambda i: base(
-            "UserPromptSubmit", 1000 + i, prompt=PROMPTS[15 + i % 15]))),
-        ("UserPromptSubmit matching prompt, warm server, same session", hook("UserPromptSubmit", lambda i: (
-            forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPTS[1 + i % 14]))[1])),
-        ("UserPromptSubmit the same prompt again, warm server, same session", hook("UserPromptSubmit", lambda i: (
-            forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1])),
-        ("UserPromptSubmit matching prompt, warm server, same session, Python client", hook("UserPromptSubmit", lambda i: (
-            forget_recall(), base("UserPromptSubmit", 0, prompt=PYTHON_PROMPTS[i % 14]))[1], "python")),
-        ("UserPromptSubmit the same prompt again, warm server, same session, Python client", hook(
-            "UserPromptSubmit", lambda i: (forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1], "python")),
-        ("PreToolUse Edit (not a Read: passes at once)", hook("PreToolUse", lambda i: base(
-            "PreToolUse", i, tool_name="Edit", tool_input={"file_path": str(small), "old_string": "a",
-                                                          "new_string": "b"}, tool_use_id="t"))),
-        ("PreToolUse Read small file (allowed)", hook("PreToolUse", lambda i: base(
-            "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"))),
-        ("PreToolUse Read small file (allowed), Python client", hook("PreToolUse", lambda i: base(
-            "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"), "python")),
-        ("PreToolUse Read 5,000-line file (denied)", hook("PreToolUse", lambda i: base(
-            "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(huge)}, tool_use_id="t"))),
-        ("PostToolUse meter (2.7 MB transcript)", hook("PostToolUse", lambda i: base(
-            "PostToolUse", i, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
-            duration_ms=3))),
-        ("PostToolUse meter, same session (the transcript read up to its end before)", hook("PostToolUse", lambda i: base(
-            "PostToolUse", 0, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
-            duration_ms=3))),
-        ("PostToolUse meter, same session, Python client", hook("PostToolUse", lambda i: base(
-            "PostToolUse", 0, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
-            duration_ms=3), "python")),
-        ("Stop (harvest off by default)", hook("Stop", lambda i: base(
-            "Stop", i, stop_hook_active=False, last_assistant_message="Done."))),
-        ("PreCompact session record (2.7 MB transcript)", hook("PreCompact", lambda i: base(
-            "PreCompact", i, trigger="auto", custom_instructions=""))),
-        ("SessionEnd (hands off to a detached run)", hook("SessionEnd", lambda i: base(
-            "SessionEnd", i, reason="other"))),
+        (
+            "SessionStart startup (nothing changed)",
+            hook("SessionStart", lambda i: base("SessionStart", 0, source="startup")),
+        ),
+        (
+            "SessionStart compact (handoff restore)",
+            hook("SessionStart", lambda i: base("SessionStart", 0, source="compact")),
+        ),
+        (
+            "UserPromptSubmit trivial prompt (gated out)",
+            hook("UserPromptSubmit", lambda i: base("UserPromptSubmit", i, prompt="ok, go on")),
+        ),
+        (
+            "UserPromptSubmit vague prompt (gated out by the index)",
+            hook("UserPromptSubmit", lambda i: base("UserPromptSubmit", i, prompt="update the provider plan output")),
+        ),
+        (
+            "UserPromptSubmit matching prompt, inline (cold process, new session)",
+            hook("UserPromptSubmit", lambda i: base("UserPromptSubmit", i, prompt=PROMPT)),
+            cold,
+        ),
+        (
+            "UserPromptSubmit matching prompt, warm server, new session",
+            hook("UserPromptSubmit", lambda i: base("UserPromptSubmit", 1000 + i, prompt=PROMPTS[15 + i % 15])),
+        ),
+        (
+            "UserPromptSubmit matching prompt, warm server, same session",
+            hook(
+                "UserPromptSubmit",
+                lambda i: (forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPTS[1 + i % 14]))[1],
+            ),
+        ),
+        (
+            "UserPromptSubmit the same prompt again, warm server, same session",
+            hook("UserPromptSubmit", lambda i: (forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1]),
+        ),
+        (
+            "UserPromptSubmit matching prompt, warm server, same session, Python client",
+            hook(
+                "UserPromptSubmit",
+                lambda i: (forget_recall(), base("UserPromptSubmit", 0, prompt=PYTHON_PROMPTS[i % 14]))[1],
+                "python",
+            ),
+        ),
+        (
+            "UserPromptSubmit the same prompt again, warm server, same session, Python client",
+            hook(
+                "UserPromptSubmit", lambda i: (forget_recall(), base("UserPromptSubmit", 0, prompt=PROMPT))[1], "python"
+            ),
+        ),
+        (
+            "PreToolUse Edit (not a Read: passes at once)",
+            hook(
+                "PreToolUse",
+                lambda i: base(
+                    "PreToolUse",
+                    i,
+                    tool_name="Edit",
+                    tool_input={"file_path": str(small), "old_string": "a", "new_string": "b"},
+                    tool_use_id="t",
+                ),
+            ),
+        ),
+        (
+            "PreToolUse Read small file (allowed)",
+            hook(
+                "PreToolUse",
+                lambda i: base(
+                    "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"
+                ),
+            ),
+        ),
+        (
+            "PreToolUse Read small file (allowed), Python client",
+            hook(
+                "PreToolUse",
+                lambda i: base(
+                    "PreToolUse", i, tool_name="Read", tool_input={"file_path": str(small)}, tool_use_id="t"
+                ),
+                "python",
+            ),
+        ),
+        (
+            "PreToolUse Read 5,000-line file (denied)",
+            hook(
+                "PreToolUse",
+                lambda i: base("PreToolUse", i, tool_name="Read", tool_input={"file_path": str(huge)}, tool_use_id="t"),
+            ),
+        ),
+        (
+            "PostToolUse meter (2.7 MB transcript)",
+            hook(
+                "PostToolUse",
+                lambda i: base(
+                    "PostToolUse",
+                    i,
+                    tool_name="Bash",
+                    tool_input={"command": "ls"},
+                    tool_response={},
+                    tool_use_id="t",
+                    duration_ms=3,
+                ),
+            ),
+        ),
+        (
+            "PostToolUse meter, same session (the transcript read up to its end before)",
+            hook(
+                "PostToolUse",
+                lambda i: base(
+                    "PostToolUse",
+                    0,
+                    tool_name="Bash",
+                    tool_input={"command": "ls"},
+                    tool_response={},
+                    tool_use_id="t",
+                    duration_ms=3,
+                ),
+            ),
+        ),
+        (
+            "PostToolUse meter, same session, Python client",
+            hook(
+                "PostToolUse",
+                lambda i: base(
+                    "PostToolUse",
+                    0,
+                    tool_name="Bash",
+                    tool_input={"command": "ls"},
+                    tool_response={},
+                    tool_use_id="t",
+                    duration_ms=3,
+                ),
+                "python",
+            ),
+        ),
+        (
+            "Stop (harvest off by default)",
+            hook("Stop", lambda i: base("Stop", i, stop_hook_active=False, last_assistant_message="Done.")),
+        ),
+        (
+            "PreCompact session record (2.7 MB transcript)",
+            hook("PreCompact", lambda i: base("PreCompact", i, trigger="auto", custom_instructions="")),
+        ),
+        (
+            "SessionEnd (hands off to a detached run)",
+            hook("SessionEnd", lambda i: base("SessionEnd", i, reason="other")),
+        ),
     ]
-    subprocess.run([PY, "-m", "cairn", "handoff", "save", "--goal", "bench", "--where", "measuring hooks"],
-                   cwd=repo, env=env, capture_output=True, check=True)
+    subprocess.run(
+        [PY, "-m", "cairn", "handoff", "save", "--goal", "bench", "--where", "measuring hooks"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        check=True,
+    )
     # the huge log and the handoff are new files: index them now, so that "nothing changed" is true
     # (else every SessionStart run redoes the graph for them within its 1 s bound, while the detached
     # runs that would finish it queue behind each other on the index lock)
@@ -244,17 +373,28 @@ def run(args, tmp: Path) -> int:
         time.sleep(0.1)
     time.sleep(1.0)
     results = [measure(c[0], args.runs, c[1], repo, cold_env if c[2:] == (cold,) else env) for c in cases]
-    subprocess.run([PY, "-c", "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
-                    str(tmp / "home" / "run" / "hooks.pid")], capture_output=True)
+    subprocess.run(
+        [
+            PY,
+            "-c",
+            "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
+            str(tmp / "home" / "run" / "hooks.pid"),
+        ],
+        capture_output=True,
+    )
     time.sleep(2)  # let detached SessionEnd runs finish before the folder goes
-    head = (f"- command: `python bench/hook_speed.py --repo {args.repo} --runs {args.runs}`\n"
-            f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
-            f"- machine: {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
-            f"Python {platform.python_version()}\n"
-            f"- repository: a copy of {args.repo} ({n_files} git files), `cairn init` in {init_s:.1f} s\n")
+    head = (
+        f"- command: `python bench/hook_speed.py --repo {args.repo} --runs {args.runs}`\n"
+        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
+        f"- machine: {os.cpu_count()} cores, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}\n"
+        f"- repository: a copy of {args.repo} ({n_files} git files), `cairn init` in {init_s:.1f} s\n"
+    )
     table = ["| case | p50 ms | p95 ms | runs | exit codes |", "|---|---:|---:|---:|---|"]
-    table += [f"| {r['case']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['runs']} | {', '.join(map(str, r['exit']))} |"
-              for r in results]
+    table += [
+        f"| {r['case']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['runs']} | {', '.join(map(str, r['exit']))} |"
+        for r in results
+    ]
     text = head + "\n" + "\n".join(table) + "\n"
     print(text)
     if args.write:

@@ -32,8 +32,13 @@ def main() -> None:
         from cairn.project import project_for_root
 
         parts: dict[str, float] = {}
-        for module, name in ((indexer, "scan"), (indexer, "_file_row"), (indexer, "_file_contents"),
-                             (graph, "rebuild_graph"), (graph, "rank_pass")):
+        for module, name in (
+            (indexer, "scan"),
+            (indexer, "_file_row"),
+            (indexer, "_file_contents"),
+            (graph, "rebuild_graph"),
+            (graph, "rank_pass"),
+        ):
             time_calls(module, name, parts, time.thread_time)
         real_transaction = indexer.transaction
 
@@ -47,8 +52,14 @@ def main() -> None:
         indexer.transaction = transaction
         start = time.thread_time()
         indexer.index_project(project_for_root(sys.argv[1]))
-        print(json.dumps({"main_thread_cpu_s": round(time.thread_time() - start, 2),
-                          **{k: round(v, 2) for k, v in parts.items()}}))
+        print(
+            json.dumps(
+                {
+                    "main_thread_cpu_s": round(time.thread_time() - start, 2),
+                    **{k: round(v, 2) for k, v in parts.items()},
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

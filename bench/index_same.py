@@ -23,19 +23,19 @@ import benchlib
 
 TABLES = {
     "files": "SELECT path, stem, lang, kind, size, hash, lines, parse_error, module, is_hub, indegree, outdegree, role "
-             "FROM files ORDER BY path",
+    "FROM files ORDER BY path",
     "symbols": "SELECT f.path, s.name, s.kind, s.line, s.end_line, s.signature, s.parent, s.top_level, s.key "
-               "FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY 1, 4, 2, 3, 5, 6",
+    "FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY 1, 4, 2, 3, 5, 6",
     "refs": "SELECT f.path, r.name, r.count FROM refs r JOIN files f ON f.id = r.file_id ORDER BY 1, 2, 3",
     "imports": "SELECT f.path, i.raw, i.kind, i.line, i.names FROM imports i JOIN files f ON f.id = i.file_id "
-               "ORDER BY 1, 4, 2, 3, 5",
+    "ORDER BY 1, 4, 2, 3, 5",
     "edges": "SELECT a.path, b.path, e.kind, round(e.weight, 9) FROM edges e JOIN files a ON a.id = e.src "
-             "JOIN files b ON b.id = e.dst ORDER BY 1, 2, 3",
+    "JOIN files b ON b.id = e.dst ORDER BY 1, 2, 3",
     "chunks": "SELECT f.path, c.kind, c.name, c.line, c.end_line, c.signature FROM chunks c "
-              "JOIN files f ON f.id = c.file_id ORDER BY 1, 4, 2, 3, 5, 6",
+    "JOIN files f ON f.id = c.file_id ORDER BY 1, 4, 2, 3, 5, 6",
     "skipped": "SELECT path, reason FROM skipped ORDER BY path",
     "nodes": "SELECT f.path, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data "
-             "FROM nodes n JOIN files f ON f.id = n.file_id ORDER BY 1",
+    "FROM nodes n JOIN files f ON f.id = n.file_id ORDER BY 1",
     "modules": "SELECT name, files, round(rank, 9), summary FROM modules ORDER BY name",
     "churn": "SELECT path, commits, score, last FROM churn ORDER BY path",
 }
@@ -49,18 +49,23 @@ def _fts_values(con: sqlite3.Connection) -> list[tuple]:
     """(file path, FTS path, names, body) of every file: the stored copies of a contentless index
     (fts_text, index format 11), or the FTS table's own content in an index of the format before."""
     if not con.execute("SELECT 1 FROM sqlite_master WHERE name = 'fts_text'").fetchone():
-        return _rows(con, "SELECT f.path, t.path, t.names, t.body FROM files_fts t JOIN files f ON f.id = t.rowid "
-                          "ORDER BY 1")
+        return _rows(
+            con, "SELECT f.path, t.path, t.names, t.body FROM files_fts t JOIN files f ON f.id = t.rowid ORDER BY 1"
+        )
     from cairn.codemap.fts_rows import unpack
 
-    return [(path, *unpack(z)) for path, z in
-            con.execute("SELECT f.path, t.z FROM fts_text t JOIN files f ON f.id = t.file_id ORDER BY 1")]
+    return [
+        (path, *unpack(z))
+        for path, z in con.execute("SELECT f.path, t.z FROM fts_text t JOIN files f ON f.id = t.file_id ORDER BY 1")
+    ]
 
 
 def _adjacency(con: sqlite3.Connection) -> dict[str, list]:
     paths = dict(con.execute("SELECT id, path FROM files"))
-    return {paths[f]: [(paths.get(v, v), w) for v, w in json.loads(nbrs)]
-            for f, nbrs in con.execute("SELECT file_id, nbrs FROM adjacency")}
+    return {
+        paths[f]: [(paths.get(v, v), w) for v, w in json.loads(nbrs)]
+        for f, nbrs in con.execute("SELECT file_id, nbrs FROM adjacency")
+    }
 
 
 def _fts_answers_differ(a: sqlite3.Connection, b: sqlite3.Connection) -> tuple[int, int]:
@@ -70,9 +75,13 @@ def _fts_answers_differ(a: sqlite3.Connection, b: sqlite3.Connection) -> tuple[i
     sample = random.Random(3).sample(terms, min(400, len(terms)))
     queries = [f'"{t}"' for t in sample] + [f'"{x}" OR "{y}"' for x, y in zip(sample[::2], sample[1::2], strict=False)]
     queries += ['body : "http request"', 'body : "read the file"', 'names : "user"']
-    sql = ("SELECT f.path, bm25(files_fts, 3.0, 2.0, 1.0) FROM files_fts JOIN files f ON f.id = files_fts.rowid "
-           "WHERE files_fts MATCH ? ORDER BY 2, 1 LIMIT 200")
-    return len(queries), sum(_rows(a, sql.replace("?", _lit(q))) != _rows(b, sql.replace("?", _lit(q))) for q in queries)
+    sql = (
+        "SELECT f.path, bm25(files_fts, 3.0, 2.0, 1.0) FROM files_fts JOIN files f ON f.id = files_fts.rowid "
+        "WHERE files_fts MATCH ? ORDER BY 2, 1 LIMIT 200"
+    )
+    return len(queries), sum(
+        _rows(a, sql.replace("?", _lit(q))) != _rows(b, sql.replace("?", _lit(q))) for q in queries
+    )
 
 
 def _lit(text: str) -> str:
@@ -98,8 +107,10 @@ def main() -> None:
     adj_a, adj_b = _adjacency(a), _adjacency(b)
     differ = [p for p in adj_a if adj_a[p] != adj_b.get(p)]
     as_sets = adj_a.keys() == adj_b.keys() and all(sorted(adj_a[p]) == sorted(adj_b[p]) for p in differ)
-    print(f"adjacency: {len(adj_a)} / {len(adj_b)} rows, {len(differ)} written in another order, "
-          f"{'same as sets' if as_sets else 'DIFFERENT'}")
+    print(
+        f"adjacency: {len(adj_a)} / {len(adj_b)} rows, {len(differ)} written in another order, "
+        f"{'same as sets' if as_sets else 'DIFFERENT'}"
+    )
     same &= as_sets
     asked, differ_fts = _fts_answers_differ(a, b)
     print(f"fts answers: {asked} queries, {differ_fts} differ")

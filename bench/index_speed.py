@@ -68,17 +68,26 @@ def main() -> None:
         tree = Path(arg).resolve()
         fl = floor(tree)
         with tempfile.TemporaryDirectory() as home:
-            out = subprocess.run([sys.executable, "-c", CHILD, str(tree)], capture_output=True, text=True,
-                                 env={**os.environ, "CAIRN_HOME": home}, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, str(tree)],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "CAIRN_HOME": home},
+                check=True,
+            )
         r = {**fl, **json.loads(out.stdout.strip().splitlines()[-1])}
         r["floor_s"] = r["read_s"] + r["parse_s"]
         r["cold_files_per_s"] = r["files"] / r["cold_s"]
         r["cold_vs_floor"] = r["cold_s"] / r["floor_s"]
-        print(f"## {tree.name}: {r['files']} files indexed ({r['floor_parsed']} parsed), {r['symbols']} symbols, "
-              f"{r['edges']} edges")
-        print(f"floor: read {r['read_s']:.2f}s + parse {r['parse_s']:.2f}s = {r['floor_s']:.2f}s | "
-              f"cold {r['cold_s']:.2f}s ({r['cold_files_per_s']:.0f} files/s, {r['cold_vs_floor']:.1f}x floor) | "
-              f"no-change {r['noop_s']:.3f}s | one change {r['one_change_s']:.2f}s | peak {r['peak_mb']:.0f} MB")
+        print(
+            f"## {tree.name}: {r['files']} files indexed ({r['floor_parsed']} parsed), {r['symbols']} symbols, "
+            f"{r['edges']} edges"
+        )
+        print(
+            f"floor: read {r['read_s']:.2f}s + parse {r['parse_s']:.2f}s = {r['floor_s']:.2f}s | "
+            f"cold {r['cold_s']:.2f}s ({r['cold_files_per_s']:.0f} files/s, {r['cold_vs_floor']:.1f}x floor) | "
+            f"no-change {r['noop_s']:.3f}s | one change {r['one_change_s']:.2f}s | peak {r['peak_mb']:.0f} MB"
+        )
         print(json.dumps(r))
 
 

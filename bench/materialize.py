@@ -17,8 +17,9 @@ import benchlib
 
 
 def materialize(git_dir: str, rev: str, dest: Path) -> tuple[int, int]:
-    listing = subprocess.run(["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", rev],
-                             capture_output=True, check=True).stdout.split(b"\0")
+    listing = subprocess.run(
+        ["git", f"--git-dir={git_dir}", "ls-tree", "-r", "-z", rev], capture_output=True, check=True
+    ).stdout.split(b"\0")
     entries = []
     for item in listing:
         if not item:
@@ -27,8 +28,9 @@ def materialize(git_dir: str, rev: str, dest: Path) -> tuple[int, int]:
         mode, kind, sha = meta.split()
         if kind == b"blob" and mode != b"120000":
             entries.append((sha.decode(), path.decode("utf-8", "surrogateescape")))
-    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "cat-file", "--batch"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["git", f"--git-dir={git_dir}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     written = missing = 0
     for sha, path in entries:
         proc.stdin.write(sha.encode() + b"\n")

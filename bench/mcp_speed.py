@@ -45,15 +45,25 @@ MODES = {"inline": "0", "zygote": "1"}  # CAIRN_WARM of the spawned `cairn serve
 
 
 def _params(tree: str, mode: str = "inline") -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "cairn", "serve"], cwd=tree,
-                                 env={**os.environ, "CAIRN_PROJECT_DIR": tree, "CAIRN_WARM": MODES[mode]})
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "cairn", "serve"],
+        cwd=tree,
+        env={**os.environ, "CAIRN_PROJECT_DIR": tree, "CAIRN_WARM": MODES[mode]},
+    )
 
 
 def _start_zygote(tree: str) -> None:
     """A zygote for these settings, detached; the caller's first start through it waits for its imports."""
-    subprocess.Popen([sys.executable, "-m", "cairn", "serve", "--zygote"], cwd=tree, start_new_session=True,
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     env={**os.environ, "CAIRN_WARM": "1"})
+    subprocess.Popen(
+        [sys.executable, "-m", "cairn", "serve", "--zygote"],
+        cwd=tree,
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "CAIRN_WARM": "1"},
+    )
     deadline = time.monotonic() + 30
     while not glob.glob(os.path.join(os.environ["CAIRN_HOME"], "run", "mcp-*.pid")):
         if time.monotonic() > deadline:
@@ -126,10 +136,13 @@ async def _per_call(tree: str, calls: int) -> dict[str, dict]:
     async with Client(_params(tree)) as client:
         level0 = (await client.call_tool("map", {})).content[0].text
         module = _module_of(level0)
-        fact = await client.call_tool("remember", {"facts": [{"title": "Bench fact: plans render diffs",
-                                                             "type": "concept", "personal": True}]})
+        fact = await client.call_tool(
+            "remember", {"facts": [{"title": "Bench fact: plans render diffs", "type": "concept", "personal": True}]}
+        )
         node_id = json.loads(fact.content[0].text)["results"][0]["id"]
-        some_file = (await client.call_tool("search_code", {"query": QUERIES[0], "limit": 1})).content[0].text.split()[0]
+        some_file = (
+            (await client.call_tool("search_code", {"query": QUERIES[0], "limit": 1})).content[0].text.split()[0]
+        )
         plan = {
             "context": lambda i: {"query": QUERIES[i % len(QUERIES)]},
             "search_code": lambda i: {"query": QUERIES[i % len(QUERIES)]},
@@ -154,24 +167,30 @@ async def _per_call(tree: str, calls: int) -> dict[str, dict]:
                 times.append((time.perf_counter() - t) * 1000)
                 if res.is_error:
                     raise SystemExit(f"{label} failed: {res.content[0].text}")
-            out[label] = {"p50_ms": round(statistics.median(times), 1), "p95_ms": round(_pct(times, 0.95), 1),
-                          "max_ms": round(max(times), 1), "calls": calls}
+            out[label] = {
+                "p50_ms": round(statistics.median(times), 1),
+                "p95_ms": round(_pct(times, 0.95), 1),
+                "max_ms": round(max(times), 1),
+                "calls": calls,
+            }
     return out
 
 
 def _summary(runs: list[tuple[float, float]]) -> dict:
-    return {"initialized_s_median": round(statistics.median(a for a, _ in runs), 3),
-            "first_answer_s_median": round(statistics.median(b for _, b in runs), 3),
-            "first_answer_s_min": round(min(b for _, b in runs), 3),
-            "first_answer_s_max": round(max(b for _, b in runs), 3), "runs": len(runs)}
+    return {
+        "initialized_s_median": round(statistics.median(a for a, _ in runs), 3),
+        "first_answer_s_median": round(statistics.median(b for _, b in runs), 3),
+        "first_answer_s_min": round(min(b for _, b in runs), 3),
+        "first_answer_s_max": round(max(b for _, b in runs), 3),
+        "runs": len(runs),
+    }
 
 
 def _measure(tree: str, args: argparse.Namespace, home: str) -> dict:
     index_s = None
     if not args.home:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "cairn", "index", "--root", tree], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "cairn", "index", "--root", tree], check=True, stdout=subprocess.DEVNULL)
         index_s = round(time.perf_counter() - t, 2)
     calls = {"projects": {}, "map": {}, "search_code": {"query": args.query}}
     try:
@@ -188,16 +207,19 @@ def _measure(tree: str, args: argparse.Namespace, home: str) -> dict:
                 served[mode] += anyio.run(_search_calls, tree, mode, args.calls, args.query)
     finally:
         _stop_zygotes(home)
-    out: dict = {"cold_index_s": index_s,
-                 "startup": {mode: {tool: _summary(runs) for tool, runs in by_tool.items()}
-                             for mode, by_tool in starts.items()},
-                 "search_code_per_call": {mode: {"p50_ms": round(statistics.median(t), 1),
-                                                 "p95_ms": round(_pct(t, 0.95), 1), "calls": len(t)}
-                                          for mode, t in served.items()}}
+    out: dict = {
+        "cold_index_s": index_s,
+        "startup": {mode: {tool: _summary(runs) for tool, runs in by_tool.items()} for mode, by_tool in starts.items()},
+        "search_code_per_call": {
+            mode: {"p50_ms": round(statistics.median(t), 1), "p95_ms": round(_pct(t, 0.95), 1), "calls": len(t)}
+            for mode, t in served.items()
+        },
+    }
     if not args.startup_only:
         os.environ["CAIRN_WARM"] = "0"
         out["first_map_call_after_2s_pause_ms_median"] = round(
-            statistics.median(anyio.run(_first_call_after_pause, tree, 2.0) for _ in range(args.starts)) * 1000, 1)
+            statistics.median(anyio.run(_first_call_after_pause, tree, 2.0) for _ in range(args.starts)) * 1000, 1
+        )
         out["per_call"] = anyio.run(_per_call, tree, args.calls)
     return out
 
@@ -232,16 +254,22 @@ def main() -> None:
     print(f"tree {tree}: {files} files, {cold}; `import mcp.server.mcpserver` {import_s:.2f} s")
     for mode, by_tool in report["startup"].items():
         for tool, s in by_tool.items():
-            print(f"{mode:>6}: start-up to first `{tool}` answer: median {s['first_answer_s_median']:.3f} s "
-                  f"(min {s['first_answer_s_min']:.3f}, max {s['first_answer_s_max']:.3f}; "
-                  f"initialized {s['initialized_s_median']:.3f} s; {s['runs']} runs)")
+            print(
+                f"{mode:>6}: start-up to first `{tool}` answer: median {s['first_answer_s_median']:.3f} s "
+                f"(min {s['first_answer_s_min']:.3f}, max {s['first_answer_s_max']:.3f}; "
+                f"initialized {s['initialized_s_median']:.3f} s; {s['runs']} runs)"
+            )
     for mode, c in report["search_code_per_call"].items():
-        print(f"{mode:>6}: `search_code` per call (2 sessions x {c['calls'] // 2}): p50 {c['p50_ms']} ms, "
-              f"p95 {c['p95_ms']} ms")
+        print(
+            f"{mode:>6}: `search_code` per call (2 sessions x {c['calls'] // 2}): p50 {c['p50_ms']} ms, "
+            f"p95 {c['p95_ms']} ms"
+        )
     if "per_call" not in report:
         return
-    print(f"first `map` call 2 s after initialize (server warmed up meanwhile): median "
-          f"{report['first_map_call_after_2s_pause_ms_median']} ms")
+    print(
+        f"first `map` call 2 s after initialize (server warmed up meanwhile): median "
+        f"{report['first_map_call_after_2s_pause_ms_median']} ms"
+    )
     print(f"{'tool':<22}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}")
     for label, s in report["per_call"].items():
         print(f"{label:<22}{s['p50_ms']:>9}{s['p95_ms']:>9}{s['max_ms']:>9}")

@@ -42,20 +42,56 @@ from pathlib import Path
 from materialize import materialize
 
 REPOS = [  # biggest first: a few large code bases, then many small ones
-    "hashicorp/terraform", "JetBrains/Exposed", "cometbft/cometbft", "trpc/trpc", "dimagi/commcare-cloud",
-    "haskell/aeson", "JanDeDobbeleer/oh-my-posh", "cisagov/manage.get.gov", "vuejs/core",
-    "specstoryai/getspecstory", "ClickHouse/terraform-provider-clickhouse", "Alamofire/Alamofire", "libuv/libuv",
-    "gitleaks/gitleaks", "alphagov/govuk-aws", "ClusterCockpit/cc-backend", "bats-core/bats-core",
-    "serde-rs/serde", "PackmindHub/context-evaluator", "ryoppippi/ccusage", "google/gson", "madshn/localpush",
-    "expressjs/express", "rack/rack", "encode/httpx", "gin-gonic/gin", "pallets/click", "psf/requests",
-    "elixir-ecto/ecto", "elixir-plug/plug", "go-chi/chi", "folke/lazy.nvim", "Hejsil/zig-clap",
-    "npryce/adr-tools", "adr/madr", "reactjs/rfcs",
+    "hashicorp/terraform",
+    "JetBrains/Exposed",
+    "cometbft/cometbft",
+    "trpc/trpc",
+    "dimagi/commcare-cloud",
+    "haskell/aeson",
+    "JanDeDobbeleer/oh-my-posh",
+    "cisagov/manage.get.gov",
+    "vuejs/core",
+    "specstoryai/getspecstory",
+    "ClickHouse/terraform-provider-clickhouse",
+    "Alamofire/Alamofire",
+    "libuv/libuv",
+    "gitleaks/gitleaks",
+    "alphagov/govuk-aws",
+    "ClusterCockpit/cc-backend",
+    "bats-core/bats-core",
+    "serde-rs/serde",
+    "PackmindHub/context-evaluator",
+    "ryoppippi/ccusage",
+    "google/gson",
+    "madshn/localpush",
+    "expressjs/express",
+    "rack/rack",
+    "encode/httpx",
+    "gin-gonic/gin",
+    "pallets/click",
+    "psf/requests",
+    "elixir-ecto/ecto",
+    "elixir-plug/plug",
+    "go-chi/chi",
+    "folke/lazy.nvim",
+    "Hejsil/zig-clap",
+    "npryce/adr-tools",
+    "adr/madr",
+    "reactjs/rfcs",
 ]
 PROMPT = "where are provider schemas cached between plan and apply"
-QUERIES = ["provider schema cache", "how is the state file locked", "parse configuration blocks",
-           "router middleware chain", "reactive effect scheduler", "json decoding of records",
-           "transaction isolation level", "where are secrets redacted", "http client retry on timeout",
-           "query builder join clause"]
+QUERIES = [
+    "provider schema cache",
+    "how is the state file locked",
+    "parse configuration blocks",
+    "router middleware chain",
+    "reactive effect scheduler",
+    "json decoding of records",
+    "transaction isolation level",
+    "where are secrets redacted",
+    "http client retry on timeout",
+    "query builder join clause",
+]
 
 
 def git_dir(pattern: str, repo: str) -> str:
@@ -64,16 +100,20 @@ def git_dir(pattern: str, repo: str) -> str:
 
 
 def count_files(git: str) -> int:
-    out = subprocess.run(["git", f"--git-dir={git}", "ls-tree", "-r", "--name-only", "-z", "HEAD"],
-                         capture_output=True, check=True).stdout
+    out = subprocess.run(
+        ["git", f"--git-dir={git}", "ls-tree", "-r", "--name-only", "-z", "HEAD"], capture_output=True, check=True
+    ).stdout
     return out.count(b"\0")
 
 
 def build(dest: Path, target: int, pattern: str) -> int:
     """Write the monorepo of about `target` files into `dest` (a git repository, one commit)."""
     if (dest / ".git").exists():
-        return int(subprocess.run(["git", "-C", str(dest), "ls-files", "-z"], capture_output=True,
-                                  check=True).stdout.count(b"\0"))
+        return int(
+            subprocess.run(["git", "-C", str(dest), "ls-files", "-z"], capture_output=True, check=True).stdout.count(
+                b"\0"
+            )
+        )
     dest.mkdir(parents=True, exist_ok=True)
     written = 0
     first = dest / "_first"
@@ -97,8 +137,13 @@ def build(dest: Path, target: int, pattern: str) -> int:
                 continue
             shutil.copytree(item, prefix / item.name, symlinks=True)
         written += base
-    env = {**os.environ, "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    }
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "monorepo"]):
         subprocess.run(["git", "-C", str(dest), *cmd], check=True, env=env, capture_output=True)
     return written
@@ -208,8 +253,10 @@ def cli_search(tree: Path, env: dict, runs: int) -> dict:
     """`cairn search` p50/p95, each a new process: inline (CAIRN_WARM=0: the whole search in the
     process) and as installed (the first one starts the warm server, later ones are answered by it)."""
     cairn = [sys.executable, "-m", "cairn"]
-    inline = [_timed([*cairn, "search", "--root", str(tree), QUERIES[i % len(QUERIES)]], {**env, "CAIRN_WARM": "0"},
-                     tree) for i in range(runs)]
+    inline = [
+        _timed([*cairn, "search", "--root", str(tree), QUERIES[i % len(QUERIES)]], {**env, "CAIRN_WARM": "0"}, tree)
+        for i in range(runs)
+    ]
     times = [_timed([*cairn, "search", "--root", str(tree), QUERIES[i % len(QUERIES)]], env, tree) for i in range(runs)]
     after_edit = []
     target = next(tree.rglob("*.go"))
@@ -223,14 +270,27 @@ def cli_search(tree: Path, env: dict, runs: int) -> dict:
     transcript.write_text("")
     hook = []
     for i in range(runs):
-        payload = json.dumps({"session_id": f"bench-{i}", "transcript_path": str(transcript), "cwd": str(tree),
-                              "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": PROMPT})
+        payload = json.dumps(
+            {
+                "session_id": f"bench-{i}",
+                "transcript_path": str(transcript),
+                "cwd": str(tree),
+                "permission_mode": "default",
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": PROMPT,
+            }
+        )
         hook.append(_timed([*cairn, "hook", "UserPromptSubmit"], {**env, "CAIRN_WARM": "0"}, tree, payload.encode()))
-    return {"search_p50_s": statistics.median(times), "search_p95_s": _pct(times, 0.95),
-            "search_inline_p50_s": statistics.median(inline), "search_inline_p95_s": _pct(inline, 0.95),
-            "search_first_s": times[0],
-            "search_after_edit_p50_s": statistics.median(after_edit), "hook_p50_s": statistics.median(hook),
-            "hook_p95_s": _pct(hook, 0.95)}
+    return {
+        "search_p50_s": statistics.median(times),
+        "search_p95_s": _pct(times, 0.95),
+        "search_inline_p50_s": statistics.median(inline),
+        "search_inline_p95_s": _pct(inline, 0.95),
+        "search_first_s": times[0],
+        "search_after_edit_p50_s": statistics.median(after_edit),
+        "hook_p50_s": statistics.median(hook),
+        "hook_p95_s": _pct(hook, 0.95),
+    }
 
 
 def mcp_search(tree: Path, env: dict, calls: int) -> dict:
@@ -240,8 +300,12 @@ def mcp_search(tree: Path, env: dict, calls: int) -> dict:
     import anyio
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "cairn", "serve"],
-                                   env={**env, "CAIRN_PROJECT_DIR": str(tree)}, cwd=str(tree))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "cairn", "serve"],
+        env={**env, "CAIRN_PROJECT_DIR": str(tree)},
+        cwd=str(tree),
+    )
 
     async def warm() -> float:
         t0 = time.perf_counter()
@@ -264,8 +328,12 @@ def mcp_search(tree: Path, env: dict, calls: int) -> dict:
                 t = time.perf_counter()
                 await client.call_tool("search_code", {"query": QUERIES[i % len(QUERIES)]})
                 times.append(time.perf_counter() - t)
-        return {"mcp_initialized_s": t_init, "mcp_first_answer_s": t_first,
-                "mcp_search_p50_s": statistics.median(times), "mcp_search_p95_s": _pct(times, 0.95)}
+        return {
+            "mcp_initialized_s": t_init,
+            "mcp_first_answer_s": t_first,
+            "mcp_search_p50_s": statistics.median(times),
+            "mcp_search_p95_s": _pct(times, 0.95),
+        }
 
     out = anyio.run(run)
     if any((Path(env["CAIRN_HOME"]) / "run").glob("mcp-*.pid")):
@@ -278,8 +346,9 @@ def index_size_mb(home: Path) -> float:
     return sum(f.stat().st_size for f in home.rglob("index-*.db*")) / 1e6
 
 
-def measure(tree: Path, runs: int, edits: int, skip_floor: bool, home: str | None = None,
-            edits_anywhere: bool = False) -> dict:
+def measure(
+    tree: Path, runs: int, edits: int, skip_floor: bool, home: str | None = None, edits_anywhere: bool = False
+) -> dict:
     r: dict = {"tree": str(tree)}
     if not skip_floor:
         from index_speed import floor
@@ -322,36 +391,53 @@ def _stop_watchers(home: Path) -> None:
 
 def report(r: dict) -> None:
     mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"## {r['tree']}: {r['files']} files indexed, {r['symbols']} symbols, {r['edges']} edges "
-          f"(load {r['load'][0]:.1f} {r['load'][1]:.1f} {r['load'][2]:.1f})")
+    print(
+        f"## {r['tree']}: {r['files']} files indexed, {r['symbols']} symbols, {r['edges']} edges "
+        f"(load {r['load'][0]:.1f} {r['load'][1]:.1f} {r['load'][2]:.1f})"
+    )
     if r["cold_s"] is None:
         print(f"cold index: not measured (--home: an existing index) | index on disk {r['index_mb']:.0f} MB")
     elif "floor_s" in r:
-        print(f"parse floor: read {r['read_s']:.1f} s + parse {r['parse_s']:.1f} s = {r['floor_s']:.1f} s one process "
-              f"({r['floor_per_core_s']:.1f} s per core) | cold index {r['cold_s']:.1f} s = "
-              f"{r['cold_s'] / r['floor_s']:.2f}x the one-process floor; CPU: indexer {r['main_cpu_s']:.0f} s + "
-              f"workers {r['workers_cpu_s']:.0f} s = {(r['main_cpu_s'] + r['workers_cpu_s']) / r['floor_cpu_s']:.1f}x the "
-              f"floor's {r['floor_cpu_s']:.0f} CPU-s")
+        print(
+            f"parse floor: read {r['read_s']:.1f} s + parse {r['parse_s']:.1f} s = {r['floor_s']:.1f} s one process "
+            f"({r['floor_per_core_s']:.1f} s per core) | cold index {r['cold_s']:.1f} s = "
+            f"{r['cold_s'] / r['floor_s']:.2f}x the one-process floor; CPU: indexer {r['main_cpu_s']:.0f} s + "
+            f"workers {r['workers_cpu_s']:.0f} s = {(r['main_cpu_s'] + r['workers_cpu_s']) / r['floor_cpu_s']:.1f}x the "
+            f"floor's {r['floor_cpu_s']:.0f} CPU-s"
+        )
     else:
         print(f"cold index {r['cold_s']:.1f} s")
     if r["cold_s"] is not None:
-        print(f"peak RSS: indexer {r['main_peak_mb']:.0f} MB, largest parser worker {r['worker_peak_mb']:.0f} MB "
-              f"(largest bench child {mb:.0f} MB) | index on disk {r['index_mb']:.0f} MB")
-    print(f"first walk {r['first_walk_s']:.2f} s | no-change refresh {r['noop_s'] * 1000:.1f} ms "
-          f"(max {r['noop_max_s'] * 1000:.1f}) | fresh decision {r['fresh_decision_s'] * 1000:.1f} ms | "
-          f"one-file change {r['one_change_s'] * 1000:.0f} ms, CPU {r['one_change_cpu_s'] * 1000:.0f} ms "
-          f"(max {r['one_change_max_s'] * 1000:.0f}; graph: "
-          f"{', '.join(sorted(set(r['graph'])))}) | deferred rank pass {r['rank_pass_s']:.2f} s")
-    print(f"CLI search inline (CAIRN_WARM=0) p50 {r['search_inline_p50_s'] * 1000:.0f} ms "
-          f"p95 {r['search_inline_p95_s'] * 1000:.0f} ms")
-    print(f"CLI search p50 {r['search_p50_s'] * 1000:.0f} ms p95 {r['search_p95_s'] * 1000:.0f} ms "
-          f"(first, starting the warm server: {r['search_first_s'] * 1000:.0f} ms) | "
-          f"CLI search after an edit p50 {r['search_after_edit_p50_s'] * 1000:.0f} ms | prompt hook (cold process) "
-          f"p50 {r['hook_p50_s'] * 1000:.0f} ms")
-    warm = (f" (a later start, through the warm zygote: {r['mcp_first_answer_warm_s']:.2f} s)"
-            if "mcp_first_answer_warm_s" in r else "")
-    print(f"MCP: initialized {r['mcp_initialized_s']:.2f} s, first search_code answer {r['mcp_first_answer_s']:.2f} s{warm}, "
-          f"search_code p50 {r['mcp_search_p50_s'] * 1000:.0f} ms p95 {r['mcp_search_p95_s'] * 1000:.0f} ms")
+        print(
+            f"peak RSS: indexer {r['main_peak_mb']:.0f} MB, largest parser worker {r['worker_peak_mb']:.0f} MB "
+            f"(largest bench child {mb:.0f} MB) | index on disk {r['index_mb']:.0f} MB"
+        )
+    print(
+        f"first walk {r['first_walk_s']:.2f} s | no-change refresh {r['noop_s'] * 1000:.1f} ms "
+        f"(max {r['noop_max_s'] * 1000:.1f}) | fresh decision {r['fresh_decision_s'] * 1000:.1f} ms | "
+        f"one-file change {r['one_change_s'] * 1000:.0f} ms, CPU {r['one_change_cpu_s'] * 1000:.0f} ms "
+        f"(max {r['one_change_max_s'] * 1000:.0f}; graph: "
+        f"{', '.join(sorted(set(r['graph'])))}) | deferred rank pass {r['rank_pass_s']:.2f} s"
+    )
+    print(
+        f"CLI search inline (CAIRN_WARM=0) p50 {r['search_inline_p50_s'] * 1000:.0f} ms "
+        f"p95 {r['search_inline_p95_s'] * 1000:.0f} ms"
+    )
+    print(
+        f"CLI search p50 {r['search_p50_s'] * 1000:.0f} ms p95 {r['search_p95_s'] * 1000:.0f} ms "
+        f"(first, starting the warm server: {r['search_first_s'] * 1000:.0f} ms) | "
+        f"CLI search after an edit p50 {r['search_after_edit_p50_s'] * 1000:.0f} ms | prompt hook (cold process) "
+        f"p50 {r['hook_p50_s'] * 1000:.0f} ms"
+    )
+    warm = (
+        f" (a later start, through the warm zygote: {r['mcp_first_answer_warm_s']:.2f} s)"
+        if "mcp_first_answer_warm_s" in r
+        else ""
+    )
+    print(
+        f"MCP: initialized {r['mcp_initialized_s']:.2f} s, first search_code answer {r['mcp_first_answer_s']:.2f} s{warm}, "
+        f"search_code p50 {r['mcp_search_p50_s'] * 1000:.0f} ms p95 {r['mcp_search_p95_s'] * 1000:.0f} ms"
+    )
 
 
 def build_bad(dest: Path, empty: int) -> None:
@@ -379,10 +465,14 @@ def bad_input(work: Path, empty: int) -> None:
     with tempfile.TemporaryDirectory(prefix="cairn-bad-") as home:
         env = {**os.environ, "CAIRN_HOME": home, "CAIRN_WATCH": "0"}
         r = _child(COLD, str(tree), env=env)
-    print(f"## hostile tree {tree}: {empty} empty files + 50 MB one-line file + symlink loops + odd names "
-          f"(load {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
-    print(f"cold index {r['cold_s']:.1f} s, {r['files']} files indexed, peak RSS indexer {r['main_peak_mb']:.0f} MB, "
-          f"largest worker {r['worker_peak_mb']:.0f} MB; skipped: {json.dumps(r['skipped'], sort_keys=True)}")
+    print(
+        f"## hostile tree {tree}: {empty} empty files + 50 MB one-line file + symlink loops + odd names "
+        f"(load {' '.join(f'{x:.1f}' for x in os.getloadavg())})"
+    )
+    print(
+        f"cold index {r['cold_s']:.1f} s, {r['files']} files indexed, peak RSS indexer {r['main_peak_mb']:.0f} MB, "
+        f"largest worker {r['worker_peak_mb']:.0f} MB; skipped: {json.dumps(r['skipped'], sort_keys=True)}"
+    )
 
 
 def main() -> None:
@@ -393,13 +483,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--edits", type=int, default=8)
     ap.add_argument("--skip-floor", action="store_true")
-    ap.add_argument("--edits-anywhere", action="store_true", help="edit any Go/TS/Python/Haskell/Kotlin file of the "
-                    "tree, shuffled, with no warm-up edit (the selection before 2026-12-02 05:55 UTC: other files, "
-                    "languages and sizes at each tree size, and a first parse per language timed)")
+    ap.add_argument(
+        "--edits-anywhere",
+        action="store_true",
+        help="edit any Go/TS/Python/Haskell/Kotlin file of the "
+        "tree, shuffled, with no warm-up edit (the selection before 2026-12-02 05:55 UTC: other files, "
+        "languages and sizes at each tree size, and a first parse per language timed)",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--bad", type=int, default=0, help="also index a hostile tree with this many empty files")
-    ap.add_argument("--home", help="a CAIRN_HOME holding this tree's index from an earlier run: skip the cold "
-                    "index (and with it the floor) and measure the rest on that index")
+    ap.add_argument(
+        "--home",
+        help="a CAIRN_HOME holding this tree's index from an earlier run: skip the cold "
+        "index (and with it the floor) and measure the rest on that index",
+    )
     args = ap.parse_args()
     if args.bad:
         bad_input(Path(args.work), args.bad)

@@ -40,17 +40,30 @@ def main() -> int:
             else:
                 from opentelemetry.exporter.otlp.json.http._log_exporter import OTLPLogExporter
             provider = LoggerProvider(resource=Resource.create({"service.name": "claude-code"}))
-            provider.add_log_record_processor(BatchLogRecordProcessor(
-                OTLPLogExporter(endpoint=f"{srv.url}/v1/logs", headers={"x-cairn-token": srv.token}),
-                max_queue_size=args.events + 1))
+            provider.add_log_record_processor(
+                BatchLogRecordProcessor(
+                    OTLPLogExporter(endpoint=f"{srv.url}/v1/logs", headers={"x-cairn-token": srv.token}),
+                    max_queue_size=args.events + 1,
+                )
+            )
             logger = provider.get_logger("com.anthropic.claude_code.events")
             t0 = time.perf_counter()
             for i in range(args.events):
-                logger.emit(body="claude_code.api_request", attributes={
-                    "event.name": "api_request", "event.timestamp": f"2026-02-11T10:00:00.{i:06d}Z",
-                    "session.id": f"s{i % 50}", "model": "claude-opus-4-6", "input_tokens": 10 + i,
-                    "output_tokens": 200, "cache_read_tokens": 30000, "cache_creation_tokens": 1200,
-                    "cost_usd": 0.0321, "duration_ms": 4100})
+                logger.emit(
+                    body="claude_code.api_request",
+                    attributes={
+                        "event.name": "api_request",
+                        "event.timestamp": f"2026-02-11T10:00:00.{i:06d}Z",
+                        "session.id": f"s{i % 50}",
+                        "model": "claude-opus-4-6",
+                        "input_tokens": 10 + i,
+                        "output_tokens": 200,
+                        "cache_read_tokens": 30000,
+                        "cache_creation_tokens": 1200,
+                        "cost_usd": 0.0321,
+                        "duration_ms": 4100,
+                    },
+                )
             provider.force_flush()
             wall = time.perf_counter() - t0
             provider.shutdown()

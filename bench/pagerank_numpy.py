@@ -25,8 +25,9 @@ from pathlib import Path
 import benchlib
 
 
-def pagerank_scipy(n: int, edges: list[tuple[int, int, float]], damping: float = 0.85,
-                   iters: int = 100, tol: float = 1e-10) -> list[float]:
+def pagerank_scipy(
+    n: int, edges: list[tuple[int, int, float]], damping: float = 0.85, iters: int = 100, tol: float = 1e-10
+) -> list[float]:
     """The implementation cairn shipped before issue 15 (scipy.sparse.csr_matrix @ r)."""
     import numpy as np
     from scipy import sparse
@@ -81,9 +82,11 @@ def compare(tree: Path) -> None:
     order_a = sorted(range(n), key=lambda i: (-a[i], i))
     order_b = sorted(range(n), key=lambda i: (-b[i], i))
     diff = max((abs(x - y) for x, y in zip(a, b, strict=True)), default=0.0)
-    print(f"{tree.name}: files={stats.files} nodes={n} edges={len(edges)} max|diff|={diff:.1e} "
-          f"same order={order_a == order_b} numpy={best_ms(ours, n, edges):.2f} ms "
-          f"scipy={best_ms(pagerank_scipy, n, edges):.2f} ms")
+    print(
+        f"{tree.name}: files={stats.files} nodes={n} edges={len(edges)} max|diff|={diff:.1e} "
+        f"same order={order_a == order_b} numpy={best_ms(ours, n, edges):.2f} ms "
+        f"scipy={best_ms(pagerank_scipy, n, edges):.2f} ms"
+    )
 
 
 def import_seconds(code: str, runs: int = 7) -> tuple[float, float]:

@@ -54,8 +54,12 @@ def main() -> None:
     p = project_for_root(tree)
     s = index_project(p)
     con = open_index(p)
-    names = [r[0] for r in con.execute("SELECT DISTINCT name FROM symbols WHERE kind != 'heading' "
-                                       "AND length(name) > 6 ORDER BY name")]
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT name FROM symbols WHERE kind != 'heading' AND length(name) > 6 ORDER BY name"
+        )
+    ]
     rnd = random.Random(7)
     queries = [f"where do we {' '.join(split_identifier(n))} and why" for n in rnd.sample(names, 20)]
     for q in queries[:3]:
@@ -72,8 +76,12 @@ def main() -> None:
     imp = timed([sys.executable, "-c", "import cairn.cli.main"], env, a.runs)
     print(f"tree {Path(tree).name}: {s.files} files, {s.edges} edges; 20 queries")
     print("| measure | p50 ms | p95 ms |\n|---|---:|---:|")
-    for label, xs in [("search in-process (index open)", inproc), ("`cairn search --json` (fresh process)", cli),
-                      ("floor: `python -I -S -c pass`", floor), ("floor: `python -c 'import cairn.cli.main'`", imp)]:
+    for label, xs in [
+        ("search in-process (index open)", inproc),
+        ("`cairn search --json` (fresh process)", cli),
+        ("floor: `python -I -S -c pass`", floor),
+        ("floor: `python -c 'import cairn.cli.main'`", imp),
+    ]:
         print(f"| {label} | {statistics.median(xs):.1f} | {pct(xs, 95):.1f} |")
 
 

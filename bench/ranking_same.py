@@ -70,8 +70,9 @@ def _jobs(args: argparse.Namespace, run_eval) -> list[dict]:
             for c in cases:
                 by[(c["repo"], c["snapshot"])].append(c)
             for (repo, sha), cs in by.items():
-                jobs.append({"set": name, "repo": repo, "sha": sha, "cases": cs,
-                             "sessions": [contexts.get(id(c)) for c in cs]})
+                jobs.append(
+                    {"set": name, "repo": repo, "sha": sha, "cases": cs, "sessions": [contexts.get(id(c)) for c in cs]}
+                )
     return jobs
 
 
@@ -100,18 +101,29 @@ def prepare(args: argparse.Namespace) -> list[dict]:
             _mine_from_mirror(con, run_eval, job["repo"], job["sha"], root)
             con.close()
             indexed.add(key)
-            print(f"  {job['set']} {job['repo']}@{job['sha'][:10]}: indexed in {time.time() - t:.1f}s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {job['set']} {job['repo']}@{job['sha'][:10]}: indexed in {time.time() - t:.1f}s",
+                file=sys.stderr,
+                flush=True,
+            )
         for i, (c, sess) in enumerate(zip(job["cases"], job["sessions"], strict=True)):
             transcript = None
             if sess is not None:
                 sess.keep(present)
                 if sess.files or sess.prompts:
-                    transcript = Path(args.cache) / "transcripts" / f"{job['repo'].replace('/', '+')}@{job['sha']}-{i}.jsonl"
+                    transcript = (
+                        Path(args.cache) / "transcripts" / f"{job['repo'].replace('/', '+')}@{job['sha']}-{i}.jsonl"
+                    )
                     transcript.parent.mkdir(parents=True, exist_ok=True)
                     transcript.write_text(sess.transcript(root))
-            work.append({"set": job["set"], "root": str(root), "query": c["query"],
-                         "transcript": str(transcript) if transcript else None})
+            work.append(
+                {
+                    "set": job["set"],
+                    "root": str(root),
+                    "query": c["query"],
+                    "transcript": str(transcript) if transcript else None,
+                }
+            )
     return work
 
 
@@ -133,15 +145,18 @@ def worker(work_file: Path, out_file: Path, src: str) -> None:
             session = session_context(project, w["transcript"]) if w["transcript"] else None
             query, terms = with_tracker_items(project, w["query"])
             answer = search(project, query, terms=terms, limit=10, refresh=False, kind="auto", session=session)
-            out.write(json.dumps({"set": w["set"], "json": json.dumps(answer.as_json(), indent=2),
-                                  "text": answer.text}) + "\n")
+            out.write(
+                json.dumps({"set": w["set"], "json": json.dumps(answer.as_json(), indent=2), "text": answer.text})
+                + "\n"
+            )
 
 
 def _run_worker(src: str, work_file: Path, out_file: Path, home: Path) -> float:
     env = {**os.environ, "PYTHONPATH": src, "CAIRN_HOME": str(home), "CAIRN_WARM": "0"}
     t = time.time()
-    subprocess.run([sys.executable, __file__, "--worker", str(work_file), str(out_file), "--src", src],
-                   env=env, check=True)
+    subprocess.run(
+        [sys.executable, __file__, "--worker", str(work_file), str(out_file), "--src", src], env=env, check=True
+    )
     return time.time() - t
 
 
@@ -163,8 +178,9 @@ def main() -> None:
         ap.error("--base SRC is required")
     cache = Path(args.cache)
     home = cache / "home"
-    os.environ.update(CAIRN_HOME=str(home), CAIRN_WARM="0", BENCH_MIRRORS=args.mirrors,
-                      BENCH_CACHE=str(cache / "bench"))
+    os.environ.update(
+        CAIRN_HOME=str(home), CAIRN_WARM="0", BENCH_MIRRORS=args.mirrors, BENCH_CACHE=str(cache / "bench")
+    )
     work = prepare(args)
     work_file = cache / "work.jsonl"
     work_file.write_text("".join(json.dumps(w) + "\n" for w in work))
@@ -187,8 +203,10 @@ def main() -> None:
         print(f"{name}: {n} queries compared, {same} identical (JSON and text)")
     if first:
         w, a, b = first
-        print(f"first difference: {w['query']!r} on {w['root']}\n--- this checkout\n{a['json']}\n{a['text']}"
-              f"\n--- base\n{b['json']}\n{b['text']}")
+        print(
+            f"first difference: {w['query']!r} on {w['root']}\n--- this checkout\n{a['json']}\n{a['text']}"
+            f"\n--- base\n{b['json']}\n{b['text']}"
+        )
         raise SystemExit(1)
 
 

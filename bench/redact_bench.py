@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "secrets"))
 
 
 def pieces(value: str, n: int = 12) -> list[str]:
-    return [value] if len(value) <= n else [value[i:i + n] for i in range(len(value) - n + 1)]
+    return [value] if len(value) <= n else [value[i : i + n] for i in range(len(value) - n + 1)]
 
 
 def leaked(values: list[str], out: str) -> bool:
@@ -81,6 +81,7 @@ def text_files(tree: Path) -> Iterator[tuple[Path, bytes, str]]:
 
 # ------------------------------------------------------------------------------------------- eval
 
+
 def _gitleaks_alone(text: str, rules) -> str:
     data = text.encode()
     parts, last = [], 0
@@ -105,7 +106,9 @@ def cmd_eval(args: argparse.Namespace) -> None:
     if args.also:
         systems["other"] = _load_redact(args.also)
     sec, look = corpus.heldout() if args.held_out else (corpus.secrets(args.seed), corpus.lookalikes(args.seed))
-    res: dict = {name: {"secrets": defaultdict(lambda: [0, 0]), "look": defaultdict(lambda: [0, 0])} for name in systems}
+    res: dict = {
+        name: {"secrets": defaultdict(lambda: [0, 0]), "look": defaultdict(lambda: [0, 0])} for name in systems
+    }
     for kind, text, value in sec:
         for name, fn in systems.items():
             out = fn(text)
@@ -129,13 +132,17 @@ def cmd_eval(args: argparse.Namespace) -> None:
         extra = "other" in res
         for part, title, col in (("secrets", "secret kind", "caught"), ("look", "look-alike kind", "damaged")):
             head = " | before" if extra else ""
-            print(f"\n| {title} | n | cairn {col} | gitleaks {col}{head} |\n|---|---:|---:|---:|" + ("---:|" if extra else ""))
+            print(
+                f"\n| {title} | n | cairn {col} | gitleaks {col}{head} |\n|---|---:|---:|---:|"
+                + ("---:|" if extra else "")
+            )
             for kind, (c, n) in sorted(res["cairn"][part].items()):
                 more = f" {res['other'][part][kind][0]} |" if extra else ""
                 print(f"| {kind} | {n} | {c} | {res['gitleaks'][part][kind][0]} |{more}")
 
 
 # ------------------------------------------------------------------ gitleaks' and trufflehog's tests
+
 
 def _git(git_dir: Path, *args: str) -> str:
     return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, text=True, check=True).stdout
@@ -148,7 +155,7 @@ def go_string(src: str, i: int) -> tuple[str | None, int]:
     """The Go string literal starting at src[i] (raw or interpreted) and the index after it."""
     if src[i] == "`":
         end = src.index("`", i + 1)
-        return src[i + 1:end], end + 1
+        return src[i + 1 : end], end + 1
     j, out = i + 1, []
     while src[j] != '"':
         if src[j] == "\\":
@@ -158,7 +165,7 @@ def go_string(src: str, i: int) -> tuple[str | None, int]:
                 out.append(_SIMPLE_ESCAPES[c])
             elif c in "xu":
                 width = 2 if c == "x" else 4
-                out.append(chr(int(src[j + 1:j + 1 + width], 16)))
+                out.append(chr(int(src[j + 1 : j + 1 + width], 16)))
                 j += width
             else:
                 return None, j + 1  # an escape this reader does not decode: skip the element
@@ -174,7 +181,7 @@ def _elements(src: str, i: int) -> list[str]:
     depth, out, parts, literal_only = 1, [], [], True
     while depth:
         c = src[i]
-        if c in "`\"":
+        if c in '`"':
             text, i = go_string(src, i)
             if text is None:
                 literal_only = False
@@ -258,14 +265,16 @@ def cmd_gitleaks(args: argparse.Namespace) -> None:
         return
     print(f"{len({c[0] for c in all_cases})} rules with literal cases (cairn's table: gitleaks {g.COMMIT[:8]})")
     print(f"true positives the port finds: {tally['tp_caught']}/{tally['tp_scored']} caught by cairn")
-    print(f"true positives the port does not find: {tally['tp_unported']} "
-          f"({tally['tp_unported_masked']} of them masked by cairn all the same)")
+    print(
+        f"true positives the port does not find: {tally['tp_unported']} "
+        f"({tally['tp_unported_masked']} of them masked by cairn all the same)"
+    )
     print(f"false positives damaged: {tally['fp_damaged']}/{tally['fp']}")
     for key, found in rows.items():
         title = "not found by the port" if key == "unported" else key
         if found and args.show:
             print(f"\n## {title} ({len(found)})")
-            for r in found[:args.show]:
+            for r in found[: args.show]:
                 print(f"- {r['rule']} ({r['file']}): {r['text'][:160]!r}\n    -> {r['out'][:160]!r}")
 
 
@@ -278,7 +287,7 @@ def _wanted(src: str, at: int, names: dict[str, str]) -> list[str]:
     """The strings of the `want: []string{...}` list starting at `at` (literals and named ones)."""
     out = []
     while src[at] != "}":
-        if src[at] in "`\"":
+        if src[at] in '`"':
             text, at = go_string(src, at)
             out += [text] if text else []
             continue
@@ -303,7 +312,7 @@ def trufflehog_cases(git_dir: Path, rev: str) -> list[tuple[str, str, list[str]]
         names = {m.group(1): text for m in _VAR.finditer(src) if (text := go_string(src, m.end())[0]) is not None}
         for m in _INPUT.finditer(src):
             start = m.start(1)
-            given, end = go_string(src, start) if src[start] in "`\"" else (names.get(m.group(1)), m.end())
+            given, end = go_string(src, start) if src[start] in '`"' else (names.get(m.group(1)), m.end())
             want = _WANT.search(src, end, end + 3000) if given else None
             if want is None or not want.group(0).endswith("{"):
                 continue  # no input, or a case that must find nothing
@@ -329,13 +338,16 @@ def cmd_trufflehog(args: argparse.Namespace) -> None:
         else:
             masked += 1
     layouts = Counter("jenkins <secret>{...}" if "StringCredentialsImpl" in g else "other" for _, _, g in missed)
-    print(f"{len(all_cases)} cases of {len({c[0] for c in all_cases})} detectors; {scored} with a wanted string "
-          f"written in the input: {masked} masked, {scored - masked} left ({dict(layouts)})")
-    for detector, secret, given in missed[:args.show]:
+    print(
+        f"{len(all_cases)} cases of {len({c[0] for c in all_cases})} detectors; {scored} with a wanted string "
+        f"written in the input: {masked} masked, {scored - masked} left ({dict(layouts)})"
+    )
+    for detector, secret, given in missed[: args.show]:
         print(f"- {detector}: {secret[:60]!r} in {given.strip()[:140]!r}")
 
 
 # -------------------------------------------------------------------------------------------- scan
+
 
 def cmd_scan(args: argparse.Namespace) -> None:
     from cairn.redact import find
@@ -345,7 +357,7 @@ def cmd_scan(args: argparse.Namespace) -> None:
         d = text.encode()
         for s, _e, kind in find(text):
             start, end = d.rfind(b"\n", 0, s) + 1, d.find(b"\n", s)
-            line = d[start:end if end != -1 else len(d)][:160].decode("utf-8", "replace")
+            line = d[start : end if end != -1 else len(d)][:160].decode("utf-8", "replace")
             print(f"{kind:22s} {str(p.relative_to(args.tree))[:50]:50s} {line.strip()[:110]}")
             n += 1
     print(f"{n} spans", file=sys.stderr)
@@ -353,13 +365,19 @@ def cmd_scan(args: argparse.Namespace) -> None:
 
 # ------------------------------------------------------------------------------------------- speed
 
+
 def speed_texts() -> dict[str, str]:
     import corpus
 
-    code = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "src" / "cairn").rglob("*.py"))
-                     if "gitleaks_rules" not in p.name)
-    prose = ("The test failed because the fixture was stale; I re-ran `pytest -q tests/search` and "
-             "it passed. Next I will open src/app/api.py around line 120 and look at the retry loop.\n")
+    code = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in sorted((ROOT / "src" / "cairn").rglob("*.py"))
+        if "gitleaks_rules" not in p.name
+    )
+    prose = (
+        "The test failed because the fixture was stale; I re-ran `pytest -q tests/search` and "
+        "it passed. Next I will open src/app/api.py around line 120 and look at the retry loop.\n"
+    )
     lines = []
     for (_, s, _), (_, look) in zip(corpus.secrets(), corpus.lookalikes(), strict=False):
         lines += [prose, s, "\n", look, "\n", prose * 3]
@@ -396,22 +414,32 @@ def cmd_speed(args: argparse.Namespace) -> None:
     from cairn.redact import redact
 
     other = _load_redact(args.also) if args.also else None
-    print("| text | size | median s | MB/s |" + (" other s |" if other else "") + "\n|---|---:|---:|---:|"
-          + ("---:|" if other else ""))
+    print(
+        "| text | size | median s | MB/s |"
+        + (" other s |" if other else "")
+        + "\n|---|---:|---:|---:|"
+        + ("---:|" if other else "")
+    )
     for name, text in speed_texts().items():
         redact(text[:100])  # compile what this text needs outside the timing
         dt = _median_time(lambda t=text: redact(t), args.runs)
         mb = len(text.encode()) / 1e6
-        extra = "" if other is None else " |" if "1 MB" in name else f" {_median_time(lambda t=text: other(t), 1):.3f} |"
+        extra = (
+            "" if other is None else " |" if "1 MB" in name else f" {_median_time(lambda t=text: other(t), 1):.3f} |"
+        )
         print(f"| {name} | {mb * 1000:.0f} KB | {dt:.3f} | {mb / dt:.1f} |{extra}")
     runs = max(args.runs, 11)
     floor, imp = _cold_ms("pass", runs), _cold_ms("import cairn.redact", runs)
     one = _cold_ms("from cairn.redact import redact; redact(open('README.md').read()[:3000])", runs)
-    print(f"\ncold start, a fresh process as a hook is (median of {runs}): python -c pass {floor:.1f} ms; "
-          f"import cairn.redact {imp:.1f} ms; import + redacting 3 KB (README.md) {one:.1f} ms")
+    print(
+        f"\ncold start, a fresh process as a hook is (median of {runs}): python -c pass {floor:.1f} ms; "
+        f"import cairn.redact {imp:.1f} ms; import + redacting 3 KB (README.md) {one:.1f} ms"
+    )
     if args.also:
-        old_cmd = (f"import importlib.util as u; s = u.spec_from_file_location('o', {str(args.also)!r}); "
-                   "m = u.module_from_spec(s); s.loader.exec_module(m); m.redact(open('README.md').read()[:3000])")
+        old_cmd = (
+            f"import importlib.util as u; s = u.spec_from_file_location('o', {str(args.also)!r}); "
+            "m = u.module_from_spec(s); s.loader.exec_module(m); m.redact(open('README.md').read()[:3000])"
+        )
         print(f"other: import + redacting 3 KB {_cold_ms(old_cmd, runs):.1f} ms")
     if args.tree:
         total_bytes, total_s, files, with_secret = 0, 0.0, 0, 0
@@ -420,14 +448,18 @@ def cmd_speed(args: argparse.Namespace) -> None:
             out = redact(text)
             total_s += time.perf_counter() - t
             total_bytes, files, with_secret = total_bytes + len(data), files + 1, with_secret + (out != text)
-        print(f"\ntree {args.tree}: {files} text files, {total_bytes / 1e6:.1f} MB, redaction {total_s:.2f} s "
-              f"({total_bytes / 1e6 / total_s:.1f} MB/s); {with_secret} files had something masked")
+        print(
+            f"\ntree {args.tree}: {files} text files, {total_bytes / 1e6:.1f} MB, redaction {total_s:.2f} s "
+            f"({total_bytes / 1e6 / total_s:.1f} MB/s); {with_secret} files had something masked"
+        )
 
 
 # -------------------------------------------------------------------------------------- weak names
 
-ALPHABETS = {"lower+digit+dash": string.ascii_lowercase + string.digits + "-",
-             "mixed case+digit": string.ascii_letters + string.digits}
+ALPHABETS = {
+    "lower+digit+dash": string.ascii_lowercase + string.digits + "-",
+    "mixed case+digit": string.ascii_letters + string.digits,
+}
 LENGTHS = (16, 20, 24, 32, 40)
 WEAK_LAYOUTS = ("Using Key={v}", "token: {v}", 'api_token = "{v}"', "X-Auth-Token: {v}", '{{"key": "{v}"}}')
 
@@ -438,7 +470,9 @@ def cmd_weak_names(args: argparse.Namespace) -> None:
     from cairn.redact import redact
 
     rng = random.Random(args.seed)
-    print(f"values left out of {args.per * len(WEAK_LAYOUTS)} per cell ({Path(sys.modules['cairn'].__file__ or '').parents[1]})")
+    print(
+        f"values left out of {args.per * len(WEAK_LAYOUTS)} per cell ({Path(sys.modules['cairn'].__file__ or '').parents[1]})"
+    )
     print("| alphabet | " + " | ".join(f"n={n}" for n in LENGTHS) + " |\n|---|" + "---:|" * len(LENGTHS))
     for name, alphabet in ALPHABETS.items():
         cells = []
@@ -452,6 +486,7 @@ def cmd_weak_names(args: argparse.Namespace) -> None:
 
 
 # ------------------------------------------------------------------------------------------- rules
+
 
 def cmd_rules(args: argparse.Namespace) -> None:
     import corpus
@@ -468,15 +503,18 @@ def cmd_rules(args: argparse.Namespace) -> None:
         print(f"set {s}: {how}")
     disagree = 0
     for r in rules():
-        line = f"\n{r.name} [{r.kind}] {r.where}: {r.does}\n    brought by: {r.brought_by}\n    measured by: " \
-               f"{', '.join(r.measured_by) or 'nothing yet'}"
+        line = (
+            f"\n{r.name} [{r.kind}] {r.where}: {r.does}\n    brought by: {r.brought_by}\n    measured by: "
+            f"{', '.join(r.measured_by) or 'nothing yet'}"
+        )
         if r.kind != "heuristic":
             hits = {s: sum(fires(r, t.encode("utf-8", "surrogatepass")) for t in texts) for s, texts in sets.items()}
             damage = sum(fires(r, t.encode("utf-8", "surrogatepass")) for t in looks)
             wrong = [s for s, n in hits.items() if (n > 0) != (s in r.measured_by)]
             disagree += bool(wrong) or damage > 0
-            line += f"\n    fires on: {', '.join(f'{s} {n}' for s, n in hits.items())}; look-alikes {damage}" \
-                    + (f"  DISAGREES: {', '.join(wrong)}" if wrong else "")
+            line += f"\n    fires on: {', '.join(f'{s} {n}' for s, n in hits.items())}; look-alikes {damage}" + (
+                f"  DISAGREES: {', '.join(wrong)}" if wrong else ""
+            )
         print(line)
     print(f"\n{disagree} table rules whose hits disagree with the sets they name (or that touch a look-alike)")
 
@@ -514,8 +552,15 @@ def main() -> None:
         p.add_argument("--src", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     sys.path.insert(0, str(args.src or ROOT / "src"))
-    {"eval": cmd_eval, "gitleaks": cmd_gitleaks, "trufflehog": cmd_trufflehog, "scan": cmd_scan, "speed": cmd_speed,
-     "weak-names": cmd_weak_names, "rules": cmd_rules}[args.command](args)
+    {
+        "eval": cmd_eval,
+        "gitleaks": cmd_gitleaks,
+        "trufflehog": cmd_trufflehog,
+        "scan": cmd_scan,
+        "speed": cmd_speed,
+        "weak-names": cmd_weak_names,
+        "rules": cmd_rules,
+    }[args.command](args)
 
 
 if __name__ == "__main__":

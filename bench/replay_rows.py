@@ -54,8 +54,10 @@ def main() -> None:
             if key == "novel" and not touched:
                 c["novel, first prompt"] += 1
     for repo, c in sorted(counts.items()):
-        print(f"{repo}: touched gold {c['touched found']}/{c['touched']} in the top 5; novel gold "
-              f"{c['novel found']}/{c['novel']} (first prompts: {c['novel, first prompt']})")
+        print(
+            f"{repo}: touched gold {c['touched found']}/{c['touched']} in the top 5; novel gold "
+            f"{c['novel found']}/{c['novel']} (first prompts: {c['novel, first prompt']})"
+        )
     for m in (0, 1, 2, 3, 5):
         by_repo: dict[str, list[float]] = defaultdict(list)
         for r in rows:

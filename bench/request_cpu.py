@@ -82,8 +82,14 @@ def main() -> int:
     if not any(Path(env["CAIRN_HOME"]).glob("projects/*/index-*.db")):
         subprocess.run([sys.executable, "-m", "cairn", "init"], cwd=repo, env=env, check=True, capture_output=True)
     for r in range(args.rounds):
-        out = subprocess.run([sys.executable, "-c", ONE_ROUND, str(benchlib.BENCH), str(LONG)], cwd=repo, env=env,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", ONE_ROUND, str(benchlib.BENCH), str(LONG)],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         rows = json.loads(out.stdout.strip().splitlines()[-1])
         parts = []
         for key in ("total", "chunk", "text"):

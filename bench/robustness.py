@@ -35,8 +35,8 @@ benchlib.on_path(benchlib.TESTS / "robust", benchlib.TESTS)
 
 FILES = {
     "src/shop/cart.py": "from shop.coupons import apply_coupon\n\n\nclass Cart:\n    def checkout(self, code):\n"
-                        "        return apply_coupon(self, code)\n",
-    "src/shop/coupons.py": "def apply_coupon(cart, code):\n    \"\"\"Apply a discount coupon.\"\"\"\n    return cart\n",
+    "        return apply_coupon(self, code)\n",
+    "src/shop/coupons.py": 'def apply_coupon(cart, code):\n    """Apply a discount coupon."""\n    return cart\n',
     **{f"src/util/helper_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(6)},
 }
 # Damage SQLite ignores by design (a WAL whose checksums fail is not replayed) or that reads as a
@@ -128,8 +128,11 @@ def row(kind: str, pristine: Path, work: Path, seed: int) -> list[str]:
     vread = quick_check(vdb) and count(vdb, "SELECT COUNT(*) FROM notes WHERE node IS NOT NULL") == len(NOTES)
     code = cli("remember", "Refunds settle after the invoice closes", "--type", "decision", "--root", str(root))[0]
     cli("memory", "list", "--json", "--root", str(root))
-    vfixed = code == 0 and quick_check(vdb) and count(
-        vdb, "SELECT COUNT(*) FROM notes WHERE node IS NOT NULL") == len(NOTES) + 1
+    vfixed = (
+        code == 0
+        and quick_check(vdb)
+        and count(vdb, "SELECT COUNT(*) FROM notes WHERE node IS NOT NULL") == len(NOTES) + 1
+    )
     notes_before += 1
     # session archive
     archive = work / "home" / "sessions.db"
@@ -146,11 +149,26 @@ def row(kind: str, pristine: Path, work: Path, seed: int) -> list[str]:
         return "yes" if flag else "**no**"
 
     if kind in HARMLESS:
-        return [f"{kind} ({HARMLESS[kind]})", "no (nothing to repair)" if not said else "yes", yn(fixed and found),
-                yn(vlost == 0) + f" ({len(NOTES) - vlost}/{len(NOTES)})", f"{yn(vread)} / {yn(vfixed)}",
-                "refused" if refused else "ran (archive sound)", f"{turns}/15", f"{notes_after}/{notes_before}"]
-    return [kind, yn(said), yn(fixed and found), yn(vlost == 0) + f" ({len(NOTES) - vlost}/{len(NOTES)})",
-            f"{yn(vread)} / {yn(vfixed)}", "refused" if refused else "**ran**", f"{turns}/15", f"{notes_after}/{notes_before}"]
+        return [
+            f"{kind} ({HARMLESS[kind]})",
+            "no (nothing to repair)" if not said else "yes",
+            yn(fixed and found),
+            yn(vlost == 0) + f" ({len(NOTES) - vlost}/{len(NOTES)})",
+            f"{yn(vread)} / {yn(vfixed)}",
+            "refused" if refused else "ran (archive sound)",
+            f"{turns}/15",
+            f"{notes_after}/{notes_before}",
+        ]
+    return [
+        kind,
+        yn(said),
+        yn(fixed and found),
+        yn(vlost == 0) + f" ({len(NOTES) - vlost}/{len(NOTES)})",
+        f"{yn(vread)} / {yn(vfixed)}",
+        "refused" if refused else "**ran**",
+        f"{turns}/15",
+        f"{notes_after}/{notes_before}",
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,8 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         setup(base / "work")  # paths are part of the index's name: every kind runs at the same one
         shutil.copytree(base / "work", base / "pristine", symlinks=True)
-        print("| damage | code index: said so | code index: rebuilt, search finds | vault index: notes listed | "
-              "vault index: sound after 2 reads / after a `remember` | archive: `backup` | archive: turns after restore | notes kept |")
+        print(
+            "| damage | code index: said so | code index: rebuilt, search finds | vault index: notes listed | "
+            "vault index: sound after 2 reads / after a `remember` | archive: `backup` | archive: turns after restore | notes kept |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for kind in KINDS:
             print("| " + " | ".join(row(kind, base / "pristine", base / "work", args.seed)) + " |", flush=True)

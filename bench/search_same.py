@@ -22,13 +22,28 @@ from pathlib import Path
 
 from monorepo import QUERIES
 
-MORE = ["why did we choose this consensus algorithm", "ReadStateFile", "terraform backend s3",
-        "mempool reactor gossip", "tRPC subscription websocket link", "ansible inventory for commcare",
-        "aeson generic deriving options", "oh-my-posh segment git status", "django user model for domain requests",
-        "vue compiler sfc script setup", "specstory markdown export", "Exposed DAO entity cache",
-        "light client verification skipping", "where is the plan rendered as json", "createTRPCProxyClient",
-        "fix the failing test for prompt rendering", "newHTTPClient timeout", "kotlin suspend transaction",
-        "template ref unwrapping in reactivity", "grpc server interceptor logging"]
+MORE = [
+    "why did we choose this consensus algorithm",
+    "ReadStateFile",
+    "terraform backend s3",
+    "mempool reactor gossip",
+    "tRPC subscription websocket link",
+    "ansible inventory for commcare",
+    "aeson generic deriving options",
+    "oh-my-posh segment git status",
+    "django user model for domain requests",
+    "vue compiler sfc script setup",
+    "specstory markdown export",
+    "Exposed DAO entity cache",
+    "light client verification skipping",
+    "where is the plan rendered as json",
+    "createTRPCProxyClient",
+    "fix the failing test for prompt rendering",
+    "newHTTPClient timeout",
+    "kotlin suspend transaction",
+    "template ref unwrapping in reactivity",
+    "grpc server interceptor logging",
+]
 
 
 def answer(query: str, root: str, env: dict, as_json: bool) -> tuple[int, str, str]:

@@ -129,14 +129,19 @@ def main() -> None:
         on = min(cold_index(tree, True) for _ in range(a.repeat))
         q_off, q_on = query_ms(tree, queries)
         rows.append((Path(cf).stem, off[1], on[1], q_off, q_on))
-        print(f"{Path(cf).stem}: cold index wall {off[0]:.2f} s -> {on[0]:.2f} s, CPU {off[1]:.2f} s -> {on[1]:.2f} s "
-              f"({(on[1] / off[1] - 1) * 100:+.0f}%), "
-              f"query p50 {q_off:.1f} ms -> {q_on:.1f} ms ({len(queries) - 1} queries)", flush=True)
+        print(
+            f"{Path(cf).stem}: cold index wall {off[0]:.2f} s -> {on[0]:.2f} s, CPU {off[1]:.2f} s -> {on[1]:.2f} s "
+            f"({(on[1] / off[1] - 1) * 100:+.0f}%), "
+            f"query p50 {q_off:.1f} ms -> {q_on:.1f} ms ({len(queries) - 1} queries)",
+            flush=True,
+        )
     if rows:
         t_off, t_on = sum(r[1] for r in rows), sum(r[2] for r in rows)
-        print(f"total cold index CPU {t_off:.1f} s -> {t_on:.1f} s ({(t_on / t_off - 1) * 100:+.0f}%); "
-              f"median of per-repo query p50 {statistics.median(r[3] for r in rows):.1f} ms -> "
-              f"{statistics.median(r[4] for r in rows):.1f} ms")
+        print(
+            f"total cold index CPU {t_off:.1f} s -> {t_on:.1f} s ({(t_on / t_off - 1) * 100:+.0f}%); "
+            f"median of per-repo query p50 {statistics.median(r[3] for r in rows):.1f} ms -> "
+            f"{statistics.median(r[4] for r in rows):.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -100,8 +100,16 @@ def run_group(job: tuple) -> list[dict]:
                 ctx = read_session(transcript)
         t = time.perf_counter()
         query, item_terms = with_tracker_items(project, case["query"])  # as `cairn search` does
-        hits, _ = search_code(con, query, root=root, terms=item_terms or None, limit=10, session=ctx,
-                              use_history=use_history, ranking=ranking)
+        hits, _ = search_code(
+            con,
+            query,
+            root=root,
+            terms=item_terms or None,
+            limit=10,
+            session=ctx,
+            use_history=use_history,
+            ranking=ranking,
+        )
         ms = (time.perf_counter() - t) * 1000
         ranked = [h.path for h in hits]
         row = {"repo": repo, "ms": ms, **run_eval.score(case["gold"], ranked)}
@@ -111,8 +119,15 @@ def run_group(job: tuple) -> list[dict]:
             row["novel@5"] = run_eval.score(novel, [r for r in ranked if r not in seen])["files@5"]
         row["first"] = not seen
         if DUMP:
-            row.update(query=case["query"], gold=case["gold"], ranked=ranked, touched=list(sess.files) if sess else [],
-                       session=case.get("session"), prompt_index=case.get("prompt_index"), snapshot=sha)
+            row.update(
+                query=case["query"],
+                gold=case["gold"],
+                ranked=ranked,
+                touched=list(sess.files) if sess else [],
+                session=case.get("session"),
+                prompt_index=case.get("prompt_index"),
+                snapshot=sha,
+            )
         rows.append(row)
     con.close()
     return rows
@@ -138,9 +153,13 @@ def measure(case_files: list[Path], variant: dict, homes: str, jobs: int) -> dic
         rs = [r for r in rows if r["repo"] == repo]
         nov = [r["novel@5"] for r in rs if "novel@5" in r]
         later = [r for r in rs if not r["first"]]
-        per_repo[repo] = {"cases": len(rs), "files@5": _mean(r["files@5"] for r in rs),
-                          "novel@5": _mean(nov), "hit@1": _mean(r["hit@1"] for r in rs),
-                          "files@5 later": _mean(r["files@5"] for r in later)}
+        per_repo[repo] = {
+            "cases": len(rs),
+            "files@5": _mean(r["files@5"] for r in rs),
+            "novel@5": _mean(nov),
+            "hit@1": _mean(r["hit@1"] for r in rs),
+            "files@5 later": _mean(r["files@5"] for r in later),
+        }
     macro = {k: _mean(v[k] for v in per_repo.values()) for k in ("files@5", "novel@5", "hit@1", "files@5 later")}
     ms = sorted(r["ms"] for r in rows)
     return {"per_repo": per_repo, "macro": macro, "p50_ms": ms[len(ms) // 2], "cases": len(rows), "rows": rows}
@@ -170,15 +189,19 @@ def main() -> None:
         print("| repository | cases | files@5 | novel@5 | hit@1 | files@5 (prompts after the first) |")
         print("|---|---:|---:|---:|---:|---:|")
         for repo, v in res["per_repo"].items():
-            print(f"| {repo} | {v['cases']} | {v['files@5']:.3f} | {v['novel@5']:.3f} | {v['hit@1']:.3f} | "
-                  f"{v['files@5 later']:.3f} |")
+            print(
+                f"| {repo} | {v['cases']} | {v['files@5']:.3f} | {v['novel@5']:.3f} | {v['hit@1']:.3f} | "
+                f"{v['files@5 later']:.3f} |"
+            )
         if args.dump:
             with args.dump.open("a") as fh:
                 for r in res["rows"]:
                     fh.write(json.dumps({"variant": text, **r}) + "\n")
         m = res["macro"]
-        print(f"| **macro** | | **{m['files@5']:.3f}** | **{m['novel@5']:.3f}** | {m['hit@1']:.3f} | "
-              f"{m['files@5 later']:.3f} |")
+        print(
+            f"| **macro** | | **{m['files@5']:.3f}** | **{m['novel@5']:.3f}** | {m['hit@1']:.3f} | "
+            f"{m['files@5 later']:.3f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -20,8 +20,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "b",
-       "GIT_COMMITTER_EMAIL": "b@example.com"}
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
+}
 
 
 def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -29,8 +34,9 @@ def git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
 
 
 def cairn(root: Path, *args: str) -> None:
-    subprocess.run([sys.executable, "-m", "cairn", *args, "--root", str(root)], capture_output=True, text=True,
-                   env=ENV, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "cairn", *args, "--root", str(root)], capture_output=True, text=True, env=ENV, check=True
+    )
 
 
 def commit(root: Path, message: str, committed_map: bool) -> None:
@@ -52,9 +58,18 @@ def one_round(base: Path, n: int, committed_map: bool) -> list[str]:
         git(root, "checkout", "-q", "main")
         git(root, "checkout", "-q", "-b", branch)
         (root / mod).mkdir()
-        (root / mod / "core.py").write_text(f"from app.m{n % 6} import f{n % 6}\n\n\ndef {mod}_{n}():\n    return f{n % 6}()\n")
-        cairn(root, "remember", f"{mod} goes through {mod}.core (round {n})", "--type", "decision", "--body",
-              f"Everything about {mod} starts in {mod}/core.py.")
+        (root / mod / "core.py").write_text(
+            f"from app.m{n % 6} import f{n % 6}\n\n\ndef {mod}_{n}():\n    return f{n % 6}()\n"
+        )
+        cairn(
+            root,
+            "remember",
+            f"{mod} goes through {mod}.core (round {n})",
+            "--type",
+            "decision",
+            "--body",
+            f"Everything about {mod} starts in {mod}/core.py.",
+        )
         cairn(root, "index", "--quiet")
         commit(root, branch, committed_map)
     git(root, "merge", "--no-edit", "alice", check=False)
@@ -72,9 +87,11 @@ def main() -> None:
     for committed_map in (True, False):
         conflicts = [one_round(base, n, committed_map) for n in range(args.rounds)]
         out["map committed" if committed_map else "map ignored (cairn init now)"] = {
-            "merges": args.rounds, "merges with a conflict": sum(1 for c in conflicts if c),
+            "merges": args.rounds,
+            "merges with a conflict": sum(1 for c in conflicts if c),
             "conflicted files per merge": [len(c) for c in conflicts],
-            "conflicted files (all rounds)": sorted({f for c in conflicts for f in c})}
+            "conflicted files (all rounds)": sorted({f for c in conflicts for f in c}),
+        }
     subprocess.run(["rm", "-rf", str(base)], check=False)
     print(json.dumps(out, indent=2))
 

@@ -61,14 +61,20 @@ def generate(folder: Path, cwd: Path, turns: int, per_session: int, vocab: list[
         picks = rng.choices(vocab, cum_weights=cum, k=n * 12)
         with open(folder / f"{sid}.jsonl", "w", encoding="utf-8") as fh:
             for i in range(n):
-                words = picks[i * 12:(i + 1) * 12] + rng.sample(COMMON, 2)
+                words = picks[i * 12 : (i + 1) * 12] + rng.sample(COMMON, 2)
                 text = " ".join(words)
                 role = "user" if i % 2 == 0 else "assistant"
                 day, sec = s % 365, i
-                rec = {"type": role, "uuid": f"{sid}-{i}", "sessionId": sid, "cwd": str(cwd), "gitBranch": "main",
-                       "timestamp": f"2026-{day // 28 % 12 + 1:02d}-{day % 28 + 1:02d}T{sec // 3600 % 24:02d}:"
-                                    f"{sec // 60 % 60:02d}:{sec % 60:02d}Z",
-                       "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}}
+                rec = {
+                    "type": role,
+                    "uuid": f"{sid}-{i}",
+                    "sessionId": sid,
+                    "cwd": str(cwd),
+                    "gitBranch": "main",
+                    "timestamp": f"2026-{day // 28 % 12 + 1:02d}-{day % 28 + 1:02d}T{sec // 3600 % 24:02d}:"
+                    f"{sec // 60 % 60:02d}:{sec % 60:02d}Z",
+                    "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]},
+                }
                 fh.write(json.dumps(rec) + "\n")
     return sessions
 
@@ -134,18 +140,28 @@ def main() -> None:
 
         with psycopg.connect(server.url, autocommit=True) as con:
             con.execute("VACUUM ANALYZE cairn.turns")
-            total = con.execute("SELECT count(*), count(DISTINCT (session_id, uuid, block)) FROM cairn.turns").fetchone()
-            sizes = con.execute("SELECT pg_database_size(current_database()), pg_total_relation_size('cairn.turns'),"
-                                " pg_relation_size('cairn.turns_tsv'), pg_total_relation_size('cairn.sessions')").fetchone()
+            total = con.execute(
+                "SELECT count(*), count(DISTINCT (session_id, uuid, block)) FROM cairn.turns"
+            ).fetchone()
+            sizes = con.execute(
+                "SELECT pg_database_size(current_database()), pg_total_relation_size('cairn.turns'),"
+                " pg_relation_size('cairn.turns_tsv'), pg_total_relation_size('cairn.sessions')"
+            ).fetchone()
         assert total is not None and sizes is not None
         result["rows"] = {"turns": total[0], "distinct": total[1]}
-        result["size_bytes"] = {"database": sizes[0], "turns_total": sizes[1], "gin_index": sizes[2],
-                                "sessions_total": sizes[3]}
+        result["size_bytes"] = {
+            "database": sizes[0],
+            "turns_total": sizes[1],
+            "gin_index": sizes[2],
+            "sessions_total": sizes[3],
+        }
         # Query classes by the rank of their words in the Zipf law: rare (tail), medium, common (head).
-        classes = {"rare (1 word, rank 20k-40k)": lambda: rng.choice(vocab[20_000:]),
-                   "medium (1 word, rank 200-2k)": lambda: rng.choice(vocab[200:2_000]),
-                   "common (1 word, rank 0-20)": lambda: rng.choice(vocab[:20]),
-                   "two words (rank 50-5k)": lambda: f"{rng.choice(vocab[50:5_000])} {rng.choice(vocab[50:5_000])}"}
+        classes = {
+            "rare (1 word, rank 20k-40k)": lambda: rng.choice(vocab[20_000:]),
+            "medium (1 word, rank 200-2k)": lambda: rng.choice(vocab[200:2_000]),
+            "common (1 word, rank 0-20)": lambda: rng.choice(vocab[:20]),
+            "two words (rank 50-5k)": lambda: f"{rng.choice(vocab[50:5_000])} {rng.choice(vocab[50:5_000])}",
+        }
         pg = connect(server.url)
         project = "github.com/acme/app"
         result["search_ms"] = {}
@@ -157,8 +173,12 @@ def main() -> None:
                 found = search(pg, q, project=project, limit=10)
                 times.append((time.perf_counter() - start) * 1000)
                 hits.append(len(found))
-            result["search_ms"][name] = {"p50": round(pct(times, 0.5), 1), "p95": round(pct(times, 0.95), 1),
-                                         "mean_hits": round(statistics.mean(hits), 1), "queries": len(times)}
+            result["search_ms"][name] = {
+                "p50": round(pct(times, 0.5), 1),
+                "p95": round(pct(times, 0.95), 1),
+                "mean_hits": round(statistics.mean(hits), 1),
+                "queries": len(times),
+            }
             print(name, result["search_ms"][name], file=sys.stderr)
         pg.close()
         result["load"] = os.getloadavg()

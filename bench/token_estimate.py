@@ -30,8 +30,13 @@ SNIPPETS = {
     "ts": "export interface Cart { total: number; applied: Set<string> }\n\nexport function applyCoupon(cart: Cart, code: string): Cart {\n  if (cart.applied.has(code)) return cart\n  const discount = lookupDiscount(code) ?? 0\n  return { ...cart, total: cart.total - discount, applied: new Set([...cart.applied, code]) }\n}\n",
     "rust": "pub fn apply_coupon(cart: &mut Cart, code: &str) -> Result<(), CartError> {\n    if cart.applied.contains(code) {\n        return Err(CartError::AlreadyApplied(code.to_string()));\n    }\n    cart.total -= cart.discounts.get(code).copied().unwrap_or(0);\n    cart.applied.insert(code.to_owned());\n    Ok(())\n}\n",
 }
-OWN = ["src/cairn/search/engine.py", "src/cairn/codemap/scan.py", "src/cairn/project.py", "README.md",
-       "docs/ARCHITECTURE.md"]
+OWN = [
+    "src/cairn/search/engine.py",
+    "src/cairn/codemap/scan.py",
+    "src/cairn/project.py",
+    "README.md",
+    "docs/ARCHITECTURE.md",
+]
 
 
 def main() -> None:
@@ -47,8 +52,11 @@ def main() -> None:
         for s in samples:
             s["tokens"] = len(tok.encode(s["text"]).ids)
         out = ROOT / "tests" / "fixtures" / "tokens" / "samples.json"
-        out.write_text(json.dumps({"tokenizer": "anthropic==0.34.2 tokenizer.json (legacy Claude)",
-                                   "samples": samples}, indent=1) + "\n", encoding="utf-8")
+        out.write_text(
+            json.dumps({"tokenizer": "anthropic==0.34.2 tokenizer.json (legacy Claude)", "samples": samples}, indent=1)
+            + "\n",
+            encoding="utf-8",
+        )
         print(f"wrote {len(samples)} samples to {out}")
         return
     real: dict[str, int] = defaultdict(int)

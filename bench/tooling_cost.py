@@ -39,8 +39,10 @@ def words(paths: list[str]) -> None:
         times.append(_ms(t))
     if times:
         times.sort()
-        print(f"words: {len(times)} prompts, p50 {statistics.median(times)} ms, "
-              f"p95 {times[int(0.95 * (len(times) - 1))]} ms, max {times[-1]} ms")
+        print(
+            f"words: {len(times)} prompts, p50 {statistics.median(times)} ms, "
+            f"p95 {times[int(0.95 * (len(times) - 1))]} ms, max {times[-1]} ms"
+        )
 
 
 def files(db: str) -> None:
@@ -52,8 +54,10 @@ def files(db: str) -> None:
         tooling._files_of(con, row)
         per_row.append((_ms(t), tooling._TOOLS[row][3]))
     costs = sorted(ms for ms, _ in per_row)
-    print(f"files: {n} indexed; one LIKE query per tool: p50 {statistics.median(costs)} ms, max {costs[-1]} ms "
-          f"({max(per_row)[1][:40]}...), all {len(per_row)} rows {round(sum(costs), 1)} ms")
+    print(
+        f"files: {n} indexed; one LIKE query per tool: p50 {statistics.median(costs)} ms, max {costs[-1]} ms "
+        f"({max(per_row)[1][:40]}...), all {len(per_row)} rows {round(sum(costs), 1)} ms"
+    )
     every = re.compile("|".join(f"(?:{f})" for _, f, _, _ in tooling._TOOLS if "/" not in f), re.I)
     t = time.perf_counter()
     kept = [p for _, p in con.execute("SELECT id, path FROM files") if every.fullmatch(p.rsplit("/", 1)[-1])]
@@ -66,17 +70,25 @@ def triggers(n: int = 100_000) -> None:
         con = sqlite3.connect(":memory:")
         con.execute("CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)")
         con.execute("INSERT INTO meta VALUES('paths_version', '0')")
-        con.execute("CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, stem TEXT, kind TEXT, "
-                    "lang TEXT, role TEXT)")
+        con.execute(
+            "CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, stem TEXT, kind TEXT, "
+            "lang TEXT, role TEXT)"
+        )
         if with_trigger:
-            con.execute("CREATE TRIGGER files_added AFTER INSERT ON files BEGIN UPDATE meta SET value = "
-                        "CAST(value AS INTEGER) + 1 WHERE key = 'paths_version'; END")
+            con.execute(
+                "CREATE TRIGGER files_added AFTER INSERT ON files BEGIN UPDATE meta SET value = "
+                "CAST(value AS INTEGER) + 1 WHERE key = 'paths_version'; END"
+            )
         t = time.process_time()
         with con:
-            con.executemany("INSERT INTO files(path, stem, kind, lang, role) VALUES(?,?,?,?,?)",
-                            ((f"src/a/b/file{i}.go", "file", "code", "go", None) for i in range(n)))
-        print(f"triggers: {n} inserts {'with' if with_trigger else 'without'} the v5 trigger: "
-              f"{round(time.process_time() - t, 3)} CPU-s")
+            con.executemany(
+                "INSERT INTO files(path, stem, kind, lang, role) VALUES(?,?,?,?,?)",
+                ((f"src/a/b/file{i}.go", "file", "code", "go", None) for i in range(n)),
+            )
+        print(
+            f"triggers: {n} inserts {'with' if with_trigger else 'without'} the v5 trigger: "
+            f"{round(time.process_time() - t, 3)} CPU-s"
+        )
         con.close()
 
 

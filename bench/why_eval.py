@@ -34,8 +34,10 @@ def main() -> None:
     from cairn.search.engine import search_code
     from cairn.search.eval.run import FlatBM25
 
-    print("| tree | records | hit@1 | MRR@10 | ahead of all code/docs | hit@1 'what did we decide about ...' | flat BM25 hit@1 "
-          "| live before superseded |")
+    print(
+        "| tree | records | hit@1 | MRR@10 | ahead of all code/docs | hit@1 'what did we decide about ...' | flat BM25 hit@1 "
+        "| live before superseded |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     sums = [0, 0, 0.0, 0, 0, 0, 0, 0]
     for arg in sys.argv[1:]:
@@ -43,8 +45,10 @@ def main() -> None:
         project = project_for_root(tree)
         index_project(project)
         con = open_index(project)
-        recs = con.execute("SELECT n.id, n.title, n.state, n.superseded_by, f.path FROM nodes n "
-                           "JOIN files f ON f.id = n.file_id WHERE n.origin = 'adr'").fetchall()
+        recs = con.execute(
+            "SELECT n.id, n.title, n.state, n.superseded_by, f.path FROM nodes n "
+            "JOIN files f ON f.id = n.file_id WHERE n.origin = 'adr'"
+        ).fetchall()
         if not recs:
             print(f"| {tree.name} | 0 | | | | | | |")
             continue
@@ -66,25 +70,32 @@ def main() -> None:
         pairs = ok = 0
         for r in recs:
             if r["state"] == "superseded" and r["superseded_by"]:
-                live = con.execute("SELECT n.title, f.path FROM nodes n JOIN files f ON f.id = n.file_id "
-                                   "WHERE n.id = ?", (r["superseded_by"],)).fetchone()
+                live = con.execute(
+                    "SELECT n.title, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
+                    (r["superseded_by"],),
+                ).fetchone()
                 if live is None:
                     continue
                 pairs += 1
                 hits, _ = search_code(con, f"why did we {r['title'].lower()}?", root=tree, limit=20, kind="knowledge")
                 paths = [h.path for h in hits]
-                ok += live["path"] in paths and (r["path"] not in paths or
-                                                 paths.index(live["path"]) < paths.index(r["path"]))
+                ok += live["path"] in paths and (
+                    r["path"] not in paths or paths.index(live["path"]) < paths.index(r["path"])
+                )
         n = len(recs)
-        print(f"| {tree.name} | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {all_hit / n:.2f} | "
-              f"{flat_hit / n:.2f} | {ok}/{pairs} |")
+        print(
+            f"| {tree.name} | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {all_hit / n:.2f} | "
+            f"{flat_hit / n:.2f} | {ok}/{pairs} |"
+        )
         for i, v in enumerate((n, hit, mrr, ahead, all_hit, flat_hit, ok, pairs)):
             sums[i] += v
         con.close()
     n, hit, mrr, ahead, all_hit, flat_hit, ok, pairs = sums
     if n:
-        print(f"| **all trees** | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {all_hit / n:.2f} | "
-              f"{flat_hit / n:.2f} | {ok}/{pairs} |")
+        print(
+            f"| **all trees** | {n} | {hit / n:.2f} | {mrr / n:.2f} | {ahead / n:.2f} | {all_hit / n:.2f} | "
+            f"{flat_hit / n:.2f} | {ok}/{pairs} |"
+        )
 
 
 if __name__ == "__main__":

@@ -50,13 +50,19 @@ def main() -> None:
         for path in d.rglob("*.py*"):
             if path.suffix in (".py", ".pyi"):
                 try:
-                    names.update(n for n in _IDENT.findall(path.read_text(encoding="utf-8", errors="ignore")) if asked(n))
+                    names.update(
+                        n for n in _IDENT.findall(path.read_text(encoding="utf-8", errors="ignore")) if asked(n)
+                    )
                 except OSError:
                     continue
     rng = random.Random(args.seed)
     alphabet = string.ascii_letters + string.digits
-    tokens = [t for n in (16, 20, 24, 32, 40) for t in ("".join(rng.choice(alphabet) for _ in range(n))
-                                                         for _ in range(1000)) if asked(t)]
+    tokens = [
+        t
+        for n in (16, 20, 24, 32, 40)
+        for t in ("".join(rng.choice(alphabet) for _ in range(n)) for _ in range(1000))
+        if asked(t)
+    ]
     for label, items in (("identifiers", sorted(names)), ("random tokens", tokens)):
         before = [x for x in items if part_lengths_only(x)]
         now = [x for x in before if is_wordy(x)]

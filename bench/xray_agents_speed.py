@@ -86,8 +86,11 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--mb", type=float, default=100.0)
     ap.add_argument("--data", type=Path, help="folder for the two trees, kept and reused (default: a temp folder)")
-    ap.add_argument("--no-bytecode-cache", action="store_true",
-                    help="run cairn as the environment says (PYTHONDONTWRITEBYTECODE=1 compiles it on every run)")
+    ap.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="run cairn as the environment says (PYTHONDONTWRITEBYTECODE=1 compiles it on every run)",
+    )
     ap.add_argument("--agents", default="claude,codex", help="which trees to time (default claude,codex)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="xray-agents-bench-") as tmp:
@@ -106,14 +109,18 @@ def main() -> int:
             "claude": {
                 "cairn (1 process)": (cairn + [str(claude_root / "projects")], {**base, "CAIRN_XRAY_WORKERS": "1"}),
                 "cairn (every core)": (cairn + [str(claude_root / "projects")], {**base, "CAIRN_XRAY_WORKERS": "auto"}),
-                "ccusage": ([args.ccusage, "claude", "session", "--offline", "--json", "-z", "UTC"],
-                            {**base, "CLAUDE_CONFIG_DIR": str(claude_root)}),
+                "ccusage": (
+                    [args.ccusage, "claude", "session", "--offline", "--json", "-z", "UTC"],
+                    {**base, "CLAUDE_CONFIG_DIR": str(claude_root)},
+                ),
             },
             "codex": {
                 "cairn (1 process)": (cairn + [str(codex_root / "sessions")], {**base, "CAIRN_XRAY_WORKERS": "1"}),
                 "cairn (every core)": (cairn + [str(codex_root / "sessions")], {**base, "CAIRN_XRAY_WORKERS": "auto"}),
-                "ccusage": ([args.ccusage, "codex", "session", "--offline", "--json", "-z", "UTC"],
-                            {**base, "CODEX_HOME": str(codex_root)}),
+                "ccusage": (
+                    [args.ccusage, "codex", "session", "--offline", "--json", "-z", "UTC"],
+                    {**base, "CODEX_HOME": str(codex_root)},
+                ),
             },
         }
         wanted = {a.strip() for a in args.agents.split(",")}
@@ -133,19 +140,26 @@ def main() -> int:
                     times[name].append((wall, cpu))
                     line.append(f"{name} {wall:.2f}")
                     data = json.loads(out)
-                    totals[name] = (data["totals"]["total_tokens"] if name.startswith("cairn")
-                                    else sum(s["totalTokens"] for s in data["sessions"]))
+                    totals[name] = (
+                        data["totals"]["total_tokens"]
+                        if name.startswith("cairn")
+                        else sum(s["totalTokens"] for s in data["sessions"])
+                    )
                 ratio = times["cairn (1 process)"][-1][0] / times["ccusage"][-1][0]
                 print(f"  round {k + 1}: load {load:.2f}; " + ", ".join(line) + f" s; 1 process / ccusage {ratio:.2f}x")
             for name, ts in times.items():
                 walls = [w for w, _ in ts]
-                print(f"  {name:20s} wall best {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
-                      f"CPU median {statistics.median(c for _, c in ts):.2f} s; total_tokens {totals[name]}")
+                print(
+                    f"  {name:20s} wall best {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
+                    f"CPU median {statistics.median(c for _, c in ts):.2f} s; total_tokens {totals[name]}"
+                )
             cc = [w for w, _ in times["ccusage"]]
             for name in ("cairn (1 process)", "cairn (every core)"):
                 ratios = [w / c for (w, _), c in zip(times[name], cc, strict=True)]
-                print(f"  {name} / ccusage, per round: median {statistics.median(ratios):.2f}x, "
-                      f"best {min(ratios):.2f}x, worst {max(ratios):.2f}x")
+                print(
+                    f"  {name} / ccusage, per round: median {statistics.median(ratios):.2f}x, "
+                    f"best {min(ratios):.2f}x, worst {max(ratios):.2f}x"
+                )
             print("  token totals agree" if len(set(totals.values())) == 1 else "  TOKEN TOTALS DIFFER")
     return 0
 

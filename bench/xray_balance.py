@@ -92,11 +92,17 @@ def main() -> int:
         row = {"head": t["fork"], "first": t["join"] - t["fork"], "reader": t["reader"], "tail": t["exit"] - t["join"]}
         if k:  # the first run warms the page cache and the bytecode
             rows.append(row)
-            print(f"  run {k}: load {os.getloadavg()[0]:.2f}; " + ", ".join(f"{n} {v:.3f}" for n, v in row.items())
-                  + f"; first - reader {row['first'] - row['reader']:+.3f} s")
+            print(
+                f"  run {k}: load {os.getloadavg()[0]:.2f}; "
+                + ", ".join(f"{n} {v:.3f}" for n, v in row.items())
+                + f"; first - reader {row['first'] - row['reader']:+.3f} s"
+            )
     med = {n: statistics.median(r[n] for r in rows) for n in rows[0]}
-    print("median CPU seconds: " + ", ".join(f"{n} {v:.3f}" for n, v in med.items())
-          + f"; first - reader {statistics.median(r['first'] - r['reader'] for r in rows):+.3f} s")
+    print(
+        "median CPU seconds: "
+        + ", ".join(f"{n} {v:.3f}" for n, v in med.items())
+        + f"; first - reader {statistics.median(r['first'] - r['reader'] for r in rows):+.3f} s"
+    )
     return 0
 
 

@@ -64,12 +64,17 @@ def main() -> int:
     for with_tools, label in ((False, "usage only"), (True, "usage + tool output")):
         ts = times[with_tools]
         turns, tools = found[with_tools]
-        print(f"  {label:20s} CPU least {min(ts):.3f} s, median {statistics.median(ts):.3f} s; "
-              f"{turns} usage entries, {tools} tool outputs")
+        print(
+            f"  {label:20s} CPU least {min(ts):.3f} s, median {statistics.median(ts):.3f} s; "
+            f"{turns} usage entries, {tools} tool outputs"
+        )
     extra = statistics.median(times[True]) - statistics.median(times[False])
     outputs = found[True][1]
-    print(f"  tool output adds {extra:.3f} s CPU (median), {extra / outputs * 1e6:.1f} us per output" if outputs
-          else f"  tool output adds {extra:.3f} s CPU (median); no outputs")
+    print(
+        f"  tool output adds {extra:.3f} s CPU (median), {extra / outputs * 1e6:.1f} us per output"
+        if outputs
+        else f"  tool output adds {extra:.3f} s CPU (median); no outputs"
+    )
     return 0
 
 

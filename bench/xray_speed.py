@@ -84,15 +84,19 @@ def main() -> int:
         env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
         t, out = timed([sys.executable, "-m", "cairn", "xray", str(root / "projects"), "--json"], env, args.runs)
         cairn_tokens = json.loads(out)["totals"]["total_tokens"]
-        print(f"cairn xray --json: best {min(t):.2f} s, median {statistics.median(t):.2f} s "
-              f"({args.runs} runs), total_tokens {cairn_tokens}")
+        print(
+            f"cairn xray --json: best {min(t):.2f} s, median {statistics.median(t):.2f} s "
+            f"({args.runs} runs), total_tokens {cairn_tokens}"
+        )
         if args.ccusage:
             exe = shutil.which(args.ccusage) or args.ccusage
             cenv = {**os.environ, "CLAUDE_CONFIG_DIR": str(root), "HOME": str(home)}
             t, out = timed([exe, "claude", "session", "--offline", "--json", "-z", "UTC"], cenv, args.runs)
             cc_tokens = sum(s["totalTokens"] for s in json.loads(out)["sessions"])
-            print(f"ccusage session --json: best {min(t):.2f} s, median {statistics.median(t):.2f} s "
-                  f"({args.runs} runs), total_tokens {cc_tokens}")
+            print(
+                f"ccusage session --json: best {min(t):.2f} s, median {statistics.median(t):.2f} s "
+                f"({args.runs} runs), total_tokens {cc_tokens}"
+            )
             print("token totals agree" if cc_tokens == cairn_tokens else "TOKEN TOTALS DIFFER")
     return 0
 

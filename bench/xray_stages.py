@@ -60,8 +60,12 @@ def child(root: str, no_tools: bool) -> None:
     loaded = time.perf_counter() - t0
     wall["scan_rest"] = loaded - wall["find"] - wall["scan_run"] - wall["collect"]
     t0 = time.perf_counter()
-    report = xray.analyze(usage.select(ds), load_prices(), curves=False,
-                          filters={"paths": [root], "project": None, "days": None, "session": None})
+    report = xray.analyze(
+        usage.select(ds),
+        load_prices(),
+        curves=False,
+        filters={"paths": [root], "project": None, "days": None, "session": None},
+    )
     wall["analysis"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
@@ -90,11 +94,19 @@ def main() -> int:
         out = json.loads(subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout)
         if k:  # the first run warms the page cache and the bytecode
             runs.append(out)
-            print(f"  run {k}: load {load:.2f}; " + ", ".join(f"{s} {out['wall'][s]:.3f}" for s in STAGES)
-                  + f"; CPU {out['cpu']:.3f} s; {out['tools']} tool outputs")
-    print(f"median of {args.runs} runs, wall seconds (workers={args.workers}{', no tool pass' if args.no_tools else ''}):")
-    print("  " + ", ".join(f"{s} {statistics.median(r['wall'][s] for r in runs):.3f}" for s in STAGES)
-          + f"; CPU {statistics.median(r['cpu'] for r in runs):.3f}")
+            print(
+                f"  run {k}: load {load:.2f}; "
+                + ", ".join(f"{s} {out['wall'][s]:.3f}" for s in STAGES)
+                + f"; CPU {out['cpu']:.3f} s; {out['tools']} tool outputs"
+            )
+    print(
+        f"median of {args.runs} runs, wall seconds (workers={args.workers}{', no tool pass' if args.no_tools else ''}):"
+    )
+    print(
+        "  "
+        + ", ".join(f"{s} {statistics.median(r['wall'][s] for r in runs):.3f}" for s in STAGES)
+        + f"; CPU {statistics.median(r['cpu'] for r in runs):.3f}"
+    )
     return 0
 
 

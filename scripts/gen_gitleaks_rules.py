@@ -52,20 +52,35 @@ def convert(data: dict) -> tuple[list[tuple], dict, list[str]]:
             continue
         allow, notes = _allowlists(r.get("allowlists", []))
         skipped += [f"{r['id']}: {n}" for n in notes]
-        rules.append((r["id"], r["regex"], int(r.get("secretGroup", 0)), float(r.get("entropy", 0.0)),
-                      tuple(k.lower() for k in r.get("keywords", ())), tuple(allow)))
+        rules.append(
+            (
+                r["id"],
+                r["regex"],
+                int(r.get("secretGroup", 0)),
+                float(r.get("entropy", 0.0)),
+                tuple(k.lower() for k in r.get("keywords", ())),
+                tuple(allow),
+            )
+        )
     g = data.get("allowlist", {})
-    global_allow = {"regexes": tuple(g.get("regexes", ())), "stopwords": tuple(w.lower() for w in g.get("stopwords", ()))}
+    global_allow = {
+        "regexes": tuple(g.get("regexes", ())),
+        "stopwords": tuple(w.lower() for w in g.get("stopwords", ())),
+    }
     return rules, global_allow, skipped
 
 
 def render(rules: list[tuple], global_allow: dict, skipped: list[str], commit: str, version: str) -> str:
     """The JSON the loader reads: one rule per line, so a regeneration diffs rule by rule."""
     head = {
-        "source": SOURCE.format(commit=commit), "commit": commit, "min_version": version, "licence": LICENCE,
+        "source": SOURCE.format(commit=commit),
+        "commit": commit,
+        "min_version": version,
+        "licence": LICENCE,
         "rows": "(id, regex in RE2 syntax, secret group (0 = first non-empty), entropy threshold (0 = none), "
-                "lower-case keywords, allowlists as (target: secret|match|line, regexes, stopwords))",
-        "skipped": skipped, "global_regexes": list(global_allow["regexes"]),
+        "lower-case keywords, allowlists as (target: secret|match|line, regexes, stopwords))",
+        "skipped": skipped,
+        "global_regexes": list(global_allow["regexes"]),
         "global_stopwords": list(global_allow["stopwords"]),
     }
     text = json.dumps(head, indent=1, ensure_ascii=False)[:-2]  # reopen the object for "rules"
@@ -81,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     data = tomllib.loads(args.toml.read_text(encoding="utf-8"))
     rules, global_allow, skipped = convert(data)
-    args.out.write_text(render(rules, global_allow, skipped, args.commit, data.get("minVersion", "?")), encoding="utf-8")
+    args.out.write_text(
+        render(rules, global_allow, skipped, args.commit, data.get("minVersion", "?")), encoding="utf-8"
+    )
     print(f"{len(rules)} rules written to {args.out} ({len(skipped)} notes)", file=sys.stderr)
     return 0
 

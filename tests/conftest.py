@@ -15,7 +15,9 @@ def cairn_home(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("cairn_home")
     monkeypatch.setenv("CAIRN_HOME", str(home))
     monkeypatch.setenv("CAIRN_WARM", "0")  # no warm hook server outliving a test (tests/agents/test_warm.py turn it on)
-    monkeypatch.setenv("CAIRN_WATCH", "0")  # no file watcher outliving a test (tests/codemap/test_freshness.py turn it on)
+    monkeypatch.setenv(
+        "CAIRN_WATCH", "0"
+    )  # no file watcher outliving a test (tests/codemap/test_freshness.py turn it on)
     return home
 
 
@@ -74,20 +76,32 @@ def cli_in_process(args: tuple[str, ...], cwd: Path | None, input: str | None, e
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    return CliResult(list(args), code, out_bytes.getvalue().decode("utf-8", "replace"),
-                     err_bytes.getvalue().decode("utf-8", "replace"))
+    return CliResult(
+        list(args),
+        code,
+        out_bytes.getvalue().decode("utf-8", "replace"),
+        err_bytes.getvalue().decode("utf-8", "replace"),
+    )
 
 
-def cli_subprocess(args: tuple[str, ...], cwd: Path | None, input: str | None, env: dict | None,
-                   home: Path) -> CliResult:
+def cli_subprocess(
+    args: tuple[str, ...], cwd: Path | None, input: str | None, env: dict | None, home: Path
+) -> CliResult:
     """`python -m cairn ARGS` in a real process: for the hook and MCP stdio contracts."""
     import os
     import subprocess
     import sys
 
     full_env = {**os.environ, "CAIRN_HOME": str(home), **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "cairn", *args], cwd=cwd, input=input,
-                          capture_output=True, text=True, env=full_env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cairn", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
+    )
     return CliResult(list(args), proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 # A three-file Python package (tests/search/conftest.py indexes it for the index-cache tests).
 LEDGER = {
-    "ledger/reconcile.py": "def reconcile_accounts(book):\n    \"\"\"Match entries.\"\"\"\n    return book\n",
+    "ledger/reconcile.py": 'def reconcile_accounts(book):\n    """Match entries."""\n    return book\n',
     "ledger/export.py": "from ledger.reconcile import reconcile_accounts\n\n\ndef export_csv(book):\n"
-                        "    return reconcile_accounts(book)\n",
+    "    return reconcile_accounts(book)\n",
     "ledger/__init__.py": "",
 }
 
@@ -28,10 +28,20 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
 def git(root: Path, *args: str) -> str:
     import subprocess
 
-    out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True,
-                         env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-                              "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
-                              "HOME": str(root), "PATH": "/usr/bin:/bin:/usr/local/bin"})
+    out = subprocess.run(
+        ["git", "-C", str(root), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.com",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com",
+            "HOME": str(root),
+            "PATH": "/usr/bin:/bin:/usr/local/bin",
+        },
+    )
     return out.stdout
 
 

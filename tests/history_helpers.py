@@ -6,8 +6,16 @@ import json
 from pathlib import Path
 
 
-def write_session(path: Path, cwd: Path, sid: str, steps: list[tuple[str, list[str]]], *, edited: set[str] = frozenset(),
-                  day: str = "2026-01-01", cut: bool = False) -> Path:
+def write_session(
+    path: Path,
+    cwd: Path,
+    sid: str,
+    steps: list[tuple[str, list[str]]],
+    *,
+    edited: set[str] = frozenset(),
+    day: str = "2026-01-01",
+    cut: bool = False,
+) -> Path:
     """A transcript of session `sid` run in `cwd`: each step is a prompt, then a Read (or an Edit, for
     files in `edited`) of each file, as Claude Code 2.1 writes them. `cut`: the last line is cut
     off mid-record, as a session killed while writing."""
@@ -19,23 +27,53 @@ def write_session(path: Path, cwd: Path, sid: str, steps: list[tuple[str, list[s
         nonlocal parent, n
         n += 1
         uid = f"00000000-0000-4000-8000-{n:012d}"
-        lines.append(json.dumps({"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": sid,
-                                 "version": "2.1.39", "gitBranch": "main", "parentUuid": parent, "uuid": uid,
-                                 "timestamp": f"{day}T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z", **kw}))
+        lines.append(
+            json.dumps(
+                {
+                    "isSidechain": False,
+                    "userType": "external",
+                    "cwd": str(cwd),
+                    "sessionId": sid,
+                    "version": "2.1.39",
+                    "gitBranch": "main",
+                    "parentUuid": parent,
+                    "uuid": uid,
+                    "timestamp": f"{day}T{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z",
+                    **kw,
+                }
+            )
+        )
         parent = uid
 
     for prompt, files in steps:
         rec(type="user", message={"role": "user", "content": prompt})
         for f in files:
             tid = f"toolu_{n:08d}"
-            tool = ("Edit", {"file_path": str(cwd / f), "old_string": "a", "new_string": "b"}) if f in edited \
+            tool = (
+                ("Edit", {"file_path": str(cwd / f), "old_string": "a", "new_string": "b"})
+                if f in edited
                 else ("Read", {"file_path": str(cwd / f)})
-            rec(type="assistant", requestId=f"req_{n:08d}",
-                message={"model": "claude-sonnet-4-5", "id": f"msg_{n:08d}", "type": "message", "role": "assistant",
-                         "content": [{"type": "tool_use", "id": tid, "name": tool[0], "input": tool[1]}],
-                         "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}})
-            rec(type="user", message={"role": "user", "content": [
-                {"tool_use_id": tid, "type": "tool_result", "content": "(file content)"}]})
+            )
+            rec(
+                type="assistant",
+                requestId=f"req_{n:08d}",
+                message={
+                    "model": "claude-sonnet-4-5",
+                    "id": f"msg_{n:08d}",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": tid, "name": tool[0], "input": tool[1]}],
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            )
+            rec(
+                type="user",
+                message={
+                    "role": "user",
+                    "content": [{"tool_use_id": tid, "type": "tool_result", "content": "(file content)"}],
+                },
+            )
     text = "\n".join(lines) + "\n"
     if cut:
         text = text[: len(text) - len(lines[-1]) // 2 - 1]

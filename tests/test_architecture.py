@@ -20,8 +20,10 @@ def test_the_module_map_is_the_generated_text():
     expected = _module_map().render(doc, ROOT / "src" / "cairn")
     missing = [line for line in expected.splitlines() if line not in doc.splitlines()]
     stale = [line for line in doc.splitlines() if line not in expected.splitlines()]
-    assert doc == expected, ("docs/ARCHITECTURE.md is out of date (python scripts/module_map.py); "
-                             f"missing: {missing[:5]}, stale: {stale[:5]}")
+    assert doc == expected, (
+        "docs/ARCHITECTURE.md is out of date (python scripts/module_map.py); "
+        f"missing: {missing[:5]}, stale: {stale[:5]}"
+    )
 
 
 def test_every_package_has_a_title():

@@ -10,15 +10,19 @@ import json
 from cairn.text.budget import estimate_tokens
 from helpers import git, make_git_repo
 
-FILES = {"src/app/main.py": "def main():\n    return run_checkout()\n",
-         **{f"src/pkg{i}/mod{j}.py": f"def fn_{i}_{j}(x):\n    return x + {j}\n" for i in range(8) for j in range(3)}}
+FILES = {
+    "src/app/main.py": "def main():\n    return run_checkout()\n",
+    **{f"src/pkg{i}/mod{j}.py": f"def fn_{i}_{j}(x):\n    return x + {j}\n" for i in range(8) for j in range(3)},
+}
 
 
 def test_json_errors_are_json_on_stdout(tmp_path, run_cli):
     r = run_cli("read", "no-such-note", "--json", cwd=make_git_repo(tmp_path / "p", FILES))
     assert r.returncode == 1
-    assert json.loads(r.stdout) == {"error": "no knowledge node 'no-such-note' (see `cairn memory list`)",
-                                    "exit_code": 1}
+    assert json.loads(r.stdout) == {
+        "error": "no knowledge node 'no-such-note' (see `cairn memory list`)",
+        "exit_code": 1,
+    }
     assert r.stderr.startswith("cairn: error: ")
 
 
@@ -109,5 +113,6 @@ def test_one_command_parser_gives_the_same_help_as_the_whole_one():
     for name in MODULE_OF:
         one = next(a for a in build_parser(name)._actions if isinstance(a, argparse._SubParsersAction)).choices
         assert one[name].format_help() == whole[name].format_help(), name
-    assert set(next(a for a in build_parser("no-such")._actions
-                    if isinstance(a, argparse._SubParsersAction)).choices) == set(whole)
+    assert set(
+        next(a for a in build_parser("no-such")._actions if isinstance(a, argparse._SubParsersAction)).choices
+    ) == set(whole)

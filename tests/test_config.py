@@ -21,8 +21,11 @@ def test_defaults_without_any_config(tmp_path):
 
 
 def test_a_configured_zero_stays_zero(tmp_path):
-    root = _project(tmp_path, "[hooks.harvest]\nenabled = true\nmax_per_session = 0\n"
-                              "[hooks.recall]\nscore_floor = 0\nmin_terms = 0\n[index]\nworkers = 0\n")
+    root = _project(
+        tmp_path,
+        "[hooks.harvest]\nenabled = true\nmax_per_session = 0\n"
+        "[hooks.recall]\nscore_floor = 0\nmin_terms = 0\n[index]\nworkers = 0\n",
+    )
     s = settings(root)
     assert s.hooks.harvest.max_per_session == 0  # was silently 1: `int(cfg.get(x) or 1)`
     assert s.hooks.recall.score_floor == 0.0 and s.hooks.recall.min_terms == 0
@@ -31,8 +34,9 @@ def test_a_configured_zero_stays_zero(tmp_path):
 
 def test_wrong_types_fall_back_to_the_default_and_user_config_is_below_the_project(tmp_path, cairn_home):
     (cairn_home / "config.toml").write_text("[hooks.recall]\nbudget = 900\nmax_items = 5\n", encoding="utf-8")
-    root = _project(tmp_path, '[hooks.recall]\nbudget = "lots"\nenabled = "yes"\nmax_items = 4\n'
-                              'tracker_files = "tasks.jsonl"\n')
+    root = _project(
+        tmp_path, '[hooks.recall]\nbudget = "lots"\nenabled = "yes"\nmax_items = 4\ntracker_files = "tasks.jsonl"\n'
+    )
     r = settings(root).hooks.recall
     assert (r.budget, r.enabled, r.max_items, r.tracker_files) == (700, True, 4, ("tasks.jsonl",))
     assert settings(None).hooks.recall.budget == 900

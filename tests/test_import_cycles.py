@@ -21,33 +21,58 @@ SRC = ROOT / "src"
 
 # Each cycle of today: its modules and why it is still there. Remove an entry when it is cut.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"cairn.codemap.graph", "cairn.codemap.graph_update", "cairn.codemap.indexer",
-               "cairn.codemap.knowledge_index", "cairn.codemap.maps", "cairn.codemap.stages.changes",
-               "cairn.codemap.stages.derive", "cairn.codemap.stages.store", "cairn.memory", "cairn.memory.knowledge"}):
-        "the index run (indexer.py and its stages) rebuilds the graph, whose knowledge step and the map ask "
-        "memory for the nodes (knowledge_index.py, the layer contract's one exception), and memory refreshes "
-        "the index (memory/knowledge.py). Storage (index_db) left it with the index stages; cut when the index "
-        "run takes the nodes from its caller",
-    frozenset({"cairn.agents.hooks.background", "cairn.agents.hooks.runner", "cairn.agents.hooks.session_end",
-               "cairn.agents.hooks.session_start"}):
-        "runner.py dispatches to the handlers, and SessionStart/SessionEnd's background run goes back through "
-        "runner for its own work (the warm processes left this cycle with cairn/warm/)",
-    frozenset({"cairn.search.engine", "cairn.search.knowledge"}):
-        "search/knowledge.py imports Hit from engine.py, which asks it for the knowledge hits: Hit lives in "
-        "search/hit.py now, and knowledge.py importing it from there cuts this (decision-records work)",
-    frozenset({"cairn.sessions.codex_context", "cairn.sessions.context", "cairn.sessions.gemini_context"}):
-        "context.py holds both SessionContext, which the Codex and Gemini readers fill, and the dispatch "
-        "to those readers: the model in a module of its own cuts it",
-    frozenset({"cairn.sessions.codex_tools", "cairn.sessions.codex_usage", "cairn.sessions.gemini_usage",
-               "cairn.sessions.scan_pool", "cairn.sessions.usage"}):
-        "usage.py holds both the Turn and Dataset the agents' scanners fill and load_transcripts, which "
-        "dispatches to them through scan_pool.py: the model in a module of its own cuts it",
-    frozenset({"cairn.memory.remember_batch", "cairn.memory.vault"}):
-        "type only: a Batch is handed the Vault that runs it (Vault.remember) and reads its folder and "
-        "notes; a Protocol of those few members in remember_batch.py cuts it",
-    frozenset({"cairn.team.connect", "cairn.team.schema"}):
-        "connect() migrates the schema (schema.migrate), whose migrations raise connect's TeamUnavailable "
-        "and grant its MEMBER_ROLE: those two in a module below both cut it",
+    frozenset(
+        {
+            "cairn.codemap.graph",
+            "cairn.codemap.graph_update",
+            "cairn.codemap.indexer",
+            "cairn.codemap.knowledge_index",
+            "cairn.codemap.maps",
+            "cairn.codemap.stages.changes",
+            "cairn.codemap.stages.derive",
+            "cairn.codemap.stages.store",
+            "cairn.memory",
+            "cairn.memory.knowledge",
+        }
+    ): "the index run (indexer.py and its stages) rebuilds the graph, whose knowledge step and the map ask "
+    "memory for the nodes (knowledge_index.py, the layer contract's one exception), and memory refreshes "
+    "the index (memory/knowledge.py). Storage (index_db) left it with the index stages; cut when the index "
+    "run takes the nodes from its caller",
+    frozenset(
+        {
+            "cairn.agents.hooks.background",
+            "cairn.agents.hooks.runner",
+            "cairn.agents.hooks.session_end",
+            "cairn.agents.hooks.session_start",
+        }
+    ): "runner.py dispatches to the handlers, and SessionStart/SessionEnd's background run goes back through "
+    "runner for its own work (the warm processes left this cycle with cairn/warm/)",
+    frozenset(
+        {"cairn.search.engine", "cairn.search.knowledge"}
+    ): "search/knowledge.py imports Hit from engine.py, which asks it for the knowledge hits: Hit lives in "
+    "search/hit.py now, and knowledge.py importing it from there cuts this (decision-records work)",
+    frozenset(
+        {"cairn.sessions.codex_context", "cairn.sessions.context", "cairn.sessions.gemini_context"}
+    ): "context.py holds both SessionContext, which the Codex and Gemini readers fill, and the dispatch "
+    "to those readers: the model in a module of its own cuts it",
+    frozenset(
+        {
+            "cairn.sessions.codex_tools",
+            "cairn.sessions.codex_usage",
+            "cairn.sessions.gemini_usage",
+            "cairn.sessions.scan_pool",
+            "cairn.sessions.usage",
+        }
+    ): "usage.py holds both the Turn and Dataset the agents' scanners fill and load_transcripts, which "
+    "dispatches to them through scan_pool.py: the model in a module of its own cuts it",
+    frozenset(
+        {"cairn.memory.remember_batch", "cairn.memory.vault"}
+    ): "type only: a Batch is handed the Vault that runs it (Vault.remember) and reads its folder and "
+    "notes; a Protocol of those few members in remember_batch.py cuts it",
+    frozenset(
+        {"cairn.team.connect", "cairn.team.schema"}
+    ): "connect() migrates the schema (schema.migrate), whose migrations raise connect's TeamUnavailable "
+    "and grant its MEMBER_ROLE: those two in a module below both cut it",
 }
 
 # [tool.importlinter] ignore_imports: the layer contract's exceptions (pyproject.toml), to burn down:
@@ -59,8 +84,7 @@ KNOWN_LAYER_EXCEPTIONS: set[str] = {
 }
 
 # Private names (`_x`) one module takes from another, to burn down: make the name public, or move it.
-KNOWN_PRIVATE_IMPORTS: dict[str, str] = {
-}
+KNOWN_PRIVATE_IMPORTS: dict[str, str] = {}
 
 
 def modules(src: Path, package: str = "cairn") -> dict[str, Path]:
@@ -100,8 +124,9 @@ def imported(name: str, path: Path, tree: ast.AST, known: dict[str, Path]) -> se
 def import_graph(src: Path, package: str = "cairn") -> dict[str, set[str]]:
     """Module -> the modules of `package` it imports (top-level, in functions, under TYPE_CHECKING)."""
     known = modules(src, package)
-    return {name: imported(name, path, ast.parse(path.read_text(encoding="utf-8")), known)
-            for name, path in known.items()}
+    return {
+        name: imported(name, path, ast.parse(path.read_text(encoding="utf-8")), known) for name, path in known.items()
+    }
 
 
 def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
@@ -175,8 +200,10 @@ def test_the_graph_sees_every_kind_of_import(tmp_path: Path):
 def test_no_new_import_cycle():
     graph = _src_graph()
     new = [c for c in cycles(graph) if not any(c <= known for known in KNOWN_CYCLES)]
-    assert not new, ("new import cycle(s) between cairn's modules; cut them (pass the function in, move "
-                     "the shared part down) rather than listing them:\n" + "\n".join(_show(c, graph) for c in new))
+    assert not new, (
+        "new import cycle(s) between cairn's modules; cut them (pass the function in, move "
+        "the shared part down) rather than listing them:\n" + "\n".join(_show(c, graph) for c in new)
+    )
 
 
 def test_listed_cycles_are_current():
@@ -184,9 +211,13 @@ def test_listed_cycles_are_current():
     graph = _src_graph()
     now = set(cycles(graph))
     stale = [known for known in KNOWN_CYCLES if known not in now]
-    assert not stale, ("listed cycles that are cut or smaller now: remove or shrink their entries in "
-                       "KNOWN_CYCLES (today's cycles:\n" + "\n".join(_show(c, graph) for c in now if any(
-                           c <= k for k in stale)) + ")\nlisted: " + "\n".join(sorted(map(str, map(sorted, stale)))))
+    assert not stale, (
+        "listed cycles that are cut or smaller now: remove or shrink their entries in "
+        "KNOWN_CYCLES (today's cycles:\n"
+        + "\n".join(_show(c, graph) for c in now if any(c <= k for k in stale))
+        + ")\nlisted: "
+        + "\n".join(sorted(map(str, map(sorted, stale))))
+    )
 
 
 def test_no_new_layer_exception():
@@ -196,12 +227,13 @@ def test_no_new_layer_exception():
     ignored = {entry for contract in contracts for entry in contract.get("ignore_imports", [])}
     assert ignored <= KNOWN_LAYER_EXCEPTIONS, (
         f"new exception(s) to the layer contract: {sorted(ignored - KNOWN_LAYER_EXCEPTIONS)}; a lower layer "
-        "that needs something of a higher one takes it as an argument from its caller")
+        "that needs something of a higher one takes it as an argument from its caller"
+    )
     assert ignored == KNOWN_LAYER_EXCEPTIONS, f"cut: remove {sorted(KNOWN_LAYER_EXCEPTIONS - ignored)} from the list"
 
 
 def private_imports(src: Path, package: str = "cairn") -> set[str]:
-    """"importer -> module._name" for every private name a module takes from another module of
+    """ "importer -> module._name" for every private name a module takes from another module of
     `package`: `from m import _name`, or `m._name` on a module bound by an import."""
     known = modules(src, package)
     found: set[str] = set()
@@ -221,9 +253,14 @@ def private_imports(src: Path, package: str = "cairn") -> set[str]:
                     elif alias.name.startswith("_") and not alias.name.startswith("__") and node.module != name:
                         found.add(f"{name} -> {full}")
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound
-                    and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and bound[node.value.id] != name):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in bound
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and bound[node.value.id] != name
+            ):
                 found.add(f"{name} -> {bound[node.value.id]}.{node.attr}")
     return found
 
@@ -241,5 +278,8 @@ def test_no_new_private_name_crosses_modules():
     found = private_imports(SRC)
     assert found <= set(KNOWN_PRIVATE_IMPORTS), (
         f"private names taken from another module: {sorted(found - set(KNOWN_PRIVATE_IMPORTS))}; make them "
-        "public (no underscore) or move them to the module that uses them")
-    assert found == set(KNOWN_PRIVATE_IMPORTS), f"cut: remove {sorted(set(KNOWN_PRIVATE_IMPORTS) - found)} from the list"
+        "public (no underscore) or move them to the module that uses them"
+    )
+    assert found == set(KNOWN_PRIVATE_IMPORTS), (
+        f"cut: remove {sorted(set(KNOWN_PRIVATE_IMPORTS) - found)} from the list"
+    )

@@ -55,7 +55,8 @@ def test_routes_longest_prefix_then_global(tmp_path, cairn_home):
     (tmp_path / "elsewhere").mkdir()
     (cairn_home / "config.toml").write_text(
         f'[[routes]]\nslug = "clients"\nprefixes = ["{base}"]\n\n'
-        f'[[routes]]\nslug = "acme-site"\nprefixes = ["{base / "acme" / "site"}"]\n')
+        f'[[routes]]\nslug = "acme-site"\nprefixes = ["{base / "acme" / "site"}"]\n'
+    )
     assert resolve_project(base / "acme" / "site" / "deep").id == "acme-site"
     assert resolve_project(base / "acme").id == "clients"
     assert resolve_project(tmp_path / "elsewhere").id == "_global"

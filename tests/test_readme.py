@@ -40,8 +40,9 @@ def test_the_root_claim_names_exactly_the_commands_without_root():
     claimed = set(re.findall(r"`([a-z-]+(?: [a-z-]+)?)`", sentence))
     without = set()
     for name, parser in _commands().items():
-        lacking = [leaf for leaf in _leaves(parser)
-                   if "--root" not in {o for a in leaf._actions for o in a.option_strings}]
+        lacking = [
+            leaf for leaf in _leaves(parser) if "--root" not in {o for a in leaf._actions for o in a.option_strings}
+        ]
         if len(lacking) == len(_leaves(parser)):
             without.add(name)  # the whole command
         else:
@@ -52,8 +53,16 @@ def test_the_root_claim_names_exactly_the_commands_without_root():
 def test_the_language_list_is_the_registry():
     listed = README.split("PageRank centrality for ", 1)[1].split(" (tree-sitter)", 1)[0]
     names = {n.strip() for n in re.split(r",|\band\b", listed.replace("\n", " ")) if n.strip()}
-    alias = {"c++": "cpp", "objective-c": "objc", "c#": "csharp", "f#": "fsharp", "typescript/tsx": "typescript tsx",
-             "hcl/terraform": "hcl", "bash (": "bash", "bats)": ""}
+    alias = {
+        "c++": "cpp",
+        "objective-c": "objc",
+        "c#": "csharp",
+        "f#": "fsharp",
+        "typescript/tsx": "typescript tsx",
+        "hcl/terraform": "hcl",
+        "bash (": "bash",
+        "bats)": "",
+    }
     readme = {w for n in names for w in alias.get(n.lower(), n.lower()).split()}
     parsed = {lang.name for lang in REGISTRY if lang.kind == "code" and lang.grammar} - {"ocaml_interface"}
     assert readme == parsed, f"README lacks {parsed - readme}, README has extra {readme - parsed}"

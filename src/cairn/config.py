@@ -155,8 +155,7 @@ class TeamSettings(Table):
 class HookSettings:
     """The `[hooks.*]` tables: one typed table per hook feature."""
 
-    __slots__ = ("session_start", "recall", "meter", "harvest", "read_guard", "journal", "archive",
-                 "session_record")
+    __slots__ = ("session_start", "recall", "meter", "harvest", "read_guard", "journal", "archive", "session_record")
 
     def __init__(self, values: Mapping[str, Any] | None = None) -> None:
         v = values if isinstance(values, Mapping) else {}

@@ -26,12 +26,19 @@ _STR: Check = ("a string", lambda v: isinstance(v, str))
 
 
 def _route(v: Any) -> bool:
-    return (isinstance(v, dict) and isinstance(v.get("slug"), str) and bool(v["slug"].strip())
-            and _STRS[1](v.get("prefixes", [])) and all("\x00" not in p for p in v.get("prefixes", [])))
+    return (
+        isinstance(v, dict)
+        and isinstance(v.get("slug"), str)
+        and bool(v["slug"].strip())
+        and _STRS[1](v.get("prefixes", []))
+        and all("\x00" not in p for p in v.get("prefixes", []))
+    )
 
 
-_ROUTES: Check = ("a list of [[routes]] tables with a `slug` string and `prefixes` strings",
-                  lambda v: isinstance(v, list) and all(_route(r) for r in v))
+_ROUTES: Check = (
+    "a list of [[routes]] tables with a `slug` string and `prefixes` strings",
+    lambda v: isinstance(v, list) and all(_route(r) for r in v),
+)
 
 TABLES_OF_TABLES = ("prices", "hooks")
 # section -> key -> check; a section's own check under the key None.

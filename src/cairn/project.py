@@ -59,8 +59,11 @@ class Project:
         raise AttributeError("Project is immutable")
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Project) and (self.id, self.identity, self.root) == (other.id, other.identity,
-                                                                                    other.root)
+        return isinstance(other, Project) and (self.id, self.identity, self.root) == (
+            other.id,
+            other.identity,
+            other.root,
+        )
 
     def __hash__(self) -> int:
         return hash((self.id, self.identity, self.root))
@@ -126,9 +129,9 @@ def _git_dirs(top: Path) -> Path | None:
             return None
         if not text.startswith("gitdir:"):
             return None
-        gitdir = Path(text[len("gitdir:"):].strip())
+        gitdir = Path(text[len("gitdir:") :].strip())
         if not gitdir.is_absolute():
-            gitdir = (top / gitdir)
+            gitdir = top / gitdir
         gitdir = gitdir.resolve()
         common = gitdir / "commondir"
         if common.is_file():
@@ -145,8 +148,7 @@ def _git_dirs(top: Path) -> Path | None:
 def _project_from_git(top: Path, common: Path) -> Project:
     # The name of a repository is its main worktree folder (parent of a `.git` common dir).
     name = common.parent.name if common.name == ".git" else common.name.removesuffix(".git")
-    return Project(id=_make_id(name, f"git:{common}"), name=name, kind="git",
-                   identity=f"git:{common}", root=top)
+    return Project(id=_make_id(name, f"git:{common}"), name=name, kind="git", identity=f"git:{common}", root=top)
 
 
 def _routes() -> list[tuple[str, Path]]:
@@ -192,8 +194,9 @@ def project_for_root(root: str | os.PathLike) -> Project:
 
 def _path_project(path: Path) -> Project:
     """The project a folder is when identified by its own path (`--root` of a folder outside git)."""
-    return Project(id=_make_id(path.name, f"path:{path}"), name=path.name, kind="root",
-                   identity=f"path:{path}", root=path)
+    return Project(
+        id=_make_id(path.name, f"path:{path}"), name=path.name, kind="root", identity=f"path:{path}", root=path
+    )
 
 
 def _indexed_root(chain: list[Path]) -> Project | None:
@@ -234,8 +237,7 @@ def resolve_project(cwd: str | os.PathLike | None = None, root: str | os.PathLik
     for d in chain:
         marker = d / ".cairn"
         if marker.is_dir() and not _is_cairn_home(marker):
-            return Project(id=_make_id(d.name, f"path:{d}"), name=d.name, kind="cairn",
-                           identity=f"path:{d}", root=d)
+            return Project(id=_make_id(d.name, f"path:{d}"), name=d.name, kind="cairn", identity=f"path:{d}", root=d)
     indexed = _indexed_root(chain)
     if indexed is not None:
         return indexed
@@ -286,8 +288,9 @@ def project_for_recorded_cwd(cwd: str) -> tuple[str, str]:
             return p.id, p.name
         break
     try:
-        best = max(((len(pre.parts), slug) for slug, pre in _routes()
-                    if path == pre or pre in path.parents), default=None)
+        best = max(
+            ((len(pre.parts), slug) for slug, pre in _routes() if path == pre or pre in path.parents), default=None
+        )
     except CairnError:
         best = None
     if best is not None:

@@ -30,9 +30,24 @@ _SLUG = re.compile(r"[^a-z0-9]+")
 
 # Files agents load as project instructions (lower-cased names): the only files `cairn memory-md`
 # writes without --force, and never worth injecting into a prompt (the agent already has them).
-AGENT_INSTRUCTION_FILES = frozenset(n.lower() for n in (
-    "CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "MEMORY.md", "GEMINI.md", "AGENT.md", "CONVENTIONS.md",
-    "copilot-instructions.md", ".cursorrules", ".windsurfrules", ".clinerules", "QWEN.md", "CRUSH.md"))
+AGENT_INSTRUCTION_FILES = frozenset(
+    n.lower()
+    for n in (
+        "CLAUDE.md",
+        "CLAUDE.local.md",
+        "AGENTS.md",
+        "MEMORY.md",
+        "GEMINI.md",
+        "AGENT.md",
+        "CONVENTIONS.md",
+        "copilot-instructions.md",
+        ".cursorrules",
+        ".windsurfrules",
+        ".clinerules",
+        "QWEN.md",
+        "CRUSH.md",
+    )
+)
 
 
 def slug(text: str, max_len: int = 60, default: str = "item") -> str:
@@ -53,7 +68,9 @@ def real(path: str | os.PathLike, shown: object = None) -> Path:
     try:
         return Path(path).expanduser().resolve()
     except (RuntimeError, OSError) as exc:  # RuntimeError: a symlink loop
-        raise PathRefused(shown, f"cannot be resolved ({type(exc).__name__}: a symlink loop or an unreadable link)") from None
+        raise PathRefused(
+            shown, f"cannot be resolved ({type(exc).__name__}: a symlink loop or an unreadable link)"
+        ) from None
 
 
 def has_git_part(path: Path, base: Path) -> bool:
@@ -64,8 +81,14 @@ def has_git_part(path: Path, base: Path) -> bool:
         return False
 
 
-def confine(path: str | os.PathLike, bases: list[Path], *, relative_to: Path | None = None,
-            what: str = "path", allow_git: bool = False) -> Path:
+def confine(
+    path: str | os.PathLike,
+    bases: list[Path],
+    *,
+    relative_to: Path | None = None,
+    what: str = "path",
+    allow_git: bool = False,
+) -> Path:
     """The real path of `path` (relative paths from `relative_to`), refused unless inside a base."""
     raw = PurePath(os.path.expanduser(str(path)))
     if not str(path).strip():

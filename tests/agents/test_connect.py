@@ -35,8 +35,12 @@ def connect(*args: str) -> int:
 
 def snapshot(*roots: Path) -> dict[str, bytes]:
     """Every file under the roots, by path: to compare trees byte for byte."""
-    return {str(p): p.read_bytes() for root in roots for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.parts}
+    return {
+        str(p): p.read_bytes()
+        for root in roots
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
 
 
 def seed_user_files(home: Path, repo: Path) -> None:
@@ -49,11 +53,22 @@ def seed_user_files(home: Path, repo: Path) -> None:
     (home / ".codeium" / "windsurf" / "mcp_config.json").write_text(json.dumps(USER_JSON, indent=2))
     cline = home / ".config" / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev" / "settings"
     if sys.platform == "darwin":
-        cline = home / "Library" / "Application Support" / "Code" / "User" / "globalStorage" / \
-            "saoudrizwan.claude-dev" / "settings"
+        cline = (
+            home
+            / "Library"
+            / "Application Support"
+            / "Code"
+            / "User"
+            / "globalStorage"
+            / "saoudrizwan.claude-dev"
+            / "settings"
+        )
     cline.mkdir(parents=True)
-    claude = (home / "Library" / "Application Support" / "Claude") if sys.platform == "darwin" \
+    claude = (
+        (home / "Library" / "Application Support" / "Claude")
+        if sys.platform == "darwin"
         else home / ".config" / "Claude"
+    )
     claude.mkdir(parents=True)
     (repo / "AGENTS.md").write_text(USER_AGENTS_MD)
 
@@ -100,8 +115,7 @@ def test_connect_writes_keeps_user_entries_is_idempotent_and_undoes_exactly(env,
 
 
 def before_servers(agent: str) -> dict:
-    return USER_JSON["mcpServers"] if agent in ("gemini", "windsurf") else \
-        {"mine": 1} if agent == "codex" else {}
+    return USER_JSON["mcpServers"] if agent in ("gemini", "windsurf") else {"mine": 1} if agent == "codex" else {}
 
 
 def test_codex_details(env):
@@ -203,8 +217,9 @@ def test_cursor_rule_file_and_dry_run(env, capsys):
     assert connect("cursor") == 0
     rule = (repo / ".cursor" / "rules" / "cairn.mdc").read_text()
     assert rule.startswith("---\n") and "alwaysApply: true" in rule
-    assert json.loads((repo / ".cursor" / "mcp.json").read_text())["mcpServers"]["cairn"]["env"] == \
-        {"CAIRN_PROJECT_DIR": str(repo)}
+    assert json.loads((repo / ".cursor" / "mcp.json").read_text())["mcpServers"]["cairn"]["env"] == {
+        "CAIRN_PROJECT_DIR": str(repo)
+    }
     assert connect("cursor", "--undo") == 0
     assert not (repo / ".cursor").exists()
 
@@ -394,8 +409,9 @@ def test_a_version_1_pinned_entry_stays_undoable_under_a_new_projects_entry(two_
     pinned_a = windsurf_config(home).read_bytes()
     path = cairn_home / "connect" / "windsurf.json"
     v2 = json.loads(path.read_text())
-    path.write_text(json.dumps({"files": {k: {f: v for f, v in r.items() if f != "layers"}
-                                          for k, r in v2["user"].items()}}))
+    path.write_text(
+        json.dumps({"files": {k: {f: v for f, v in r.items() if f != "layers"} for k, r in v2["user"].items()}})
+    )
     assert connect("windsurf", "--root", str(b)) == 0
     assert connect("windsurf", "--undo", "--root", str(b)) == 0
     assert windsurf_config(home).read_bytes() == pinned_a

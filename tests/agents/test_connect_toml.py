@@ -30,7 +30,7 @@ model = "mini"
 
 
 def _comments(text: str) -> list[str]:
-    return [line[line.index("#"):] for line in text.splitlines() if "#" in line]
+    return [line[line.index("#") :] for line in text.splitlines() if "#" in line]
 
 
 def test_a_new_table_is_appended_and_every_user_byte_stays() -> None:
@@ -42,8 +42,11 @@ def test_a_new_table_is_appended_and_every_user_byte_stays() -> None:
 
 
 def test_replacing_cairns_table_keeps_the_comments_around_it() -> None:
-    old = USER.replace("# profiles below", '[mcp_servers.cairn]\ncommand = "old"\nargs = []\nstale = 1\n\n'
-                       "# after cairn's table: the user's\n# profiles below")
+    old = USER.replace(
+        "# profiles below",
+        '[mcp_servers.cairn]\ncommand = "old"\nargs = []\nstale = 1\n\n'
+        "# after cairn's table: the user's\n# profiles below",
+    )
     new = toml_set_table(old, TABLE, ENTRY)
     doc = tomllib.loads(new)
     assert doc["mcp_servers"]["cairn"] == ENTRY and doc["mcp_servers"]["mine"]["command"] == "my-server"
@@ -52,7 +55,7 @@ def test_replacing_cairns_table_keeps_the_comments_around_it() -> None:
     assert "\n\n# after cairn's table: the user's\n# profiles below" in new  # still above [profiles.fast]
     assert new.index("[mcp_servers.cairn]") < new.index("# after cairn's table")
     assert "stale" not in new and 'command = "old"' not in new
-    assert new.startswith(old[:old.index("[mcp_servers.cairn]")])  # bytes before cairn's table untouched
+    assert new.startswith(old[: old.index("[mcp_servers.cairn]")])  # bytes before cairn's table untouched
 
 
 def test_the_snippet_for_an_empty_file_is_just_cairns_table() -> None:
@@ -70,14 +73,19 @@ def test_the_hooks_switch_goes_under_the_users_header_and_keeps_their_comments()
     assert tomllib.loads(new)["features"] == {"codex_hooks": True, "web_search": True}
     assert toml_set_true(new, "features", "codex_hooks") == new
     no_newline = toml_set_true('model = "o3"  # last line', "features", "codex_hooks")
-    assert no_newline.startswith('model = "o3"  # last line\n') and no_newline.endswith("[features]\ncodex_hooks = true\n")
+    assert no_newline.startswith('model = "o3"  # last line\n') and no_newline.endswith(
+        "[features]\ncodex_hooks = true\n"
+    )
 
 
-@pytest.mark.parametrize("text, words", [
-    ('mcp_servers = { mine = { command = "x" } }\n', "could not be placed"),
-    ('[mcp_servers]\ncairn = { command = "x" }\n', "form cairn does not edit"),
-    ("model = \n", "does not parse"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('mcp_servers = { mine = { command = "x" } }\n', "could not be placed"),
+        ('[mcp_servers]\ncairn = { command = "x" }\n', "form cairn does not edit"),
+        ("model = \n", "does not parse"),
+    ],
+)
 def test_a_form_tomlkit_would_not_edit_cleanly_is_refused(text, words) -> None:
     with pytest.raises(NeedsManual, match=words):
         toml_set_table(text, TABLE, ENTRY)

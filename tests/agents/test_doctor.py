@@ -24,8 +24,12 @@ def test_doctor_before_and_after_install(tmp_path, run_cli, cairn_home):
     assert code == 1 and checks["hooks"]["status"] == "fail" and checks["index"]["status"] == "fail"
     assert run_cli("install", "claude", cwd=root, env={"HOME": str(home), "CLAUDE_CONFIG_DIR": ""}).returncode == 0
     assert run_cli("index", "-q", cwd=root).returncode == 0
-    run_hook("PreToolUse", payload("PreToolUse", root, tool_name="Read", tool_input={"file_path": str(root / "x")}),
-             home=cairn_home, cwd=root)
+    run_hook(
+        "PreToolUse",
+        payload("PreToolUse", root, tool_name="Read", tool_input={"file_path": str(root / "x")}),
+        home=cairn_home,
+        cwd=root,
+    )
     code, checks = _doctor(run_cli, root, home)
     assert code == 0, checks
     assert checks["hooks"]["status"] == "ok" and checks["mcp"]["status"] == "ok"
@@ -39,8 +43,17 @@ def test_doctor_before_and_after_install(tmp_path, run_cli, cairn_home):
 def test_doctor_flags_a_missing_interpreter_and_recent_errors(tmp_path, run_cli, cairn_home):
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
-    (home / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [
-        {"type": "command", "command": "/nonexistent/python -m cairn hook SessionStart"}]}]}}))
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [
+                        {"hooks": [{"type": "command", "command": "/nonexistent/python -m cairn hook SessionStart"}]}
+                    ]
+                }
+            }
+        )
+    )
     logs = cairn_home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     import time
@@ -78,9 +91,13 @@ def test_doctor_flags_a_bash_prompt_hook_whose_script_is_gone(tmp_path, run_cli,
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
     gone = str(tmp_path / "old venv" / "site-packages")
-    prompt = (f"/bin/bash {option}{shlex.quote(gone + '/cairn/agents/hooks/hook.sh')} {shlex.quote(sys.executable)}"
-              " UserPromptSubmit")
-    (home / ".claude" / "settings.json").write_text(json.dumps(hook_config(hook_launcher(), shell={"UserPromptSubmit": prompt})))
+    prompt = (
+        f"/bin/bash {option}{shlex.quote(gone + '/cairn/agents/hooks/hook.sh')} {shlex.quote(sys.executable)}"
+        " UserPromptSubmit"
+    )
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps(hook_config(hook_launcher(), shell={"UserPromptSubmit": prompt}))
+    )
     code, checks = _doctor(run_cli, tmp_path, home)
     assert code == 1 and f"cairn is no longer at {gone}" in checks["hooks"]["detail"]
 
@@ -108,8 +125,9 @@ def test_doctor_warns_when_hooks_are_registered_twice(tmp_path, run_cli):
     hooks = checks["hooks"]
     assert hooks["status"] == "warn" and "registered twice" in hooks["detail"]
     assert "cairn@cairn" in hooks["detail"] and str(settings) in hooks["detail"]
-    assert sorted(hooks["data"]["duplicates"]) == sorted(["PostToolUse", "PreCompact", "PreToolUse", "SessionEnd",
-                                                          "SessionStart", "Stop", "UserPromptSubmit"])
+    assert sorted(hooks["data"]["duplicates"]) == sorted(
+        ["PostToolUse", "PreCompact", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]
+    )
     # the same command in the project's settings as well is one handler (Claude Code runs it once) ...
     data.pop("enabledPlugins")
     settings.write_text(json.dumps(data))

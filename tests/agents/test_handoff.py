@@ -11,17 +11,39 @@ from helpers import make_git_repo
 def test_save_from_options_and_last(tmp_path, run_cli):
     root = make_git_repo(tmp_path / "p", {"src/a.py": "x = 1\n"})
     assert run_cli("init", cwd=root).returncode == 0
-    r = run_cli("handoff", "save", "--goal", "ship export", "--where", "writer done", "--file",
-                str(root / "src/a.py"), "--decision", "CSV first", "--next", "tests", "--next", "docs",
-                "--blocker", "none yet", cwd=root)
+    r = run_cli(
+        "handoff",
+        "save",
+        "--goal",
+        "ship export",
+        "--where",
+        "writer done",
+        "--file",
+        str(root / "src/a.py"),
+        "--decision",
+        "CSV first",
+        "--next",
+        "tests",
+        "--next",
+        "docs",
+        "--blocker",
+        "none yet",
+        cwd=root,
+    )
     assert r.returncode == 0, r.stderr
     saved = list((root / ".cairn" / "handoffs").glob("*.md"))
     assert len(saved) == 1
     last = json.loads(run_cli("handoff", "last", "--json", cwd=root).stdout)
     assert last["files"] == ["src/a.py"] and last["title"] == "Handoff: ship export"
     body = last["body"]
-    for part in ("## Goal\nship export", "## Where we are\nwriter done", "## Files in play\n- `src/a.py`",
-                 "## Decisions made\n- CSV first", "## Next steps\n- tests\n- docs", "## Blockers\n- none yet"):
+    for part in (
+        "## Goal\nship export",
+        "## Where we are\nwriter done",
+        "## Files in play\n- `src/a.py`",
+        "## Decisions made\n- CSV first",
+        "## Next steps\n- tests\n- docs",
+        "## Blockers\n- none yet",
+    ):
         assert part in body
     assert "writer done" in run_cli("handoff", "last", cwd=root).stdout
 

@@ -50,8 +50,9 @@ def _turns(home: Path) -> int:
 def _subagent_turns(home: Path, session: str) -> dict[str, int]:
     con = _archive(home)
     try:
-        rows = con.execute("SELECT agent, COUNT(*) FROM turns WHERE session_id = ? AND agent IS NOT NULL"
-                           " GROUP BY agent", (session,)).fetchall()
+        rows = con.execute(
+            "SELECT agent, COUNT(*) FROM turns WHERE session_id = ? AND agent IS NOT NULL GROUP BY agent", (session,)
+        ).fetchall()
     finally:
         con.close()
     return {r[0]: r[1] for r in rows}
@@ -70,10 +71,13 @@ def test_ingest_archives_the_subagent_transcripts(tmp_path, cairn_home):
     assert _subagent_turns(cairn_home, SESSION).get("a881341", 0) > 0
     con = _archive(cairn_home)
     try:
-        hits = con.execute("SELECT t.agent FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
-                           " WHERE turns_fts MATCH ?", ('"output contract" "SessionStart"',)).fetchall()
-        compaction = con.execute("SELECT COUNT(*) FROM turns t JOIN files f ON f.id = t.file_id"
-                                 " WHERE f.path LIKE '%agent-acompact%'").fetchone()[0]
+        hits = con.execute(
+            "SELECT t.agent FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid WHERE turns_fts MATCH ?",
+            ('"output contract" "SessionStart"',),
+        ).fetchall()
+        compaction = con.execute(
+            "SELECT COUNT(*) FROM turns t JOIN files f ON f.id = t.file_id WHERE f.path LIKE '%agent-acompact%'"
+        ).fetchone()[0]
     finally:
         con.close()
     assert "output contract" in _subagent_text()
@@ -84,8 +88,13 @@ def test_ingest_archives_the_subagent_transcripts(tmp_path, cairn_home):
 def test_session_end_archives_the_subagent_transcripts(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
     transcript = _copy_session(tmp_path)
-    proc = run_hook("SessionEnd", payload("SessionEnd", root, session=SESSION, transcript=transcript,
-                                          reason="other"), home=cairn_home, cwd=root, inline=True)
+    proc = run_hook(
+        "SessionEnd",
+        payload("SessionEnd", root, session=SESSION, transcript=transcript, reason="other"),
+        home=cairn_home,
+        cwd=root,
+        inline=True,
+    )
     assert (proc.returncode, proc.stdout) == (0, "")
     assert _subagent_turns(cairn_home, SESSION).get("a881341", 0) > 0
 
@@ -103,8 +112,12 @@ def test_ingest_takes_the_daily_backup_once(tmp_path, cairn_home):
         con.close()
     before = _turns(cairn_home)
     with open(transcript, "a", encoding="utf-8") as fh:  # the next turn of the session
-        fh.write(json.dumps({**user("now add the retry budget to the deploy script", "u-next"),
-                             "timestamp": "2026-02-12T10:00:00Z"}) + "\n")
+        fh.write(
+            json.dumps(
+                {**user("now add the retry budget to the deploy script", "u-next"), "timestamp": "2026-02-12T10:00:00Z"}
+            )
+            + "\n"
+        )
     assert _ingest(transcript, tmp_path)[3] == "ok"
     assert _turns(cairn_home) > before  # it did ingest
     assert sorted((cairn_home / "backups").glob("sessions-*.db")) == backups  # but no second backup today
@@ -116,26 +129,48 @@ def test_session_end_journal_entry_comes_from_the_archive(tmp_path, run_cli, cai
     # archive knows it, so its request can reach the entry only through the archive
     earlier = tmp_path / "earlier" / "work.jsonl"
     earlier.parent.mkdir()
-    write_transcript(earlier, [
-        user("number invoices per year", "e1"),
-        tool_call("Edit", "e2", file_path=str(root / "src/shop/invoice.py"), old_string="a", new_string="b")])
+    write_transcript(
+        earlier,
+        [
+            user("number invoices per year", "e1"),
+            tool_call("Edit", "e2", file_path=str(root / "src/shop/invoice.py"), old_string="a", new_string="b"),
+        ],
+    )
     assert run_cli("sessions", "ingest", str(earlier)).returncode == 0
-    work = write_transcript(tmp_path / "work.jsonl", [
-        user("make coupons expire after 30 days"),
-        tool_call("Edit", "a1", file_path=str(root / "src/shop/coupons.py"), old_string="a", new_string="b")])
-    proc = run_hook("SessionEnd", payload("SessionEnd", root, session="work", transcript=work, reason="other"),
-                    home=cairn_home, cwd=root, inline=True)
+    work = write_transcript(
+        tmp_path / "work.jsonl",
+        [
+            user("make coupons expire after 30 days"),
+            tool_call("Edit", "a1", file_path=str(root / "src/shop/coupons.py"), old_string="a", new_string="b"),
+        ],
+    )
+    proc = run_hook(
+        "SessionEnd",
+        payload("SessionEnd", root, session="work", transcript=work, reason="other"),
+        home=cairn_home,
+        cwd=root,
+        inline=True,
+    )
     assert (proc.returncode, proc.stdout) == (0, "")
     text = next((root / ".cairn" / "journal").glob("*.md")).read_text()
     assert "make coupons expire after 30 days" in text and "number invoices per year" in text
     assert "`src/shop/coupons.py`" in text and "`src/shop/invoice.py`" in text
     # with the archive turned off, the entry falls back to the transcript alone
     (root / ".cairn" / "config.toml").write_text("[hooks.archive]\nenabled = false\n")
-    other = write_transcript(tmp_path / "other.jsonl", [
-        user("render invoices as PDF", "o1"),
-        tool_call("Write", "o2", file_path=str(root / "src/shop/invoice.py"), content="x")])
-    run_hook("SessionEnd", payload("SessionEnd", root, session="other", transcript=other, reason="other"),
-             home=cairn_home, cwd=root, inline=True)
+    other = write_transcript(
+        tmp_path / "other.jsonl",
+        [
+            user("render invoices as PDF", "o1"),
+            tool_call("Write", "o2", file_path=str(root / "src/shop/invoice.py"), content="x"),
+        ],
+    )
+    run_hook(
+        "SessionEnd",
+        payload("SessionEnd", root, session="other", transcript=other, reason="other"),
+        home=cairn_home,
+        cwd=root,
+        inline=True,
+    )
     last = next((root / ".cairn" / "journal").glob("*.md")).read_text().split("\n## ")[-1]
     assert "render invoices as PDF" in last and "session other" in last
     con = _archive(cairn_home)

@@ -18,8 +18,9 @@ def ask(root: Path, home: Path, prompt: str, session: str) -> str:
     return context_of(run_hook("UserPromptSubmit", data, home=home, cwd=root), "UserPromptSubmit")
 
 
-def _sessions_that_ignore(tmp_path: Path, run_cli, home: Path, root: Path, sids: list[str],
-                          opened_in: str | None = None) -> None:
+def _sessions_that_ignore(
+    tmp_path: Path, run_cli, home: Path, root: Path, sids: list[str], opened_in: str | None = None
+) -> None:
     """Each session is injected COUPONS by the hook, then the agent reads another file (or COUPONS,
     in `opened_in`), and the session is archived, as the Stop hook's detached run does."""
     for sid in sids:

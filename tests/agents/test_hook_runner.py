@@ -12,8 +12,17 @@ EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop
 
 
 @pytest.mark.parametrize("event", EVENTS)
-@pytest.mark.parametrize("stdin", ["", "not json at all {", "[1, 2, 3]", "null", '{"cwd": 42, "prompt": ["x"]}',
-                                   '{"session_id": "../../etc", "tool_input": "x", "transcript_path": 7}'])
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        "",
+        "not json at all {",
+        "[1, 2, 3]",
+        "null",
+        '{"cwd": 42, "prompt": ["x"]}',
+        '{"session_id": "../../etc", "tool_input": "x", "transcript_path": 7}',
+    ],
+)
 def test_garbage_stdin_exits_zero_silently(event, stdin, cairn_home):
     proc = run_hook(event, stdin, home=cairn_home)
     assert proc.returncode == 0
@@ -36,8 +45,19 @@ def test_event_from_payload_and_aliases(cairn_home, tmp_path):
 
 
 def test_durations_recorded_for_doctor(cairn_home, tmp_path):
-    run_hook("PostToolUse", payload("PostToolUse", tmp_path, tool_name="Bash", tool_input={"command": "ls"},
-                                    tool_response={}, tool_use_id="t", duration_ms=3), home=cairn_home)
+    run_hook(
+        "PostToolUse",
+        payload(
+            "PostToolUse",
+            tmp_path,
+            tool_name="Bash",
+            tool_input={"command": "ls"},
+            tool_response={},
+            tool_use_id="t",
+            duration_ms=3,
+        ),
+        home=cairn_home,
+    )
     lines = (cairn_home / "logs" / "hook-times.jsonl").read_text().splitlines()
     rec = json.loads(lines[-1])
     assert rec["event"] == "PostToolUse" and rec["status"] == "ok" and rec["ms"] >= 0
@@ -104,18 +124,39 @@ def test_prompt_hook_imports_no_heavy_package(tmp_path, run_cli, cairn_home):
     from test_hook_support import context_of, make_project, user, write_transcript
 
     root = make_project(tmp_path / "shop", run_cli)
-    past = write_transcript(tmp_path / "past.jsonl", [
-        {**user("the coupon discount was applied twice at checkout", "u1"), "cwd": str(root), "sessionId": "past",
-         "timestamp": "2026-01-05T10:00:00Z"}])
+    past = write_transcript(
+        tmp_path / "past.jsonl",
+        [
+            {
+                **user("the coupon discount was applied twice at checkout", "u1"),
+                "cwd": str(root),
+                "sessionId": "past",
+                "timestamp": "2026-01-05T10:00:00Z",
+            }
+        ],
+    )
     assert run_cli("sessions", "ingest", str(past)).returncode == 0
-    data = payload("UserPromptSubmit", root, prompt="the coupon discount is applied twice at checkout, "
-                                                    "where does apply_coupon get called?")
+    data = payload(
+        "UserPromptSubmit",
+        root,
+        prompt="the coupon discount is applied twice at checkout, where does apply_coupon get called?",
+    )
     env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "cairn", "hook", "UserPromptSubmit"],
-                          input=json.dumps(data), capture_output=True, text=True, env=env, cwd=root, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "cairn", "hook", "UserPromptSubmit"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=60,
+    )
     assert "src/shop/coupons.py" in context_of(proc, "UserPromptSubmit")  # the whole path ran
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
-               if line.startswith("import time:") and "|" in line}
+    modules = {
+        line.split("|")[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
     assert {"cairn.search.service", "cairn.sessions.archive_search"} <= modules  # both were consulted
     heavy = sorted({m for m in modules if m.split(".")[0] in HEAVY})
     assert not heavy, heavy
@@ -136,19 +177,40 @@ def test_prompt_hook_with_the_semantic_switch_on_still_imports_no_numpy(tmp_path
         pytest.skip("the semantic model package is not installed")
     (cairn_home / "config.toml").write_text("[index]\nsemantic = true\n")
     root = make_project(tmp_path / "shop", run_cli)
-    past = write_transcript(tmp_path / "past.jsonl", [
-        {**user("the coupon discount was applied twice at checkout", "u1"), "cwd": str(root), "sessionId": "past",
-         "timestamp": "2026-01-05T10:00:00Z"}])
+    past = write_transcript(
+        tmp_path / "past.jsonl",
+        [
+            {
+                **user("the coupon discount was applied twice at checkout", "u1"),
+                "cwd": str(root),
+                "sessionId": "past",
+                "timestamp": "2026-01-05T10:00:00Z",
+            }
+        ],
+    )
     got = run_cli("sessions", "ingest", "--json", str(past))
     assert got.returncode == 0 and json.loads(got.stdout)["vectors"] == 1
-    data = payload("UserPromptSubmit", root, prompt="the coupon discount is applied twice at checkout, "
-                                                    "where does apply_coupon get called?")
+    data = payload(
+        "UserPromptSubmit",
+        root,
+        prompt="the coupon discount is applied twice at checkout, where does apply_coupon get called?",
+    )
     env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "cairn", "hook", "UserPromptSubmit"],
-                          input=json.dumps(data), capture_output=True, text=True, env=env, cwd=root, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "cairn", "hook", "UserPromptSubmit"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=60,
+    )
     assert "src/shop/coupons.py" in context_of(proc, "UserPromptSubmit")
-    modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
-               if line.startswith("import time:") and "|" in line}
+    modules = {
+        line.split("|")[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
     assert "cairn.sessions.archive_vectors" in modules  # the archive's channel was asked, and declined
     heavy = sorted({m for m in modules if m.split(".")[0] in HEAVY})
     assert not heavy, heavy

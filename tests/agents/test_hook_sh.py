@@ -83,8 +83,11 @@ def _hook(tmp_path, event="PreToolUse", env=None, stdin=PAYLOAD, direct=False):
     client.chmod(0o755)
     command = shell_hook_commands(str(client))[event]
     assert " -p " in command
-    argv = ["bash", os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh"), str(client), event] if direct \
+    argv = (
+        ["bash", os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh"), str(client), event]
+        if direct
         else ["sh", "-c", command]
+    )
     full = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "CAIRN_HOME": str(tmp_path / "home"), **(env or {})}
     started = time.monotonic()
     r = subprocess.run(argv, input=stdin, capture_output=True, env=full, cwd=tmp_path, timeout=30)
@@ -98,6 +101,7 @@ def door(tmp_path):
     def make(answer):
         doors.append(Door(tmp_path / "home", answer))
         return doors[-1]
+
     yield make
     for d in doors:
         d.close()
@@ -111,6 +115,7 @@ def _answer(out: bytes, err: bytes = b"", code: int = 0, seen: list | None = Non
         if request:
             conn.sendall(b"%d\n%d\n" % (code, len(out)) + out + err)
         conn.close()
+
     return answer
 
 
@@ -154,6 +159,7 @@ def test_a_stranger_on_a_dead_servers_port_hears_no_payload_and_cannot_answer(tm
         except OSError:
             pass
         conn.close()
+
     door(stranger)
     code, out, err, _ = _hook(tmp_path, event="UserPromptSubmit")
     assert code == 0 and out.startswith("python client: warm=unset ") and f"stdin={len(PAYLOAD)}" in out
@@ -163,8 +169,9 @@ def test_a_stranger_on_a_dead_servers_port_hears_no_payload_and_cannot_answer(tm
 def test_an_answer_cut_short_is_not_printed(tmp_path, door):
     def answer(conn):
         _read(conn)
-        conn.sendall(b"0\n100\n{\"additionalCon")
+        conn.sendall(b'0\n100\n{"additionalCon')
         conn.close()
+
     door(answer)
     assert _hook(tmp_path, event="UserPromptSubmit")[:3] == (0, "", "")
 
@@ -193,9 +200,13 @@ def test_the_users_shell_settings_do_not_reach_the_hook(tmp_path, door):
         with ours, theirs:
             ours.sendall(PAYLOAD)
             ours.shutdown(socket.SHUT_WR)
-            r = subprocess.run(["bash", os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh"), "/nonexistent",
-                                "Stop"], stdin=theirs, capture_output=True, timeout=30,
-                               env={"PATH": os.environ["PATH"], "CAIRN_HOME": str(tmp_path / "home"), **env})
+            r = subprocess.run(
+                ["bash", os.path.join(ROOT, "cairn", "agents", "hooks", "hook.sh"), "/nonexistent", "Stop"],
+                stdin=theirs,
+                capture_output=True,
+                timeout=30,
+                env={"PATH": os.environ["PATH"], "CAIRN_HOME": str(tmp_path / "home"), **env},
+            )
         assert (r.returncode, r.stdout, r.stderr) == (0, b"context", b""), env
 
 
@@ -205,7 +216,8 @@ def test_a_refused_connection_falls_back_even_in_posix_mode(tmp_path):
     try:
         (tmp_path / "home" / "run").mkdir(parents=True)
         (tmp_path / "home" / "run" / warm_door.DOOR_NAME).write_text(
-            f"{free.getsockname()[1]} {TOKEN} {os.getpid()} {KEY}\n")
+            f"{free.getsockname()[1]} {TOKEN} {os.getpid()} {KEY}\n"
+        )
         code, out, err, _ = _hook(tmp_path, env={"POSIXLY_CORRECT": "1"}, direct=True)
     finally:
         free.close()
@@ -218,16 +230,20 @@ def _big_payload_on_a_socket(tmp_path, door) -> float:
     d = door(_answer(b"context"))
     big = b'{"tool_response": "' + "é".encode() * 1_500_000 + b'"}\n'
     client = tmp_path / "python-client"
-    client.write_text("#!/bin/sh\ncat > \"$0.got\"\n")
+    client.write_text('#!/bin/sh\ncat > "$0.got"\n')
     client.chmod(0o755)
     ours, theirs = socket.socketpair()
     sender = threading.Thread(target=lambda: (ours.sendall(big), ours.shutdown(socket.SHUT_WR)))
     with ours, theirs:
         sender.start()
         started = time.monotonic()
-        r = subprocess.run(["sh", "-c", shell_hook_commands(str(client))["PostToolUse"]], stdin=theirs,
-                           capture_output=True, timeout=60,
-                           env={"PATH": os.environ["PATH"], "CAIRN_HOME": str(tmp_path / "home")})
+        r = subprocess.run(
+            ["sh", "-c", shell_hook_commands(str(client))["PostToolUse"]],
+            stdin=theirs,
+            capture_output=True,
+            timeout=60,
+            env={"PATH": os.environ["PATH"], "CAIRN_HOME": str(tmp_path / "home")},
+        )
         seconds = time.monotonic() - started
         sender.join()
     assert (r.returncode, r.stdout, r.stderr) == (0, b"", b"")

@@ -21,9 +21,17 @@ LONG = "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 
 
 def _meter(root, home, transcript, session="m1", env=None):
-    data = payload("PostToolUse", root, session=session, transcript=transcript, tool_name="Read",
-                   tool_input={"file_path": str(root / "README.md")}, tool_response={"success": True},
-                   tool_use_id="toolu_1", duration_ms=4)
+    data = payload(
+        "PostToolUse",
+        root,
+        session=session,
+        transcript=transcript,
+        tool_name="Read",
+        tool_input={"file_path": str(root / "README.md")},
+        tool_response={"success": True},
+        tool_use_id="toolu_1",
+        duration_ms=4,
+    )
     return context_of(run_hook("PostToolUse", data, home=home, cwd=root, env=env), "PostToolUse")
 
 
@@ -56,8 +64,14 @@ def test_meter_configurable_share(tmp_path, run_cli, cairn_home):
 
 
 def _read(root, home, path, session="g1", **params):
-    data = payload("PreToolUse", root, session=session, tool_name=params.pop("tool", "Read"),
-                   tool_input={"file_path": str(path), **params}, tool_use_id="toolu_9")
+    data = payload(
+        "PreToolUse",
+        root,
+        session=session,
+        tool_name=params.pop("tool", "Read"),
+        tool_input={"file_path": str(path), **params},
+        tool_use_id="toolu_9",
+    )
     return run_hook("PreToolUse", data, home=home, cwd=root)
 
 
@@ -87,8 +101,15 @@ def test_read_guard_lets_everything_else_through(tmp_path, run_cli, cairn_home):
 
 
 def _stop(root, home, transcript, **extra):
-    data = payload("Stop", root, transcript=transcript, stop_hook_active=False,
-                   last_assistant_message="Done.", background_tasks=[], session_crons=[])
+    data = payload(
+        "Stop",
+        root,
+        transcript=transcript,
+        stop_hook_active=False,
+        last_assistant_message="Done.",
+        background_tasks=[],
+        session_crons=[],
+    )
     data.update(extra)
     return run_hook("Stop", data, home=home, cwd=root)
 
@@ -97,7 +118,8 @@ def test_stop_harvest_off_by_default_then_asks_once(tmp_path, run_cli, cairn_hom
     root = make_project(tmp_path / "shop", run_cli)
     records = [user("why is checkout slow?")] + [
         tool_call("Read" if i % 2 else "Grep", f"a{i}", file_path=str(root / "src/shop/cart.py"), pattern="total")
-        for i in range(12)]
+        for i in range(12)
+    ]
     transcript = write_transcript(tmp_path / "t.jsonl", records)
     assert _stop(root, cairn_home, transcript).stdout == ""
     (root / ".cairn" / "config.toml").write_text("[hooks.harvest]\nenabled = true\n")
@@ -110,21 +132,32 @@ def test_stop_harvest_off_by_default_then_asks_once(tmp_path, run_cli, cairn_hom
 def test_stop_harvest_skips_turns_that_registered(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
     (root / ".cairn" / "config.toml").write_text("[hooks.harvest]\nenabled = true\n")
-    records = [user("why is checkout slow?")] + [
-        tool_call("Grep", f"a{i}", pattern="total") for i in range(12)] + [
-        tool_call("Bash", "r1", command='cairn remember "Totals are recomputed per item" --type gotcha')]
+    records = (
+        [user("why is checkout slow?")]
+        + [tool_call("Grep", f"a{i}", pattern="total") for i in range(12)]
+        + [tool_call("Bash", "r1", command='cairn remember "Totals are recomputed per item" --type gotcha')]
+    )
     assert _stop(root, cairn_home, write_transcript(tmp_path / "t.jsonl", records)).stdout == ""
 
 
 def test_session_end_journal_and_trivial_filter(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
-    work = write_transcript(tmp_path / "work.jsonl", [
-        user("make coupons expire after 30 days"),
-        tool_call("Edit", "a1", file_path=str(root / "src/shop/coupons.py"), old_string="a", new_string="b")])
+    work = write_transcript(
+        tmp_path / "work.jsonl",
+        [
+            user("make coupons expire after 30 days"),
+            tool_call("Edit", "a1", file_path=str(root / "src/shop/coupons.py"), old_string="a", new_string="b"),
+        ],
+    )
     trivial = write_transcript(tmp_path / "trivial.jsonl", [user("hi"), tool_call("Bash", "b1", command="ls -la")])
     for session, transcript in (("triv", trivial), ("work", work)):
-        proc = run_hook("SessionEnd", payload("SessionEnd", root, session=session, transcript=transcript,
-                                              reason="prompt_input_exit"), home=cairn_home, cwd=root, inline=True)
+        proc = run_hook(
+            "SessionEnd",
+            payload("SessionEnd", root, session=session, transcript=transcript, reason="prompt_input_exit"),
+            home=cairn_home,
+            cwd=root,
+            inline=True,
+        )
         assert (proc.returncode, proc.stdout) == (0, "")
     days = list((root / ".cairn" / "journal").glob("*.md"))
     assert len(days) == 1
@@ -132,8 +165,13 @@ def test_session_end_journal_and_trivial_filter(tmp_path, run_cli, cairn_home):
     assert "make coupons expire after 30 days" in text and "`src/shop/coupons.py`" in text
     assert "hi" not in text.split("\n## ")[-1] or text.count("## ") == 1
     assert text.count("session ") == 1  # the trivial session left no entry
-    run_hook("SessionEnd", payload("SessionEnd", root, session="work", transcript=work, reason="other"),
-             home=cairn_home, cwd=root, inline=True)
+    run_hook(
+        "SessionEnd",
+        payload("SessionEnd", root, session="work", transcript=work, reason="other"),
+        home=cairn_home,
+        cwd=root,
+        inline=True,
+    )
     assert days[0].read_text() == text  # nothing new since the last entry: no duplicate
 
 
@@ -141,11 +179,19 @@ def test_session_end_detaches(tmp_path, run_cli, cairn_home):
     import time
 
     root = make_project(tmp_path / "shop", run_cli)
-    work = write_transcript(tmp_path / "work.jsonl", [
-        user("rename the invoice renderer"),
-        tool_call("Write", "a1", file_path=str(root / "src/shop/invoice.py"), content="x")])
-    proc = run_hook("SessionEnd", payload("SessionEnd", root, session="bg", transcript=work, reason="other"),
-                    home=cairn_home, cwd=root)
+    work = write_transcript(
+        tmp_path / "work.jsonl",
+        [
+            user("rename the invoice renderer"),
+            tool_call("Write", "a1", file_path=str(root / "src/shop/invoice.py"), content="x"),
+        ],
+    )
+    proc = run_hook(
+        "SessionEnd",
+        payload("SessionEnd", root, session="bg", transcript=work, reason="other"),
+        home=cairn_home,
+        cwd=root,
+    )
     assert (proc.returncode, proc.stdout) == (0, "")
     deadline = time.time() + 30
     while time.time() < deadline and not list((root / ".cairn" / "journal").glob("*.md")):

@@ -12,8 +12,10 @@ import pytest
 from cairn.agents.install import HOOK_EVENTS, hook_config, is_cairn_handler, portable_hook_command
 
 REPO = Path(__file__).resolve().parents[2]
-USER_SETTINGS = ('{"model": "opus",\n "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": '
-                 '[{"type": "command", "command": "prettier --write"}]}]}}\n')
+USER_SETTINGS = (
+    '{"model": "opus",\n "hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": '
+    '[{"type": "command", "command": "prettier --write"}]}]}}\n'
+)
 
 
 @pytest.fixture
@@ -37,8 +39,15 @@ def test_install_merge_idempotent_and_undo_byte_for_byte(run_cli, home):
     post = data["hooks"]["PostToolUse"]
     assert post[0]["hooks"][0]["command"] == "prettier --write"  # the user's hook kept
     assert sum(is_cairn_handler(h) for g in post for h in g["hooks"]) == 1
-    assert set(data["hooks"]) >= {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact",
-                                  "Stop", "SessionEnd"}
+    assert set(data["hooks"]) >= {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PreCompact",
+        "Stop",
+        "SessionEnd",
+    }
     cmd = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert cmd.endswith("cairn.agents.hooks.client import main; sys.exit(main())' hook SessionStart")
     assert " -S -c " in cmd and Path(cmd.split()[0].strip("'")).exists()
@@ -175,12 +184,30 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
 
     big = tmp_path / "big.txt"
     big.write_text("".join(f"line {i}\n" for i in range(2000)))
-    stdin = json.dumps({"session_id": "l1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
-                        "tool_name": "Read", "tool_input": {"file_path": str(big)}})
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home), "CAIRN_WARM": "0",
-           "CAIRN_PYTHON": os.environ.get("CAIRN_TEST_PYTHON", __import__("sys").executable)}
-    r = subprocess.run([str(REPO / "bin" / "cairn"), "hook", "PreToolUse"], input=stdin, capture_output=True,
-                       text=True, env=env, timeout=60)
+    stdin = json.dumps(
+        {
+            "session_id": "l1",
+            "cwd": str(tmp_path),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(big)},
+        }
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "CAIRN_HOME": str(cairn_home),
+        "CAIRN_WARM": "0",
+        "CAIRN_PYTHON": os.environ.get("CAIRN_TEST_PYTHON", __import__("sys").executable),
+    }
+    r = subprocess.run(
+        [str(REPO / "bin" / "cairn"), "hook", "PreToolUse"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert r.returncode == 2 and "read guard" in r.stderr
 
 
@@ -206,20 +233,39 @@ def test_project_hook_runs_cairn_from_path_and_is_silent_without_it(tmp_path, ca
     sh = shutil.which("sh") or "/bin/sh"
     big = tmp_path / "big.txt"
     big.write_text("".join(f"line {i}\n" for i in range(2000)))
-    stdin = json.dumps({"session_id": "p1", "cwd": str(tmp_path), "hook_event_name": "PreToolUse",
-                        "tool_name": "Read", "tool_input": {"file_path": str(big)}})
+    stdin = json.dumps(
+        {
+            "session_id": "p1",
+            "cwd": str(tmp_path),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Read",
+            "tool_input": {"file_path": str(big)},
+        }
+    )
     base = {"HOME": str(tmp_path), "CAIRN_HOME": str(cairn_home), "CAIRN_WARM": "0"}  # no server left running
     bin_dir = _cairn_command(tmp_path / "bin").parent
-    r = subprocess.run([sh, "-c", portable_hook_command("PreToolUse")], input=stdin, capture_output=True,
-                       text=True, env={**base, "PATH": f"{bin_dir}:/usr/bin:/bin"}, timeout=60)
+    r = subprocess.run(
+        [sh, "-c", portable_hook_command("PreToolUse")],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**base, "PATH": f"{bin_dir}:/usr/bin:/bin"},
+        timeout=60,
+    )
     assert r.returncode == 2 and "read guard" in r.stderr
     paths = [str(tmp_path / "nothing")]  # not even `cat`: the drain's own "not found" is silenced too
     if shutil.which("cairn", path="/usr/bin:/bin") is None:
         paths.append("/usr/bin:/bin")
     for path in paths:
         for event in HOOK_EVENTS:
-            r = subprocess.run([sh, "-c", portable_hook_command(event)], input=stdin, capture_output=True,
-                               text=True, env={**base, "PATH": path}, timeout=60)
+            r = subprocess.run(
+                [sh, "-c", portable_hook_command(event)],
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env={**base, "PATH": path},
+                timeout=60,
+            )
             assert (r.returncode, r.stdout, r.stderr) == (0, "", ""), (path, event)
 
 
@@ -264,8 +310,14 @@ def test_launcher_without_any_interpreter_keeps_hooks_silent(tmp_path):
     shutil.copy(REPO / "bin" / "cairn", bin_dir / "cairn")  # a plugin root without .venv
     env = {"PATH": str(tmp_path / "nothing"), "HOME": str(tmp_path)}
     sh = shutil.which("sh") or "/bin/sh"
-    r = subprocess.run([sh, str(bin_dir / "cairn"), "hook", "SessionStart"], input='{"cwd": "/"}',
-                       capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run(
+        [sh, str(bin_dir / "cairn"), "hook", "SessionStart"],
+        input='{"cwd": "/"}',
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     if r.returncode == 0 and r.stdout:  # a system-wide cairn exists on this machine: nothing to check
         return
     assert (r.returncode, r.stdout) == (0, "")

@@ -20,12 +20,24 @@ from helpers import git, make_git_repo
 FILES = {
     "app/__init__.py": "",
     "app/billing.py": '"""Billing."""\n\ndef charge_card(amount: int) -> bool:\n    """Charge the card."""\n'
-                      "    return amount > 0\n\n\nclass Invoice:\n    total = 0\n",
+    "    return amount > 0\n\n\nclass Invoice:\n    total = 0\n",
     "app/api.py": "from app.billing import charge_card\n\n\ndef checkout(total):\n    return charge_card(total)\n",
     "README.md": "# Shop\n\nA small shop.\n",
 }
-ALL_TOOLS = {"context", "search_code", "search_knowledge", "map", "explain", "path", "read", "remember", "write_summary",
-             "handoff_save", "handoff_last", "projects"}
+ALL_TOOLS = {
+    "context",
+    "search_code",
+    "search_knowledge",
+    "map",
+    "explain",
+    "path",
+    "read",
+    "remember",
+    "write_summary",
+    "handoff_save",
+    "handoff_last",
+    "projects",
+}
 
 
 @pytest.fixture
@@ -37,9 +49,11 @@ def repo(tmp_path):
 
 def run(server, calls):
     """Call each (tool, args) in one session; return the CallToolResults."""
+
     async def main():
         async with Client(server) as client:
             return [await client.call_tool(name, args) for name, args in calls]
+
     return anyio.run(main)
 
 
@@ -53,12 +67,22 @@ def test_lists_every_tool_with_schema_annotations_and_instructions(repo):
     async def main():
         async with Client(server) as client:
             return client.instructions, (await client.list_tools()).tools
+
     instructions, tools = anyio.run(main)
     assert "map" in instructions and "remember" in instructions and "context" in instructions
     by_name = {t.name: t for t in tools}
     assert set(by_name) == ALL_TOOLS
-    for name in ("context", "search_code", "search_knowledge", "map", "explain", "path", "read", "handoff_last",
-                 "projects"):
+    for name in (
+        "context",
+        "search_code",
+        "search_knowledge",
+        "map",
+        "explain",
+        "path",
+        "read",
+        "handoff_last",
+        "projects",
+    ):
         assert by_name[name].annotations.read_only_hint is True, name
     for name in ("remember", "write_summary", "handoff_save"):
         assert by_name[name].annotations.read_only_hint is False, name
@@ -71,22 +95,29 @@ def test_lists_every_tool_with_schema_annotations_and_instructions(repo):
 
 def test_every_tool_answers(repo):
     server = build_server(str(repo))
-    fact = {"title": "Cards are charged only at checkout", "type": "decision",
-            "body": "Never charge before the order is confirmed.", "files": ["app/billing.py"],
-            "symbols": ["charge_card"]}
-    res = run(server, [
-        ("map", {}),
-        ("map", {"module": "app"}),
-        ("search_code", {"query": "charge card", "terms": ["billing"]}),
-        ("context", {"query": "where do we charge the card"}),
-        ("read", {"path": "app/billing.py", "start_line": 3, "end_line": 4}),
-        ("remember", {"facts": [fact]}),
-        ("write_summary", {"text": "The shop's checkout and billing."}),
-        ("map", {}),
-        ("handoff_save", {"goal": "ship checkout", "next": ["add refunds"], "files": ["app/api.py"]}),
-        ("handoff_last", {}),
-        ("projects", {}),
-    ])
+    fact = {
+        "title": "Cards are charged only at checkout",
+        "type": "decision",
+        "body": "Never charge before the order is confirmed.",
+        "files": ["app/billing.py"],
+        "symbols": ["charge_card"],
+    }
+    res = run(
+        server,
+        [
+            ("map", {}),
+            ("map", {"module": "app"}),
+            ("search_code", {"query": "charge card", "terms": ["billing"]}),
+            ("context", {"query": "where do we charge the card"}),
+            ("read", {"path": "app/billing.py", "start_line": 3, "end_line": 4}),
+            ("remember", {"facts": [fact]}),
+            ("write_summary", {"text": "The shop's checkout and billing."}),
+            ("map", {}),
+            ("handoff_save", {"goal": "ship checkout", "next": ["add refunds"], "files": ["app/api.py"]}),
+            ("handoff_last", {}),
+            ("projects", {}),
+        ],
+    )
     for r in res:
         assert not r.is_error, text(r)
     assert "app/billing.py" in text(res[0]) or "app" in text(res[0])
@@ -109,9 +140,14 @@ def test_every_tool_answers(repo):
 def test_search_knowledge_and_context_see_registered_facts(repo):
     server = build_server(str(repo))
     fact = {"title": "Refund webhook retries twice", "type": "gotcha", "body": "The payment provider retries."}
-    res = run(server, [("remember", {"facts": [fact]}),
-                       ("search_knowledge", {"query": "refund webhook retries"}),
-                       ("context", {"query": "refund webhook retries"})])
+    res = run(
+        server,
+        [
+            ("remember", {"facts": [fact]}),
+            ("search_knowledge", {"query": "refund webhook retries"}),
+            ("context", {"query": "refund webhook retries"}),
+        ],
+    )
     assert not res[0].is_error, text(res[0])
     for r in res[1:]:
         assert not r.is_error, text(r)
@@ -174,11 +210,16 @@ def test_hostile_arguments_come_back_as_tool_errors(repo, tmp_path):
 
 def test_explain_and_path(repo):
     server = build_server(str(repo))
-    res = run(server, [("explain", {"target": "app/billing.py"}),
-                       ("explain", {"target": "charge_card", "budget": 10**9}),
-                       ("explain", {"target": str(repo / "app" / "api.py"), "budget": 40}),
-                       ("path", {"a": "app/api.py", "b": "app/billing.py:charge_card"}),
-                       ("path", {"a": "app/billing.py", "b": "./app/api.py"})])
+    res = run(
+        server,
+        [
+            ("explain", {"target": "app/billing.py"}),
+            ("explain", {"target": "charge_card", "budget": 10**9}),
+            ("explain", {"target": str(repo / "app" / "api.py"), "budget": 40}),
+            ("path", {"a": "app/api.py", "b": "app/billing.py:charge_card"}),
+            ("path", {"a": "app/billing.py", "b": "./app/api.py"}),
+        ],
+    )
     for r in res:
         assert not r.is_error, text(r)
     assert "Used by, importing it (1):" in text(res[0]) and "app/api.py  x1: charge_card" in text(res[0])
@@ -191,8 +232,7 @@ def test_explain_and_path(repo):
 def test_symlink_inside_the_project_and_absolute_inside_paths_are_fine(repo):
     (repo / "alias.py").symlink_to(repo / "app" / "billing.py")
     server = build_server(str(repo))
-    res = run(server, [("read", {"path": "alias.py", "end_line": 1}),
-                       ("read", {"path": str(repo / "README.md")})])
+    res = run(server, [("read", {"path": "alias.py", "end_line": 1}), ("read", {"path": str(repo / "README.md")})])
     assert not res[0].is_error and '"""Billing."""' in text(res[0])
     assert not res[1].is_error and "A small shop." in text(res[1])
 
@@ -201,9 +241,14 @@ def test_huge_budgets_and_ranges_are_clamped(repo):
     big = "\n".join(f"line {i}" for i in range(5000)) + "\n"
     (repo / "big.txt").write_text(big)
     server = build_server(str(repo))
-    res = run(server, [("context", {"query": "charge", "budget": 10**12, "limit": 10**9}),
-                       ("map", {"budget": 10**9}),
-                       ("read", {"path": "big.txt", "end_line": 10**9})])
+    res = run(
+        server,
+        [
+            ("context", {"query": "charge", "budget": 10**12, "limit": 10**9}),
+            ("map", {"budget": 10**9}),
+            ("read", {"path": "big.txt", "end_line": 10**9}),
+        ],
+    )
     for r in res:
         assert not r.is_error, text(r)
     assert text(res[1]).count("\n") < 400
@@ -216,9 +261,14 @@ def test_root_may_name_another_worktree_of_the_same_project(repo, tmp_path):
     (wt / "app" / "only_here.py").write_text("def only_in_worktree():\n    return 1\n")
     other = make_git_repo(tmp_path / "other", {"x.py": "def x():\n    pass\n"})
     server = build_server(str(repo))
-    res = run(server, [("read", {"path": "app/only_here.py", "root": str(wt)}),
-                       ("read", {"path": "app/only_here.py"}),
-                       ("read", {"path": "x.py", "root": str(other)})])
+    res = run(
+        server,
+        [
+            ("read", {"path": "app/only_here.py", "root": str(wt)}),
+            ("read", {"path": "app/only_here.py"}),
+            ("read", {"path": "x.py", "root": str(other)}),
+        ],
+    )
     assert not res[0].is_error and "only_in_worktree" in text(res[0])
     assert res[1].is_error
     assert res[2].is_error and "not a worktree" in text(res[2])
@@ -230,14 +280,17 @@ def test_two_clients_at_once(repo):
 
     async def one(i: int):
         async with Client(server) as client:
-            out[i] = [await client.call_tool("search_code", {"query": "charge card"}),
-                      await client.call_tool("remember", {"facts": [{"title": f"Concurrent fact {i}"}]}),
-                      await client.call_tool("read", {"path": "app/api.py"})]
+            out[i] = [
+                await client.call_tool("search_code", {"query": "charge card"}),
+                await client.call_tool("remember", {"facts": [{"title": f"Concurrent fact {i}"}]}),
+                await client.call_tool("read", {"path": "app/api.py"}),
+            ]
 
     async def main():
         async with anyio.create_task_group() as tg:
             tg.start_soon(one, 1)
             tg.start_soon(one, 2)
+
     anyio.run(main)
     for i in (1, 2):
         assert all(not r.is_error for r in out[i]), [text(r) for r in out[i]]
@@ -276,8 +329,13 @@ def test_server_outside_any_project_refuses_file_access(tmp_path, monkeypatch):
 def test_long_lines_are_cut_and_the_personal_vault_is_readable(repo, cairn_home):
     (repo / "min.js").write_text("var a=1;" * 100_000 + "\nsecond();\n")
     server = build_server(str(repo))
-    res = run(server, [("read", {"path": "min.js"}),
-                       ("remember", {"facts": [{"title": "Prefer tabs", "type": "preference", "personal": True}]})])
+    res = run(
+        server,
+        [
+            ("read", {"path": "min.js"}),
+            ("remember", {"facts": [{"title": "Prefer tabs", "type": "preference", "personal": True}]}),
+        ],
+    )
     assert not res[0].is_error
     assert "more characters]" in text(res[0]) and "2| second();" in text(res[0]) and len(text(res[0])) < 5000
     personal = json.loads(text(res[1]))["results"][0]["path"]
@@ -334,18 +392,39 @@ def test_the_log_and_the_tool_error_hold_no_token(repo, monkeypatch, cairn_home)
 
 def test_context_takes_the_session_transcript_and_refuses_other_files(repo, tmp_path):
     transcript = repo / ".claude-session.jsonl"
-    transcript.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": "look at billing"}}) + "\n"
-                          + json.dumps({"type": "assistant", "timestamp": "2100-01-01T00:00:00Z", "message": {
-                              "role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Edit",
-                                                                "input": {"file_path": str(repo / "app/api.py")}}]}})
-                          + "\n")
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"role": "user", "content": "look at billing"}})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "assistant",
+                "timestamp": "2100-01-01T00:00:00Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "t",
+                            "name": "Edit",
+                            "input": {"file_path": str(repo / "app/api.py")},
+                        }
+                    ],
+                },
+            }
+        )
+        + "\n"
+    )
     outside = tmp_path / "elsewhere.jsonl"
     outside.write_text(transcript.read_text())
     server = build_server(str(repo))
-    ok, missing, foreign = run(server, [
-        ("context", {"query": "what else calls it", "transcript_path": str(transcript)}),
-        ("context", {"query": "checkout", "transcript_path": str(repo / "nope.jsonl")}),
-        ("context", {"query": "checkout", "transcript_path": str(outside)})])
+    ok, missing, foreign = run(
+        server,
+        [
+            ("context", {"query": "what else calls it", "transcript_path": str(transcript)}),
+            ("context", {"query": "checkout", "transcript_path": str(repo / "nope.jsonl")}),
+            ("context", {"query": "checkout", "transcript_path": str(outside)}),
+        ],
+    )
     assert not ok.is_error and "app/api.py" in text(ok) and "edited in this session" in text(ok)
     assert missing.is_error and "no such file" in text(missing)
     assert foreign.is_error and "not a session transcript" in text(foreign)

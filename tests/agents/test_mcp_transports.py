@@ -43,6 +43,7 @@ def test_stdio_subprocess(tmp_path, cairn_home):
                 bad = await client.call_tool("read", {"path": "../../etc/passwd"})
                 after = await client.call_tool("read", {"path": "pkg/core.py"})
                 return tools, found, bad, after
+
     tools, found, bad, after = anyio.run(main)
     assert {"context", "map", "read", "remember", "projects"} <= tools
     assert not found.is_error and "pkg/core.py" in _text(found)
@@ -62,8 +63,12 @@ def http_server(tmp_path, cairn_home):
     port = _free_port()
     env = {**os.environ, "CAIRN_HOME": str(cairn_home), "CAIRN_PROJECT_DIR": str(repo)}
     env.pop("CAIRN_MCP_TOKEN", None)
-    proc = subprocess.Popen([sys.executable, "-m", "cairn", "serve", "--http", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "serve", "--http", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -86,8 +91,12 @@ def http_server(tmp_path, cairn_home):
 
 def _post(url: str, headers: dict[str, str]) -> int:
     body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
-    req = urllib.request.Request(url, data=body, method="POST", headers={
-        "content-type": "application/json", "accept": "application/json, text/event-stream", **headers})
+    req = urllib.request.Request(
+        url,
+        data=body,
+        method="POST",
+        headers={"content-type": "application/json", "accept": "application/json, text/event-stream", **headers},
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             return resp.status
@@ -109,6 +118,7 @@ def test_http_requires_the_generated_token(http_server):
             async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
                 async with Client(streamable_http_client(url, http_client=http)) as client:
                     return await client.call_tool("map", {}), await client.call_tool("read", {"path": "/etc/passwd"})
+
     ok, bad = anyio.run(main)
     assert not ok.is_error and "pkg" in _text(ok)
     assert bad.is_error and "outside the project" in _text(bad)

@@ -26,8 +26,6 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 FILES = {"pkg/__init__.py": "", "pkg/core.py": "def resolve_route(path):\n    return path.strip('/')\n"}
 
 
-
-
 def _pid_files(home: Path) -> list[Path]:
     return sorted((home / "run").glob("mcp-*.pid")) if (home / "run").is_dir() else []
 
@@ -40,7 +38,7 @@ def _children(pid: int) -> list[int]:
             text = stat.read_text()
         except OSError:
             continue
-        fields = text[text.rindex(")") + 2:].split()
+        fields = text[text.rindex(")") + 2 :].split()
         if int(fields[1]) == pid and fields[0] != "Z":
             out.append(int(stat.parent.name))
     return out
@@ -112,8 +110,14 @@ def test_off_switch_serves_inline_and_starts_nothing(served, cairn_home, tmp_pat
 
 
 def _start_zygote(env: dict, home: Path) -> int:
-    subprocess.Popen([sys.executable, "-m", "cairn", "serve", "--zygote"], env=env, start_new_session=True,
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.Popen(
+        [sys.executable, "-m", "cairn", "serve", "--zygote"],
+        env=env,
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     pid = _zygote_pid(home)
     assert _wait_for(lambda: zygote_client.alive(str(_pid_files(home)[0].with_suffix(".sock"))))
     return pid
@@ -124,8 +128,7 @@ def one_zygote(tmp_path_factory):
     """One zygote for the tests that only need one running (its own CAIRN_HOME), stopped afterwards."""
     home = tmp_path_factory.mktemp("zygote_home")
     repo = make_git_repo(tmp_path_factory.mktemp("zygote_repo") / "svc", FILES)
-    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_PROJECT_DIR": str(repo), "CAIRN_WARM": "1",
-           "CAIRN_WATCH": "0"}
+    env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_PROJECT_DIR": str(repo), "CAIRN_WARM": "1", "CAIRN_WATCH": "0"}
     pid = _start_zygote(env, home)
     yield repo, env, pid
     os.kill(pid, signal.SIGTERM)
@@ -135,8 +138,14 @@ def one_zygote(tmp_path_factory):
 @pytest.mark.parametrize("how", ["stdin closed", "SIGTERM", "SIGKILL"])
 def test_the_child_ends_with_its_client(one_zygote, how):
     repo, env, pid = one_zygote
-    client = subprocess.Popen([sys.executable, "-m", "cairn", "serve"], env=env, cwd=repo,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    client = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "serve"],
+        env=env,
+        cwd=repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         assert _wait_for(lambda: len(_children(pid)) == 1), "the client was not served by the zygote"
         child = _children(pid)[0]

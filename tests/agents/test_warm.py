@@ -25,8 +25,6 @@ def _times(home) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
-
-
 def _ask(root, home, env, session):
     data = payload("UserPromptSubmit", root, session=session, prompt=PROMPT)
     r = run_hook("UserPromptSubmit", data, home=home, cwd=root, env=env)
@@ -67,8 +65,9 @@ def test_off_switch_and_other_events_stay_inline(tmp_path, run_cli, cairn_home):
     assert not (cairn_home / "run").exists()
     # PreCompact: not one of warm.EVENTS (PreToolUse is, since tool hooks went warm: it started a server,
     # left running after the test, that this check, made at once, raced)
-    r = run_hook("PreCompact", payload("PreCompact", root, trigger="manual"), home=cairn_home, cwd=root,
-                 env={"CAIRN_WARM": "1"})
+    r = run_hook(
+        "PreCompact", payload("PreCompact", root, trigger="manual"), home=cairn_home, cwd=root, env={"CAIRN_WARM": "1"}
+    )
     time.sleep(1.0)  # a server being started would have made run/ by now
     assert r.returncode == 0 and not (cairn_home / "run").exists()
 
@@ -141,8 +140,9 @@ def _installed(event: str, data: dict, home, cwd, env: dict, launcher: str | Non
 
     command = hook_config(launcher or hook_launcher())["hooks"][event][0]["hooks"][0]["command"]
     full = {**os.environ, "CAIRN_HOME": str(home), **env}
-    return subprocess.run(["sh", "-c", command], input=json.dumps(data), capture_output=True, text=True, env=full,
-                          cwd=cwd, timeout=60)
+    return subprocess.run(
+        ["sh", "-c", command], input=json.dumps(data), capture_output=True, text=True, env=full, cwd=cwd, timeout=60
+    )
 
 
 def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_path, run_cli, cairn_home, warm_env):
@@ -161,8 +161,9 @@ def test_the_installed_command_starts_without_site_and_answers_like_the_cli(tmp_
     assert second.stdout == first.stdout.replace("s1", "s2")
     assert _times(cairn_home)[-1]["event"] == "UserPromptSubmit+warm"
     (cairn_home / "run" / "mcp-used").touch()  # an agent ran `cairn serve` here before
-    start = _installed("SessionStart", payload("SessionStart", root, session="s3", source="startup"), cairn_home,
-                       root, warm_env)
+    start = _installed(
+        "SessionStart", payload("SessionStart", root, session="s3", source="startup"), cairn_home, root, warm_env
+    )
     assert start.returncode == 0 and "cairn" in start.stdout, start.stderr
     # ...and it started the MCP zygote for the session's `cairn serve` (stopped by warm_env)
     assert _wait_for(lambda: any((cairn_home / "run").glob("mcp-*.pid")))
@@ -193,11 +194,16 @@ def _stop(t) -> None:
     assert not t.is_alive()
 
 
-def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answer(tmp_path, run_cli, run_cli_process,
-                                                                       cairn_home, monkeypatch):
+def test_search_explain_and_path_are_answered_by_the_server_with_the_inline_answer(
+    tmp_path, run_cli, run_cli_process, cairn_home, monkeypatch
+):
     root = make_project(tmp_path / "shop", run_cli)
-    lines = (["search", "apply coupon"], ["search", "apply coupon", "--json"], ["explain", "apply_coupon"],
-             ["path", "src/shop/invoice.py", "src/shop/coupons.py"])
+    lines = (
+        ["search", "apply coupon"],
+        ["search", "apply coupon", "--json"],
+        ["explain", "apply_coupon"],
+        ["path", "src/shop/invoice.py", "src/shop/coupons.py"],
+    )
     inline = [run_cli_process(*args, cwd=root) for args in lines]
     answered = []
     from cairn.cli.main import main, warm_ready
@@ -255,19 +261,30 @@ def test_no_index_yet_means_the_search_runs_inline(tmp_path, run_cli, run_cli_pr
 
 def test_session_start_readies_the_server_for_the_first_prompt(tmp_path, run_cli, cairn_home, warm_env):
     root = make_project(tmp_path / "shop", run_cli)
-    r = run_hook("SessionStart", payload("SessionStart", root, session="s1", source="startup"), home=cairn_home,
-                 cwd=root, env=warm_env)
+    r = run_hook(
+        "SessionStart",
+        payload("SessionStart", root, session="s1", source="startup"),
+        home=cairn_home,
+        cwd=root,
+        env=warm_env,
+    )
     assert r.returncode == 0, r.stderr
     assert _wait_for(lambda: (cairn_home / "run" / "hooks.pid").exists())
     assert "src/shop/coupons.py" in _ask(root, cairn_home, warm_env, "s1")
     assert [t["event"] for t in _times(cairn_home) if t["event"].startswith("UserPromptSubmit")] == [
-        "UserPromptSubmit+warm"]  # the session's first prompt was answered warm
+        "UserPromptSubmit+warm"
+    ]  # the session's first prompt was answered warm
 
 
 def test_session_start_starts_nothing_when_warm_is_off(tmp_path, run_cli, cairn_home):
     root = make_project(tmp_path / "shop", run_cli)
-    r = run_hook("SessionStart", payload("SessionStart", root, session="s1", source="startup"), home=cairn_home,
-                 cwd=root, env={"CAIRN_WARM": "0"})
+    r = run_hook(
+        "SessionStart",
+        payload("SessionStart", root, session="s1", source="startup"),
+        home=cairn_home,
+        cwd=root,
+        env={"CAIRN_WARM": "0"},
+    )
     assert r.returncode == 0
     time.sleep(0.5)
     assert not (cairn_home / "run").exists()
@@ -288,9 +305,14 @@ def test_a_server_that_never_answers_costs_a_tool_hook_less_than_its_time(tmp_pa
     hung.listen(4)
     try:
         started = time.monotonic()
-        r = subprocess.run([sys.executable, "-S", "-c", boot(), "hook", "PostToolUse"], input=b"{}",
-                           capture_output=True, env={**os.environ, "CAIRN_HOME": str(cairn_home), **warm_env},
-                           cwd=tmp_path, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-S", "-c", boot(), "hook", "PostToolUse"],
+            input=b"{}",
+            capture_output=True,
+            env={**os.environ, "CAIRN_HOME": str(cairn_home), **warm_env},
+            cwd=tmp_path,
+            timeout=60,
+        )
         seconds = time.monotonic() - started
     finally:
         hung.close()
@@ -305,8 +327,10 @@ def test_only_the_servers_own_process_retunes_the_cycle_collector():
     import subprocess
     import sys
 
-    code = ("import gc; from cairn.warm import hook_server as warm; before = gc.get_threshold(); "
-            "warm._warm_up({}); print(gc.get_threshold() == before, gc.get_freeze_count() > 0)")
+    code = (
+        "import gc; from cairn.warm import hook_server as warm; before = gc.get_threshold(); "
+        "warm._warm_up({}); print(gc.get_threshold() == before, gc.get_freeze_count() > 0)"
+    )
     env = {**os.environ, "CAIRN_WARM": "0"}
     own = subprocess.run([sys.executable, "-c", code.format("True")], capture_output=True, text=True, env=env)
     other = subprocess.run([sys.executable, "-c", code.format("False")], capture_output=True, text=True, env=env)

@@ -115,8 +115,20 @@ def _door_request(home: Path, prompt: str, leave_after: float | None = None) -> 
     port, token, _pid, key = (home / "run" / "hooks.tcp").read_text().split()
     body = _prompt(prompt)
     with socket.create_connection(("127.0.0.1", int(port)), timeout=10) as s:
-        s.sendall(b"\n".join([MAGIC, token.encode(), os.fsencode(ROOT), b"UserPromptSubmit",
-                              os.fsencode(os.getcwd()), b"", b"%d" % len(body)]) + b"\n")
+        s.sendall(
+            b"\n".join(
+                [
+                    MAGIC,
+                    token.encode(),
+                    os.fsencode(ROOT),
+                    b"UserPromptSubmit",
+                    os.fsencode(os.getcwd()),
+                    b"",
+                    b"%d" % len(body),
+                ]
+            )
+            + b"\n"
+        )
         assert s.recv(100) == b"ok " + key.encode() + b"\n"
         s.sendall(body)
         if leave_after is not None:

@@ -20,22 +20,31 @@ from cairn.warm import door as warm_door
 pytestmark = pytest.mark.skipif(os.name != "posix" or not shutil.which("bash"), reason="the bash client is POSIX only")
 
 
-def _prompt_hook(data: dict, home, cwd, env: dict, python: str | None = None, stdin_socket: bool = False,
-                 event: str = "UserPromptSubmit") -> subprocess.CompletedProcess:
+def _prompt_hook(
+    data: dict,
+    home,
+    cwd,
+    env: dict,
+    python: str | None = None,
+    stdin_socket: bool = False,
+    event: str = "UserPromptSubmit",
+) -> subprocess.CompletedProcess:
     """The hook `cairn install claude --user` writes for `event`, run by a shell as Claude Code runs it
     (`stdin_socket`: the payload on a socket, as Claude Code's node gives it, not a pipe)."""
     command = shell_hook_commands(python).get(event)
     assert command is not None and is_cairn_handler({"command": command})
     full = {**os.environ, "CAIRN_HOME": str(home), **env}
     if not stdin_socket:
-        return subprocess.run(["sh", "-c", command], input=json.dumps(data), capture_output=True, text=True,
-                              env=full, cwd=cwd, timeout=60)
+        return subprocess.run(
+            ["sh", "-c", command], input=json.dumps(data), capture_output=True, text=True, env=full, cwd=cwd, timeout=60
+        )
     ours, theirs = socket.socketpair()
     with ours, theirs:
         ours.sendall(json.dumps(data).encode())
         ours.shutdown(socket.SHUT_WR)
-        return subprocess.run(["sh", "-c", command], stdin=theirs, capture_output=True, text=True, env=full,
-                              cwd=cwd, timeout=60)
+        return subprocess.run(
+            ["sh", "-c", command], stdin=theirs, capture_output=True, text=True, env=full, cwd=cwd, timeout=60
+        )
 
 
 def test_the_bash_hook_falls_back_then_is_answered_through_the_door(tmp_path, run_cli, cairn_home, warm_env):
@@ -52,8 +61,9 @@ def test_the_bash_hook_falls_back_then_is_answered_through_the_door(tmp_path, ru
     assert second.returncode == 0 and second.stderr == ""
     assert second.stdout == first.stdout.replace("s1", "s2")
     assert _times(cairn_home)[-1]["event"] == "UserPromptSubmit+warm"
-    on_socket = _prompt_hook({**data, "session_id": "s4"}, cairn_home, root, warm_env,
-                             python=str(tmp_path / "no-python"), stdin_socket=True)
+    on_socket = _prompt_hook(
+        {**data, "session_id": "s4"}, cairn_home, root, warm_env, python=str(tmp_path / "no-python"), stdin_socket=True
+    )
     assert on_socket.stdout == first.stdout.replace("s1", "s4"), on_socket.stderr
     off = _prompt_hook({**data, "session_id": "s3"}, cairn_home, root, {"CAIRN_WARM": "0"})
     assert off.stdout == first.stdout.replace("s1", "s3")
@@ -88,8 +98,13 @@ def _door_client(request: bytes, hold: bool = True) -> tuple[tuple | None, bytes
         return got, b.recv(100)
 
 
-def _request(token: bytes = b"secret", root: bytes = b"/src", body: bytes = b'{"prompt": "x"}',
-             size: int | None = None, project: bytes = b"=/p") -> bytes:
+def _request(
+    token: bytes = b"secret",
+    root: bytes = b"/src",
+    body: bytes = b'{"prompt": "x"}',
+    size: int | None = None,
+    project: bytes = b"=/p",
+) -> bytes:
     n = len(body) if size is None else size
     return b"\n".join([warm_door.MAGIC, token, root, b"UserPromptSubmit", b"/work", project, b"%d" % n]) + b"\n" + body
 
@@ -118,6 +133,7 @@ def test_the_door_wastes_no_time_on_strangers():
             if stop.wait(0.2):
                 return
             b.send(bytes([byte]))
+
     sender = threading.Thread(target=trickle)
     with a, b:
         a.settimeout(1.0)  # per read, as the server sets it: each byte comes well within it
@@ -177,8 +193,14 @@ def test_tool_and_stop_hooks_go_through_the_door_with_their_exit_codes(tmp_path,
     meter = payload("PostToolUse", root, session="t3", tool_name="Bash", tool_input={"command": "ls"}, tool_response={})
     post = _prompt_hook(meter, cairn_home, root, warm_env, python=gone, event="PostToolUse", stdin_socket=True)
     assert post.returncode == 0 and post.stderr == ""
-    stop = _prompt_hook(payload("Stop", root, session="t3", stop_hook_active=False), cairn_home, root, warm_env,
-                        python=gone, event="Stop")
+    stop = _prompt_hook(
+        payload("Stop", root, session="t3", stop_hook_active=False),
+        cairn_home,
+        root,
+        warm_env,
+        python=gone,
+        event="Stop",
+    )
     assert stop.returncode == 0 and stop.stderr == ""
     events = [t["event"] for t in _times(cairn_home) if not t["event"].startswith("_")]
     assert events[-4:] == ["PreToolUse+warm", "PreToolUse+warm", "PostToolUse+warm", "Stop+warm"]

@@ -36,7 +36,9 @@ def test_outside_any_project_is_a_clear_error(tmp_path, run_cli):
 
 
 def test_directory_that_is_not_a_repository_indexes_with_root(tmp_path, run_cli):
-    root = write_tree(tmp_path / "plain", {"a.py": "def a():\n    pass\n", "node_modules/x/i.js": "x", ".venv/l.py": "x"})
+    root = write_tree(
+        tmp_path / "plain", {"a.py": "def a():\n    pass\n", "node_modules/x/i.js": "x", ".venv/l.py": "x"}
+    )
     out = _ok(run_cli("index", "--root", str(root), "--json"))
     assert json.loads(out.stdout)["files"] == 1
 
@@ -48,15 +50,18 @@ def test_repository_with_no_commits(tmp_path, run_cli):
 
 
 def test_unreadable_invalid_utf8_huge_binary_and_symlink_loop(tmp_path):
-    root = write_tree(tmp_path / "r", {
-        "good.py": "def good():\n    return 1\n",
-        "latin1.py": b"# caf\xe9\ndef cafe():\n    return '\xff\xfe'\n",
-        "image.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00",
-        "blob.dat2": b"abc\x00def" * 100,
-        "locked.py": "def secret():\n    pass\n",
-        "package-lock.json": "{}",
-        "dist.min.js": "var a=1;" * 2000,
-    })
+    root = write_tree(
+        tmp_path / "r",
+        {
+            "good.py": "def good():\n    return 1\n",
+            "latin1.py": b"# caf\xe9\ndef cafe():\n    return '\xff\xfe'\n",
+            "image.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+            "blob.dat2": b"abc\x00def" * 100,
+            "locked.py": "def secret():\n    pass\n",
+            "package-lock.json": "{}",
+            "dist.min.js": "var a=1;" * 2000,
+        },
+    )
     (root / "locked.py").chmod(0)
     with open(root / "huge.txt", "wb") as fh:  # 200 MB, sparse: costs no disk
         fh.truncate(200 * 1024 * 1024)
@@ -69,7 +74,9 @@ def test_unreadable_invalid_utf8_huge_binary_and_symlink_loop(tmp_path):
     con = open_index(p)
     paths = {r[0] for r in con.execute("SELECT path FROM files")}
     assert "good.py" in paths and "latin1.py" in paths
-    assert {"image.png", "blob.dat2", "huge.txt", "outside.txt", "loop", "package-lock.json", "dist.min.js"}.isdisjoint(paths)
+    assert {"image.png", "blob.dat2", "huge.txt", "outside.txt", "loop", "package-lock.json", "dist.min.js"}.isdisjoint(
+        paths
+    )
     assert not any(p_.startswith("sub/up") for p_ in paths)
     assert con.execute("SELECT COUNT(*) FROM symbols WHERE name = 'cafe'").fetchone()[0] == 1
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -90,11 +97,17 @@ def test_garbage_cases_file_and_bad_numbers(tmp_path, run_cli):
 
 def test_secrets_never_reach_the_index(tmp_path):
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    root = write_tree(tmp_path / "r", {
-        ".env": f"GITHUB_TOKEN={token}\n", "deploy/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
-        "certs/server.pem": "x", ".env.example": "GITHUB_TOKEN=\n", "config/app.yaml": f"token: {token}\n",
-        "app.py": "def main():\n    return 1\n",
-    })
+    root = write_tree(
+        tmp_path / "r",
+        {
+            ".env": f"GITHUB_TOKEN={token}\n",
+            "deploy/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
+            "certs/server.pem": "x",
+            ".env.example": "GITHUB_TOKEN=\n",
+            "config/app.yaml": f"token: {token}\n",
+            "app.py": "def main():\n    return 1\n",
+        },
+    )
     p = project_for_root(root)
     s = index_project(p)
     con = open_index(p)

@@ -12,8 +12,11 @@ from cairn.codemap.indexer import index_project
 from cairn.project import resolve_project
 from helpers import make_git_repo
 
-FILES = {"src/app.py": "def main():\n    return 1\n", "src/util.ts": "export const x = 1;\n",
-         "README.md": "# App\n\nWhat it does.\n"}
+FILES = {
+    "src/app.py": "def main():\n    return 1\n",
+    "src/util.ts": "export const x = 1;\n",
+    "README.md": "# App\n\nWhat it does.\n",
+}
 
 
 def _counted(con) -> list:
@@ -48,8 +51,10 @@ def test_counts_without_a_saved_record_or_with_a_stale_one(tmp_path, cairn_home)
     project = resolve_project(root)
     index_project(project)
     with closing(open_index(project)) as con:
-        con.execute("UPDATE meta SET value = '{\"stamp\": \"old:0\", \"counts\": [[\"code\", \"python\", 99]]}' "
-                    "WHERE key = 'kind_counts'")
+        con.execute(
+            'UPDATE meta SET value = \'{"stamp": "old:0", "counts": [["code", "python", 99]]}\' '
+            "WHERE key = 'kind_counts'"
+        )
         assert sorted(kind_counts(con)) == _counted(con)  # another version's record is not read
         con.execute("DELETE FROM meta WHERE key = 'kind_counts'")
         assert sorted(kind_counts(con)) == _counted(con)

@@ -15,8 +15,10 @@ from cairn.search.fts_carry import fts_totals
 from cairn.store.db import migrate
 from helpers import make_git_repo
 
-WORDS = ("ledger apply coupon retry http timeout parseConfig load_user cache schema plan state lock "
-         "router middleware effect scheduler décodé naïve 東京 token session build").split()
+WORDS = (
+    "ledger apply coupon retry http timeout parseConfig load_user cache schema plan state lock "
+    "router middleware effect scheduler décodé naïve 東京 token session build"
+).split()
 
 
 def _text(rng: random.Random) -> str:
@@ -24,12 +26,15 @@ def _text(rng: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("values", [
-    ("src/a.py", "load user", "def load_user(): ..."),
-    ("", "", ""),
-    ("dir,with\ncomma/и.md", "東京 naïve", "body\x00with nul\n" * 50),
-    ("a.txt", "", "lone surrogate \udc80 kept"),
-])
+@pytest.mark.parametrize(
+    "values",
+    [
+        ("src/a.py", "load user", "def load_user(): ..."),
+        ("", "", ""),
+        ("dir,with\ncomma/и.md", "東京 naïve", "body\x00with nul\n" * 50),
+        ("a.txt", "", "lone surrogate \udc80 kept"),
+    ],
+)
 def test_pack_gives_back_the_very_values(values):
     assert fts_rows.unpack(fts_rows.pack(*values)) == values
 
@@ -42,8 +47,9 @@ def _reference(con: sqlite3.Connection) -> None:
 
 
 def _answers(con: sqlite3.Connection, table: str, term: str) -> list[tuple[int, float]]:
-    return con.execute(f"SELECT rowid, bm25({table}, 3.0, 2.0, 1.0) FROM {table} WHERE {table} MATCH ? "
-                       "ORDER BY rowid", (f'"{term}"',)).fetchall()
+    return con.execute(
+        f"SELECT rowid, bm25({table}, 3.0, 2.0, 1.0) FROM {table} WHERE {table} MATCH ? ORDER BY rowid", (f'"{term}"',)
+    ).fetchall()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -81,8 +87,10 @@ def test_edits_and_deletes_leave_the_index_a_fresh_build_would_make(tmp_path, se
             body = fts_rows.stored_text(con, file_id)[2]
             assert body.startswith((root / path).read_text(encoding="utf-8").rstrip("\n")[:20])
         _reference(con)
-        assert con.execute("SELECT * FROM files_fts_docsize ORDER BY id").fetchall() == \
-            con.execute("SELECT * FROM temp.ref_docsize ORDER BY id").fetchall()
+        assert (
+            con.execute("SELECT * FROM files_fts_docsize ORDER BY id").fetchall()
+            == con.execute("SELECT * FROM temp.ref_docsize ORDER BY id").fetchall()
+        )
         con.execute("CREATE VIRTUAL TABLE temp.got_terms USING fts5vocab(main, files_fts, 'instance')")
         con.execute("CREATE VIRTUAL TABLE temp.want_terms USING fts5vocab(temp, ref, 'instance')")
         every = "SELECT term, doc, col, offset FROM temp.{} ORDER BY 1, 2, 3, 4"
@@ -97,22 +105,28 @@ def test_edits_and_deletes_leave_the_index_a_fresh_build_would_make(tmp_path, se
         con.close()
 
 
-@pytest.mark.parametrize("damage", [
-    "DELETE FROM fts_text WHERE file_id = {id}",  # no copy
-    "UPDATE fts_text SET z = 'not a blob' WHERE file_id = {id}",  # a copy that is not one
-    "UPDATE fts_text SET z = x'00ff' WHERE file_id = {id}",  # not zlib
-    "the row taken out of FTS5, its copy left",
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "DELETE FROM fts_text WHERE file_id = {id}",  # no copy
+        "UPDATE fts_text SET z = 'not a blob' WHERE file_id = {id}",  # a copy that is not one
+        "UPDATE fts_text SET z = x'00ff' WHERE file_id = {id}",  # not zlib
+        "the row taken out of FTS5, its copy left",
+    ],
+)
 def test_a_row_without_its_copy_makes_the_index_rebuild(tmp_path, damage):
-    project = project_for_root(make_git_repo(tmp_path / "r", {"a.py": "def alpha():\n    pass\n",
-                                                              "b.py": "def beta():\n    pass\n"}))
+    project = project_for_root(
+        make_git_repo(tmp_path / "r", {"a.py": "def alpha():\n    pass\n", "b.py": "def beta():\n    pass\n"})
+    )
     index_project(project, workers=1)
     con = open_index(project)
     with con:
         file_id = con.execute("SELECT id FROM files WHERE path = 'a.py'").fetchone()[0]
         if damage.startswith("the row"):  # taking it out again would lower FTS5's totals a second time
-            con.execute("INSERT INTO files_fts(files_fts, rowid, path, names, body) VALUES('delete', ?, ?, ?, ?)",
-                        (file_id, *fts_rows.stored_text(con, file_id)))
+            con.execute(
+                "INSERT INTO files_fts(files_fts, rowid, path, names, body) VALUES('delete', ?, ?, ?, ?)",
+                (file_id, *fts_rows.stored_text(con, file_id)),
+            )
         else:
             con.execute(damage.format(id=file_id))
     con.close()
@@ -120,8 +134,13 @@ def test_a_row_without_its_copy_makes_the_index_rebuild(tmp_path, damage):
     index_project(project, workers=1)  # taking a.py's old row out fails: the index is built again
     con = open_index(project)
     try:
-        hits = {r[0] for r in con.execute("SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
-                                          "WHERE files_fts MATCH 'gamma OR beta OR alpha'")}
+        hits = {
+            r[0]
+            for r in con.execute(
+                "SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
+                "WHERE files_fts MATCH 'gamma OR beta OR alpha'"
+            )
+        }
         assert hits == {"a.py", "b.py"}
         assert con.execute("SELECT COUNT(*) FROM fts_text").fetchone()[0] == 2
         assert fts_totals(con, "files_fts")[0] == 2  # FTS5's own row count, which BM25 reads, is right

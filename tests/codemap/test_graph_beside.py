@@ -43,12 +43,12 @@ We keep one queue.
 FILES = {
     "pay/charge.go": "package pay\n\nfunc Charge(amount int) int { return Retry(amount) }\n",
     "pay/retry.go": "package pay\n\nfunc Retry(n int) int { return n }\n",
-    "jobs/queue.go": "package jobs\n\nimport \"example.com/m/pay\"\n\nfunc Run() int { return pay.Charge(1) }\n",
+    "jobs/queue.go": 'package jobs\n\nimport "example.com/m/pay"\n\nfunc Run() int { return pay.Charge(1) }\n',
     "go.mod": "module example.com/m\n\ngo 1.22\n",
     "app/main.py": "from app.util import helper\n\nhelper()\n",
     "app/util.py": "def helper():\n    return 1\n",
     "docs/adr/0001-use-postgres.md": "# 1. Use Postgres\n\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n\n"
-                                     "## Decision\n\nPostgres, see pay/charge.go.\n",
+    "## Decision\n\nPostgres, see pay/charge.go.\n",
     ".cairn/knowledge/retry-gotcha-1a2b3c.md": NOTE,
     ".cairn/knowledge/queue-decision-4d5e6f.md": DECISION,
 }
@@ -84,8 +84,14 @@ print(json.dumps({
 
 def _graph(root: Path, home: Path, threshold: int, mode: str = "ok") -> dict:
     env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_WATCH": "0", "CAIRN_WARM": "0"}
-    out = subprocess.run([sys.executable, "-c", SCRIPT, str(root), str(threshold), mode], env=env, capture_output=True,
-                         text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(root), str(threshold), mode],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert "Traceback" not in out.stderr, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 

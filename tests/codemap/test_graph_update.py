@@ -58,9 +58,13 @@ def _edit(rng: random.Random, root, files: dict[str, str]) -> None:
 
 def _graph(con) -> tuple:
     path = dict(con.execute("SELECT id, path FROM files").fetchall())
-    edges = {(path[s], path[d], k): round(w, 9) for s, d, k, w in con.execute("SELECT src, dst, kind, weight FROM edges")}
-    adj = {path[f]: sorted((path[v], round(w, 4)) for v, w in json.loads(n))
-           for f, n in con.execute("SELECT file_id, nbrs FROM adjacency")}
+    edges = {
+        (path[s], path[d], k): round(w, 9) for s, d, k, w in con.execute("SELECT src, dst, kind, weight FROM edges")
+    }
+    adj = {
+        path[f]: sorted((path[v], round(w, 4)) for v, w in json.loads(n))
+        for f, n in con.execute("SELECT file_id, nbrs FROM adjacency")
+    }
     deg = {r[0]: tuple(r[1:]) for r in con.execute("SELECT path, indegree, outdegree, is_hub FROM files")}
     return edges, adj, deg
 
@@ -107,8 +111,10 @@ def test_an_edit_updates_in_place_and_a_new_file_rebuilds(tmp_path):
     assert stats.graph_updated and not stats.graph_rebuilt
     con = open_index(project)
     try:
-        row = con.execute("SELECT COUNT(*) FROM symbols s JOIN files f ON f.id = s.file_id "
-                          "WHERE f.path = 'pkg/f0.go' AND s.name = 'Omega'").fetchone()
+        row = con.execute(
+            "SELECT COUNT(*) FROM symbols s JOIN files f ON f.id = s.file_id "
+            "WHERE f.path = 'pkg/f0.go' AND s.name = 'Omega'"
+        ).fetchone()
         assert row[0] == 1
     finally:
         con.close()
@@ -151,8 +157,10 @@ def test_the_file_counts_follow_the_file_list_without_counting_on_an_edit(tmp_pa
         try:
             with transaction(con):
                 memo = file_counts(con)
-            real = (con.execute("SELECT COUNT(*) FROM files").fetchone()[0],
-                    con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0])
+            real = (
+                con.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+                con.execute("SELECT COUNT(*) FROM files WHERE kind = 'code'").fetchone()[0],
+            )
             return real, memo
         finally:
             con.close()
@@ -196,9 +204,13 @@ def test_a_jvm_body_edit_reads_the_small_record_not_the_resolver(tmp_path, monke
     project = resolve_project(root)
     index_project(project)
     heads = resolver_store.jvm_heads(build_context(root, list(files)))
-    assert heads == {"src/main/kotlin/app/A0.kt": "app", "src/main/kotlin/app/A1.kt": "app",
-                     "src/main/kotlin/app/A2.kt": "app", "src/main/kotlin/lib/B0.kt": "lib",
-                     "src/main/kotlin/lib/B1.kt": "lib"}
+    assert heads == {
+        "src/main/kotlin/app/A0.kt": "app",
+        "src/main/kotlin/app/A1.kt": "app",
+        "src/main/kotlin/app/A2.kt": "app",
+        "src/main/kotlin/lib/B0.kt": "lib",
+        "src/main/kotlin/lib/B1.kt": "lib",
+    }
     loads: list[str] = []
     real = resolver_store.load_resolver
     monkeypatch.setattr(resolver_store, "load_resolver", lambda *a: loads.append("load") or real(*a))

@@ -21,12 +21,23 @@ def res(ctx: ResolverContext, lang: str, path: str, raw: str) -> list[str]:
 
 
 def test_elixir_modules_by_underscored_path(tmp_path: Path) -> None:
-    ctx = make_repo(tmp_path, ["lib/plug/conn.ex", "lib/plug/conn/query.ex", "lib/plug/conn/utils.ex",
-                               "lib/plug/html_escape.ex", "lib/plug.ex", "test/plug/conn_test.exs",
-                               "apps/web/lib/web/router.ex"])
+    ctx = make_repo(
+        tmp_path,
+        [
+            "lib/plug/conn.ex",
+            "lib/plug/conn/query.ex",
+            "lib/plug/conn/utils.ex",
+            "lib/plug/html_escape.ex",
+            "lib/plug.ex",
+            "test/plug/conn_test.exs",
+            "apps/web/lib/web/router.ex",
+        ],
+    )
     assert res(ctx, "elixir", "lib/plug/router.ex", "Plug.Conn") == ["lib/plug/conn.ex"]
     assert res(ctx, "elixir", "lib/plug/router.ex", "Plug.Conn.{Query, Utils}") == [
-        "lib/plug/conn/query.ex", "lib/plug/conn/utils.ex"]
+        "lib/plug/conn/query.ex",
+        "lib/plug/conn/utils.ex",
+    ]
     assert res(ctx, "elixir", "lib/x.ex", "Plug.HTMLEscape") == ["lib/plug/html_escape.ex"]
     assert res(ctx, "elixir", "lib/x.ex", "Plug.Conn.Query.Parser") == ["lib/plug/conn/query.ex"]  # nested module
     assert res(ctx, "elixir", "lib/x.ex", "Web.Router") == ["apps/web/lib/web/router.ex"]  # umbrella app
@@ -35,15 +46,27 @@ def test_elixir_modules_by_underscored_path(tmp_path: Path) -> None:
 
 
 def test_haskell_perl_lua_ocaml_fortran(tmp_path: Path) -> None:
-    ctx = make_repo(tmp_path, [
-        "src/Data/Aeson/Types.hs", "src/Data/Aeson.hs", "attoparsec-aeson/src/Data/Aeson/Parser.hs",
-        "lib/Mojo/Server/Daemon.pm", "lib/Mojo/Base.pm",
-        "lua/lazy/core/config.lua", "lua/lazy/core/util.lua", "lua/lazy/view/init.lua",
-        "src/store_io.ml", "src/store.ml",
-        "src/kinds_mod.f90", "src/geometry.f90",
-    ])
+    ctx = make_repo(
+        tmp_path,
+        [
+            "src/Data/Aeson/Types.hs",
+            "src/Data/Aeson.hs",
+            "attoparsec-aeson/src/Data/Aeson/Parser.hs",
+            "lib/Mojo/Server/Daemon.pm",
+            "lib/Mojo/Base.pm",
+            "lua/lazy/core/config.lua",
+            "lua/lazy/core/util.lua",
+            "lua/lazy/view/init.lua",
+            "src/store_io.ml",
+            "src/store.ml",
+            "src/kinds_mod.f90",
+            "src/geometry.f90",
+        ],
+    )
     assert res(ctx, "haskell", "src/Data/Aeson.hs", "Data.Aeson.Types") == ["src/Data/Aeson/Types.hs"]
-    assert res(ctx, "haskell", "src/Data/Aeson.hs", "Data.Aeson.Parser") == ["attoparsec-aeson/src/Data/Aeson/Parser.hs"]
+    assert res(ctx, "haskell", "src/Data/Aeson.hs", "Data.Aeson.Parser") == [
+        "attoparsec-aeson/src/Data/Aeson/Parser.hs"
+    ]
     assert res(ctx, "haskell", "src/Data/Aeson.hs", "Data.Map.Strict") == []
     assert res(ctx, "perl", "script/daemon.pl", "Mojo::Server::Daemon") == ["lib/Mojo/Server/Daemon.pm"]
     assert res(ctx, "perl", "lib/Mojo/Server/Daemon.pm", "strict") == []
@@ -55,13 +78,28 @@ def test_haskell_perl_lua_ocaml_fortran(tmp_path: Path) -> None:
 
 
 def test_paths_for_zig_julia_shell_powershell_terraform(tmp_path: Path) -> None:
-    ctx = make_repo(tmp_path, [
-        "clap.zig", "clap/parsers.zig", "clap/util/arena.zig",
-        "src/Geometry.jl", "src/shapes.jl",
-        "bin/run.sh", "lib/common.sh", "lib/colors.sh", "test/test_helper.bash", "test/helpers/assertions.bash",
-        "test/run.bats", "deploy.ps1", "lib/Helpers.ps1", "modules/Deploy.psm1",
-        "main.tf", "modules/network/main.tf", "modules/network/outputs.tf",
-    ])
+    ctx = make_repo(
+        tmp_path,
+        [
+            "clap.zig",
+            "clap/parsers.zig",
+            "clap/util/arena.zig",
+            "src/Geometry.jl",
+            "src/shapes.jl",
+            "bin/run.sh",
+            "lib/common.sh",
+            "lib/colors.sh",
+            "test/test_helper.bash",
+            "test/helpers/assertions.bash",
+            "test/run.bats",
+            "deploy.ps1",
+            "lib/Helpers.ps1",
+            "modules/Deploy.psm1",
+            "main.tf",
+            "modules/network/main.tf",
+            "modules/network/outputs.tf",
+        ],
+    )
     assert res(ctx, "zig", "clap.zig", "clap/parsers.zig") == ["clap/parsers.zig"]
     assert res(ctx, "zig", "clap/parsers.zig", "util/arena.zig") == ["clap/util/arena.zig"]
     assert res(ctx, "zig", "clap.zig", "std") == []
@@ -79,9 +117,13 @@ def test_paths_for_zig_julia_shell_powershell_terraform(tmp_path: Path) -> None:
 
 
 def test_scala_and_groovy_go_through_the_jvm_resolver(tmp_path: Path) -> None:
-    ctx = make_repo(tmp_path, ["src/main/scala/com/example/http/Router.scala",
-                               "src/main/scala/com/example/http/Route.scala"])
+    ctx = make_repo(
+        tmp_path, ["src/main/scala/com/example/http/Router.scala", "src/main/scala/com/example/http/Route.scala"]
+    )
     assert res(ctx, "scala", "src/main/scala/App.scala", "com.example.http.Router") == [
-        "src/main/scala/com/example/http/Router.scala"]
+        "src/main/scala/com/example/http/Router.scala"
+    ]
     assert sorted(res(ctx, "scala", "src/main/scala/App.scala", "com.example.http.*")) == [
-        "src/main/scala/com/example/http/Route.scala", "src/main/scala/com/example/http/Router.scala"]
+        "src/main/scala/com/example/http/Route.scala",
+        "src/main/scala/com/example/http/Router.scala",
+    ]

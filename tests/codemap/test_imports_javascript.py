@@ -17,9 +17,7 @@ def make_repo(root: Path, files: dict[str, str]) -> ResolverContext:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     # Config files sit on disk but are not indexed: the context must find them by itself.
-    indexed = [
-        f for f in files if f.endswith(SOURCE_EXTS) and not f.endswith(("package.json", "config.json"))
-    ]
+    indexed = [f for f in files if f.endswith(SOURCE_EXTS) and not f.endswith(("package.json", "config.json"))]
     return build_context(root, indexed)
 
 
@@ -173,12 +171,8 @@ def test_workspace_packages_like_vue_core(tmp_path: Path) -> None:
             "packages/runtime-dom/src/index.ts": "",
         },
     )
-    assert res(ctx, "packages/runtime-dom/src/index.ts", "@vue/runtime-core") == [
-        "packages/runtime-core/src/index.ts"
-    ]
-    assert res(ctx, "packages/runtime-core/src/apiWatch.ts", "@vue/shared") == [
-        "packages/shared/src/index.ts"
-    ]
+    assert res(ctx, "packages/runtime-dom/src/index.ts", "@vue/runtime-core") == ["packages/runtime-core/src/index.ts"]
+    assert res(ctx, "packages/runtime-core/src/apiWatch.ts", "@vue/shared") == ["packages/shared/src/index.ts"]
     assert res(ctx, "packages/runtime-dom/src/index.ts", "@vue/shared/src/general") == [
         "packages/shared/src/general.ts"
     ]
@@ -196,9 +190,7 @@ def test_tsconfig_paths_to_package_sources(tmp_path: Path) -> None:
             "packages/runtime-core/src/renderer.ts": "",
         },
     )
-    assert res(ctx, "packages/runtime-core/src/renderer.ts", "@vue/reactivity") == [
-        "packages/reactivity/src/index.ts"
-    ]
+    assert res(ctx, "packages/runtime-core/src/renderer.ts", "@vue/reactivity") == ["packages/reactivity/src/index.ts"]
     assert res(ctx, "packages/runtime-core/src/renderer.ts", "vue") == ["packages/vue/src/index.ts"]
 
 

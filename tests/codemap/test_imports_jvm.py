@@ -54,16 +54,12 @@ def test_wildcard_gives_the_package(tmp_path: Path) -> None:
 
 def test_nested_class_static_member_and_alias(tmp_path: Path) -> None:
     ctx = make_repo(tmp_path, REPO)
-    assert res(ctx, "x.java", "com.acme.model.User.Builder") == [
-        "core/src/main/java/com/acme/model/User.java"
-    ]
+    assert res(ctx, "x.java", "com.acme.model.User.Builder") == ["core/src/main/java/com/acme/model/User.java"]
     assert res(ctx, "x.java", "static com.acme.util.Strings.isBlank") == [
         "core/src/main/java/com/acme/util/Strings.java"
     ]
     assert res(ctx, "x.java", "com.acme.util.Strings.*") == ["core/src/main/java/com/acme/util/Strings.java"]
-    assert res(ctx, "x.kt", "com.acme.model.User as U", "kotlin") == [
-        "core/src/main/java/com/acme/model/User.java"
-    ]
+    assert res(ctx, "x.kt", "com.acme.model.User as U", "kotlin") == ["core/src/main/java/com/acme/model/User.java"]
 
 
 def test_external_and_unknown(tmp_path: Path) -> None:

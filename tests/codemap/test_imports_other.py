@@ -47,9 +47,7 @@ def test_c_include_from_include_dirs_and_root(tmp_path: Path) -> None:
     assert res(ctx, "cpp", "tests/format_test.cc", "fmt/format.h", "local") == ["include/fmt/format.h"]
     assert res(ctx, "cpp", "tests/format_test.cc", "config.h", "local") == ["config.h"]
     assert res(ctx, "cpp", "tests/format_test.cc", "os/posix.h", "local") == ["src/os/posix.h"]
-    assert res(ctx, "cpp", "lib/net/src/socket.cpp", "net/socket.hpp", "local") == [
-        "lib/net/include/net/socket.hpp"
-    ]
+    assert res(ctx, "cpp", "lib/net/src/socket.cpp", "net/socket.hpp", "local") == ["lib/net/include/net/socket.hpp"]
     # An unseen -I flag: the unique file ending with the written path.
     assert res(ctx, "c", "src/format.cc", "zlib.h", "local") == ["third_party/zlib/zlib.h"]
     assert res(ctx, "c", "src/format.cc", "missing.h", "local") == []
@@ -81,9 +79,7 @@ DART = {
 def test_dart_package_and_relative_uris(tmp_path: Path) -> None:
     ctx = make_repo(tmp_path, DART)
     assert res(ctx, "dart", "test/cart_test.dart", "package:shop_app/src/cart.dart") == ["lib/src/cart.dart"]
-    assert res(ctx, "dart", "lib/main.dart", "package:ui_kit/button.dart") == [
-        "packages/ui_kit/lib/button.dart"
-    ]
+    assert res(ctx, "dart", "lib/main.dart", "package:ui_kit/button.dart") == ["packages/ui_kit/lib/button.dart"]
     assert res(ctx, "dart", "lib/main.dart", "src/cart.dart") == ["lib/src/cart.dart"]
     assert res(ctx, "dart", "lib/src/cart.dart", "models/item.dart") == ["lib/src/models/item.dart"]
     assert res(ctx, "dart", "lib/src/models/item.dart", "../cart.dart") == ["lib/src/cart.dart"]
@@ -113,9 +109,7 @@ def test_csharp_namespace_matches_directory_suffix(tmp_path: Path) -> None:
         "src/Shop.Core/Models/Order.cs"
     ]
     assert res(ctx, "csharp", "src/Shop.Web/Program.cs", "System.Collections.Generic", "namespace") == []
-    assert (
-        res(ctx, "csharp", "src/Shop.Web/Program.cs", "Models", "namespace") == []
-    )  # too deep for one segment
+    assert res(ctx, "csharp", "src/Shop.Web/Program.cs", "Models", "namespace") == []  # too deep for one segment
 
 
 def test_swift_module_under_sources(tmp_path: Path) -> None:

@@ -44,9 +44,7 @@ def test_psr4_class_import(tmp_path: Path) -> None:
     assert res(ctx, "php", c, "App\\Models\\User", "use") == ["app/Models/User.php"]
     assert res(ctx, "php", c, "\\App\\Models\\Post", "use") == ["app/Models/Post.php"]
     assert res(ctx, "php", c, "Acme\\Lib\\Helpers\\Str", "use") == ["lib/extra/Helpers/Str.php"]
-    assert res(ctx, "php", "tests/Feature/UserTest.php", "App\\Models\\User as U", "use") == [
-        "app/Models/User.php"
-    ]
+    assert res(ctx, "php", "tests/Feature/UserTest.php", "App\\Models\\User as U", "use") == ["app/Models/User.php"]
     assert res(ctx, "php", c, "Illuminate\\Http\\Request", "use") == []
 
 
@@ -57,9 +55,7 @@ def test_group_use_and_psr0(tmp_path: Path) -> None:
         "app/Models/User.php",
         "app/Models/Post.php",
     ]
-    assert res(ctx, "php", c, "Legacy_Db_Conn", "use") == [
-        "old/Legacy/Db/Conn.php"
-    ]  # PSR-0: "_" is a separator
+    assert res(ctx, "php", c, "Legacy_Db_Conn", "use") == ["old/Legacy/Db/Conn.php"]  # PSR-0: "_" is a separator
     ctx0 = make_repo(
         tmp_path / "p0",
         {"composer.json": '{"autoload": {"psr-0": {"Legacy": "old/"}}}', "old/Legacy/Db/Conn.php": ""},
@@ -70,9 +66,7 @@ def test_group_use_and_psr0(tmp_path: Path) -> None:
 
 def test_namespace_tail_fallback_without_autoload(tmp_path: Path) -> None:
     ctx = make_repo(tmp_path, PHP)
-    assert res(ctx, "php", "app/Models/User.php", "Billing\\Invoice\\Pdf", "use") == [
-        "modules/billing/Invoice/Pdf.php"
-    ]
+    assert res(ctx, "php", "app/Models/User.php", "Billing\\Invoice\\Pdf", "use") == ["modules/billing/Invoice/Pdf.php"]
 
 
 def test_require_paths(tmp_path: Path) -> None:
@@ -110,16 +104,12 @@ def test_ruby_require_through_lib_roots(tmp_path: Path) -> None:
     assert res(ctx, "ruby", "spec/shop/cart_spec.rb", "shop/cart/item", "module") == ["lib/shop/cart/item.rb"]
     assert res(ctx, "ruby", "spec/shop/cart_spec.rb", "spec_helper", "module") == ["spec/spec_helper.rb"]
     # In a monorepo the requiring gem's own lib/ wins.
-    assert res(ctx, "ruby", "gems/pay/spec/pay_spec.rb", "shop/cart", "module") == [
-        "gems/pay/lib/shop/cart.rb"
-    ]
+    assert res(ctx, "ruby", "gems/pay/spec/pay_spec.rb", "shop/cart", "module") == ["gems/pay/lib/shop/cart.rb"]
     assert res(ctx, "ruby", "gems/pay/spec/pay_spec.rb", "pay", "module") == ["gems/pay/lib/pay.rb"]
     assert res(ctx, "ruby", "lib/shop.rb", "json", "module") == []
 
 
 def test_ruby_require_with_explicit_relative_path(tmp_path: Path) -> None:
-    ctx = make_repo(
-        tmp_path, {**RUBY, "test/helper.rb": "", "test/spec_request.rb": "", "test/x/y_test.rb": ""}
-    )
+    ctx = make_repo(tmp_path, {**RUBY, "test/helper.rb": "", "test/spec_request.rb": "", "test/x/y_test.rb": ""})
     assert res(ctx, "ruby", "test/x/y_test.rb", "../helper", "module") == ["test/helper.rb"]
     assert res(ctx, "ruby", "test/spec_request.rb", "./lib/shop", "module") == ["lib/shop.rb"]

@@ -118,9 +118,7 @@ def test_script_directory_siblings_but_not_inside_packages(tmp_path: Path) -> No
 
 
 def test_stub_only_module_and_star_import(tmp_path: Path) -> None:
-    ctx = make_repo(
-        tmp_path, {"pkg/__init__.py": "", "pkg/fast.pyi": "", "pkg/slow.py": "", "pkg/slow.pyi": ""}
-    )
+    ctx = make_repo(tmp_path, {"pkg/__init__.py": "", "pkg/fast.pyi": "", "pkg/slow.py": "", "pkg/slow.pyi": ""})
     assert res(ctx, "main.py", "pkg.fast") == ["pkg/fast.pyi"]
     assert res(ctx, "main.py", "pkg.slow") == ["pkg/slow.py"]
     assert res(ctx, "main.py", "pkg", ["*"]) == ["pkg/__init__.py"]

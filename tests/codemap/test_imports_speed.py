@@ -18,9 +18,7 @@ IMPORTS = 50_000
 def synthetic_repo(root: Path) -> tuple[list[str], list[tuple[str, str, ImportRef]]]:
     """Files listed (not written: resolution never reads sources), configs on disk."""
     (root / "web").mkdir()
-    (root / "web/tsconfig.json").write_text(
-        '{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["src/*"]}}}'
-    )
+    (root / "web/tsconfig.json").write_text('{"compilerOptions": {"baseUrl": ".", "paths": {"@/*": ["src/*"]}}}')
     (root / "svc").mkdir()
     (root / "svc/go.mod").write_text("module example.com/svc\n")
     (root / "core").mkdir()
@@ -44,9 +42,7 @@ def synthetic_repo(root: Path) -> tuple[list[str], list[tuple[str, str, ImportRe
         todo.append(("typescript", ts[i], ImportRef("react", 1)))
         todo.append(("go", go[i], ImportRef(f"example.com/svc/pkg/g{j // 10}", 1)))
         todo.append(("go", go[i], ImportRef("fmt", 1)))
-        todo.append(
-            ("rust", rs[max(i, 1)], ImportRef(f"crate::r{j // 30}::x{j}::{{Foo, Bar}}", 1, kind="use"))
-        )
+        todo.append(("rust", rs[max(i, 1)], ImportRef(f"crate::r{j // 30}::x{j}::{{Foo, Bar}}", 1, kind="use")))
         todo.append(("rust", rs[max(i, 1)], ImportRef("std::collections::HashMap", 1, kind="use")))
     return files, todo
 

@@ -16,8 +16,10 @@ def test_a_run_killed_as_new_ignore_rules_drop_a_file_drops_it_the_next_time(tmp
     """The walk lets the paths it knows skip the ignore rules while their fingerprint holds, so the
     fingerprint must not be saved before the files the new rules drop are gone: a run killed in
     between left the next one keeping an ignored file in the index for good."""
-    root = write_tree(tmp_path / "r", {"app/keep.py": "def keep():\n    return 1\n",
-                                       "app/secret_notes.py": "def notes():\n    return 2\n"})
+    root = write_tree(
+        tmp_path / "r",
+        {"app/keep.py": "def keep():\n    return 1\n", "app/secret_notes.py": "def notes():\n    return 2\n"},
+    )
     project = project_for_root(root)  # no git: the walk reads .gitignore itself
     index_project(project, workers=1)
     (root / ".gitignore").write_text("app/secret_notes.py\n")
@@ -39,10 +41,20 @@ def test_meta_rows_are_typed_checked_and_read_in_one_place(tmp_path):
     con = sqlite3.connect(":memory:")
     con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
     meta = IndexMeta.load(con)
-    assert (meta.graph_dirty, meta.rank_stale, meta.ref_files, meta.totals, meta.watch_offset) == (False, 0, -1, None, None)
+    assert (meta.graph_dirty, meta.rank_stale, meta.ref_files, meta.totals, meta.watch_offset) == (
+        False,
+        0,
+        -1,
+        None,
+        None,
+    )
     meta.save(con, graph_dirty=True, rank_stale=7, watch_offset=0, totals={"files": 2, "languages": {"go": 1}})
     assert dict(con.execute("SELECT key, value FROM meta")) == {
-        "graph_dirty": "1", "rank_stale": "7", "watch_offset": "0", "totals": '{"files": 2, "languages": {"go": 1}}'}
+        "graph_dirty": "1",
+        "rank_stale": "7",
+        "watch_offset": "0",
+        "totals": '{"files": 2, "languages": {"go": 1}}',
+    }
     again = IndexMeta.load(con, "graph_dirty", "totals")
     assert again.graph_dirty and again.totals == {"files": 2, "languages": {"go": 1}}
     assert again.rank_stale == 0  # not asked for: its default
@@ -65,8 +77,10 @@ def test_meta_rows_are_typed_checked_and_read_in_one_place(tmp_path):
 def test_an_index_run_leaves_its_rows_as_the_stages_read_them(tmp_path):
     from cairn.codemap.index_meta import IndexMeta
 
-    root = write_tree(tmp_path / "r", {"app/a.py": "from app.b import g\n\ndef f():\n    return g()\n",
-                                       "app/b.py": "def g():\n    return 1\n"})
+    root = write_tree(
+        tmp_path / "r",
+        {"app/a.py": "from app.b import g\n\ndef f():\n    return g()\n", "app/b.py": "def g():\n    return 1\n"},
+    )
     project = project_for_root(root)
     stats = index_project(project, workers=1)
     con = open_index(project)
@@ -89,6 +103,9 @@ def test_no_module_but_index_meta_reads_or_writes_the_meta_table():
 
     sql = re.compile(r"\b(FROM|INTO|UPDATE)\s+meta\b|\bget_meta\(|\bset_meta\(")
     src = Path(cairn.__file__).parent
-    offenders = sorted(str(p.relative_to(src)) for p in src.rglob("*.py")
-                       if p.name not in ("index_meta.py", "schema.py") and sql.search(p.read_text(encoding="utf-8")))
+    offenders = sorted(
+        str(p.relative_to(src))
+        for p in src.rglob("*.py")
+        if p.name not in ("index_meta.py", "schema.py") and sql.search(p.read_text(encoding="utf-8"))
+    )
     assert offenders == []

@@ -33,8 +33,9 @@ def _orphans(project) -> int:
         for table in ("symbols", "refs", "imports", "chunks"):
             n += con.execute(f"SELECT COUNT(*) FROM {table} WHERE file_id NOT IN (SELECT id FROM files)").fetchone()[0]
         n += con.execute("SELECT COUNT(*) FROM files_fts WHERE rowid NOT IN (SELECT id FROM files)").fetchone()[0]
-        n += con.execute("SELECT COUNT(*) FROM edges WHERE src NOT IN (SELECT id FROM files) "
-                         "OR dst NOT IN (SELECT id FROM files)").fetchone()[0]
+        n += con.execute(
+            "SELECT COUNT(*) FROM edges WHERE src NOT IN (SELECT id FROM files) OR dst NOT IN (SELECT id FROM files)"
+        ).fetchone()[0]
         return n
     finally:
         con.close()
@@ -193,9 +194,13 @@ def test_an_index_of_another_format_is_not_migrated_before_it_goes(tmp_path, mon
 def _edges(project) -> set[tuple[str, str]]:
     con = open_index(project)
     try:
-        return {(a, b) for a, b in con.execute(
-            "SELECT fs.path, fd.path FROM edges e JOIN files fs ON fs.id = e.src JOIN files fd ON fd.id = e.dst "
-            "WHERE e.kind = 'import'")}
+        return {
+            (a, b)
+            for a, b in con.execute(
+                "SELECT fs.path, fd.path FROM edges e JOIN files fs ON fs.id = e.src JOIN files fd ON fd.id = e.dst "
+                "WHERE e.kind = 'import'"
+            )
+        }
     finally:
         con.close()
 
@@ -220,20 +225,30 @@ def test_killing_the_indexer_leaves_no_worker_holding_the_lock(tmp_path, cairn_h
     import sys
     import time
 
-    files = {f"pkg/m{i}.py": "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(40))
-             for i in range(700)}
+    files = {
+        f"pkg/m{i}.py": "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(40)) for i in range(700)
+    }
     root = write_tree(tmp_path / "big", files)
     env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
-    child = subprocess.Popen([sys.executable, "-m", "cairn", "index", "--root", str(root), "--workers", "2", "-q"],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "index", "--root", str(root), "--workers", "2", "-q"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     db = project_for_root(root).index_path()
     deadline = time.time() + 60
     while time.time() < deadline and not (db.exists() and db.stat().st_size > 100_000):
         time.sleep(0.05)  # kill while the pool is parsing and the parent is writing
     child.send_signal(signal.SIGKILL)
     child.wait()
-    out = subprocess.run([sys.executable, "-m", "cairn", "index", "--root", str(root), "--json"], env=env,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "cairn", "index", "--root", str(root), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["files"] == 700
 
@@ -271,7 +286,9 @@ def test_worker_batches_keep_order_and_bound_their_bytes():
 def test_flushing_by_bytes_stores_the_same_index(tmp_path, monkeypatch):
     """Records of big files are flushed before BATCH of them pile up; the index is the same."""
     files = {f"docs/log_{i}.md": f"# Log {i}\n\n" + "a chat line about the export\n" * 200 for i in range(40)}
-    files.update({f"src/m{i}.py": f"from src import m{(i + 1) % 40}\n\ndef f{i}():\n    return {i}\n" for i in range(40)})
+    files.update(
+        {f"src/m{i}.py": f"from src import m{(i + 1) % 40}\n\ndef f{i}():\n    return {i}\n" for i in range(40)}
+    )
 
     def index(name: str) -> list:
         root = make_git_repo(tmp_path / name, files)
@@ -279,10 +296,14 @@ def test_flushing_by_bytes_stores_the_same_index(tmp_path, monkeypatch):
         index_project(project, workers=1)
         con = open_index(project)
         try:
-            return [con.execute(q).fetchall() for q in (
-                "SELECT path, hash, rank FROM files ORDER BY path",
-                "SELECT f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY 1, 2",
-                "SELECT a.path, b.path FROM edges e JOIN files a ON a.id = e.src JOIN files b ON b.id = e.dst ORDER BY 1, 2")]
+            return [
+                con.execute(q).fetchall()
+                for q in (
+                    "SELECT path, hash, rank FROM files ORDER BY path",
+                    "SELECT f.path, s.name FROM symbols s JOIN files f ON f.id = s.file_id ORDER BY 1, 2",
+                    "SELECT a.path, b.path FROM edges e JOIN files a ON a.id = e.src JOIN files b ON b.id = e.dst ORDER BY 1, 2",
+                )
+            ]
         finally:
             con.close()
 
@@ -315,8 +336,13 @@ def test_a_batch_writes_its_text_in_one_flush(tmp_path):
     assert _orphans(project) == 0
     con = open_index(project)
     try:
-        hits = {r[0] for r in con.execute("SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
-                                          "WHERE files_fts MATCH '\"changed\"'")}
+        hits = {
+            r[0]
+            for r in con.execute(
+                "SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
+                "WHERE files_fts MATCH '\"changed\"'"
+            )
+        }
         assert hits == {f"src/mod_{i}.py" for i in range(0, 60, 2)}
         assert con.execute("SELECT COUNT(*) FROM files_fts").fetchone()[0] == 58
     finally:

@@ -56,7 +56,9 @@ def test_powershell_signatures_and_script_imports() -> None:
     """pester/Pester: the comments after `{` were the signature's tail, and every `& $cmd` an import."""
     parsed = parse_source("powershell", PESTER)
     assert [(d.name, d.signature) for d in parsed.defs] == [
-        ("Get-CIDebugFlag", "function Get-CIDebugFlag"), ("any_", "function any_ ($InputObject)")]
+        ("Get-CIDebugFlag", "function Get-CIDebugFlag"),
+        ("any_", "function any_ ($InputObject)"),
+    ]
     assert [i.raw for i in parsed.imports] == ["$PSScriptRoot\\functions\\Output.ps1", "$PSScriptRoot\\..\\build.ps1"]
 
 
@@ -80,17 +82,23 @@ def test_fsharp_attributes_are_not_the_signature() -> None:
     """fsprojects/Argu: `[<Flags>]` was the whole signature of `type ParseSource`, and a
     `let [<Literal>]` value was no definition."""
     got = [(d.name, d.kind, d.line, d.signature) for d in parse_source("fsharp", ARGU_TYPES).defs]
-    assert got == [("CliPrefix", "module", 4, "module CliPrefix ="),
-                   ("DoubleDash", "constant", 7, "let [<Literal>] DoubleDash"),
-                   ("ParseSource", "type", 10, "type ParseSource =")]
+    assert got == [
+        ("CliPrefix", "module", 4, "module CliPrefix ="),
+        ("DoubleDash", "constant", 7, "let [<Literal>] DoubleDash"),
+        ("ParseSource", "type", 10, "type ParseSource ="),
+    ]
 
 
 def test_a_bracketing_macro_line_does_not_swallow_the_declaration_after_it() -> None:
     """AFNetworking: AFURLSessionManager.h had no definition: NS_ASSUME_NONNULL_BEGIN ate its @interface."""
-    objc = b"NS_ASSUME_NONNULL_BEGIN\n\n@interface AFURLSessionManager : NSObject <NSSecureCoding>\n" \
-           b"- (void)invalidateSessionCancelingTasks:(BOOL)cancel;\n@end\n\nNS_ASSUME_NONNULL_END\n"
+    objc = (
+        b"NS_ASSUME_NONNULL_BEGIN\n\n@interface AFURLSessionManager : NSObject <NSSecureCoding>\n"
+        b"- (void)invalidateSessionCancelingTasks:(BOOL)cancel;\n@end\n\nNS_ASSUME_NONNULL_END\n"
+    )
     assert [(d.name, d.kind, d.line) for d in parse_source("objc", objc).defs] == [
-        ("AFURLSessionManager", "class", 3), ("invalidateSessionCancelingTasks", "method", 4)]
+        ("AFURLSessionManager", "class", 3),
+        ("invalidateSessionCancelingTasks", "method", 4),
+    ]
     cpp = b"QT_BEGIN_NAMESPACE\nclass QWidget { public: void show(); };\nQT_END_NAMESPACE\n"
     assert [(d.name, d.kind) for d in parse_source("cpp", cpp).defs] == [("QWidget", "class"), ("show", "method")]
     enum = b"enum Phase {\nPHASE_BEGIN,\nPHASE_END\n};\nint f(void);\n"  # an enumerator blanked: the enum still parses
@@ -119,9 +127,12 @@ def test_ocaml_local_lets_and_signatures() -> None:
     """inhabitedtype/angstrom: `let succ' ... in` inside a record was a top-level definition, and
     the comment opening a body was the tail of `let rec prompt`'s signature."""
     got = [(d.name, d.kind, d.line, d.signature) for d in parse_source("ocaml", ANGSTROM).defs]
-    assert got == [("prompt", "function", 1, "let rec prompt input pos fail succ"),
-                   ("demand_input", "constant", 6, "let demand_input"),
-                   ("counter", "class", 13, "class counter"), ("incr", "method", 14, "method incr")]
+    assert got == [
+        ("prompt", "function", 1, "let rec prompt input pos fail succ"),
+        ("demand_input", "constant", 6, "let demand_input"),
+        ("counter", "class", 13, "class counter"),
+        ("incr", "method", 14, "method incr"),
+    ]
 
 
 def test_haskell_methods_of_a_qualified_instance() -> None:
@@ -135,7 +146,10 @@ instance Monad IResult where
 """
     parsed = parse_source("haskell", src)
     assert [(d.name, d.kind, d.parent, d.top_level) for d in parsed.defs] == [
-        ("A", "module", None, True), ("fail", "method", "MonadFail", False), ("return", "method", "Monad", False)]
+        ("A", "module", None, True),
+        ("fail", "method", "MonadFail", False),
+        ("return", "method", "Monad", False),
+    ]
     assert parsed.refs.get("MonadFail") == 1
 
 
@@ -148,7 +162,8 @@ def test_groovy_static_import_of_a_class_of_its_own_package(tmp_path: Path) -> N
         (tmp_path / root / f"{name}.groovy").write_text(f"package nextflow.validation\n\nclass {name} {{}}\n")
     ctx = build_context(tmp_path, [root + "SchemaValidator.groovy", root + "SamplesheetConverter.groovy"])
     assert _res(ctx, "groovy", root + "SchemaValidator.groovy", "SamplesheetConverter.getHeader") == [
-        root + "SamplesheetConverter.groovy"]
+        root + "SamplesheetConverter.groovy"
+    ]
     assert _res(ctx, "java", root.replace(".groovy", ".java") + "X.java", "SamplesheetConverter") == []
 
 

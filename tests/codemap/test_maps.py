@@ -11,8 +11,13 @@ from helpers import make_git_repo
 
 
 def test_modules_split_big_folders_collapse_chains_and_fold_tiny_ones():
-    paths = ["setup.py"] + [f"src/pkg/core/m{i}.py" for i in range(20)] + [f"src/pkg/web/v{i}.py" for i in range(15)] \
-        + ["src/pkg/tiny/a.py", "src/pkg/__init__.py"] + [f"docs/p{i}.md" for i in range(4)]
+    paths = (
+        ["setup.py"]
+        + [f"src/pkg/core/m{i}.py" for i in range(20)]
+        + [f"src/pkg/web/v{i}.py" for i in range(15)]
+        + ["src/pkg/tiny/a.py", "src/pkg/__init__.py"]
+        + [f"docs/p{i}.md" for i in range(4)]
+    )
     mods = assign_modules(paths, max_size=12)
     assert mods["setup.py"] == ROOT_MODULE
     assert mods["src/pkg/core/m0.py"] == "src/pkg/core" and mods["src/pkg/web/v3.py"] == "src/pkg/web"
@@ -64,8 +69,11 @@ def test_pagerank_needs_no_scipy(monkeypatch):
 
 
 def _repo(tmp_path, n_users=12):
-    files = {"core/db.py": "def connect():\n    return 1\n\nclass Session:\n    pass\n",
-             "core/__init__.py": "", "main.py": "from core.db import connect\n\nconnect()\n"}
+    files = {
+        "core/db.py": "def connect():\n    return 1\n\nclass Session:\n    pass\n",
+        "core/__init__.py": "",
+        "main.py": "from core.db import connect\n\nconnect()\n",
+    }
     for i in range(n_users):
         files[f"feature{i}/__init__.py"] = ""
         files[f"feature{i}/views.py"] = f"from core.db import Session\n\ndef view{i}():\n    return Session()\n"
@@ -104,8 +112,12 @@ def test_summary_kept_across_reindex_and_shown_first(tmp_path, run_cli):
     root = _repo(tmp_path, n_users=3)
     run_cli("init", "--root", str(root))
     assert run_cli("summary", "set", "A tiny app around one database module.", "--root", str(root)).returncode == 0
-    assert run_cli("summary", "set", "-", "--module", "core", "--root", str(root),
-                   input="The database layer.\n").returncode == 0
+    assert (
+        run_cli(
+            "summary", "set", "-", "--module", "core", "--root", str(root), input="The database layer.\n"
+        ).returncode
+        == 0
+    )
     run_cli("index", "--root", str(root), "--full")
     top = run_cli("map", "--root", str(root)).stdout
     assert top.splitlines()[2] == "A tiny app around one database module."
@@ -116,9 +128,15 @@ def test_summary_kept_across_reindex_and_shown_first(tmp_path, run_cli):
 def test_maps_list_key_decisions_and_module_knowledge(tmp_path, run_cli):
     root = _repo(tmp_path, n_users=3)
     run_cli("init", "--root", str(root))
-    facts = [{"type": "decision", "title": "One connection pool per process", "body": "connect() reuses it.",
-              "files": ["core/db.py"]},
-             {"type": "note", "title": "Views are thin", "body": "no logic in views"}]
+    facts = [
+        {
+            "type": "decision",
+            "title": "One connection pool per process",
+            "body": "connect() reuses it.",
+            "files": ["core/db.py"],
+        },
+        {"type": "note", "title": "Views are thin", "body": "no logic in views"},
+    ]
     assert run_cli("remember", "--json", "--root", str(root), input=json.dumps(facts)).returncode == 0
     run_cli("index", "--root", str(root))
     top = run_cli("map", "--root", str(root)).stdout
@@ -135,8 +153,10 @@ def test_module_page_keeps_imports_and_shared_names_apart(tmp_path, run_cli):
     for i in range(5):
         files[f"alpha/a{i}.go"] = f"package alpha\n\nfunc AlphaThing{i}() int {{\n\treturn {i}\n}}\n"
         files[f"beta/b{i}.go"] = f"package beta\n\nfunc Beta{i}() int {{\n\treturn AlphaThing{i}() + 1\n}}\n"
-        files[f"gamma/g{i}.go"] = (f'package gamma\n\nimport "example.com/shop/alpha"\n\n'
-                                   f"func Gamma{i}() int {{\n\treturn alpha.AlphaThing{i}()\n}}\n")
+        files[f"gamma/g{i}.go"] = (
+            f'package gamma\n\nimport "example.com/shop/alpha"\n\n'
+            f"func Gamma{i}() int {{\n\treturn alpha.AlphaThing{i}()\n}}\n"
+        )
     root = make_git_repo(tmp_path / "shop", files)
     beta = run_cli("map", "beta", "--root", str(root)).stdout
     assert "Imports: none" in beta and "Names used from (no import): `alpha`" in beta
@@ -152,10 +172,16 @@ def test_the_index_line_and_the_map_count_the_same_symbols_and_text_files(tmp_pa
     of no language and .txt files are both "text"): 2 where there were 89."""
     import re
 
-    root = make_git_repo(tmp_path / "shop", {
-        "shop/cart.py": "def add(cart, item):\n    return cart\n\n\nclass Cart:\n    def total(self):\n        return 0\n",
-        "README.md": "# Shop\n\n## Install\n\ntext\n\n## Use\n\nmore\n",
-        "notes.txt": "a note\n", "LICENSE": "MIT\n", "data.csv": "a,b\n1,2\n"})
+    root = make_git_repo(
+        tmp_path / "shop",
+        {
+            "shop/cart.py": "def add(cart, item):\n    return cart\n\n\nclass Cart:\n    def total(self):\n        return 0\n",
+            "README.md": "# Shop\n\n## Install\n\ntext\n\n## Use\n\nmore\n",
+            "notes.txt": "a note\n",
+            "LICENSE": "MIT\n",
+            "data.csv": "a,b\n1,2\n",
+        },
+    )
     r = run_cli("index", "--root", str(root), "--json")
     assert r.returncode == 0, r.stderr
     stats = json.loads(r.stdout)

@@ -25,7 +25,11 @@ def test_sample_document() -> None:
     assert parsed.defs[3].signature == "Setext Title"
     links = [(i.raw, i.kind, i.line) for i in parsed.imports]
     # external URLs, images and links inside the code fence are not file links
-    assert links == [("docs/api.md", "link", 7), ("../scripts/install.sh", "link", 11), ("./CONTRIBUTING.md", "link", 25)]
+    assert links == [
+        ("docs/api.md", "link", 7),
+        ("../scripts/install.sh", "link", 11),
+        ("./CONTRIBUTING.md", "link", 25),
+    ]
 
 
 def test_fenced_blocks_hide_headings() -> None:

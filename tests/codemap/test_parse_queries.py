@@ -33,7 +33,9 @@ def test_all_patterns_compile(lang: str) -> None:
         assert any(role and role.what == "import" for role in compiled.roles)
 
 
-@pytest.mark.parametrize("lang", ["python", "javascript", "typescript", "go", "rust", "java", "c", "cpp", "ruby", "php"])
+@pytest.mark.parametrize(
+    "lang", ["python", "javascript", "typescript", "go", "rust", "java", "c", "cpp", "ruby", "php"]
+)
 def test_shipped_tags_are_used(lang: str) -> None:
     qdir = shipped_queries_dir(lang)
     assert qdir is not None and (qdir / "tags.scm").is_file()

@@ -194,7 +194,7 @@ def test_class_field_functions_are_methods(lang: str) -> None:
 
 
 def test_rust_attributes_belong_to_the_item() -> None:
-    src = b"/// Doc\n#[derive(Debug)]\n#[serde(rename_all = \"camelCase\")]\npub struct P {\n    x: i32,\n}\n"
+    src = b'/// Doc\n#[derive(Debug)]\n#[serde(rename_all = "camelCase")]\npub struct P {\n    x: i32,\n}\n'
     (struct,) = parse_source("rust", src).defs
     assert (struct.name, struct.line, struct.end_line, struct.signature) == ("P", 2, 6, "pub struct P")
 

@@ -51,11 +51,15 @@ def test_a_grammar_that_fails_to_load_falls_back_to_text(tmp_path, monkeypatch) 
     assert set(errors) == {"lib/plug/conn.ex", "lib/plug/router.ex"}
     assert "grammar for elixir unavailable" in errors["lib/plug/conn.ex"]
     # still searchable as text, and the other languages are untouched
-    hits = _rows(project, "SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
-                          "WHERE files_fts MATCH 'halt' ORDER BY f.path")
+    hits = _rows(
+        project,
+        "SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid "
+        "WHERE files_fts MATCH 'halt' ORDER BY f.path",
+    )
     assert [h[0] for h in hits] == ["lib/plug/conn.ex", "lib/plug/router.ex"]
     assert _rows(project, "SELECT name FROM symbols WHERE file_id = (SELECT id FROM files WHERE path='app.py')") == [
-        ("main",)]
+        ("main",)
+    ]
 
 
 def test_a_parse_past_the_deadline_is_text(monkeypatch) -> None:

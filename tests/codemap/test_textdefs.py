@@ -26,7 +26,7 @@ ELIXIR = '''defmodule Plug.Conn do
 end
 '''
 
-BASH = '''#!/usr/bin/env bash
+BASH = """#!/usr/bin/env bash
 load() {
   source "$1"
 }
@@ -38,9 +38,9 @@ run() { # captures output and status
 function skip {
   exit 0
 }
-'''
+"""
 
-LUA = '''local M = {}
+LUA = """local M = {}
 
 function M.load(plugins)
   for _, p in ipairs(plugins) do
@@ -53,9 +53,9 @@ M.setup = function(opts)
 end
 
 return M
-'''
+"""
 
-HASKELL = '''module Data.Aeson.Types.FromJSON
+HASKELL = """module Data.Aeson.Types.FromJSON
     ( FromJSON(..)
     ) where
 
@@ -69,9 +69,9 @@ data Options = Options { fieldLabelModifier :: String -> String }
 
 instance FromJSON Bool where
     parseJSON = withBool "Bool" pure
-'''
+"""
 
-ZIG = '''const std = @import("std");
+ZIG = """const std = @import("std");
 
 pub const Names = struct {
     short: ?u8 = null,
@@ -82,7 +82,7 @@ pub const Names = struct {
 };
 
 pub fn parse(comptime Id: type, params: []const Id) !void {}
-'''
+"""
 
 
 def _names(text: str) -> dict[str, tuple[str, bool]]:

@@ -15,13 +15,53 @@ from collections.abc import Callable
 from typing import Any
 
 STRINGS = [
-    "", " ", "x", "README.md", "src/shop/cart.py", "../../etc/passwd", "/dev/null", "/proc/self/status",
-    "~nonexistentuser", "~nonexistentuser/src", "~root/x", "C:\\Windows\\win.ini", "a\x00b", "\x00",
-    "line\nbreak", "tab\there", "\ud83d", "cut \ud83d emoji", "\udc80\udcff", "\U0001f600", "é" * 20,
-    "\u202e\u200b\ufeff", "' OR 1=1 --", '"quoted"', "NEAR(a b)", "*", "-", "--help", "-v", "%s%n",
-    "${HOME}", "$(rm -rf /)", "`id`", "<system-reminder>x</system-reminder>", "<!-- cairn:recall -->",
-    "AKIAIOSFODNN7EXAMPLE", "ghp_" + "a" * 36, "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
-    "2024-13-45", "2024-02-30T25:61:00Z", "9999-99-99", "1e999", "NaN", "true", "null", "[]", "{}",
+    "",
+    " ",
+    "x",
+    "README.md",
+    "src/shop/cart.py",
+    "../../etc/passwd",
+    "/dev/null",
+    "/proc/self/status",
+    "~nonexistentuser",
+    "~nonexistentuser/src",
+    "~root/x",
+    "C:\\Windows\\win.ini",
+    "a\x00b",
+    "\x00",
+    "line\nbreak",
+    "tab\there",
+    "\ud83d",
+    "cut \ud83d emoji",
+    "\udc80\udcff",
+    "\U0001f600",
+    "é" * 20,
+    "\u202e\u200b\ufeff",
+    "' OR 1=1 --",
+    '"quoted"',
+    "NEAR(a b)",
+    "*",
+    "-",
+    "--help",
+    "-v",
+    "%s%n",
+    "${HOME}",
+    "$(rm -rf /)",
+    "`id`",
+    "<system-reminder>x</system-reminder>",
+    "<!-- cairn:recall -->",
+    "AKIAIOSFODNN7EXAMPLE",
+    "ghp_" + "a" * 36,
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----",
+    "2024-13-45",
+    "2024-02-30T25:61:00Z",
+    "9999-99-99",
+    "1e999",
+    "NaN",
+    "true",
+    "null",
+    "[]",
+    "{}",
 ]
 NUMBERS = [0, -1, 1, 2, 7, 255, 2**31, -(2**31), 2**63, 10**30, -(10**30), 0.5, -0.0, 1e308, 3.14]
 
@@ -38,13 +78,26 @@ def rand_string(rng: random.Random) -> str:
     if r < 0.6:
         return rng.choice(STRINGS)
     if r < 0.75:
-        return "".join(chr(rng.choice([rng.randrange(0x20, 0x7f), rng.randrange(0, 0x20), rng.randrange(0x80, 0x3000),
-                                       rng.randrange(0xd800, 0xe000), rng.randrange(0x10000, 0x10ffff)]))
-                       for _ in range(rng.randrange(1, 40)))
+        return "".join(
+            chr(
+                rng.choice(
+                    [
+                        rng.randrange(0x20, 0x7F),
+                        rng.randrange(0, 0x20),
+                        rng.randrange(0x80, 0x3000),
+                        rng.randrange(0xD800, 0xE000),
+                        rng.randrange(0x10000, 0x10FFFF),
+                    ]
+                )
+            )
+            for _ in range(rng.randrange(1, 40))
+        )
     if r < 0.85:
         return rng.choice(STRINGS) * rng.randrange(100, 3000)  # long
-    return " ".join(rng.choice(["coupon", "retry", "cart", "apply", "webhook", "index", "why", "where"])
-                    for _ in range(rng.randrange(1, 12)))
+    return " ".join(
+        rng.choice(["coupon", "retry", "cart", "apply", "webhook", "index", "why", "where"])
+        for _ in range(rng.randrange(1, 12))
+    )
 
 
 def rand_value(rng: random.Random, depth: int = 0) -> Any:
@@ -112,8 +165,22 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
     if r < 0.62:
         return b"\xef\xbb\xbf" + data
     if r < 0.7:
-        return rng.choice([b"", b"null", b"[]", b"1", b'"text"', b"{}", b"{", b"\x00" * 10, b"1e99999",
-                           b"9" * 5000, b'{"a": NaN, "b": -Infinity}', b'{"a":1, "a":2}'])
+        return rng.choice(
+            [
+                b"",
+                b"null",
+                b"[]",
+                b"1",
+                b'"text"',
+                b"{}",
+                b"{",
+                b"\x00" * 10,
+                b"1e99999",
+                b"9" * 5000,
+                b'{"a": NaN, "b": -Infinity}',
+                b'{"a":1, "a":2}',
+            ]
+        )
     return data + rng.choice([b" trailing", b"\n{}", b"\x00", b","])
 
 
@@ -129,18 +196,34 @@ def hook_case(rng: random.Random, ctx: dict) -> tuple[str | None, bytes]:
     event = rng.choice(EVENTS)
     cwd = rng.choice([ctx["project"]] * 6 + [ctx["subdir"], ctx["file"], ctx["empty"], rand_string(rng)])
     transcript = rng.choice([ctx["transcript"]] * 4 + [ctx["bad_transcript"], ctx["project"], rand_string(rng)])
-    base: dict[str, Any] = {"session_id": rng.choice(["s-1", "s-2", rand_string(rng)]), "transcript_path": transcript,
-                            "cwd": cwd, "permission_mode": "default", "hook_event_name": event}
+    base: dict[str, Any] = {
+        "session_id": rng.choice(["s-1", "s-2", rand_string(rng)]),
+        "transcript_path": transcript,
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
     tool = rng.choice(TOOLS)
     extra = {
         "SessionStart": {"source": rng.choice(["startup", "resume", "clear", "compact"])},
-        "UserPromptSubmit": {"prompt": rng.choice(["where is the coupon applied to the cart total",
-                                                   "why does checkout retry twice? see src/shop/cart.py and #12",
-                                                   rand_string(rng)])},
-        "PreToolUse": {"tool_name": tool, "tool_input": {"file_path": rng.choice([ctx["big_file"], ctx["file"],
-                                                                                    rand_string(rng)])}},
-        "PostToolUse": {"tool_name": tool, "tool_input": {"file_path": ctx["file"], "command": "ls"},
-                        "tool_response": {"stdout": "ok", "filePath": ctx["file"]}},
+        "UserPromptSubmit": {
+            "prompt": rng.choice(
+                [
+                    "where is the coupon applied to the cart total",
+                    "why does checkout retry twice? see src/shop/cart.py and #12",
+                    rand_string(rng),
+                ]
+            )
+        },
+        "PreToolUse": {
+            "tool_name": tool,
+            "tool_input": {"file_path": rng.choice([ctx["big_file"], ctx["file"], rand_string(rng)])},
+        },
+        "PostToolUse": {
+            "tool_name": tool,
+            "tool_input": {"file_path": ctx["file"], "command": "ls"},
+            "tool_response": {"stdout": "ok", "filePath": ctx["file"]},
+        },
         "Stop": {"stop_hook_active": rng.random() < 0.2},
         "PreCompact": {"trigger": rng.choice(["auto", "manual"]), "custom_instructions": ""},
         "SessionEnd": {"reason": rng.choice(["clear", "logout", "prompt_input_exit", "other"])},
@@ -166,24 +249,51 @@ def _record(rng: random.Random) -> dict:
     ts = rng.choice(["2026-11-01T10:00:00.000Z", "2026-11-01T10:00:01Z", rand_string(rng)])
     kind = rng.choice(["user", "assistant", "assistant", "system", "summary", "progress", "file-history-snapshot"])
     if kind == "user":
-        content: Any = rng.choice([
-            "fix the retry in the checkout", [{"type": "text", "text": "look at src/shop/cart.py"}],
-            [{"type": "tool_result", "tool_use_id": "t1", "content": "file contents " * 30, "is_error": False}],
-        ])
+        content: Any = rng.choice(
+            [
+                "fix the retry in the checkout",
+                [{"type": "text", "text": "look at src/shop/cart.py"}],
+                [{"type": "tool_result", "tool_use_id": "t1", "content": "file contents " * 30, "is_error": False}],
+            ]
+        )
     elif kind == "assistant":
-        content = rng.choice([
-            [{"type": "text", "text": "I will read the cart."}],
-            [{"type": "tool_use", "id": "t1", "name": rng.choice(TOOLS), "input": {"file_path": "/p/src/shop/cart.py",
-                                                                                  "command": "pytest -q"}}],
-            [{"type": "thinking", "thinking": "hmm"}],
-        ])
+        content = rng.choice(
+            [
+                [{"type": "text", "text": "I will read the cart."}],
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": rng.choice(TOOLS),
+                        "input": {"file_path": "/p/src/shop/cart.py", "command": "pytest -q"},
+                    }
+                ],
+                [{"type": "thinking", "thinking": "hmm"}],
+            ]
+        )
     else:
         content = "API Error: overloaded" if kind == "system" else "summary of the session"
-    rec: dict[str, Any] = {"type": kind, "uuid": uuid, "parentUuid": None, "sessionId": "fuzz-session",
-                           "timestamp": ts, "cwd": "/p", "gitBranch": "main", "isSidechain": rng.random() < 0.1,
-                           "message": {"role": kind, "content": content, "model": "claude-sonnet-4-5",
-                                       "usage": {"input_tokens": 10, "output_tokens": 5,
-                                                 "cache_read_input_tokens": 100, "cache_creation_input_tokens": 3}}}
+    rec: dict[str, Any] = {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": None,
+        "sessionId": "fuzz-session",
+        "timestamp": ts,
+        "cwd": "/p",
+        "gitBranch": "main",
+        "isSidechain": rng.random() < 0.1,
+        "message": {
+            "role": kind,
+            "content": content,
+            "model": "claude-sonnet-4-5",
+            "usage": {
+                "input_tokens": 10,
+                "output_tokens": 5,
+                "cache_read_input_tokens": 100,
+                "cache_creation_input_tokens": 3,
+            },
+        },
+    }
     if kind == "summary":
         rec["summary"] = "what happened"
     if kind == "system":
@@ -244,13 +354,61 @@ The retry loop applies the coupon again.
 
 - relates-to [[checkout-flow]]
 """
-YAML_VALUES = ["2024-13-45", "2024-02-30", "2024-01-01 25:00:00", "1e999", ".nan", "-.inf", "0x1F", "0o17",
-               "!!binary AAAA", "!!python/object:os.system x", "&a [*a]", "*undefined", "{a: [b, {c: d}]}",
-               "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]", "? [a, b]\n  : c", "|\n  block\n  text", "'unterminated",
-               '"\\ud83d"', '"\\x00"', "~", "null", "yes", "no", "on", "''", "[]", "{}", "- a\n- b", "12:30:00",
-               "!!timestamp 2024-99-99", "!!int abc", "!!float x", "!!set {a, b}", "!!omap [a: 1]", "<<: {a: 1}"]
-KEYS = ["id", "type", "status", "title", "files", "symbols", "links", "supersedes", "superseded_by", "commit",
-        "created", "updated", "tags", "cites", "cairn_hash", "custom"]
+YAML_VALUES = [
+    "2024-13-45",
+    "2024-02-30",
+    "2024-01-01 25:00:00",
+    "1e999",
+    ".nan",
+    "-.inf",
+    "0x1F",
+    "0o17",
+    "!!binary AAAA",
+    "!!python/object:os.system x",
+    "&a [*a]",
+    "*undefined",
+    "{a: [b, {c: d}]}",
+    "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]",
+    "? [a, b]\n  : c",
+    "|\n  block\n  text",
+    "'unterminated",
+    '"\\ud83d"',
+    '"\\x00"',
+    "~",
+    "null",
+    "yes",
+    "no",
+    "on",
+    "''",
+    "[]",
+    "{}",
+    "- a\n- b",
+    "12:30:00",
+    "!!timestamp 2024-99-99",
+    "!!int abc",
+    "!!float x",
+    "!!set {a, b}",
+    "!!omap [a: 1]",
+    "<<: {a: 1}",
+]
+KEYS = [
+    "id",
+    "type",
+    "status",
+    "title",
+    "files",
+    "symbols",
+    "links",
+    "supersedes",
+    "superseded_by",
+    "commit",
+    "created",
+    "updated",
+    "tags",
+    "cites",
+    "cairn_hash",
+    "custom",
+]
 
 
 def note_text(rng: random.Random, i: int) -> bytes:
@@ -262,7 +420,11 @@ def note_text(rng: random.Random, i: int) -> bytes:
         for _ in range(rng.randrange(1, 3)):
             key = rng.choice(KEYS)
             idx = next((j for j, ln in enumerate(lines) if ln.startswith(f"{key}:")), None)
-            value = rng.choice(YAML_VALUES) if rng.random() < 0.7 else dumps(rng, rand_value(rng)).decode("utf-8", "surrogatepass")[:400]
+            value = (
+                rng.choice(YAML_VALUES)
+                if rng.random() < 0.7
+                else dumps(rng, rand_value(rng)).decode("utf-8", "surrogatepass")[:400]
+            )
             if idx is None:
                 lines.insert(2, f"{key}: {value}")
             else:
@@ -275,26 +437,71 @@ def note_text(rng: random.Random, i: int) -> bytes:
     elif r < 0.9:
         data = mutate_bytes(rng, text.encode())
     else:
-        data = rng.choice([b"", b"---\n", b"---\n---\n", b"no frontmatter\n# Title\n", b"---\n: :\n---\n",
-                           b"---\n- a list\n---\n", text.encode().replace(b"---\n", b"", 1)])
+        data = rng.choice(
+            [
+                b"",
+                b"---\n",
+                b"---\n---\n",
+                b"no frontmatter\n# Title\n",
+                b"---\n: :\n---\n",
+                b"---\n- a list\n---\n",
+                text.encode().replace(b"---\n", b"", 1),
+            ]
+        )
     return data
 
 
 # ------------------------------------------------------------------ configs
 
 CONFIG_KEYS = {
-    "index": ["max_file_bytes", "workers", "history"], "search": ["rrf_k", "budget", "limit"],
-    "memory": ["adr_globs", "adr_exclude"], "sessions": ["backup_keep"],
-    "hooks.recall": ["enabled", "budget", "max_items", "min_terms", "min_weight", "score_floor", "sessions",
-                     "tracker_files"],
+    "index": ["max_file_bytes", "workers", "history"],
+    "search": ["rrf_k", "budget", "limit"],
+    "memory": ["adr_globs", "adr_exclude"],
+    "sessions": ["backup_keep"],
+    "hooks.recall": [
+        "enabled",
+        "budget",
+        "max_items",
+        "min_terms",
+        "min_weight",
+        "score_floor",
+        "sessions",
+        "tracker_files",
+    ],
     "hooks.session_start": ["budget", "map_budget", "refresh_seconds", "decisions", "tasks"],
-    "hooks.meter": ["enabled", "window", "share"], "hooks.read_guard": ["enabled", "max_lines", "max_bytes"],
-    "hooks.harvest": ["enabled", "min_explore", "max_per_session"], "hooks.archive": ["enabled"],
-    "hooks.journal": ["enabled"], "hooks.session_record": ["enabled"],
+    "hooks.meter": ["enabled", "window", "share"],
+    "hooks.read_guard": ["enabled", "max_lines", "max_bytes"],
+    "hooks.harvest": ["enabled", "min_explore", "max_per_session"],
+    "hooks.archive": ["enabled"],
+    "hooks.journal": ["enabled"],
+    "hooks.session_record": ["enabled"],
 }
-TOML_VALUES = ['"text"', '""', "0", "-5", "1", "9223372036854775807", "1.5", "-0.0", "inf", "nan", "true", "false",
-               "[]", '["a", 1]', '["docs/**/*.md"]', "{a = 1}", "1979-05-27", "07:32:00", "1979-05-27T07:32:00Z",
-               '"\\u0000"', "[[1], [2]]", '"~nonexistentuser"', "0x10", "1e400"]
+TOML_VALUES = [
+    '"text"',
+    '""',
+    "0",
+    "-5",
+    "1",
+    "9223372036854775807",
+    "1.5",
+    "-0.0",
+    "inf",
+    "nan",
+    "true",
+    "false",
+    "[]",
+    '["a", 1]',
+    '["docs/**/*.md"]',
+    "{a = 1}",
+    "1979-05-27",
+    "07:32:00",
+    "1979-05-27T07:32:00Z",
+    '"\\u0000"',
+    "[[1], [2]]",
+    '"~nonexistentuser"',
+    "0x10",
+    "1e400",
+]
 
 
 def config_text(rng: random.Random) -> bytes:
@@ -306,17 +513,35 @@ def config_text(rng: random.Random) -> bytes:
         for key in rng.sample(CONFIG_KEYS[section], rng.randrange(1, len(CONFIG_KEYS[section]) + 1)):
             parts.append(f"{key} = {rng.choice(TOML_VALUES)}")
     if rng.random() < 0.15:
-        parts.insert(0, rng.choice(["index = 5", "hooks = 1", 'memory = "x"', "search = []", "routes = 3",
-                                    "prices = true", "[[routes]]\nslug = 1", "[hooks]\nrecall = 5",
-                                    '[[routes]]\nslug = "x"\nprefixes = ["/"]', "[prices.x]\ninput = -1"]))
+        parts.insert(
+            0,
+            rng.choice(
+                [
+                    "index = 5",
+                    "hooks = 1",
+                    'memory = "x"',
+                    "search = []",
+                    "routes = 3",
+                    "prices = true",
+                    "[[routes]]\nslug = 1",
+                    "[hooks]\nrecall = 5",
+                    '[[routes]]\nslug = "x"\nprefixes = ["/"]',
+                    "[prices.x]\ninput = -1",
+                ]
+            ),
+        )
     text = "\n".join(parts) + "\n"
     if r < 0.2:
         return mutate_bytes(rng, text.encode())
     return text.encode()
 
 
-KINDS: dict[str, Callable[..., Any]] = {"hook": hook_case, "transcript": transcript_line, "note": note_text,
-                                        "config": config_text}
+KINDS: dict[str, Callable[..., Any]] = {
+    "hook": hook_case,
+    "transcript": transcript_line,
+    "note": note_text,
+    "config": config_text,
+}
 
 
 def rng_for(kind: str, seed: int, i: int) -> random.Random:
@@ -328,8 +553,14 @@ def case(kind: str, seed: int, i: int, ctx: dict | None = None) -> Any:
     harness's `ctx` of paths; any dict of strings replays its shape)."""
     rng = rng_for(kind, seed, i)
     if kind == "hook":
-        return hook_case(rng, ctx or {k: "/nonexistent" for k in ("project", "subdir", "file", "empty",
-                                                                    "transcript", "bad_transcript", "big_file")})
+        return hook_case(
+            rng,
+            ctx
+            or {
+                k: "/nonexistent"
+                for k in ("project", "subdir", "file", "empty", "transcript", "bad_transcript", "big_file")
+            },
+        )
     if kind == "note":
         return note_text(rng, i)
     return KINDS[kind](rng)

@@ -35,14 +35,16 @@ FILES = {
     "README.md": "# Shop\n\nA tiny shop: carts, coupons and invoices.\n",
     "src/shop/__init__.py": "",
     "src/shop/cart.py": "from shop.coupons import apply_coupon\n\n\nclass Cart:\n    def total(self, items):\n"
-                        "        return sum(i.price for i in items)\n\n    def checkout(self, code):\n"
-                        "        return apply_coupon(self, code)\n",
-    "src/shop/coupons.py": "def apply_coupon(cart, code):\n    \"\"\"Apply a discount coupon.\"\"\"\n    return cart\n",
+    "        return sum(i.price for i in items)\n\n    def checkout(self, code):\n"
+    "        return apply_coupon(self, code)\n",
+    "src/shop/coupons.py": 'def apply_coupon(cart, code):\n    """Apply a discount coupon."""\n    return cart\n',
     "docs/big.txt": "a line of a big file\n" * 6000,
     **{f"src/util/helper_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(6)},
 }
-GOOD_LINE = ('{{"type":"user","uuid":"sentinel-{i}","sessionId":"fuzz-{i}","timestamp":"2026-11-01T10:00:00Z",'
-             '"cwd":"/p","message":{{"role":"user","content":"sentinel{i}word after the fuzzed line"}}}}')
+GOOD_LINE = (
+    '{{"type":"user","uuid":"sentinel-{i}","sessionId":"fuzz-{i}","timestamp":"2026-11-01T10:00:00Z",'
+    '"cwd":"/p","message":{{"role":"user","content":"sentinel{i}word after the fuzzed line"}}}}'
+)
 
 
 @dataclass
@@ -57,8 +59,14 @@ class Outcome:
 
 
 def _git(root: Path, *args: str) -> None:
-    env = {"GIT_AUTHOR_NAME": "f", "GIT_AUTHOR_EMAIL": "f@x", "GIT_COMMITTER_NAME": "f", "GIT_COMMITTER_EMAIL": "f@x",
-           "HOME": str(root), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    env = {
+        "GIT_AUTHOR_NAME": "f",
+        "GIT_AUTHOR_EMAIL": "f@x",
+        "GIT_COMMITTER_NAME": "f",
+        "GIT_COMMITTER_EMAIL": "f@x",
+        "HOME": str(root),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
     subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
 
 
@@ -131,9 +139,15 @@ def fuzz_hooks(base: Path, n: int, seed: int) -> Outcome:
     bad = base / "hooks" / "bad.jsonl"
     bad.write_bytes(b"\n".join(transcript_line(rng_for("hook-transcript", seed, i)) for i in range(200)) + b"\n")
     (base / "hooks" / "empty").mkdir()
-    ctx = {"project": str(root), "subdir": str(root / "src" / "shop"), "file": str(root / "src" / "shop" / "cart.py"),
-           "big_file": str(root / "docs" / "big.txt"), "empty": str(base / "hooks" / "empty"),
-           "transcript": str(transcript), "bad_transcript": str(bad)}
+    ctx = {
+        "project": str(root),
+        "subdir": str(root / "src" / "shop"),
+        "file": str(root / "src" / "shop" / "cart.py"),
+        "big_file": str(root / "docs" / "big.txt"),
+        "empty": str(base / "hooks" / "empty"),
+        "transcript": str(transcript),
+        "bad_transcript": str(bad),
+    }
     log = logs_dir() / runner.ERRORS_FILE
     real_spawn = background.spawn_hook
     background.spawn_hook = lambda event, payload: None  # detached work is run inline by some cases instead
@@ -152,7 +166,8 @@ def fuzz_hooks(base: Path, n: int, seed: int) -> Outcome:
             finally:
                 res.cases += 1
             event = runner.canonical_event(arg) or runner.canonical_event(
-                payload.get("hook_event_name") if isinstance(payload.get("hook_event_name"), str) else None)
+                payload.get("hook_event_name") if isinstance(payload.get("hook_event_name"), str) else None
+            )
             why = _hook_output_ok(event, out, err, code)
             if why is None and status in ("error", "timeout"):
                 tail = log.read_bytes()[before:].decode("utf-8", "replace") if log.exists() else ""
@@ -289,9 +304,13 @@ def _settings_ok(root: Path) -> str | None:
     from cairn.config import Settings, Table, settings
 
     got, defaults = settings(root), Settings()
-    tables: list[tuple[str, Table, Table]] = [("index", got.index, defaults.index),
-                                              ("search", got.search, defaults.search)]
-    tables += [(f"hooks.{name}", getattr(got.hooks, name), getattr(defaults.hooks, name)) for name in defaults.hooks.__slots__]
+    tables: list[tuple[str, Table, Table]] = [
+        ("index", got.index, defaults.index),
+        ("search", got.search, defaults.search),
+    ]
+    tables += [
+        (f"hooks.{name}", getattr(got.hooks, name), getattr(defaults.hooks, name)) for name in defaults.hooks.__slots__
+    ]
     for table, have, want in tables:
         for key in want:
             default, value = want[key], have[key]

@@ -21,9 +21,11 @@ COUNTS = {"hook": 400, "transcript": 2000, "note": 1000, "config": 200}
 
 def _report(kind: str, failures: list[tuple[int, str]]) -> str:
     lines = [f"{len(failures)} {kind} cases broke the contract (tests/fuzz/harness.py says what that is):"]
-    lines += [f"  replay: kind={kind} seed={SEED} index={i} "
-              f"(.venv/bin/python bench/fuzz.py --kinds {kind} --count {i + 1} --seed {SEED}): {why}"
-              for i, why in failures[:10]]
+    lines += [
+        f"  replay: kind={kind} seed={SEED} index={i} "
+        f"(.venv/bin/python bench/fuzz.py --kinds {kind} --count {i + 1} --seed {SEED}): {why}"
+        for i, why in failures[:10]
+    ]
     return "\n".join(lines)
 
 

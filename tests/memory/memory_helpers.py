@@ -7,14 +7,14 @@ from pathlib import Path
 from cairn.project import resolve_project
 from helpers import make_git_repo
 
-CHECKOUT = '''def total(order):
+CHECKOUT = """def total(order):
     return sum(line.price for line in order.lines)
 
 
 def apply_coupon(order, coupon):
     order.discount = coupon.amount
     return order
-'''
+"""
 
 
 def make_project(root: Path, *, opted_in: bool = True, files: dict | None = None):

@@ -93,17 +93,20 @@ def test_given_path_list_skips_the_walk(repo) -> None:
     assert [n.path for n in nodes] == ["docs/adr/0002-use-sqlite.md"]
 
 
-@pytest.mark.parametrize(("rel", "text", "want"), [
-    ("x/0004-thing.md", "# T\n\n## Context\n\nc\n\n## Decision\n\nd\n", "decision"),  # name + 2 sections
-    ("x/thing.md", "# T\n\n## Context\n\nc\n\n## Decision\n\nd\n", None),  # 2 sections, no record name
-    ("docs/architecture/overview.md", "# Overview\n\nBoxes and arrows.\n", None),
-    ("docs/architecture/0002-x.md", "# X\n\ntext\n", "decision"),
-    ("docs/adr/0000-template.md", "# [short title]\n\nDate: YYYY-MM-DD\n", None),
-    ("docs/adr/0010-django-templates.md", "# Use Django templates\n\nDate: 2020-01-01\n", "decision"),
-    ("docs/decisions/index.md", "# Decisions\n", None),
-    ("rfcs/text/0001-private-fields.md", "# Summary\n\nx\n", "decision"),
-    ("text/0001-private-fields.md", "# Summary\n\nx\n\n# Motivation\n\ny\n\n# Drawbacks\n\nz\n", "decision"),
-])
+@pytest.mark.parametrize(
+    ("rel", "text", "want"),
+    [
+        ("x/0004-thing.md", "# T\n\n## Context\n\nc\n\n## Decision\n\nd\n", "decision"),  # name + 2 sections
+        ("x/thing.md", "# T\n\n## Context\n\nc\n\n## Decision\n\nd\n", None),  # 2 sections, no record name
+        ("docs/architecture/overview.md", "# Overview\n\nBoxes and arrows.\n", None),
+        ("docs/architecture/0002-x.md", "# X\n\ntext\n", "decision"),
+        ("docs/adr/0000-template.md", "# [short title]\n\nDate: YYYY-MM-DD\n", None),
+        ("docs/adr/0010-django-templates.md", "# Use Django templates\n\nDate: 2020-01-01\n", "decision"),
+        ("docs/decisions/index.md", "# Decisions\n", None),
+        ("rfcs/text/0001-private-fields.md", "# Summary\n\nx\n", "decision"),
+        ("text/0001-private-fields.md", "# Summary\n\nx\n\n# Motivation\n\ny\n\n# Drawbacks\n\nz\n", "decision"),
+    ],
+)
 def test_classify_rules(rel: str, text: str, want: str | None) -> None:
     assert classify(rel, text) == want
 
@@ -128,7 +131,8 @@ def test_a_new_decision_can_supersede_a_record_without_touching_it(repo) -> None
     before = (repo / "docs/adr/0002-use-sqlite.md").read_bytes()
     context = [n for n in load_knowledge(project) if n.origin != "project"]
     [res] = Vault.for_project(project).remember(
-        [Fact("Use DuckDB for orders", type="decision", supersedes="Use SQLite for orders")], context=context)
+        [Fact("Use DuckDB for orders", type="decision", supersedes="Use SQLite for orders")], context=context
+    )
     assert res.action == "superseded" and res.superseded.startswith("0002-use-sqlite-")
     assert (repo / "docs/adr/0002-use-sqlite.md").read_bytes() == before
     nodes = load_knowledge(project)
@@ -138,14 +142,17 @@ def test_a_new_decision_can_supersede_a_record_without_touching_it(repo) -> None
     assert live_version(nodes, first.id).id == res.id
 
 
-@pytest.mark.parametrize(("text", "status"), [
-    ("# X\n\n## Status: Accepted\n\n## Context\n\nc\n", "accepted"),
-    ("# X\n\n| Field | Value |\n|---|---|\n| Status | Deprecated |\n", "deprecated"),
-    ("# X\n\nStatus: **Rejected**\n", "rejected"),
-    ("# X\n\n## Status\n\nPartly superseded by [4](0004-y.md)\n", "accepted"),
-    ("---\nstatus: draft\n---\n# X\n", "proposed"),
-    ("# X\n\nNo status at all.\n", "active"),
-])
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("# X\n\n## Status: Accepted\n\n## Context\n\nc\n", "accepted"),
+        ("# X\n\n| Field | Value |\n|---|---|\n| Status | Deprecated |\n", "deprecated"),
+        ("# X\n\nStatus: **Rejected**\n", "rejected"),
+        ("# X\n\n## Status\n\nPartly superseded by [4](0004-y.md)\n", "accepted"),
+        ("---\nstatus: draft\n---\n# X\n", "proposed"),
+        ("# X\n\nNo status at all.\n", "active"),
+    ],
+)
 def test_status_styles(text: str, status: str) -> None:
     from cairn.memory.adr_import import parse_record
 
@@ -187,35 +194,60 @@ def _records(tmp_path, files: dict[str, str]):
 
 
 def test_template_guidance_in_the_status_section_is_not_a_status(tmp_path) -> None:
-    got = _records(tmp_path, {"docs/references/architecture/adr-057-rpc.md": TEMPLATE_STATUS,
-                              "docs/references/architecture/adr-058-x.md": TEMPLATE_STATUS.replace(
-                                  "{Deprecated|Proposed|Accepted}", "<!-- pick one -->\nAccepted")})
+    got = _records(
+        tmp_path,
+        {
+            "docs/references/architecture/adr-057-rpc.md": TEMPLATE_STATUS,
+            "docs/references/architecture/adr-058-x.md": TEMPLATE_STATUS.replace(
+                "{Deprecated|Proposed|Accepted}", "<!-- pick one -->\nAccepted"
+            ),
+        },
+    )
     assert got["docs/references/architecture/adr-057-rpc.md"].status == "active"
     assert got["docs/references/architecture/adr-058-x.md"].status == "accepted"
 
 
 def test_superseded_by_a_bracketed_number_or_a_link_that_misses_is_linked(tmp_path) -> None:
     base = "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nc\n\n## Decision\n\nd\n"
-    got = _records(tmp_path, {
-        "arch/adr-013-old.md": base.format(n=13, t="Old", s="Superseded by [ADR 14]"),
-        "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
-        "arch/adr-015-older.md": base.format(n=15, t="Older", s="Superseded by [ADR 14](./adr-14-renamed.md)"),
-    })
+    got = _records(
+        tmp_path,
+        {
+            "arch/adr-013-old.md": base.format(n=13, t="Old", s="Superseded by [ADR 14]"),
+            "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
+            "arch/adr-015-older.md": base.format(n=15, t="Older", s="Superseded by [ADR 14](./adr-14-renamed.md)"),
+        },
+    )
     new = got["arch/adr-014-new.md"]
     assert got["arch/adr-013-old.md"].superseded_by == new.id
     assert got["arch/adr-015-older.md"].superseded_by == new.id
 
 
-@pytest.mark.parametrize("status", [
-    "Superseded: 2020-01-01 by [ADR 14]", "Superseded by ADR 14 on 2020-01-01", "Superseded on 2020-01-01 by ADR-14",
-    "Superseded (2020/01/01) by [ADR 14](adr-014-new.md)", "Superseded: March 3, 2021, by #14",
-    "Superseded on 3 Mar. 2021 by ADR 14", "Replaced by [ADR 14](adr-014-new.md)", "Deprecated, replaced by ADR 14",
-    "Replaced: 01.02.2020 by ADR 14"])
+@pytest.mark.parametrize(
+    "status",
+    [
+        "Superseded: 2020-01-01 by [ADR 14]",
+        "Superseded by ADR 14 on 2020-01-01",
+        "Superseded on 2020-01-01 by ADR-14",
+        "Superseded (2020/01/01) by [ADR 14](adr-014-new.md)",
+        "Superseded: March 3, 2021, by #14",
+        "Superseded on 3 Mar. 2021 by ADR 14",
+        "Replaced by [ADR 14](adr-014-new.md)",
+        "Deprecated, replaced by ADR 14",
+        "Replaced: 01.02.2020 by ADR 14",
+    ],
+)
 def test_dated_and_replaced_by_supersession_is_linked(tmp_path, status) -> None:
-    base = "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nThe cache was replaced by 3 workers.\n\n## Decision\n\nd\n"
-    got = _records(tmp_path, {"arch/adr-013-old.md": base.format(n=13, t="Old", s=status),
-                              "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
-                              "arch/adr-003-three.md": base.format(n=3, t="Three", s="Accepted")})
+    base = (
+        "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nThe cache was replaced by 3 workers.\n\n## Decision\n\nd\n"
+    )
+    got = _records(
+        tmp_path,
+        {
+            "arch/adr-013-old.md": base.format(n=13, t="Old", s=status),
+            "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
+            "arch/adr-003-three.md": base.format(n=3, t="Three", s="Accepted"),
+        },
+    )
     old, new = got["arch/adr-013-old.md"], got["arch/adr-014-new.md"]
     assert old.status == "superseded" and old.superseded_by == new.id and new.supersedes == old.id
     # "replaced by 3 workers" in the prose names no record: only the status says what replaced it
@@ -225,18 +257,26 @@ def test_dated_and_replaced_by_supersession_is_linked(tmp_path, status) -> None:
 
 def test_a_record_superseded_in_part_on_a_date_stays_live_and_links(tmp_path) -> None:
     base = "# ADR {n}: {t}\n\n## Status\n\n{s}\n\n## Context\n\nc\n\n## Decision\n\nd\n"
-    got = _records(tmp_path, {"arch/adr-013-old.md": base.format(n=13, t="Old", s="Superseded in part on 2020-01-01 "
-                                                                                 "by ADR 14"),
-                              "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted")})
+    got = _records(
+        tmp_path,
+        {
+            "arch/adr-013-old.md": base.format(n=13, t="Old", s="Superseded in part on 2020-01-01 by ADR 14"),
+            "arch/adr-014-new.md": base.format(n=14, t="New", s="Accepted"),
+        },
+    )
     old = got["arch/adr-013-old.md"]
     assert old.status == "accepted" and old.superseded_by is None
     assert [(lk.rel, lk.target) for lk in old.links] == [("partly-superseded-by", got["arch/adr-014-new.md"].id)]
 
 
 def test_an_adr_without_a_status_heading_is_still_a_record(tmp_path) -> None:
-    got = _records(tmp_path, {"docs/references/architecture/tendermint-core/adr-008-priv-validator.md":
-                              "# ADR 008: SocketPV\n\nNodes should support only two PrivValidator implementations.\n",
-                              "docs/references/architecture/notes-on-logging.md": "# Logging\n\nSome notes.\n"})
+    got = _records(
+        tmp_path,
+        {
+            "docs/references/architecture/tendermint-core/adr-008-priv-validator.md": "# ADR 008: SocketPV\n\nNodes should support only two PrivValidator implementations.\n",
+            "docs/references/architecture/notes-on-logging.md": "# Logging\n\nSome notes.\n",
+        },
+    )
     assert list(got) == ["docs/references/architecture/tendermint-core/adr-008-priv-validator.md"]
     assert got["docs/references/architecture/tendermint-core/adr-008-priv-validator.md"].title == "SocketPV"
 
@@ -244,10 +284,15 @@ def test_an_adr_without_a_status_heading_is_still_a_record(tmp_path) -> None:
 def test_search_never_prints_superseded_by_none(tmp_path, run_cli) -> None:
     from helpers import make_git_repo
 
-    root = make_git_repo(tmp_path / "r", {"docs/adr/0001-use-cron.md": "# 1. Use cron for the nightly export\n\n"
-                                          "## Status\n\nSuperseded\n\n## Context\n\nnightly export\n\n"
-                                          "## Decision\n\nUse cron for the nightly export.\n",
-                                          "src/export.py": "def nightly_export():\n    pass\n"})
+    root = make_git_repo(
+        tmp_path / "r",
+        {
+            "docs/adr/0001-use-cron.md": "# 1. Use cron for the nightly export\n\n"
+            "## Status\n\nSuperseded\n\n## Context\n\nnightly export\n\n"
+            "## Decision\n\nUse cron for the nightly export.\n",
+            "src/export.py": "def nightly_export():\n    pass\n",
+        },
+    )
     out = run_cli("search", "why cron for the nightly export", "--root", str(root))
     assert out.returncode == 0, out.stderr
     assert "0001-use-cron" in out.stdout and "superseded by None" not in out.stdout

@@ -10,14 +10,33 @@ from memory_helpers import knowledge_files, make_project
 def test_remember_read_list_end_to_end(tmp_path, run_cli) -> None:
     project = make_project(tmp_path / "shop")
     root = project.root
-    r = run_cli("remember", "Coupon applied twice", "--type", "gotcha", "--body", "Retry re-applies it.",
-                "--file", "src/checkout.py", "--symbol", "apply_coupon", "--link", "caused-by:Checkout retry",
-                "--tag", "pinned", "--json", cwd=root)
+    r = run_cli(
+        "remember",
+        "Coupon applied twice",
+        "--type",
+        "gotcha",
+        "--body",
+        "Retry re-applies it.",
+        "--file",
+        "src/checkout.py",
+        "--symbol",
+        "apply_coupon",
+        "--link",
+        "caused-by:Checkout retry",
+        "--tag",
+        "pinned",
+        "--json",
+        cwd=root,
+    )
     assert r.returncode == 0, r.stderr
     [created] = json.loads(r.stdout)["results"]
     assert created["action"] == "created" and created["path"].startswith(".cairn/knowledge/")
-    stdin = json.dumps([{"type": "concept", "title": "Checkout retry", "body": "Payment is retried 3 times."},
-                        {"type": "gotcha", "title": "Coupons applied twice", "body": "Also on refresh."}])
+    stdin = json.dumps(
+        [
+            {"type": "concept", "title": "Checkout retry", "body": "Payment is retried 3 times."},
+            {"type": "gotcha", "title": "Coupons applied twice", "body": "Also on refresh."},
+        ]
+    )
     r = run_cli("remember", "--json", cwd=root, input=stdin)
     assert r.returncode == 0, r.stderr
     actions = [(x["action"], x["id"]) for x in json.loads(r.stdout)["results"]]
@@ -88,20 +107,37 @@ def test_bad_input_is_one_clear_line(tmp_path, run_cli) -> None:
 def test_staleness_is_symbol_precise_and_ignores_comments_through_the_cli(tmp_path, run_cli) -> None:
     root = make_project(tmp_path / "shop").root
     assert run_cli("index", cwd=root).returncode == 0
-    r = run_cli("remember", "Coupons replace the discount", "-t", "gotcha", "--file", "src/checkout.py",
-                "--symbol", "apply_coupon", "--json", cwd=root)
+    r = run_cli(
+        "remember",
+        "Coupons replace the discount",
+        "-t",
+        "gotcha",
+        "--file",
+        "src/checkout.py",
+        "--symbol",
+        "apply_coupon",
+        "--json",
+        cwd=root,
+    )
     node_id = json.loads(r.stdout)["results"][0]["id"]
     path = root / "src/checkout.py"
 
     def stale() -> list[str]:
         return json.loads(run_cli("read", node_id, "--json", cwd=root).stdout)["stale"]
 
-    path.write_text(path.read_text().replace("return sum(line.price for line in order.lines)",
-                                             "return sum(line.price * line.qty for line in order.lines)"))
+    path.write_text(
+        path.read_text().replace(
+            "return sum(line.price for line in order.lines)",
+            "return sum(line.price * line.qty for line in order.lines)",
+        )
+    )
     assert stale() == []  # another function of the cited file changed
-    path.write_text(path.read_text().replace("    order.discount = coupon.amount\n",
-                                             "    # the coupon replaces any earlier discount\n"
-                                             "    order.discount = coupon.amount\n"))
+    path.write_text(
+        path.read_text().replace(
+            "    order.discount = coupon.amount\n",
+            "    # the coupon replaces any earlier discount\n    order.discount = coupon.amount\n",
+        )
+    )
     assert stale() == []  # a comment inside the cited function
     assert run_cli("memory", "doctor", cwd=root).returncode == 0
     path.write_text(path.read_text().replace("order.discount = coupon.amount", "order.discount += coupon.amount"))

@@ -15,8 +15,9 @@ from cairn.memory.vault import Vault
 
 
 def _many(project, n: int) -> None:
-    facts = [Fact(f"Gotcha number {i} in module m{i}", type="gotcha", body=f"Detail {i}. " + "word " * 30)
-             for i in range(n)]
+    facts = [
+        Fact(f"Gotcha number {i} in module m{i}", type="gotcha", body=f"Detail {i}. " + "word " * 30) for i in range(n)
+    ]
     facts += [Fact(f"Loose note {i} on area a{i}", type="note", body="x") for i in range(n)]
     facts.append(Fact("Always run migrations online", type="note", tags=["pinned"], body="Locks hurt."))
     Vault.for_project(project).remember(facts)
@@ -46,8 +47,9 @@ def test_value_prefers_decisions_recent_and_linked() -> None:
     sup = Node(id="e", type="decision", title="replaced", status="superseded", updated="2026-01-01T00:00:00Z")
     from cairn.memory.node import Link
 
-    linkers = [Node(id=f"l{i}", type="task", title=f"t{i}", status="done", links=[Link("about", "d")])
-               for i in range(4)]
+    linkers = [
+        Node(id=f"l{i}", type="task", title=f"t{i}", status="done", links=[Link("about", "d")]) for i in range(4)
+    ]
     order = [n.id for n in ranked([old, new, dec, hub, sup, *linkers])]
     assert order == ["c", "b", "d", "a"]
 
@@ -89,12 +91,14 @@ def test_memory_md_needs_opt_in_and_whole_markers(tmp_path) -> None:
 def test_doctor_reports_stale_orphaned_broken_and_malformed(tmp_path) -> None:
     project = make_project(tmp_path / "p", files={"src/old.py": "x = 1\n", "src/pay.py": "y = 2\n"})
     vault = Vault.for_project(project)
-    res = vault.remember([
-        Fact("Coupon applied twice", type="gotcha", files=["src/checkout.py"]),
-        Fact("Old module quirk", type="gotcha", files=["src/old.py"]),
-        Fact("Payment retries", type="concept", files=["src/pay.py"], links=[parse_link("relates-to:Nonexistent")]),
-        Fact("Kept by a link", type="gotcha", files=["src/pay.py"], links=[parse_link("about:Payment retries")]),
-    ])
+    res = vault.remember(
+        [
+            Fact("Coupon applied twice", type="gotcha", files=["src/checkout.py"]),
+            Fact("Old module quirk", type="gotcha", files=["src/old.py"]),
+            Fact("Payment retries", type="concept", files=["src/pay.py"], links=[parse_link("relates-to:Nonexistent")]),
+            Fact("Kept by a link", type="gotcha", files=["src/pay.py"], links=[parse_link("about:Payment retries")]),
+        ]
+    )
     (project.root / "src/checkout.py").write_text("changed\n")
     (project.root / "src/old.py").unlink()
     (project.root / "src/pay.py").unlink()
@@ -103,7 +107,10 @@ def test_doctor_reports_stale_orphaned_broken_and_malformed(tmp_path) -> None:
     report = diagnose(kn.nodes, kn.problems, project.root)
     # changed or deleted cited files; the two linked notes are stale, not orphaned
     assert {s["id"]: s["files"] for s in report.stale} == {
-        res[0].id: ["src/checkout.py"], res[2].id: ["src/pay.py"], res[3].id: ["src/pay.py"]}
+        res[0].id: ["src/checkout.py"],
+        res[2].id: ["src/pay.py"],
+        res[3].id: ["src/pay.py"],
+    }
     assert [o["id"] for o in report.orphaned] == [res[1].id]  # all cited files gone, no links
     assert [(b["id"], b["target"]) for b in report.broken_links] == [(res[2].id, "Nonexistent")]
     assert [p.path for p in report.malformed] == [".cairn/knowledge/bad.md"]

@@ -15,6 +15,7 @@ from helpers import git
 
 def _symbol_range_from_text(root):
     """A tiny stand-in for the code index: the lines of a top-level `def NAME` block."""
+
     def symbol_range(path: str, symbol: str):
         lines = (root / path).read_text().split("\n")
         for i, line in enumerate(lines):
@@ -26,6 +27,7 @@ def _symbol_range_from_text(root):
                     end -= 1
                 return i + 1, end
         return None
+
     return symbol_range
 
 
@@ -57,14 +59,20 @@ def test_symbol_hash_ignores_edits_elsewhere_in_the_file(tmp_path) -> None:
     project = make_project(tmp_path / "p")
     rng = _symbol_range_from_text(project.root)
     vault = Vault.for_project(project)
-    [res] = vault.remember([Fact("Coupon is applied twice", type="gotcha", files=["src/checkout.py"],
-                                 symbols=["apply_coupon"])], symbol_range=rng)
+    [res] = vault.remember(
+        [Fact("Coupon is applied twice", type="gotcha", files=["src/checkout.py"], symbols=["apply_coupon"])],
+        symbol_range=rng,
+    )
     node = vault.find(res.id)
     assert set(node.cites[0].symbols) == {"apply_coupon"}
     path = project.root / "src/checkout.py"
     text = path.read_text()
-    path.write_text(text.replace("return sum(line.price for line in order.lines)",
-                                 "return sum(line.price * line.qty for line in order.lines)"))
+    path.write_text(
+        text.replace(
+            "return sum(line.price for line in order.lines)",
+            "return sum(line.price * line.qty for line in order.lines)",
+        )
+    )
     assert stale_files(node, project.root, rng) == []  # total() changed, apply_coupon did not
     assert stale_files(node, project.root) == ["src/checkout.py"]  # without the index: whole file
     path.write_text(path.read_text().replace("order.discount = coupon.amount", "order.discount += coupon.amount"))

@@ -26,8 +26,9 @@ def remember_one(vault: Vault, title: str, **kw):
 
 
 def test_create_writes_one_file_named_by_id(vault, project) -> None:
-    res = remember_one(vault, "Coupon applied twice", type="gotcha", body="Retry re-applies it.",
-                       files=["src/checkout.py"])
+    res = remember_one(
+        vault, "Coupon applied twice", type="gotcha", body="Retry re-applies it.", files=["src/checkout.py"]
+    )
     assert res.action == "created" and res.id.startswith("coupon-applied-twice-")
     assert res.path == f".cairn/knowledge/{res.id}.md"
     node = parse((project.root / res.path).read_text(), res.path)
@@ -37,8 +38,14 @@ def test_create_writes_one_file_named_by_id(vault, project) -> None:
 
 def test_same_type_same_normalized_title_merges(vault) -> None:
     a = remember_one(vault, "Coupon applied twice", type="gotcha", body="Retry re-applies it.")
-    b = remember_one(vault, "coupons applied TWICE!", type="gotcha", body="Also on page refresh.",
-                     files=["src/checkout.py"], tags=["checkout"])
+    b = remember_one(
+        vault,
+        "coupons applied TWICE!",
+        type="gotcha",
+        body="Also on page refresh.",
+        files=["src/checkout.py"],
+        tags=["checkout"],
+    )
     assert (b.action, b.id) == ("merged", a.id)
     [node] = vault.load().nodes
     assert "Retry re-applies it." in node.body and "### Update" in node.body and "page refresh" in node.body
@@ -57,8 +64,10 @@ def test_duplicate_rule_thresholds_are_explicit() -> None:
 
     assert normalize_title("The coupon is applied twice") == normalize_title("Coupons applied twice")
     assert TITLE_JACCARD == 0.75 and BODY_JACCARD == 0.8
-    body = ("When the payment provider times out the retry loop applies the coupon again "
-            "because the discount flag is set after the charge succeeds")
+    body = (
+        "When the payment provider times out the retry loop applies the coupon again "
+        "because the discount flag is set after the charge succeeds"
+    )
     existing = [Node(id="n1", type="gotcha", title="Checkout retry applies coupon twice", body=body)]
     title = existing[0].title
     # title-token Jaccard 4/5 = 0.8 >= 0.75: duplicate
@@ -134,8 +143,12 @@ def test_pending_link_is_resolved_by_a_later_write(vault, project) -> None:
 
 
 def test_links_within_one_batch_resolve_by_title(vault) -> None:
-    res = vault.remember([Fact("Coupon applied twice", type="gotcha", links=[parse_link("caused-by:checkout retry")]),
-                          Fact("Checkout retry", type="concept")])
+    res = vault.remember(
+        [
+            Fact("Coupon applied twice", type="gotcha", links=[parse_link("caused-by:checkout retry")]),
+            Fact("Checkout retry", type="concept"),
+        ]
+    )
     node = vault.find(res[0].id)
     assert node.links[0].target == res[1].id and not node.links[0].pending
 
@@ -235,8 +248,7 @@ def _writer(root: str, prefix: str, n: int, home: str) -> None:
 
     vault = Vault.for_project(resolve_project(Path(root)))
     for i in range(n):
-        vault.remember([Fact(f"{prefix} fact number {i} about topic {prefix}{i}", type="note",
-                             body=f"{prefix}-{i}")])
+        vault.remember([Fact(f"{prefix} fact number {i} about topic {prefix}{i}", type="note", body=f"{prefix}-{i}")])
         vault.remember([Fact("Shared gotcha everyone finds", type="gotcha", body=f"seen by {prefix} {i}")])
 
 
@@ -349,8 +361,10 @@ def test_a_large_vault_hands_the_index_refresh_to_one_detached_lower_priority_ru
     monkeypatch.setattr(indexer, "index_project", lambda *a, **k: pytest.fail("indexed inline"))
     monkeypatch.setattr(knowledge, "DETACH_REFRESH_NOTES", 0)
     for i in range(3):
-        knowledge.remember_facts(project, [Fact(type="decision", title=f"Use Postgres for tenant {i} data",
-                                                body="JSONB and row-level security.")])
+        knowledge.remember_facts(
+            project,
+            [Fact(type="decision", title=f"Use Postgres for tenant {i} data", body="JSONB and row-level security.")],
+        )
     assert len(spawned) == 1  # one pending run covers every later write until it starts scanning
     call = spawned[0]
     assert call["args"][-3:] == ["--quiet", "--root", str(project.root)] and call["start_new_session"]

@@ -23,13 +23,29 @@ def _mcp_read(root, ref: str) -> str:
 def shop(tmp_path, run_cli):
     project = make_project(tmp_path / "shop")
     root = project.root
-    for args in (("Use Postgres", "-t", "decision", "-b", "Postgres for orders."),
-                 ("Use MySQL", "-t", "decision", "--supersedes", "Use Postgres", "-b", "Ops asked."),
-                 ("Use SQLite", "-t", "decision", "--supersedes", "Use MySQL", "-b", "One file, no server."),
-                 ("Checkout retry", "-t", "concept", "-b", "Payment is retried 3 times."),
-                 ("Coupon applied twice", "-t", "gotcha", "-b", "Retry re-applies it.", "--file", "src/checkout.py",
-                  "--symbol", "apply_coupon", "--tag", "pinned", "--link", "caused-by:Checkout retry",
-                  "--link", "relates-to:Nothing written yet")):
+    for args in (
+        ("Use Postgres", "-t", "decision", "-b", "Postgres for orders."),
+        ("Use MySQL", "-t", "decision", "--supersedes", "Use Postgres", "-b", "Ops asked."),
+        ("Use SQLite", "-t", "decision", "--supersedes", "Use MySQL", "-b", "One file, no server."),
+        ("Checkout retry", "-t", "concept", "-b", "Payment is retried 3 times."),
+        (
+            "Coupon applied twice",
+            "-t",
+            "gotcha",
+            "-b",
+            "Retry re-applies it.",
+            "--file",
+            "src/checkout.py",
+            "--symbol",
+            "apply_coupon",
+            "--tag",
+            "pinned",
+            "--link",
+            "caused-by:Checkout retry",
+            "--link",
+            "relates-to:Nothing written yet",
+        ),
+    ):
         r = run_cli("remember", *args, cwd=root)
         assert r.returncode == 0, r.stderr
     (root / "src/checkout.py").write_text("changed\n")
@@ -57,7 +73,7 @@ def test_the_rendering_says_what_the_graph_knows(shop, run_cli) -> None:
     back = node_view(shop, load_knowledge(shop), "Checkout retry").text()
     assert "- caused-by (from): Coupon applied twice (coupon-applied-twice-" in back
     old = node_view(shop, load_knowledge(shop), "Use Postgres").text()
-    assert '; live version: use-sqlite-' in old and 'superseded by use-mysql-' in old and '"Use MySQL"' in old
+    assert "; live version: use-sqlite-" in old and "superseded by use-mysql-" in old and '"Use MySQL"' in old
     data = json.loads(run_cli("read", "Use Postgres", "--json", cwd=shop.root).stdout)
     assert data["live_version"].startswith("use-sqlite-") and len(data["chain"]) == 3
 
@@ -72,9 +88,15 @@ def test_an_unknown_node_names_where_ids_are_listed(shop) -> None:
 def test_inline_links_and_backlinks_are_listed_in_text_and_json(shop, run_cli) -> None:
     """A `[[link]]` written in a note's text is a link of that note and a backlink of its target
     (the graph counts it: memory/graph.degree), in `cairn read` and in `--json`."""
-    r = run_cli("remember", "Refund flow", "-t", "concept", "-b",
-                "Refunds go through [[Checkout retry]] first; see [[Use SQLite|the store]] and [[Not yet written]].",
-                cwd=shop.root)
+    r = run_cli(
+        "remember",
+        "Refund flow",
+        "-t",
+        "concept",
+        "-b",
+        "Refunds go through [[Checkout retry]] first; see [[Use SQLite|the store]] and [[Not yet written]].",
+        cwd=shop.root,
+    )
     assert r.returncode == 0, r.stderr
     text = run_cli("read", "Refund flow", cwd=shop.root).stdout.splitlines()
     assert any(ln.startswith("- mentions: Checkout retry (checkout-retry-") for ln in text), text
@@ -85,9 +107,13 @@ def test_inline_links_and_backlinks_are_listed_in_text_and_json(shop, run_cli) -
     assert "- caused-by (from): Coupon applied twice (coupon-applied-twice-" in back  # typed ones stay
     data = json.loads(run_cli("read", "Checkout retry", "--json", cwd=shop.root).stdout)
     assert {(x["rel"], x["title"], x["inline"]) for x in data["linked_from"]} == {
-        ("caused-by", "Coupon applied twice", False), ("mentions", "Refund flow", True)}
+        ("caused-by", "Coupon applied twice", False),
+        ("mentions", "Refund flow", True),
+    }
     out = json.loads(run_cli("read", "Refund flow", "--json", cwd=shop.root).stdout)["links"]
     assert [(x["rel"], x["title"], x["pending"], x["inline"]) for x in out] == [
-        ("mentions", "Checkout retry", False, True), ("mentions", "Use SQLite", False, True),
-        ("mentions", None, True, True)]
+        ("mentions", "Checkout retry", False, True),
+        ("mentions", "Use SQLite", False, True),
+        ("mentions", None, True, True),
+    ]
     assert _mcp_read(shop.root, "Refund flow") == run_cli("read", "Refund flow", cwd=shop.root).stdout

@@ -11,13 +11,22 @@ from pathlib import Path
 
 from helpers import git, make_git_repo
 
-CODE = {"app/core.py": "def run():\n    return 1\n", "app/util.py": "def helper():\n    return 2\n",
-        "README.md": "# demo\n"}
+CODE = {
+    "app/core.py": "def run():\n    return 1\n",
+    "app/util.py": "def helper():\n    return 2\n",
+    "README.md": "# demo\n",
+}
 
 
 def _git_run(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(root), "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "HOME": str(root),
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+    }
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env, check=False)
 
 
@@ -115,8 +124,7 @@ def test_doctor_names_a_forked_supersede_chain(tmp_path, run_cli):
     _commit_all(root, "alice supersedes")
     git(root, "checkout", "-q", "main")
     git(root, "checkout", "-q", "-b", "bob")
-    c = _remember(run_cli, root, "Team archive as a synced SQLite file", "Copied nightly.",
-                  "--supersedes", old["id"])
+    c = _remember(run_cli, root, "Team archive as a synced SQLite file", "Copied nightly.", "--supersedes", old["id"])
     _commit_all(root, "bob supersedes")
     merged = _git_run(root, "merge", "--no-edit", "alice")
     # Both branches marked the same old note superseded, each by its own note: git asks a person
@@ -179,13 +187,21 @@ def test_disagreements_follow_the_remember_merge_rule():
     def n(i, title, **kw):
         return Node(id=i, type=kw.pop("type", "decision"), title=title, path=f".cairn/knowledge/{i}.md", **kw)
 
-    nodes = [n("a", "Use PostgreSQL for the team archive"), n("b", "Use PostgreSQL for the team archives"),
-             n("c", "Staging API rate limit is 100 per minute"), n("d", "Production API rate limit is 100 per minute"),
-             n("e", "Use PostgreSQL for the team archive", status="superseded"),  # not live: no disagreement
-             n("f", "Use PostgreSQL for the team archive", type="howto"),  # not a decision
-             n("old", "Keep sessions local"), n("x", "Share sessions", supersedes="old"),
-             n("y", "Sync sessions", supersedes="old"), n("z", "Chain end", supersedes="x")]
+    nodes = [
+        n("a", "Use PostgreSQL for the team archive"),
+        n("b", "Use PostgreSQL for the team archives"),
+        n("c", "Staging API rate limit is 100 per minute"),
+        n("d", "Production API rate limit is 100 per minute"),
+        n("e", "Use PostgreSQL for the team archive", status="superseded"),  # not live: no disagreement
+        n("f", "Use PostgreSQL for the team archive", type="howto"),  # not a decision
+        n("old", "Keep sessions local"),
+        n("x", "Share sessions", supersedes="old"),
+        n("y", "Sync sessions", supersedes="old"),
+        n("z", "Chain end", supersedes="x"),
+    ]
     found = disagreements(nodes)
     assert [(f["kind"], f["ids"]) for f in found] == [
-        ("same subject", ["a", "b"]), ("forked supersede", ["old", "x", "y"])]
+        ("same subject", ["a", "b"]),
+        ("forked supersede", ["old", "x", "y"]),
+    ]
     assert found[1]["at"] == "old"

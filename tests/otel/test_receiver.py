@@ -52,10 +52,22 @@ def _rows(srv: Receiver, table: str) -> int:
 
 def _api_request(logger, n: int, *, session: str = SESSION) -> None:
     """What Claude Code emits per API request (event `claude_code.api_request`)."""
-    logger.emit(body="claude_code.api_request", event_name="claude_code.api_request", attributes={
-        "event.name": "api_request", "event.timestamp": f"2026-02-11T10:0{n}:00.000Z", "session.id": session,
-        "model": "claude-opus-4-6", "input_tokens": 10 + n, "output_tokens": 200, "cache_read_tokens": 30000,
-        "cache_creation_tokens": 1200, "cost_usd": 0.0321, "duration_ms": 4100})
+    logger.emit(
+        body="claude_code.api_request",
+        event_name="claude_code.api_request",
+        attributes={
+            "event.name": "api_request",
+            "event.timestamp": f"2026-02-11T10:0{n}:00.000Z",
+            "session.id": session,
+            "model": "claude-opus-4-6",
+            "input_tokens": 10 + n,
+            "output_tokens": 200,
+            "cache_read_tokens": 30000,
+            "cache_creation_tokens": 1200,
+            "cost_usd": 0.0321,
+            "duration_ms": 4100,
+        },
+    )
     logger.emit(body="claude_code.user_prompt", attributes={"event.name": "user_prompt", "session.id": session})
 
 
@@ -74,8 +86,11 @@ def _metric_exporter(encoding: str, url: str):
         from opentelemetry.exporter.otlp.json.http.metric_exporter import OTLPMetricExporter
     from opentelemetry.sdk.metrics import Counter
 
-    return OTLPMetricExporter(endpoint=f"{url}/v1/metrics", headers={"x-cairn-token": TOKEN},
-                              preferred_temporality={Counter: AggregationTemporality.DELTA})
+    return OTLPMetricExporter(
+        endpoint=f"{url}/v1/metrics",
+        headers={"x-cairn-token": TOKEN},
+        preferred_temporality={Counter: AggregationTemporality.DELTA},
+    )
 
 
 @pytest.mark.parametrize("encoding", ["protobuf", "json"])
@@ -87,15 +102,36 @@ def test_sdk_logs_exporter_stores_each_api_request(receiver: Receiver, encoding:
         _api_request(logger, n)
     provider.shutdown()
     con = open_archive(receiver.archive)
-    rows = con.execute("SELECT session_id, model, ts, input, output, cache_read, cache_write, cost_usd,"
-                       " duration_ms, service FROM otel_requests ORDER BY ts").fetchall()
+    rows = con.execute(
+        "SELECT session_id, model, ts, input, output, cache_read, cache_write, cost_usd,"
+        " duration_ms, service FROM otel_requests ORDER BY ts"
+    ).fetchall()
     tel = telemetry_by_session(con)
     con.close()
     assert [tuple(r) for r in rows] == [
-        (SESSION, "claude-opus-4-6", f"2026-02-11T10:0{n}:00.000Z", 10 + n, 200, 30000, 1200, 0.0321, 4100.0,
-         "claude-code") for n in range(3)]
-    assert tel[SESSION] == {"input": 33, "output": 600, "cache_read": 90000, "cache_write": 3600,
-                            "cost_usd": 0.0963, "requests": 3, "source": "api_request events"}
+        (
+            SESSION,
+            "claude-opus-4-6",
+            f"2026-02-11T10:0{n}:00.000Z",
+            10 + n,
+            200,
+            30000,
+            1200,
+            0.0321,
+            4100.0,
+            "claude-code",
+        )
+        for n in range(3)
+    ]
+    assert tel[SESSION] == {
+        "input": 33,
+        "output": 600,
+        "cache_read": 90000,
+        "cache_write": 3600,
+        "cost_usd": 0.0963,
+        "requests": 3,
+        "source": "api_request events",
+    }
     assert receiver.rejected == 0
 
 
@@ -113,12 +149,20 @@ def test_sdk_metrics_exporter_stores_token_and_cost_counters(receiver: Receiver,
     con = open_archive(receiver.archive)
     tel = telemetry_by_session(con)
     con.close()
-    assert tel["s-metrics"] == {"input": 40, "output": 900, "cache_read": 120000, "cache_write": 5000,
-                                "cost_usd": 0.25, "requests": None, "source": "delta counters"}
+    assert tel["s-metrics"] == {
+        "input": 40,
+        "output": 900,
+        "cache_read": 120000,
+        "cache_write": 5000,
+        "cost_usd": 0.25,
+        "requests": None,
+        "source": "delta counters",
+    }
 
 
-def test_the_headers_install_writes_make_the_sdk_exporter_send_the_token_serve_checks(run_cli, tmp_path: Path,
-                                                                                      monkeypatch):
+def test_the_headers_install_writes_make_the_sdk_exporter_send_the_token_serve_checks(
+    run_cli, tmp_path: Path, monkeypatch
+):
     """`cairn install claude --otel` and `cairn otel serve` agree on the token, and an OTLP exporter
     configured by the env that install writes (as Claude Code is) gets through."""
     home = tmp_path / "home"
@@ -162,23 +206,32 @@ PB = {"Content-Type": "application/x-protobuf"}
 JS = {"Content-Type": "application/json"}
 
 
-@pytest.mark.parametrize("path, body, headers, code, says", [
-    ("/v1/logs", b"\xff\xff\xff\x00garbage", PB, 400, "not an OTLP logs export"),
-    ("/v1/logs", b"{not json", JS, 400, "not an OTLP logs export"),
-    ("/v1/logs", b"[1, 2]", JS, 400, "not an object"),
-    ("/v1/metrics", json.dumps({"resourceMetrics": "nope"}).encode(), JS, 400, "not an OTLP metrics export"),
-    ("/v1/logs", json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"traceId": "zz"}]}]}]}).encode(), JS,
-     400, "traceId is not hex"),
-    ("/v1/logs", b"[" * 5000 + b"]" * 5000, JS, 400, ""),
-    ("/v1/logs", b"x" * (64 * 1024 + 1), PB, 413, "over the 65536-byte limit"),
-    ("/v1/logs", gzip.compress(b"\x00" * (256 * 1024)), {**PB, "Content-Encoding": "gzip"}, 413, "unzipped"),
-    ("/v1/logs", b"\x1f\x8b not gzip", {**PB, "Content-Encoding": "gzip"}, 400, "gzip"),
-    ("/v1/logs", b"{}", {"Content-Type": "text/plain"}, 415, "Content-Type"),
-    ("/v1/logs", b"{}", {**JS, "Content-Encoding": "br"}, 415, "Content-Encoding"),
-    ("/v1/traces", b"{}", JS, 404, "unknown path"),
-])
+@pytest.mark.parametrize(
+    "path, body, headers, code, says",
+    [
+        ("/v1/logs", b"\xff\xff\xff\x00garbage", PB, 400, "not an OTLP logs export"),
+        ("/v1/logs", b"{not json", JS, 400, "not an OTLP logs export"),
+        ("/v1/logs", b"[1, 2]", JS, 400, "not an object"),
+        ("/v1/metrics", json.dumps({"resourceMetrics": "nope"}).encode(), JS, 400, "not an OTLP metrics export"),
+        (
+            "/v1/logs",
+            json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"traceId": "zz"}]}]}]}).encode(),
+            JS,
+            400,
+            "traceId is not hex",
+        ),
+        ("/v1/logs", b"[" * 5000 + b"]" * 5000, JS, 400, ""),
+        ("/v1/logs", b"x" * (64 * 1024 + 1), PB, 413, "over the 65536-byte limit"),
+        ("/v1/logs", gzip.compress(b"\x00" * (256 * 1024)), {**PB, "Content-Encoding": "gzip"}, 413, "unzipped"),
+        ("/v1/logs", b"\x1f\x8b not gzip", {**PB, "Content-Encoding": "gzip"}, 400, "gzip"),
+        ("/v1/logs", b"{}", {"Content-Type": "text/plain"}, 415, "Content-Type"),
+        ("/v1/logs", b"{}", {**JS, "Content-Encoding": "br"}, 415, "Content-Encoding"),
+        ("/v1/traces", b"{}", JS, 404, "unknown path"),
+    ],
+)
 def test_bad_payloads_get_a_clear_4xx_store_nothing_and_the_server_keeps_serving(
-        receiver: Receiver, path: str, body: bytes, headers: dict, code: int, says: str):
+    receiver: Receiver, path: str, body: bytes, headers: dict, code: int, says: str
+):
     status, text = _post(receiver, path, body, headers)
     assert status == code and says in text and "\n" == text[-1] and text.count("\n") == 1, (status, text)
     assert _rows(receiver, "otel_requests") == _rows(receiver, "otel_metrics") == 0
@@ -188,13 +241,30 @@ def test_bad_payloads_get_a_clear_4xx_store_nothing_and_the_server_keeps_serving
 
 
 def test_a_resent_export_is_stored_once_and_gzip_is_accepted(receiver: Receiver):
-    rec = {"resourceLogs": [{"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "claude-code"}}]},
-           "scopeLogs": [{"logRecords": [{"timeUnixNano": "1770800000000000000", "body": {"stringValue": "claude_code.api_request"},
-                                          "traceId": "5b8efff798038103d269b633813fc60c",
-                                          "attributes": [{"key": "session.id", "value": {"stringValue": "s1"}},
-                                                         {"key": "input_tokens", "value": {"stringValue": "12"}},
-                                                         {"key": "output_tokens", "value": {"intValue": "7"}},
-                                                         {"key": "model", "value": {"stringValue": "claude-haiku-4-5"}}]}]}]}]}
+    rec = {
+        "resourceLogs": [
+            {
+                "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "claude-code"}}]},
+                "scopeLogs": [
+                    {
+                        "logRecords": [
+                            {
+                                "timeUnixNano": "1770800000000000000",
+                                "body": {"stringValue": "claude_code.api_request"},
+                                "traceId": "5b8efff798038103d269b633813fc60c",
+                                "attributes": [
+                                    {"key": "session.id", "value": {"stringValue": "s1"}},
+                                    {"key": "input_tokens", "value": {"stringValue": "12"}},
+                                    {"key": "output_tokens", "value": {"intValue": "7"}},
+                                    {"key": "model", "value": {"stringValue": "claude-haiku-4-5"}},
+                                ],
+                            }
+                        ]
+                    }
+                ],
+            }
+        ]
+    }
     body = gzip.compress(json.dumps(rec).encode())
     for _ in range(2):
         assert _post(receiver, "/v1/logs", body, {**JS, "Content-Encoding": "gzip"})[0] == 200
@@ -222,10 +292,26 @@ def test_xray_says_how_far_each_transcript_is_from_telemetry(run_cli, tmp_path: 
     # telemetry that saw more input than the transcript (requests missing from the JSONL)
     extra = round(s["input_tokens"] * 0.6)
     con = open_archive()
-    store(con, requests=[
-        RequestRow(SESSION, "claude-opus-4-6", "2026-02-11T10:00:00.000Z", s["input_tokens"], s["output_tokens"],
-                   s["cache_read_tokens"], s["cache_creation_tokens"], s["cost_usd"], 1000.0, "claude-code"),
-        RequestRow(SESSION, "claude-opus-4-6", "2026-02-11T10:05:00.000Z", extra, 0, 0, 0, 0.0, 900.0, "claude-code")])
+    store(
+        con,
+        requests=[
+            RequestRow(
+                SESSION,
+                "claude-opus-4-6",
+                "2026-02-11T10:00:00.000Z",
+                s["input_tokens"],
+                s["output_tokens"],
+                s["cache_read_tokens"],
+                s["cache_creation_tokens"],
+                s["cost_usd"],
+                1000.0,
+                "claude-code",
+            ),
+            RequestRow(
+                SESSION, "claude-opus-4-6", "2026-02-11T10:05:00.000Z", extra, 0, 0, 0, 0.0, 900.0, "claude-code"
+            ),
+        ],
+    )
     con.close()
     r = run_cli("xray", str(fixtures), "--json")
     assert r.returncode == 0, r.stderr
@@ -251,13 +337,28 @@ def test_xray_headline_says_when_the_transcript_counts_more_than_telemetry(run_c
     from cairn.sessions.xray import analyze
 
     fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
-    s = next(x for x in analyze(load_transcripts([fixtures]), load_prices({}))["sessions"]
-             if x["session_id"] == SESSION)
+    s = next(
+        x for x in analyze(load_transcripts([fixtures]), load_prices({}))["sessions"] if x["session_id"] == SESSION
+    )
     seen = round(s["cache_read_tokens"] / 2.62)  # telemetry saw less: the transcript is 162% above it
     con = open_archive()
-    store(con, requests=[RequestRow(SESSION, "claude-opus-4-6", "2026-02-11T10:00:00.000Z", s["input_tokens"],
-                                    s["output_tokens"], seen, s["cache_creation_tokens"], s["cost_usd"], 1000.0,
-                                    "claude-code")])
+    store(
+        con,
+        requests=[
+            RequestRow(
+                SESSION,
+                "claude-opus-4-6",
+                "2026-02-11T10:00:00.000Z",
+                s["input_tokens"],
+                s["output_tokens"],
+                seen,
+                s["cache_creation_tokens"],
+                s["cost_usd"],
+                1000.0,
+                "claude-code",
+            )
+        ],
+    )
     con.close()
     out = json.loads(run_cli("xray", str(fixtures), "--json").stdout)
     assert out["telemetry"]["summary"]["cache_read"]["sessions_overcounted"] == 1
@@ -279,9 +380,14 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     def ctrl_c_as_in_a_terminal() -> None:  # a test run in the background inherits SIGINT ignored
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
-    proc = subprocess.Popen([sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=ctrl_c_as_in_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
+    )
     try:
         line = proc.stdout.readline()
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", line).group(1))
@@ -298,14 +404,23 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
     assert proc.returncode == 0 and "Traceback" not in err, err
     assert "0 rows stored, 1 requests rejected" in out
     # an exporter's keep-alive connection left open after a stored export does not hold Ctrl-C up
-    proc = subprocess.Popen([sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=ctrl_c_as_in_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "otel", "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
+    )
     try:
         port = int(re.search(r"http://127\.0\.0\.1:(\d+)", proc.stdout.readline()).group(1))
         idle = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        idle.request("POST", "/v1/logs", body=b'{"resourceLogs":[]}',
-                     headers={"Content-Type": "application/json", "X-Cairn-Token": token})
+        idle.request(
+            "POST",
+            "/v1/logs",
+            body=b'{"resourceLogs":[]}',
+            headers={"Content-Type": "application/json", "X-Cairn-Token": token},
+        )
         reply = idle.getresponse()
         reply.read()
         assert reply.status == 200 and reply.getheader("Connection") != "close"  # the connection stays open
@@ -316,6 +431,11 @@ def test_cli_serves_until_interrupted_and_reports(tmp_path: Path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0 and "0 rows stored, 0 requests rejected" in out, err
-    bad = subprocess.run([sys.executable, "-m", "cairn", "otel", "serve", "--port", "70000"], env=env,
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "cairn", "otel", "serve", "--port", "70000"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode != 0 and bad.stderr.count("\n") == 1 and "--port" in bad.stderr

@@ -43,8 +43,9 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Receiver]]:
         t.join(5)
 
 
-def _post(srv: Receiver, body: bytes, headers: dict[str, str], path: str = "/v1/logs",
-          method: str = "POST") -> tuple[int, str]:
+def _post(
+    srv: Receiver, body: bytes, headers: dict[str, str], path: str = "/v1/logs", method: str = "POST"
+) -> tuple[int, str]:
     c = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
     try:
         c.request(method, path, body=body, headers=headers)
@@ -64,20 +65,63 @@ def _rows(srv: Receiver, sql: str = "SELECT COUNT(*) FROM otel_requests") -> lis
 
 def _event(attrs: list[tuple[str, dict]], time_ns: str = "1770800000000000000") -> bytes:
     """One `claude_code.api_request` log record, as OTLP/JSON."""
-    return json.dumps({"resourceLogs": [{"scopeLogs": [{"logRecords": [{
-        "timeUnixNano": time_ns, "body": {"stringValue": "claude_code.api_request"},
-        "attributes": [{"key": "session.id", "value": {"stringValue": "s1"}},
-                       {"key": "model", "value": {"stringValue": "claude-opus-4-6"}}]
-        + [{"key": k, "value": v} for k, v in attrs]}]}]}]}).encode()
+    return json.dumps(
+        {
+            "resourceLogs": [
+                {
+                    "scopeLogs": [
+                        {
+                            "logRecords": [
+                                {
+                                    "timeUnixNano": time_ns,
+                                    "body": {"stringValue": "claude_code.api_request"},
+                                    "attributes": [
+                                        {"key": "session.id", "value": {"stringValue": "s1"}},
+                                        {"key": "model", "value": {"stringValue": "claude-opus-4-6"}},
+                                    ]
+                                    + [{"key": k, "value": v} for k, v in attrs],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
 
 
 def _point(value: dict, time_ns: str = "1770800000000000000") -> bytes:
     """One data point of Claude Code's token counter (delta), as OTLP/JSON."""
-    return json.dumps({"resourceMetrics": [{"scopeMetrics": [{"metrics": [{
-        "name": "claude_code.token.usage", "sum": {"aggregationTemporality": 1, "dataPoints": [{
-            **value, "timeUnixNano": time_ns, "attributes": [
-                {"key": "session.id", "value": {"stringValue": "s1"}},
-                {"key": "type", "value": {"stringValue": "input"}}]}]}}]}]}]}).encode()
+    return json.dumps(
+        {
+            "resourceMetrics": [
+                {
+                    "scopeMetrics": [
+                        {
+                            "metrics": [
+                                {
+                                    "name": "claude_code.token.usage",
+                                    "sum": {
+                                        "aggregationTemporality": 1,
+                                        "dataPoints": [
+                                            {
+                                                **value,
+                                                "timeUnixNano": time_ns,
+                                                "attributes": [
+                                                    {"key": "session.id", "value": {"stringValue": "s1"}},
+                                                    {"key": "type", "value": {"stringValue": "input"}},
+                                                ],
+                                            }
+                                        ],
+                                    },
+                                }
+                            ]
+                        }
+                    ]
+                }
+            ]
+        }
+    ).encode()
 
 
 GOOD = _event([("input_tokens", {"intValue": "12"})])
@@ -85,9 +129,18 @@ GOOD = _event([("input_tokens", {"intValue": "12"})])
 
 # --- authentication -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("headers", [
-    {}, {"X-Cairn-Token": "00" * 32}, {"X-Cairn-Token": TOKEN[:-1]}, {"Authorization": f"Basic {TOKEN}"},
-    {"Authorization": "Bearer " + "00" * 32}, {"Authorization": TOKEN}])
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"X-Cairn-Token": "00" * 32},
+        {"X-Cairn-Token": TOKEN[:-1]},
+        {"Authorization": f"Basic {TOKEN}"},
+        {"Authorization": "Bearer " + "00" * 32},
+        {"Authorization": TOKEN},
+    ],
+)
 def test_a_request_without_the_token_gets_401_and_stores_nothing(start, headers: dict):
     srv = start()
     status, text = _post(srv, GOOD, {**JS, **headers})
@@ -121,25 +174,49 @@ def test_the_token_is_made_once_0600_and_reused(cairn_home: Path):
 
 # --- Host header and browsers -------------------------------------------------------------------
 
+
 def test_only_this_receivers_host_is_served(start):
     srv = start()
     port = srv.server_address[1]
-    refused = [f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}", "127.0.0.1", f"localhost:{port}0",
-               f"localhost.evil.example:{port}", f"127.0.0.1.nip.io:{port}", f"[::1]:{port + 1}", f"::1:{port}", ""]
+    refused = [
+        f"evil.example:{port}",
+        "evil.example",
+        f"127.0.0.1:{port + 1}",
+        "127.0.0.1",
+        f"localhost:{port}0",
+        f"localhost.evil.example:{port}",
+        f"127.0.0.1.nip.io:{port}",
+        f"[::1]:{port + 1}",
+        f"::1:{port}",
+        "",
+    ]
     for host in refused:
         status, text = _post(srv, GOOD, {**JS, "X-Cairn-Token": TOKEN, "Host": host})
         assert status == 403 and "Host" in text, (host, status, text)
     assert _rows(srv) == [(0,)]
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:  # no Host header at all
-        s.sendall(b"POST /v1/logs HTTP/1.1\r\nContent-Type: application/json\r\nX-Cairn-Token: " + TOKEN.encode()
-                  + b"\r\nContent-Length: " + str(len(GOOD)).encode() + b"\r\n\r\n" + GOOD)
+        s.sendall(
+            b"POST /v1/logs HTTP/1.1\r\nContent-Type: application/json\r\nX-Cairn-Token: "
+            + TOKEN.encode()
+            + b"\r\nContent-Length: "
+            + str(len(GOOD)).encode()
+            + b"\r\n\r\n"
+            + GOOD
+        )
         assert s.recv(100).startswith(b"HTTP/1.1 403")
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LocalHost:{port}", f"[::1]:{port}"):
         assert _post(srv, GOOD, {**JS, "X-Cairn-Token": TOKEN, "Host": host}) == (200, "{}"), host
 
 
-@pytest.mark.parametrize("header", [("Origin", "http://evil.example"), ("Origin", "null"),
-                                    ("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Mode", "no-cors")])
+@pytest.mark.parametrize(
+    "header",
+    [
+        ("Origin", "http://evil.example"),
+        ("Origin", "null"),
+        ("Sec-Fetch-Site", "cross-site"),
+        ("Sec-Fetch-Mode", "no-cors"),
+    ],
+)
 def test_a_browsers_request_is_refused_even_with_the_token(start, header: tuple[str, str]):
     srv = start()
     status, text = _post(srv, GOOD, {**JS, "X-Cairn-Token": TOKEN, header[0]: header[1]})
@@ -148,6 +225,7 @@ def test_a_browsers_request_is_refused_even_with_the_token(start, header: tuple[
 
 
 # --- idle, trickling and many sockets -----------------------------------------------------------
+
 
 def _closed_within(s: socket.socket, seconds: float) -> bool:
     """Whether the server closes `s` within `seconds` (reading whatever it sends first)."""
@@ -180,8 +258,10 @@ def test_an_idle_connection_is_closed_after_the_timeout(start):
 
 def test_a_request_trickled_a_byte_at_a_time_is_cut_at_the_deadline(start):
     srv = start(idle_seconds=0.5, request_seconds=1.0)
-    head = (b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Cairn-Token: %s\r\nContent-Type: application/json\r\n"
-            b"X-Pad: " % (srv.server_address[1], TOKEN.encode())) + b"a" * 200
+    head = (
+        b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Cairn-Token: %s\r\nContent-Type: application/json\r\n"
+        b"X-Pad: " % (srv.server_address[1], TOKEN.encode())
+    ) + b"a" * 200
     t0 = time.monotonic()
     with socket.create_connection(("127.0.0.1", srv.server_address[1]), timeout=5) as s:
         cut = False
@@ -241,41 +321,95 @@ REQ = "SELECT session_id, ts, input, cost_usd, duration_ms FROM otel_requests"
 MET = "SELECT session_id, value, start_ns, end_ns FROM otel_metrics"
 
 
-@pytest.mark.parametrize("path, body, sql, stored", [
-    ("/v1/logs", _event([("input_tokens", {"doubleValue": "NaN"})]), REQ, [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"doubleValue": "Infinity"})]), REQ, [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"doubleValue": 1e300})]), REQ, [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"stringValue": "-inf"})]), REQ, [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"stringValue": "1e300"})]), REQ, [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"intValue": "9223372036854775807"})]), REQ,
-     [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"intValue": "7"}), ("cost_usd", {"doubleValue": 1e300}),
-                         ("duration_ms", {"doubleValue": -5})]), REQ, [("s1", "2026-02-11T08:53:20.000Z", 7, None, None)]),
-    ("/v1/logs", _event([("input_tokens", {"intValue": "7"})], time_ns=BIG_NS), REQ, [("s1", None, 7, None, None)]),
-    ("/v1/metrics", _point({"asDouble": 40.0}, time_ns=BIG_NS), MET, [("s1", 40.0, 0, 0)]),
-    ("/v1/metrics", _point({"asDouble": "Infinity"}), MET, []),
-    ("/v1/metrics", _point({"asDouble": 1e300}), MET, []),
-    ("/v1/metrics", _point({"asInt": "-5"}), MET, []),
-    # a lone surrogate (a cut emoji) as an object key, and in a value cairn stores
-    ("/v1/logs", GOOD.replace(b'"timeUnixNano"', b'"\\ud800": 1, "timeUnixNano"'), REQ,
-     [("s1", "2026-02-11T08:53:20.000Z", 12, None, None)]),
-    ("/v1/logs", GOOD.replace(b'"s1"', b'"s1\\udc00"'), REQ, [("s1\ufffd", "2026-02-11T08:53:20.000Z", 12, None, None)]),
-])
+@pytest.mark.parametrize(
+    "path, body, sql, stored",
+    [
+        (
+            "/v1/logs",
+            _event([("input_tokens", {"doubleValue": "NaN"})]),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)],
+        ),
+        (
+            "/v1/logs",
+            _event([("input_tokens", {"doubleValue": "Infinity"})]),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)],
+        ),
+        (
+            "/v1/logs",
+            _event([("input_tokens", {"doubleValue": 1e300})]),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)],
+        ),
+        (
+            "/v1/logs",
+            _event([("input_tokens", {"stringValue": "-inf"})]),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)],
+        ),
+        (
+            "/v1/logs",
+            _event([("input_tokens", {"stringValue": "1e300"})]),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)],
+        ),
+        (
+            "/v1/logs",
+            _event([("input_tokens", {"intValue": "9223372036854775807"})]),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 0, None, None)],
+        ),
+        (
+            "/v1/logs",
+            _event(
+                [
+                    ("input_tokens", {"intValue": "7"}),
+                    ("cost_usd", {"doubleValue": 1e300}),
+                    ("duration_ms", {"doubleValue": -5}),
+                ]
+            ),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 7, None, None)],
+        ),
+        ("/v1/logs", _event([("input_tokens", {"intValue": "7"})], time_ns=BIG_NS), REQ, [("s1", None, 7, None, None)]),
+        ("/v1/metrics", _point({"asDouble": 40.0}, time_ns=BIG_NS), MET, [("s1", 40.0, 0, 0)]),
+        ("/v1/metrics", _point({"asDouble": "Infinity"}), MET, []),
+        ("/v1/metrics", _point({"asDouble": 1e300}), MET, []),
+        ("/v1/metrics", _point({"asInt": "-5"}), MET, []),
+        # a lone surrogate (a cut emoji) as an object key, and in a value cairn stores
+        (
+            "/v1/logs",
+            GOOD.replace(b'"timeUnixNano"', b'"\\ud800": 1, "timeUnixNano"'),
+            REQ,
+            [("s1", "2026-02-11T08:53:20.000Z", 12, None, None)],
+        ),
+        (
+            "/v1/logs",
+            GOOD.replace(b'"s1"', b'"s1\\udc00"'),
+            REQ,
+            [("s1\ufffd", "2026-02-11T08:53:20.000Z", 12, None, None)],
+        ),
+    ],
+)
 def test_values_that_decode_but_do_not_convert_are_skipped_with_an_answer(start, path, body, sql, stored):
     srv = start()
     status, text = _post(srv, body, {**JS, "X-Cairn-Token": TOKEN}, path=path)
     assert (status, text) == (200, "{}")
     assert _rows(srv, sql) == stored
-    assert _post(srv, _event([("input_tokens", {"intValue": "3"})], "1770800001000000000"),
-                 {**JS, "X-Cairn-Token": TOKEN}) == (200, "{}")  # still serving
+    assert _post(
+        srv, _event([("input_tokens", {"intValue": "3"})], "1770800001000000000"), {**JS, "X-Cairn-Token": TOKEN}
+    ) == (200, "{}")  # still serving
 
 
 def test_an_unforeseen_failure_is_answered_in_one_line_and_the_server_keeps_serving(start):
     srv = start()
     save = srv.save
     for exc, code in ((RuntimeError("boom"), 500), (sqlite3.OperationalError("database is locked"), 503)):
+
         def broken(kind: str, rows: list, exc: Exception = exc) -> None:
             raise exc
+
         srv.save = broken  # type: ignore[method-assign]
         status, text = _post(srv, GOOD, {**JS, "X-Cairn-Token": TOKEN})
         assert status == code and text.count("\n") == 1 and "Traceback" not in text, (status, text)
@@ -288,13 +422,19 @@ def test_absurd_rows_stored_by_an_older_receiver_do_not_break_the_xray_sums(tmp_
 
     con = open_archive(tmp_path / "old.db")
     with con:
-        con.executemany("INSERT INTO otel_requests(session_id, ts, input, output) VALUES (?, ?, ?, ?)",
-                        [("a", "t1", 2**62, 1), ("a", "t2", 2**62, 1), ("a", "t3", 2**62, 1)])
-        con.executemany("INSERT INTO otel_metrics(name, session_id, type, value, temporality, start_ns, end_ns)"
-                        " VALUES (?, ?, ?, ?, 1, ?, 0)", [("claude_code.token.usage", "b", "input", float("inf"), 1),
-                                                           ("claude_code.token.usage", "b", "output", 5.0, 2)])
+        con.executemany(
+            "INSERT INTO otel_requests(session_id, ts, input, output) VALUES (?, ?, ?, ?)",
+            [("a", "t1", 2**62, 1), ("a", "t2", 2**62, 1), ("a", "t3", 2**62, 1)],
+        )
+        con.executemany(
+            "INSERT INTO otel_metrics(name, session_id, type, value, temporality, start_ns, end_ns)"
+            " VALUES (?, ?, ?, ?, 1, ?, 0)",
+            [
+                ("claude_code.token.usage", "b", "input", float("inf"), 1),
+                ("claude_code.token.usage", "b", "output", 5.0, 2),
+            ],
+        )
     tel = telemetry_by_session(con)
     con.close()
     assert tel["a"]["output"] == 3 and tel["a"]["input"] == 3 * 2**62 and tel["a"]["requests"] == 3
     assert tel["b"]["input"] == 0 and tel["b"]["output"] == 5
-

@@ -16,10 +16,16 @@ from cairn.redact import redact
 ADVERSARIAL = ("key=" * 50_000, "password " * 25_000, "token: " * 30_000, "a1" * 100_000)
 _TOKEN = "x1y2z3w4v5u6t7s8r9q0p1o2"
 # records.py and the webhook layout: every line a label, a command and its output, a CSV header, a table row
-NAMED_ELSEWHERE = ("password:\n" * 25_000, ("$ echo $TOKEN\n" + _TOKEN + "\n") * 5_000, "token " * 40_000 + "\nabc123def\n",
-                   "user,password\n" * 20_000, "user,password\n" + "alice,b1c2d3e4\n" * 20_000,
-                   ("| token | " + _TOKEN + " |\n") * 5_000, "https://x.com/hooks/" + "a1-" * 80_000,
-                   "https://x.com/hooks/a1b2c3 " * 10_000)
+NAMED_ELSEWHERE = (
+    "password:\n" * 25_000,
+    ("$ echo $TOKEN\n" + _TOKEN + "\n") * 5_000,
+    "token " * 40_000 + "\nabc123def\n",
+    "user,password\n" * 20_000,
+    "user,password\n" + "alice,b1c2d3e4\n" * 20_000,
+    ("| token | " + _TOKEN + " |\n") * 5_000,
+    "https://x.com/hooks/" + "a1-" * 80_000,
+    "https://x.com/hooks/a1b2c3 " * 10_000,
+)
 LONG_WORDS = ("a" * 20_000, "a-" * 10_000, "aB" * 10_000)
 
 
@@ -72,7 +78,7 @@ def test_adversarial_name_runs_are_linear():
 @pytest.mark.perf
 def test_names_on_another_line_or_field_are_linear():
     for text in NAMED_ELSEWHERE:
-        small, large = _timed(redact, text[:len(text) // 4]), _timed(redact, text)
+        small, large = _timed(redact, text[: len(text) // 4]), _timed(redact, text)
         assert large < 5.0 and large < 8 * small + 0.5, (text[:20], small, large)
 
 

@@ -84,9 +84,48 @@ def _weak_hits(data: bytes):
             yield end, name, raw.startswith(b"-"), start
 
 
-_ALPHABET = [" ", " ", "\t", ":", "=", "+", ">", '"', "'", "`", "\\", "]", "is", "was", "are", "to", "as", ";",
-             "<", "(", ")", "{", "[", "&", "|", "\n", "\r", "\f", "\v", "a", "Z", "7", "_", "-", ".", "é", "x" * 19,
-             "q" * 20, "AbC9xYz12QwErTy7Lm0Pp", ","]
+_ALPHABET = [
+    " ",
+    " ",
+    "\t",
+    ":",
+    "=",
+    "+",
+    ">",
+    '"',
+    "'",
+    "`",
+    "\\",
+    "]",
+    "is",
+    "was",
+    "are",
+    "to",
+    "as",
+    ";",
+    "<",
+    "(",
+    ")",
+    "{",
+    "[",
+    "&",
+    "|",
+    "\n",
+    "\r",
+    "\f",
+    "\v",
+    "a",
+    "Z",
+    "7",
+    "_",
+    "-",
+    ".",
+    "é",
+    "x" * 19,
+    "q" * 20,
+    "AbC9xYz12QwErTy7Lm0Pp",
+    ",",
+]
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -94,8 +133,12 @@ def test_weak_short_bare_is_always_a_refusal(seed):
     """Wherever the shortcut fires after a weak name (not a flag), `_value_span` says no: on the
     fixture texts and on random tails built from the bytes the separator and value rules look at."""
     rng = random.Random(seed)
-    texts = TEXTS[seed::3] + [rng.choice(["token", "key", "SESSION", "auth"]) + rng.choice(["", " ", "\t", " " * 47, " " * 48])
-                              + "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 12))) for _ in range(8000)]
+    texts = TEXTS[seed::3] + [
+        rng.choice(["token", "key", "SESSION", "auth"])
+        + rng.choice(["", " ", "\t", " " * 47, " " * 48])
+        + "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(0, 12)))
+        for _ in range(8000)
+    ]
     fired = 0
     for text in texts:
         data = text.encode("utf-8", "surrogatepass")

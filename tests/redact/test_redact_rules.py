@@ -15,7 +15,7 @@ from cairn.redact import redact  # noqa: E402
 
 
 def _leaked(value: str, out: str) -> bool:
-    pieces = [value] if len(value) <= 12 else [value[i:i + 12] for i in range(len(value) - 11)]
+    pieces = [value] if len(value) <= 12 else [value[i : i + 12] for i in range(len(value) - 11)]
     return any(p in out for p in pieces)
 
 
@@ -45,42 +45,56 @@ def test_held_out_set_meets_the_targets():
 SK = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYz9QpL3vT2a"  # 40 base64 characters, the AWS secret key shape
 
 
-@pytest.mark.parametrize("text", [
-    f"[default]\naws_access_key_id = AKIAIOSFODNN7ABCDXYZ\naws_secret_access_key = {SK}\n",
-    f"aws_access_key_id=AKIAIOSFODNN7ABCDXYZ aws_secret_access_key={SK}",
-    f"the aws secret {SK} is in the vault now",
-    f"aws configure set aws_secret_access_key {SK}",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"[default]\naws_access_key_id = AKIAIOSFODNN7ABCDXYZ\naws_secret_access_key = {SK}\n",
+        f"aws_access_key_id=AKIAIOSFODNN7ABCDXYZ aws_secret_access_key={SK}",
+        f"the aws secret {SK} is in the vault now",
+        f"aws configure set aws_secret_access_key {SK}",
+    ],
+)
 def test_aws_shared_credentials_layout_masks_the_secret_key(text):
     out = redact(text)
     assert SK not in out and SK[:12] not in out, out
 
 
-@pytest.mark.parametrize(("text", "secret"), [
-    ("the password password: Hunter2-Correct!", "Hunter2-Correct!"),
-    ("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + "Zm9vYmFy" * 11 + "==;EndpointSuffix=x",
-     "Zm9vYmFy" * 11),
-    ("machine api.example.com login ana password s3cretPassw0rd", "s3cretPassw0rd"),
-    ("mysql -u root -pS3cr3tPassw0rd shop", "S3cr3tPassw0rd"),
-    ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDvJxxcMoDxCoAoGCCqGSM49\n"
-     "AwEHoUQDQgAEKlXzOTpPPFXn3H0qGJCb7CzNwOJbWvOmtTmg2lEAVQ4=\n-----END EC PRIVATE KEY-----", "MHcCAQEEIBkg4LVWM9nu"),
-])
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the password password: Hunter2-Correct!", "Hunter2-Correct!"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + "Zm9vYmFy" * 11 + "==;EndpointSuffix=x",
+            "Zm9vYmFy" * 11,
+        ),
+        ("machine api.example.com login ana password s3cretPassw0rd", "s3cretPassw0rd"),
+        ("mysql -u root -pS3cr3tPassw0rd shop", "S3cr3tPassw0rd"),
+        (
+            "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oDvJxxcMoDxCoAoGCCqGSM49\n"
+            "AwEHoUQDQgAEKlXzOTpPPFXn3H0qGJCb7CzNwOJbWvOmtTmg2lEAVQ4=\n-----END EC PRIVATE KEY-----",
+            "MHcCAQEEIBkg4LVWM9nu",
+        ),
+    ],
+)
 def test_bypasses_found_in_issue_13_are_closed(text, secret):
     out = redact(text)
     assert secret not in out and "[REDACTED:" in out, out
 
 
-@pytest.mark.parametrize("text", [
-    "password: ${{ secrets.DB_PASSWORD }}",
-    "        valueFrom:\n          secretKeyRef:\n            name: db\n            key: password",
-    "  secret: SignatureKey;",
-    "api_key: <token>",
-    "password: changeme",
-    '"version": "4.17.21"',
-    '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg=="',
-    "session 258c7280-ae70-4798-800f-63464d01a85d ended",
-    "commit b6589fc6ab0dc82cf12099d1c2d40ab994e8410c",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: ${{ secrets.DB_PASSWORD }}",
+        "        valueFrom:\n          secretKeyRef:\n            name: db\n            key: password",
+        "  secret: SignatureKey;",
+        "api_key: <token>",
+        "password: changeme",
+        '"version": "4.17.21"',
+        '"integrity": "sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg=="',
+        "session 258c7280-ae70-4798-800f-63464d01a85d ended",
+        "commit b6589fc6ab0dc82cf12099d1c2d40ab994e8410c",
+    ],
+)
 def test_references_hashes_versions_and_code_survive(text):
     assert redact(text) == text
 
@@ -112,8 +126,10 @@ def test_generated_gitleaks_table_records_its_source_and_compiles():
 def test_importing_the_redactor_loads_no_regex_engine():
     import subprocess
 
-    code = ("import sys, cairn.redact; "
-            "print(any(m in sys.modules for m in ('re2', 'cairn.redact.gitleaks_rules', 'typing')))")
+    code = (
+        "import sys, cairn.redact; "
+        "print(any(m in sys.modules for m in ('re2', 'cairn.redact.gitleaks_rules', 'typing')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

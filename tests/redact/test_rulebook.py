@@ -29,8 +29,11 @@ def _shapes() -> list[str]:
     return [text for _, text in module._shapes()]
 
 
-SECRETS = {"corpus": [t for _, t, _ in corpus.secrets()], "held-out": [t for _, t, _ in corpus.heldout()[0]],
-           "shapes": _shapes()}
+SECRETS = {
+    "corpus": [t for _, t, _ in corpus.secrets()],
+    "held-out": [t for _, t, _ in corpus.heldout()[0]],
+    "shapes": _shapes(),
+}
 LOOKALIKES = [t for _, t in corpus.lookalikes()] + [t for _, t in corpus.heldout()[1]]
 
 
@@ -66,10 +69,13 @@ PASSWORD = "Xy7#kP2qLm9vR4"
 SAS = "sv=2022-11-02&ss=b&srt=sco&sp=rl&se=2031-01-01T00:00:00Z&spr=https&sig=a9Zx%2Bq7Lm4Vw2Np8Rt5Yc3Kd6Hf1Gj0Bs%3D"
 
 
-@pytest.mark.parametrize(("name", "text", "secret"), [
-    ("layout:password:15", f"requests.get(url, credentials=('deploy', '{PASSWORD}'))", PASSWORD),
-    ("layout:azure-sas:27", f"BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature={SAS}", SAS),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "secret"),
+    [
+        ("layout:password:15", f"requests.get(url, credentials=('deploy', '{PASSWORD}'))", PASSWORD),
+        ("layout:azure-sas:27", f"BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature={SAS}", SAS),
+    ],
+)
 def test_the_layouts_no_generated_set_holds(name, text, secret):
     rule = next(r for r in RULES if r.name == name)
     assert "tests/redact/test_rulebook.py" in rule.measured_by and _fires(rule, text)

@@ -23,10 +23,17 @@ def write_sessions(projects: Path, sessions: int = 3, turns: int = 5, filler: in
     folder = projects / "-tmp"
     folder.mkdir(parents=True, exist_ok=True)
     for s in range(sessions):
-        recs = [{"type": "user", "uuid": f"u{s}-{i}", "sessionId": f"sess-{s:04d}", "cwd": "/tmp",
-                 "timestamp": f"2026-11-{s % 28 + 1:02d}T10:{i // 60:02d}:{i % 60:02d}Z",
-                 "message": {"role": "user", "content": f"webhook retry {i} " + "lorem ipsum dolor " * filler}}
-                for i in range(turns)]
+        recs = [
+            {
+                "type": "user",
+                "uuid": f"u{s}-{i}",
+                "sessionId": f"sess-{s:04d}",
+                "cwd": "/tmp",
+                "timestamp": f"2026-11-{s % 28 + 1:02d}T10:{i // 60:02d}:{i % 60:02d}Z",
+                "message": {"role": "user", "content": f"webhook retry {i} " + "lorem ipsum dolor " * filler},
+            }
+            for i in range(turns)
+        ]
         (folder / f"sess-{s:04d}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     return projects
 
@@ -99,8 +106,13 @@ def table_dropped(path: Path, rng: random.Random) -> None:
     """A table gone (a person or a tool 'cleaning up'); the format marker still says all is well."""
     con = sqlite3.connect(path)
     try:
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '%fts%' "
-                                           "AND name NOT IN ('meta', 'sqlite_sequence') ORDER BY name")]
+        names = [
+            r[0]
+            for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '%fts%' "
+                "AND name NOT IN ('meta', 'sqlite_sequence') ORDER BY name"
+            )
+        ]
         con.execute(f"DROP TABLE {names[rng.randrange(len(names))]}")
         con.commit()
     finally:

@@ -19,9 +19,57 @@ from collections.abc import Iterator
 
 import cairn
 
-UNITS = ["A_", "aB", "Ab", "a_", "A", "a", "_", "aB1", "a.", "a/", "a-", "a.b/", "a::", "-", ".", "/", " ", " \t",
-         "a ", "#", "`", "~", "'", '"', "(", "[", "{", "<", "<!--", "{{", "\\", "=", "a=", "a:", "0", "1.", "é", "\n",
-         "a\n", "\n ", "*", "@", "$a", "a,", ";", "|", "<a>", "%2", "a&b="]
+UNITS = [
+    "A_",
+    "aB",
+    "Ab",
+    "a_",
+    "A",
+    "a",
+    "_",
+    "aB1",
+    "a.",
+    "a/",
+    "a-",
+    "a.b/",
+    "a::",
+    "-",
+    ".",
+    "/",
+    " ",
+    " \t",
+    "a ",
+    "#",
+    "`",
+    "~",
+    "'",
+    '"',
+    "(",
+    "[",
+    "{",
+    "<",
+    "<!--",
+    "{{",
+    "\\",
+    "=",
+    "a=",
+    "a:",
+    "0",
+    "1.",
+    "é",
+    "\n",
+    "a\n",
+    "\n ",
+    "*",
+    "@",
+    "$a",
+    "a,",
+    ";",
+    "|",
+    "<a>",
+    "%2",
+    "a&b=",
+]
 TAILS = ["", "-v2", "!", "\x00", "\n", "é", "("]
 
 
@@ -60,8 +108,13 @@ def module_patterns() -> list[tuple[str, re.Pattern]]:
     for key, pattern in found.items():
         aliases = sorted(set(names[key]))
         home = [a for a in aliases if assigned_here(a)]
-        compiled = [a for a in home if re.search(rf"^{re.escape(a.rpartition('.')[2])}\b.*re\.compile\(",
-                                                   sources.get(a.rpartition(".")[0], ""), re.M)]
+        compiled = [
+            a
+            for a in home
+            if re.search(
+                rf"^{re.escape(a.rpartition('.')[2])}\b.*re\.compile\(", sources.get(a.rpartition(".")[0], ""), re.M
+            )
+        ]
         home = compiled or home
         out.append(((home or aliases)[0], pattern))
     return sorted(out, key=lambda item: item[0])
@@ -105,8 +158,9 @@ def cost(pattern: re.Pattern, text: str | bytes, limit: float, ops: tuple[str, .
         signal.signal(signal.SIGALRM, old)
 
 
-def worst_growth(pattern: re.Pattern, n: int, limit: float, ops: tuple[str, ...] = ANY_START + ONE_START,
-                 confirm: float = 9.0) -> tuple[float, float, str]:
+def worst_growth(
+    pattern: re.Pattern, n: int, limit: float, ops: tuple[str, ...] = ANY_START + ONE_START, confirm: float = 9.0
+) -> tuple[float, float, str]:
     """(growth, t(4n), the input) for the input where the time grows most from n to 4n (best of 2
     runs); a growth over `confirm` counts only if 4n to 16n grows as much (a loaded machine's
     noise makes one step look quadratic, never two)."""

@@ -24,8 +24,14 @@ def _cli(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def _record(uuid: str, text: str, session: str = "s-1") -> dict:
-    return {"type": "user", "uuid": uuid, "sessionId": session, "timestamp": f"2026-11-01T10:00:{uuid[-2:]}Z",
-            "cwd": "/tmp", "message": {"role": "user", "content": text}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "sessionId": session,
+        "timestamp": f"2026-11-01T10:00:{uuid[-2:]}Z",
+        "cwd": "/tmp",
+        "message": {"role": "user", "content": text},
+    }
 
 
 # ------------------------------------------------------------------ transcript lines
@@ -34,10 +40,12 @@ def _record(uuid: str, text: str, session: str = "s-1") -> dict:
 def test_lone_surrogate_and_deep_nesting_are_skipped_and_counted_not_fatal(tmp_path, capsys) -> None:
     folder = tmp_path / "projects" / "-tmp"
     folder.mkdir(parents=True)
-    lines = [json.dumps(_record("u-01", "before the bad lines")),
-             '{"type":"user","uuid":"u-02","sessionId":"s-1","message":{"role":"user","content":"cut \\ud83d emoji"}}',
-             '{"type":"user","uuid":"u-03","x":' + "[" * 1000 + "]" * 1000 + "}",
-             json.dumps(_record("u-04", "after the bad lines"))]
+    lines = [
+        json.dumps(_record("u-01", "before the bad lines")),
+        '{"type":"user","uuid":"u-02","sessionId":"s-1","message":{"role":"user","content":"cut \\ud83d emoji"}}',
+        '{"type":"user","uuid":"u-03","x":' + "[" * 1000 + "]" * 1000 + "}",
+        json.dumps(_record("u-04", "after the bad lines")),
+    ]
     (folder / "s-1.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (folder / "s-2.jsonl").write_text(json.dumps(_record("u-05", "a later file", "s-2")) + "\n", encoding="utf-8")
     code, out, err = _cli(capsys, "sessions", "ingest", str(tmp_path / "projects"), "--json", "--no-backup")
@@ -71,11 +79,33 @@ def shop(tmp_path):
 
 
 def _impossible_note(project, capsys) -> Path:
-    code = cli(["remember", "Use WAL mode for the index", "--type", "decision", "--body",
-                "Readers never block the writer.", "--root", str(project.root)])
+    code = cli(
+        [
+            "remember",
+            "Use WAL mode for the index",
+            "--type",
+            "decision",
+            "--body",
+            "Readers never block the writer.",
+            "--root",
+            str(project.root),
+        ]
+    )
     assert code == 0
-    cli(["remember", "Coupon codes are case sensitive", "--type", "gotcha", "--body", "WINTER != winter",
-         "--file", "src/checkout.py", "--root", str(project.root)])
+    cli(
+        [
+            "remember",
+            "Coupon codes are case sensitive",
+            "--type",
+            "gotcha",
+            "--body",
+            "WINTER != winter",
+            "--file",
+            "src/checkout.py",
+            "--root",
+            str(project.root),
+        ]
+    )
     [bad] = [p for p in (project.root / ".cairn" / "knowledge").glob("use-wal*.md")]
     bad.write_text(bad.read_text().replace("updated: ", "updated: 2024-13-45\nold_updated: ", 1))
     capsys.readouterr()
@@ -122,11 +152,15 @@ def test_a_note_nested_hundreds_deep_is_reported_not_a_crash_of_every_writer(sho
 
 def test_a_bad_note_does_not_empty_the_knowledge_search_and_hooks_see(shop, capsys) -> None:
     _impossible_note(shop, capsys)
-    code, out, err = _cli(capsys, "search", "coupon codes case sensitive", "--kind", "knowledge", "--json",
-                          "--root", str(shop.root))
+    code, out, err = _cli(
+        capsys, "search", "coupon codes case sensitive", "--kind", "knowledge", "--json", "--root", str(shop.root)
+    )
     assert code == 0, err
-    assert any(r.get("knowledge", {}).get("title") == "Coupon codes are case sensitive" or
-               r.get("title") == "Coupon codes are case sensitive" for r in json.loads(out)["results"]), out
+    assert any(
+        r.get("knowledge", {}).get("title") == "Coupon codes are case sensitive"
+        or r.get("title") == "Coupon codes are case sensitive"
+        for r in json.loads(out)["results"]
+    ), out
     from cairn.codemap.index_db import open_index
 
     con = open_index(shop)
@@ -153,28 +187,44 @@ def test_hook_cwd_of_an_unknown_user_home_is_no_error(cairn_home) -> None:
     from cairn.agents.hooks.runner import run
 
     for cwd in ("~nonexistentuser", "~nonexistentuser/src", "~"):
-        out, _err, code, status, _ = run("UserPromptSubmit", {"cwd": cwd, "session_id": "s",
-                                                              "prompt": "where is the coupon applied"})
+        out, _err, code, status, _ = run(
+            "UserPromptSubmit", {"cwd": cwd, "session_id": "s", "prompt": "where is the coupon applied"}
+        )
         assert (code, status) == (0, "ok"), cwd
     assert not (cairn_home / "logs" / "hooks.log").exists()
 
 
-def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_error(shop, cairn_home, tmp_path,
-                                                                                    monkeypatch):
+def test_hook_payload_with_lone_surrogates_and_a_deep_transcript_line_is_no_error(
+    shop, cairn_home, tmp_path, monkeypatch
+):
     # Found by fuzzing (tests/fuzz, kind=hook seed=14 index=323 and 439): a session_id holding
     # `"\\ud83d"` made PreCompact fail writing its record; a transcript whose first line nests
     # thousands deep made SessionStart fail reading when the session began.
     from cairn.agents.hooks import background
     from cairn.agents.hooks.pre_compact import latest_record
     from cairn.agents.hooks.runner import parse_payload, run
+
     monkeypatch.setattr(background, "spawn_hook", lambda event, payload: None)  # no detached refresh
     assert cli(["index", "--root", str(shop.root)]) == 0
     transcript = tmp_path / "t.jsonl"
-    transcript.write_bytes(b'{"a":' + b"[" * 5000 + b"]" * 5000 + b"}\n"
-                           + (Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
-                              / "short.jsonl").read_bytes())
-    raw = json.dumps({"cwd": str(shop.root), "transcript_path": str(transcript), "session_id": "cut \ud83d",
-                      "trigger": "manual", "source": "compact"})
+    transcript.write_bytes(
+        b'{"a":'
+        + b"[" * 5000
+        + b"]" * 5000
+        + b"}\n"
+        + (
+            Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code" / "short.jsonl"
+        ).read_bytes()
+    )
+    raw = json.dumps(
+        {
+            "cwd": str(shop.root),
+            "transcript_path": str(transcript),
+            "session_id": "cut \ud83d",
+            "trigger": "manual",
+            "source": "compact",
+        }
+    )
     payload = parse_payload(raw.encode())
     assert payload["session_id"] == "cut \ufffd"
     for event in ("PreCompact", "SessionStart"):
@@ -194,8 +244,9 @@ def test_a_huge_prompt_of_long_words_is_answered_within_the_hook_time_limit(shop
 
     assert cli(["index", "--root", str(shop.root)]) == 0
     for prompt in ("x" * 40_000, "\u00e9" * 40_000, ("a1" * 128 + " ") * 4000, ("a" * 255 + " ") * 4000):
-        _out, _err, code, status, _ = run("UserPromptSubmit", {"cwd": str(shop.root), "session_id": "s",
-                                                              "prompt": prompt})
+        _out, _err, code, status, _ = run(
+            "UserPromptSubmit", {"cwd": str(shop.root), "session_id": "s", "prompt": prompt}
+        )
         assert (code, status) == (0, "ok"), prompt[:20]
     assert not (cairn_home / "logs" / "hooks.log").exists()
     assert worth_searching("see cart.py") and worth_searching("fix applyCoupon") and not worth_searching("hello")
@@ -237,7 +288,7 @@ def test_damaged_archive_error_is_one_printable_line(capsys, cairn_home, tmp_pat
     archive = cairn_home / "sessions.db"
     data = bytearray(archive.read_bytes())
     start = data.find(b"CREATE TABLE ")
-    data[start + 7:start + 19] = b"\x00\x01\x1b\x7f\xff(\x1b\x02\x03\x04\x05\x06"
+    data[start + 7 : start + 19] = b"\x00\x01\x1b\x7f\xff(\x1b\x02\x03\x04\x05\x06"
     archive.write_bytes(bytes(data))
     code, out, err = _cli(capsys, "sessions", "search", "hello", "--all-projects")
     assert code == 1 and err.startswith("cairn: error: ") and err.count("\n") == 1, err
@@ -248,14 +299,17 @@ def test_damaged_archive_error_is_one_printable_line(capsys, cairn_home, tmp_pat
 # ------------------------------------------------------------------ configs
 
 
-@pytest.mark.parametrize("text, says", [
-    ("[index]\nmax_file_bytes = \"big\"\n", "[index] max_file_bytes must be a whole number"),
-    ("index = 5\n", "`index` must be a table"),
-    ("[memory]\nadr_globs = \"docs/*\"\n", "[memory] adr_globs must be a list of strings"),
-    ("[[routes]]\nslug = 3\n", "`routes` must be a list of [[routes]] tables"),
-    ("[hooks]\nrecall = 5\n", "[hooks] recall must be a table"),
-    (b"[index]\nworkers = \xff\n", "cannot read config"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ('[index]\nmax_file_bytes = "big"\n', "[index] max_file_bytes must be a whole number"),
+        ("index = 5\n", "`index` must be a table"),
+        ('[memory]\nadr_globs = "docs/*"\n', "[memory] adr_globs must be a list of strings"),
+        ("[[routes]]\nslug = 3\n", "`routes` must be a list of [[routes]] tables"),
+        ("[hooks]\nrecall = 5\n", "[hooks] recall must be a table"),
+        (b"[index]\nworkers = \xff\n", "cannot read config"),
+    ],
+)
 def test_a_wrong_config_value_is_one_config_line(shop, capsys, text, says) -> None:
     path = shop.root / ".cairn" / "config.toml"
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
@@ -270,8 +324,9 @@ def test_a_wrong_type_never_switches_a_hook_feature_off(tmp_path) -> None:
     root = make_project(tmp_path / "shop").root
     (root / ".cairn" / "config.toml").write_text(
         '[hooks.recall]\nenabled = "no"\nbudget = "500"\nmax_items = -3\nmin_weight = nan\n'
-        '[hooks.read_guard]\nenabled = 0\nmax_lines = 120\n[hooks.meter]\nwindow = inf\n'
-        '[hooks]\njournal = "off"\n')
+        "[hooks.read_guard]\nenabled = 0\nmax_lines = 120\n[hooks.meter]\nwindow = inf\n"
+        '[hooks]\njournal = "off"\n'
+    )
     s, defaults = settings(root).hooks, HookSettings()
     assert s.recall.as_dict() == defaults.recall.as_dict()
     assert s.read_guard.enabled is True and s.read_guard.max_lines == 120  # the valid one is kept

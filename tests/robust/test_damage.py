@@ -15,8 +15,8 @@ from helpers import make_git_repo
 
 FILES = {
     "src/shop/cart.py": "from shop.coupons import apply_coupon\n\n\nclass Cart:\n    def checkout(self, code):\n"
-                        "        return apply_coupon(self, code)\n",
-    "src/shop/coupons.py": "def apply_coupon(cart, code):\n    \"\"\"Apply a discount coupon.\"\"\"\n    return cart\n",
+    "        return apply_coupon(self, code)\n",
+    "src/shop/coupons.py": 'def apply_coupon(cart, code):\n    """Apply a discount coupon."""\n    return cart\n',
     **{f"src/util/helper_{i}.py": f"def helper_{i}(value):\n    return value + {i}\n" for i in range(6)},
 }
 # Damage SQLite ignores by design (a WAL whose checksums do not match is not replayed) or that
@@ -88,8 +88,10 @@ def test_the_prompt_hook_marks_a_damaged_index_for_the_next_session(indexed, mon
 
     project, db = _fresh_copy(indexed, monkeypatch)
     damage(db, "FTS shadow damaged", seed=1)
-    _out, _err, code, _status, _ = run("UserPromptSubmit", {"cwd": str(project.root), "session_id": "s",
-                                                            "prompt": "where is the apply coupon discount"})
+    _out, _err, code, _status, _ = run(
+        "UserPromptSubmit",
+        {"cwd": str(project.root), "session_id": "s", "prompt": "where is the apply coupon discount"},
+    )
     assert code == 0
     assert Path(str(db) + ".damaged").exists()
     from cairn.codemap.indexer import index_project
@@ -143,7 +145,9 @@ def test_restore_works_on_a_damaged_archive_and_backup_never_rotates_it_in(tmp_p
 
 def test_long_directory_paths_give_short_module_page_names(tmp_path, monkeypatch, capsys) -> None:
     deep = "/".join(["d" * 50] * 5)  # 254 characters of folders: the module's page name used to be 262
-    root = make_git_repo(tmp_path / "p", {f"{deep}/m.py": "def g():\n    pass\n", f"{deep}/n.py": "def h():\n    pass\n"})
+    root = make_git_repo(
+        tmp_path / "p", {f"{deep}/m.py": "def g():\n    pass\n", f"{deep}/n.py": "def h():\n    pass\n"}
+    )
     assert cli(["init", "--root", str(root)]) == 0
     assert cli(["search", "g", "--root", str(root)]) == 0
     pages = list((root / ".cairn" / "modules").glob("*.md"))

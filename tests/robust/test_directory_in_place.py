@@ -14,8 +14,10 @@ import pytest
 from cairn.cli.main import main as cli
 from helpers import make_git_repo
 
-FILES = {"src/shop/coupons.py": "def apply_coupon(cart, code):\n    \"\"\"Apply a discount coupon.\"\"\"\n    return cart\n",
-         "src/shop/cart.py": "from shop.coupons import apply_coupon\n"}
+FILES = {
+    "src/shop/coupons.py": 'def apply_coupon(cart, code):\n    """Apply a discount coupon."""\n    return cart\n',
+    "src/shop/cart.py": "from shop.coupons import apply_coupon\n",
+}
 
 
 def _plant(path: Path) -> Path:

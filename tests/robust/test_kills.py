@@ -26,8 +26,9 @@ from helpers import make_git_repo
 KILL_AT = (0.3, 0.55, 0.75, 0.9)  # fractions of one uninterrupted run (start-up is the first ~third)
 
 
-def _run_and_kill(cmd: list[str], env: dict, after_kill: Callable[[], None],
-                  before_each: Callable[[], None] = lambda: None) -> int:
+def _run_and_kill(
+    cmd: list[str], env: dict, after_kill: Callable[[], None], before_each: Callable[[], None] = lambda: None
+) -> int:
     """Time one full run of `cmd`, then start it again once per KILL_AT fraction and SIGKILL it
     there (sooner when it had already finished), calling `after_kill` after each run; how many
     runs were still going when killed."""
@@ -72,8 +73,11 @@ def _env(cairn_home: Path) -> dict:
 
 
 def test_kill_9_during_index_leaves_a_sound_index_the_next_run_completes(tmp_path, cairn_home) -> None:
-    files = {f"src/pkg{i % 8}/mod_{i}.py": f"def handler_{i}(value):\n    return value * {i}\n\n\nclass Thing{i}:\n"
-             f"    def run(self):\n        return handler_{i}(self)\n" for i in range(100)}
+    files = {
+        f"src/pkg{i % 8}/mod_{i}.py": f"def handler_{i}(value):\n    return value * {i}\n\n\nclass Thing{i}:\n"
+        f"    def run(self):\n        return handler_{i}(self)\n"
+        for i in range(100)
+    }
     root = make_git_repo(tmp_path / "p", files)
     assert cli(["init", "--root", str(root)]) == 0
     from cairn.project import resolve_project
@@ -95,11 +99,32 @@ def test_kill_9_during_remember_loses_no_note_and_leaves_no_half_note(tmp_path, 
     root = make_git_repo(tmp_path / "p", {"src/cart.py": "def total():\n    return 1\n"})
     assert cli(["init", "--root", str(root)]) == 0
     for i in range(12):
-        cli(["remember", f"Seed fact {i} about the {['cart', 'coupon', 'webhook', 'invoice'][i % 4]} number {i}",
-             "--type", "gotcha", "--body", "x " * 50, "--root", str(root)])
+        cli(
+            [
+                "remember",
+                f"Seed fact {i} about the {['cart', 'coupon', 'webhook', 'invoice'][i % 4]} number {i}",
+                "--type",
+                "gotcha",
+                "--body",
+                "x " * 50,
+                "--root",
+                str(root),
+            ]
+        )
     env = _env(cairn_home)
-    cmd = [sys.executable, "-m", "cairn", "remember", "Refunds settle after the invoice closes", "--type",
-           "decision", "--body", "Killed writers must leave whole notes or none.", "--root", str(root)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "cairn",
+        "remember",
+        "Refunds settle after the invoice closes",
+        "--type",
+        "decision",
+        "--body",
+        "Killed writers must leave whole notes or none.",
+        "--root",
+        str(root),
+    ]
     knowledge = root / ".cairn" / "knowledge"
     assert _run_and_kill(cmd, env, lambda: [_sound(p) for p in (root / ".cairn").rglob("vault-index.db")]) >= 3
     capsys.readouterr()
@@ -131,7 +156,9 @@ def test_kill_9_during_ingest_loses_no_turn_and_archives_none_twice(tmp_path, ca
         con = sqlite3.connect(db)
         try:
             assert con.execute("SELECT COUNT(*), COUNT(DISTINCT uuid) FROM turns").fetchone() == (
-                sessions * turns, sessions * turns)
+                sessions * turns,
+                sessions * turns,
+            )
         finally:
             con.close()
 

@@ -39,7 +39,16 @@ def test_kill_9_during_an_encrypted_mirror_leaves_no_plaintext_and_the_next_run_
     mirror.mkdir()
     backups = cairn_home / "backups"
     env = {**os.environ, "CAIRN_HOME": str(cairn_home), **PASS}
-    cmd = [sys.executable, "-m", "cairn", "backup", "--mirror", str(mirror), "--passphrase-env", "CAIRN_TEST_PASSPHRASE"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "cairn",
+        "backup",
+        "--mirror",
+        str(mirror),
+        "--passphrase-env",
+        "CAIRN_TEST_PASSPHRASE",
+    ]
     t0 = time.perf_counter()
     assert subprocess.run(cmd, env=env, capture_output=True).returncode == 0
     whole = time.perf_counter() - t0
@@ -53,7 +62,8 @@ def test_kill_9_during_an_encrypted_mirror_leaves_no_plaintext_and_the_next_run_
     assert all(p.name.endswith(".db.enc") and not p.name.startswith(".") for p in mirror.iterdir())
     # what is left in the backups folder is the rotating snapshots, nothing else
     assert all(p.name.startswith("sessions-") and p.suffix == ".db" for p in backups.iterdir()), [
-        p.name for p in backups.iterdir()]
+        p.name for p in backups.iterdir()
+    ]
 
 
 def test_leftovers_of_killed_runs_are_swept_by_backup_and_by_forget_purge(tmp_path, cairn_home, capsys):
@@ -72,11 +82,15 @@ def test_leftovers_of_killed_runs_are_swept_by_backup_and_by_forget_purge(tmp_pa
 
     plant()
     assert cli(["backup"]) == 0
-    assert sorted(p.name for p in backups.iterdir() if not p.name.startswith("sessions-")) == [f".work-{os.getpid()}-live"]
+    assert sorted(p.name for p in backups.iterdir() if not p.name.startswith("sessions-")) == [
+        f".work-{os.getpid()}-live"
+    ]
     plant()
     capsys.readouterr()
     assert cli(["sessions", "forget", "sess-0000", "--yes", "--purge-backups"]) == 0
-    assert sorted(p.name for p in backups.iterdir() if not p.name.startswith("sessions-")) == [f".work-{os.getpid()}-live"]
+    assert sorted(p.name for p in backups.iterdir() if not p.name.startswith("sessions-")) == [
+        f".work-{os.getpid()}-live"
+    ]
     mirror = tmp_path / "synced"
     mirror.mkdir()
     (mirror / f".cairn-sessions-20261201T000000000000Z.db.enc.{dead}.tmp").write_bytes(b"CAIRNBK1 partial")
@@ -175,12 +189,15 @@ def test_notes_temp_files_of_a_killed_writer_are_swept(tmp_path) -> None:
 # ------------------------------------------------------------------ the duplicate rule
 
 
-@pytest.mark.parametrize("first, second", [
-    ("Staging API rate limit is 100 requests per minute", "Production API rate limit is 100 requests per minute"),
-    ("Staging API rate limit is 100 requests per minute", "Staging API rate limit is 250 requests per minute"),
-    ("Timeout of fetchUser is 30 seconds", "Timeout of fetchOrder is 30 seconds"),
-    ("Upload retries three times on iOS", "Upload retries three times on Android"),
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("Staging API rate limit is 100 requests per minute", "Production API rate limit is 100 requests per minute"),
+        ("Staging API rate limit is 100 requests per minute", "Staging API rate limit is 250 requests per minute"),
+        ("Timeout of fetchUser is 30 seconds", "Timeout of fetchOrder is 30 seconds"),
+        ("Upload retries three times on iOS", "Upload retries three times on Android"),
+    ],
+)
 def test_different_facts_with_overlapping_titles_are_both_kept(tmp_path, first, second) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "memory"))
     from memory_helpers import make_project

@@ -76,8 +76,10 @@ def test_no_pattern_grows_faster_than_its_input(name: str, pattern: re.Pattern):
         return
     ops = ONE_START if name in ONE_POSITION else ("search", "finditer", "match", "fullmatch")
     growth, t_large, text = worst_growth(pattern, N, LIMIT, ops)
-    assert growth < GROWTH_MAX, (f"{name} took {t_large:.3f} s on {text}, {growth:.0f}x its time on a "
-                                 f"quarter of it: backtracking (make it linear, or cut its input and list it)")
+    assert growth < GROWTH_MAX, (
+        f"{name} took {t_large:.3f} s on {text}, {growth:.0f}x its time on a "
+        f"quarter of it: backtracking (make it linear, or cut its input and list it)"
+    )
 
 
 class _Slow(Exception):
@@ -97,13 +99,16 @@ def _unbounded() -> None:
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("request_text", [
-    "MAX_RETRY_COUNT_FOR_UPSTREAM_HTTP_REQUESTS-v2",
-    "why does MAX_RETRY_COUNT_FOR_UPSTREAM_HTTP_REQUESTS_AND_THE_OTHER_LIMITS-v2 fail",
-    "aBcDeFgHiJkLmNoPqRsTuVwXyZ" * 40 + "!",
-    "A_" * 2000 + "-",
-    " ".join(["x" + "Ab" * 120 + "-"] * 80),
-])
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "MAX_RETRY_COUNT_FOR_UPSTREAM_HTTP_REQUESTS-v2",
+        "why does MAX_RETRY_COUNT_FOR_UPSTREAM_HTTP_REQUESTS_AND_THE_OTHER_LIMITS-v2 fail",
+        "aBcDeFgHiJkLmNoPqRsTuVwXyZ" * 40 + "!",
+        "A_" * 2000 + "-",
+        " ".join(["x" + "Ab" * 120 + "-"] * 80),
+    ],
+)
 def test_the_query_analyser_answers_hostile_requests_at_once(request_text: str, tmp_path):
     """The shapes that held `cairn search` for minutes: the analyser and the prompt gate, bounded."""
     from cairn.agents.hooks.prompt_submit import worth_searching

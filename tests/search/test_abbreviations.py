@@ -25,10 +25,15 @@ def test_server_sent_events_are_sse():
 
 
 def test_a_long_form_finds_the_file_named_by_its_abbreviation(tmp_path):
-    files = {"internal/auth/oidc.go": "package auth\n\nfunc (o *OIDC) EndSession(w Writer) {\n\trevoke(w)\n}\n",
-             "internal/auth/local.go": "package auth\n\n// log out when logged in\nfunc (l *Local) LogOut(u string) {\n}\n",
-             **{f"internal/api/h{i}.go": f"package api\n\n// logged in users can log out\nfunc Handle{i}(w Writer) {{\n"
-                                         f"\tlogout(w)\n}}\n" for i in range(8)}}
+    files = {
+        "internal/auth/oidc.go": "package auth\n\nfunc (o *OIDC) EndSession(w Writer) {\n\trevoke(w)\n}\n",
+        "internal/auth/local.go": "package auth\n\n// log out when logged in\nfunc (l *Local) LogOut(u string) {\n}\n",
+        **{
+            f"internal/api/h{i}.go": f"package api\n\n// logged in users can log out\nfunc Handle{i}(w Writer) {{\n"
+            f"\tlogout(w)\n}}\n"
+            for i in range(8)
+        },
+    }
     root = make_git_repo(tmp_path / "repo", files)
     project = project_for_root(root)
     index_project(project)
@@ -39,30 +44,29 @@ def test_a_long_form_finds_the_file_named_by_its_abbreviation(tmp_path):
 
 
 HONO = {  # hono's layout, shortened: the stream helper, the SSE helper beside it, the client
-    "src/helper/streaming/stream.ts":
-        "import { StreamingApi } from '../../utils/stream'\n\n"
-        "export const stream = (c: Context, cb: (stream: StreamingApi) => Promise<void>): Response => {\n"
-        "  const { readable, writable } = new TransformStream()\n  const stream = new StreamingApi(writable, readable)\n"
-        "  cb(stream).finally(() => stream.close())\n  return c.newResponse(stream.responseReadable)\n}\n",
-    "src/helper/streaming/sse.ts":
-        "import { StreamingApi } from '../../utils/stream'\n\n"
-        "export interface SSEMessage {\n  data: string\n  event?: string\n  id?: string\n  retry?: number\n}\n\n"
-        "export class SSEStreamingApi extends StreamingApi {\n  async writeSSE(message: SSEMessage) {\n"
-        "    const lines = message.data.split('\\n').map((line) => `data: ${line}`).join('\\n')\n"
-        "    await this.write([message.event && `event: ${message.event}`, lines].filter(Boolean).join('\\n') + '\\n\\n')\n"
-        "  }\n}\n\n"
-        "export const streamSSE = (c: Context, cb: (stream: SSEStreamingApi) => Promise<void>): Response => {\n"
-        "  const { readable, writable } = new TransformStream()\n  const stream = new SSEStreamingApi(writable, readable)\n"
-        "  c.header('Content-Type', 'text/event-stream')\n  cb(stream).finally(() => stream.close())\n"
-        "  return c.newResponse(stream.responseReadable)\n}\n",
-    "src/utils/stream.ts":
-        "export class StreamingApi {\n  constructor(writable: WritableStream, readable: ReadableStream) {}\n"
-        "  async write(input: string) {}\n  async close() {}\n  abort() {}\n}\n",
+    "src/helper/streaming/stream.ts": "import { StreamingApi } from '../../utils/stream'\n\n"
+    "export const stream = (c: Context, cb: (stream: StreamingApi) => Promise<void>): Response => {\n"
+    "  const { readable, writable } = new TransformStream()\n  const stream = new StreamingApi(writable, readable)\n"
+    "  cb(stream).finally(() => stream.close())\n  return c.newResponse(stream.responseReadable)\n}\n",
+    "src/helper/streaming/sse.ts": "import { StreamingApi } from '../../utils/stream'\n\n"
+    "export interface SSEMessage {\n  data: string\n  event?: string\n  id?: string\n  retry?: number\n}\n\n"
+    "export class SSEStreamingApi extends StreamingApi {\n  async writeSSE(message: SSEMessage) {\n"
+    "    const lines = message.data.split('\\n').map((line) => `data: ${line}`).join('\\n')\n"
+    "    await this.write([message.event && `event: ${message.event}`, lines].filter(Boolean).join('\\n') + '\\n\\n')\n"
+    "  }\n}\n\n"
+    "export const streamSSE = (c: Context, cb: (stream: SSEStreamingApi) => Promise<void>): Response => {\n"
+    "  const { readable, writable } = new TransformStream()\n  const stream = new SSEStreamingApi(writable, readable)\n"
+    "  c.header('Content-Type', 'text/event-stream')\n  cb(stream).finally(() => stream.close())\n"
+    "  return c.newResponse(stream.responseReadable)\n}\n",
+    "src/utils/stream.ts": "export class StreamingApi {\n  constructor(writable: WritableStream, readable: ReadableStream) {}\n"
+    "  async write(input: string) {}\n  async close() {}\n  abort() {}\n}\n",
     "src/client/client.ts": "export const hc = (baseUrl: string) => ({\n  get: (path: string) => fetch(baseUrl + path),\n})\n",
     "src/context.ts": "export class Context {\n  header(name: string, value: string) {}\n"
-                      "  newResponse(body: ReadableStream) { return new Response(body) }\n}\n",
-    **{f"src/middleware/m{i}/index.ts": f"export const m{i} = (c: Context, next: () => Promise<void>) => next()\n"
-       for i in range(6)},
+    "  newResponse(body: ReadableStream) { return new Response(body) }\n}\n",
+    **{
+        f"src/middleware/m{i}/index.ts": f"export const m{i} = (c: Context, next: () => Promise<void>) => next()\n"
+        for i in range(6)
+    },
 }
 
 

@@ -10,10 +10,10 @@ from helpers import git, make_git_repo
 SHOP = {
     "app/__init__.py": "",
     "app/billing.py": '"""Charging cards: the one place money moves."""\n\n\n'
-                      "def charge_card(amount: int) -> bool:\n    return amount > 0 and fee(amount) >= 0\n\n\n"
-                      "def fee(amount: int) -> int:\n    return amount // 100\n",
+    "def charge_card(amount: int) -> bool:\n    return amount > 0 and fee(amount) >= 0\n\n\n"
+    "def fee(amount: int) -> int:\n    return amount // 100\n",
     "app/api.py": "from app.billing import charge_card\n\n\ndef checkout(total):\n"
-                  "    if charge_card(total):\n        return charge_card(total)\n",
+    "    if charge_card(total):\n        return charge_card(total)\n",
     "app/web.py": "from app.api import checkout\n\n\ndef handle(req):\n    return checkout(req)\n",
     "tools/lonely.py": "def alone():\n    return 1\n",
     "go/a.go": "package shop\n\nfunc Total(x int) int {\n\treturn x * 2\n}\n",
@@ -79,8 +79,13 @@ def test_explain_a_symbol(tmp_path, run_cli):
 def test_explain_knowledge_both_ways_and_staleness(tmp_path, run_cli):
     root = _repo(tmp_path)
     assert run_cli("init", "--root", str(root)).returncode == 0
-    fact = {"type": "decision", "title": "Cards are charged only at checkout", "body": "Never before the order.",
-            "files": ["app/billing.py"], "symbols": ["charge_card"]}
+    fact = {
+        "type": "decision",
+        "title": "Cards are charged only at checkout",
+        "body": "Never before the order.",
+        "files": ["app/billing.py"],
+        "symbols": ["charge_card"],
+    }
     made = json.loads(run_cli("remember", "--json", "--root", str(root), input=json.dumps([fact])).stdout)
     node_id = made["results"][0]["id"]
     [note] = _json(run_cli, root, "explain", "app/billing.py")["knowledge"]
@@ -138,9 +143,11 @@ def test_path_forward_reverse_and_none(tmp_path, run_cli):
 
 
 def test_path_through_a_shared_neighbour(tmp_path, run_cli):
-    files = {"m/core.py": "def base():\n    return 1\n",
-             "m/left.py": "from m.core import base\n\n\ndef left():\n    return base()\n",
-             "m/right.py": "from m.core import base\n\n\ndef right():\n    return base()\n"}
+    files = {
+        "m/core.py": "def base():\n    return 1\n",
+        "m/left.py": "from m.core import base\n\n\ndef left():\n    return base()\n",
+        "m/right.py": "from m.core import base\n\n\ndef right():\n    return base()\n",
+    }
     root = make_git_repo(tmp_path / "p", files)
     res = _json(run_cli, root, "path", "m/left.py", "m/right.py")
     assert res["direction"] == "mixed" and "meet only through" in res["reason"]
@@ -151,11 +158,13 @@ def test_path_through_a_shared_neighbour(tmp_path, run_cli):
 
 
 def test_a_go_package_import_is_listed_once_and_own_names_are_not_counted(tmp_path, run_cli):
-    files = {"go.mod": "module example.com/shop\n\ngo 1.22\n",
-             "alpha/a.go": "package alpha\n\nfunc Thing() int {\n\treturn 1\n}\n\nfunc String() string {\n\treturn \"a\"\n}\n",
-             "gamma/g.go": 'package gamma\n\nimport "example.com/shop/alpha"\n\n'
-                           "func String() string {\n\treturn \"g\"\n}\n\n"
-                           "func Use() int {\n\t_ = String()\n\t_ = String()\n\treturn alpha.Thing() + Thing()\n}\n"}
+    files = {
+        "go.mod": "module example.com/shop\n\ngo 1.22\n",
+        "alpha/a.go": 'package alpha\n\nfunc Thing() int {\n\treturn 1\n}\n\nfunc String() string {\n\treturn "a"\n}\n',
+        "gamma/g.go": 'package gamma\n\nimport "example.com/shop/alpha"\n\n'
+        'func String() string {\n\treturn "g"\n}\n\n'
+        "func Use() int {\n\t_ = String()\n\t_ = String()\n\treturn alpha.Thing() + Thing()\n}\n",
+    }
     root = make_git_repo(tmp_path / "shop", files)
     data = _json(run_cli, root, "explain", "alpha/a.go")
     assert data["used_by"]["imports"] == [{"path": "gamma/g.go", "count": 2, "names": ["Thing"]}]

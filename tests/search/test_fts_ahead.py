@@ -13,8 +13,14 @@ import pytest
 from cairn.search import channels, fts_ahead, index_cache, text
 from cairn.search.service import search
 
-REQUESTS = ["post a journal entry", "ledger balance of an account", "how are entries validated",
-            "trial balance report", "account", "ledger entry amount"]
+REQUESTS = [
+    "post a journal entry",
+    "ledger balance of an account",
+    "how are entries validated",
+    "trial balance report",
+    "account",
+    "ledger entry amount",
+]
 
 
 def _answers(project, monkeypatch, *, ahead: bool, keep: bool = False) -> list[str]:

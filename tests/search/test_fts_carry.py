@@ -55,11 +55,19 @@ def indexed(tmp_path):
 
 def _fresh(con: sqlite3.Connection, term: str, limit: int) -> tuple[list, int]:
     expr = '"' + term + '"'
-    rows = [tuple(r) for r in con.execute(
-        f"SELECT rowid, -bm25(files_fts, {DEFAULT_RANKING.text.file_columns}) FROM files_fts WHERE files_fts MATCH ? "
-        f"ORDER BY bm25(files_fts, {DEFAULT_RANKING.text.file_columns}) LIMIT ?", (expr, limit))]
-    hits = len(rows) if len(rows) < limit else con.execute(
-        "SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?", (expr,)).fetchone()[0]
+    rows = [
+        tuple(r)
+        for r in con.execute(
+            f"SELECT rowid, -bm25(files_fts, {DEFAULT_RANKING.text.file_columns}) FROM files_fts WHERE files_fts MATCH ? "
+            f"ORDER BY bm25(files_fts, {DEFAULT_RANKING.text.file_columns}) LIMIT ?",
+            (expr, limit),
+        )
+    ]
+    hits = (
+        len(rows)
+        if len(rows) < limit
+        else con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?", (expr,)).fetchone()[0]
+    )
     return rows, hits
 
 
@@ -174,8 +182,10 @@ def test_the_score_formula_is_fts5s_bit_for_bit(indexed):
             sizes = fts_carry._sizes(con, "files_fts", [r[0] for r in rows])
             idf = fts_carry.idf(n_rows, df)
             for rid, s in rows:
-                freq = sum(weights[col] for (col,) in con.execute(
-                    "SELECT col FROM temp.inst WHERE term = ? AND doc = ?", (t, rid)))
+                freq = sum(
+                    weights[col]
+                    for (col,) in con.execute("SELECT col FROM temp.inst WHERE term = ? AND doc = ?", (t, rid))
+                )
                 assert fts_carry.score(freq, sizes[rid], avg, idf) == s
     finally:
         con.close()
@@ -203,8 +213,10 @@ def _varint(v: int) -> bytes:
 def test_varints_decode_as_sqlite_writes_them():
     rng = random.Random(11)
     for _ in range(5000):
-        values = [rng.choice([rng.randint(0, 127), rng.randint(0, 20_000), rng.randint(0, 2**40), rng.randint(0, 2**63)])
-                  for _ in range(rng.randint(1, 4))]
+        values = [
+            rng.choice([rng.randint(0, 127), rng.randint(0, 20_000), rng.randint(0, 2**40), rng.randint(0, 2**63)])
+            for _ in range(rng.randint(1, 4))
+        ]
         blob = b"".join(_varint(v) for v in values)
         assert fts_carry._varints(blob) == values
         assert fts_carry._varint_sum(blob) == sum(values)
@@ -220,8 +232,9 @@ def test_a_term_count_without_a_column_filter_is_the_same(indexed):
         cols = [r[1] for r in con.execute("PRAGMA table_info(files_fts)")]
         assert cols == ["path", "names", "body"]
         for t in [*WORDS, "pkg", "mod3", "copy", "nowhere"]:
-            filtered = con.execute("SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?",
-                                   (f'{{path names body}}: "{t}"',)).fetchone()[0]
+            filtered = con.execute(
+                "SELECT COUNT(*) FROM files_fts WHERE files_fts MATCH ?", (f'{{path names body}}: "{t}"',)
+            ).fetchone()[0]
             assert _df(con, t, {}) == filtered
     finally:
         con.close()

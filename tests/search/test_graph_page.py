@@ -30,10 +30,20 @@ def _repo(tmp_path, run_cli):
         (root / "app/api.py").write_text(FILES["app/api.py"] + f"\n# {i}\n")
         git(root, "commit", "-qam", f"v{i}")
     assert run_cli("init", "--root", str(root)).returncode == 0
-    facts = [{"type": "decision", "title": "Charge at checkout </script>", "body": "Only there.",
-              "files": ["app/billing.py"]},
-             {"type": "gotcha", "title": "Totals double", "body": "See [[Charge at checkout </script>]].",
-              "files": ["go/a.go"]}]
+    facts = [
+        {
+            "type": "decision",
+            "title": "Charge at checkout </script>",
+            "body": "Only there.",
+            "files": ["app/billing.py"],
+        },
+        {
+            "type": "gotcha",
+            "title": "Totals double",
+            "body": "See [[Charge at checkout </script>]].",
+            "files": ["go/a.go"],
+        },
+    ]
     assert run_cli("remember", "--json", "--root", str(root), input=json.dumps(facts)).returncode == 0
     (root / "go/a.go").write_text(FILES["go/a.go"].replace("x * 2", "x * 3"))  # the gotcha is now stale
     return root
@@ -43,8 +53,11 @@ def _index_counts(root):
     con = sqlite3.connect(resolve_project(root=str(root)).index_path())
     try:
         kinds = dict(con.execute("SELECT kind, COUNT(*) FROM edges GROUP BY kind").fetchall())
-        return (con.execute("SELECT COUNT(*) FROM files").fetchone()[0],
-                con.execute("SELECT COUNT(*) FROM nodes").fetchone()[0], kinds)
+        return (
+            con.execute("SELECT COUNT(*) FROM files").fetchone()[0],
+            con.execute("SELECT COUNT(*) FROM nodes").fetchone()[0],
+            kinds,
+        )
     finally:
         con.close()
 
@@ -54,10 +67,26 @@ def _browser(page, tmp_path, *extra, fragment=""):
     if not browser:
         pytest.skip("chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
     return subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=20000", *extra, page.as_uri() + fragment],
-        capture_output=True, text=True, timeout=120)
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=20000",
+            *extra,
+            page.as_uri() + fragment,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _body(dom):
@@ -124,8 +153,10 @@ def test_a_big_repository_opens_at_module_level(tmp_path, run_cli, monkeypatch):
 def test_data_that_reads_like_a_template_marker_is_never_filled_in(tmp_path, run_cli):
     """A file named `{{CYTOSCAPE}}.py` (or any marker) stays a path: the template is filled in one pass."""
     markers = ("{{CYTOSCAPE}}", "{{DATA}}", "{{TITLE}}")
-    root = make_git_repo(tmp_path / "{{DATA}}", {**FILES, **{f"app/{m}.py": f"def f{i}():\n    return {i}\n"
-                                                              for i, m in enumerate(markers)}})
+    root = make_git_repo(
+        tmp_path / "{{DATA}}",
+        {**FILES, **{f"app/{m}.py": f"def f{i}():\n    return {i}\n" for i, m in enumerate(markers)}},
+    )
     page = tmp_path / "graph.html"
     r = run_cli("graph", "--html", str(page), "--root", str(root), "--json")
     assert r.returncode == 0, r.stderr

@@ -180,8 +180,13 @@ def _facts(project, edit: tuple[str, str] | None = None) -> tuple:
     con = open_index(project)
     try:
         cache = index_cache.for_index(con)
-        return (cache, cache.value("list_probe", object, file_list_only=True),
-                cache.value("graph_probe", object, graph_only=True), cache.neighbours, index_cache._stamps(con)[1])
+        return (
+            cache,
+            cache.value("list_probe", object, file_list_only=True),
+            cache.value("graph_probe", object, graph_only=True),
+            cache.neighbours,
+            index_cache._stamps(con)[1],
+        )
     finally:
         con.close()
 
@@ -192,7 +197,9 @@ def test_facts_of_the_file_list_outlive_a_text_edit_not_a_new_file(project):
     second, again, *_ = _facts(project, ("ledger/export.py", REPO["ledger/export.py"] + "# edited\n"))
     assert second is not first and "per_state" not in second.values  # a new state...
     assert again is blob  # ...the same file list
-    _third, other, *_ = _facts(project, ("ledger/payroll.py", "def pay_salaries(staff):\n    return staff  # payroll\n"))
+    _third, other, *_ = _facts(
+        project, ("ledger/payroll.py", "def pay_salaries(staff):\n    return staff  # payroll\n")
+    )
     assert other is not blob
     assert _search(project, "payroll salaries")[0] == "ledger/payroll.py"  # the path channel sees it
 
@@ -216,11 +223,13 @@ def test_the_walks_graph_outlives_an_edit_that_moved_no_edge(project):
     import changes the graph; the walk then sees the new edge."""
     first, _, hubs, neighbours, graph = _facts(project)
     second, _, hubs2, neighbours2, graph2 = _facts(
-        project, ("ledger/export.py", REPO["ledger/export.py"] + "# a comment, no new import\n"))
+        project, ("ledger/export.py", REPO["ledger/export.py"] + "# a comment, no new import\n")
+    )
     assert second is not first and graph2 == graph and neighbours2 is neighbours and hubs2 is hubs
     _, _, hubs, neighbours, graph = _facts(project, ("ledger/audit.py", "def audit(book):\n    return book\n"))
     _, _, hubs3, neighbours3, graph3 = _facts(  # an edit that adds an edge
-        project, ("ledger/export.py", "from ledger.audit import audit\n" + REPO["ledger/export.py"]))
+        project, ("ledger/export.py", "from ledger.audit import audit\n" + REPO["ledger/export.py"])
+    )
     assert graph3 != graph and neighbours3 is not neighbours and hubs3 is not hubs
     con = open_index(project)
     try:
@@ -239,12 +248,18 @@ def test_rewriting_the_knowledge_nodes_moves_the_graphs_version(project):
     from cairn.codemap.knowledge_index import store_nodes
 
     (project.root / "docs" / "adr").mkdir(parents=True)
-    _, _, _, _, graph = _facts(project, ("docs/adr/0001-use-csv.md", "# 1. Use CSV for exports\n\n## Status\n\n"
-                                         "Accepted\n\n## Decision\n\nWe export CSV.\n"))
+    _, _, _, _, graph = _facts(
+        project,
+        (
+            "docs/adr/0001-use-csv.md",
+            "# 1. Use CSV for exports\n\n## Status\n\nAccepted\n\n## Decision\n\nWe export CSV.\n",
+        ),
+    )
     con = open_index(project)
     try:
-        rows = con.execute("SELECT file_id, id, type, status, state, title, origin, superseded_by, data "
-                           "FROM nodes").fetchall()
+        rows = con.execute(
+            "SELECT file_id, id, type, status, state, title, origin, superseded_by, data FROM nodes"
+        ).fetchall()
         assert rows
         with con:
             store_nodes(con, rows)

@@ -13,15 +13,31 @@ from cairn.search.roles import PROSE, SOURCE, TEST, is_test_path, role, role_fac
 SYM = DEFAULT_RANKING.terms
 
 
-@pytest.mark.parametrize("text", ["how do I configure the proxy?", "what is the release process",
-                                  "where is the changelog for 2.0", "installation steps", "how to use retries"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how do I configure the proxy?",
+        "what is the release process",
+        "where is the changelog for 2.0",
+        "installation steps",
+        "how to use retries",
+    ],
+)
 def test_documentation_questions(text):
     assert wants_docs(text)
 
 
-@pytest.mark.parametrize("text", ["how does the router dispatch requests", "Plug.Conn struct",
-                                  "error types and per-request error collection", "Conn",
-                                  "how the install command resolves plugins", "license header check"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how does the router dispatch requests",
+        "Plug.Conn struct",
+        "error types and per-request error collection",
+        "Conn",
+        "how the install command resolves plugins",
+        "license header check",
+    ],
+)
 def test_code_questions(text):
     assert not wants_docs(text)
 
@@ -74,9 +90,19 @@ def test_name_keys_split_file_names_and_qualified_names_differently():
     assert "lazy" not in keys or keys["lazy"] < 1.0  # `lazy.nvim` is a project, not a file named lazy
 
 
-@pytest.mark.parametrize("word,part,ok", [
-    ("routers", "router", True), ("utility", "utils", True), ("reflection", "reflective", True),
-    ("mapping", "map", True), ("validation", "validator", True), ("errors", "error", True),
-    ("parse", "params", False), ("form", "platform", False), ("session", "sse", False)])
+@pytest.mark.parametrize(
+    "word,part,ok",
+    [
+        ("routers", "router", True),
+        ("utility", "utils", True),
+        ("reflection", "reflective", True),
+        ("mapping", "map", True),
+        ("validation", "validator", True),
+        ("errors", "error", True),
+        ("parse", "params", False),
+        ("form", "platform", False),
+        ("session", "sse", False),
+    ],
+)
 def test_loose_word_matching_in_names(word, part, ok):
     assert matches(word, part) is ok

@@ -9,11 +9,41 @@ import sqlite3
 from cairn.search import paths as paths_mod
 from cairn.search.paths import _PathBlob
 
-PATHS = ["src/Router.ts", "src/routers/index.ts", "docs/ÜBER/routing.md", "a/İstanbul/route.go",
-         "new\nline/router.py", "lib/KELVIN_K\u212a/router.rs", "x/y/z.py", "Routes/README.md",
-         "top.py", "lib/\u212aey/api.go", "a/bİ/x.go", "src/Router.ts2", "README"]
-ROOTS = ("rout", "über", "i̇st", "line", "kelv", "read", "zzz", "y/z", "key", "api", "bi", "ts", "ROUT", "x",
-         "lib", "a/b", "r", "")
+PATHS = [
+    "src/Router.ts",
+    "src/routers/index.ts",
+    "docs/ÜBER/routing.md",
+    "a/İstanbul/route.go",
+    "new\nline/router.py",
+    "lib/KELVIN_K\u212a/router.rs",
+    "x/y/z.py",
+    "Routes/README.md",
+    "top.py",
+    "lib/\u212aey/api.go",
+    "a/bİ/x.go",
+    "src/Router.ts2",
+    "README",
+]
+ROOTS = (
+    "rout",
+    "über",
+    "i̇st",
+    "line",
+    "kelv",
+    "read",
+    "zzz",
+    "y/z",
+    "key",
+    "api",
+    "bi",
+    "ts",
+    "ROUT",
+    "x",
+    "lib",
+    "a/b",
+    "r",
+    "",
+)
 
 
 def _index(paths: list[str]) -> sqlite3.Connection:
@@ -54,8 +84,12 @@ def test_files_holding_a_word_random_trees(monkeypatch):
     rng = random.Random(7)
     parts = ["src", "Lib", "router", "İo", "\u212ait", "api", "test", "Util", "kit", "mapi", "a", "ÜBER", "k"]
     for _ in range(20):
-        paths = sorted({"/".join(rng.choice(parts) for _ in range(rng.randint(1, 4))) + rng.choice(["", ".py", ".Ts"])
-                        for _ in range(rng.randint(1, 60))})
+        paths = sorted(
+            {
+                "/".join(rng.choice(parts) for _ in range(rng.randint(1, 4))) + rng.choice(["", ".py", ".Ts"])
+                for _ in range(rng.randint(1, 60))
+            }
+        )
         rng.shuffle(paths)
         for sql_scans in (0, 1000):
             _check(paths, sql_scans, monkeypatch)

@@ -11,9 +11,12 @@ from helpers import make_git_repo
 
 FILES = {
     "src/sync.py": "def sync(dirs):\n    for d in dirs:\n        log.info('creating debug directory label %s', d)\n"
-                   "        make(d)\n",
-    **{f"src/mod_{i}.py": f"def handler_{i}(directory, label, debug):\n    # label the directory for debug\n"
-                          f"    return directory + label + str(debug)\n" for i in range(12)},
+    "        make(d)\n",
+    **{
+        f"src/mod_{i}.py": f"def handler_{i}(directory, label, debug):\n    # label the directory for debug\n"
+        f"    return directory + label + str(debug)\n"
+        for i in range(12)
+    },
 }
 
 
@@ -22,8 +25,10 @@ def test_a_pasted_log_line_finds_the_file_that_prints_it(tmp_path):
     project = project_for_root(root)
     index_project(project)
     con = open_index(project)
-    prompt = ("this is all wrong, look at what sync printed when I ran it twice in a row: "
-              "2026/02/23 07:46:58 INFO creating debug directory label=/tmp/x and then it stopped")
+    prompt = (
+        "this is all wrong, look at what sync printed when I ran it twice in a row: "
+        "2026/02/23 07:46:58 INFO creating debug directory label=/tmp/x and then it stopped"
+    )
     scores, why = phrase_channel(con, prompt)
     fid = con.execute("SELECT id FROM files WHERE path = 'src/sync.py'").fetchone()[0]
     assert set(scores) == {fid} and why[fid] == "creating debug directory"
@@ -41,9 +46,13 @@ def test_short_requests_and_function_words_make_no_phrases():
 
 
 def test_a_quoted_label_is_a_phrase_whatever_the_length(tmp_path):
-    files = {"ui/ContextTab.tsx": "export function ContextTab() {\n  return <Button>Display all</Button>;\n}\n",
-             **{f"ui/Page{i}.tsx": f"export function Page{i}() {{\n  return <List display={{mode}} all={{true}} />;\n}}\n"
-                for i in range(10)}}
+    files = {
+        "ui/ContextTab.tsx": "export function ContextTab() {\n  return <Button>Display all</Button>;\n}\n",
+        **{
+            f"ui/Page{i}.tsx": f"export function Page{i}() {{\n  return <List display={{mode}} all={{true}} />;\n}}\n"
+            for i in range(10)
+        },
+    }
     root = make_git_repo(tmp_path / "app", files)
     project = project_for_root(root)
     index_project(project)

@@ -10,21 +10,25 @@ from cairn.project import resolve_project
 from cairn.search.engine import search_code
 from helpers import make_git_repo
 
-CONN_USERS = "\n".join(f"  test \"case {i}\" do\n    conn = Conn.put(Conn.new(), :a, {i})\n"
-                       f"    assert Conn.get(conn, :a) == {i}\n  end" for i in range(12))
+CONN_USERS = "\n".join(
+    f'  test "case {i}" do\n    conn = Conn.put(Conn.new(), :a, {i})\n    assert Conn.get(conn, :a) == {i}\n  end'
+    for i in range(12)
+)
 
 PLUG = {
-    "lib/plug/conn.ex": "defmodule Plug.Conn do\n  @moduledoc \"The connection struct.\"\n"
-                        "  defstruct assigns: %{}, halted: false\n\n  def halt(conn), do: %{conn | halted: true}\n"
-                        "  def put(conn, k, v), do: conn\n  def get(conn, k), do: nil\nend\n",
+    "lib/plug/conn.ex": 'defmodule Plug.Conn do\n  @moduledoc "The connection struct."\n'
+    "  defstruct assigns: %{}, halted: false\n\n  def halt(conn), do: %{conn | halted: true}\n"
+    "  def put(conn, k, v), do: conn\n  def get(conn, k), do: nil\nend\n",
     "lib/plug/router.ex": "defmodule Plug.Router do\n  alias Plug.Conn\n  def match(%Conn{} = conn, path), do: conn\n"
-                          "  def dispatch(conn), do: Conn.halt(conn)\nend\n",
+    "  def dispatch(conn), do: Conn.halt(conn)\nend\n",
     "lib/plug/builder.ex": "defmodule Plug.Builder do\n  def call(conn, plugs), do: Enum.reduce(plugs, conn, & &1.(&2))\nend\n",
     "lib/plug/conn/utils.ex": "defmodule Plug.Conn.Utils do\n  def media_type(binary), do: binary\nend\n",
-    "test/plug/conn_test.exs": "defmodule Plug.ConnTest do\n  use ExUnit.Case\n  alias Plug.Conn\n" + CONN_USERS + "\nend\n",
+    "test/plug/conn_test.exs": "defmodule Plug.ConnTest do\n  use ExUnit.Case\n  alias Plug.Conn\n"
+    + CONN_USERS
+    + "\nend\n",
     "guides/connections.md": "# Connections\n\nA `Conn` holds the request. Use `Conn.halt/1` to stop. " * 6 + "\n",
     "guides/installation.md": "# Installation\n\nHow do I install and configure Plug?\n\nAdd `plug` to your deps "
-                              "and configure the router in config.exs.\n",
+    "and configure the router in config.exs.\n",
     "CHANGELOG.md": "# Changelog\n\n## v1.2\n\n* Conn: halt is faster. Router: dispatch Conn. Conn Conn.\n",
 }
 
@@ -65,12 +69,12 @@ def test_guides_and_changelogs_come_after_code_for_code_questions_and_first_for_
 
 CSHARP = {
     "Dapper/SqlMapper.cs": "namespace Dapper\n{\n    public static partial class SqlMapper\n    {\n"
-                           "        public static int Execute(this IDbConnection cnn, string sql) => 0;\n    }\n}\n",
+    "        public static int Execute(this IDbConnection cnn, string sql) => 0;\n    }\n}\n",
     "Dapper/SqlMapper.CacheInfo.cs": "namespace Dapper\n{\n    public static partial class SqlMapper\n    {\n"
-                                     "        private class CacheInfo { }\n        // SqlMapper cache, SqlMapper.CacheInfo\n"
-                                     "    }\n}\n",
-    "Dapper/Mentions.cs": "namespace Dapper\n{\n    class Mentions\n    {\n        void A() { SqlMapper.Execute(null, \"\"); "
-                          "SqlMapper.Execute(null, \"\"); SqlMapper.Execute(null, \"\"); }\n    }\n}\n",
+    "        private class CacheInfo { }\n        // SqlMapper cache, SqlMapper.CacheInfo\n"
+    "    }\n}\n",
+    "Dapper/Mentions.cs": 'namespace Dapper\n{\n    class Mentions\n    {\n        void A() { SqlMapper.Execute(null, ""); '
+    'SqlMapper.Execute(null, ""); SqlMapper.Execute(null, ""); }\n    }\n}\n',
 }
 
 
@@ -81,20 +85,25 @@ def test_the_defining_file_named_after_the_symbol_beats_partial_names_and_mentio
 
 
 def test_files_named_by_the_request_words_and_words_in_most_files(tmp_path):
-    files = {f"Source/Core/{n}.swift": f"final class {n} {{\n  func upload() {{ }}\n  let request = 1\n}}\n"
-             for n in ("Session", "DataRequest", "DownloadRequest", "Response", "Monitor")}
-    files["Source/Core/UploadRequest.swift"] = ("final class UploadRequest {\n  func upload() { }\n"
-                                                "  func uploadStream() { upload(); upload() }\n}\n")
+    files = {
+        f"Source/Core/{n}.swift": f"final class {n} {{\n  func upload() {{ }}\n  let request = 1\n}}\n"
+        for n in ("Session", "DataRequest", "DownloadRequest", "Response", "Monitor")
+    }
+    files["Source/Core/UploadRequest.swift"] = (
+        "final class UploadRequest {\n  func upload() { }\n  func uploadStream() { upload(); upload() }\n}\n"
+    )
     p = _index(tmp_path, files)
     # `upload` is in every file: FTS5 alone would give it no weight at all; the file named after the words wins
     assert _paths(p, "how upload requests stream to the server")[0] == "Source/Core/UploadRequest.swift"
 
 
 def test_default_kind_puts_the_decision_first_for_why_questions_and_code_first_otherwise(tmp_path, run_cli):
-    files = {"src/db/connect.py": "def connect(url):\n    \"\"\"Open the Postgres pool.\"\"\"\n    return url\n",
-             "docs/adr/0001-use-postgres-over-mongo.md": "# 1. Use Postgres over Mongo\n\nStatus: accepted\n\n"
-             "## Context\n\nWe need transactions.\n\n## Decision\n\nWe pick Postgres over Mongo for transactions.\n",
-             "README.md": "# App\n\nUses Postgres.\n"}
+    files = {
+        "src/db/connect.py": 'def connect(url):\n    """Open the Postgres pool."""\n    return url\n',
+        "docs/adr/0001-use-postgres-over-mongo.md": "# 1. Use Postgres over Mongo\n\nStatus: accepted\n\n"
+        "## Context\n\nWe need transactions.\n\n## Decision\n\nWe pick Postgres over Mongo for transactions.\n",
+        "README.md": "# App\n\nUses Postgres.\n",
+    }
     root = make_git_repo(tmp_path / "app", files)
 
     def search(*args):

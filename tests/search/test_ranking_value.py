@@ -47,8 +47,15 @@ def _search(project, text: str, r=DEFAULT_RANKING):
 
 
 def test_override_replaces_nested_fields_and_refuses_unknown_names():
-    r = override(DEFAULT_RANKING, {"fusion.name": 0, "roles.code_intent.test": 1.0,
-                                   "roles.doc_intent": {"prose": 2.0}, "names.kind_weight": {"class": 0.5}})
+    r = override(
+        DEFAULT_RANKING,
+        {
+            "fusion.name": 0,
+            "roles.code_intent.test": 1.0,
+            "roles.doc_intent": {"prose": 2.0},
+            "names.kind_weight": {"class": 0.5},
+        },
+    )
     assert r.fusion.name == 0 and r.fusion.text == DEFAULT_RANKING.fusion.text
     assert r.roles.code_intent == dataclasses.replace(DEFAULT_RANKING.roles.code_intent, test=1.0)
     assert r.roles.doc_intent.prose == 2.0 and isinstance(r.roles.doc_intent, RoleFactors)
@@ -101,7 +108,7 @@ def test_every_field_says_what_chose_it():
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name != "Ranking"):
         for stmt in cls.body:
             if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                span = lines[stmt.lineno - 1:(stmt.end_lineno or stmt.lineno) + 1]
+                span = lines[stmt.lineno - 1 : (stmt.end_lineno or stmt.lineno) + 1]
                 if not any("#" in line for line in span):
                     missing.append(f"{cls.name}.{ast.unparse(stmt.target)}")
     assert missing == []

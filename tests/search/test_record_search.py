@@ -8,27 +8,24 @@ import json
 from helpers import make_git_repo
 
 CODE = {
-    "src/queue/consumer.py": "class Consumer:\n    def poll(self, queue):\n        \"\"\"Take the next message.\"\"\"\n"
-                             "        return queue.get()\n\n    def ack(self, message):\n        message.done()\n",
+    "src/queue/consumer.py": 'class Consumer:\n    def poll(self, queue):\n        """Take the next message."""\n'
+    "        return queue.get()\n\n    def ack(self, message):\n        message.done()\n",
     "src/queue/broker.py": "class Broker:\n    def publish(self, topic, message):\n        self.queues[topic].put(message)\n"
-                           "\n    def subscribe(self, topic, consumer):\n        self.consumers[topic].append(consumer)\n",
-    "src/queue/retry.py": "def retry_delay(attempt):\n    \"\"\"Seconds before the next retry.\"\"\"\n    return 2 ** attempt\n",
+    "\n    def subscribe(self, topic, consumer):\n        self.consumers[topic].append(consumer)\n",
+    "src/queue/retry.py": 'def retry_delay(attempt):\n    """Seconds before the next retry."""\n    return 2 ** attempt\n',
     "src/store/redis_cache.py": "import redis\n\nclass RedisCache:\n    def get(self, key):\n        return self.redis.get(key)\n",
     "src/store/settings.py": "REDIS_URL = 'redis://localhost'\nRETENTION_DAYS = 30\n",
     "README.md": "# Queue service\n\nA small message queue with consumers and a broker.\n",
 }
 RECORDS = {
-    "docs/adr/0001-bounded-queues-with-backpressure.md":
-        "# 1. Bounded queues with backpressure\n\n## Status\n\nAccepted\n\n## Context\n\nOne slow consumer stalled the "
-        "whole queue: messages piled up in memory until the broker fell over.\n\n## Decision\n\nEvery queue is bounded; "
-        "when a slow consumer falls behind, the broker applies backpressure to publishers instead of stalling.\n\n"
-        "## Consequences\n\nPublishers may block.\n",
-    "docs/adr/0002-data-retention.md":
-        "# 2. Data retention\n\n## Status\n\nAccepted\n\n## Context\n\nWe kept messages forever.\n\n## Decision\n\n"
-        "Messages and logs are deleted after thirty days (retention).\n\n## Consequences\n\nOld replays are gone.\n",
-    "rfcs/2023-01-05-migrate-from-redis-to-nats.md":
-        "# Migrate from Redis to NATS\n\n## Summary\n\nMove the cache and pub/sub from Redis to NATS.\n\n## Motivation\n\n"
-        "Redis pub/sub drops messages when a subscriber disconnects.\n\n## Alternatives\n\nKafka.\n",
+    "docs/adr/0001-bounded-queues-with-backpressure.md": "# 1. Bounded queues with backpressure\n\n## Status\n\nAccepted\n\n## Context\n\nOne slow consumer stalled the "
+    "whole queue: messages piled up in memory until the broker fell over.\n\n## Decision\n\nEvery queue is bounded; "
+    "when a slow consumer falls behind, the broker applies backpressure to publishers instead of stalling.\n\n"
+    "## Consequences\n\nPublishers may block.\n",
+    "docs/adr/0002-data-retention.md": "# 2. Data retention\n\n## Status\n\nAccepted\n\n## Context\n\nWe kept messages forever.\n\n## Decision\n\n"
+    "Messages and logs are deleted after thirty days (retention).\n\n## Consequences\n\nOld replays are gone.\n",
+    "rfcs/2023-01-05-migrate-from-redis-to-nats.md": "# Migrate from Redis to NATS\n\n## Summary\n\nMove the cache and pub/sub from Redis to NATS.\n\n## Motivation\n\n"
+    "Redis pub/sub drops messages when a subscriber disconnects.\n\n## Alternatives\n\nKafka.\n",
 }
 
 
@@ -41,10 +38,14 @@ def _search(run_cli, root, query, *extra):
 def test_the_default_decides_by_evidence_record_first_whatever_the_phrasing_code_first_for_code(tmp_path, run_cli):
     root = make_git_repo(tmp_path / "svc", {**CODE, **RECORDS})
     for query, record in (
-            ("how do we keep a slow consumer from stalling the queue?", "docs/adr/0001-bounded-queues-with-backpressure.md"),
-            ("is it safe to let one slow consumer fall behind?", "docs/adr/0001-bounded-queues-with-backpressure.md"),
-            ("RFC: migrate from Redis to NATS", "rfcs/2023-01-05-migrate-from-redis-to-nats.md"),
-            ("ADR on data retention", "docs/adr/0002-data-retention.md")):
+        (
+            "how do we keep a slow consumer from stalling the queue?",
+            "docs/adr/0001-bounded-queues-with-backpressure.md",
+        ),
+        ("is it safe to let one slow consumer fall behind?", "docs/adr/0001-bounded-queues-with-backpressure.md"),
+        ("RFC: migrate from Redis to NATS", "rfcs/2023-01-05-migrate-from-redis-to-nats.md"),
+        ("ADR on data retention", "docs/adr/0002-data-retention.md"),
+    ):
         res = _search(run_cli, root, query)
         assert res[0]["path"] == record, (query, [r["path"] for r in res[:3]])
         assert res[0]["kind"] == "knowledge" and res[0]["why"][0].startswith("first: "), res[0]["why"]
@@ -57,12 +58,18 @@ def test_the_default_decides_by_evidence_record_first_whatever_the_phrasing_code
 
 
 def test_a_record_folder_of_parts_is_one_hit(tmp_path, run_cli) -> None:
-    parts = {"01-survey.md": "# Survey\n\nHow other brokers bound their queues: Kafka, RabbitMQ, NATS.\n",
-             "02-design.md": "# Design\n\n## Proposal\n\nBound every queue and push back on publishers.\n",
-             "03-open-questions.md": "# Open questions\n\nShould a bounded queue drop or block?\n",
-             "README.md": "# Queue bounds\n\n## Summary\n\nBounded queues for the broker.\n"}
-    files = {**CODE, **{f"rfcs/0007-queue-bounds/{n}": t for n, t in parts.items()},
-             "rfcs/0006-auth.md": "# Auth\n\n## Summary\n\nTokens.\n", "rfcs/0008-tracing.md": "# Tracing\n\n## Summary\n\nx\n"}
+    parts = {
+        "01-survey.md": "# Survey\n\nHow other brokers bound their queues: Kafka, RabbitMQ, NATS.\n",
+        "02-design.md": "# Design\n\n## Proposal\n\nBound every queue and push back on publishers.\n",
+        "03-open-questions.md": "# Open questions\n\nShould a bounded queue drop or block?\n",
+        "README.md": "# Queue bounds\n\n## Summary\n\nBounded queues for the broker.\n",
+    }
+    files = {
+        **CODE,
+        **{f"rfcs/0007-queue-bounds/{n}": t for n, t in parts.items()},
+        "rfcs/0006-auth.md": "# Auth\n\n## Summary\n\nTokens.\n",
+        "rfcs/0008-tracing.md": "# Tracing\n\n## Summary\n\nx\n",
+    }
     root = make_git_repo(tmp_path / "svc", files)
     res = _search(run_cli, root, "how should the broker bound its queues", "--kind", "knowledge")
     folder = [r for r in res if r["path"].startswith("rfcs/0007-queue-bounds/")]
@@ -72,10 +79,14 @@ def test_a_record_folder_of_parts_is_one_hit(tmp_path, run_cli) -> None:
 
 
 def test_a_superseded_record_ranks_under_its_successor(tmp_path, run_cli) -> None:
-    old = ("# 1. Nightly export with cron\n\n## Status\n\nSuperseded by [ADR 2](0002-scheduler.md) on 2022-05-01\n\n"
-           "## Context\n\nThe nightly export of invoices ran from cron on one host.\n\n## Decision\n\nUse cron.\n")
-    new = ("# 2. One scheduler for every job\n\n## Status\n\nAccepted\n\n## Context\n\nHosts come and go.\n\n"
-           "## Decision\n\nJobs start from the cluster scheduler.\n")
+    old = (
+        "# 1. Nightly export with cron\n\n## Status\n\nSuperseded by [ADR 2](0002-scheduler.md) on 2022-05-01\n\n"
+        "## Context\n\nThe nightly export of invoices ran from cron on one host.\n\n## Decision\n\nUse cron.\n"
+    )
+    new = (
+        "# 2. One scheduler for every job\n\n## Status\n\nAccepted\n\n## Context\n\nHosts come and go.\n\n"
+        "## Decision\n\nJobs start from the cluster scheduler.\n"
+    )
     root = make_git_repo(tmp_path / "svc", {**CODE, "docs/adr/0001-cron.md": old, "docs/adr/0002-scheduler.md": new})
     res = _search(run_cli, root, "why is the nightly invoice export run from cron", "--kind", "knowledge")
     assert [r["path"] for r in res[:2]] == ["docs/adr/0002-scheduler.md", "docs/adr/0001-cron.md"]
@@ -83,12 +94,20 @@ def test_a_superseded_record_ranks_under_its_successor(tmp_path, run_cli) -> Non
 
 
 def test_restructuredtext_records_are_searched(tmp_path, run_cli) -> None:
-    rst = ("8. Event signals with personal data\n===================================\n\nStatus\n------\n\n**Accepted**\n\n"
-           "Context\n-------\n\nSignals carry names and emails.\n\nDecision\n--------\n\nPublish them; keep retention "
-           "short.\n")
-    root = make_git_repo(tmp_path / "svc", {**CODE, "docs/decisions/0008-signals-with-pii.rst": rst,
-                                            "docs/decisions/0001-purpose.rst": "1. Purpose\n==========\n\nStatus\n"
-                                            "------\n\nAccepted\n\nContext\n-------\n\nWhy this repo.\n"})
+    rst = (
+        "8. Event signals with personal data\n===================================\n\nStatus\n------\n\n**Accepted**\n\n"
+        "Context\n-------\n\nSignals carry names and emails.\n\nDecision\n--------\n\nPublish them; keep retention "
+        "short.\n"
+    )
+    root = make_git_repo(
+        tmp_path / "svc",
+        {
+            **CODE,
+            "docs/decisions/0008-signals-with-pii.rst": rst,
+            "docs/decisions/0001-purpose.rst": "1. Purpose\n==========\n\nStatus\n"
+            "------\n\nAccepted\n\nContext\n-------\n\nWhy this repo.\n",
+        },
+    )
     res = _search(run_cli, root, "can events carry personal data like emails?", "--kind", "knowledge")
     assert res[0]["path"] == "docs/decisions/0008-signals-with-pii.rst"
     assert res[0]["title"] == "Event signals with personal data" and res[0]["status"] == "accepted"

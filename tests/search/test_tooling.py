@@ -15,7 +15,7 @@ from helpers import make_git_repo
 # A Go service whose code talks about "config" everywhere: text search alone ranks it above the
 # dotfiles, whose names are no words and whose YAML keys never say the tool's name.
 FILES = {
-    ".golangci.yml": "version: \"2\"\nlinters:\n  enable:\n    - govet\n    - errcheck\n",
+    ".golangci.yml": 'version: "2"\nlinters:\n  enable:\n    - govet\n    - errcheck\n',
     ".goreleaser.yaml": "builds:\n  - main: ./cmd/server\n    binary: server\n",
     ".github/workflows/ci.yml": "on: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n",
     ".github/workflows/release.yml": "on:\n  push:\n    tags: ['v*']\njobs:\n  goreleaser: {}\n",
@@ -23,9 +23,12 @@ FILES = {
     "go.mod": "module example.com/server\n\ngo 1.22\n",
     "ReleaseNotes.md": "# Release notes\n\n## 1.2.0\n- faster startup\n",
     "cmd/server/main.go": "package main\n\n// main loads the configuration and starts the tool.\nfunc main() { run(loadConfig()) }\n",
-    **{f"internal/config/part{i}.go": f"package config\n\n// Part{i} is configuration of the tool, checked when the "
-                                      f"configuration is outdated or incompatible.\nfunc Part{i}Config() string "
-                                      f"{{ return \"config\" }}\n" for i in range(12)},
+    **{
+        f"internal/config/part{i}.go": f"package config\n\n// Part{i} is configuration of the tool, checked when the "
+        f"configuration is outdated or incompatible.\nfunc Part{i}Config() string "
+        f'{{ return "config" }}\n'
+        for i in range(12)
+    },
 }
 
 
@@ -73,12 +76,21 @@ def test_without_the_channel_the_code_that_says_config_wins(svc):
 
 
 def test_words_that_only_look_like_tools_ask_for_nothing():
-    for request in ["how halt stops a plug pipeline from continuing", "avoid repeated hydration mismatch checks",
-                    "remove unused Context dependency in get method", "how the parser reports a lint-free file",
-                    "fix the useEffect deps array", "circular dependencies between modules", "fix the login flow"]:
+    for request in [
+        "how halt stops a plug pipeline from continuing",
+        "avoid repeated hydration mismatch checks",
+        "remove unused Context dependency in get method",
+        "how the parser reports a lint-free file",
+        "fix the useEffect deps array",
+        "circular dependencies between modules",
+        "fix the login flow",
+    ]:
         assert asked_tools(request) == [], request
-    assert [w for _, w, _ in asked_tools("the release pipeline fails, Go Releaser cannot work")] == \
-        ["Go Releaser", "release", "release pipeline"]
+    assert [w for _, w, _ in asked_tools("the release pipeline fails, Go Releaser cannot work")] == [
+        "Go Releaser",
+        "release",
+        "release pipeline",
+    ]
 
 
 def test_a_one_word_request_names_a_thing_not_a_tool(tmp_path):
@@ -120,21 +132,88 @@ def test_monorepo_tools_shallowest_first_and_bounded(tmp_path):
     con.close()
 
 
-CONVENTIONAL = [".golangci.yml", "sub/.golangci.yaml", ".eslintrc.json", "eslint.config.mjs", ".stylelintrc",
-                ".markdownlint-cli2.yaml", ".markdownlint.json", ".vale.ini", "ruff.toml", ".ruff.toml", ".flake8",
-                ".pylintrc", ".rubocop.yml", ".swiftlint.yml", "clippy.toml", ".prettierrc.json", "biome.json",
-                "rustfmt.toml", ".clang-format", ".editorconfig", "CHANGELOG.md", "ReleaseNotes.md", "HISTORY.rst",
-                "NEWS", "changes.txt", ".goreleaser.yml", "release-please-config.json", ".releaserc.json",
-                ".github/workflows/release.yml", ".github/workflows/ci.yaml", ".gitlab-ci.yml",
-                ".circleci/config.yml", "azure-pipelines.yml", "Jenkinsfile", ".travis.yml",
-                "bitbucket-pipelines.yml", "Makefile", "GNUmakefile", "rules.mk", "justfile", "Taskfile.yml",
-                "go.mod", "package.json", "pyproject.toml", "requirements-dev.txt", "Cargo.toml", "Gemfile",
-                "Package.swift", "build.gradle.kts", "pom.xml", "composer.json", "setup.py", "setup.cfg", ".gitignore",
-                "Dockerfile", "Dockerfile.dev", "api.dockerfile", "docker-compose.override.yml", "compose.yaml",
-                ".dockerignore", ".pre-commit-config.yaml", ".husky/pre-commit", "lefthook.yml", "tsconfig.json",
-                "tsconfig.build.json", "vite.config.ts", "webpack.config.js", "rollup.config.mjs", ".babelrc",
-                "babel.config.js", "jest.config.ts", "vitest.config.ts", "playwright.config.ts", "pytest.ini",
-                "conftest.py", "tox.ini", "noxfile.py", "CODEOWNERS", ".github/dependabot.yml", "renovate.json"]
+CONVENTIONAL = [
+    ".golangci.yml",
+    "sub/.golangci.yaml",
+    ".eslintrc.json",
+    "eslint.config.mjs",
+    ".stylelintrc",
+    ".markdownlint-cli2.yaml",
+    ".markdownlint.json",
+    ".vale.ini",
+    "ruff.toml",
+    ".ruff.toml",
+    ".flake8",
+    ".pylintrc",
+    ".rubocop.yml",
+    ".swiftlint.yml",
+    "clippy.toml",
+    ".prettierrc.json",
+    "biome.json",
+    "rustfmt.toml",
+    ".clang-format",
+    ".editorconfig",
+    "CHANGELOG.md",
+    "ReleaseNotes.md",
+    "HISTORY.rst",
+    "NEWS",
+    "changes.txt",
+    ".goreleaser.yml",
+    "release-please-config.json",
+    ".releaserc.json",
+    ".github/workflows/release.yml",
+    ".github/workflows/ci.yaml",
+    ".gitlab-ci.yml",
+    ".circleci/config.yml",
+    "azure-pipelines.yml",
+    "Jenkinsfile",
+    ".travis.yml",
+    "bitbucket-pipelines.yml",
+    "Makefile",
+    "GNUmakefile",
+    "rules.mk",
+    "justfile",
+    "Taskfile.yml",
+    "go.mod",
+    "package.json",
+    "pyproject.toml",
+    "requirements-dev.txt",
+    "Cargo.toml",
+    "Gemfile",
+    "Package.swift",
+    "build.gradle.kts",
+    "pom.xml",
+    "composer.json",
+    "setup.py",
+    "setup.cfg",
+    ".gitignore",
+    "Dockerfile",
+    "Dockerfile.dev",
+    "api.dockerfile",
+    "docker-compose.override.yml",
+    "compose.yaml",
+    ".dockerignore",
+    ".pre-commit-config.yaml",
+    ".husky/pre-commit",
+    "lefthook.yml",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "vite.config.ts",
+    "webpack.config.js",
+    "rollup.config.mjs",
+    ".babelrc",
+    "babel.config.js",
+    "jest.config.ts",
+    "vitest.config.ts",
+    "playwright.config.ts",
+    "pytest.ini",
+    "conftest.py",
+    "tox.ini",
+    "noxfile.py",
+    "CODEOWNERS",
+    ".github/dependabot.yml",
+    "renovate.json",
+]
 
 
 def test_every_conventional_name_is_taken_and_passes_the_sql_prefilter():
@@ -142,8 +221,9 @@ def test_every_conventional_name_is_taken_and_passes_the_sql_prefilter():
     from cairn.search.tooling import _BY_PATH, _TOOLS, _file_pattern
 
     for path in CONVENTIONAL:
-        rows = [i for i in range(len(_TOOLS))
-                if _file_pattern(i).search(path if _BY_PATH[i] else path.rsplit("/", 1)[-1])]
+        rows = [
+            i for i in range(len(_TOOLS)) if _file_pattern(i).search(path if _BY_PATH[i] else path.rsplit("/", 1)[-1])
+        ]
         assert rows, path
         for i in rows:
             assert any(h.lower() in path.lower() for h in _TOOLS[i][3].split()), (path, _TOOLS[i][3])

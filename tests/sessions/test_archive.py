@@ -63,14 +63,26 @@ def test_full_ingest_counts(transcripts: Path):
     archived = [p for p in transcripts.rglob("*.jsonl") if "acompact" not in p.name]
     assert _count(con, "SELECT COUNT(*) FROM turns WHERE role = 'tool'") == _tool_uses(archived) == 395
     users = {r[0] for r in _rows(con, "SELECT text FROM turns WHERE role = 'user' AND agent IS NULL")}
-    assert {"mix phx.server doesnt seem to start", "start phoenix in background", "did you push?",
-            "create the beads", "continue", "Implement spotter-gqc", "/mcp"} <= users
+    assert {
+        "mix phx.server doesnt seem to start",
+        "start phoenix in background",
+        "did you push?",
+        "create the beads",
+        "continue",
+        "Implement spotter-gqc",
+        "/mcp",
+    } <= users
     assert len(users) == 10
     assert _count(con, "SELECT COUNT(*) FROM turns WHERE role = 'summary'") == 2  # one per compaction
-    assert _count(con, "SELECT COUNT(*) FROM turns WHERE role = 'user' AND text LIKE 'This session is being continued%'") == 0
+    assert (
+        _count(con, "SELECT COUNT(*) FROM turns WHERE role = 'user' AND text LIKE 'This session is being continued%'")
+        == 0
+    )
     # subagent turns belong to their parent session and carry the agent id
     assert _rows(con, "SELECT DISTINCT session_id, agent FROM turns WHERE agent IS NOT NULL ORDER BY agent") == [
-        (BIG, "a2898e3"), ("258c7280-ae70-4798-800f-63464d01a85d", "a881341")]
+        (BIG, "a2898e3"),
+        ("258c7280-ae70-4798-800f-63464d01a85d", "a881341"),
+    ]
     # totals kept on the session rows match the rows
     for sid, n in _rows(con, "SELECT session_id, turns FROM sessions"):
         assert n == _count(con, "SELECT COUNT(*) FROM turns WHERE session_id = ?", sid)
@@ -87,8 +99,13 @@ def test_thinking_hook_chatter_and_reminders_are_not_archived(transcripts: Path)
     con = open_archive()
     thinking = "The user wants me to research why scrolling in xterm.js doesn't work"
     assert _count(con, "SELECT COUNT(*) FROM turns WHERE text LIKE ?", f"%{thinking}%") == 0
-    for noise in ("<system-reminder>", "hook additional context", "guardian.ts", "local-command-caveat",
-                  "[Request interrupted by user"):
+    for noise in (
+        "<system-reminder>",
+        "hook additional context",
+        "guardian.ts",
+        "local-command-caveat",
+        "[Request interrupted by user",
+    ):
         assert _count(con, "SELECT COUNT(*) FROM turns WHERE instr(text, ?) > 0", noise) == 0, noise
 
 
@@ -126,9 +143,11 @@ def test_resume_from_offset_after_appending(transcripts: Path, tmp_path: Path):
     ingest_file(src, other)
     assert got == sorted(_rows(other, "SELECT uuid, block, role, text FROM turns"))
     assert _count(con, "SELECT turns FROM sessions") == len(got)
-    for same in ("SELECT start, end, turns, title, project_id, git_branch FROM sessions",
-                 "SELECT term, n FROM session_terms ORDER BY term",
-                 "SELECT kind, value FROM session_tags WHERE kind != 'topic' ORDER BY kind, value"):
+    for same in (
+        "SELECT start, end, turns, title, project_id, git_branch FROM sessions",
+        "SELECT term, n FROM session_terms ORDER BY term",
+        "SELECT kind, value FROM session_tags WHERE kind != 'topic' ORDER BY kind, value",
+    ):
         assert _rows(con, same) == _rows(other, same)
 
 
@@ -142,7 +161,7 @@ def test_truncated_last_line_waits_then_completes(transcripts: Path, tmp_path: P
     assert _count(con, "SELECT offset FROM files") == sum(len(x) for x in lines[:idx])
     assert _count(con, "SELECT COUNT(*) FROM turns WHERE role = 'user'") == 0
     with open(f, "ab") as fh:
-        fh.write(lines[idx][40:] + b"{broken json\n" + b"".join(lines[idx + 1:]))
+        fh.write(lines[idx][40:] + b"{broken json\n" + b"".join(lines[idx + 1 :]))
     stats = ingest_file(f)
     assert not stats.errors
     assert _rows(con, "SELECT text FROM turns WHERE role = 'user'") == [("mix phx.server doesnt seem to start",)]
@@ -177,14 +196,16 @@ def test_injected_secret_is_masked_in_the_database_file(transcripts: Path, tmp_p
     token = _fake_github_token()
     password = "Tr0ub4dor-" + "and-3"
     text = (transcripts / "short.jsonl").read_text()
-    text = text.replace("mix phx.server doesnt seem to start",
-                        f"push with {token} and db password={password} please", 1)
+    text = text.replace(
+        "mix phx.server doesnt seem to start", f"push with {token} and db password={password} please", 1
+    )
     f = tmp_path / "55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
     f.write_text(text)
     ingest_file(f)
     con = open_archive()
     assert _rows(con, "SELECT text FROM turns WHERE role = 'user'") == [
-        ("push with [REDACTED:github-pat] and db password=[REDACTED:password] please",)]
+        ("push with [REDACTED:github-pat] and db password=[REDACTED:password] please",)
+    ]
     con.close()
     for p in archive_path().parent.glob("sessions.db*"):
         raw = p.read_bytes()
@@ -192,8 +213,15 @@ def test_injected_secret_is_masked_in_the_database_file(transcripts: Path, tmp_p
 
 
 def _record(kind: str, uuid: str, content, ts: str, **extra) -> str:
-    rec = {"type": kind, "uuid": uuid, "timestamp": ts, "sessionId": "s", "cwd": "/nowhere/demo",
-           "message": {"role": kind, "content": content}, **extra}
+    rec = {
+        "type": kind,
+        "uuid": uuid,
+        "timestamp": ts,
+        "sessionId": "s",
+        "cwd": "/nowhere/demo",
+        "message": {"role": kind, "content": content},
+        **extra,
+    }
     return json.dumps(rec) + "\n"
 
 
@@ -203,24 +231,65 @@ def test_cairn_injections_and_compact_summaries_are_recognised(tmp_path: Path):
     f.write_text(
         _record("user", "u1", f"how do retries work?\n{injected}", "2026-03-01T10:00:00Z")
         + _record("user", "u2", injected, "2026-03-01T10:00:01Z")
-        + _record("user", "u3", "<system-reminder>\nPostToolUse hook context: zebracanary\n</system-reminder>",
-                  "2026-03-01T10:00:02Z", isMeta=True)
-        + _record("assistant", "a1", [{"type": "thinking", "thinking": "zebracanary thoughts"},
-                                      {"type": "text", "text": f"Retries back off.{injected}"},
-                                      {"type": "tool_use", "id": "t1", "name": "Bash",
-                                       "input": {"command": "pytest -k retry", "description": "run"}}],
-                  "2026-03-01T10:00:03Z")
-        + _record("user", "u4", [{"type": "tool_result", "tool_use_id": "t1", "is_error": True,
-                                  "content": "1 failed"}], "2026-03-01T10:00:04Z")
-        + json.dumps({"type": "progress", "data": {"type": "hook_progress", "command": "zebracanary"}}) + "\n"
-        + json.dumps({"type": "system", "subtype": "stop_hook_summary", "content": "zebracanary"}) + "\n"
-        + json.dumps({"type": "system", "level": "error", "content": "PreToolUse hook error: zebracanary"}) + "\n"
-        + json.dumps({"type": "system", "subtype": "api_error", "level": "error", "uuid": "s1",
-                      "timestamp": "2026-03-01T10:00:07Z", "content": "API Error: 500 internal"}) + "\n"
-        + _record("user", "u5", "This session is being continued... zebra summary", "2026-03-01T10:00:05Z",
-                  isCompactSummary=True)
-        + _record("assistant", "a2", [{"type": "text", "text": "API Error: 529 overloaded"}],
-                  "2026-03-01T10:00:06Z", isApiErrorMessage=True)
+        + _record(
+            "user",
+            "u3",
+            "<system-reminder>\nPostToolUse hook context: zebracanary\n</system-reminder>",
+            "2026-03-01T10:00:02Z",
+            isMeta=True,
+        )
+        + _record(
+            "assistant",
+            "a1",
+            [
+                {"type": "thinking", "thinking": "zebracanary thoughts"},
+                {"type": "text", "text": f"Retries back off.{injected}"},
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Bash",
+                    "input": {"command": "pytest -k retry", "description": "run"},
+                },
+            ],
+            "2026-03-01T10:00:03Z",
+        )
+        + _record(
+            "user",
+            "u4",
+            [{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "1 failed"}],
+            "2026-03-01T10:00:04Z",
+        )
+        + json.dumps({"type": "progress", "data": {"type": "hook_progress", "command": "zebracanary"}})
+        + "\n"
+        + json.dumps({"type": "system", "subtype": "stop_hook_summary", "content": "zebracanary"})
+        + "\n"
+        + json.dumps({"type": "system", "level": "error", "content": "PreToolUse hook error: zebracanary"})
+        + "\n"
+        + json.dumps(
+            {
+                "type": "system",
+                "subtype": "api_error",
+                "level": "error",
+                "uuid": "s1",
+                "timestamp": "2026-03-01T10:00:07Z",
+                "content": "API Error: 500 internal",
+            }
+        )
+        + "\n"
+        + _record(
+            "user",
+            "u5",
+            "This session is being continued... zebra summary",
+            "2026-03-01T10:00:05Z",
+            isCompactSummary=True,
+        )
+        + _record(
+            "assistant",
+            "a2",
+            [{"type": "text", "text": "API Error: 529 overloaded"}],
+            "2026-03-01T10:00:06Z",
+            isApiErrorMessage=True,
+        )
     )
     ingest_file(f)
     con = open_archive()
@@ -249,10 +318,12 @@ def test_project_attribution_keeps_projects_apart(transcripts: Path, tmp_path: P
     for d in (alpha, beta):
         (d / ".git").mkdir(parents=True)
         (d / "src").mkdir()
-    a = _transcript_for(alpha / "src", transcripts / "tool_heavy.jsonl",
-                        tmp_path / "t" / "aaaaaaaa-0000-4000-8000-000000000001.jsonl")
-    b = _transcript_for(beta, transcripts / "tool_heavy.jsonl",
-                        tmp_path / "t" / "bbbbbbbb-0000-4000-8000-000000000002.jsonl")
+    a = _transcript_for(
+        alpha / "src", transcripts / "tool_heavy.jsonl", tmp_path / "t" / "aaaaaaaa-0000-4000-8000-000000000001.jsonl"
+    )
+    b = _transcript_for(
+        beta, transcripts / "tool_heavy.jsonl", tmp_path / "t" / "bbbbbbbb-0000-4000-8000-000000000002.jsonl"
+    )
     ingest_paths([a, b])
     con = open_archive()
     rows = dict(_rows(con, "SELECT session_id, project_id FROM sessions"))
@@ -293,7 +364,7 @@ def test_bad_input_is_a_clear_error_or_skipped(tmp_path: Path):
     with pytest.raises(CairnError, match="no such file"):
         ingest_paths([tmp_path / "missing"])
     junk = tmp_path / "junk.jsonl"
-    junk.write_bytes(b"\x00\xff\xfe not json\n[1,2]\n\"str\"\n{\"type\": \"user\", \"message\": 5}\n")
+    junk.write_bytes(b'\x00\xff\xfe not json\n[1,2]\n"str"\n{"type": "user", "message": 5}\n')
     stats = ingest_paths([junk])
     assert stats.turns == 0 and not stats.errors
 
@@ -303,10 +374,14 @@ def test_secret_straddling_a_cut_is_masked_not_halved(tmp_path: Path):
     body = "x" * 290 + " " + token + " tail"  # the token crosses the 300-character result head
     f = tmp_path / "0badc0de-0000-4000-8000-000000000002.jsonl"
     f.write_text(
-        _record("assistant", "a1", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                     "input": {"command": "y" * 495 + " " + token}}], "2026-03-01T10:00:00Z")
-        + _record("user", "u1", [{"type": "tool_result", "tool_use_id": "t1", "content": body}],
-                  "2026-03-01T10:00:01Z"))
+        _record(
+            "assistant",
+            "a1",
+            [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "y" * 495 + " " + token}}],
+            "2026-03-01T10:00:00Z",
+        )
+        + _record("user", "u1", [{"type": "tool_result", "tool_use_id": "t1", "content": body}], "2026-03-01T10:00:01Z")
+    )
     ingest_file(f)
     con = open_archive()
     for text, arg in _rows(con, "SELECT text, COALESCE(arg, '') FROM turns"):
@@ -349,17 +424,42 @@ def test_malformed_field_types_never_break_an_ingest(tmp_path: Path):
     f = tmp_path / "0badc0de-0000-4000-8000-000000000003.jsonl"
     odd = {"a": 1}
     f.write_text(
-        json.dumps({"type": "user", "uuid": "u1", "timestamp": odd, "cwd": 5, "gitBranch": ["x"],
-                    "sessionId": odd, "isSidechain": True, "agentId": odd,
-                    "message": {"content": [{"type": "tool_result", "tool_use_id": [None], "content": "ok"},
-                                            {"type": "text", "text": 7}, "junk"]}}) + "\n"
-        + json.dumps({"type": "assistant", "uuid": odd, "message": {"content": [
-            {"type": "tool_use", "id": odd, "name": None, "input": ["not", "a", "dict"]}]}}) + "\n")
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": "u1",
+                "timestamp": odd,
+                "cwd": 5,
+                "gitBranch": ["x"],
+                "sessionId": odd,
+                "isSidechain": True,
+                "agentId": odd,
+                "message": {
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": [None], "content": "ok"},
+                        {"type": "text", "text": 7},
+                        "junk",
+                    ]
+                },
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "type": "assistant",
+                "uuid": odd,
+                "message": {"content": [{"type": "tool_use", "id": odd, "name": None, "input": ["not", "a", "dict"]}]},
+            }
+        )
+        + "\n"
+    )
     stats = ingest_file(f)
     assert not stats.errors and stats.turns == 2
     con = open_archive()
     assert _rows(con, "SELECT role, ts, ref, agent FROM turns ORDER BY id") == [
-        ("tool_result", None, None, None), ("tool", None, None, None)]
+        ("tool_result", None, None, None),
+        ("tool", None, None, None),
+    ]
     assert _rows(con, "SELECT cwd, git_branch, project_id FROM sessions") == [(None, None, None)]
 
 
@@ -377,8 +477,11 @@ def test_a_session_in_two_files_is_counted_once(transcripts: Path, tmp_path: Pat
         turns = _count(con, "SELECT COUNT(*) FROM turns WHERE session_id = ?", BIG)
         assert turns == one.turns
         assert _count(con, "SELECT turns FROM sessions WHERE session_id = ?", BIG) == turns
-        uuids = _rows(con, "SELECT uuid, block, COUNT(*) FROM turns WHERE session_id = ? GROUP BY uuid, block "
-                           "HAVING COUNT(*) > 1", BIG)
+        uuids = _rows(
+            con,
+            "SELECT uuid, block, COUNT(*) FROM turns WHERE session_id = ? GROUP BY uuid, block HAVING COUNT(*) > 1",
+            BIG,
+        )
         assert uuids == []
     finally:
         con.close()
@@ -390,9 +493,15 @@ def test_a_batch_of_turns_is_stored_in_few_statements(tmp_path: Path):
     statement on `turns` fires the trigger that feeds turns_fts, and opens a savepoint, where FTS5
     writes out what it holds)."""
     f = tmp_path / "0badc0de-0000-4000-8000-000000000002.jsonl"
-    lines = [_record("user" if i % 2 == 0 else "assistant", f"m{i}",
-                     f"question {i} about walrusflange" if i % 2 == 0 else [{"type": "text", "text": f"answer {i}"}],
-                     f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}Z") for i in range(450)]
+    lines = [
+        _record(
+            "user" if i % 2 == 0 else "assistant",
+            f"m{i}",
+            f"question {i} about walrusflange" if i % 2 == 0 else [{"type": "text", "text": f"answer {i}"}],
+            f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}Z",
+        )
+        for i in range(450)
+    ]
     lines.insert(300, _record("user", "m10", "a copy of m10 with other words: zanzibarquill", "2026-03-01T10:05:00Z"))
     f.write_text("".join(lines))
     stats = ingest_file(f)
@@ -405,8 +514,9 @@ def test_a_batch_of_turns_is_stored_in_few_statements(tmp_path: Path):
     assert leaves_written(con, "turns_fts") < 20
 
 
-def test_unreadable_transcripts_are_one_stderr_line_and_the_reasons_a_log(transcripts: Path, run_cli, cairn_home,
-                                                                          monkeypatch):
+def test_unreadable_transcripts_are_one_stderr_line_and_the_reasons_a_log(
+    transcripts: Path, run_cli, cairn_home, monkeypatch
+):
     """`sessions ingest` said "  unreadable: PATH: REASON" per file in the middle of its output; now
     stdout is the summary alone, stderr one line, and the reasons are in logs/ingest.log."""
     from cairn.sessions import archive
@@ -432,8 +542,9 @@ def test_unreadable_transcripts_are_one_stderr_line_and_the_reasons_a_log(transc
     assert listed.returncode == 0 and listed.stderr == "" and "unreadable" not in listed.stdout
 
 
-def test_session_in_a_folder_indexed_without_git_is_archived_under_that_project(transcripts: Path, tmp_path: Path,
-                                                                               run_cli):
+def test_session_in_a_folder_indexed_without_git_is_archived_under_that_project(
+    transcripts: Path, tmp_path: Path, run_cli
+):
     """`cairn index --root DIR` of a folder without .git, then a session recorded in DIR: archived under
     the project `cairn search --root DIR` searches, not `_global` (a benchmark tree, a user's notes)."""
     from cairn.project import project_for_root
@@ -443,7 +554,9 @@ def test_session_in_a_folder_indexed_without_git_is_archived_under_that_project(
     (tree / "pkg" / "a.py").write_text("def alpha():\n    return 1\n")
     assert run_cli("index", "--root", str(tree)).returncode == 0
     project_for_cwd.cache_clear()
-    t = _transcript_for(tree, transcripts / "tool_heavy.jsonl", tmp_path / "t" / "cccccccc-0000-4000-8000-000000000003.jsonl")
+    t = _transcript_for(
+        tree, transcripts / "tool_heavy.jsonl", tmp_path / "t" / "cccccccc-0000-4000-8000-000000000003.jsonl"
+    )
     ingest_paths([t], auto_backup=None)
     con = open_archive()
     (pid,) = con.execute("SELECT project_id FROM sessions WHERE session_id = ?", (t.stem,)).fetchone()

@@ -58,8 +58,25 @@ def test_search_falls_back_to_any_term(con):
     assert hits and hits[0].session_id == XTERM
 
 
-@pytest.mark.parametrize("query", ['TICKET-123', '"', '*', 'NEAR', 'NEAR(a b)', 'a AND OR NOT', '(', 'col:val',
-                                   "it's", '"unbalanced', '^start', 'x*y', '-', ''])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "TICKET-123",
+        '"',
+        "*",
+        "NEAR",
+        "NEAR(a b)",
+        "a AND OR NOT",
+        "(",
+        "col:val",
+        "it's",
+        '"unbalanced',
+        "^start",
+        "x*y",
+        "-",
+        "",
+    ],
+)
 def test_hostile_queries_never_break(con, query):
     assert isinstance(search(con, query, limit=3), list)
 
@@ -98,7 +115,8 @@ def test_tag_filter(con):
     assert web and all("tool:websearch" in tags[h.session_id] for h in web)
     topic = next(t for t in tags[XTERM] if t.startswith("topic:"))
     assert {h.session_id for h in search(con, "phoenix", tag=topic.split(":", 1)[1], limit=50)} <= {
-        sid for sid, ts in tags.items() if topic in ts}
+        sid for sid, ts in tags.items() if topic in ts
+    }
 
 
 def test_list_and_json_shapes(con, capsys):
@@ -112,8 +130,19 @@ def test_list_and_json_shapes(con, capsys):
     results = json.loads(out)["results"]
     assert code == 0 and 0 < len(results) <= 3
     assert set(results[0]) == {"session_id", "project", "time", "role", "snippet", "score"}
-    code, out, _ = _cli(capsys, "sessions", "search", "xterm", "--project", "spotter", "--after", "2026-02-10",
-                        "--tag", "tool:bash", "--json")
+    code, out, _ = _cli(
+        capsys,
+        "sessions",
+        "search",
+        "xterm",
+        "--project",
+        "spotter",
+        "--after",
+        "2026-02-10",
+        "--tag",
+        "tool:bash",
+        "--json",
+    )
     assert code == 0 and {r["session_id"] for r in json.loads(out)["results"]} == {XTERM}
 
 

@@ -20,18 +20,36 @@ from cairn.sessions.archive_search import search
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "claude-code"
 SESSION = "0badc0de-0000-4000-8000-00000000abcd"
-TARGET = ("The database connection pool was exhausted, so every payment request waited for a free "
-          "connection; raising the pool size fixed it.")
+TARGET = (
+    "The database connection pool was exhausted, so every payment request waited for a free "
+    "connection; raising the pool size fixed it."
+)
 PARAPHRASE = "why did purchases hang on the db"  # no word (or stem) of TARGET
-QUERIES = ("xterm scroll", "what did we decide about xterm zzznotthere", "tests pass", "mix compile warnings",
-           PARAPHRASE)
+QUERIES = (
+    "xterm scroll",
+    "what did we decide about xterm zzznotthere",
+    "tests pass",
+    "mix compile warnings",
+    PARAPHRASE,
+)
 
 needs_model = pytest.mark.skipif(not embed.status().ok, reason="the semantic model package is not installed")
 
 
 def _record(kind: str, uuid: str, content: object, ts: str) -> str:
-    return json.dumps({"type": kind, "uuid": uuid, "timestamp": ts, "sessionId": SESSION, "cwd": "/nowhere/demo",
-                       "message": {"role": kind, "content": content}}) + "\n"
+    return (
+        json.dumps(
+            {
+                "type": kind,
+                "uuid": uuid,
+                "timestamp": ts,
+                "sessionId": SESSION,
+                "cwd": "/nowhere/demo",
+                "message": {"role": kind, "content": content},
+            }
+        )
+        + "\n"
+    )
 
 
 @pytest.fixture
@@ -41,7 +59,8 @@ def transcripts(tmp_path: Path) -> Path:
     shutil.copytree(FIXTURES, dest, ignore=shutil.ignore_patterns("*.md", "*.json", "LICENSE*"))
     (dest / f"{SESSION}.jsonl").write_text(
         _record("user", "u1", "look at the slowness report", "2026-03-01T10:00:00Z")
-        + _record("assistant", "a1", [{"type": "text", "text": TARGET}], "2026-03-01T10:00:01Z"))
+        + _record("assistant", "a1", [{"type": "text", "text": TARGET}], "2026-03-01T10:00:01Z")
+    )
     project_for_cwd.cache_clear()
     return dest
 
@@ -113,8 +132,11 @@ def test_ingest_twice_adds_no_duplicate_vectors_and_only_new_turns_are_embedded(
         again = ingest_paths([transcripts], semantic=True)
         assert again.vectors == 0 and _count(con, "SELECT COUNT(*) FROM turn_vectors") == n
         with open(transcripts / f"{SESSION}.jsonl", "a") as fh:  # the session goes on: one new answer
-            fh.write(_record("assistant", "a2", [{"type": "text", "text": "The pool now holds twenty."}],
-                             "2026-03-01T10:05:00Z"))
+            fh.write(
+                _record(
+                    "assistant", "a2", [{"type": "text", "text": "The pool now holds twenty."}], "2026-03-01T10:05:00Z"
+                )
+            )
         _hits(con, PARAPHRASE, semantic=True)  # the vectors as they were, cached by this process
         more = ingest_paths([transcripts], semantic=True)
         assert more.turns == 1 and more.vectors == 1
@@ -151,8 +173,14 @@ def test_forget_takes_the_vectors_with_the_turns(transcripts: Path):
     ingest_paths([transcripts], semantic=True)
     con = open_archive()
     try:
-        assert _count(con, f"SELECT COUNT(*) FROM turn_vectors v JOIN turns t ON t.id = v.turn_id "
-                           f"WHERE t.session_id = '{SESSION}'") == 2
+        assert (
+            _count(
+                con,
+                f"SELECT COUNT(*) FROM turn_vectors v JOIN turns t ON t.id = v.turn_id "
+                f"WHERE t.session_id = '{SESSION}'",
+            )
+            == 2
+        )
         assert any(h["session_id"] == SESSION for h in _hits(con, PARAPHRASE, semantic=True))  # now cached
         forget(con, [SESSION])
         assert _count(con, "SELECT COUNT(*) FROM turn_vectors WHERE turn_id NOT IN (SELECT id FROM turns)") == 0

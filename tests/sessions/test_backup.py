@@ -40,8 +40,10 @@ def con(tmp_path: Path):
 
 
 def _counts(con) -> tuple[int, int]:
-    return (con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0],
-            con.execute("SELECT COUNT(*) FROM turns").fetchone()[0])
+    return (
+        con.execute("SELECT COUNT(*) FROM sessions").fetchone()[0],
+        con.execute("SELECT COUNT(*) FROM turns").fetchone()[0],
+    )
 
 
 def test_backup_snapshot_is_private_verified_and_rotated(con):

@@ -73,41 +73,73 @@ def _rec(stamp: object, payload: object, kind: str = "response_item", **extra: o
     return json.dumps({**extra, "timestamp": stamp, "type": kind, "payload": payload}).encode()
 
 
-def _call(cid: object, name: object = "exec_command", kind: str = "function_call", stamp: str = "2026-03-01T10:00:00.000Z") -> bytes:
-    return orjson.dumps({"timestamp": stamp, "type": "response_item",
-                         "payload": {"type": kind, "name": name, "arguments": "{}", "call_id": cid}})
+def _call(
+    cid: object, name: object = "exec_command", kind: str = "function_call", stamp: str = "2026-03-01T10:00:00.000Z"
+) -> bytes:
+    return orjson.dumps(
+        {
+            "timestamp": stamp,
+            "type": "response_item",
+            "payload": {"type": kind, "name": name, "arguments": "{}", "call_id": cid},
+        }
+    )
 
 
-def _out(cid: object, output: object = "ok", stamp: object = "2026-03-01T10:00:01.000Z",
-         kind: str = "function_call_output") -> bytes:
-    return orjson.dumps({"timestamp": stamp, "type": "response_item",
-                         "payload": {"type": kind, "call_id": cid, "output": output}})
+def _out(
+    cid: object, output: object = "ok", stamp: object = "2026-03-01T10:00:01.000Z", kind: str = "function_call_output"
+) -> bytes:
+    return orjson.dumps(
+        {"timestamp": stamp, "type": "response_item", "payload": {"type": kind, "call_id": cid, "output": output}}
+    )
 
 
 EDGES = [
     _call("c1") + b"\n" + _out("c1"),  # the usual pair, orjson's compact form
-    _rec("2026-03-01T10:00:00Z", {"type": "function_call", "name": "a", "call_id": "c1"}) + b"\n"
+    _rec("2026-03-01T10:00:00Z", {"type": "function_call", "name": "a", "call_id": "c1"})
+    + b"\n"
     + _rec("2026-03-01T10:00:01Z", {"type": "function_call_output", "call_id": "c1", "output": "x\u00e9"}),  # spaces
     _call("c1", "first") + b"\n" + _call("c1", "second") + b"\n" + _out("c1"),  # the call last written before it
     _out("c1") + b"\n" + _call("c1"),  # the call comes after: unknown
     _call("c1", "") + b"\n" + _out("c1") + b"\n" + _call("c2", None, "local_shell_call") + b"\n" + _out("c2"),
     _call("c1", 7, "custom_tool_call") + b"\n" + _out("c1", kind="custom_tool_call_output"),
     _call(["c1"]) + b"\n" + _out(["c1"]) + b"\n" + _out(5) + b"\n" + _out(None),  # call ids that are no text
-    _out("c1", stamp=12) + b"\n" + _out("c1", stamp=None) + b"\n" + _out("c1", stamp="2026-03-01T11:00:00+01:00")
-    + b"\n" + _out("c1", stamp="2026-03-01T10:00:00") + b"\n" + _out("c1", stamp="2026-03-01Z10:00:00Z")
-    + b"\n" + _out("c1", stamp="") + b"\n" + _out("c1", stamp="not a time Z"),
-    _out("c1", [{"type": "input_text", "text": "ab"}, {"type": "input_image"}]) + b"\n"
-    + _out("c2", {"content": "abc"}) + b"\n" + _out("c3", {"output": {"x": 1}}) + b"\n" + _out("c4", 42),
+    _out("c1", stamp=12)
+    + b"\n"
+    + _out("c1", stamp=None)
+    + b"\n"
+    + _out("c1", stamp="2026-03-01T11:00:00+01:00")
+    + b"\n"
+    + _out("c1", stamp="2026-03-01T10:00:00")
+    + b"\n"
+    + _out("c1", stamp="2026-03-01Z10:00:00Z")
+    + b"\n"
+    + _out("c1", stamp="")
+    + b"\n"
+    + _out("c1", stamp="not a time Z"),
+    _out("c1", [{"type": "input_text", "text": "ab"}, {"type": "input_image"}])
+    + b"\n"
+    + _out("c2", {"content": "abc"})
+    + b"\n"
+    + _out("c3", {"output": {"x": 1}})
+    + b"\n"
+    + _out("c4", 42),
     _out("c1") + b"\n" + _out("c1") + b"\n" + _out("c1", stamp="2026-03-01T10:00:02.000Z"),  # a repeat counts once
     b'{"timestamp":"2026-03-01T10:00:00Z","type":"response_item","payload":{"type":"function_call_output"'  # broken
-    + b"\n" + b'{"type":"response_item","payload":{"type":"function_call", broken' + b"\n"  # broken, a call: not bad
-    + b'{"x":"a_call","y":"b_call_output"' + b"\n"  # broken, first hit no marker, output marker later: bad
-    + b'{"x":"a_call" b"_call_output\\"' + b"\n",  # broken, no marker at all
+    + b"\n"
+    + b'{"type":"response_item","payload":{"type":"function_call", broken'
+    + b"\n"  # broken, a call: not bad
+    + b'{"x":"a_call","y":"b_call_output"'
+    + b"\n"  # broken, first hit no marker, output marker later: bad
+    + b'{"x":"a_call" b"_call_output\\"'
+    + b"\n",  # broken, no marker at all
     _rec("2026-03-01T10:00:00Z", {"type": "function_call_output", "call_id": "c1", "output": "x"}, note="a_call b")
-    + b"\n" + _rec("2026-03-01T10:00:01Z", {"type": "function_call", "call_id": "c1", "name": "n"}, note="x_call_output\"")
-    + b"\n" + _out("c1"),  # a first `_call` that is not the marker, in both kinds of line
+    + b"\n"
+    + _rec("2026-03-01T10:00:01Z", {"type": "function_call", "call_id": "c1", "name": "n"}, note='x_call_output"')
+    + b"\n"
+    + _out("c1"),  # a first `_call` that is not the marker, in both kinds of line
     b'{"timestamp":"2026-03-01T10:00:00Z","type":"response_item","payload":{"type":"function\\u005fcall_output",'
-    b'"call_id":"c1","output":"x","tool_call":1}}' + b"\n"  # an escaped output type: not an output line
+    b'"call_id":"c1","output":"x","tool_call":1}}'
+    + b"\n"  # an escaped output type: not an output line
     + b'{"timestamp":"2026-03-01T10:00:00Z","type":"response_item","payload":{"type":"function\\u005fcall",'
     b'"call_id":"c1","name":"hidden","x_call_output":1}}' + b"\n" + _out("c1"),  # an escaped call type: no call
     b'{"x":"a_call b","tool_call":1,"timestamp":"2026-03-01T10:00:00Z","type":"response_item",'
@@ -148,7 +180,7 @@ def _damage(data: bytes, rng: random.Random) -> bytes:
         if op < 0.4:
             data = data[:at] + rng.choice(pieces) + data[at:]
         elif op < 0.7:
-            data = data[:at] + data[at + rng.randint(1, 40):]
+            data = data[:at] + data[at + rng.randint(1, 40) :]
         else:
             lines = data.split(b"\n")
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
@@ -184,7 +216,8 @@ def test_copies_across_processes_merge_as_one_process(tmp_path, monkeypatch):
     monkeypatch.setenv("CAIRN_XRAY_WORKERS", "3")
     many = load_transcripts([tmp_path])
     assert [(t.session_id, t.timestamp, t.model, t.input, t.output) for t in one.turns] == [
-        (t.session_id, t.timestamp, t.model, t.input, t.output) for t in many.turns]
+        (t.session_id, t.timestamp, t.model, t.input, t.output) for t in many.turns
+    ]
     first = len(walked(CODEX[0].read_bytes(), "s", set())[0])
     assert one.tool_results == many.tool_results and len(one.tool_results) == 227 + first
     assert one.bad_lines == many.bad_lines
@@ -203,9 +236,11 @@ def _tree(tmp_path: Path) -> Path:
     broken = root / "codex" / "sessions" / "2026" / "02" / "03" / "rollout-2026-02-03T10-00-00-broken.jsonl"
     broken.parent.mkdir(parents=True)
     meta = b'{"timestamp":"2026-02-03T10:00:00Z","type":"session_meta","payload":{"id":"sb","cwd":"/w"}}'
-    count = (b'{"timestamp":"2026-02-03T10:00:05Z","type":"event_msg","payload":{"type":"token_count","info":'
-             b'{"total_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":1,'
-             b'"reasoning_output_tokens":0,"total_tokens":11}}}}')
+    count = (
+        b'{"timestamp":"2026-02-03T10:00:05Z","type":"event_msg","payload":{"type":"token_count","info":'
+        b'{"total_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":1,'
+        b'"reasoning_output_tokens":0,"total_tokens":11}}}}'
+    )
     broken.write_bytes(b"\n".join([meta, *EDGES[9:12], count, b'{"type":"token_count","x":"_call_output"', count]))
     unnamed = root / "codex" / "sessions" / "2026" / "02" / "04" / "a-rollout-named-otherwise.jsonl"
     unnamed.parent.mkdir(parents=True)  # Codex by its first line, not its name
@@ -239,7 +274,8 @@ def test_tool_outputs_read_late_by_another_process_equal_one_process(tmp_path, m
     assert _report(select(late)) == _report(select(one))
     assert _report(filtered) == _report(select(one, sessions={sid}))
     assert _report(select(late, days=1, now=parse_timestamp("2026-02-24T00:00:00Z"))) == _report(
-        select(one, days=1, now=parse_timestamp("2026-02-24T00:00:00Z")))
+        select(one, days=1, now=parse_timestamp("2026-02-24T00:00:00Z"))
+    )
     assert late.bad_lines < one.bad_lines  # the tool pass's bad lines come with its outputs
     assert late.complete().bad_lines == one.bad_lines == 3 and late.late is None
     assert sorted(map(repr, late.tool_results)) == sorted(map(repr, one.tool_results))

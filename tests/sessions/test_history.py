@@ -70,19 +70,23 @@ def _archive(tmp_path: Path, *transcripts: Path) -> None:
 
 
 def test_requests_are_counted_prompts_and_the_files_read_or_edited_before_the_next():
-    t = [("user", "fix the checkout total when a coupon applies", None, None, "1"),
-         ("tool", "", "Read", "/r/pricing/cupom.py", "2"),
-         ("tool", "", "Grep", "coupon", "3"),  # a search names no file the agent looked at
-         ("user", "yes", None, None, "4"),  # a short reply does not end the request
-         ("tool", "", "Edit", "/r/pricing/cupom.py", "5"),
-         ("user", "/clear", None, None, "6"),  # a slash command does
-         ("tool", "", "Read", "/r/web/routes.py", "7"),
-         ("user", "now add a route for the order history page", None, None, "8"),
-         ("tool", "", "Read", "/elsewhere/notes.txt", "9"),  # outside the project
-         ("tool", "", "Write", "web/history.py", "10")]  # relative to the session's folder
+    t = [
+        ("user", "fix the checkout total when a coupon applies", None, None, "1"),
+        ("tool", "", "Read", "/r/pricing/cupom.py", "2"),
+        ("tool", "", "Grep", "coupon", "3"),  # a search names no file the agent looked at
+        ("user", "yes", None, None, "4"),  # a short reply does not end the request
+        ("tool", "", "Edit", "/r/pricing/cupom.py", "5"),
+        ("user", "/clear", None, None, "6"),  # a slash command does
+        ("tool", "", "Read", "/r/web/routes.py", "7"),
+        ("user", "now add a route for the order history page", None, None, "8"),
+        ("tool", "", "Read", "/elsewhere/notes.txt", "9"),  # outside the project
+        ("tool", "", "Write", "web/history.py", "10"),
+    ]  # relative to the session's folder
     reqs = requests_of(t, project_paths("/r", "/r"))
     assert [(r.prompt[:9], r.files) for r in reqs] == [
-        ("fix the c", {"pricing/cupom.py": "edited"}), ("now add a", {"web/history.py": "edited"})]
+        ("fix the c", {"pricing/cupom.py": "edited"}),
+        ("now add a", {"web/history.py": "edited"}),
+    ]
 
 
 def test_prompt_words_hold_tracker_items_and_file_names():
@@ -96,26 +100,43 @@ def test_prompt_words_hold_tracker_items_and_file_names():
 
 def test_archived_session_is_in_the_request_log_and_search_says_why(shop: Path, tmp_path: Path):
     before = _search(shop, "the checkout total is wrong with a discount code")
-    t = write_session(tmp_path / "t" / "s1.jsonl", shop, "s1",
-                      [("the order total ignores the discount code at checkout", ["pricing/cupom.py", "cart/checkout.py"])],
-                      edited={"pricing/cupom.py"}, day="2026-11-02")
+    t = write_session(
+        tmp_path / "t" / "s1.jsonl",
+        shop,
+        "s1",
+        [("the order total ignores the discount code at checkout", ["pricing/cupom.py", "cart/checkout.py"])],
+        edited={"pricing/cupom.py"},
+        day="2026-11-02",
+    )
     _archive(tmp_path, t)
     assert store_path(project_for_root(shop).id).is_file()
     after = _search(shop, "the checkout total is wrong with a discount code")
     why = dict(after)["pricing/cupom.py"]
-    assert "asked before: 'the order total ignores the discount code at checkout' on 2026-11-02 led to " \
-           "pricing/cupom.py" in why
+    assert (
+        "asked before: 'the order total ignores the discount code at checkout' on 2026-11-02 led to "
+        "pricing/cupom.py" in why
+    )
     assert not any(w.startswith("asked before") for _, ws in before for w in ws)
-    assert [p for p, _ in after].index("pricing/cupom.py") <= [p for p, _ in before].index("pricing/cupom.py") \
-        if "pricing/cupom.py" in dict(before) else True
+    assert (
+        [p for p, _ in after].index("pricing/cupom.py") <= [p for p, _ in before].index("pricing/cupom.py")
+        if "pricing/cupom.py" in dict(before)
+        else True
+    )
 
 
 def test_a_growing_session_is_stored_again_and_rebuild_gives_the_same_log(shop: Path, tmp_path: Path):
     t = tmp_path / "t" / "s1.jsonl"
     write_session(t, shop, "s1", [("the order total ignores the discount code", ["pricing/cupom.py"])])
     _archive(tmp_path, t)
-    write_session(t, shop, "s1", [("the order total ignores the discount code", ["pricing/cupom.py"]),
-                                  ("also show the vat line on the receipt page", ["pricing/tax.py"])])
+    write_session(
+        t,
+        shop,
+        "s1",
+        [
+            ("the order total ignores the discount code", ["pricing/cupom.py"]),
+            ("also show the vat line on the receipt page", ["pricing/tax.py"]),
+        ],
+    )
     _archive(tmp_path, t)
     pid = project_for_root(shop).id
 
@@ -123,15 +144,21 @@ def test_a_growing_session_is_stored_again_and_rebuild_gives_the_same_log(shop: 
         con = open_store(pid)
         assert con is not None
         try:
-            return [tuple(r) for r in con.execute(
-                "SELECT r.idx, r.prompt, f.path, f.edited FROM requests r JOIN request_files f ON f.rid = r.id "
-                "ORDER BY r.idx")] + [tuple(r) for r in con.execute("SELECT * FROM term_df ORDER BY term")]
+            return [
+                tuple(r)
+                for r in con.execute(
+                    "SELECT r.idx, r.prompt, f.path, f.edited FROM requests r JOIN request_files f ON f.rid = r.id "
+                    "ORDER BY r.idx"
+                )
+            ] + [tuple(r) for r in con.execute("SELECT * FROM term_df ORDER BY term")]
         finally:
             con.close()
 
     grown = dump()
-    assert [g[:3] for g in grown[:2]] == [(0, "the order total ignores the discount code", "pricing/cupom.py"),
-                                         (1, "also show the vat line on the receipt page", "pricing/tax.py")]
+    assert [g[:3] for g in grown[:2]] == [
+        (0, "the order total ignores the discount code", "pricing/cupom.py"),
+        (1, "also show the vat line on the receipt page", "pricing/tax.py"),
+    ]
     archive = open_archive()
     try:
         assert rebuild(archive, pid) == 1
@@ -141,8 +168,12 @@ def test_a_growing_session_is_stored_again_and_rebuild_gives_the_same_log(shop: 
 
 
 def test_the_session_being_searched_is_not_its_own_history(shop: Path, tmp_path: Path):
-    t = write_session(tmp_path / "t" / "live.jsonl", shop, "live",
-                      [("the order total ignores the discount code at checkout", ["pricing/cupom.py"])])
+    t = write_session(
+        tmp_path / "t" / "live.jsonl",
+        shop,
+        "live",
+        [("the order total ignores the discount code at checkout", ["pricing/cupom.py"])],
+    )
     _archive(tmp_path, t)
     pid = project_for_root(shop).id
     past = open_past(pid, exclude="live")
@@ -163,16 +194,23 @@ def test_files_read_together_before_come_with_the_files_in_play(shop: Path, tmp_
     from cairn.sessions.context import SessionContext
 
     for i in range(3):
-        t = write_session(tmp_path / "t" / f"s{i}.jsonl", shop, f"s{i}",
-                          [(f"look into the cart flow number {i} please", ["cart/cart.py", "docs/guide.md"])])
+        t = write_session(
+            tmp_path / "t" / f"s{i}.jsonl",
+            shop,
+            f"s{i}",
+            [(f"look into the cart flow number {i} please", ["cart/cart.py", "docs/guide.md"])],
+        )
         _archive(tmp_path, t)
     ctx = SessionContext()
     ctx.add_prompt("open the cart module")
     ctx.touch(str(shop / "cart" / "cart.py"), "read", 0.0)
     got = dict(_search(shop, "what else matters here", session=ctx))
     assert "worked on with the files in play in earlier sessions" in got.get("docs/guide.md", [])
-    assert not any("earlier sessions" in w for ws in dict(_search(shop, "what else matters here", past=False,
-                                                                  session=ctx)).values() for w in ws)
+    assert not any(
+        "earlier sessions" in w
+        for ws in dict(_search(shop, "what else matters here", past=False, session=ctx)).values()
+        for w in ws
+    )
 
 
 # ---------------------------------------------------------------- bounded, forgotten, bad input
@@ -192,15 +230,18 @@ def test_the_log_keeps_the_newest_sessions_and_true_counts(shop: Path):
         assert [r[0] for r in con.execute("SELECT sid FROM sessions ORDER BY seq")] == ["s3", "s4"]
         assert con.execute("SELECT df FROM term_df WHERE term = 'helper'").fetchone()[0] == 2
         assert con.execute("SELECT COUNT(*) FROM file_df").fetchone()[0] == 2
-        assert count_of(con, "requests") == 2 and count_of(con, "terms") == 2 * len(terms_of("look at helper number 3 and its callers"))
+        assert count_of(con, "requests") == 2 and count_of(con, "terms") == 2 * len(
+            terms_of("look at helper number 3 and its callers")
+        )
     finally:
         con.close()
     assert MAX_SESSIONS >= 1000
 
 
 def test_forgotten_sessions_leave_the_request_log(shop: Path, tmp_path: Path):
-    t = write_session(tmp_path / "t" / "s1.jsonl", shop, "s1",
-                      [("the secret plan for the zanzibar launch", ["pricing/cupom.py"])])
+    t = write_session(
+        tmp_path / "t" / "s1.jsonl", shop, "s1", [("the secret plan for the zanzibar launch", ["pricing/cupom.py"])]
+    )
     _archive(tmp_path, t)
     path = store_path(project_for_root(shop).id)
 
@@ -223,8 +264,9 @@ def test_no_history_and_an_empty_history_rank_exactly_as_before(shop: Path, tmp_
     assert con is not None
     con.close()
     assert _search(shop, prompt) == before
-    t = write_session(tmp_path / "t" / "s1.jsonl", shop, "s1",
-                      [("rename the web routes module to pages", ["web/routes.py"])])
+    t = write_session(
+        tmp_path / "t" / "s1.jsonl", shop, "s1", [("rename the web routes module to pages", ["web/routes.py"])]
+    )
     _archive(tmp_path, t)
     assert _search(shop, prompt) == before  # an unrelated past says nothing
 
@@ -240,12 +282,25 @@ def test_noise_other_projects_and_cut_sessions_never_make_recall_worse(shop: Pat
     project_for_recorded_cwd.cache_clear()
     steps = [("continue with the next task please", [f"util/helper{i % 30}.py"]) for i in range(1000)]
     steps += [("yes", ["web/routes.py"]), ("continue", ["docs/guide.md"])]
-    files = [write_session(tmp_path / "t" / "noise.jsonl", shop, "noise", steps),
-             write_session(tmp_path / "t" / "other.jsonl", other, "other",
-                           [("apply_discount returns the wrong total for a coupon code", ["pricing/cupom.py"])] * 3),
-             write_session(tmp_path / "t" / "cut.jsonl", shop, "cut",
-                           [("apply_discount returns the wrong total for a coupon code", ["web/gone.py", "util/helper3.py"]),
-                            ("then the coupon code in the cart", ["cart/cart.py"])], cut=True)]
+    files = [
+        write_session(tmp_path / "t" / "noise.jsonl", shop, "noise", steps),
+        write_session(
+            tmp_path / "t" / "other.jsonl",
+            other,
+            "other",
+            [("apply_discount returns the wrong total for a coupon code", ["pricing/cupom.py"])] * 3,
+        ),
+        write_session(
+            tmp_path / "t" / "cut.jsonl",
+            shop,
+            "cut",
+            [
+                ("apply_discount returns the wrong total for a coupon code", ["web/gone.py", "util/helper3.py"]),
+                ("then the coupon code in the cart", ["cart/cart.py"]),
+            ],
+            cut=True,
+        ),
+    ]
     stats = ingest_paths(files, auto_backup=None)
     assert not stats.errors
     after = _search(shop, prompt)
@@ -261,13 +316,18 @@ def test_a_damaged_history_store_is_no_history(shop: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not a database" * 100)
     assert open_past(project_for_root(shop).id) is None
-    assert _search(shop, "add the vat to the checkout total") == _search(shop, "add the vat to the checkout total",
-                                                                       past=False)
+    assert _search(shop, "add the vat to the checkout total") == _search(
+        shop, "add the vat to the checkout total", past=False
+    )
 
 
 def test_cli_history_rebuilds_and_reports(shop: Path, tmp_path: Path, run_cli):
-    t = write_session(tmp_path / "t" / "s1.jsonl", shop, "s1",
-                      [("the order total ignores the discount code", ["pricing/cupom.py", "cart/checkout.py"])])
+    t = write_session(
+        tmp_path / "t" / "s1.jsonl",
+        shop,
+        "s1",
+        [("the order total ignores the discount code", ["pricing/cupom.py", "cart/checkout.py"])],
+    )
     assert run_cli("sessions", "ingest", "--no-backup", str(t)).returncode == 0
     store_path(project_for_root(shop).id).unlink()
     r = run_cli("sessions", "history", "--rebuild", "--json", cwd=shop)
@@ -295,12 +355,21 @@ def test_store_holds_no_more_than_the_caps(shop: Path, tmp_path: Path):
 def test_eval_sessions_measures_what_the_past_adds(shop: Path, tmp_path: Path, run_cli):
     """`cairn eval sessions`: session k is searched again with the sessions before k as its past; the
     words of the second request are nowhere in the file it needs, only in the first request."""
-    first = write_session(tmp_path / "t" / "s1.jsonl", shop, "s1",
-                          [("loyalty members see a wrong receipt amount", ["pricing/cupom.py"])],
-                          edited={"pricing/cupom.py"}, day="2026-01-01")
-    second = write_session(tmp_path / "t" / "s2.jsonl", shop, "s2",
-                           [("again loyalty members see a wrong receipt amount", ["pricing/cupom.py"])],
-                           day="2026-01-02")
+    first = write_session(
+        tmp_path / "t" / "s1.jsonl",
+        shop,
+        "s1",
+        [("loyalty members see a wrong receipt amount", ["pricing/cupom.py"])],
+        edited={"pricing/cupom.py"},
+        day="2026-01-01",
+    )
+    second = write_session(
+        tmp_path / "t" / "s2.jsonl",
+        shop,
+        "s2",
+        [("again loyalty members see a wrong receipt amount", ["pricing/cupom.py"])],
+        day="2026-01-02",
+    )
     assert run_cli("sessions", "ingest", "--no-backup", str(first), str(second)).returncode == 0
     r = run_cli("eval", "sessions", "--root", str(shop), "--json")
     assert r.returncode == 0, r.stderr

@@ -25,8 +25,12 @@ SMALL = "rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"
 REAL_JSONL = "0ab84937-9fe7-4284-986a-33c832af0b6a"  # Gemini CLI 2026-04, JSON lines, /init then an edit
 REAL_JSON = "eefc44a3-0832-4bc0-ac33-fa668f038213"  # Gemini CLI 2025-10, one JSON document, no .project_root
 REAL_JSON_DIR = "ab14fe397f91d5f283525b3178d2314aef552f761131c42172a21b7bf735e73d"  # the project's hash
-GEMINI_PROJECTS = {REAL_JSONL: "discordbot", REAL_JSON: "unknown",
-                   "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10": "demo-app", "7d2e9b14-5a3c-4f8e-b1d0-6c9a2e4f8b33": "demo-app"}
+GEMINI_PROJECTS = {
+    REAL_JSONL: "discordbot",
+    REAL_JSON: "unknown",
+    "5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10": "demo-app",
+    "7d2e9b14-5a3c-4f8e-b1d0-6c9a2e4f8b33": "demo-app",
+}
 
 
 @pytest.fixture
@@ -63,7 +67,11 @@ def test_codex_sessions_equal_ccusage_to_the_token_and_cent():
     for e in expected:
         s = mine[e["sessionFile"][-36:]]  # the rollout's file name ends with its session id
         assert (s["input_tokens"], s["cache_read_tokens"], s["output_tokens"], s["total_tokens"]) == (
-            e["inputTokens"], e["cacheReadTokens"], e["outputTokens"], e["totalTokens"]), e["sessionFile"]
+            e["inputTokens"],
+            e["cacheReadTokens"],
+            e["outputTokens"],
+            e["totalTokens"],
+        ), e["sessionFile"]
         assert s["cache_creation_tokens"] == e["cacheCreationTokens"] == 0
         assert s["cost_usd"] == pytest.approx(e["costUSD"], abs=1e-6)  # OpenAI's prices, as ccusage has them
         assert s["models"] == sorted(e["models"])
@@ -76,7 +84,10 @@ def test_gemini_sessions_equal_ccusage_to_the_token_and_cent():
     for e in expected:
         s = mine[e["sessionId"]]
         assert (s["input_tokens"], s["cache_read_tokens"], s["total_tokens"]) == (
-            e["inputTokens"], e["cacheReadTokens"], e["totalTokens"])
+            e["inputTokens"],
+            e["cacheReadTokens"],
+            e["totalTokens"],
+        )
         # ccusage lists thinking tokens apart from output; both are billed as output
         assert s["output_tokens"] >= e["outputTokens"]
         assert s["cost_usd"] == pytest.approx(e["totalCost"], abs=1e-6)
@@ -84,10 +95,16 @@ def test_gemini_sessions_equal_ccusage_to_the_token_and_cent():
         # from the chat folder's .project_root; the 2025 chat's folder is only the project's hash
         assert s["project"] == GEMINI_PROJECTS[e["sessionId"]]
     # the real chats: 2026's written as JSON lines, each message with tools written twice (same id)
-    assert (mine[REAL_JSONL]["input_tokens"], mine[REAL_JSONL]["cache_read_tokens"],
-            mine[REAL_JSONL]["total_tokens"]) == (153635, 48951, 206879)
-    assert (mine[REAL_JSON]["input_tokens"], mine[REAL_JSON]["cache_read_tokens"],
-            mine[REAL_JSON]["total_tokens"]) == (140022, 326620, 473586)
+    assert (
+        mine[REAL_JSONL]["input_tokens"],
+        mine[REAL_JSONL]["cache_read_tokens"],
+        mine[REAL_JSONL]["total_tokens"],
+    ) == (153635, 48951, 206879)
+    assert (mine[REAL_JSON]["input_tokens"], mine[REAL_JSON]["cache_read_tokens"], mine[REAL_JSON]["total_tokens"]) == (
+        140022,
+        326620,
+        473586,
+    )
 
 
 def test_a_session_in_two_files_counts_once(codex: Path, tmp_path: Path):
@@ -119,7 +136,11 @@ def _oracle(path: Path) -> dict[str, int]:
             n["user"] += 1
         elif rec["type"] == "response_item" and p.get("type") == "message" and p.get("role") == "assistant":
             n["assistant"] += 1
-        elif rec["type"] == "response_item" and p.get("type") in ("function_call", "custom_tool_call", "web_search_call"):
+        elif rec["type"] == "response_item" and p.get("type") in (
+            "function_call",
+            "custom_tool_call",
+            "web_search_call",
+        ):
             n["tool"] += 1
     return n
 
@@ -137,7 +158,10 @@ def test_codex_archive_sessions_turns_agent_project_and_search(codex: Path):
         roles = [t["role"] for t in turns]
         want = _oracle(codex / "2026" / "02" / "23" / SMALL)
         assert (roles.count("user"), roles.count("assistant"), roles.count("tool")) == (
-            want["user"], want["assistant"], want["tool"])
+            want["user"],
+            want["assistant"],
+            want["tool"],
+        )
         assert roles.count("tool_result") == 5  # each function_call_output, linked to its call
         assert {t["tool"] for t in turns if t["role"] == "tool_result"} >= {"mcp__cloud-associates__search_workflows"}
         hits = search(con, "search_workflows", project_ids=None)
@@ -154,8 +178,11 @@ def test_codex_ingest_is_incremental_and_redacts(codex: Path, tmp_path: Path):
     f.write_bytes(b"".join(lines[:20]))
     first = ingest_file(f).turns
     token = "ghp" + "_" + "".join("aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW0xY5z"[i % 34] for i in range(36))
-    secret = {"timestamp": "2026-02-23T19:40:00.000Z", "type": "event_msg",
-              "payload": {"type": "user_message", "message": f"now push with {token}", "images": []}}
+    secret = {
+        "timestamp": "2026-02-23T19:40:00.000Z",
+        "type": "event_msg",
+        "payload": {"type": "user_message", "message": f"now push with {token}", "images": []},
+    }
     f.write_bytes(b"".join(lines) + (json.dumps(secret) + "\n").encode())
     second = ingest_file(f)
     con = open_archive()
@@ -190,8 +217,14 @@ def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
     con.close()
     chat = next(gemini.rglob("*.json"))
     doc = json.loads(chat.read_text())
-    doc["messages"].append({"id": "new-1", "timestamp": "2026-03-02T09:25:00.000Z", "type": "user",
-                            "content": [{"text": "thanks, zebracanary"}]})
+    doc["messages"].append(
+        {
+            "id": "new-1",
+            "timestamp": "2026-03-02T09:25:00.000Z",
+            "type": "user",
+            "content": [{"text": "thanks, zebracanary"}],
+        }
+    )
     chat.write_text(json.dumps(doc, indent=2))  # Gemini CLI rewrites the whole chat
     again = ingest_paths([gemini])
     assert again.turns == 1
@@ -212,10 +245,16 @@ def test_real_gemini_chats_in_the_archive(gemini: Path):
     assert (info["agent"], info["cwd"], info["project_name"]) == ("gemini", "/home/wei/repo/discordbot", "discordbot")
     assert info["title"] == "/init"
     assert [t["text"] for t in turns if t["role"] == "user"] == [
-        "/init", "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題"]
+        "/init",
+        "幫我做一個小修改 請幫我將上面確保執行時要透過 uv run 來執行 避免環境有問題",
+    ]
     tools = [t["tool"] for t in turns if t["role"] == "tool"]
-    assert {name: tools.count(name) for name in tools} == {"update_topic": 3, "read_file": 7, "write_file": 1,
-                                                           "replace": 1}
+    assert {name: tools.count(name) for name in tools} == {
+        "update_topic": 3,
+        "read_file": 7,
+        "write_file": 1,
+        "replace": 1,
+    }
     assert "read_file src/discordbot/cogs/gen_reply.py" in [t["text"] for t in turns]  # `file_path`, newer versions
     assert sum(t["role"] == "tool_result" for t in turns) == 12
     assert [t["role"] for t in turns].count("assistant") == 2  # two messages with text, each written twice
@@ -239,9 +278,20 @@ def test_an_older_gemini_chat_finds_its_project_by_hash(gemini: Path, tmp_path: 
     root = "/home/wei/repo/VibeCodingTracker"
     claude = tmp_path / "claude" / "s.jsonl"
     claude.parent.mkdir()
-    claude.write_text(json.dumps({"type": "user", "cwd": root, "sessionId": "c1", "uuid": "u1",
-                                  "timestamp": "2025-10-05T07:00:00.000Z",
-                                  "message": {"role": "user", "content": "hello"}}) + "\n", encoding="utf-8")
+    claude.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "cwd": root,
+                "sessionId": "c1",
+                "uuid": "u1",
+                "timestamp": "2025-10-05T07:00:00.000Z",
+                "message": {"role": "user", "content": "hello"},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert ingest_file(claude).turns == 1
     ingest_paths([gemini / REAL_JSON_DIR])
     con = open_archive()
@@ -256,12 +306,28 @@ def test_the_xray_names_an_older_gemini_chat_by_its_hash(gemini: Path, tmp_path:
     root = "/home/wei/repo/VibeCodingTracker"
     claude = tmp_path / "claude" / "s.jsonl"
     claude.parent.mkdir()
-    claude.write_text(json.dumps({"type": "assistant", "cwd": root, "sessionId": "c1", "uuid": "u1",
-                                  "timestamp": "2025-10-05T07:00:00.000Z", "requestId": "r1",
-                                  "message": {"id": "m1", "role": "assistant", "model": "claude-sonnet-4-5",
-                                              "content": "hi", "usage": {"input_tokens": 5, "output_tokens": 1}}},
-                                 separators=(",", ":")) + "\n",
-                      encoding="utf-8")
+    claude.write_text(
+        json.dumps(
+            {
+                "type": "assistant",
+                "cwd": root,
+                "sessionId": "c1",
+                "uuid": "u1",
+                "timestamp": "2025-10-05T07:00:00.000Z",
+                "requestId": "r1",
+                "message": {
+                    "id": "m1",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": "hi",
+                    "usage": {"input_tokens": 5, "output_tokens": 1},
+                },
+            },
+            separators=(",", ":"),
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     chat = gemini / REAL_JSON_DIR
 
     def project(paths: list[Path]) -> str:
@@ -298,14 +364,19 @@ def test_scanning_on_several_processes_gives_the_same_dataset(monkeypatch):
     assert pool.workers() == 3
     many = load_transcripts(paths)
     key = [(t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent) for t in one.turns]
-    assert key == [(t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent)
-                   for t in many.turns]
+    assert key == [
+        (t.session_id, t.ts, t.model, t.input, t.output, t.cache_read, t.cache_write, t.agent) for t in many.turns
+    ]
     # on several processes the Codex tool outputs, read by one of them apart, come after the others
     # (their order means nothing to the report: it sums them per tool)
     tools = sorted((r.session_id, r.ts, r.tool, r.chars) for r in one.tool_results)
     assert tools == sorted((r.session_id, r.ts, r.tool, r.chars) for r in many.tool_results)
     assert (one.compactions, one.session_cwd, one.session_dir, one.bad_lines) == (
-        many.compactions, many.session_cwd, many.session_dir, many.bad_lines)
+        many.compactions,
+        many.session_cwd,
+        many.session_dir,
+        many.bad_lines,
+    )
     monkeypatch.setenv("CAIRN_XRAY_WORKERS", "1")
     assert pool.workers() == 1
     monkeypatch.setenv("CAIRN_XRAY_WORKERS", "")  # the default: every usable core, at most 4
@@ -317,23 +388,41 @@ def test_gemini_tool_output_enters_the_xray():
     message (the .jsonl chat writes its write_file message twice; that call returned no text)."""
     tools = _xray([GEMINI_DIR / "tmp" / "demo-app"])["tools"]
     assert {r["tool"]: (r["calls"], r["chars"]) for r in tools["rows"]} == {
-        "read_file": (1, 167), "replace": (1, 50), "run_shell_command": (1, 57), "write_file": (1, 0)}
+        "read_file": (1, 167),
+        "replace": (1, 50),
+        "run_shell_command": (1, 57),
+        "write_file": (1, 0),
+    }
     assert tools["est_tokens"] == int((167 + 50 + 57) / 4) and "Gemini CLI" in tools["method"]
     # the real 2026 chat (its messages with tools written twice, counted once): summed by hand with
     # a json one-liner over the last line of each message id
     real = _xray([GEMINI_DIR / "tmp" / "discordbot"])["tools"]
     assert {r["tool"]: (r["calls"], r["chars"]) for r in real["rows"]} == {
-        "read_file": (7, 81891), "write_file": (1, 2492), "replace": (1, 475), "update_topic": (3, 447)}
+        "read_file": (7, 81891),
+        "write_file": (1, 2492),
+        "replace": (1, 475),
+        "update_topic": (3, 447),
+    }
 
 
 # Codex tool output, by hand from the fixture: each function_call_output / custom_tool_call_output's
 # `output` string, named by the call of the same call_id (the fixture's outputs are its sanitizer's
 # `[REDACTED_OUTPUT len=... sha=...]` placeholders, so these are the lengths of those texts)
-CODEX_TOOLS = {"exec_command": (187, 7210), "apply_patch": (22, 836), "write_stdin": (11, 421),
-               "mcp__cloud-associates__execute_workflow": (3, 116), "update_plan": (2, 74),
-               "[REDACTED_NAME len=43 sha=c186413b]": (1, 40), "mcp__cloud-associates__search_workflows": (1, 39)}
-CODEX_TOOL_CHARS = {"019c8a4c-ed82-79a1-aa28-7738fc5ab61a": 4008, "019c8a4d-8f45-7010-8b5d-7fad920aa6f9": 4533,
-                    "019c8bfe-ec25-79e0-97d7-bda6a9c575ff": 195, "019c8a70-dda7-7f33-98ea-f30553347322": 0}
+CODEX_TOOLS = {
+    "exec_command": (187, 7210),
+    "apply_patch": (22, 836),
+    "write_stdin": (11, 421),
+    "mcp__cloud-associates__execute_workflow": (3, 116),
+    "update_plan": (2, 74),
+    "[REDACTED_NAME len=43 sha=c186413b]": (1, 40),
+    "mcp__cloud-associates__search_workflows": (1, 39),
+}
+CODEX_TOOL_CHARS = {
+    "019c8a4c-ed82-79a1-aa28-7738fc5ab61a": 4008,
+    "019c8a4d-8f45-7010-8b5d-7fad920aa6f9": 4533,
+    "019c8bfe-ec25-79e0-97d7-bda6a9c575ff": 195,
+    "019c8a70-dda7-7f33-98ea-f30553347322": 0,
+}
 
 
 def _tool_rows(report: dict) -> dict[str, tuple[int, int]]:
@@ -366,28 +455,83 @@ def test_codex_tool_output_shapes_names_and_copies(tmp_path: Path, monkeypatch):
     UTF-8: found by reading the calls in order), and the same file twice, also across processes."""
     records = [
         _line("00.000", "session_meta", {"id": "s-tools", "cwd": "/w"}),
-        _line("01.000", "response_item", {"type": "function_call", "name": "exec_command",
-                                          "arguments": '{"cmd":"ls"}', "call_id": "c1"}),
+        _line(
+            "01.000",
+            "response_item",
+            {"type": "function_call", "name": "exec_command", "arguments": '{"cmd":"ls"}', "call_id": "c1"},
+        ),
         _line("01.100", "event_msg", {"type": "exec_command_end", "call_id": "c1", "stdout": "a\nb\n"}),
-        _line("01.200", "response_item", {"type": "function_call_output", "call_id": "c1",
-                                          "output": "a\nb\n\u00e9"}),  # 5 characters, 6 bytes
-        _line("02.000", "response_item", {"type": "local_shell_call", "call_id": "c2", "status": "completed",
-                                          "action": {"type": "exec", "command": ["ls"]}}),
-        _line("02.500", "response_item", {"type": "function_call_output", "call_id": "c2",
-                                          "output": [{"type": "input_text", "text": "1234"},
-                                                     {"type": "input_image", "image_url": "data:x"},
-                                                     {"type": "input_text", "text": "56"}]}),
-        _line("03.000", "response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "c3",
-                                          "name": "apply_patch", "input": "*** Begin Patch"}),
-        _line("03.500", "response_item", {"type": "custom_tool_call_output", "call_id": "c3",
-                                          "output": '{"output":"Done!","metadata":{"exit_code":0}}'}),
+        _line(
+            "01.200", "response_item", {"type": "function_call_output", "call_id": "c1", "output": "a\nb\n\u00e9"}
+        ),  # 5 characters, 6 bytes
+        _line(
+            "02.000",
+            "response_item",
+            {
+                "type": "local_shell_call",
+                "call_id": "c2",
+                "status": "completed",
+                "action": {"type": "exec", "command": ["ls"]},
+            },
+        ),
+        _line(
+            "02.500",
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c2",
+                "output": [
+                    {"type": "input_text", "text": "1234"},
+                    {"type": "input_image", "image_url": "data:x"},
+                    {"type": "input_text", "text": "56"},
+                ],
+            },
+        ),
+        _line(
+            "03.000",
+            "response_item",
+            {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "c3",
+                "name": "apply_patch",
+                "input": "*** Begin Patch",
+            },
+        ),
+        _line(
+            "03.500",
+            "response_item",
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "c3",
+                "output": '{"output":"Done!","metadata":{"exit_code":0}}',
+            },
+        ),
         _line("04.000", "response_item", {"type": "function_call_output", "call_id": "gone", "output": "xyz"}),
-        _line("05.000", "response_item", {"type": "function_call", "name": "read_file",
-                                          "arguments": "{}", "call_id": "c\u00e9"}),
-        _line("05.500", "response_item", {"type": "function_call_output", "call_id": "c\u00e9", "output": "0123456789"}),
-        _line("06.000", "event_msg", {"type": "token_count", "info": {
-            "total_token_usage": {"input_tokens": 100, "cached_input_tokens": 0, "output_tokens": 10,
-                                  "reasoning_output_tokens": 0, "total_tokens": 110}}}),
+        _line(
+            "05.000",
+            "response_item",
+            {"type": "function_call", "name": "read_file", "arguments": "{}", "call_id": "c\u00e9"},
+        ),
+        _line(
+            "05.500", "response_item", {"type": "function_call_output", "call_id": "c\u00e9", "output": "0123456789"}
+        ),
+        _line(
+            "06.000",
+            "event_msg",
+            {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": {
+                        "input_tokens": 100,
+                        "cached_input_tokens": 0,
+                        "output_tokens": 10,
+                        "reasoning_output_tokens": 0,
+                        "total_tokens": 110,
+                    }
+                },
+            },
+        ),
     ]
     rollout = tmp_path / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-s-tools.jsonl"
     rollout.parent.mkdir(parents=True)
@@ -413,19 +557,40 @@ def test_a_cut_emoji_costs_one_character_never_the_chat(gemini: Path, tmp_path: 
     rest archived (SQLite cannot store a lone surrogate: the whole file was dropped as unreadable)."""
     chat = next((gemini / "demo-app").rglob("*.json"))
     doc = json.loads(chat.read_text())
-    doc["messages"].append({"id": "cut-1", "timestamp": "2026-03-02T09:25:00.000Z", "type": "user",
-                            "content": [{"text": "the cut \ud83d emoji, zebracanary"}]})
+    doc["messages"].append(
+        {
+            "id": "cut-1",
+            "timestamp": "2026-03-02T09:25:00.000Z",
+            "type": "user",
+            "content": [{"text": "the cut \ud83d emoji, zebracanary"}],
+        }
+    )
     chat.write_text(json.dumps(doc, indent=2))
     sid = "019c8a4c-ed82-79a1-aa28-7738fc5ab61b"
     rollout = tmp_path / "codex-home" / "sessions" / "2026" / "02" / "23" / f"rollout-2026-02-23T12-40-23-{sid}.jsonl"
     rollout.parent.mkdir(parents=True)
-    lines = [{"timestamp": "2026-02-23T11:40:29.275Z", "type": "session_meta", "payload": {"id": sid, "cwd": "/tmp/x"}},
-             {"timestamp": "2026-02-23T11:40:42.096Z", "type": "response_item", "payload": {
-                 "type": "function_call", "name": "exec_command", "call_id": "c1",
-                 "arguments": json.dumps({"cmd": "echo \ud83d quokkafig"})}},  # "\\ud83d" inside a string
-             {"timestamp": "2026-02-23T11:40:42.316Z", "type": "response_item", "payload": {
-                 "type": "function_call_output", "call_id": "c1",
-                 "output": json.dumps({"output": "\udc00 done", "metadata": {"exit_code": 0}})}}]
+    lines = [
+        {"timestamp": "2026-02-23T11:40:29.275Z", "type": "session_meta", "payload": {"id": sid, "cwd": "/tmp/x"}},
+        {
+            "timestamp": "2026-02-23T11:40:42.096Z",
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "c1",
+                "arguments": json.dumps({"cmd": "echo \ud83d quokkafig"}),
+            },
+        },  # "\\ud83d" inside a string
+        {
+            "timestamp": "2026-02-23T11:40:42.316Z",
+            "type": "response_item",
+            "payload": {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": json.dumps({"output": "\udc00 done", "metadata": {"exit_code": 0}}),
+            },
+        },
+    ]
     rollout.write_text("".join(json.dumps(x) + "\n" for x in lines))
     stats = ingest_paths([chat, rollout])
     assert not stats.errors and not stats.bad_lines and len(stats.sessions) == 2

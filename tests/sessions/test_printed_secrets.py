@@ -18,18 +18,31 @@ TOKEN = "q8Zr2LmX9vKp4TsY7wNc3HbQ"
 def _claude(path: Path, records: list[dict]) -> None:
     with path.open("a", encoding="utf-8") as fh:
         for r in records:
-            fh.write(json.dumps({"sessionId": "s-printed", "cwd": str(path.parent), "timestamp": "2026-12-01T10:00:00Z",
-                                 **r}) + "\n")
+            fh.write(
+                json.dumps(
+                    {"sessionId": "s-printed", "cwd": str(path.parent), "timestamp": "2026-12-01T10:00:00Z", **r}
+                )
+                + "\n"
+            )
 
 
 def _call(uuid: str, ref: str, command: str) -> dict:
-    return {"type": "assistant", "uuid": uuid, "message": {"role": "assistant", "content": [
-        {"type": "tool_use", "id": ref, "name": "Bash", "input": {"command": command}}]}}
+    return {
+        "type": "assistant",
+        "uuid": uuid,
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": ref, "name": "Bash", "input": {"command": command}}],
+        },
+    }
 
 
 def _result(uuid: str, ref: str, output: str) -> dict:
-    return {"type": "user", "uuid": uuid, "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": ref, "content": output}]}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": ref, "content": output}]},
+    }
 
 
 def _texts() -> str:
@@ -42,9 +55,17 @@ def _texts() -> str:
 
 def test_a_token_printed_by_echo_or_a_cli_is_masked_in_the_archive(tmp_path: Path, cairn_home: Path):
     path = tmp_path / "s-printed.jsonl"
-    _claude(path, [_call("a1", "t1", "echo $GITHUB_TOKEN"), _result("u1", "t1", TOKEN + "\n"),
-                   _call("a2", "t2", "gh auth token"), _result("u2", "t2", "gho_" + TOKEN[::-1] + "\n"),
-                   _call("a3", "t3", "ls src"), _result("u3", "t3", "main.py\nutil.py\n")])
+    _claude(
+        path,
+        [
+            _call("a1", "t1", "echo $GITHUB_TOKEN"),
+            _result("u1", "t1", TOKEN + "\n"),
+            _call("a2", "t2", "gh auth token"),
+            _result("u2", "t2", "gho_" + TOKEN[::-1] + "\n"),
+            _call("a3", "t3", "ls src"),
+            _result("u3", "t3", "main.py\nutil.py\n"),
+        ],
+    )
     ingest_file(path)
     texts = _texts()
     assert TOKEN not in texts and TOKEN[::-1] not in texts

@@ -109,6 +109,10 @@ def test_redact_obj_walks_json():
 
 
 def test_prose_near_secret_words_is_kept():
-    for text in ("the password reset flow", "my api key rotation plan", "token budget of 2000",
-                 "session 258c7280-ae70-4798-800f-63464d01a85d ended"):
+    for text in (
+        "the password reset flow",
+        "my api key rotation plan",
+        "token budget of 2000",
+        "session 258c7280-ae70-4798-800f-63464d01a85d ended",
+    ):
         assert redact(text) == text

@@ -43,8 +43,13 @@ def test_group_sums_equal_turn_by_turn_addition(dataset):
     turns = dataset.turns
     costs = [turn_cost(t, prices) for t in turns]
     cols = Columns(turns, costs)
-    for key in (lambda t: t.session_id, lambda t: t.model or "-", lambda t: t.agent, lambda t: day_of(t.ts),
-                lambda t: "all"):
+    for key in (
+        lambda t: t.session_id,
+        lambda t: t.model or "-",
+        lambda t: t.agent,
+        lambda t: day_of(t.ts),
+        lambda t: "all",
+    ):
         slow: dict[str, Acc] = defaultdict(Acc)
         for t, c in zip(turns, costs, strict=True):
             slow[key(t)].add(t, c)
@@ -134,7 +139,8 @@ def test_unpriced_turns_are_counted_per_group(dataset):
         slow[t.session_id].add(t, c)
     fast = group_sums(cols, [t.session_id for t in turns])
     assert {k: (a.unpriced_turns, a.as_dict()) for k, a in fast.items()} == {
-        k: (a.unpriced_turns, a.as_dict()) for k, a in slow.items()}
+        k: (a.unpriced_turns, a.as_dict()) for k, a in slow.items()
+    }
 
 
 @pytest.mark.parametrize("threshold", [1_000, 20_000, 50_000, 100_000, 150_000, 250_000, 10_000_000])
@@ -156,26 +162,73 @@ def test_replay_from_the_first_compaction_equals_replaying_every_turn(dataset, t
         assert compacted  # these thresholds do compact some fixture sessions: the skip is exercised
 
 
-@pytest.mark.parametrize("usage", [
-    {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 13},
-    {"input_tokens": 10, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 0},
-    {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0, "total_tokens": 0},
-    {"input_tokens": -5, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 13},
-    {"input_tokens": True, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 9},
-    {"input_tokens": 10.7, "cached_input_tokens": 4, "output_tokens": 3, "reasoning_output_tokens": 1, "total_tokens": 9},
-    {"prompt_tokens": 10, "completion_tokens": 2, "cached_tokens": 1},
-    {"input_tokens": 10, "output_tokens": 3},
-    {"input_tokens": None, "prompt_tokens": 7, "cached_input_tokens": 2, "output_tokens": 3,
-     "reasoning_output_tokens": 0, "total_tokens": 10},
-    {},
-])
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {
+            "input_tokens": 10,
+            "cached_input_tokens": 4,
+            "output_tokens": 3,
+            "reasoning_output_tokens": 1,
+            "total_tokens": 13,
+        },
+        {
+            "input_tokens": 10,
+            "cached_input_tokens": 4,
+            "output_tokens": 3,
+            "reasoning_output_tokens": 1,
+            "total_tokens": 0,
+        },
+        {
+            "input_tokens": 0,
+            "cached_input_tokens": 0,
+            "output_tokens": 0,
+            "reasoning_output_tokens": 0,
+            "total_tokens": 0,
+        },
+        {
+            "input_tokens": -5,
+            "cached_input_tokens": 4,
+            "output_tokens": 3,
+            "reasoning_output_tokens": 1,
+            "total_tokens": 13,
+        },
+        {
+            "input_tokens": True,
+            "cached_input_tokens": 4,
+            "output_tokens": 3,
+            "reasoning_output_tokens": 1,
+            "total_tokens": 9,
+        },
+        {
+            "input_tokens": 10.7,
+            "cached_input_tokens": 4,
+            "output_tokens": 3,
+            "reasoning_output_tokens": 1,
+            "total_tokens": 9,
+        },
+        {"prompt_tokens": 10, "completion_tokens": 2, "cached_tokens": 1},
+        {"input_tokens": 10, "output_tokens": 3},
+        {
+            "input_tokens": None,
+            "prompt_tokens": 7,
+            "cached_input_tokens": 2,
+            "output_tokens": 3,
+            "reasoning_output_tokens": 0,
+            "total_tokens": 10,
+        },
+        {},
+    ],
+)
 def test_codex_usage_fast_path_equals_the_alias_rules(usage):
     assert raw_usage(usage) == _raw_usage_slow(usage)
 
 
 def _context(ts: str, turn: str, model: str = "gpt-5.3-codex", extra: str = "") -> bytes:
-    return (f'{{"timestamp":"{ts}","type":"turn_context","payload":{{"turn_id":"{turn}","cwd":"/w",'
-            f'"model":"{model}"{extra}}}}}').encode()
+    return (
+        f'{{"timestamp":"{ts}","type":"turn_context","payload":{{"turn_id":"{turn}","cwd":"/w",'
+        f'"model":"{model}"{extra}}}}}'
+    ).encode()
 
 
 def test_turn_context_key_ignores_only_time_and_turn_id():
@@ -194,10 +247,18 @@ def _rollout(path: Path, lines: list[dict]) -> None:
 
 
 def _count(n: int, total: int) -> dict:
-    u = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0,
-         "total_tokens": total}
-    return {"timestamp": f"2026-03-01T10:00:{n:02d}.000Z", "type": "event_msg",
-            "payload": {"type": "token_count", "info": {"total_token_usage": u, "last_token_usage": None}}}
+    u = {
+        "input_tokens": total,
+        "cached_input_tokens": 0,
+        "output_tokens": 0,
+        "reasoning_output_tokens": 0,
+        "total_tokens": total,
+    }
+    return {
+        "timestamp": f"2026-03-01T10:00:{n:02d}.000Z",
+        "type": "event_msg",
+        "payload": {"type": "token_count", "info": {"total_token_usage": u, "last_token_usage": None}},
+    }
 
 
 def _ctx(n: int, model: str | None, **more: object) -> dict:
@@ -209,16 +270,26 @@ def _ctx(n: int, model: str | None, **more: object) -> dict:
 
 def test_codex_scan_with_the_turn_context_cache_equals_parsing_every_line(tmp_path, monkeypatch):
     rollout = tmp_path / "sessions" / "2026" / "03" / "01" / "rollout-2026-03-01T10-00-00-abc.jsonl"
-    _rollout(rollout, [
-        {"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s1", "cwd": "/w"}},
-        _ctx(1, "gpt-5"), _count(1, 100),
-        _ctx(2, "gpt-5"), _count(2, 250),       # same context but time and turn id: from the cache
-        _ctx(3, None), _count(3, 400),          # a context without a model keeps the last one
-        _ctx(4, None), _count(4, 450),          # ... also when it comes from the cache
-        _ctx(5, "o3"), _count(5, 700),
-        _ctx(6, "gpt-5"), _count(6, 900),       # back to a key seen before
-        _ctx(7, None, metadata={"model": "o4-mini"}), _count(7, 1000),
-    ])
+    _rollout(
+        rollout,
+        [
+            {"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s1", "cwd": "/w"}},
+            _ctx(1, "gpt-5"),
+            _count(1, 100),
+            _ctx(2, "gpt-5"),
+            _count(2, 250),  # same context but time and turn id: from the cache
+            _ctx(3, None),
+            _count(3, 400),  # a context without a model keeps the last one
+            _ctx(4, None),
+            _count(4, 450),  # ... also when it comes from the cache
+            _ctx(5, "o3"),
+            _count(5, 700),
+            _ctx(6, "gpt-5"),
+            _count(6, 900),  # back to a key seen before
+            _ctx(7, None, metadata={"model": "o4-mini"}),
+            _count(7, 1000),
+        ],
+    )
     paths = [ROOT / "codex", rollout]
 
     def rows(ds):
@@ -259,8 +330,19 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     (real / "chats").mkdir(parents=True)
     (real / ".hidden").mkdir()
     (real / "d.jsonl").mkdir()  # a folder with a transcript's name
-    for name in ("a.jsonl", "b.jsonl", "chats/s.json", "y.json", ".hidden/z.jsonl", "w.jsonl.bak", "v.JSONL",
-                 ".jsonl", "chats/.json", "e.jsonl.", "chats/t.json.jsonl"):  # pathlib's suffix rules at the edges
+    for name in (
+        "a.jsonl",
+        "b.jsonl",
+        "chats/s.json",
+        "y.json",
+        ".hidden/z.jsonl",
+        "w.jsonl.bak",
+        "v.JSONL",
+        ".jsonl",
+        "chats/.json",
+        "e.jsonl.",
+        "chats/t.json.jsonl",
+    ):  # pathlib's suffix rules at the edges
         (real / name).write_text("{}\n")
     (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
     (real / "c.jsonl").symlink_to(real / "a.jsonl")
@@ -268,11 +350,21 @@ def test_found_transcripts_are_what_rglob_and_resolve_find(tmp_path):
     (real / "loop").symlink_to(real, target_is_directory=True)  # never followed
     roots = [tmp_path / "linked", tmp_path / "real" / "proj" / ".." / "proj", real / "b.jsonl"]
     found = find_transcripts(roots)
-    expected = {p.resolve() for root in roots if root.is_dir() for p in root.rglob("*.json*")
-                if (p.suffix == ".jsonl" or (p.suffix == ".json" and p.parent.name == "chats")) and p.is_file()}
+    expected = {
+        p.resolve()
+        for root in roots
+        if root.is_dir()
+        for p in root.rglob("*.json*")
+        if (p.suffix == ".jsonl" or (p.suffix == ".json" and p.parent.name == "chats")) and p.is_file()
+    }
     assert found == sorted(expected | {real / "b.jsonl"})
-    assert found == [real / ".hidden" / "z.jsonl", real / "a.jsonl", real / "b.jsonl", real / "chats" / "s.json",
-                     real / "chats" / "t.json.jsonl"]
+    assert found == [
+        real / ".hidden" / "z.jsonl",
+        real / "a.jsonl",
+        real / "b.jsonl",
+        real / "chats" / "s.json",
+        real / "chats" / "t.json.jsonl",
+    ]
 
 
 def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], int]:
@@ -292,15 +384,18 @@ def _old_lines_to_parse(data: bytes) -> tuple[list[tuple[bytes, bool | None]], i
     return out, bad
 
 
-@pytest.mark.parametrize("data", [
-    b"",
-    b"\n\n",
-    b'{"a":1}\n{"message":{"usage":{"input_tokens":1}}}\n',
-    b'{"a":1}\r\n  {"b":2}  \n\t\n[1,2]\nnot json\n{"type":"tool_result"}\r\n{"x":"compact_boundary"}',
-    b'{"subtype":"compact_boundary"}\n{broken\n   \n}\n{"usage":{}}',
-    b'{"a":"\xff\xfe"}\n\x00\n{"usage":{"x":1}} trailing',
-    b'{"type":"tool_result","message":{"usage":{"input_tokens":1}}}\n',
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\n\n",
+        b'{"a":1}\n{"message":{"usage":{"input_tokens":1}}}\n',
+        b'{"a":1}\r\n  {"b":2}  \n\t\n[1,2]\nnot json\n{"type":"tool_result"}\r\n{"x":"compact_boundary"}',
+        b'{"subtype":"compact_boundary"}\n{broken\n   \n}\n{"usage":{}}',
+        b'{"a":"\xff\xfe"}\n\x00\n{"usage":{"x":1}} trailing',
+        b'{"type":"tool_result","message":{"usage":{"input_tokens":1}}}\n',
+    ],
+)
 def test_lines_to_parse_equals_splitting_every_line(data):
     assert lines_to_parse(data) == _old_lines_to_parse(data)
 
@@ -317,11 +412,22 @@ _NULL_REGEX = re.compile(
 )
 
 
-@pytest.mark.parametrize("raw", [
-    b'{"id":null}', b'{"message":{"id":"m","model":null}}', b'{"xid":null}', b'{"a":"\\"id\\":null"}',
-    b'{"id":nullable}', b'{"cwd":"x","speed":null,"n":1}', b'":null', b'{"sessionId": null}', b'{}',
-    b'{"costUSD":null,"isApiErrorMessage":false}', b'{"cache_read_input_tokens":null}',
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id":null}',
+        b'{"message":{"id":"m","model":null}}',
+        b'{"xid":null}',
+        b'{"a":"\\"id\\":null"}',
+        b'{"id":nullable}',
+        b'{"cwd":"x","speed":null,"n":1}',
+        b'":null',
+        b'{"sessionId": null}',
+        b"{}",
+        b'{"costUSD":null,"isApiErrorMessage":false}',
+        b'{"cache_read_input_tokens":null}',
+    ],
+)
 def test_null_field_check_equals_the_regex(raw):
     assert has_null_field(raw) == bool(_NULL_REGEX.search(raw))
 
@@ -335,16 +441,35 @@ def test_null_field_check_on_the_fixtures():
 def test_codex_session_record_found_without_scanning_the_whole_file(tmp_path):
     """Lines naming `session_meta` are read in order until one gives the session id; the numbers
     below are those of the reader that searched every line for it (checked before the change)."""
+
     def count(n: int, total: int, note: str = "") -> str:
-        u = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 0, "reasoning_output_tokens": 0,
-             "total_tokens": total}
-        return json.dumps({"timestamp": f"2026-03-01T10:00:{n:02d}.000Z", "type": "event_msg",
-                           "payload": {"type": "token_count", "info": {"total_token_usage": u,
-                                                                      "last_token_usage": None}, "note": note}})
+        u = {
+            "input_tokens": total,
+            "cached_input_tokens": 0,
+            "output_tokens": 0,
+            "reasoning_output_tokens": 0,
+            "total_tokens": total,
+        }
+        return json.dumps(
+            {
+                "timestamp": f"2026-03-01T10:00:{n:02d}.000Z",
+                "type": "event_msg",
+                "payload": {
+                    "type": "token_count",
+                    "info": {"total_token_usage": u, "last_token_usage": None},
+                    "note": note,
+                },
+            }
+        )
 
     def ctx(n: int, model: str) -> str:
-        return json.dumps({"timestamp": f"2026-03-01T10:00:{n:02d}.500Z", "type": "turn_context",
-                           "payload": {"turn_id": f"t{n}", "model": model}})
+        return json.dumps(
+            {
+                "timestamp": f"2026-03-01T10:00:{n:02d}.500Z",
+                "type": "turn_context",
+                "payload": {"turn_id": f"t{n}", "model": model},
+            }
+        )
 
     def meta(sid: str | None, cwd: str, note: str = "") -> str:
         payload = {"cwd": cwd, "note": note} | ({"id": sid} if sid else {})
@@ -353,11 +478,22 @@ def test_codex_session_record_found_without_scanning_the_whole_file(tmp_path):
     folder = tmp_path / "sessions" / "2026" / "03" / "01"
     folder.mkdir(parents=True)
     files = {
-        "a": ['{"type":"session_meta", broken', '{"type":"response_item","payload":{"text":"the session_meta"}}',
-              meta("sa", "/wa"), ctx(1, "gpt-5"), count(1, 100), '{"x":"session_meta"}', count(2, 300, "session_meta")],
+        "a": [
+            '{"type":"session_meta", broken',
+            '{"type":"response_item","payload":{"text":"the session_meta"}}',
+            meta("sa", "/wa"),
+            ctx(1, "gpt-5"),
+            count(1, 100),
+            '{"x":"session_meta"}',
+            count(2, 300, "session_meta"),
+        ],
         "b": [meta(None, "/wb0"), ctx(1, "o3"), count(3, 100, "session_meta"), meta("sb", "/wb"), count(4, 200)],
-        "c": [ctx(1, "o3"), count(5, 100), '{"type":"event_msg","payload":{"type":"token_count"}, "session_meta" x',
-              count(6, 150)],
+        "c": [
+            ctx(1, "o3"),
+            count(5, 100),
+            '{"type":"event_msg","payload":{"type":"token_count"}, "session_meta" x',
+            count(6, 150),
+        ],
         "d": [meta("sd", "/wd", note="token_count"), ctx(1, "o3"), count(7, 100)],
     }
     for name, lines in files.items():
@@ -366,8 +502,12 @@ def test_codex_session_record_found_without_scanning_the_whole_file(tmp_path):
     got = defaultdict(list)
     for t in ds.turns:
         got[t.session_id].append((t.model, t.input))
-    assert dict(got) == {"sa": [("gpt-5", 100), ("gpt-5", 200)], "sb": [("o3", 100), ("o3", 100)],
-                         "rollout-2026-03-01T10-00-00-c": [("o3", 100), ("o3", 50)], "sd": [("o3", 100)]}
+    assert dict(got) == {
+        "sa": [("gpt-5", 100), ("gpt-5", 200)],
+        "sb": [("o3", 100), ("o3", 100)],
+        "rollout-2026-03-01T10-00-00-c": [("o3", 100), ("o3", 50)],
+        "sd": [("o3", 100)],
+    }
     assert ds.session_cwd == {"sa": "/wa", "sb": "/wb", "sd": "/wd"}
     assert ds.bad_lines == 4
 
@@ -377,12 +517,22 @@ def test_a_usage_line_that_also_names_a_tool_result_is_counted(tmp_path):
     from tests.sessions.test_xray import assistant, write
 
     tool_use = [{"type": "tool_use", "id": "toolu_1", "name": "Grep", "input": {"tool_result": "x"}}]
-    path = write(tmp_path / "proj" / "s.jsonl", [
-        assistant(0, "m1", "r1", inp=10, out=5, content=tool_use),  # names "tool_result" in its input
-        {"type": "user", "timestamp": "2026-03-01T12:00:01.000Z", "sessionId": "s",
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "abc"}]}},
-        assistant(2, "m2", "r2", inp=20, out=7),
-    ])
+    path = write(
+        tmp_path / "proj" / "s.jsonl",
+        [
+            assistant(0, "m1", "r1", inp=10, out=5, content=tool_use),  # names "tool_result" in its input
+            {
+                "type": "user",
+                "timestamp": "2026-03-01T12:00:01.000Z",
+                "sessionId": "s",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "abc"}],
+                },
+            },
+            assistant(2, "m2", "r2", inp=20, out=7),
+        ],
+    )
     ds = load_transcripts([path])
     assert [(t.message_id, t.input, t.output) for t in ds.turns] == [("m1", 10, 5), ("m2", 20, 7)]
     assert [(r.tool, r.chars) for r in ds.tool_results] == [("Grep", 3)]
@@ -404,9 +554,22 @@ def test_parse_timestamp_equals_rewriting_z_first():
     (fromisoformat takes any character, `Z` too, between date and time): 20,000 mutated times agree."""
     import random
 
-    base = ["2026-02-23T11:40:42.096Z", "2026-02-23T11:40:42Z", "2026-02-23T11:40:42.096+02:00", "2026-02-23",
-            "2026-02-23Z", "Z", "", "2026-02-23T11Z", "2026-02-23T11:40:42.096ZZ", "2026-02-23Z11:40:42Z",
-            "2026-02-23Z11:40:42", "2026-02-23 11:40:42Z", "2026-02-23T11:40:42.096z", "20260223T114042Z"]
+    base = [
+        "2026-02-23T11:40:42.096Z",
+        "2026-02-23T11:40:42Z",
+        "2026-02-23T11:40:42.096+02:00",
+        "2026-02-23",
+        "2026-02-23Z",
+        "Z",
+        "",
+        "2026-02-23T11Z",
+        "2026-02-23T11:40:42.096ZZ",
+        "2026-02-23Z11:40:42Z",
+        "2026-02-23Z11:40:42",
+        "2026-02-23 11:40:42Z",
+        "2026-02-23T11:40:42.096z",
+        "20260223T114042Z",
+    ]
     rng = random.Random(17)
     texts = list(base) + [None, 5, b"2026-02-23T11:40:42Z"]
     for _ in range(20_000):
@@ -428,14 +591,19 @@ def test_parse_timestamp_equals_rewriting_z_first():
 
 def test_select_without_filters_keeps_everything(dataset):
     out = select(dataset)
-    assert (out.turns, out.tool_results, out.compactions) == (dataset.turns, dataset.tool_results,
-                                                              dataset.compactions)
+    assert (out.turns, out.tool_results, out.compactions) == (dataset.turns, dataset.tool_results, dataset.compactions)
     assert out.turns is not dataset.turns  # a copy, as the filtering path gives
-    everyone = {t.session_id for t in dataset.turns} | {r.session_id for r in dataset.tool_results} | {
-        c.session_id for c in dataset.compactions}
+    everyone = (
+        {t.session_id for t in dataset.turns}
+        | {r.session_id for r in dataset.tool_results}
+        | {c.session_id for c in dataset.compactions}
+    )
     filtered = select(dataset, sessions=everyone)
-    assert (filtered.turns, filtered.tool_results, filtered.compactions) == (out.turns, out.tool_results,
-                                                                             out.compactions)
+    assert (filtered.turns, filtered.tool_results, filtered.compactions) == (
+        out.turns,
+        out.tool_results,
+        out.compactions,
+    )
 
 
 def test_expiries_skip_streams_without_cache_writes(dataset):
@@ -449,8 +617,11 @@ def test_expiries_skip_streams_without_cache_writes(dataset):
     quiet = [sorted(s, key=lambda t: t.ts) for s in streams.values() if not any(t.cache_write for t in s)]
     assert {s[0].agent for s in quiet} >= {"codex", "gemini"}
     for s in quiet:  # the loop's own test, turn by turn: every pair is passed over
-        assert all(prev.context < EXPIRY_MIN_CONTEXT or cur.cache_write < EXPIRY_REWRITE_SHARE * prev.context
-                   for prev, cur in zip(s, s[1:], strict=False))
+        assert all(
+            prev.context < EXPIRY_MIN_CONTEXT or cur.cache_write < EXPIRY_REWRITE_SHARE * prev.context
+            for prev, cur in zip(s, s[1:], strict=False)
+        )
     writers = {t.file for t in dataset.turns if t.cache_write}
-    assert find_expiries(dataset.turns, prices) == find_expiries([t for t in dataset.turns if t.file in writers],
-                                                                 prices)
+    assert find_expiries(dataset.turns, prices) == find_expiries(
+        [t for t in dataset.turns if t.file in writers], prices
+    )

@@ -30,10 +30,25 @@ def test_page_renders_in_headless_chromium(tmp_path):
     page = tmp_path / "xray.html"
     page.write_text(render_html(analyze(load_transcripts([FIXTURES]), load_prices({}))), encoding="utf-8")
     res = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-         "--enable-logging=stderr", "--v=0", "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=90)
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert res.returncode == 0, res.stderr[-2000:]
     dom = res.stdout
     rendered = re.search(r'<body[^>]*data-rendered="(\d+)"', dom)
@@ -48,15 +63,39 @@ def test_page_renders_in_headless_chromium(tmp_path):
 
 def _chromium(browser: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0", *args],
-        capture_output=True, text=True, timeout=90)
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
 
 
-TEXT_REPORT_TABLES = ("Cost by kind", "Sessions", "Cost by session size", "By agent", "By project", "By model",
-                      "By day", "Tool output entering the context", "Cache expiries mid-session",
-                      "Compaction simulator")
+TEXT_REPORT_TABLES = (
+    "Cost by kind",
+    "Sessions",
+    "Cost by session size",
+    "By agent",
+    "By project",
+    "By model",
+    "By day",
+    "Tool output entering the context",
+    "Cache expiries mid-session",
+    "Compaction simulator",
+)
 
 
 def test_page_has_every_text_report_table_and_no_title_overflows_at_two_widths(tmp_path):

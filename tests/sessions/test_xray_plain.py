@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 
 def _plain_replay(curve: list[Turn], prices, threshold: int, handoff: int) -> tuple[float, int]:
     """Every turn replayed and priced by `cost_total` (the simulator's method, no shortcut)."""
+
     def price(model, inp=0, out=0, w5=0, w1=0, cr=0):
         p = prices.lookup(model)
         return 0.0 if p is None else p.cost_total(inp, out, w5, w1, cr)
@@ -66,8 +67,9 @@ def _plain_replay(curve: list[Turn], prices, threshold: int, handoff: int) -> tu
         cost += price(t.model, inp, t.output, cw - w1, w1, sim - inp - cw)
         if start + handoff < threshold and sim > threshold and i < len(curve) - 1:
             fresh = start + handoff
-            cost += price(t.model, out=handoff, cr=sim) + price(t.model, w1=fresh if one_hour else 0,
-                                                                w5=0 if one_hour else fresh)
+            cost += price(t.model, out=handoff, cr=sim) + price(
+                t.model, w1=fresh if one_hour else 0, w5=0 if one_hour else fresh
+            )
             comps += 1
             sim = fresh
     return cost, comps
@@ -95,15 +97,28 @@ def _plain_simulate(ds: Dataset, prices, thresholds: list[int], handoff: int) ->
             comps += n
             touched += n > 0
         saving = real_main - cost
-        rows.append({"threshold": th, "compactions": comps, "sessions_compacted": touched,
-                     "cost_usd": round(total - saving, 6), "saving_usd": round(saving, 6) + 0.0,
-                     "saving_share": (round(saving / total, 4) if total else 0.0) + 0.0})
+        rows.append(
+            {
+                "threshold": th,
+                "compactions": comps,
+                "sessions_compacted": touched,
+                "cost_usd": round(total - saving, 6),
+                "saving_usd": round(saving, 6) + 0.0,
+                "saving_share": (round(saving / total, 4) if total else 0.0) + 0.0,
+            }
+        )
     best = max(rows, key=lambda r: r["saving_usd"], default=None)
-    return {"method": METHOD.replace("H output", f"H={handoff} output"), "handoff_tokens": handoff,
-            "sessions": len(curves),
-            "baseline": {"cost_usd": round(total, 6),
-                         "real_compactions": sum(1 for c in ds.compactions if not c.is_subagent)},
-            "thresholds": rows, "best": best["threshold"] if best and best["saving_usd"] > 0 else None}
+    return {
+        "method": METHOD.replace("H output", f"H={handoff} output"),
+        "handoff_tokens": handoff,
+        "sessions": len(curves),
+        "baseline": {
+            "cost_usd": round(total, 6),
+            "real_compactions": sum(1 for c in ds.compactions if not c.is_subagent),
+        },
+        "thresholds": rows,
+        "best": best["threshold"] if best and best["saving_usd"] > 0 else None,
+    }
 
 
 def _plain_groups(turns: list[Turn], costs: list, key) -> dict[str, Acc]:
@@ -135,18 +150,32 @@ def _plain_analyze(ds: Dataset, prices, filters: dict | None = None) -> dict:
         pid, pname = project_of(ds.session_cwd.get(sid))
         comps = [c for c in ds.compactions if c.session_id == sid and not c.is_subagent]
         mine = [e for e in expiries if e.session_id == sid]
-        sessions.append({
-            "session_id": sid, "agent": turns[0].agent, "project": pname, "project_id": pid,
-            "project_dir": ds.session_dir.get(sid, ""), "models": sorted({t.model for t in turns if t.model}),
-            **acc.as_dict(), "cost_share": _share(acc.cost_usd, grand),
-            "first_activity": iso(min(t.ts for t in turns)), "last_activity": iso(max(t.ts for t in turns)),
-            "start_context": curve[0].context, "peak_context": max(t.context for t in curve),
-            "main_turns": len(curve), "subagent_turns": sum(1 for t in turns if t.is_subagent),
-            "compactions": len(comps), "cache_expiries": len(mine), "unpriced_turns": acc.unpriced_turns,
-        })
-        curve_points[sid] = {"points": [[round(t.ts, 3), t.context] for t in curve],
-                             "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
-                             "expiries": [[round(e.ts, 3), e.rewritten] for e in mine if not e.is_subagent]}
+        sessions.append(
+            {
+                "session_id": sid,
+                "agent": turns[0].agent,
+                "project": pname,
+                "project_id": pid,
+                "project_dir": ds.session_dir.get(sid, ""),
+                "models": sorted({t.model for t in turns if t.model}),
+                **acc.as_dict(),
+                "cost_share": _share(acc.cost_usd, grand),
+                "first_activity": iso(min(t.ts for t in turns)),
+                "last_activity": iso(max(t.ts for t in turns)),
+                "start_context": curve[0].context,
+                "peak_context": max(t.context for t in curve),
+                "main_turns": len(curve),
+                "subagent_turns": sum(1 for t in turns if t.is_subagent),
+                "compactions": len(comps),
+                "cache_expiries": len(mine),
+                "unpriced_turns": acc.unpriced_turns,
+            }
+        )
+        curve_points[sid] = {
+            "points": [[round(t.ts, 3), t.context] for t in curve],
+            "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
+            "expiries": [[round(e.ts, 3), e.rewritten] for e in mine if not e.is_subagent],
+        }
     sessions.sort(key=lambda s: (-s["cost_usd"], s["session_id"]))
     project = {s["session_id"]: s["project"] for s in sessions}
     by_day = _rows(_plain_groups(turns_all, costs, lambda t: day_of(t.ts)), "day", grand)
@@ -166,35 +195,70 @@ def _plain_analyze(ds: Dataset, prices, filters: dict | None = None) -> dict:
     for r in ds.tool_results:
         chars[r.tool] += r.chars
     whole = sum(chars.values())
-    tool_rows = sorted(({"tool": n, "calls": calls[n], "chars": chars[n], "est_tokens": int(chars[n] / CHARS_PER_TOKEN),
-                         "share": _share(chars[n], whole)} for n in calls), key=lambda r: (-r["chars"], r["tool"]))
+    tool_rows = sorted(
+        (
+            {
+                "tool": n,
+                "calls": calls[n],
+                "chars": chars[n],
+                "est_tokens": int(chars[n] / CHARS_PER_TOKEN),
+                "share": _share(chars[n], whole),
+            }
+            for n in calls
+        ),
+        key=lambda r: (-r["chars"], r["tool"]),
+    )
     report = {
         "sessions": sessions,
         "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(project.values()))},
-        "by_kind": [{"kind": k, "label": KIND_LABEL[k],
-                     "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
-                                "input": total.input, "output": total.output}[k],
-                     "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS],
+        "by_kind": [
+            {
+                "kind": k,
+                "label": KIND_LABEL[k],
+                "tokens": {
+                    "cache_read": total.cache_read,
+                    "cache_write": total.cache_write,
+                    "input": total.input,
+                    "output": total.output,
+                }[k],
+                "cost_usd": round(total.cost[k], 6),
+                "cost_share": _share(total.cost[k], grand),
+            }
+            for k in KINDS
+        ],
         "by_project": _rows(_plain_groups(turns_all, costs, lambda t: project[t.session_id]), "project", grand),
         "by_model": _rows(_plain_groups(turns_all, costs, lambda t: t.model or "(no model)"), "model", grand),
         "by_agent": _rows(_plain_groups(turns_all, costs, lambda t: t.agent), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(_median([s["start_context"] for s in sessions])) if sessions else 0,
-        "tools": {"method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by "
-                            "id; Gemini CLI's functionResponse output and error; Codex CLI's function_call_output and "
-                            "custom_tool_call_output, matched to its call by call_id; "
-                            f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
-                  "rows": tool_rows, "est_tokens": int(whole / CHARS_PER_TOKEN)},
+        "tools": {
+            "method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by "
+            "id; Gemini CLI's functionResponse output and error; Codex CLI's function_call_output and "
+            "custom_tool_call_output, matched to its call by call_id; "
+            f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
+            "rows": tool_rows,
+            "est_tokens": int(whole / CHARS_PER_TOKEN),
+        },
         "cache_expiries": {
-            "count": len(expiries), "sessions": len({e.session_id for e in expiries}),
+            "count": len(expiries),
+            "sessions": len({e.session_id for e in expiries}),
             "extra_cost_usd": round(sum(e.extra_cost for e in expiries), 6),
-            "events": [{"session_id": e.session_id, "at": iso(e.ts), "gap_minutes": round(e.gap_s / 60, 1),
-                        "ttl_minutes": e.ttl_s // 60, "rewritten_tokens": e.rewritten,
-                        "extra_cost_usd": round(e.extra_cost, 6)} for e in expiries],
+            "events": [
+                {
+                    "session_id": e.session_id,
+                    "at": iso(e.ts),
+                    "gap_minutes": round(e.gap_s / 60, 1),
+                    "ttl_minutes": e.ttl_s // 60,
+                    "rewritten_tokens": e.rewritten,
+                    "extra_cost_usd": round(e.extra_cost, 6),
+                }
+                for e in expiries
+            ],
         },
         "session_size": _size_report(sessions, grand),
         "compactions": {
-            "count": len(main_comps), "sessions": len({c.session_id for c in main_comps}),
+            "count": len(main_comps),
+            "sessions": len({c.session_id for c in main_comps}),
             "auto": sum(c.trigger == "auto" for c in main_comps),
             "manual": sum(c.trigger == "manual" for c in main_comps),
             "median_pre_tokens": int(_median(pre)) if pre else None,
@@ -202,9 +266,14 @@ def _plain_analyze(ds: Dataset, prices, filters: dict | None = None) -> dict:
         },
         "unpriced_models": [{"model": m, "turns": n, "tokens": tok} for m, (n, tok) in sorted(unpriced.items())],
         "prices": prices.describe(),
-        "included": {"files": ds.files, "roots": ds.roots, "filters": filters or {}, "skipped_lines": ds.bad_lines,
-                     "first_activity": min((s["first_activity"] for s in sessions), default=None),
-                     "last_activity": max((s["last_activity"] for s in sessions), default=None)},
+        "included": {
+            "files": ds.files,
+            "roots": ds.roots,
+            "filters": filters or {},
+            "skipped_lines": ds.bad_lines,
+            "first_activity": min((s["first_activity"] for s in sessions), default=None),
+            "last_activity": max((s["last_activity"] for s in sessions), default=None),
+        },
         "curves": curve_points,
         "simulation": _plain_simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF),
     }
@@ -236,9 +305,16 @@ def fixtures() -> Dataset:
 
 
 def _dataset(turns: list[Turn], like: Dataset) -> Dataset:
-    return Dataset(turns=turns, tool_results=list(like.tool_results), compactions=list(like.compactions),
-                   session_cwd=like.session_cwd, session_dir=like.session_dir, files=like.files,
-                   bad_lines=like.bad_lines, roots=like.roots)
+    return Dataset(
+        turns=turns,
+        tool_results=list(like.tool_results),
+        compactions=list(like.compactions),
+        session_cwd=like.session_cwd,
+        session_dir=like.session_dir,
+        files=like.files,
+        bad_lines=like.bad_lines,
+        roots=like.roots,
+    )
 
 
 def test_analyze_equals_the_plain_computation_on_the_fixtures(fixtures):
@@ -248,9 +324,12 @@ def test_analyze_equals_the_plain_computation_on_the_fixtures(fixtures):
 def test_analyze_equals_the_plain_computation_on_shuffled_turns_and_edge_cases(fixtures):
     turns = list(fixtures.turns)
     more = [_copy(t, cache_read=t.cache_read + 250_000) for t in turns[::3]]  # past the long-context tier
-    more += [_copy(turns[0], model="nope-1"), _copy(turns[1], model=None), _copy(turns[2], model="(no model)"),
-             _copy(turns[3], model="nope-1", input=0, output=0, cache_write=0, write_5m=0, write_1h=0,
-                   cache_read=0)]  # unpriced, without a name, named "(no model)", zero tokens
+    more += [
+        _copy(turns[0], model="nope-1"),
+        _copy(turns[1], model=None),
+        _copy(turns[2], model="(no model)"),
+        _copy(turns[3], model="nope-1", input=0, output=0, cache_write=0, write_5m=0, write_1h=0, cache_read=0),
+    ]  # unpriced, without a name, named "(no model)", zero tokens
     more += [_copy(t, session_id="only-subagents", is_subagent=True, sidechain=True) for t in turns[5:12]]
     more += [_copy(t, session_id="backwards", ts=1e9 - i * 3600.0) for i, t in enumerate(turns[20:40])]
     out = turns + more
@@ -263,9 +342,12 @@ def test_analyze_equals_the_plain_computation_on_shuffled_turns_and_edge_cases(f
 
 
 def test_analyze_equals_the_plain_computation_with_overridden_prices(fixtures):
-    prices = load_prices({"gpt-5.3-codex": {"input": 0.0, "output": 0.0, "cache_read": 0.0},  # every rate zero
-                          "claude-opus-4-6": {"input": 7.0, "output": 30.0, "input_above_200k": 9.0,
-                                              "output_above_200k": 40.0}})  # a tier added
+    prices = load_prices(
+        {
+            "gpt-5.3-codex": {"input": 0.0, "output": 0.0, "cache_read": 0.0},  # every rate zero
+            "claude-opus-4-6": {"input": 7.0, "output": 30.0, "input_above_200k": 9.0, "output_above_200k": 40.0},
+        }
+    )  # a tier added
     turns = list(fixtures.turns) + [_copy(t, cache_read=t.cache_read + 300_000) for t in fixtures.turns[::4]]
     random.Random(3).shuffle(turns)
     _same(_dataset(turns, fixtures), prices)
@@ -286,7 +368,8 @@ def test_simulate_on_prepared_curves_equals_the_plain_replay(fixtures):
     for thresholds in ([20_000, 50_000, 100_000], [1_000, 150_000, 250_000, 10_000_000]):
         for handoff in (500, DEFAULT_HANDOFF, 60_000):
             assert json.dumps(simulate(ds, prices, thresholds, handoff)) == json.dumps(
-                _plain_simulate(ds, prices, thresholds, handoff))
+                _plain_simulate(ds, prices, thresholds, handoff)
+            )
 
 
 def _values(n: int, seed: int) -> list[float]:
@@ -335,7 +418,7 @@ def test_the_curves_analyze_prepares_replay_to_the_plain_floats(fixtures, monkey
     assert len(seen["prepared"]) == len(by_session)
     total = 0.0
     for t in ds.turns:
-        total += (c.total if (c := turn_cost(t, prices)) else 0.0)
+        total += c.total if (c := turn_cost(t, prices)) else 0.0
     assert seen["total"] == total
     compacted = 0
     for prep, turns in zip(seen["prepared"], by_session.values(), strict=True):
@@ -374,8 +457,19 @@ def test_day_numbers_by_session_equal_turn_by_turn():
     or past 2**53 seconds is computed turn by turn."""
     from cairn.sessions.xray import _day_numbers, _one_day
 
-    ts = [86_399.5, 86_399.0, 86_400.0, 1_700_000_000.25, 1_700_000_001.0, -0.5, -86_400.0, 1e17, 2.0 ** 53, 5.0,
-          1_700_000_002.0]
+    ts = [
+        86_399.5,
+        86_399.0,
+        86_400.0,
+        1_700_000_000.25,
+        1_700_000_001.0,
+        -0.5,
+        -86_400.0,
+        1e17,
+        2.0**53,
+        5.0,
+        1_700_000_002.0,
+    ]
     positions = [range(0, 2), range(1, 3), [3, 4, 10], [5, 6], [7, 8], [9]]
     days = [_one_day(min(ts[i] for i in p), max(ts[i] for i in p)) for p in positions]
     assert days == [0, None, 19675, None, None, 0]

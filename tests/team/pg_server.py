@@ -54,8 +54,9 @@ def available() -> str | None:
     if bin_dir() is None:
         return "PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql"
     if _drop_root() is None:
-        return (f"running as root without runuser/setpriv or a `{RUN_AS}` user to start PostgreSQL "
-                "as an unprivileged user")
+        return (
+            f"running as root without runuser/setpriv or a `{RUN_AS}` user to start PostgreSQL as an unprivileged user"
+        )
     return None
 
 
@@ -84,19 +85,40 @@ class PgServer:
         if self.prefix:
             shutil.chown(self.data, RUN_AS)
             shutil.chown(pwfile, RUN_AS)
-        self.settings = {"listen_addresses": "127.0.0.1", "unix_socket_directories": str(self.data),
-                         "max_connections": "60", "shared_buffers": "128MB"}
+        self.settings = {
+            "listen_addresses": "127.0.0.1",
+            "unix_socket_directories": str(self.data),
+            "max_connections": "60",
+            "shared_buffers": "128MB",
+        }
         if fast:  # tests: durability is not what they measure
             self.settings.update({"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"})
         self.settings.update(settings or {})
-        self._run("initdb", "-D", str(self.data), "-U", USER, f"--pwfile={pwfile}", "--auth=scram-sha-256",
-                  "-E", "UTF8", "--locale=C", "--no-sync")
+        self._run(
+            "initdb",
+            "-D",
+            str(self.data),
+            "-U",
+            USER,
+            f"--pwfile={pwfile}",
+            "--auth=scram-sha-256",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        )
         pwfile.unlink()
 
     def _run(self, prog: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         assert self.bin is not None
-        return subprocess.run([*self.prefix, str(self.bin / prog), *args], capture_output=True, text=True,
-                              check=check, timeout=120, cwd=self.base)
+        return subprocess.run(
+            [*self.prefix, str(self.bin / prog), *args],
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=120,
+            cwd=self.base,
+        )
 
     @property
     def url(self) -> str:
@@ -107,8 +129,9 @@ class PgServer:
 
     def start(self) -> None:
         opts = " ".join(f"-c {k}={v}" for k, v in self.settings.items()) + f" -p {self.port}"
-        self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.data / "server.log"), "-w", "-t", "60",
-                  "start")
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.data / "server.log"), "-w", "-t", "60", "start"
+        )
 
     def stop(self, mode: str = "fast") -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop", check=False)
@@ -117,8 +140,9 @@ class PgServer:
         """Run SQL through psql (for checks independent of cairn's own code)."""
         assert self.bin is not None
         psql = self.bin / "psql" if (self.bin / "psql").exists() else Path(shutil.which("psql") or "psql")
-        out = subprocess.run([str(psql), self.url, "-At", "-c", sql], capture_output=True, text=True, check=True,
-                             timeout=120)
+        out = subprocess.run(
+            [str(psql), self.url, "-At", "-c", sql], capture_output=True, text=True, check=True, timeout=120
+        )
         return out.stdout.strip()
 
     def close(self) -> None:

@@ -36,9 +36,18 @@ def _json(r) -> dict:
 
 def test_push_is_redacted_idempotent_and_searchable(tmp_path, repo, run_cli, team_db, cairn_home):
     _config(cairn_home, "alice")
-    _ingest(run_cli, tmp_path, repo, sessions=3, turns=6, prefix="a",
-            texts={(0, 0): f"the alembic migration failed with token {SECRET}",
-                   (1, 2): "postgres vacuum is slow on the archive"})
+    _ingest(
+        run_cli,
+        tmp_path,
+        repo,
+        sessions=3,
+        turns=6,
+        prefix="a",
+        texts={
+            (0, 0): f"the alembic migration failed with token {SECRET}",
+            (1, 2): "postgres vacuum is slow on the archive",
+        },
+    )
     first = _json(run_cli("team", "push", "--json", cwd=repo))
     assert first["project"] == "github.com/acme/app" and first["user"] == "alice"
     assert first["inserted"] == first["offered"] == 18 and first["sessions"] == 3
@@ -106,22 +115,29 @@ def test_sessions_search_team_labels_team_hits(tmp_path, repo, run_cli, team_db,
 
 @pytest.mark.parametrize("case", ["password", "port", "database", "garbage"])
 def test_unusable_database_is_one_line_exit_2_without_the_connection_string(
-        case, tmp_path, run_cli, repo, pg_server, monkeypatch, cairn_home):
+    case, tmp_path, run_cli, repo, pg_server, monkeypatch, cairn_home
+):
     from pg_server import free_port
 
     _ingest(run_cli, tmp_path, repo, sessions=1, turns=2, prefix="a")
-    url = {"password": pg_server.url_with(password="not-the-password"),
-           "port": pg_server.url_with(port=free_port()),
-           "database": pg_server.url_with(dbname="no_such_db"),
-           "garbage": "postgresql://[::1"}[case]
+    url = {
+        "password": pg_server.url_with(password="not-the-password"),
+        "port": pg_server.url_with(port=free_port()),
+        "database": pg_server.url_with(dbname="no_such_db"),
+        "garbage": "postgresql://[::1",
+    }[case]
     monkeypatch.setenv("CAIRN_TEAM_DATABASE", url)
     for args in (["team", "status"], ["team", "search", "x"], ["team", "push"]):
         r = run_cli(*args, cwd=repo)
         assert r.returncode == 2, (case, r.stdout, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
         assert "not-the-password" not in r.stderr and pg_server.url not in r.stderr and "cairn:team" not in r.stderr
-    assert {"password": "wrong user or password", "port": "unreachable", "database": "does not exist",
-            "garbage": "not valid"}[case] in r.stderr
+    assert {
+        "password": "wrong user or password",
+        "port": "unreachable",
+        "database": "does not exist",
+        "garbage": "not valid",
+    }[case] in r.stderr
     logs = cairn_home / "logs"
     for f in logs.rglob("*") if logs.exists() else []:
         if f.is_file():
@@ -156,9 +172,11 @@ def test_the_drivers_teardown_notes_stay_off_stderr():
     import sys
 
     pytest.importorskip("psycopg")
-    code = ("import logging\nfrom cairn.team.connect import TeamUnavailable, connect\n"
-            "try:\n    connect('postgresql://u@127.0.0.1:1/db')\nexcept TeamUnavailable:\n    pass\n"
-            "logging.getLogger('psycopg').warning('error ignored terminating <psycopg.Copy [BAD]>: lost')\n")
+    code = (
+        "import logging\nfrom cairn.team.connect import TeamUnavailable, connect\n"
+        "try:\n    connect('postgresql://u@127.0.0.1:1/db')\nexcept TeamUnavailable:\n    pass\n"
+        "logging.getLogger('psycopg').warning('error ignored terminating <psycopg.Copy [BAD]>: lost')\n"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and "error ignored" not in r.stderr, r.stderr
 
@@ -206,7 +224,12 @@ def test_a_newer_schema_is_refused(team_db):
 def test_project_identity_is_the_normalized_remote():
     from cairn.team.identity import normalize_remote
 
-    same = ["git@github.com:Acme/App.git", "https://github.com/Acme/App", "https://user@github.com/Acme/App.git/",
-            "ssh://git@github.com/Acme/App.git", "ssh://git@GitHub.com:22/Acme/App.git"]
+    same = [
+        "git@github.com:Acme/App.git",
+        "https://github.com/Acme/App",
+        "https://user@github.com/Acme/App.git/",
+        "ssh://git@github.com/Acme/App.git",
+        "ssh://git@GitHub.com:22/Acme/App.git",
+    ]
     assert {normalize_remote(u) for u in same} == {"github.com/Acme/App"}
     assert normalize_remote("/srv/git/app.git") == "local/app"

@@ -10,8 +10,12 @@ from team_helpers import make_repo, write_transcripts
 
 
 def _ingest_hook(run_cli, transcript, repo):
-    payload = {"transcript_path": str(transcript), "cwd": str(repo), "hook_event_name": "_ingest",
-               "session_id": "t-00000"}
+    payload = {
+        "transcript_path": str(transcript),
+        "cwd": str(repo),
+        "hook_event_name": "_ingest",
+        "session_id": "t-00000",
+    }
     return run_cli("hook", "_ingest", "--inline", input=json.dumps(payload), cwd=repo)
 
 
@@ -38,7 +42,7 @@ def test_stop_pushes_only_when_configured(tmp_path, run_cli, team_db, cairn_home
 def test_stop_push_failure_is_one_logged_line(tmp_path, run_cli, cairn_home, monkeypatch, pg_server):
     repo = make_repo(tmp_path / "repo")
     folder = write_transcripts(tmp_path / "tx", repo, sessions=1, turns=2, prefix="t")
-    (cairn_home / "config.toml").write_text('[team]\npush_on_stop = true\n')
+    (cairn_home / "config.toml").write_text("[team]\npush_on_stop = true\n")
     monkeypatch.setenv("CAIRN_TEAM_DATABASE", pg_server.url_with(password="hunter2-wrong"))
     r = _ingest_hook(run_cli, folder / "t-00000.jsonl", repo)
     assert r.returncode == 0 and r.stdout.strip() in ("", "{}")

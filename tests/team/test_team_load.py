@@ -22,8 +22,14 @@ def _env(home: Path, url: str) -> dict:
 
 
 def _cairn(*args: str, env: dict, cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "cairn", *args], env=env, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cairn", *args],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _pusher_home(tmp_path: Path, repo: Path, i: int, url: str, sessions: int = SESSIONS, turns: int = TURNS) -> Path:
@@ -31,8 +37,14 @@ def _pusher_home(tmp_path: Path, repo: Path, i: int, url: str, sessions: int = S
     home.mkdir()
     (home / "config.toml").write_text(f'[team]\nuser = "user{i}"\nmachine = "m{i}"\n')
     folder = write_transcripts(tmp_path / f"tx-{i}", repo, sessions=sessions, turns=turns, prefix=f"p{i}", seed=i)
-    r = subprocess.run([sys.executable, "-m", "cairn", "sessions", "ingest", "--no-backup", str(folder)],
-                       env=_env(home, url), cwd=repo, capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "cairn", "sessions", "ingest", "--no-backup", str(folder)],
+        env=_env(home, url),
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     return home
 
@@ -52,7 +64,8 @@ def _counts(url: str) -> tuple[int, int, dict[str, int]]:
 
     with psycopg.connect(url) as con:
         total, distinct = con.execute(
-            "SELECT count(*), count(DISTINCT (session_id, uuid, block)) FROM cairn.turns").fetchone()
+            "SELECT count(*), count(DISTINCT (session_id, uuid, block)) FROM cairn.turns"
+        ).fetchone()
         per_user = dict(con.execute("SELECT user_name, count(*) FROM cairn.turns GROUP BY user_name").fetchall())
     return int(total), int(distinct), per_user
 
@@ -112,8 +125,14 @@ def test_push_killed_mid_way_resumes(tmp_path, team_db):
         time.sleep(0.05)
     partial = _counts(team_db)[0]
     assert 0 < partial < 20_000
-    r = subprocess.run([sys.executable, "-m", "cairn", "team", "push", "--json"], env=_env(home, team_db), cwd=repo,
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "cairn", "team", "push", "--json"],
+        env=_env(home, team_db),
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["inserted"] == 20_000 - partial
     total, distinct, _ = _counts(team_db)
@@ -151,8 +170,14 @@ def test_server_stopped_mid_push_then_the_next_push_completes_it(tmp_path):
         with psycopg.connect(url) as con:
             partial = con.execute("SELECT count(*) FROM cairn.turns").fetchone()[0]
         assert 0 < partial < 40_000
-        r = subprocess.run([sys.executable, "-m", "cairn", "team", "push", "--json"], env=_env(home, url), cwd=repo,
-                           capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [sys.executable, "-m", "cairn", "team", "push", "--json"],
+            env=_env(home, url),
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, r.stderr
         done = json.loads(r.stdout)
         assert done["inserted"] == 40_000 - partial  # it resumes after the last committed batch

@@ -116,19 +116,24 @@ def test_a_member_cannot_forget_or_overwrite_anothers_rows(team):
         assert con.execute(f"DELETE FROM cairn.sessions WHERE owner = '{alice_role}'").rowcount == 0
         assert con.execute("UPDATE cairn.sessions SET title = 'pwned' WHERE user_name = 'alice'").rowcount == 0
         assert con.execute("UPDATE cairn.push_marks SET last_id = 999999999 WHERE user_name = 'alice'").rowcount == 0
-        for stmt in (f"INSERT INTO cairn.sessions (session_id, project, user_name, machine, owner) "
-                     f"VALUES ('x', 'p', 'bob', 'm', '{alice_role}')",
-                     "INSERT INTO cairn.sessions (session_id, project, user_name, machine) VALUES ('y', 'p', 'alice', 'm')",
-                     f"INSERT INTO cairn.members (user_name, owner) VALUES ('carol', '{alice_role}')",
-                     "UPDATE cairn.turns SET body = 'pwned'",
-                     "DELETE FROM cairn.turns",
-                     "DELETE FROM cairn.members"):
+        for stmt in (
+            f"INSERT INTO cairn.sessions (session_id, project, user_name, machine, owner) "
+            f"VALUES ('x', 'p', 'bob', 'm', '{alice_role}')",
+            "INSERT INTO cairn.sessions (session_id, project, user_name, machine) VALUES ('y', 'p', 'alice', 'm')",
+            f"INSERT INTO cairn.members (user_name, owner) VALUES ('carol', '{alice_role}')",
+            "UPDATE cairn.turns SET body = 'pwned'",
+            "DELETE FROM cairn.turns",
+            "DELETE FROM cairn.members",
+        ):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 con.execute(stmt)
 
     with psycopg.connect(team.admin) as con:
-        mine = con.execute("SELECT count(*), count(*) FILTER (WHERE body LIKE '%%original alembic%%') FROM cairn.turns"
-                           " WHERE owner = %s", (alice_role,)).fetchone()
+        mine = con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE body LIKE '%%original alembic%%') FROM cairn.turns"
+            " WHERE owner = %s",
+            (alice_role,),
+        ).fetchone()
         titles = [r[0] for r in con.execute("SELECT title FROM cairn.sessions WHERE owner = %s", (alice_role,))]
     assert mine == (8, 1) and "pwned" not in titles
     assert _json(team.cli("alice", "alice", "team", "push", "--json"))["offered"] == 0  # her mark is hers
@@ -175,19 +180,29 @@ def test_a_version_1_database_upgrades_and_keeps_its_rows(tmp_path, run_cli, tea
 
     with psycopg.connect(team_db) as con:
         con.execute("CREATE SCHEMA cairn")
-        con.execute("CREATE TABLE cairn.schema_version (version integer PRIMARY KEY, "
-                    "applied_at timestamptz NOT NULL DEFAULT now())")
+        con.execute(
+            "CREATE TABLE cairn.schema_version (version integer PRIMARY KEY, "
+            "applied_at timestamptz NOT NULL DEFAULT now())"
+        )
         schema._v1(con)
         con.execute("INSERT INTO cairn.schema_version (version) VALUES (1)")
-        con.execute("INSERT INTO cairn.sessions (session_id, project, user_name, machine, turns)"
-                    " VALUES ('v-00000', 'github.com/acme/app', 'alice', 'box', 2)")
-        con.execute("INSERT INTO cairn.turns (session_id, uuid, block, project, user_name, role, body) VALUES"
-                    " ('v-00000', 'v-00000-u0', 0, 'github.com/acme/app', 'alice', 'user', 'old'),"
-                    " ('v-00000', 'v-00000-u1', 0, 'github.com/acme/app', 'alice', 'assistant', 'old')")
+        con.execute(
+            "INSERT INTO cairn.sessions (session_id, project, user_name, machine, turns)"
+            " VALUES ('v-00000', 'github.com/acme/app', 'alice', 'box', 2)"
+        )
+        con.execute(
+            "INSERT INTO cairn.turns (session_id, uuid, block, project, user_name, role, body) VALUES"
+            " ('v-00000', 'v-00000-u0', 0, 'github.com/acme/app', 'alice', 'user', 'old'),"
+            " ('v-00000', 'v-00000-u1', 0, 'github.com/acme/app', 'alice', 'assistant', 'old')"
+        )
     repo = make_repo(tmp_path / "repo")
     (cairn_home / "config.toml").write_text('[team]\nuser = "alice"\n')
-    assert run_cli("sessions", "ingest", str(write_transcripts(tmp_path / "tx", repo, sessions=1, turns=5,
-                                                                prefix="v"))).returncode == 0
+    assert (
+        run_cli(
+            "sessions", "ingest", str(write_transcripts(tmp_path / "tx", repo, sessions=1, turns=5, prefix="v"))
+        ).returncode
+        == 0
+    )
     pushed = _json(run_cli("team", "push", "--json", cwd=repo))
     assert pushed["offered"] == 5 and pushed["inserted"] == 3
     with psycopg.connect(team_db) as con:
@@ -209,4 +224,6 @@ def test_the_admins_status_grants_a_member_role_the_schema_left_out(team):
     assert r.returncode == 2 and "member of cairn_member" in r.stderr and len(r.stderr.splitlines()) == 1
     _admin_creates_the_schema(team)
     assert _json(team.cli("alice", "alice", "team", "push", "--json"))["inserted"] == 2
-    assert _json(team.cli("alice", "alice", "team", "status", "--json"))["sessions"] == 1  # a member's status grants nothing
+    assert (
+        _json(team.cli("alice", "alice", "team", "status", "--json"))["sessions"] == 1
+    )  # a member's status grants nothing

@@ -19,15 +19,38 @@ def _transcript(folder: Path, cwd: Path, sid: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     base = {"sessionId": sid, "cwd": str(cwd), "gitBranch": f"feat{NUL}x"}
     records = [
-        {**base, "type": "user", "uuid": f"{sid}-u0", "timestamp": "2026-11-02T10:00:00Z",
-         "message": {"role": "user", "content": f"why does env -0 print{NUL}between the vacuum names"}},
-        {**base, "type": "assistant", "uuid": f"{sid}-u1", "timestamp": "2026-11-02T10:00:01Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "text", "text": "reading the file"},
-             {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"file_path": f"/srv/odd{NUL}name.py"}}]}},
-        {**base, "type": "user", "uuid": f"{sid}-u2", "timestamp": "2026-11-02T10:00:02Z",
-         "message": {"role": "user", "content": [
-             {"type": "tool_result", "tool_use_id": "tu1", "content": f"HOME=/root{NUL}PATH=/usr/bin{NUL}"}]}},
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{sid}-u0",
+            "timestamp": "2026-11-02T10:00:00Z",
+            "message": {"role": "user", "content": f"why does env -0 print{NUL}between the vacuum names"},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": f"{sid}-u1",
+            "timestamp": "2026-11-02T10:00:01Z",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "reading the file"},
+                    {"type": "tool_use", "id": "tu1", "name": "Read", "input": {"file_path": f"/srv/odd{NUL}name.py"}},
+                ],
+            },
+        },
+        {
+            **base,
+            "type": "user",
+            "uuid": f"{sid}-u2",
+            "timestamp": "2026-11-02T10:00:02Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "tu1", "content": f"HOME=/root{NUL}PATH=/usr/bin{NUL}"}
+                ],
+            },
+        },
     ]
     (folder / f"{sid}.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
     return folder
@@ -51,11 +74,21 @@ def test_nul_in_every_text_column_is_pushed_and_the_mark_moves(tmp_path, run_cli
     assert again["offered"] == 0  # the mark moved past the NULs
     with psycopg.connect(team_db) as con:
         texts = [v for row in con.execute("SELECT body, tool, arg, user_name FROM cairn.turns") for v in row if v]
-        texts += [v for row in con.execute("SELECT title, git_branch, user_name, machine FROM cairn.sessions")
-                  for v in row if v]
+        texts += [
+            v
+            for row in con.execute("SELECT title, git_branch, user_name, machine FROM cairn.sessions")
+            for v in row
+            if v
+        ]
     joined = "\n".join(texts)
-    for kept in ("print\ufffdbetween", "/srv/odd\ufffdname.py", "PATH=/usr/bin\ufffd", "feat\ufffdx", "al\ufffdice",
-                 "box\ufffdone"):
+    for kept in (
+        "print\ufffdbetween",
+        "/srv/odd\ufffdname.py",
+        "PATH=/usr/bin\ufffd",
+        "feat\ufffdx",
+        "al\ufffdice",
+        "box\ufffdone",
+    ):
         assert kept in joined, kept
     hits = _json(run_cli("team", "search", "vacuum", "names", "--json", cwd=repo))["results"]
     assert [h["session_id"] for h in hits] == ["nul-1"]
@@ -82,7 +115,10 @@ def test_unstorable_text_in_search_pull_and_forget_is_an_answer(tmp_path, run_cl
     finally:
         pg.close()
     # an argument that is not UTF-8 (Python hands it over as a lone surrogate) is one line too
-    for args in (["team", "pull", "nul\udcff"], ["team", "forget", "nul\udcff"],
-                 ["team", "search", "vacuum\udcff", "--user", "b\udcffob"]):
+    for args in (
+        ["team", "pull", "nul\udcff"],
+        ["team", "forget", "nul\udcff"],
+        ["team", "search", "vacuum\udcff", "--user", "b\udcffob"],
+    ):
         r = run_cli(*args, cwd=repo)
         assert r.returncode in (0, 1) and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) <= 1, r

@@ -34,11 +34,26 @@ def reference(text: str) -> str:
 
 
 EDGES = [
-    "", "x", "_", "__", "9", "9abc", "9abc_def 1abc_def abc_def", "12ab34cd", "9_abc _abc", "_9abc",
-    "getHTTPResponse2xx applyCoupon apply_coupon APPLY_COUPON", "caféBar naïve_thing straße_Name",
-    "a\ud800b applyCoupon\udfff_x", "x_y " * 25 + "9x_y " * 3, "HTTPServer\nXMLHttpRequest\tget_url",
-    "tab\tsep_arated\x00null_byte\x7fdel_char", "emoji😀_snake 😀camelCase", "ÀB_cd Ω_omegaX",
-    "1 2 3 4_5 6a_7b 8C_d", "sk-ant-api03_abcDEF 0x1F_ff deadBEEF_cafe",
+    "",
+    "x",
+    "_",
+    "__",
+    "9",
+    "9abc",
+    "9abc_def 1abc_def abc_def",
+    "12ab34cd",
+    "9_abc _abc",
+    "_9abc",
+    "getHTTPResponse2xx applyCoupon apply_coupon APPLY_COUPON",
+    "caféBar naïve_thing straße_Name",
+    "a\ud800b applyCoupon\udfff_x",
+    "x_y " * 25 + "9x_y " * 3,
+    "HTTPServer\nXMLHttpRequest\tget_url",
+    "tab\tsep_arated\x00null_byte\x7fdel_char",
+    "emoji😀_snake 😀camelCase",
+    "ÀB_cd Ω_omegaX",
+    "1 2 3 4_5 6a_7b 8C_d",
+    "sk-ant-api03_abcDEF 0x1F_ff deadBEEF_cafe",
 ]
 
 

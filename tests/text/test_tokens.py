@@ -16,15 +16,18 @@ from cairn.text.tokens import (
 )
 
 
-@pytest.mark.parametrize("token,parts", [
-    ("applyCoupon", ["apply", "coupon"]),
-    ("ApplyCoupon", ["apply", "coupon"]),
-    ("apply_coupon", ["apply", "coupon"]),
-    ("apply-coupon", ["apply", "coupon"]),
-    ("HTTPServerError", ["http", "server", "error"]),
-    ("parseV2", ["parse", "v", "2"]),
-    ("src/cart/cupom.ts", ["src", "cart", "cupom", "ts"]),
-])
+@pytest.mark.parametrize(
+    "token,parts",
+    [
+        ("applyCoupon", ["apply", "coupon"]),
+        ("ApplyCoupon", ["apply", "coupon"]),
+        ("apply_coupon", ["apply", "coupon"]),
+        ("apply-coupon", ["apply", "coupon"]),
+        ("HTTPServerError", ["http", "server", "error"]),
+        ("parseV2", ["parse", "v", "2"]),
+        ("src/cart/cupom.ts", ["src", "cart", "cupom", "ts"]),
+    ],
+)
 def test_split_identifier(token, parts):
     assert split_identifier(token) == parts
 
@@ -46,8 +49,28 @@ def test_name_key_and_path_text():
     assert path_text("src/cart/applyCoupon.ts") == "src cart applycoupon apply coupon ts"
 
 
-@pytest.mark.parametrize("hostile", ['TICKET-123', 'a-b', '"', '*', 'NEAR', 'NEAR(a b)', 'x AND OR NOT y', "col:val",
-                                     '^start', '{a b}', "''", 'a"b', "(((", "-", "\\", "🙂 emoji", ""])
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "TICKET-123",
+        "a-b",
+        '"',
+        "*",
+        "NEAR",
+        "NEAR(a b)",
+        "x AND OR NOT y",
+        "col:val",
+        "^start",
+        "{a b}",
+        "''",
+        'a"b',
+        "(((",
+        "-",
+        "\\",
+        "🙂 emoji",
+        "",
+    ],
+)
 def test_hostile_input_never_breaks_fts(hostile):
     con = sqlite3.connect(":memory:")
     con.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61 remove_diacritics 2')")

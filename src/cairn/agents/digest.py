@@ -17,9 +17,30 @@ from pathlib import Path
 from cairn.agents.hooks.context import relpath
 from cairn.agents.hooks.transcript import EDIT_TOOLS, READ_TOOLS, SEARCH_TOOLS
 
-TRIVIAL_COMMANDS = frozenset({"ls", "pwd", "cat", "echo", "head", "tail", "which", "whoami", "date", "clear", "cd",
-                              "tree", "wc", "env", "true", "git status", "git log", "git diff", "git branch",
-                              "git show"})
+TRIVIAL_COMMANDS = frozenset(
+    {
+        "ls",
+        "pwd",
+        "cat",
+        "echo",
+        "head",
+        "tail",
+        "which",
+        "whoami",
+        "date",
+        "clear",
+        "cd",
+        "tree",
+        "wc",
+        "env",
+        "true",
+        "git status",
+        "git log",
+        "git diff",
+        "git branch",
+        "git show",
+    }
+)
 REMEMBER_TOOL = re.compile(r"^mcp__.*cairn.*__(remember|register)", re.I)
 MAX_REQUESTS, MAX_COMMANDS, MAX_ERRORS, MAX_FILES = 15, 30, 10, 40
 
@@ -54,7 +75,7 @@ def remember_title(command: str) -> str | None:
         return None
     for i, w in enumerate(words[:-1]):
         if w == "remember" and i > 0 and words[i - 1].endswith("cairn"):
-            rest = [x for x in words[i + 1:] if not x.startswith("-")]
+            rest = [x for x in words[i + 1 :] if not x.startswith("-")]
             return rest[0] if rest else "(facts from JSON)"
     return None
 

@@ -41,8 +41,12 @@ class Check:
     data: dict = field(default_factory=dict)
 
     def as_json(self) -> dict:
-        return {"name": self.name, "status": self.status, "detail": self.detail, **({"data": self.data}
-                                                                                    if self.data else {})}
+        return {
+            "name": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            **({"data": self.data} if self.data else {}),
+        }
 
 
 def settings_files(root: Path | None) -> list[Path]:
@@ -100,7 +104,7 @@ def _interpreter_ok(command: str, cache: dict[str, str | None]) -> str | None:
         words = [words[0], *words[2:]]
     if len(words) >= 3 and words[1].endswith(SHELL_HOOK_TAIL):  # the bash prompt hook (agents/hooks/hook.sh)
         if not os.path.isfile(words[1]):
-            return f"cairn is no longer at {words[1][:-len(SHELL_HOOK_TAIL)]} (run `cairn install claude` again)"
+            return f"cairn is no longer at {words[1][: -len(SHELL_HOOK_TAIL)]} (run `cairn install claude` again)"
         words = words[2:]  # then the Python it falls back to, as for the other hooks
         prog = words[0]
         if not (os.path.isfile(prog) and os.access(prog, os.X_OK)):
@@ -176,8 +180,13 @@ def check_hooks(root: Path | None) -> Check:
     if not sources:
         if plugin:
             return Check("hooks", "ok", f"provided by the enabled plugin `{plugin}` (its hooks/hooks.json)")
-        return Check("hooks", "fail", "no cairn hooks in " + ", ".join(map(str, files))
-                     + ": run `cairn install claude` (or install the cairn plugin)")
+        return Check(
+            "hooks",
+            "fail",
+            "no cairn hooks in "
+            + ", ".join(map(str, files))
+            + ": run `cairn install claude` (or install the cairn plugin)",
+        )
     data: dict[str, object] = {"files": where, "events": sorted(sources)}
     cache: dict[str, str | None] = {}
     broken = sorted({why for cmds in sources.values() for c in cmds if (why := _interpreter_ok(c, cache))})
@@ -192,15 +201,18 @@ def check_hooks(root: Path | None) -> Check:
     if twice:
         data["duplicates"] = twice
         origins = sorted({w for ws in twice.values() for w in ws})
-        problems.append(f"registered twice, so each fires twice ({', '.join(sorted(twice))}): "
-                        f"{' and '.join(origins)}; keep one (disable the plugin, or `cairn install claude --undo` "
-                        "with that file's scope)")
+        problems.append(
+            f"registered twice, so each fires twice ({', '.join(sorted(twice))}): "
+            f"{' and '.join(origins)}; keep one (disable the plugin, or `cairn install claude --undo` "
+            "with that file's scope)"
+        )
     if missing:
         problems.append(f"registered in {', '.join(where)}, but not for: {', '.join(missing)}")
     if problems:
         return Check("hooks", "warn", "; ".join(problems), data)
-    return Check("hooks", "ok", f"all {len(HOOK_EVENTS)} events registered in {', '.join(where)}; "
-                 f"{hook_server(sources)}", data)
+    return Check(
+        "hooks", "ok", f"all {len(HOOK_EVENTS)} events registered in {', '.join(where)}; {hook_server(sources)}", data
+    )
 
 
 def hook_server(sources: dict[str, dict[str, str]] | None = None) -> str:
@@ -278,8 +290,9 @@ def check_index(project: Project) -> Check:
     except (sqlite3.Error, UnicodeDecodeError) as exc:
         damaged = str(exc)
     if damaged:
-        return Check("index", "fail", f"the index {path} is damaged ({printable(damaged)[:120]}): "
-                                      "`cairn index` rebuilds it")
+        return Check(
+            "index", "fail", f"the index {path} is damaged ({printable(damaged)[:120]}): `cairn index` rebuilds it"
+        )
     changed = 0
     for rel, size, mtime in rows:
         try:
@@ -292,8 +305,13 @@ def check_index(project: Project) -> Check:
     age = time.time() - path.stat().st_mtime
     data = {"files": len(rows), "changed": changed, "age_seconds": round(age)}
     if changed:
-        return Check("index", "warn", f"{changed} of {len(rows)} indexed files changed on disk since; "
-                                      "the next session start (or `cairn index`) refreshes it", data)
+        return Check(
+            "index",
+            "warn",
+            f"{changed} of {len(rows)} indexed files changed on disk since; "
+            "the next session start (or `cairn index`) refreshes it",
+            data,
+        )
     return Check("index", "ok", f"{len(rows)} files, up to date", data)
 
 
@@ -316,8 +334,12 @@ def check_errors(logs: Path, now: float | None = None) -> Check:
             recent.append(f"{m.group(1)} {m.group(2)}: {m.group(3)}")
     if not recent:
         return Check("hook errors", "ok", "none in the last 24 h")
-    return Check("hook errors", "warn", f"{len(recent)} in the last 24 h (details in {logs / 'hooks.log'}); last: "
-                 + recent[-1], {"recent": recent[-5:]})
+    return Check(
+        "hook errors",
+        "warn",
+        f"{len(recent)} in the last 24 h (details in {logs / 'hooks.log'}); last: " + recent[-1],
+        {"recent": recent[-5:]},
+    )
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -345,9 +367,14 @@ def hook_timings(logs: Path) -> dict[str, dict]:
     for event, recs in sorted(per.items()):
         recs = recs[-RECENT_RUNS:]
         ms = [float(r["ms"]) for r in recs]
-        out[event] = {"runs": len(recs), "p50_ms": round(_pct(ms, 0.5), 1), "p95_ms": round(_pct(ms, 0.95), 1),
-                      "max_ms": round(max(ms), 1), "timeouts": sum(r.get("status") == "timeout" for r in recs),
-                      "errors": sum(r.get("status") == "error" for r in recs)}
+        out[event] = {
+            "runs": len(recs),
+            "p50_ms": round(_pct(ms, 0.5), 1),
+            "p95_ms": round(_pct(ms, 0.95), 1),
+            "max_ms": round(max(ms), 1),
+            "timeouts": sum(r.get("status") == "timeout" for r in recs),
+            "errors": sum(r.get("status") == "error" for r in recs),
+        }
     return out
 
 
@@ -356,10 +383,12 @@ def check_timings(logs: Path) -> Check:
     if not t:
         return Check("hook timings", "ok", "no hook has run yet", {})
     slow = [e for e, v in t.items() if v["timeouts"]]
-    detail = "; ".join(f"{e} p50 {v['p50_ms']:.0f} ms p95 {v['p95_ms']:.0f} ms ({v['runs']} runs)"
-                       for e, v in t.items())
-    return Check("hook timings", "warn" if slow else "ok",
-                 (f"timeouts in {', '.join(slow)}; " if slow else "") + detail, t)
+    detail = "; ".join(
+        f"{e} p50 {v['p50_ms']:.0f} ms p95 {v['p95_ms']:.0f} ms ({v['runs']} runs)" for e, v in t.items()
+    )
+    return Check(
+        "hook timings", "warn" if slow else "ok", (f"timeouts in {', '.join(slow)}; " if slow else "") + detail, t
+    )
 
 
 def check_memory(project: Project) -> Check:
@@ -398,9 +427,11 @@ def check_team(project: Project | None) -> Check | None:
         return Check("team", "warn", f"team database {where(url)}: {type(exc).__name__}")
     finally:
         con.close()
-    detail = (f"{where(url)}: PostgreSQL {version // 10000}.{version % 10000}, schema v{schema}"
-              + ("" if schema == len(MIGRATIONS) else f" (this cairn brings it to v{len(MIGRATIONS)}: `cairn team status` run by the "
-                  "schema's owner)"))
+    detail = f"{where(url)}: PostgreSQL {version // 10000}.{version % 10000}, schema v{schema}" + (
+        ""
+        if schema == len(MIGRATIONS)
+        else f" (this cairn brings it to v{len(MIGRATIONS)}: `cairn team status` run by the schema's owner)"
+    )
     return Check("team", "ok", detail, {"server_version": version, "schema_version": schema})
 
 
@@ -418,8 +449,11 @@ def check_project_config(project: Project) -> Check | None:
         keys = sorted(value) if isinstance(value, dict) else []
         shown = [f"{k} = {_shown_value(k, value[k])}" for k in keys] or ["(entries)"]
         parts.append(f"[{table}] {', '.join(shown)} ({USER_ONLY[table]})")
-    detail = ("the project's .cairn/config.toml suggests settings only you can make, ignored there: "
-              + "; ".join(parts) + f". To accept one, write it in {cairn_home() / 'config.toml'}")
+    detail = (
+        "the project's .cairn/config.toml suggests settings only you can make, ignored there: "
+        + "; ".join(parts)
+        + f". To accept one, write it in {cairn_home() / 'config.toml'}"
+    )
     return Check("project config", "warn", detail, {"suggested": sorted(found)})
 
 
@@ -450,7 +484,14 @@ def run_doctor(project: Project | None) -> list[Check]:
     logs = logs_dir()
     if project is None:
         return [check_hooks(root), check_mcp(root), check_errors(logs), check_timings(logs)]
-    checks = [check_hooks(root), check_mcp(root), check_index(project), check_semantic(project),
-              check_errors(logs), check_timings(logs), check_memory(project)]
+    checks = [
+        check_hooks(root),
+        check_mcp(root),
+        check_index(project),
+        check_semantic(project),
+        check_errors(logs),
+        check_timings(logs),
+        check_memory(project),
+    ]
     extra = [check_project_config(project), check_team(project)]
     return checks + [c for c in extra if c is not None]

@@ -23,8 +23,14 @@ if TYPE_CHECKING:
     from cairn.project import Project
 
 KIND = "handoffs"
-SECTIONS = (("goal", "Goal"), ("where", "Where we are"), ("files", "Files in play"),
-            ("decisions", "Decisions made"), ("next", "Next steps"), ("blockers", "Blockers"))
+SECTIONS = (
+    ("goal", "Goal"),
+    ("where", "Where we are"),
+    ("files", "Files in play"),
+    ("decisions", "Decisions made"),
+    ("next", "Next steps"),
+    ("blockers", "Blockers"),
+)
 _BACKTICKED = re.compile(r"`([^`\s]+\.[A-Za-z0-9]{1,8})`")
 
 
@@ -38,8 +44,14 @@ class Handoff:
     session: str | None = None
 
     def as_json(self) -> dict:
-        return {"path": str(self.path), "created": self.created, "title": self.title, "files": self.files,
-                "session": self.session, "body": self.body}
+        return {
+            "path": str(self.path),
+            "created": self.created,
+            "title": self.title,
+            "files": self.files,
+            "session": self.session,
+            "body": self.body,
+        }
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -80,8 +92,14 @@ def files_of(body: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def save_handoff(project: Project, *, fields: dict[str, str | list[str] | None] | None = None, body: str | None = None,
-                 session: str | None = None, now: float | None = None) -> Handoff:
+def save_handoff(
+    project: Project,
+    *,
+    fields: dict[str, str | list[str] | None] | None = None,
+    body: str | None = None,
+    session: str | None = None,
+    now: float | None = None,
+) -> Handoff:
     """Write a handoff from structured `fields` or a markdown `body` (redacted) and return it."""
     from cairn.redact import redact
 
@@ -122,12 +140,17 @@ def load_handoff(path: Path) -> Handoff | None:
     meta, body = records.parse(text)
     listed = meta.get("files")
     files = listed if isinstance(listed, list) else files_of(body)
-    return Handoff(Path(path), str(meta.get("created") or ""), str(meta.get("title") or _title(body)), body,
-                   [str(f) for f in files], meta.get("session") if isinstance(meta.get("session"), str) else None)
+    return Handoff(
+        Path(path),
+        str(meta.get("created") or ""),
+        str(meta.get("title") or _title(body)),
+        body,
+        [str(f) for f in files],
+        meta.get("session") if isinstance(meta.get("session"), str) else None,
+    )
 
 
-def latest_handoff(project: Project, *, session: str | None = None, since: float | None = None
-                   ) -> Handoff | None:
+def latest_handoff(project: Project, *, session: str | None = None, since: float | None = None) -> Handoff | None:
     """The newest handoff of the project, or None.
 
     With `session` (restoring a session after compaction): that session's newest handoff, else the
@@ -147,7 +170,6 @@ def latest_handoff(project: Project, *, session: str | None = None, since: float
             return found
         if found.session == session:
             return found
-        if (fallback is None and found.session is None
-                and (not since or iso_epoch(found.created) >= since - 1)):
+        if fallback is None and found.session is None and (not since or iso_epoch(found.created) >= since - 1):
             fallback = found
     return fallback

@@ -62,22 +62,27 @@ OTEL_ENV = {  # Claude Code's documented telemetry switches, pointed at `cairn o
 }
 OTEL_HEADERS_ENV = "OTEL_EXPORTER_OTLP_HEADERS"  # the receiver's token (otel/auth.py)
 ENV_KEYS = (WINDOW_ENV, *OTEL_ENV, OTEL_HEADERS_ENV)  # every env key cairn may write, and undo removes
-_OURS = re.compile(r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)|cairn\.agents\.hooks\.client\b.*\shook(?:\s|$)"
-                   r"|/cairn/agents/hooks/hook\.sh[\"']?\s")
+_OURS = re.compile(
+    r"(?:^|[\s/\"'])(?:-m\s+)?cairn[\"']?\s+hook(?:\s|$)|cairn\.agents\.hooks\.client\b.*\shook(?:\s|$)"
+    r"|/cairn/agents/hooks/hook\.sh[\"']?\s"
+)
 
 
 def is_cairn_handler(handler: object) -> bool:
     """A hook handler cairn installed (its command runs `cairn hook ...`, however cairn is found)."""
-    return isinstance(handler, dict) and isinstance(handler.get("command"), str) and bool(
-        _OURS.search(handler["command"]))
+    return (
+        isinstance(handler, dict) and isinstance(handler.get("command"), str) and bool(_OURS.search(handler["command"]))
+    )
 
 
 def portable_hook_command(event: str) -> str:
     """A project hook's command: `cairn hook EVENT` when `cairn` is on PATH (exec keeps its exit code,
     the read guard's 2 included), else nothing: stdin drained, exit 0. POSIX sh only, which is what
     Claude Code runs a hook command with (Git Bash on Windows)."""
-    return (f"command -v {PORTABLE_LAUNCHER} >/dev/null 2>&1 && exec {PORTABLE_LAUNCHER} hook {event}; "
-            "cat >/dev/null 2>&1; exit 0")
+    return (
+        f"command -v {PORTABLE_LAUNCHER} >/dev/null 2>&1 && exec {PORTABLE_LAUNCHER} hook {event}; "
+        "cat >/dev/null 2>&1; exit 0"
+    )
 
 
 def hook_config(launcher: str, *, portable: bool = False, shell: dict[str, str] | None = None) -> dict:
@@ -122,8 +127,7 @@ def shell_hook_commands(python: str | None = None) -> dict[str, str]:
     return {event: f"{head} {event}" for event in EVENTS}
 
 
-def merge_hooks(settings: dict, launcher: str, *, portable: bool = False, shell: dict[str, str] | None = None
-                ) -> dict:
+def merge_hooks(settings: dict, launcher: str, *, portable: bool = False, shell: dict[str, str] | None = None) -> dict:
     """`settings` with cairn's handlers replaced by the current ones; other handlers untouched."""
     out = dict(settings)
     hooks = remove_hooks(out).get("hooks")
@@ -197,8 +201,11 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict:
-        return {"scope": self.scope, "files": [{"path": str(c.path), "changed": c.changed} for c in self.changes],
-                "notes": self.notes}
+        return {
+            "scope": self.scope,
+            "files": [{"path": str(c.path), "changed": c.changed} for c in self.changes],
+            "notes": self.notes,
+        }
 
 
 def _read_json(path: Path) -> tuple[str | None, dict]:
@@ -252,8 +259,10 @@ def compact_window(value: str | None) -> int | None:
         ds = load_transcripts()
         best = simulate(ds, load_prices(), DEFAULT_THRESHOLDS, DEFAULT_HANDOFF)["best"] if ds.turns else None
         if best is None:
-            raise CairnError("--compact-window best: no threshold saves money on your recorded sessions "
-                             "(see `cairn xray simulate`); give a number instead")
+            raise CairnError(
+                "--compact-window best: no threshold saves money on your recorded sessions "
+                "(see `cairn xray simulate`); give a number instead"
+            )
         return min(max(int(best), WINDOW_MIN), WINDOW_MAX)
     from cairn.sessions.simulate import parse_tokens
 
@@ -263,19 +272,32 @@ def compact_window(value: str | None) -> int | None:
     return n
 
 
-def plan_install(scope: str, root: Path | None, *, window: int | None = None, python: str | None = None,
-                 otel: bool = False, dry_run: bool = False) -> Plan:
+def plan_install(
+    scope: str,
+    root: Path | None,
+    *,
+    window: int | None = None,
+    python: str | None = None,
+    otel: bool = False,
+    dry_run: bool = False,
+) -> Plan:
     """What installing would write (nothing is written until `apply`; with `otel`, the receiver's
     token is made now unless `dry_run`)."""
     if otel and scope == "project":
-        raise CairnError("--otel puts this machine's receiver token in the settings, so not in a committed "
-                         "project file: run `cairn install claude --otel` (user scope)")
+        raise CairnError(
+            "--otel puts this machine's receiver token in the settings, so not in a committed "
+            "project file: run `cairn install claude --otel` (user scope)"
+        )
     settings_path, mcp_path = targets(scope, root)
     plan = Plan(scope)
     portable = scope == "project"
     before, settings = _read_json(settings_path)
-    settings = merge_hooks(settings, PORTABLE_LAUNCHER if portable else hook_launcher(python), portable=portable,
-                           shell=None if portable else shell_hook_commands(python))
+    settings = merge_hooks(
+        settings,
+        PORTABLE_LAUNCHER if portable else hook_launcher(python),
+        portable=portable,
+        shell=None if portable else shell_hook_commands(python),
+    )
     if window is not None or otel:
         env = dict(settings.get("env") or {}) if isinstance(settings.get("env"), dict) else {}
         if window is not None:
@@ -290,8 +312,10 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
                 raise CairnError(f"cannot make the receiver's token {token_path()}: {exc.strerror or exc}") from None
             env.update(OTEL_ENV)
             env[OTEL_HEADERS_ENV] = exporter_headers(token or "<made on install>")
-            plan.notes.append(f"telemetry to {OTEL_ENV['OTEL_EXPORTER_OTLP_ENDPOINT']} with the token in "
-                              f"{token_path()}: run `cairn otel serve`")
+            plan.notes.append(
+                f"telemetry to {OTEL_ENV['OTEL_EXPORTER_OTLP_ENDPOINT']} with the token in "
+                f"{token_path()}: run `cairn otel serve`"
+            )
         settings["env"] = env
     plan.changes.append(Change(settings_path, before, _dump(settings), private=otel))
     before, mcp = _read_json(mcp_path)
@@ -301,10 +325,12 @@ def plan_install(scope: str, root: Path | None, *, window: int | None = None, py
     if portable:
         import shutil
 
-        plan.notes.append("project scope: the hooks and the MCP server call `cairn` on PATH (these files are "
-                          "committed, so they hold no path of this machine); each teammate needs `cairn` on PATH, "
-                          "where it is missing the hooks do nothing and `cairn doctor` says so"
-                          + ("" if shutil.which(PORTABLE_LAUNCHER) else " (not on this machine's PATH yet)"))
+        plan.notes.append(
+            "project scope: the hooks and the MCP server call `cairn` on PATH (these files are "
+            "committed, so they hold no path of this machine); each teammate needs `cairn` on PATH, "
+            "where it is missing the hooks do nothing and `cairn doctor` says so"
+            + ("" if shutil.which(PORTABLE_LAUNCHER) else " (not on this machine's PATH yet)")
+        )
     return plan
 
 

@@ -30,7 +30,9 @@ def _rows(con: sqlite3.Connection, types: tuple[str, ...]) -> list[tuple[sqlite3
         rows = con.execute(
             f"SELECT n.id, n.type, n.title, n.data, (SELECT COUNT(*) FROM edges e WHERE e.kind = 'link' AND "
             f"(e.src = n.file_id OR e.dst = n.file_id)) AS links FROM nodes n WHERE n.state = 'active' AND "
-            f"n.origin != 'personal' AND n.type IN ({marks})", types).fetchall()
+            f"n.origin != 'personal' AND n.type IN ({marks})",
+            types,
+        ).fetchall()
     except sqlite3.Error:  # an index without knowledge (older format): no leaf rather than an error
         return []
     for r in rows:
@@ -46,8 +48,16 @@ def _sorted(rows: list[tuple[sqlite3.Row, dict]]) -> list[tuple[sqlite3.Row, dic
     """Most important first (`memory/importance.order`)."""
     from cairn.memory.importance import order
 
-    items = [(r["id"], r["type"], str(d.get("updated") or "") or None, "pinned" in (d.get("tags") or []),
-              int(r["links"] or 0)) for r, d in rows]
+    items = [
+        (
+            r["id"],
+            r["type"],
+            str(d.get("updated") or "") or None,
+            "pinned" in (d.get("tags") or []),
+            int(r["links"] or 0),
+        )
+        for r, d in rows
+    ]
     return [rows[i] for i in order(items)]
 
 

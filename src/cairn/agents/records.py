@@ -113,7 +113,8 @@ def newest(folder: Path | None, pattern: str = "*.md") -> list[Path]:
     if folder is None:
         return []
     try:  # a symlink is never a record: it could point anywhere on the machine
-        return sorted((p for p in folder.glob(pattern) if p.is_file() and not p.is_symlink()),
-                      key=lambda p: p.name, reverse=True)
+        return sorted(
+            (p for p in folder.glob(pattern) if p.is_file() and not p.is_symlink()), key=lambda p: p.name, reverse=True
+        )
     except OSError:
         return []

@@ -73,8 +73,9 @@ def content_terms(text: str) -> list[str]:
     return [t for t in query_terms(text) if len(t) >= 3 and not t.isdigit()]
 
 
-def request_with_items(root: Path | None, prompt: str, files: list[str] | tuple[str, ...]
-                       ) -> tuple[str, list[str], list[dict]]:
+def request_with_items(
+    root: Path | None, prompt: str, files: list[str] | tuple[str, ...]
+) -> tuple[str, list[str], list[dict]]:
     """The request as search sees it when the prompt names tracker items: the prompt plus each
     item's title, the items' words as extra terms, and the items themselves. The prompt hook,
     `cairn search` and MCP `context`/`search` all build their request here ("work on bead
@@ -107,8 +108,14 @@ def expand(root: Path, prompt: str, files: list[str]) -> list[dict]:
         for ref in refs:
             if _matches(rec, ref):
                 text = " ".join(str(rec[k]) for k in TEXT_KEYS if isinstance(rec.get(k), str))
-                found.append({"ref": ref, "id": str(rec["id"]), "title": rec["title"].strip(),
-                              "text": " ".join(text.split())[:TEXT_CHARS]})
+                found.append(
+                    {
+                        "ref": ref,
+                        "id": str(rec["id"]),
+                        "title": rec["title"].strip(),
+                        "text": " ".join(text.split())[:TEXT_CHARS],
+                    }
+                )
                 break
         if len(found) >= MAX_ITEMS:
             break

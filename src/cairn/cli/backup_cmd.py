@@ -28,8 +28,12 @@ replaced with --yes, and a snapshot of it is kept in ~/.cairn/backups before tha
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("backup", help="snapshot the session archive (optionally mirrored, encrypted)",
-                       description=BACKUP_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "backup",
+        help="snapshot the session archive (optionally mirrored, encrypted)",
+        description=BACKUP_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--mirror", metavar="DIR", help="also write a copy into DIR (a synced folder)")
     p.add_argument("--encrypt", action="store_true", help="encrypt the mirror copy with a passphrase")
     p.add_argument("--passphrase-env", metavar="VAR", help="read the passphrase from environment variable VAR")
@@ -37,8 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=db_errors(cmd_backup))
 
-    r = sub.add_parser("restore", help="verify a backup and restore it as the session archive",
-                       description=RESTORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r = sub.add_parser(
+        "restore",
+        help="verify a backup and restore it as the session archive",
+        description=RESTORE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     r.add_argument("file", metavar="FILE", help="a snapshot or mirror copy (.db or .db.enc)")
     r.add_argument("--passphrase-env", metavar="VAR", help="read the passphrase from environment variable VAR")
     r.add_argument("--yes", action="store_true", help="really replace the live archive")

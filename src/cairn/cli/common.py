@@ -48,8 +48,9 @@ def print_json(obj: Any, encoded: dict[str, str] | None = None) -> None:
     if not encoded or type(obj) is not dict or not all(type(k) is str for k in obj):
         sys.stdout.write(json_text(obj) + "\n")
         return
-    sys.stdout.write("{" + ",".join(f"{json_text(k)}:{encoded[k] if k in encoded else json_text(v)}"
-                                    for k, v in obj.items()) + "}\n")
+    sys.stdout.write(
+        "{" + ",".join(f"{json_text(k)}:{encoded[k] if k in encoded else json_text(v)}" for k, v in obj.items()) + "}\n"
+    )
 
 
 def resolve(args: argparse.Namespace, *, need_root: bool = True) -> Project:

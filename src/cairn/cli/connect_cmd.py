@@ -13,18 +13,26 @@ from cairn.cli.common import add_json, add_root, print_json
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "connect", help="register cairn's MCP server (and usage notes, hooks) with another coding agent",
+        "connect",
+        help="register cairn's MCP server (and usage notes, hooks) with another coding agent",
         description="Register `cairn serve` in AGENT's MCP config, write cairn's usage block into the "
         "instruction file it reads (between <!-- cairn:agent:start/end --> markers), and enable hooks where "
         "the agent has them. Files are backed up under CAIRN_HOME/connect/ first; re-running changes nothing; "
         "--undo, run in the same project, restores them byte for byte. Formats that are risky to edit (YAML, "
-        "JSON with comments, unverified layouts) are printed for you to paste.")
-    p.add_argument("agent", nargs="?", help="codex, gemini, cursor, vscode, windsurf, cline, opencode, continue, "
-                   "goose, zed or claude-desktop")
+        "JSON with comments, unverified layouts) are printed for you to paste.",
+    )
+    p.add_argument(
+        "agent",
+        nargs="?",
+        help="codex, gemini, cursor, vscode, windsurf, cline, opencode, continue, goose, zed or claude-desktop",
+    )
     p.add_argument("--list", action="store_true", help="show every agent and what is automatic for it")
     p.add_argument("--dry-run", action="store_true", help="print what would change, write nothing")
-    p.add_argument("--undo", action="store_true",
-                   help="restore the files cairn changed for AGENT in this project (and AGENT's shared files)")
+    p.add_argument(
+        "--undo",
+        action="store_true",
+        help="restore the files cairn changed for AGENT in this project (and AGENT's shared files)",
+    )
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_connect)
@@ -56,11 +64,25 @@ def cmd_connect(args: argparse.Namespace) -> int:
     steps = plan(agent, root)
     done = [] if args.dry_run else apply(agent, steps, root)
     if args.json:
-        print_json({"agent": agent.name, "project": str(project.root), "dry_run": args.dry_run, "done": done,
-                    "steps": [{"role": s.target.role, "format": s.target.fmt, "path": str(s.path),
-                               "action": s.action, "reason": s.reason,
-                               **({"paste": s.text} if s.action == "print" or args.dry_run else {})}
-                              for s in steps]})
+        print_json(
+            {
+                "agent": agent.name,
+                "project": str(project.root),
+                "dry_run": args.dry_run,
+                "done": done,
+                "steps": [
+                    {
+                        "role": s.target.role,
+                        "format": s.target.fmt,
+                        "path": str(s.path),
+                        "action": s.action,
+                        "reason": s.reason,
+                        **({"paste": s.text} if s.action == "print" or args.dry_run else {}),
+                    }
+                    for s in steps
+                ],
+            }
+        )
         return 0
     print(f"{agent.title}: project {project.root}")
     for s in steps:

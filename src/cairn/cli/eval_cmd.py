@@ -12,9 +12,12 @@ from cairn.cli.common import add_json, add_root, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="measure search on cases mined from git history",
-                       description="Mine cases from the repository's history (commit subject -> files it "
-                       "modified) and measure cairn's search against them, beside a flat BM25 baseline.")
+    p = sub.add_parser(
+        "eval",
+        help="measure search on cases mined from git history",
+        description="Mine cases from the repository's history (commit subject -> files it "
+        "modified) and measure cairn's search against them, beside a flat BM25 baseline.",
+    )
     esub = p.add_subparsers(dest="action", metavar="ACTION")
     c = esub.add_parser("cases", help="mine cases from recent commits into a JSONL file")
     add_root(c)
@@ -29,28 +32,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_root(r)
     r.add_argument("--cache", help="where trees and their indexes are kept (default: CAIRN_HOME/eval)")
     r.add_argument("--no-baseline", action="store_true", help="skip the flat BM25 baseline")
-    r.add_argument("--conversational", action="store_true",
-                   help="wrap each query in everyday chatter, as real requests to an agent are")
+    r.add_argument(
+        "--conversational",
+        action="store_true",
+        help="wrap each query in everyday chatter, as real requests to an agent are",
+    )
     r.add_argument("-v", "--verbose", action="store_true", help="print each case's top results")
     add_json(r)
     r.set_defaults(func=cmd_run)
-    pr = esub.add_parser("prune", help="delete the trees and indexes `eval run` materialized",
-                         description="`cairn eval run` extracts the tree before each case's commit and indexes "
-                         "it, under --cache (default CAIRN_HOME/eval), and keeps them for the next run. This "
-                         "deletes them (the next run extracts again).")
+    pr = esub.add_parser(
+        "prune",
+        help="delete the trees and indexes `eval run` materialized",
+        description="`cairn eval run` extracts the tree before each case's commit and indexes "
+        "it, under --cache (default CAIRN_HOME/eval), and keeps them for the next run. This "
+        "deletes them (the next run extracts again).",
+    )
     pr.add_argument("--cache", help="the cache `eval run` used (default: CAIRN_HOME/eval)")
     add_json(pr)
     pr.set_defaults(func=cmd_prune)
-    s = esub.add_parser("sessions", help="replay your archived sessions prompt by prompt: files@5, novel@5",
-                        description="Replay this project's archived agent sessions (cairn sessions ingest) prompt "
-                        "by prompt, each with the session so far, and measure whether cairn finds the files the "
-                        "agent then read or edited: files@5, and novel@5 (only files the session had not touched "
-                        "yet). Flat BM25 and a session-recency baseline are shown beside it. Searches the index "
-                        "as it is now.")
+    s = esub.add_parser(
+        "sessions",
+        help="replay your archived sessions prompt by prompt: files@5, novel@5",
+        description="Replay this project's archived agent sessions (cairn sessions ingest) prompt "
+        "by prompt, each with the session so far, and measure whether cairn finds the files the "
+        "agent then read or edited: files@5, and novel@5 (only files the session had not touched "
+        "yet). Flat BM25 and a session-recency baseline are shown beside it. Searches the index "
+        "as it is now.",
+    )
     add_root(s)
     s.add_argument("--max-sessions", type=int, default=200, help="newest sessions to replay (default 200)")
-    s.add_argument("--no-history", action="store_true",
-                   help="do not replay cairn again with each session's past (the sessions before it)")
+    s.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not replay cairn again with each session's past (the sessions before it)",
+    )
     add_json(s)
     s.set_defaults(func=cmd_sessions)
 
@@ -81,8 +96,10 @@ def cmd_cases(args: argparse.Namespace) -> int:
     if len(cases) < args.limit and skipped:
         print("commits without a case: " + "; ".join(f"{n} {why}" for why, n in skipped.most_common()))
     if not cases:
-        print("a case is a commit whose subject describes a change to 1-4 existing source files; "
-              "try --scan with more commits, or a repository with more history")
+        print(
+            "a case is a commit whose subject describes a change to 1-4 existing source files; "
+            "try --scan with more commits, or a repository with more history"
+        )
     return 0
 
 
@@ -135,8 +152,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not args.json and sys.stderr.isatty():
             print(f"\r{done[0]}/{len(cases)} cases", end="", file=sys.stderr)
 
-    report = run_cases(cases, repo, cache, baseline=not args.no_baseline, conversational=args.conversational,
-                       progress=tick)
+    report = run_cases(
+        cases, repo, cache, baseline=not args.no_baseline, conversational=args.conversational, progress=tick
+    )
     if args.json:
         print_json(report)
         return 0
@@ -148,8 +166,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(f"{report['cases']} cases on {report['snapshots']} snapshots, index {report['index_seconds']}s per snapshot")
     print(f"{'system':<12} {'files@5':>8} {'files@10':>9} {'hit@1':>6} {'MRR@10':>7} {'ms/query':>9}")
     for name, m in report["systems"].items():
-        print(f"{name:<12} {m['files@5']:>8.3f} {m['files@10']:>9.3f} {m['hit@1']:>6.3f} {m['mrr@10']:>7.3f} "
-              f"{m['ms/query']:>9.1f}")
+        print(
+            f"{name:<12} {m['files@5']:>8.3f} {m['files@10']:>9.3f} {m['hit@1']:>6.3f} {m['mrr@10']:>7.3f} "
+            f"{m['ms/query']:>9.1f}"
+        )
     return 0
 
 
@@ -178,13 +198,16 @@ def cmd_sessions(args: argparse.Namespace) -> int:
         history = None if args.no_history else History(Path(scratch), to_repo)
         try:
             try:
-                cases = archived_cases(archive, project.id, to_repo, max_sessions=max(1, args.max_sessions),
-                                       history=history)
+                cases = archived_cases(
+                    archive, project.id, to_repo, max_sessions=max(1, args.max_sessions), history=history
+                )
             finally:
                 archive.close()
             if not cases:
-                raise CairnError(f"no replayable prompts for {project.name}: the archive holds no session of this "
-                                 "project with a prompt followed by a file read or edit")
+                raise CairnError(
+                    f"no replayable prompts for {project.name}: the archive holds no session of this "
+                    "project with a prompt followed by a file read or edit"
+                )
             index_project(project)
             con = open_index(project)
             try:
@@ -198,15 +221,20 @@ def cmd_sessions(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"project": project.name, "cases": len(cases), "systems": report, "history_gain": gain})
         return 0
-    print(f"{project.name}: {len(cases)} prompts from {len({c.session_id for c in cases})} sessions "
-          "(searched on the index as it is now)")
+    print(
+        f"{project.name}: {len(cases)} prompts from {len({c.session_id for c in cases})} sessions "
+        "(searched on the index as it is now)"
+    )
     print(f"{'system':<16} {'files@5':>8} {'novel@5':>8}")
     for name, m in report.items():
         nov = "-" if m["novel@5"] is None else f"{m['novel@5']:.3f}"
         print(f"{name:<16} {m['files@5']:>8.3f} {nov:>8}")
     if gain is not None:
-        print(f"the gain history brings ({WITH_HISTORY}: each session with the sessions before it): "
-              f"files@5 {gain['files@5']:+.3f}, novel@5 " + ("-" if gain["novel@5"] is None else f"{gain['novel@5']:+.3f}"))
+        print(
+            f"the gain history brings ({WITH_HISTORY}: each session with the sessions before it): "
+            f"files@5 {gain['files@5']:+.3f}, novel@5 "
+            + ("-" if gain["novel@5"] is None else f"{gain['novel@5']:+.3f}")
+        )
     return 0
 
 

@@ -9,13 +9,15 @@ from cairn.cli.common import add_json, add_root, print_json, resolve
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "graph", help="write the project's graph as one self-contained interactive HTML page",
+        "graph",
+        help="write the project's graph as one self-contained interactive HTML page",
         description="Files grouped by module and sized by PageRank; import, reference, cites, link and "
         "changes-with edges; knowledge notes coloured by status (live, stale, superseded, done). Search box, "
         "filters by kind and module, focus on one file's neighbourhood; clicking a node shows what "
         "`cairn explain` says about it. Big repositories open at module level. Nothing is loaded from the network.",
         epilog="example:\n  cairn graph --html graph.html && xdg-open graph.html",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--html", metavar="FILE", required=True, help="where to write the page")
     p.add_argument("--no-refresh", action="store_true", help="draw the index as it is (skip the refresh)")
     add_root(p)
@@ -36,6 +38,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
         print_json(info)
     else:
         edges = ", ".join(f"{n} {k}" for k, n in info["edges"].items() if n)
-        print(f"wrote {info['html']}: {info['files']} files in {info['modules']} modules, {info['notes']} notes, "
-              f"edges: {edges or 'none'}; opens at {'module' if info['starts_at'] == 'modules' else 'file'} level")
+        print(
+            f"wrote {info['html']}: {info['files']} files in {info['modules']} modules, {info['notes']} notes, "
+            f"edges: {edges or 'none'}; opens at {'module' if info['starts_at'] == 'modules' else 'file'} level"
+        )
     return 0

@@ -14,11 +14,14 @@ if TYPE_CHECKING:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("index", help="scan and parse the project into its index (incremental)",
-                       description="Scan the project (git-tracked and not-ignored files), parse them with "
-                       "tree-sitter and update the index under CAIRN_HOME. A second run with no change "
-                       "only stats files. Nothing is written into the repository unless it has a .cairn/ "
-                       "folder (see `cairn init`), where the maps are refreshed.")
+    p = sub.add_parser(
+        "index",
+        help="scan and parse the project into its index (incremental)",
+        description="Scan the project (git-tracked and not-ignored files), parse them with "
+        "tree-sitter and update the index under CAIRN_HOME. A second run with no change "
+        "only stats files. Nothing is written into the repository unless it has a .cairn/ "
+        "folder (see `cairn init`), where the maps are refreshed.",
+    )
     add_root(p)
     add_json(p)
     p.add_argument("--full", action="store_true", help="re-parse every file, ignoring the stat cache")
@@ -26,17 +29,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_index)
 
-    p = sub.add_parser("init", help="opt this project in: create .cairn/ (committed memory and maps)",
-                       description="Create <root>/.cairn/ with its own .gitignore, index the project and write "
-                       ".cairn/map.md and .cairn/modules/*.md (generated on each machine, ignored by git so "
-                       "parallel branches never conflict on them). Without .cairn/, cairn never writes into the repo.")
+    p = sub.add_parser(
+        "init",
+        help="opt this project in: create .cairn/ (committed memory and maps)",
+        description="Create <root>/.cairn/ with its own .gitignore, index the project and write "
+        ".cairn/map.md and .cairn/modules/*.md (generated on each machine, ignored by git so "
+        "parallel branches never conflict on them). Without .cairn/, cairn never writes into the repo.",
+    )
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("summary", help="set or show the curated summary of the map or of a module",
-                       description="A summary written by a person or an agent; kept across re-indexing and "
-                       "shown at the top of the map (or of the module page).")
+    p = sub.add_parser(
+        "summary",
+        help="set or show the curated summary of the map or of a module",
+        description="A summary written by a person or an agent; kept across re-indexing and "
+        "shown at the top of the map (or of the module page).",
+    )
     ssub = p.add_subparsers(dest="action", metavar="ACTION")
     s = ssub.add_parser("set", help="set the summary (TEXT, or '-' to read stdin; empty removes it)")
     s.add_argument("text", help="the summary text, or - for stdin")
@@ -70,8 +79,16 @@ def run_index(project: Project, *, quiet: bool, full: bool = False, workers: int
     )
 
     start = time.monotonic()
-    with Progress(TextColumn("indexing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), transient=True) as bar:
+    with Progress(
+        TextColumn("indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        transient=True,
+    ) as bar:
         task = bar.add_task("index", total=None, rate="")
 
         def progress(done: int, total: int) -> None:
@@ -85,8 +102,10 @@ def summary_line(stats: IndexStats) -> str:
     langs = ", ".join(f"{k} {v}" for k, v in list(stats.languages.items())[:5])
     skipped = sum(stats.skipped.values())
     headings = f" (and {stats.headings} markdown headings)" if stats.headings else ""  # the map's count is symbols'
-    line = (f"indexed {stats.files} files ({langs}), {stats.symbols} symbols{headings}, {stats.edges} edges; "
-            f"{stats.changed} changed, {stats.deleted} removed, {skipped} skipped in {stats.seconds:.2f}s")
+    line = (
+        f"indexed {stats.files} files ({langs}), {stats.symbols} symbols{headings}, {stats.edges} edges; "
+        f"{stats.changed} changed, {stats.deleted} removed, {skipped} skipped in {stats.seconds:.2f}s"
+    )
     if stats.parse_errors:
         by_lang = ", ".join(f"{k} {v}" for k, v in list(stats.parse_failures.items())[:5])
         line += f"; {stats.parse_errors} indexed as text after a parser failure ({by_lang})"
@@ -144,8 +163,16 @@ def cmd_init(args: argparse.Namespace) -> int:
     stats = run_index(project, quiet=args.json)
     maps = stats.maps_written or _refresh_maps(project)
     if args.json:
-        print_json({"project": project.id, "root": str(project.root), "created": created,
-                    "memory_dir": str(base), **stats.as_dict(), "maps_written": maps})
+        print_json(
+            {
+                "project": project.id,
+                "root": str(project.root),
+                "created": created,
+                "memory_dir": str(base),
+                **stats.as_dict(),
+                "maps_written": maps,
+            }
+        )
     else:
         print(f"{'created' if created else 'kept'} {base}")
         print(summary_line(stats))
@@ -190,5 +217,5 @@ def cmd_summary_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"module": module, "summary": text})
     else:
-        print(text or "(no summary yet: `cairn summary set \"...\"`)")
+        print(text or '(no summary yet: `cairn summary set "..."`)')
     return 0

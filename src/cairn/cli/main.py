@@ -62,9 +62,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     from cairn.cli.common import FreeTextParser
 
-    parser = FreeTextParser(
-        prog="cairn", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = FreeTextParser(prog="cairn", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"cairn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     only = MODULE_OF.get(command or "")
@@ -220,8 +218,9 @@ def _run(argv: list[str]) -> int:
 
 def _error(argv: list[str], message: str, code: int) -> None:
     """One line on stderr; with --json also a JSON object on stdout, where the program reads."""
-    print(f"cairn: error: {message}" if not message.startswith("internal error") else f"cairn: {message}",
-          file=sys.stderr)
+    print(
+        f"cairn: error: {message}" if not message.startswith("internal error") else f"cairn: {message}", file=sys.stderr
+    )
     if "--json" in argv:
         import json
 

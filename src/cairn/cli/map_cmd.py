@@ -8,10 +8,13 @@ from cairn.cli.common import add_json, add_root, print_json, resolve
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("map", help="print the project map (level 0) or one module's page (level 1)",
-                       description="Level 0: a ~500-token overview (modules, central files, entry points). "
-                       "With MODULE: that module's files, key symbols and links. Refreshes a stale index first; "
-                       "in a project with .cairn/ the maps are also written there.")
+    p = sub.add_parser(
+        "map",
+        help="print the project map (level 0) or one module's page (level 1)",
+        description="Level 0: a ~500-token overview (modules, central files, entry points). "
+        "With MODULE: that module's files, key symbols and links. Refreshes a stale index first; "
+        "in a project with .cairn/ the maps are also written there.",
+    )
     p.add_argument("module", nargs="?", help="a module name, e.g. src/cairn/codemap (or a unique suffix)")
     p.add_argument("--budget", type=int, default=500, help="token budget of the level-0 map (default 500)")
     add_root(p)

@@ -20,54 +20,97 @@ NODE_TYPES = ("decision", "bug", "gotcha", "concept", "howto", "preference", "ta
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "remember", help="record a decision, bug, gotcha, concept... in the project's knowledge graph",
+        "remember",
+        help="record a decision, bug, gotcha, concept... in the project's knowledge graph",
         description="Write one fact as a markdown node in .cairn/knowledge/ (or the personal vault). A fact "
         "that duplicates a live node of the same type merges into it; --supersedes marks the old node "
         "superseded. Without TITLE and with --json, reads one JSON object or a list from stdin: "
         '{"type", "title", "body", "files": [...], "symbols": [...], "links": [{"rel", "target"}], '
-        '"supersedes": "<id or title>", "tags": [...]}.')
+        '"supersedes": "<id or title>", "tags": [...]}.',
+    )
     p.add_argument("title", nargs="?", help="the fact's title (omit with --json to read facts from stdin)")
     p.add_argument("--type", "-t", default="note", choices=NODE_TYPES, help="node type (default note)")
     p.add_argument("--body", "-b", default="", help="the fact itself, markdown ('-' reads it from stdin)")
-    p.add_argument("--file", dest="files", action="append", default=[], metavar="PATH",
-                   help="a file this is about (repeatable); its content hash is kept to detect staleness")
-    p.add_argument("--symbol", dest="symbols", action="append", default=[], metavar="NAME",
-                   help="a symbol this is about (repeatable)")
-    p.add_argument("--link", dest="links", action="append", default=[], metavar="REL:TARGET",
-                   help="typed link to another node by id or title, e.g. caused-by:'Checkout retry' (repeatable)")
+    p.add_argument(
+        "--file",
+        dest="files",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file this is about (repeatable); its content hash is kept to detect staleness",
+    )
+    p.add_argument(
+        "--symbol",
+        dest="symbols",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a symbol this is about (repeatable)",
+    )
+    p.add_argument(
+        "--link",
+        dest="links",
+        action="append",
+        default=[],
+        metavar="REL:TARGET",
+        help="typed link to another node by id or title, e.g. caused-by:'Checkout retry' (repeatable)",
+    )
     p.add_argument("--supersedes", metavar="ID|TITLE", help="the node this one replaces (kept, marked superseded)")
-    p.add_argument("--tag", dest="tags", action="append", default=[], metavar="TAG",
-                   help="a tag (repeatable); `pinned` puts the node first in memory-md")
+    p.add_argument(
+        "--tag",
+        dest="tags",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="a tag (repeatable); `pinned` puts the node first in memory-md",
+    )
     p.add_argument("--personal", action="store_true", help="write to the personal vault (applies to every project)")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_remember)
 
-    p = sub.add_parser("read", help="print one knowledge node with its links resolved",
-                       description="Print a node by id or title: status, what superseded it, cited files "
-                       "marked (changed since this note: PATH) when their content changed, body, links.")
+    p = sub.add_parser(
+        "read",
+        help="print one knowledge node with its links resolved",
+        description="Print a node by id or title: status, what superseded it, cited files "
+        "marked (changed since this note: PATH) when their content changed, body, links.",
+    )
     p.add_argument("ref", metavar="ID", help="node id, title or unique id prefix")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_read)
 
-    p = sub.add_parser("memory-md", help="write the top knowledge into CLAUDE.md / MEMORY.md (marked block)",
-                       description="Write a byte-budgeted block between <!-- cairn:memory:start --> and "
-                       "<!-- cairn:memory:end -->: pinned then highest-value live nodes, one line each. "
-                       "Re-running replaces only that block; the file is backed up before the first edit.")
-    p.add_argument("--file", metavar="PATH", help="target file inside the project: an agent instruction file "
-                   "(CLAUDE.md, AGENTS.md, MEMORY.md, GEMINI.md, ...; default: CLAUDE.md, or MEMORY.md if only "
-                   "that exists)")
-    p.add_argument("--force", action="store_true", help="write the --file given whatever its name; it must still be inside the project")
+    p = sub.add_parser(
+        "memory-md",
+        help="write the top knowledge into CLAUDE.md / MEMORY.md (marked block)",
+        description="Write a byte-budgeted block between <!-- cairn:memory:start --> and "
+        "<!-- cairn:memory:end -->: pinned then highest-value live nodes, one line each. "
+        "Re-running replaces only that block; the file is backed up before the first edit.",
+    )
+    p.add_argument(
+        "--file",
+        metavar="PATH",
+        help="target file inside the project: an agent instruction file "
+        "(CLAUDE.md, AGENTS.md, MEMORY.md, GEMINI.md, ...; default: CLAUDE.md, or MEMORY.md if only "
+        "that exists)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write the --file given whatever its name; it must still be inside the project",
+    )
     p.add_argument("--bytes", type=int, default=6000, metavar="N", help="byte budget of the block (default 6000)")
     p.add_argument("--lines", type=int, default=60, metavar="N", help="line budget of the block (default 60)")
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_memory_md)
 
-    memory = sub.add_parser("memory", help="list or check the knowledge graph",
-                       description="`cairn memory list` lists nodes; `cairn memory doctor` reports stale and "
-                       "orphaned nodes, broken links and malformed files.")
+    memory = sub.add_parser(
+        "memory",
+        help="list or check the knowledge graph",
+        description="`cairn memory list` lists nodes; `cairn memory doctor` reports stale and "
+        "orphaned nodes, broken links and malformed files.",
+    )
     msub = memory.add_subparsers(dest="memory_command", metavar="SUBCOMMAND")
     lp = msub.add_parser("list", help="list knowledge nodes")
     lp.add_argument("--type", choices=NODE_TYPES, help="only this type")
@@ -101,13 +144,24 @@ def _facts(args: argparse.Namespace) -> list[Fact]:
 
     if args.title is None:
         if not args.json:
-            raise CairnError('give a TITLE (cairn remember "TITLE" --type gotcha --body ...) '
-                             "or pass --json and the facts on stdin")
+            raise CairnError(
+                'give a TITLE (cairn remember "TITLE" --type gotcha --body ...) or pass --json and the facts on stdin'
+            )
         facts = facts_from_json(_read_stdin_json())
     else:
         body = sys.stdin.read() if args.body == "-" else args.body
-        facts = [Fact(title=args.title, type=args.type, body=body, files=args.files, symbols=args.symbols,
-                      links=[parse_link(s) for s in args.links], supersedes=args.supersedes, tags=args.tags)]
+        facts = [
+            Fact(
+                title=args.title,
+                type=args.type,
+                body=body,
+                files=args.files,
+                symbols=args.symbols,
+                links=[parse_link(s) for s in args.links],
+                supersedes=args.supersedes,
+                tags=args.tags,
+            )
+        ]
     if args.personal:
         for fact in facts:
             fact.personal = True
@@ -158,8 +212,9 @@ def cmd_memory_md(args: argparse.Namespace) -> int:
     stale_ids = set(node_stale_files(project, [n for n in nodes if n.is_live]))
     if args.force and not args.file:
         raise CairnError("--force needs an explicit --file PATH")
-    res = write_memory_md(project, nodes, args.file, max_bytes=args.bytes, max_lines=args.lines,
-                          stale_ids=stale_ids, force=args.force)
+    res = write_memory_md(
+        project, nodes, args.file, max_bytes=args.bytes, max_lines=args.lines, stale_ids=stale_ids, force=args.force
+    )
     if args.json:
         print_json(res.to_dict())
     else:
@@ -175,11 +230,16 @@ def cmd_memory_list(args: argparse.Namespace) -> int:
 
     project = resolve(args, need_root=False)
     kn = load_knowledge_with_problems(project)
-    nodes = [n for n in kn.nodes
-             if (not args.type or n.type == args.type)
-             and (not args.status or args.status in (n.status, n.state))
-             and (not args.origin or n.origin == args.origin)]
-    nodes.sort(key=lambda n: (("project", "adr", "personal").index(n.origin), n.state != "active", n.type, n.title.lower()))
+    nodes = [
+        n
+        for n in kn.nodes
+        if (not args.type or n.type == args.type)
+        and (not args.status or args.status in (n.status, n.state))
+        and (not args.origin or n.origin == args.origin)
+    ]
+    nodes.sort(
+        key=lambda n: (("project", "adr", "personal").index(n.origin), n.state != "active", n.type, n.title.lower())
+    )
     if args.json:
         print_json({"nodes": [node_summary(n) for n in nodes], "problems": [p.to_dict() for p in kn.problems]})
         return 0

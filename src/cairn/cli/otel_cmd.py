@@ -18,8 +18,12 @@ serve in CAIRN_HOME/otel/token, 0600; `cairn install claude --otel` gives it to 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("otel", help="receive Claude Code's OpenTelemetry usage locally (`cairn otel serve`)",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "otel",
+        help="receive Claude Code's OpenTelemetry usage locally (`cairn otel serve`)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     s = p.add_subparsers(dest="otel_cmd", metavar="SUBCOMMAND")
     s.required = True
     serve = s.add_parser("serve", help="run the OTLP/HTTP receiver on 127.0.0.1 (Ctrl-C stops it)")
@@ -48,8 +52,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CairnError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}") from None
     print(f"cairn otel: receiving OTLP/HTTP on {srv.url} (/v1/logs, /v1/metrics); Ctrl-C stops", flush=True)
-    print(f"cairn otel: requests need the token in {token_path()} (`cairn install claude --otel` sets it up)",
-          flush=True)
+    print(
+        f"cairn otel: requests need the token in {token_path()} (`cairn install claude --otel` sets it up)", flush=True
+    )
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "search", help="find the files and definitions a request is about, within a token budget",
+        "search",
+        help="find the files and definitions a request is about, within a token budget",
         description="Hybrid search: BM25 over code and docs (code-aware tokens), exact symbol and file "
         "names, and a Personalized PageRank walk over the import graph, fused by Reciprocal Rank Fusion. "
         "The index is refreshed incrementally first.",
@@ -26,21 +27,37 @@ def register(sub: argparse._SubParsersAction) -> None:
         '  cairn search "retry failed webhooks" --terms backoff,retry_policy --budget 800\n'
         '  cairn search "applyCoupon" --json --limit 5\n'
         '  cairn search "why did we pick Postgres over Mongo?"',
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("query", help="the request in plain words (names of files or symbols help)")
     p.add_argument("--limit", "-k", type=int, default=10, help="most results to return (default 10)")
-    p.add_argument("--budget", "-b", type=int, default=None,
-                   help="token budget of the answer: results are packed until it is spent")
-    p.add_argument("--terms", default="", help="comma-separated related words you expect in the code "
-                   "(they count, but less than the request's own words)")
-    p.add_argument("--kind", choices=("auto", "code", "knowledge", "all"), default="auto",
-                   help="auto (default: decision records first for why-questions, code first otherwise), code, "
-                   "knowledge (decisions, bugs, gotchas, concepts, personal notes) or all (interleaved)")
+    p.add_argument(
+        "--budget",
+        "-b",
+        type=int,
+        default=None,
+        help="token budget of the answer: results are packed until it is spent",
+    )
+    p.add_argument(
+        "--terms",
+        default="",
+        help="comma-separated related words you expect in the code (they count, but less than the request's own words)",
+    )
+    p.add_argument(
+        "--kind",
+        choices=("auto", "code", "knowledge", "all"),
+        default="auto",
+        help="auto (default: decision records first for why-questions, code first otherwise), code, "
+        "knowledge (decisions, bugs, gotchas, concepts, personal notes) or all (interleaved)",
+    )
     p.add_argument("--no-refresh", action="store_true", help="search the index as it is (skip the refresh)")
-    p.add_argument("--transcript", metavar="FILE",
-                   help="the session so far (a Claude Code transcript, a Codex CLI rollout or a Gemini CLI chat, "
-                   "JSONL): files it read or edited, earlier prompts and their git co-change steer the ranking; "
-                   "results it already read are marked seen")
+    p.add_argument(
+        "--transcript",
+        metavar="FILE",
+        help="the session so far (a Claude Code transcript, a Codex CLI rollout or a Gemini CLI chat, "
+        "JSONL): files it read or edited, earlier prompts and their git co-change steer the ranking; "
+        "results it already read are marked seen",
+    )
     add_root(p)
     add_json(p)
     p.set_defaults(func=cmd_search)
@@ -61,9 +78,19 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     query, item_terms = with_tracker_items(project, args.query)
     terms += item_terms
-    answer = repairing_search(project, lambda again: search(
-        project, query, terms=terms, limit=args.limit, budget=args.budget,
-        refresh=again or not args.no_refresh, kind=args.kind, session=session))
+    answer = repairing_search(
+        project,
+        lambda again: search(
+            project,
+            query,
+            terms=terms,
+            limit=args.limit,
+            budget=args.budget,
+            refresh=again or not args.no_refresh,
+            kind=args.kind,
+            session=session,
+        ),
+    )
     if args.json:
         print_json(answer.as_json())
     elif not answer.results:

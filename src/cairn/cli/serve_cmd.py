@@ -16,17 +16,22 @@ from collections.abc import Callable
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "serve", help="run the MCP server (tools: context, search, map, read, remember, handoffs...)",
+        "serve",
+        help="run the MCP server (tools: context, search, map, read, remember, handoffs...)",
         description="Serve cairn's tools to an MCP client. stdio by default (what agents launch); --http "
         "serves streamable HTTP at http://127.0.0.1:PORT/mcp and requires `Authorization: Bearer TOKEN` "
         "(TOKEN from $CAIRN_MCP_TOKEN, else generated once into CAIRN_HOME/mcp-token, mode 0600). "
-        "The project is --root, else $CAIRN_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the current directory.")
+        "The project is --root, else $CAIRN_PROJECT_DIR, else $CLAUDE_PROJECT_DIR, else the current directory.",
+    )
     p.add_argument("--root", metavar="DIR", help="the project to serve (default: see above)")
     p.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="bind address for --http (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8765, help="port for --http (default 8765)")
-    p.add_argument("--allow-remote", action="store_true",
-                   help="allow a non-loopback --host (the token then crosses the network: use TLS in front)")
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a non-loopback --host (the token then crosses the network: use TLS in front)",
+    )
     p.set_defaults(func=cmd_serve)
 
 
@@ -52,8 +57,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 0
     from cairn.agents.mcp.http import run_http
 
-    print(f"cairn: starting MCP at http://{args.host}:{args.port}/mcp (bearer token from {source})",
-          file=sys.stderr, flush=True)
+    print(
+        f"cairn: starting MCP at http://{args.host}:{args.port}/mcp (bearer token from {source})",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         run_http(server, args.host, args.port, token, allow_remote=args.allow_remote)
     except KeyboardInterrupt:

@@ -62,8 +62,12 @@ def _scope(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sessions", help="archive of past agent sessions: ingest, search, list, show, forget",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "sessions",
+        help="archive of past agent sessions: ingest, search, list, show, forget",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.set_defaults(func=lambda args: p.print_help() or 0)
     ss = p.add_subparsers(dest="sessions_command", metavar="SUBCOMMAND")
 
@@ -80,8 +84,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--before", metavar="DATE", help="only turns before DATE")
     q.add_argument("--tag", metavar="T", help="only sessions with tag T (e.g. webhook, topic:webhook, tool:bash)")
     q.add_argument("--limit", type=int, default=10, metavar="N", help="at most N hits (default 10)")
-    q.add_argument("--team", action="store_true",
-                   help="also search the team archive (PostgreSQL, see `cairn team`); its hits are labelled team:USER")
+    q.add_argument(
+        "--team",
+        action="store_true",
+        help="also search the team archive (PostgreSQL, see `cairn team`); its hits are labelled team:USER",
+    )
     add_json(q)
     q.set_defaults(func=db_errors(cmd_search))
 
@@ -118,8 +125,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--before", metavar="DATE", help="every session that ended before DATE")
     q.add_argument("--project", metavar="P", help="with --before: only this project's sessions")
     q.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    q.add_argument("--purge-backups", action="store_true",
-                   help="also delete them from the snapshots in ~/.cairn/backups")
+    q.add_argument(
+        "--purge-backups", action="store_true", help="also delete them from the snapshots in ~/.cairn/backups"
+    )
     add_json(q)
     q.set_defaults(func=db_errors(cmd_forget))
 
@@ -162,8 +170,10 @@ def _open_existing():
 def _dates(args: argparse.Namespace) -> tuple[str | None, str | None]:
     from cairn.sessions.archive_search import parse_when
 
-    return (parse_when(args.after) if getattr(args, "after", None) else None,
-            parse_when(args.before) if getattr(args, "before", None) else None)
+    return (
+        parse_when(args.after) if getattr(args, "after", None) else None,
+        parse_when(args.before) if getattr(args, "before", None) else None,
+    )
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -182,19 +192,42 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if total > 32_000_000:
         from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
-        with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                      TimeRemainingColumn(), transient=True) as bar:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+        ) as bar:
             task = bar.add_task("archiving transcripts", total=total)
-            stats = ingest_paths(args.paths or None, auto_backup=backup, semantic=_semantic(args),
-                                 progress=lambda done, tot: bar.update(task, completed=done, total=tot))
+            stats = ingest_paths(
+                args.paths or None,
+                auto_backup=backup,
+                semantic=_semantic(args),
+                progress=lambda done, tot: bar.update(task, completed=done, total=tot),
+            )
     else:
         stats = ingest_paths(args.paths or None, auto_backup=backup, semantic=_semantic(args))
     if args.json:
-        print_json({"files": stats.files, "files_read": stats.files_read, "bytes": stats.bytes,
-                    "turns": stats.turns, "sessions": len(stats.sessions), "reread": stats.reread,
-                    "bad_lines": stats.bad_lines, "vectors": stats.vectors, "errors": stats.errors})
+        print_json(
+            {
+                "files": stats.files,
+                "files_read": stats.files_read,
+                "bytes": stats.bytes,
+                "turns": stats.turns,
+                "sessions": len(stats.sessions),
+                "reread": stats.reread,
+                "bad_lines": stats.bad_lines,
+                "vectors": stats.vectors,
+                "errors": stats.errors,
+            }
+        )
     elif stats.files == 0:
-        where = " ".join(args.paths) if args.paths else "~/.claude/projects (or $CLAUDE_CONFIG_DIR), ~/.codex/sessions (or $CODEX_HOME), ~/.gemini/tmp"
+        where = (
+            " ".join(args.paths)
+            if args.paths
+            else "~/.claude/projects (or $CLAUDE_CONFIG_DIR), ~/.codex/sessions (or $CODEX_HOME), ~/.gemini/tmp"
+        )
         print(f"no transcripts (*.jsonl) found in {where}")
     else:
         print(f"archived: {stats.summary()}")
@@ -213,8 +246,9 @@ def _log_unreadable(errors: list[str]) -> str:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     where = append("ingest.log", "".join(f"--- {stamp} unreadable: {e}\n" for e in errors))
     n = len(errors)
-    return (f"{n} transcript{'s' if n != 1 else ''} could not be read"
-            + (f": the reasons are in {where}" if where else f" (first: {errors[0]})"))
+    return f"{n} transcript{'s' if n != 1 else ''} could not be read" + (
+        f": the reasons are in {where}" if where else f" (first: {errors[0]})"
+    )
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -230,8 +264,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         con = _open_existing()
         try:
             after, before = _dates(args)
-            hits = search(con, " ".join(args.query), project_ids=_project_ids(args, con), after=after,
-                          before=before, tag=args.tag, limit=args.limit, semantic=_semantic(args))
+            hits = search(
+                con,
+                " ".join(args.query),
+                project_ids=_project_ids(args, con),
+                after=after,
+                before=before,
+                tag=args.tag,
+                limit=args.limit,
+                semantic=_semantic(args),
+            )
         finally:
             con.close()
     team_hits = _team_hits(args) if args.team else []
@@ -275,8 +317,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     con = _open_existing()
     try:
         after, before = _dates(args)
-        rows = list_sessions(con, project_ids=_project_ids(args, con), after=after, before=before,
-                             tag=args.tag, limit=args.limit)
+        rows = list_sessions(
+            con, project_ids=_project_ids(args, con), after=after, before=before, tag=args.tag, limit=args.limit
+        )
     finally:
         con.close()
     if args.json:
@@ -303,8 +346,13 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         pids = _project_ids(args, con)
         if pids is None:
-            pids = [r[0] for r in con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id IS NOT NULL "
-                                              "AND project_id != '_global' ORDER BY project_id")]
+            pids = [
+                r[0]
+                for r in con.execute(
+                    "SELECT DISTINCT project_id FROM sessions WHERE project_id IS NOT NULL "
+                    "AND project_id != '_global' ORDER BY project_id"
+                )
+            ]
         if args.rebuild:
             for pid in pids:
                 rebuild(con, pid)
@@ -315,8 +363,10 @@ def cmd_history(args: argparse.Namespace) -> int:
         print_json({"projects": rows})
         return 0
     for r in rows:
-        print(f"{r['project_id']}: {r['sessions']} sessions, {r['requests']} requests ({r['leading']} led to files), "
-              f"{r['links']} request-file links, {r['files']} files, {r['bytes'] / 1e6:.1f} MB")
+        print(
+            f"{r['project_id']}: {r['sessions']} sessions, {r['requests']} requests ({r['leading']} led to files), "
+            f"{r['links']} request-file links, {r['files']} files, {r['bytes'] / 1e6:.1f} MB"
+        )
     if not rows:
         print("no project history yet: sessions are learned from as they are archived (`cairn sessions ingest`)")
     return 0
@@ -338,8 +388,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"session": info, "turns": [dict(t) for t in turns]})
         return 0
-    print(f"session {info['session_id']}  agent {info['agent']}  project {info['project_name']}"
-          f"  branch {info['git_branch'] or '-'}")
+    print(
+        f"session {info['session_id']}  agent {info['agent']}  project {info['project_name']}"
+        f"  branch {info['git_branch'] or '-'}"
+    )
     print(f"{info['start']} -> {info['end']}  {info['turns']} turns  cwd {info['cwd']}")
     if info["tags"]:
         print("tags: " + " ".join(info["tags"]))
@@ -434,8 +486,14 @@ def cmd_forget(args: argparse.Namespace) -> int:
     left = backups_holding(ids)
     unreadable = unreadable_copies() if args.purge_backups else []
     if args.json:
-        print_json({"forgotten": ids, "backups_purged": purged, "backups_still_holding": [str(p) for p in left],
-                    "backups_unreadable": [str(p) for p in unreadable]})
+        print_json(
+            {
+                "forgotten": ids,
+                "backups_purged": purged,
+                "backups_still_holding": [str(p) for p in left],
+                "backups_unreadable": [str(p) for p in unreadable],
+            }
+        )
         return 0
     if in_archive:
         print(f"forgot {n} session(s); their text is purged from the archive file")
@@ -444,10 +502,16 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if purged:
         print(f"also purged from {purged} snapshot(s) in the backups folder")
     if left:
-        again = (f"cairn sessions forget {ids[0]}" if args.session else f"cairn sessions forget --before {args.before}"
-                 + (f" --project {args.project}" if args.project else ""))
-        print(f"{len(left)} snapshot(s) in {left[0].parent} still hold them: run `{again} --purge-backups --yes`, "
-              "or delete those files")
+        again = (
+            f"cairn sessions forget {ids[0]}"
+            if args.session
+            else f"cairn sessions forget --before {args.before}"
+            + (f" --project {args.project}" if args.project else "")
+        )
+        print(
+            f"{len(left)} snapshot(s) in {left[0].parent} still hold them: run `{again} --purge-backups --yes`, "
+            "or delete those files"
+        )
     for path in unreadable:
         print(f"cannot open {path} to purge it (damaged): delete it if it may hold them")
     if purged or left:

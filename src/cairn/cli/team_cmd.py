@@ -30,8 +30,12 @@ belong to the database role that pushed them: a member changes and forgets only 
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("team", help="the team's session archive on PostgreSQL: push, search, pull, forget",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "team",
+        help="the team's session archive on PostgreSQL: push, search, pull, forget",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.set_defaults(func=lambda args: p.print_help() or 0)
     ts = p.add_subparsers(dest="team_command", metavar="SUBCOMMAND")
 
@@ -109,8 +113,10 @@ def team_db(args: argparse.Namespace) -> Iterator[psycopg.Connection]:
 def _dates(args: argparse.Namespace) -> tuple[str | None, str | None]:
     from cairn.sessions.archive_search import parse_when
 
-    return (parse_when(args.after) if getattr(args, "after", None) else None,
-            parse_when(args.before) if getattr(args, "before", None) else None)
+    return (
+        parse_when(args.after) if getattr(args, "after", None) else None,
+        parse_when(args.before) if getattr(args, "before", None) else None,
+    )
 
 
 def cmd_push(args: argparse.Namespace) -> int:
@@ -133,9 +139,19 @@ def cmd_push(args: argparse.Namespace) -> int:
     finally:
         local.close()
     if args.json:
-        print_json({"project": ident.project, "user": ident.user, "machine": ident.machine, "role": stats.role,
-                    "offered": stats.offered, "inserted": stats.inserted, "sessions": stats.sessions,
-                    "batches": stats.batches, "seconds": round(stats.seconds, 3)})
+        print_json(
+            {
+                "project": ident.project,
+                "user": ident.user,
+                "machine": ident.machine,
+                "role": stats.role,
+                "offered": stats.offered,
+                "inserted": stats.inserted,
+                "sessions": stats.sessions,
+                "batches": stats.batches,
+                "seconds": round(stats.seconds, 3),
+            }
+        )
     else:
         print(f"{ident.project} as {ident.user}@{ident.machine} (database role {stats.role}): {stats.summary()}")
     return 0
@@ -154,8 +170,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     project = _scope(args)
     after, before = _dates(args)
     with team_db(args) as pg:
-        hits = search(pg, " ".join(args.query), project=project, user=args.user, after=after, before=before,
-                      limit=args.limit)
+        hits = search(
+            pg, " ".join(args.query), project=project, user=args.user, after=after, before=before, limit=args.limit
+        )
     if args.json:
         print_json({"results": [h.as_dict() for h in hits]})
         return 0
@@ -187,8 +204,10 @@ def cmd_pull(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"session": info, "turns": turns})
             return 0
-        print(f"session {info['session_id']}  {info['project']}  by {info['user']}@{info['machine']}  "
-              f"{info['start']} -> {info['end']}  {info['turns']} turns")
+        print(
+            f"session {info['session_id']}  {info['project']}  by {info['user']}@{info['machine']}  "
+            f"{info['start']} -> {info['end']}  {info['turns']} turns"
+        )
         for t in turns:
             label = f"{t['role']}:{t['tool']}" if t["tool"] else t["role"]
             print(f"\n{label} {(t['time'] or '')[11:19]}".rstrip())
@@ -201,8 +220,10 @@ def cmd_pull(args: argparse.Namespace) -> int:
     if not rows:
         print("no team sessions" + ("" if args.all_projects else " for this project"))
     for r in rows:
-        print(f"{r['session_id'][:8]}  {(r['start'] or '')[:16].replace('T', ' ')}  {r['user']}  "
-              f"{r['turns']} turns  {r['title'] or ''}"[:160])
+        print(
+            f"{r['session_id'][:8]}  {(r['start'] or '')[:16].replace('T', ' ')}  {r['user']}  "
+            f"{r['turns']} turns  {r['title'] or ''}"[:160]
+        )
     return 0
 
 
@@ -219,8 +240,10 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"forgotten": n, "user": ident.user})
     else:
-        print(f"forgot {n} of your sessions ({ident.user}) in the team database; "
-              "they are not pushed again unless `cairn team push --full`")
+        print(
+            f"forgot {n} of your sessions ({ident.user}) in the team database; "
+            "they are not pushed again unless `cairn team push --full`"
+        )
     return 0
 
 
@@ -231,19 +254,29 @@ def cmd_status(args: argparse.Namespace) -> int:
     with team_db(args) as pg:
         grant_members(pg)  # the admin's run: a member role made after the schema gets its rights too
         version = pg.info.server_version
-        row = pg.execute("SELECT (SELECT count(*) FROM cairn.sessions), (SELECT count(*) FROM cairn.turns),"
-                         " (SELECT count(DISTINCT user_name) FROM cairn.sessions),"
-                         " pg_total_relation_size('cairn.turns') + pg_total_relation_size('cairn.sessions')").fetchone()
+        row = pg.execute(
+            "SELECT (SELECT count(*) FROM cairn.sessions), (SELECT count(*) FROM cairn.turns),"
+            " (SELECT count(DISTINCT user_name) FROM cairn.sessions),"
+            " pg_total_relation_size('cairn.turns') + pg_total_relation_size('cairn.sessions')"
+        ).fetchone()
         pg.commit()
     assert row is not None
     from cairn.cli.common import resolve
 
-    out = {"server": where(database_url(resolve(args, need_root=False).root)), "postgresql": version,
-           "schema_version": len(MIGRATIONS), "sessions": row[0], "turns": row[1], "users": row[2], "bytes": row[3]}
+    out = {
+        "server": where(database_url(resolve(args, need_root=False).root)),
+        "postgresql": version,
+        "schema_version": len(MIGRATIONS),
+        "sessions": row[0],
+        "turns": row[1],
+        "users": row[2],
+        "bytes": row[3],
+    }
     if args.json:
         print_json(out)
     else:
-        print(f"{out['server']}: PostgreSQL {version // 10000}.{version % 10000}, schema v{len(MIGRATIONS)}; "
-              f"{row[0]} sessions, {row[1]} turns from {row[2]} users, {row[3] / 1e6:.1f} MB")
+        print(
+            f"{out['server']}: PostgreSQL {version // 10000}.{version % 10000}, schema v{len(MIGRATIONS)}; "
+            f"{row[0]} sessions, {row[1]} turns from {row[2]} users, {row[3] / 1e6:.1f} MB"
+        )
     return 0
-

@@ -40,7 +40,7 @@ def run_request(body: bytes, main: Main, ready: Ready) -> tuple[str, str, int] |
     size, rest = body.split(b"\n", 1)
     if not size.isdigit() or rest[: int(size)] != settings():
         return None
-    argv = [os.fsdecode(a) for a in rest[int(size):].split(b"\0")]
+    argv = [os.fsdecode(a) for a in rest[int(size) :].split(b"\0")]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         if not ready(argv):  # (a usage error it prints is dropped)

@@ -45,11 +45,14 @@ for `cairn xray`.
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "xray", help="where the tokens and money went in agent sessions (and `xray simulate`)",
-        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "xray",
+        help="where the tokens and money went in agent sessions (and `xray simulate`)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="cairn xray [PATH...] [--days N] [--project P | --all-projects] [--session ID] [--json] "
-              "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
-              "[--json]")
+        "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
+        "[--json]",
+    )
     _selection(p)
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
     add_json(p)
@@ -61,8 +64,11 @@ def _selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="transcript files or folders")
     p.add_argument("--days", type=int, metavar="N", help="only activity of the last N x 24 hours (by record time)")
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--project", metavar="P",
-                     help="one project: its name, cairn id, Claude folder name (--project=-home-me-repo) or its path")
+    who.add_argument(
+        "--project",
+        metavar="P",
+        help="one project: its name, cairn id, Claude folder name (--project=-home-me-repo) or its path",
+    )
     who.add_argument("--all-projects", action="store_true", help="every project (the default)")
     p.add_argument("--session", metavar="ID", help="one session (its id or an id prefix)")
 
@@ -111,15 +117,17 @@ def _load(args: argparse.Namespace, paths: list[str], *, late_tools: bool = Fals
     if args.days is not None and args.days < 1:
         raise CairnError("--days must be 1 or more")
     # the tools section needs only sums by tool, unless a filter picks outputs by time or session
-    ds = load_transcripts(paths, late_tools=late_tools,
-                          tool_rows=args.days is not None or bool(args.project) or bool(args.session))
+    ds = load_transcripts(
+        paths, late_tools=late_tools, tool_rows=args.days is not None or bool(args.project) or bool(args.session)
+    )
     if not ds.turns:
         raise CairnError(f"no token usage found in {ds.files} transcript file(s): are these agent transcripts?")
     all_sessions = {t.session_id for t in ds.turns}
     keep: set[str] | None = None
     if args.project:
-        keep = {s for s in all_sessions
-                if _matches_project(args.project, ds.session_cwd.get(s), ds.session_dir.get(s, ""))}
+        keep = {
+            s for s in all_sessions if _matches_project(args.project, ds.session_cwd.get(s), ds.session_dir.get(s, ""))
+        }
         if not keep:
             raise CairnError(f"no session belongs to project {args.project!r} ({len(all_sessions)} sessions read)")
     if args.session:
@@ -130,12 +138,15 @@ def _load(args: argparse.Namespace, paths: list[str], *, late_tools: bool = Fals
     out = select(ds, days=args.days, sessions=keep)
     empty: str | None = None
     if not out.turns:
+
         def n(count: int, word: str) -> str:
             return f"{count} {word}" + ("" if count == 1 else "s")
 
         days = "day" if args.days == 1 else f"{args.days} days"
-        empty = (f"No sessions in the last {days} ({n(len(keep or all_sessions), 'session')} read, "
-                 f"{n(ds.files, 'file')}); try a larger --days.")
+        empty = (
+            f"No sessions in the last {days} ({n(len(keep or all_sessions), 'session')} read, "
+            f"{n(ds.files, 'file')}); try a larger --days."
+        )
     filters = {"paths": paths, "project": args.project, "days": args.days, "session": args.session}
     return out, filters, empty
 
@@ -163,8 +174,13 @@ def cmd_xray(args: argparse.Namespace) -> int:
             rows = partial["sessions"]  # final: nothing after this changes them
             threads.append(_in_thread(lambda: encoded.update(sessions=_rows_text(rows))))
 
-        report = analyze(ds, load_prices(), filters=filters, curves=bool(args.html),  # only the page draws them
-                         before_tools=meanwhile if late and args.json else None)
+        report = analyze(
+            ds,
+            load_prices(),
+            filters=filters,
+            curves=bool(args.html),  # only the page draws them
+            before_tools=meanwhile if late and args.json else None,
+        )
     finally:  # what was built is kept to the end: frozen, the collector never walks it again (it did,
         gc.freeze()  # all of it, on its first pass after gc.enable(): 0.1-0.3 s on 100 MB of Codex rollouts)
         gc.enable()
@@ -230,7 +246,7 @@ def _rows_text(rows: list) -> str:
     from cairn.cli.common import json_text
 
     step = 64
-    chunks = [json_text(rows[i:i + step])[1:-1] for i in range(0, len(rows), step)]
+    chunks = [json_text(rows[i : i + step])[1:-1] for i in range(0, len(rows), step)]
     return "[" + ",".join(chunks) + "]"
 
 

@@ -18,12 +18,32 @@ LOG = "log"
 _DATED_NAME = re.compile(r"(?:^|[^0-9])(?:19|20)\d\d[-_.]?(?:0[1-9]|1[0-2])[-_.]?(?:0[1-9]|[12]\d|3[01])(?:[^0-9]|$)")
 _CHANGELOG_STEMS = frozenset({"changelog", "changes", "history", "news", "releases", "releasenotes"})
 _LOG_STEMS = _CHANGELOG_STEMS | {"journal", "diary", "devlog", "worklog", "transcript", "chatlog", "conversation"}
-_LOG_DIRS = frozenset({"history", "histories", "transcripts", "sessions", "chats", "conversations", "journal",
-                       "journals", "diary", "logs", "changelogs", "changelog", "devlog", "worklog"})
-_SPEAKER_AT = r"[^\S\n]*(?:#{1,6}\s*|\*\*|_\*\*|>\s*)?(user|human|assistant|agent|ai|claude|model|you|me)\s*(?:\*\*_?)?\s*[:(\n]"
+_LOG_DIRS = frozenset(
+    {
+        "history",
+        "histories",
+        "transcripts",
+        "sessions",
+        "chats",
+        "conversations",
+        "journal",
+        "journals",
+        "diary",
+        "logs",
+        "changelogs",
+        "changelog",
+        "devlog",
+        "worklog",
+    }
+)
+_SPEAKER_AT = (
+    r"[^\S\n]*(?:#{1,6}\s*|\*\*|_\*\*|>\s*)?(user|human|assistant|agent|ai|claude|model|you|me)\s*(?:\*\*_?)?\s*[:(\n]"
+)
 _SPEAKER = re.compile(r"(?im)^" + _SPEAKER_AT)
-_DATED_AT = (r"(?:[^\S\n]*(?:#{1,6}|\*\*|-)\s*\[?v?\d+\.\d+[^\n]*\d{4}-\d\d-\d\d"
-             r"|[^\S\n]*#{1,6}[^\n]*\b(?:19|20)\d\d-\d\d-\d\d\b)")
+_DATED_AT = (
+    r"(?:[^\S\n]*(?:#{1,6}|\*\*|-)\s*\[?v?\d+\.\d+[^\n]*\d{4}-\d\d-\d\d"
+    r"|[^\S\n]*#{1,6}[^\n]*\b(?:19|20)\d\d-\d\d-\d\d\b)"
+)
 _DATED_HEADING = re.compile(r"(?m)^" + _DATED_AT)
 # Newlines that may precede a match: the line's first character after blanks can start one. Both
 # patterns match at line starts only, so trying them after these newlines (and at 0) finds what

@@ -91,14 +91,15 @@ class Model:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         vocab = self.table.shape[0]
         for start in range(0, len(texts), BATCH):
-            part = [words(t) for t in texts[start:start + BATCH]]
+            part = [words(t) for t in texts[start : start + BATCH]]
             encoded = self.tokenizer.encode_batch(part, add_special_tokens=False)
             ids = [e.ids[:MAX_TOKENS] for e in encoded]
             lengths = np.array([len(x) for x in ids], dtype=np.int64)
             if not lengths.any():
                 continue
-            flat = np.clip(np.fromiter((i for x in ids for i in x), dtype=np.int64, count=int(lengths.sum())),
-                           0, vocab - 1)
+            flat = np.clip(
+                np.fromiter((i for x in ids for i in x), dtype=np.int64, count=int(lengths.sum())), 0, vocab - 1
+            )
             # each (text, token) pair once, times its count: code repeats its tokens, and the rows
             # gathered (the costly part) shrink two to three times
             owner = np.repeat(np.arange(len(part), dtype=np.int64), lengths)
@@ -140,7 +141,9 @@ def load() -> Model | None:
     try:
         _MODEL = Model(st)
     except Exception as exc:  # a broken package (bad file, missing tokenizers, numpy): the channel is off
-        _FAILED = f"the model package is broken: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
+        _FAILED = (
+            f"the model package is broken: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
+        )
     return _MODEL
 
 

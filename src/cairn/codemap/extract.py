@@ -122,8 +122,9 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
     if rec.parsed and rec.parsed.defs:
         for d in rec.parsed.defs:
             if d.top_level or d.kind == "heading":
-                rec.chunks.append(ChunkRecord("section" if d.kind == "heading" else "def", d.name, d.line,
-                                              d.end_line, d.signature))
+                rec.chunks.append(
+                    ChunkRecord("section" if d.kind == "heading" else "def", d.name, d.line, d.end_line, d.signature)
+                )
     return rec
 
 

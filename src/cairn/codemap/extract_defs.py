@@ -71,8 +71,18 @@ _BODY_TYPES = frozenset(
     }
 )  # fmt: skip
 _TYPE_HOLDERS = frozenset(
-    {"struct_type", "interface_type", "struct_specifier", "union_specifier", "enum_specifier", "class_specifier",
-     "struct_declaration", "enum_declaration", "union_declaration", "opaque_declaration"}
+    {
+        "struct_type",
+        "interface_type",
+        "struct_specifier",
+        "union_specifier",
+        "enum_specifier",
+        "class_specifier",
+        "struct_declaration",
+        "enum_declaration",
+        "union_declaration",
+        "opaque_declaration",
+    }
 )
 # Languages whose body-less multi-line definitions (an @interface, a Fortran module, an F# type)
 # are named by their first line; elsewhere a short body-less declaration is kept whole.
@@ -118,13 +128,21 @@ def is_package_line(lang: str, node: Node) -> bool:
 # word. language -> (block node types, the named function whose body such a block may be: the
 # nesting rules of build_definitions handle that one, node types that end the walk up).
 _ANONYMOUS_BLOCKS: dict[str, tuple[frozenset[str], str, frozenset[str]]] = {
-    "scala": (frozenset({"block", "indented_block", "lambda_expression", "case_block"}), "function_definition",
-              frozenset({"template_body", "with_template_body", "compilation_unit", "extension_definition"})),
+    "scala": (
+        frozenset({"block", "indented_block", "lambda_expression", "case_block"}),
+        "function_definition",
+        frozenset({"template_body", "with_template_body", "compilation_unit", "extension_definition"}),
+    ),
     # OCaml: `let ... in` is local wherever it is (angstrom's `let demand_input = { run = fun ... ->
     # let succ' ... in ... }` listed succ' as a top-level definition)
-    **dict.fromkeys(("ocaml", "ocaml_interface"), (
-        frozenset({"let_expression", "let_class_expression"}), "",
-        frozenset({"compilation_unit", "structure", "signature", "object_expression", "class_body_type"}))),
+    **dict.fromkeys(
+        ("ocaml", "ocaml_interface"),
+        (
+            frozenset({"let_expression", "let_class_expression"}),
+            "",
+            frozenset({"compilation_unit", "structure", "signature", "object_expression", "class_body_type"}),
+        ),
+    ),
 }
 
 
@@ -385,8 +403,13 @@ def build_definitions(
                 definition.kind = "method"
         previous = out[-1] if out and mergeable else None
         mergeable = True
-        if (previous is not None and previous.name == definition.name and previous.kind == definition.kind
-                and previous.parent == definition.parent and previous.end_line <= definition.line):
+        if (
+            previous is not None
+            and previous.name == definition.name
+            and previous.kind == definition.kind
+            and previous.parent == definition.parent
+            and previous.end_line <= definition.line
+        ):
             # Clauses of one function (Elixir `def f(0)`/`def f(n)`, Haskell signature + equations,
             # overload signatures): one definition spanning them all, headed by the first.
             previous.end_line = max(previous.end_line, definition.end_line)

@@ -87,7 +87,7 @@ def _go(node: Node, src: bytes) -> list[ImportRef]:
 def _rust_use(tree: Node, prefix: str, src: bytes, out: list[tuple[str, str]]) -> None:
     """Flatten a use-tree into (path, leaf name) pairs."""
     t = tree.type
-    join = (lambda a, b: f"{a}::{b}" if a else b)  # noqa: E731
+    join = lambda a, b: f"{a}::{b}" if a else b  # noqa: E731
     if t == "use_as_clause":
         path = _text(tree.child_by_field_name("path"), src)
         full = join(prefix, path)
@@ -119,9 +119,7 @@ def _rust(node: Node, src: bytes) -> list[ImportRef]:
     pairs: list[tuple[str, str]] = []
     _rust_use(arg, "", src, pairs)
     return [
-        ImportRef(raw=path.replace(" ", ""), line=_line(node), kind="use", names=[name])
-        for path, name in pairs
-        if path
+        ImportRef(raw=path.replace(" ", ""), line=_line(node), kind="use", names=[name]) for path, name in pairs if path
     ]
 
 
@@ -157,9 +155,7 @@ def _c(node: Node, src: bytes) -> list[ImportRef]:
 
 def _csharp(node: Node, src: bytes) -> list[ImportRef]:
     alias = node.child_by_field_name("name")
-    target = next(
-        (c for c in node.named_children if c.type in ("qualified_name", "identifier") and c != alias), None
-    )
+    target = next((c for c in node.named_children if c.type in ("qualified_name", "identifier") and c != alias), None)
     if target is None:
         return []
     names = [_text(alias, src)] if alias is not None else []

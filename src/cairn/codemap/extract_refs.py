@@ -56,49 +56,55 @@ _KEYWORDS_SRC: dict[str, str] = {
     "Function get hide if implements import in interface is late library mixin operator part "
     "required rethrow return set show static switch sync throw try typedef var void while with yield",
 }
-_KEYWORDS_SRC.update({
-    "elixir": "def defp defmodule defmacro defmacrop defprotocol defimpl defstruct defexception defdelegate "
-    "defguard defguardp defoverridable defcallback alias import require use quote unquote unquote_splicing "
-    "case cond if unless for with try receive raise reraise throw fn do end when and or not in moduledoc "
-    "doc spec type typep opaque callback impl behaviour is_map is_nil is_list is_binary is_atom is_integer",
-    "haskell": "case class data deriving do else if import in infix infixl infixr instance let module "
-    "newtype of then type where return pure fmap show Just Nothing Left Right otherwise",
-    "scala": "abstract case catch class def do else extends final finally for forSome if implicit import "
-    "lazy match new object override package private protected return sealed throw trait try type val var "
-    "while with yield given using enum then println Int Long Double Float Boolean String Unit Any Nothing",
-    "groovy": "def class interface enum extends implements import package return new if else for while "
-    "switch case try catch finally throw static final private public protected void println it",
-    "bash": "if then else elif fi case esac for while until do done in function select time local export "
-    "readonly declare typeset unset set shift return exit source echo printf cd test true false read "
-    "eval exec trap wait load run @test",
-    "zig": "const var fn pub return if else while for switch try catch defer errdefer comptime inline "
-    "struct enum union error test usize isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 bool void anytype type std",
-    "lua": "and break do else elseif end false for function goto if in local nil not or repeat return then "
-    "true until while require self pairs ipairs print type tostring tonumber",
-    "ocaml": "let in rec and fun function match with type module struct sig end open include val external "
-    "if then else begin not ref raise failwith Some None Ok Error int string bool float unit list option",
-    "julia": "function end module using import export struct mutable abstract type const return if elseif "
-    "else for while do begin let try catch finally macro quote include println Int Float64 String Bool",
-    "perl": "my our local sub package use require return if elsif else unless while until for foreach last "
-    "next redo shift bless ref defined undef print die warn",
-    "hcl": "var local module data each count path terraform",
-    "sql": "SELECT FROM WHERE JOIN SUM COUNT MAX MIN AVG",
-    "fsharp": "let rec in fun function match with type module open if then else elif for do done while "
-    "member this new not yield return async task printfn failwith int string bool float decimal unit list",
-    "powershell": "function param begin process end if else elseif foreach for while do switch return "
-    "class enum Write-Host Write-Output Write-Verbose Write-Error Import-Module",
-    "fortran": "module program use implicit none contains function subroutine end call type integer real "
-    "logical character complex intent in out inout parameter allocatable dimension result print",
-})
+_KEYWORDS_SRC.update(
+    {
+        "elixir": "def defp defmodule defmacro defmacrop defprotocol defimpl defstruct defexception defdelegate "
+        "defguard defguardp defoverridable defcallback alias import require use quote unquote unquote_splicing "
+        "case cond if unless for with try receive raise reraise throw fn do end when and or not in moduledoc "
+        "doc spec type typep opaque callback impl behaviour is_map is_nil is_list is_binary is_atom is_integer",
+        "haskell": "case class data deriving do else if import in infix infixl infixr instance let module "
+        "newtype of then type where return pure fmap show Just Nothing Left Right otherwise",
+        "scala": "abstract case catch class def do else extends final finally for forSome if implicit import "
+        "lazy match new object override package private protected return sealed throw trait try type val var "
+        "while with yield given using enum then println Int Long Double Float Boolean String Unit Any Nothing",
+        "groovy": "def class interface enum extends implements import package return new if else for while "
+        "switch case try catch finally throw static final private public protected void println it",
+        "bash": "if then else elif fi case esac for while until do done in function select time local export "
+        "readonly declare typeset unset set shift return exit source echo printf cd test true false read "
+        "eval exec trap wait load run @test",
+        "zig": "const var fn pub return if else while for switch try catch defer errdefer comptime inline "
+        "struct enum union error test usize isize u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 bool void anytype type std",
+        "lua": "and break do else elseif end false for function goto if in local nil not or repeat return then "
+        "true until while require self pairs ipairs print type tostring tonumber",
+        "ocaml": "let in rec and fun function match with type module struct sig end open include val external "
+        "if then else begin not ref raise failwith Some None Ok Error int string bool float unit list option",
+        "julia": "function end module using import export struct mutable abstract type const return if elseif "
+        "else for while do begin let try catch finally macro quote include println Int Float64 String Bool",
+        "perl": "my our local sub package use require return if elsif else unless while until for foreach last "
+        "next redo shift bless ref defined undef print die warn",
+        "hcl": "var local module data each count path terraform",
+        "sql": "SELECT FROM WHERE JOIN SUM COUNT MAX MIN AVG",
+        "fsharp": "let rec in fun function match with type module open if then else elif for do done while "
+        "member this new not yield return async task printfn failwith int string bool float decimal unit list",
+        "powershell": "function param begin process end if else elseif foreach for while do switch return "
+        "class enum Write-Host Write-Output Write-Verbose Write-Error Import-Module",
+        "fortran": "module program use implicit none contains function subroutine end call type integer real "
+        "logical character complex intent in out inout parameter allocatable dimension result print",
+    }
+)
 _KEYWORDS_SRC["objc"] = "id instancetype self super nil YES NO alloc init new NSObject NSString"
-_KEYWORDS_SRC["typescript"] = _KEYWORDS_SRC["javascript"] + " any boolean number string unknown never " + (
-    "object symbol bigint type interface enum namespace declare readonly keyof infer implements"
+_KEYWORDS_SRC["typescript"] = (
+    _KEYWORDS_SRC["javascript"]
+    + " any boolean number string unknown never "
+    + ("object symbol bigint type interface enum namespace declare readonly keyof infer implements")
 )
 _KEYWORDS_SRC["tsx"] = _KEYWORDS_SRC["typescript"]
 _KEYWORDS_SRC["objc"] += " " + _KEYWORDS_SRC["c"]
 _KEYWORDS_SRC["ocaml_interface"] = _KEYWORDS_SRC["ocaml"]
-_KEYWORDS_SRC["cpp"] = _KEYWORDS_SRC["c"] + " bool class delete explicit friend mutable namespace new " + (
-    "operator private protected public template this throw try catch typename using virtual std"
+_KEYWORDS_SRC["cpp"] = (
+    _KEYWORDS_SRC["c"]
+    + " bool class delete explicit friend mutable namespace new "
+    + ("operator private protected public template this throw try catch typename using virtual std")
 )
 
 # Built-in type names that reach the tree as plain identifiers: never defined in a repo.

@@ -68,9 +68,14 @@ def start_watcher(index_path: Path, root: Path) -> None:
     import subprocess
 
     try:
-        subprocess.Popen([sys.executable, "-m", "cairn.codemap.watch", str(root), str(index_path)],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "cairn.codemap.watch", str(root), str(index_path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError:
         pass
 
@@ -128,8 +133,9 @@ def is_fresh(con: sqlite3.Connection, index_path: Path, root: Path, has_memory_d
     history was mined. A few stat calls and one query: what a query pays on an unchanged tree."""
     if not enabled():
         return False
-    meta = IndexMeta.load(con, "watch_epoch", "watch_offset", "graph_dirty", "rank_stale", "maps_dirty",
-                          "history_stamp")
+    meta = IndexMeta.load(
+        con, "watch_epoch", "watch_offset", "graph_dirty", "rank_stale", "maps_dirty", "history_stamp"
+    )
     if meta.graph_dirty or meta.rank_stale >= RANKS_MISSING:
         return False
     if has_memory_dir and meta.maps_dirty:

@@ -33,9 +33,12 @@ def unpack(blob: bytes) -> tuple[str, str, str]:
     data = zlib.decompress(blob)
     nl = data.index(b"\n")
     a, b = (int(x) for x in data[:nl].split(b","))
-    rest = data[nl + 1:]
-    return (rest[:a].decode("utf-8", "surrogatepass"), rest[a:a + b].decode("utf-8", "surrogatepass"),
-            rest[a + b:].decode("utf-8", "surrogatepass"))
+    rest = data[nl + 1 :]
+    return (
+        rest[:a].decode("utf-8", "surrogatepass"),
+        rest[a : a + b].decode("utf-8", "surrogatepass"),
+        rest[a + b :].decode("utf-8", "surrogatepass"),
+    )
 
 
 def insert(con: sqlite3.Connection, file_id: int, path: str, names: str, body: str, packed: bytes = b"") -> None:
@@ -54,14 +57,18 @@ def delete(con: sqlite3.Connection, file_ids: Iterable[int]) -> None:
         if row is None and not indexed:
             continue
         if row is None or not indexed:  # a 'delete' of a row FTS5 does not hold would still lower its totals
-            raise MissingText(f"database disk image is malformed: file {file_id} has "
-                              f"{'no stored text' if row is None else 'a stored text but no indexed row'}")
+            raise MissingText(
+                f"database disk image is malformed: file {file_id} has "
+                f"{'no stored text' if row is None else 'a stored text but no indexed row'}"
+            )
         try:
             values = unpack(row[0])
         except (zlib.error, ValueError, TypeError) as exc:  # not a blob, not zlib, not UTF-8 (a ValueError)
             raise MissingText(f"database disk image is malformed: stored text of file {file_id}: {exc}") from exc
-        con.execute("INSERT INTO files_fts(files_fts, rowid, path, names, body) VALUES('delete', ?, ?, ?, ?)",
-                    (file_id, *values))
+        con.execute(
+            "INSERT INTO files_fts(files_fts, rowid, path, names, body) VALUES('delete', ?, ?, ?, ?)",
+            (file_id, *values),
+        )
         con.execute("DELETE FROM fts_text WHERE file_id = ?", (file_id,))
 
 

@@ -40,8 +40,14 @@ BESIDE_MIN_FILES = 5000  # from this many files, reference edges and knowledge r
 REF_FALLBACK_LANGS = REF_EDGE_LANGUAGES
 
 
-def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPING,
-             iters: int = 100, tol: float = 1e-10, start: list[float] | None = None) -> list[float]:
+def pagerank(
+    n: int,
+    edges: list[tuple[int, int, float]],
+    damping: float = DAMPING,
+    iters: int = 100,
+    tol: float = 1e-10,
+    start: list[float] | None = None,
+) -> list[float]:
     """Weighted PageRank over nodes 0..n-1; dangling mass is spread uniformly.
 
     Power iteration in numpy alone: the sparse product (each node's rank sent along its edges,
@@ -66,8 +72,9 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
         r = np.asarray(start, dtype=np.float64)
         r = r / r.sum()
     for _ in range(iters):
-        new = damping * (np.bincount(dst, weights=norm * r[src], minlength=n) + r[dangling].sum() / n) \
-            + (1 - damping) / n
+        new = (
+            damping * (np.bincount(dst, weights=norm * r[src], minlength=n) + r[dangling].sum() / n) + (1 - damping) / n
+        )
         if np.abs(new - r).sum() < tol:
             r = new
             break
@@ -75,8 +82,12 @@ def pagerank(n: int, edges: list[tuple[int, int, float]], damping: float = DAMPI
     return (r / r.sum()).tolist()
 
 
-def _import_edges(con: sqlite3.Connection, ctx: ResolverContext, files: dict[int, tuple[str, str | None, str]],
-                  only: set[int] | None = None) -> dict[tuple[int, int], float]:
+def _import_edges(
+    con: sqlite3.Connection,
+    ctx: ResolverContext,
+    files: dict[int, tuple[str, str | None, str]],
+    only: set[int] | None = None,
+) -> dict[tuple[int, int], float]:
     """Resolved import edges; with `only`, re-resolve just those files and keep the others' edges.
 
     Resolution of an unchanged file can only change when the set of paths changes (a new file
@@ -102,8 +113,9 @@ def _import_edges(con: sqlite3.Connection, ctx: ResolverContext, files: dict[int
     return edges
 
 
-def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, str]]
-               ) -> tuple[dict[tuple[int, int], float], int]:
+def _ref_edges(
+    con: sqlite3.Connection, files: dict[int, tuple[str, str | None, str]]
+) -> tuple[dict[tuple[int, int], float], int]:
     """Reference edges (each file's strongest REF_MAX_OUT) and how many files the name graph has."""
     from cairn.codemap.imports.refs import reference_edges
 
@@ -113,8 +125,9 @@ def _ref_edges(con: sqlite3.Connection, files: dict[int, tuple[str, str | None, 
     refs: dict[str, dict[str, int]] = defaultdict(dict)
     langs = ",".join("?" * len(REF_FALLBACK_LANGS))
     for fid, name, count in con.execute(
-            f"SELECT r.file_id, r.name, r.count FROM refs r JOIN files f ON f.id = r.file_id WHERE f.lang IN ({langs})",
-            sorted(REF_FALLBACK_LANGS)):
+        f"SELECT r.file_id, r.name, r.count FROM refs r JOIN files f ON f.id = r.file_id WHERE f.lang IN ({langs})",
+        sorted(REF_FALLBACK_LANGS),
+    ):
         refs[files[fid][0]][name] = count
     by_path = {p: fid for fid, (p, _, _) in files.items()}
     out: dict[int, list[tuple[float, int]]] = defaultdict(list)
@@ -178,13 +191,16 @@ def rank_pass(con: sqlite3.Connection, warm: bool = False) -> None:
             mod_rank[modules[fid]] += r
     with transaction(con):
         con.executemany("UPDATE files SET rank = ? WHERE id = ?", list(zip(ranks, ids, strict=True)))
-        con.executemany("UPDATE modules SET rank = ? WHERE name = ?",
-                        [(mod_rank.get(m, 0.0), m) for (m,) in con.execute("SELECT name FROM modules").fetchall()])
+        con.executemany(
+            "UPDATE modules SET rank = ? WHERE name = ?",
+            [(mod_rank.get(m, 0.0), m) for (m,) in con.execute("SELECT name FROM modules").fetchall()],
+        )
         IndexMeta.write(con, rank_stale=0)
 
 
-def _names_and_knowledge(con: sqlite3.Connection, project: Project,
-                         files: dict[int, tuple[str, str | None, str]]) -> tuple:
+def _names_and_knowledge(
+    con: sqlite3.Connection, project: Project, files: dict[int, tuple[str, str | None, str]]
+) -> tuple:
     """(reference edges, files in the name graph, knowledge node rows, knowledge edges)."""
     from cairn.codemap.knowledge_index import knowledge_rows
 
@@ -218,8 +234,13 @@ def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tup
     locks other threads hold: a server's threads may be inside SQLite; `rich`'s progress thread
     only draws on the terminal, and the index's parser processes are forked beside it too)."""
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
-    if (len(files) < BESIDE_MIN_FILES or con.in_transaction or not hasattr(os, "fork") or (os.cpu_count() or 1) < 2
-            or any(type(t).__name__ != "_RefreshThread" for t in others)):
+    if (
+        len(files) < BESIDE_MIN_FILES
+        or con.in_transaction
+        or not hasattr(os, "fork")
+        or (os.cpu_count() or 1) < 2
+        or any(type(t).__name__ != "_RefreshThread" for t in others)
+    ):
         return None
     global _BESIDE
     try:
@@ -229,8 +250,9 @@ def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tup
         from cairn.codemap.workers import worker_init
 
         _BESIDE = (con.execute("PRAGMA database_list").fetchone()[2], project, files)
-        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=worker_init,
-                                   initargs=(None,))
+        pool = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("fork"), initializer=worker_init, initargs=(None,)
+        )
         return pool, pool.submit(_beside_job)  # the process is forked here, with _BESIDE set
     except Exception:  # no second process: the same work is done here
         return None
@@ -279,9 +301,11 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     mod_files: dict[str, int] = defaultdict(int)
     with transaction(con):
         con.execute("DELETE FROM edges")
-        edge_rows = ([(s, d, "import", w) for (s, d), w in imp.items()]
-                     + [(s, d, "ref", w) for (s, d), w in ref.items()]
-                     + [(s, d, kind, w) for (s, d), (kind, w) in know.items()])
+        edge_rows = (
+            [(s, d, "import", w) for (s, d), w in imp.items()]
+            + [(s, d, "ref", w) for (s, d), w in ref.items()]
+            + [(s, d, kind, w) for (s, d), (kind, w) in know.items()]
+        )
         edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
         con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", edge_rows)
         con.execute("DELETE FROM adjacency")
@@ -298,10 +322,18 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
         for mod, n in mod_files.items():
             con.execute(
                 "INSERT INTO modules(name, files, rank) VALUES(?,?,0) ON CONFLICT(name) DO UPDATE SET "
-                "files=excluded.files", (mod, n))
+                "files=excluded.files",
+                (mod, n),
+            )
         con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
-        meta.save(con, graph_paths=paths_key, ref_files=ref_files, graph_dirty=False, graph_version=GRAPH_VERSION,
-                  rank_stale=RANKS_MISSING)  # until rank_pass below has run
+        meta.save(
+            con,
+            graph_paths=paths_key,
+            ref_files=ref_files,
+            graph_dirty=False,
+            graph_version=GRAPH_VERSION,
+            rank_stale=RANKS_MISSING,
+        )  # until rank_pass below has run
     rank_pass(con)
     save_resolver(project.index_path(), ctx, paths_key)
     return {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know), "hub_min_indegree": hub_min}

@@ -46,11 +46,20 @@ Old = dict[int, tuple[set[str], dict[str, int], list[tuple]]]
 
 def old_state(con: sqlite3.Connection, file_id: int) -> tuple[set[str], dict[str, int], list[tuple]]:
     """What a file defined, used and imported before it is stored again (the update compares)."""
-    defs = {short_name(r[0]) for r in con.execute(
-        "SELECT name FROM symbols WHERE file_id = ? AND kind != 'heading'", (file_id,))}
+    defs = {
+        short_name(r[0])
+        for r in con.execute("SELECT name FROM symbols WHERE file_id = ? AND kind != 'heading'", (file_id,))
+    }
     refs = dict(con.execute("SELECT name, count FROM refs WHERE file_id = ?", (file_id,)).fetchall())
-    imports = sorted((tuple(r) for r in con.execute(  # tuples: two sqlite3.Row objects never compare equal
-        "SELECT raw, kind, names FROM imports WHERE file_id = ?", (file_id,))), key=repr)  # repr: None beside str
+    imports = sorted(
+        (
+            tuple(r)
+            for r in con.execute(  # tuples: two sqlite3.Row objects never compare equal
+                "SELECT raw, kind, names FROM imports WHERE file_id = ?", (file_id,)
+            )
+        ),
+        key=repr,
+    )  # repr: None beside str
     return defs, refs, imports
 
 
@@ -108,8 +117,10 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     from cairn.codemap.imports import resolve_import
     from cairn.codemap.imports.jvm import JVM_EXTS
 
-    changed = {r[0]: (r[1], r[2]) for r in con.execute(
-        f"SELECT id, path, lang FROM files WHERE id IN ({_in_list(set(old))})", sorted(old))}
+    changed = {
+        r[0]: (r[1], r[2])
+        for r in con.execute(f"SELECT id, path, lang FROM files WHERE id IN ({_in_list(set(old))})", sorted(old))
+    }
     paths = [p for p, _ in changed.values()]
     if len(changed) != len(old) or _resolver_sensitive(None, paths):
         return False
@@ -135,8 +146,8 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     by_path_lookup = _PathIds(con)
     imp: dict[tuple[int, int], float] = {}
     for fid, raw, kind, line, names in con.execute(
-            f"SELECT file_id, raw, kind, line, names FROM imports WHERE file_id IN ({_in_list(set(owners))})",
-            owners):
+        f"SELECT file_id, raw, kind, line, names FROM imports WHERE file_id IN ({_in_list(set(owners))})", owners
+    ):
         path, lang = changed[fid]
         ref = ImportRef(raw=raw, line=line or 0, kind=kind or "module", names=json.loads(names) if names else [])
         for target in resolve_import(ctx, lang or "", path, ref):  # type: ignore[arg-type]
@@ -151,9 +162,14 @@ def update_graph(con: sqlite3.Connection, project: object, index_path: Path, old
     before: dict[tuple[int, int, str], float] = {}
     for kind, srcs in (("import", owners), ("ref", sorted(ref_srcs))):
         for i in range(0, len(srcs), 500):
-            part = srcs[i:i + 500]
-            before.update(((s, d, kind), w) for s, d, w in con.execute(
-                f"SELECT src, dst, weight FROM edges WHERE kind = ? AND src IN ({_in_list(set(part))})", (kind, *part)))
+            part = srcs[i : i + 500]
+            before.update(
+                ((s, d, kind), w)
+                for s, d, w in con.execute(
+                    f"SELECT src, dst, weight FROM edges WHERE kind = ? AND src IN ({_in_list(set(part))})",
+                    (kind, *part),
+                )
+            )
     after = {(s, d, "import"): w for (s, d), w in imp.items()} | {(s, d, "ref"): w for (s, d), w in ref_edges.items()}
     gone = [k for k in before if k not in after]
     new = [(*k, w) for k, w in after.items() if before.get(k) != w]
@@ -185,8 +201,9 @@ class _PathIds:
         return self.cache[path]
 
 
-def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | None]], old: Old
-                ) -> tuple[set[int] | None, dict[tuple[int, int], float]]:
+def _ref_update(
+    con: sqlite3.Connection, changed: dict[int, tuple[str, str | None]], old: Old
+) -> tuple[set[int] | None, dict[tuple[int, int], float]]:
     """(files whose reference edges are recomputed, their new edges); None: do the full rebuild."""
     from cairn.codemap.imports.refs import MAX_DEFINERS, MAX_USERS_SHARE, MIN_NAME_LENGTH, MIN_USERS_CAP
 
@@ -211,15 +228,20 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
     ph = ",".join("?" * len(langs))
     # a file whose uses (name -> count) are what they were keeps its edges when no definer and no
     # popularity moved (a comment or a body edit that names nothing new): nothing to recompute
-    srcs = {fid for fid, (_, lang) in changed.items() if lang in REF_FALLBACK_LANGS and old[fid][1] != new_state[fid][1]}
+    srcs = {
+        fid for fid, (_, lang) in changed.items() if lang in REF_FALLBACK_LANGS and old[fid][1] != new_state[fid][1]
+    }
     users_now = _users(con, names, ph, langs)
     for n in def_changed:
         srcs.update(users_now.get(n, ()))
     for n in use_changed:  # a name whose user count crossed the cut changes every user's edges
         n_now = len(users_now.get(n, ()))
-        delta = sum((1 if old[f][1].get(n, 0) <= 0 < new_state[f][1].get(n, 0) else 0)
-                    - (1 if new_state[f][1].get(n, 0) <= 0 < old[f][1].get(n, 0) else 0)
-                    for f in changed if changed[f][1] in REF_FALLBACK_LANGS)
+        delta = sum(
+            (1 if old[f][1].get(n, 0) <= 0 < new_state[f][1].get(n, 0) else 0)
+            - (1 if new_state[f][1].get(n, 0) <= 0 < old[f][1].get(n, 0) else 0)
+            for f in changed
+            if changed[f][1] in REF_FALLBACK_LANGS
+        )
         if (n_now - delta > max_users) != (n_now > max_users):
             srcs.update(users_now.get(n, ()))
     if not srcs:
@@ -228,9 +250,10 @@ def _ref_update(con: sqlite3.Connection, changed: dict[int, tuple[str, str | Non
     uses: dict[int, dict[str, int]] = defaultdict(dict)
     src_list = sorted(srcs)
     for i in range(0, len(src_list), 500):
-        part = src_list[i:i + 500]
+        part = src_list[i : i + 500]
         for fid, name, count in con.execute(
-                f"SELECT file_id, name, count FROM refs WHERE file_id IN ({','.join('?' * len(part))})", part):
+            f"SELECT file_id, name, count FROM refs WHERE file_id IN ({','.join('?' * len(part))})", part
+        ):
             uses[fid][name] = count
     all_names = {n for u in uses.values() for n in u if len(n) >= MIN_NAME_LENGTH}
     definers = _definers(con, all_names)
@@ -266,16 +289,18 @@ def _user_counts(con: sqlite3.Connection, names: set[str], ph: str, langs: list[
     return dict(_user_rows(con, names, ph, langs, "COUNT(DISTINCT r.file_id)", " GROUP BY r.name"))
 
 
-def _user_rows(con: sqlite3.Connection, names: set[str], ph: str, langs: list[str], what: str, tail: str = ""
-               ) -> Iterator[tuple]:
+def _user_rows(
+    con: sqlite3.Connection, names: set[str], ph: str, langs: list[str], what: str, tail: str = ""
+) -> Iterator[tuple]:
     """(name, `what`) rows of the references to `names` from files of the languages `langs`, 400 names a query."""
     lst = sorted(names)
     for i in range(0, len(lst), 400):
-        part = lst[i:i + 400]
+        part = lst[i : i + 400]
         yield from con.execute(
             f"SELECT r.name, {what} FROM refs r INDEXED BY refs_name JOIN files f ON f.id = r.file_id "
             f"WHERE r.count > 0 AND r.name IN ({','.join('?' * len(part))}) AND f.lang IN ({ph}){tail}",
-            (*part, *langs))
+            (*part, *langs),
+        )
 
 
 def _definers(con: sqlite3.Connection, names: set[str]) -> dict[str, set[int]]:
@@ -288,10 +313,11 @@ def _definers(con: sqlite3.Connection, names: set[str]) -> dict[str, set[int]]:
     out: dict[str, set[int]] = defaultdict(set)
     klist = sorted(keys)
     for i in range(0, len(klist), 400):
-        part = klist[i:i + 400]
+        part = klist[i : i + 400]
         for fid, name, key in con.execute(
-                f"SELECT file_id, name, key FROM symbols WHERE key IN ({','.join('?' * len(part))}) "
-                "AND kind != 'heading'", part):
+            f"SELECT file_id, name, key FROM symbols WHERE key IN ({','.join('?' * len(part))}) AND kind != 'heading'",
+            part,
+        ):
             short = short_name(name)
             if short in keys.get(key, ()):
                 out[short].add(fid)
@@ -335,9 +361,14 @@ def _rewrite_neighbourhood(con: sqlite3.Connection, touched: set[int], n_code: i
             if s != fid:
                 inc[s] += w
         if out or inc:
-            con.execute("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?) ON CONFLICT(file_id) DO UPDATE "
-                        "SET nbrs = excluded.nbrs WHERE nbrs IS NOT excluded.nbrs", (fid, adjacency_json(out, inc)))
+            con.execute(
+                "INSERT INTO adjacency(file_id, nbrs) VALUES(?,?) ON CONFLICT(file_id) DO UPDATE "
+                "SET nbrs = excluded.nbrs WHERE nbrs IS NOT excluded.nbrs",
+                (fid, adjacency_json(out, inc)),
+            )
         else:
             con.execute("DELETE FROM adjacency WHERE file_id = ?", (fid,))
-        con.execute("UPDATE files SET indegree = ?, outdegree = ?, is_hub = ? WHERE id = ?",
-                    (len(ins), len(outs), int(len(ins) >= hub_min), fid))
+        con.execute(
+            "UPDATE files SET indegree = ?, outdegree = ?, is_hub = ? WHERE id = ?",
+            (len(ins), len(outs), int(len(ins) >= hub_min), fid),
+        )

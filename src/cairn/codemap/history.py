@@ -31,8 +31,12 @@ def _git(root: Path, *args: str) -> str | None:
     import subprocess  # lazily: the request path imports this module for its queries only
 
     try:
-        r = subprocess.run(["git", "-C", str(root), "-c", "core.quotepath=off", *args], capture_output=True,
-                           timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            ["git", "-C", str(root), "-c", "core.quotepath=off", *args],
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else None
@@ -46,8 +50,7 @@ def head_commit(root: Path) -> str | None:
 def _log(root: Path, since: str | None, limit: int) -> list[tuple[str, int, list[str]]] | None:
     """(sha, time, files) oldest first, for the commits after `since` (or the newest `limit`)."""
     rev = f"{since}..HEAD" if since else "HEAD"
-    out = _git(root, "log", "--no-merges", "--no-renames", "--name-only", f"-n{limit}",
-               f"--format={_SEP}%H %ct", rev)
+    out = _git(root, "log", "--no-merges", "--no-renames", "--name-only", f"-n{limit}", f"--format={_SEP}%H %ct", rev)
     if out is None:
         return None
     commits = []
@@ -66,8 +69,12 @@ def _is_ancestor(root: Path, sha: str) -> bool:
     import subprocess
 
     try:
-        r = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", sha, "HEAD"],
-                           capture_output=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            ["git", "-C", str(root), "merge-base", "--is-ancestor", sha, "HEAD"],
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return r.returncode == 0
@@ -93,12 +100,12 @@ def update_history(con: sqlite3.Connection, root: Path) -> int:
         for sha, when, files in commits:
             if not files or len(files) > MAX_FILES_PER_COMMIT:
                 continue
-            cur = con.execute("INSERT OR IGNORE INTO commits(sha, time, nfiles) VALUES(?,?,?)",
-                              (sha, when, len(files)))
+            cur = con.execute("INSERT OR IGNORE INTO commits(sha, time, nfiles) VALUES(?,?,?)", (sha, when, len(files)))
             if cur.rowcount == 1:
                 cid = cur.lastrowid
-                con.executemany("INSERT OR IGNORE INTO commit_files(path, commit_id) VALUES(?,?)",
-                                [(f, cid) for f in files])
+                con.executemany(
+                    "INSERT OR IGNORE INTO commit_files(path, commit_id) VALUES(?,?)", [(f, cid) for f in files]
+                )
         _prune(con)
         _rebuild_churn(con)
         meta.save(con, history_head=head)
@@ -119,13 +126,16 @@ def _rebuild_churn(con: sqlite3.Connection) -> None:
     con.execute("DELETE FROM churn")
     rows: dict[str, list[float]] = {}
     for path, cid, when in con.execute(
-            "SELECT cf.path, c.id, c.time FROM commit_files cf JOIN commits c ON c.id = cf.commit_id"):
+        "SELECT cf.path, c.id, c.time FROM commit_files cf JOIN commits c ON c.id = cf.commit_id"
+    ):
         r = rows.setdefault(path, [0, 0.0, 0])
         r[0] += 1
         r[1] += decay(newest - cid)
         r[2] = max(r[2], when)
-    con.executemany("INSERT INTO churn(path, commits, score, last) VALUES(?,?,?,?)",
-                    [(p, int(r[0]), round(r[1], 4), int(r[2])) for p, r in rows.items()])
+    con.executemany(
+        "INSERT INTO churn(path, commits, score, last) VALUES(?,?,?,?)",
+        [(p, int(r[0]), round(r[1], 4), int(r[2])) for p, r in rows.items()],
+    )
 
 
 def decay(age: int) -> float:
@@ -153,7 +163,9 @@ def cochange(con: sqlite3.Connection, seeds: dict[str, float], per_seed: int = 4
         rows = con.execute(
             "SELECT cf.path, c.id, c.nfiles FROM commit_files cf JOIN commits c ON c.id = cf.commit_id "
             "WHERE cf.commit_id IN (SELECT commit_id FROM commit_files WHERE path = ? ORDER BY commit_id DESC LIMIT ?) "
-            "AND cf.path != ?", (seed, per_seed, seed)).fetchall()
+            "AND cf.path != ?",
+            (seed, per_seed, seed),
+        ).fetchall()
         acc: dict[str, float] = {}
         for path, cid, nfiles in rows:
             acc[path] = acc.get(path, 0.0) + decay(newest - cid) / math.log2(1 + nfiles)
@@ -166,20 +178,27 @@ def cochange(con: sqlite3.Connection, seeds: dict[str, float], per_seed: int = 4
 def _commit_counts(con: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in range(0, len(paths), 500):
-        part = paths[i:i + 500]
-        out.update(con.execute(f"SELECT path, commits FROM churn WHERE path IN ({','.join('?' * len(part))})",
-                               part).fetchall())
+        part = paths[i : i + 500]
+        out.update(
+            con.execute(f"SELECT path, commits FROM churn WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
+        )
     return out
 
 
 def together(con: sqlite3.Connection, path: str, other: str, last: int = 20) -> tuple[int, int]:
     """(how many of `path`'s newest `last` commits also changed `other`, how many commits that was)."""
-    rows = [r[0] for r in con.execute(
-        "SELECT commit_id FROM commit_files WHERE path = ? ORDER BY commit_id DESC LIMIT ?", (path, last))]
+    rows = [
+        r[0]
+        for r in con.execute(
+            "SELECT commit_id FROM commit_files WHERE path = ? ORDER BY commit_id DESC LIMIT ?", (path, last)
+        )
+    ]
     if not rows:
         return 0, 0
-    both = con.execute(f"SELECT COUNT(*) FROM commit_files WHERE path = ? AND commit_id IN ({','.join('?' * len(rows))})",
-                       (other, *rows)).fetchone()[0]
+    both = con.execute(
+        f"SELECT COUNT(*) FROM commit_files WHERE path = ? AND commit_id IN ({','.join('?' * len(rows))})",
+        (other, *rows),
+    ).fetchone()[0]
     return both, len(rows)
 
 

@@ -49,7 +49,7 @@ def _drop(html: str) -> str:
         if end < 0:
             no_end[kind] = m.start()
             continue
-        parts += [html[pos:m.start()], " "]
+        parts += [html[pos : m.start()], " "]
         pos = end
     parts.append(html[pos:])
     return "".join(parts)

@@ -28,6 +28,7 @@ from cairn.store.db import connect, migrate, transaction
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from typing import TypeVar
+
     T = TypeVar("T")
 
 INDEX_FORMAT = "12"  # 12: languages of the issue-35 review (scripts by their #! line, Scala packages); 11: a contentless text index (schema v10); bump when the schema or what is stored changes: old indexes are rebuilt
@@ -132,8 +133,12 @@ def open_index(project: Project, *, check: bool = False, locked: bool = False) -
     if not locked:
         from cairn.util.filelock import file_lock
 
-        with file_lock(lock_path(project), timeout=0, error=IndexBusy,
-                       busy=f"{path}: another cairn process is rebuilding this index; try again in a moment"):
+        with file_lock(
+            lock_path(project),
+            timeout=0,
+            error=IndexBusy,
+            busy=f"{path}: another cairn process is rebuilding this index; try again in a moment",
+        ):
             return open_index(project, check=check, locked=True)  # looked at again: it may be rebuilt by now
     if why is None:  # another format: rebuilt quietly, as an upgrade always did
         _delete(path)

@@ -117,8 +117,10 @@ class IndexMeta:
             if value is None:
                 con.execute("DELETE FROM meta WHERE key = ?", (name,))
             else:
-                con.execute("INSERT INTO meta(key, value) VALUES(?, ?) "
-                            "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (name, _CODECS[name][1](value)))
+                con.execute(
+                    "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (name, _CODECS[name][1](value)),
+                )
             setattr(self, name, value)
 
     @staticmethod
@@ -158,10 +160,12 @@ def _json(value: str, default: object) -> object:
 
 def _checked(kind: type, encode: Callable[[Any], str]) -> Encode:
     """An encoder that refuses a value of the wrong type (a bool is no int here)."""
+
     def enc(value: object) -> str:
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise TypeError(f"IndexMeta: {value!r} is not a {kind.__name__}")
         return encode(value)
+
     return enc
 
 

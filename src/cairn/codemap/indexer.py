@@ -94,9 +94,16 @@ def _index_lock(path: Path, wait: bool) -> Iterator[int]:
         yield fd
 
 
-def index_project(project: Project, *, progress: Progress | None = None, full: bool = False,
-                  workers: int | None = None, check: bool = False, wait: bool = True,
-                  totals: bool = True) -> IndexStats:
+def index_project(
+    project: Project,
+    *,
+    progress: Progress | None = None,
+    full: bool = False,
+    workers: int | None = None,
+    check: bool = False,
+    wait: bool = True,
+    totals: bool = True,
+) -> IndexStats:
     """Bring the index of `project.root` up to date and return what happened.
 
     A damaged index (index_db.py) is rebuilt: found when opened (`check` adds SQLite's page
@@ -117,8 +124,18 @@ def index_project(project: Project, *, progress: Progress | None = None, full: b
     with _index_lock(lock_path(project), wait) as lock_fd:
 
         def start(con: sqlite3.Connection, every_file: bool, count: bool) -> Run:
-            return Run(con, project, root, cfg, IndexStats(), full=every_file, totals=count, progress=progress,
-                       workers=workers, lock_fd=lock_fd)
+            return Run(
+                con,
+                project,
+                root,
+                cfg,
+                IndexStats(),
+                full=every_file,
+                totals=count,
+                progress=progress,
+                workers=workers,
+                lock_fd=lock_fd,
+            )
 
         pending_path(project).unlink(missing_ok=True)  # what is on disk now is what this run indexes
         run = start(open_index(project, check=check, locked=True), full, totals)

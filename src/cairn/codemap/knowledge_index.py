@@ -38,8 +38,9 @@ def record_headings(con: sqlite3.Connection, project: Any, file_ids: list[int] |
     sections = adr.CANDIDATE_SECTIONS
     heads: dict[str, int] = {}
     only = "" if file_ids is None else f" AND s.file_id IN ({','.join(str(int(f)) for f in file_ids)})"
-    for path, name in con.execute("SELECT f.path, lower(s.name) FROM symbols s JOIN files f ON f.id = s.file_id "
-                                  "WHERE s.kind = 'heading'" + only):
+    for path, name in con.execute(
+        "SELECT f.path, lower(s.name) FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.kind = 'heading'" + only
+    ):
         if name.strip().strip("*_:").strip() in sections:
             heads[path] = heads.get(path, 0) + 1
     return heads
@@ -56,8 +57,9 @@ def record_candidates(con: sqlite3.Connection, changed: dict[str, int], project:
     return adr.changed_candidates(paths, None if heads is None else {p: heads.get(p, 0) for p in paths})
 
 
-def knowledge_rows(con: sqlite3.Connection, project: Any,
-                   by_path: dict[str, int]) -> tuple[list[tuple], dict[tuple[int, int], tuple[str, float]]]:
+def knowledge_rows(
+    con: sqlite3.Connection, project: Any, by_path: dict[str, int]
+) -> tuple[list[tuple], dict[tuple[int, int], tuple[str, float]]]:
     """(nodes rows, {(src file id, dst file id): (kind, weight)}) for the project's repo nodes."""
     try:
         from cairn.memory import load_knowledge, target_resolver
@@ -76,14 +78,30 @@ def knowledge_rows(con: sqlite3.Connection, project: Any,
         fid = by_path.get(n.path or "")
         if fid is None:
             continue
-        data = {"files": list(n.files), "symbols": list(n.symbols), "tags": list(n.tags),
-                "supersedes": n.supersedes, "updated": n.updated}
+        data = {
+            "files": list(n.files),
+            "symbols": list(n.symbols),
+            "tags": list(n.tags),
+            "supersedes": n.supersedes,
+            "updated": n.updated,
+        }
         if n.extra.get("record"):  # one record kept as a folder of parts (memory/record_shape.py)
             data["record"] = n.extra["record"]
         title = redact(n.title)
-        rows.append((fid, n.id, n.type, n.status, n.state, title, n.origin, n.superseded_by,
-                     redact(json.dumps(data)),  # a note written by hand may quote a key
-                     (title, expand_identifiers(n.path or ""), redact(expand_identifiers(n.body)))))
+        rows.append(
+            (
+                fid,
+                n.id,
+                n.type,
+                n.status,
+                n.state,
+                title,
+                n.origin,
+                n.superseded_by,
+                redact(json.dumps(data)),  # a note written by hand may quote a key
+                (title, expand_identifiers(n.path or ""), redact(expand_identifiers(n.body))),
+            )
+        )
         for cited in n.files:
             dst = by_path.get(cited.strip("/"))
             if dst is not None and dst != fid:
@@ -108,13 +126,19 @@ def store_nodes(con: sqlite3.Connection, rows: list[tuple]) -> None:
     from cairn.codemap.schema import FTS_TOKENIZER
 
     con.execute("DELETE FROM nodes")
-    con.executemany("INSERT OR REPLACE INTO nodes(file_id, id, type, status, state, title, origin, superseded_by, data) "
-                    "VALUES(?,?,?,?,?,?,?,?,?)", [r[:9] for r in rows])
-    con.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(title, path, body, content='', "
-                f"tokenize='{FTS_TOKENIZER}')")
+    con.executemany(
+        "INSERT OR REPLACE INTO nodes(file_id, id, type, status, state, title, origin, superseded_by, data) "
+        "VALUES(?,?,?,?,?,?,?,?,?)",
+        [r[:9] for r in rows],
+    )
+    con.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(title, path, body, content='', "
+        f"tokenize='{FTS_TOKENIZER}')"
+    )
     con.execute("INSERT INTO records_fts(records_fts) VALUES('delete-all')")
-    con.executemany("INSERT INTO records_fts(rowid, title, path, body) VALUES(?,?,?,?)",
-                    [(r[0], *r[9]) for r in rows if len(r) > 9])
+    con.executemany(
+        "INSERT INTO records_fts(rowid, title, path, body) VALUES(?,?,?,?)", [(r[0], *r[9]) for r in rows if len(r) > 9]
+    )
 
 
 def key_notes(project: Any, limit: int) -> list:

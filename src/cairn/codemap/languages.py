@@ -42,8 +42,9 @@ class Lang:
     ref_edges: bool = False  # imports do not name files: shared names fill in the graph
 
 
-def _code(name: str, exts: str, grammar: tuple[str, str] | str, *, queries: tuple[str, ...] | None = None,
-          **kw: Any) -> Lang:
+def _code(
+    name: str, exts: str, grammar: tuple[str, str] | str, *, queries: tuple[str, ...] | None = None, **kw: Any
+) -> Lang:
     """A parsed language; `grammar` "mod" means (tree_sitter_mod, "language"); queries default to
     `<name>-tags.scm` and `<name>-imports.scm`."""
     if isinstance(grammar, str):
@@ -63,49 +64,148 @@ _TS_Q = (*_JS_Q, "shipped:typescript", "typescript-tags.scm", "javascript-import
 
 REGISTRY: tuple[Lang, ...] = (
     # -- parsed with tree-sitter (official grammar wheels) --
-    _code("python", ".py .pyi .pyw", "python", queries=("shipped:python", "python-tags.scm", "python-imports.scm"),
-          imports="python", family="python"),
-    _code("javascript", ".js .mjs .cjs .jsx", "javascript", imports="js", family="javascript",
-          queries=(*_JS_Q, "jsx-tags.scm", "javascript-only-tags.scm", "javascript-imports.scm")),
-    _code("typescript", ".ts .mts .cts", ("tree_sitter_typescript", "language_typescript"), queries=_TS_Q,
-          imports="js", family="javascript"),
-    _code("tsx", ".tsx", ("tree_sitter_typescript", "language_tsx"), queries=(*_TS_Q, "jsx-tags.scm"),
-          imports="js", family="javascript"),
-    _code("go", ".go", "go", queries=("shipped:go", "go-tags.scm", "go-imports.scm"), imports="go", family="go",
-          ref_edges=True),
-    _code("rust", ".rs", "rust", queries=("shipped:rust", "rust-tags.scm", "rust-imports.scm"), imports="rust",
-          family="rust"),
-    _code("java", ".java", "java", queries=("shipped:java", "java-tags.scm", "java-imports.scm"), imports="java",
-          family="jvm", ref_edges=True),
+    _code(
+        "python",
+        ".py .pyi .pyw",
+        "python",
+        queries=("shipped:python", "python-tags.scm", "python-imports.scm"),
+        imports="python",
+        family="python",
+    ),
+    _code(
+        "javascript",
+        ".js .mjs .cjs .jsx",
+        "javascript",
+        imports="js",
+        family="javascript",
+        queries=(*_JS_Q, "jsx-tags.scm", "javascript-only-tags.scm", "javascript-imports.scm"),
+    ),
+    _code(
+        "typescript",
+        ".ts .mts .cts",
+        ("tree_sitter_typescript", "language_typescript"),
+        queries=_TS_Q,
+        imports="js",
+        family="javascript",
+    ),
+    _code(
+        "tsx",
+        ".tsx",
+        ("tree_sitter_typescript", "language_tsx"),
+        queries=(*_TS_Q, "jsx-tags.scm"),
+        imports="js",
+        family="javascript",
+    ),
+    _code(
+        "go",
+        ".go",
+        "go",
+        queries=("shipped:go", "go-tags.scm", "go-imports.scm"),
+        imports="go",
+        family="go",
+        ref_edges=True,
+    ),
+    _code(
+        "rust",
+        ".rs",
+        "rust",
+        queries=("shipped:rust", "rust-tags.scm", "rust-imports.scm"),
+        imports="rust",
+        family="rust",
+    ),
+    _code(
+        "java",
+        ".java",
+        "java",
+        queries=("shipped:java", "java-tags.scm", "java-imports.scm"),
+        imports="java",
+        family="jvm",
+        ref_edges=True,
+    ),
     _code("kotlin", ".kt .kts", "kotlin", imports="kotlin", family="jvm", ref_edges=True),
-    _code("scala", ".scala .sc .sbt .mill", "scala", queries=("shipped:scala", "scala-tags.scm", "scala-imports.scm"), imports="scala",
-          family="jvm", ref_edges=True),
-    _code("groovy", ".groovy .gradle .gvy", "groovy", imports="java", family="jvm", ref_edges=True, filenames=("Jenkinsfile",)),
-    _code("c", ".c .h", "c", queries=("shipped:c", "c-tags.scm", "c-imports.scm"), imports="c", family="cfamily",
-          ref_edges=True),
-    _code("cpp", ".cc .cpp .cxx .c++ .hpp .hh .hxx .h++ .ipp .inl .tpp .cu .cuh", "cpp",
-          queries=("shipped:cpp", "c-tags.scm", "cpp-tags.scm", "c-imports.scm"), imports="c", family="cfamily",
-          ref_edges=True),
-    _code("objc", ".m .mm", "objc", queries=("c-tags.scm", "objc-tags.scm", "c-imports.scm", "objc-imports.scm"),
-          imports="c", family="cfamily", ref_edges=True),
+    _code(
+        "scala",
+        ".scala .sc .sbt .mill",
+        "scala",
+        queries=("shipped:scala", "scala-tags.scm", "scala-imports.scm"),
+        imports="scala",
+        family="jvm",
+        ref_edges=True,
+    ),
+    _code(
+        "groovy",
+        ".groovy .gradle .gvy",
+        "groovy",
+        imports="java",
+        family="jvm",
+        ref_edges=True,
+        filenames=("Jenkinsfile",),
+    ),
+    _code(
+        "c",
+        ".c .h",
+        "c",
+        queries=("shipped:c", "c-tags.scm", "c-imports.scm"),
+        imports="c",
+        family="cfamily",
+        ref_edges=True,
+    ),
+    _code(
+        "cpp",
+        ".cc .cpp .cxx .c++ .hpp .hh .hxx .h++ .ipp .inl .tpp .cu .cuh",
+        "cpp",
+        queries=("shipped:cpp", "c-tags.scm", "cpp-tags.scm", "c-imports.scm"),
+        imports="c",
+        family="cfamily",
+        ref_edges=True,
+    ),
+    _code(
+        "objc",
+        ".m .mm",
+        "objc",
+        queries=("c-tags.scm", "objc-tags.scm", "c-imports.scm", "objc-imports.scm"),
+        imports="c",
+        family="cfamily",
+        ref_edges=True,
+    ),
     _code("csharp", ".cs", "c_sharp", imports="csharp", family="csharp", ref_edges=True),
-    _code("ruby", ".rb .rake .gemspec .ru", "ruby", queries=("shipped:ruby", "ruby-tags.scm", "ruby-imports.scm"),
-          imports="ruby", family="ruby", ref_edges=True,
-          filenames=("Gemfile", "Rakefile", "Podfile", "Brewfile", "Vagrantfile", "Guardfile", "Fastfile")),
-    _code("php", ".php .phtml", ("tree_sitter_php", "language_php"),
-          queries=("shipped:php", "php-tags.scm", "php-imports.scm"), imports="php", family="php", ref_edges=True),
+    _code(
+        "ruby",
+        ".rb .rake .gemspec .ru",
+        "ruby",
+        queries=("shipped:ruby", "ruby-tags.scm", "ruby-imports.scm"),
+        imports="ruby",
+        family="ruby",
+        ref_edges=True,
+        filenames=("Gemfile", "Rakefile", "Podfile", "Brewfile", "Vagrantfile", "Guardfile", "Fastfile"),
+    ),
+    _code(
+        "php",
+        ".php .phtml",
+        ("tree_sitter_php", "language_php"),
+        queries=("shipped:php", "php-tags.scm", "php-imports.scm"),
+        imports="php",
+        family="php",
+        ref_edges=True,
+    ),
     _code("swift", ".swift", "swift", imports="swift", family="swift", ref_edges=True),
     _code("dart", ".dart", "dart", imports="dart", family="dart", ref_edges=True),
-    _code("elixir", ".ex .exs", "elixir",
-          family="elixir", ref_edges=True),
+    _code("elixir", ".ex .exs", "elixir", family="elixir", ref_edges=True),
     _code("haskell", ".hs .lhs .hs-boot", "haskell", family="haskell"),
-    _code("lua", ".lua", "lua", queries=("shipped:lua", "lua-tags.scm", "lua-imports.scm"), family="lua",
-          ref_edges=True),
+    _code(
+        "lua", ".lua", "lua", queries=("shipped:lua", "lua-tags.scm", "lua-imports.scm"), family="lua", ref_edges=True
+    ),
     _code("zig", ".zig", "zig", family="paths", ref_edges=True),
     _code("bash", ".sh .bash .zsh .bats .ksh", "bash", family="shell"),
     _code("ocaml", ".ml", ("tree_sitter_ocaml", "language_ocaml"), family="ocaml", ref_edges=True),
-    _code("ocaml_interface", ".mli", ("tree_sitter_ocaml", "language_ocaml_interface"),
-          queries=("ocaml-tags.scm", "ocaml-imports.scm"), family="ocaml", ref_edges=True),
+    _code(
+        "ocaml_interface",
+        ".mli",
+        ("tree_sitter_ocaml", "language_ocaml_interface"),
+        queries=("ocaml-tags.scm", "ocaml-imports.scm"),
+        family="ocaml",
+        ref_edges=True,
+    ),
     _code("julia", ".jl", "julia", family="paths", ref_edges=True),
     _code("perl", ".pl .pm .t .psgi", "perl", family="perl"),
     _code("hcl", ".tf .hcl .tfvars", "hcl", family="paths", ref_edges=True),
@@ -116,8 +216,9 @@ REGISTRY: tuple[Lang, ...] = (
     # -- documents --
     _text("markdown", ".md .markdown .mdx", kind="doc"),
     _text("rst", ".rst", kind="doc"),
-    _text("text", ".txt", kind="doc",
-          filenames=("Procfile", ".gitignore", ".dockerignore", "go.mod", "requirements.txt")),
+    _text(
+        "text", ".txt", kind="doc", filenames=("Procfile", ".gitignore", ".dockerignore", "go.mod", "requirements.txt")
+    ),
     _text("asciidoc", ".adoc", kind="doc"),
     _text("tex", ".tex", kind="doc"),
     # -- indexed as plain text (searchable, no definitions) --
@@ -191,8 +292,15 @@ INTERPRETERS: dict[str, str] = {
     **dict.fromkeys(("pwsh", "powershell"), "powershell"),
     **dict.fromkeys(("runhaskell", "runghc"), "haskell"),
     **dict.fromkeys(("scala", "scala-cli"), "scala"),
-    "perl": "perl", "php": "php", "julia": "julia", "elixir": "elixir", "groovy": "groovy",
-    "ocaml": "ocaml", "rscript": "r", "fish": "shell", "make": "make",
+    "perl": "perl",
+    "php": "php",
+    "julia": "julia",
+    "elixir": "elixir",
+    "groovy": "groovy",
+    "ocaml": "ocaml",
+    "rscript": "r",
+    "fish": "shell",
+    "make": "make",
 }
 _VERSION_TAIL = re.compile(r"(?<![\d.-])[\d.-]+$")  # tried at a run's start only: linear
 _ENV_ARG_OPTIONS = frozenset({"-u", "--unset", "-C", "--chdir"})  # env options that take the next word
@@ -250,7 +358,7 @@ def language_for_path(path: str | PurePath, head: bytes | None = None) -> str | 
 
 
 def kind_of(lang: str | None) -> str:
-    """"code", "doc" or "text" for a language name (unknown names are text)."""
+    """ "code", "doc" or "text" for a language name (unknown names are text)."""
     spec = BY_NAME.get(lang or "")
     return spec.kind if spec else "text"
 

@@ -35,7 +35,8 @@ def key_symbols(con: sqlite3.Connection, file_id: int, limit: int) -> list[sqlit
     return con.execute(
         "SELECT name, kind, line, signature FROM symbols WHERE file_id=? AND top_level=1 AND kind != 'heading' "
         "ORDER BY (substr(name, 1, 1) = '_'), (kind IN ('constant', 'variable', 'field')), line LIMIT ?",
-        (file_id, limit)).fetchall()
+        (file_id, limit),
+    ).fetchall()
 
 
 def _entry_points(con: sqlite3.Connection, limit: int = 6) -> list[str]:
@@ -69,12 +70,15 @@ def _module_knowledge(con: sqlite3.Connection, module: str) -> list[sqlite3.Row]
     return con.execute(
         "SELECT DISTINCT n.id, n.type, n.title FROM edges e JOIN nodes n ON n.file_id = e.src "
         "JOIN files f ON f.id = e.dst WHERE e.kind = 'cites' AND f.module = ? AND n.state = 'active' "
-        "ORDER BY n.type, n.title LIMIT 12", (module,)).fetchall()
+        "ORDER BY n.type, n.title LIMIT 12",
+        (module,),
+    ).fetchall()
 
 
 def _languages(con: sqlite3.Connection) -> str:
-    rows = con.execute("SELECT lang, COUNT(*) n FROM files WHERE lang IS NOT NULL GROUP BY lang "
-                       "ORDER BY n DESC, lang LIMIT 6").fetchall()
+    rows = con.execute(
+        "SELECT lang, COUNT(*) n FROM files WHERE lang IS NOT NULL GROUP BY lang ORDER BY n DESC, lang LIMIT 6"
+    ).fetchall()
     return ", ".join(f"{r['lang']} {r['n']}" for r in rows) or "no parsed languages"
 
 
@@ -88,17 +92,22 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
     summary = get_summary(project)
     if summary:
         head += [summary, ""]
-    head += [f"{n_files} files ({_languages(con)}), {n_sym} symbols. "
-             f"`cairn map MODULE` opens a module; `cairn search \"...\"` finds code.", ""]
+    head += [
+        f"{n_files} files ({_languages(con)}), {n_sym} symbols. "
+        f'`cairn map MODULE` opens a module; `cairn search "..."` finds code.',
+        "",
+    ]
     mods = con.execute("SELECT name, files, rank FROM modules ORDER BY rank DESC, name").fetchall()
     mod_lines = ["## Modules (most central first)"]
     for m in mods[:MAX_MODULES]:
-        central = con.execute("SELECT path FROM files WHERE module=? AND kind='code' ORDER BY rank DESC, path LIMIT 3",
-                              (m["name"],)).fetchall()
+        central = con.execute(
+            "SELECT path FROM files WHERE module=? AND kind='code' ORDER BY rank DESC, path LIMIT 3", (m["name"],)
+        ).fetchall()
         names = ", ".join(PurePosixPath(c["path"]).name for c in central)
         mod_lines.append(f"- `{m['name']}` ({m['files']} files)" + (f": {names}" if names else ""))
-    top = con.execute("SELECT id, path, is_hub, indegree FROM files WHERE kind='code' ORDER BY rank DESC, path LIMIT 10"
-                      ).fetchall()
+    top = con.execute(
+        "SELECT id, path, is_hub, indegree FROM files WHERE kind='code' ORDER BY rank DESC, path LIMIT 10"
+    ).fetchall()
     file_lines = ["", "## Central files"]
     for f in top:
         syms = ", ".join(s["name"] for s in key_symbols(con, f["id"], 4))
@@ -107,14 +116,20 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
     entries = _entry_points(con)
     entry_lines = ["", "## Entry points", *(f"- `{e}`" for e in entries)] if entries else []
     notes = _key_knowledge(con, project)
-    know_lines = ["", "## Key decisions and gotchas (`cairn read ID`)",
-                  *(f"- {n.type}: {n.title} (`{n.id}`)" for n in notes)] if notes else []
+    know_lines = (
+        ["", "## Key decisions and gotchas (`cairn read ID`)", *(f"- {n.type}: {n.title} (`{n.id}`)" for n in notes)]
+        if notes
+        else []
+    )
     lines = head + know_lines + mod_lines + file_lines + entry_lines
 
     def assemble() -> list[str]:
         shown = len(mod_lines) - 1  # say what the list leaves out, so nobody takes it as complete
-        more = [f"- ... {len(mods) - shown} more modules (`cairn map MODULE` opens one)"] \
-            if mod_lines and len(mods) > shown else []
+        more = (
+            [f"- ... {len(mods) - shown} more modules (`cairn map MODULE` opens one)"]
+            if mod_lines and len(mods) > shown
+            else []
+        )
         return head + know_lines + mod_lines + more + file_lines + entry_lines
 
     lines = assemble()
@@ -154,8 +169,9 @@ def find_module(con: sqlite3.Connection, name: str) -> str:
 
 def render_level1(con: sqlite3.Connection, project: Project, module: str, max_files: int = 40) -> str:
     """One module's page: files by centrality with key symbols, and its module-level links."""
-    files = con.execute("SELECT id, path, lines, is_hub, kind FROM files WHERE module=? ORDER BY rank DESC, path",
-                        (module,)).fetchall()
+    files = con.execute(
+        "SELECT id, path, lines, is_hub, kind FROM files WHERE module=? ORDER BY rank DESC, path", (module,)
+    ).fetchall()
     lines = [f"# Module `{module}` ({len(files)} files)", ""]
     summary = get_summary(project, module)
     if summary:
@@ -165,9 +181,11 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
     out_mods: dict[str, dict[str, int]] = {"import": defaultdict(int), "ref": defaultdict(int)}
     in_mods: dict[str, dict[str, int]] = {"import": defaultdict(int), "ref": defaultdict(int)}
     for r in con.execute(
-            "SELECT fs.module sm, fd.module dm, e.kind FROM edges e JOIN files fs ON fs.id=e.src "
-            "JOIN files fd ON fd.id=e.dst WHERE (fs.module=? OR fd.module=?) AND fs.module != fd.module "
-            "AND e.kind IN ('import', 'ref')", (module, module)):
+        "SELECT fs.module sm, fd.module dm, e.kind FROM edges e JOIN files fs ON fs.id=e.src "
+        "JOIN files fd ON fd.id=e.dst WHERE (fs.module=? OR fd.module=?) AND fs.module != fd.module "
+        "AND e.kind IN ('import', 'ref')",
+        (module, module),
+    ):
         if r["sm"] == module:
             out_mods[r["kind"]][r["dm"]] += 1
         else:
@@ -178,8 +196,10 @@ def render_level1(con: sqlite3.Connection, project: Project, module: str, max_fi
 
     lines += [f"Imports: {fmt(out_mods['import'])}", f"Imported by: {fmt(in_mods['import'])}"]
     if out_mods["ref"] or in_mods["ref"]:
-        lines += [f"Names used from (no import): {fmt(out_mods['ref'])}",
-                  f"Names used by (no import): {fmt(in_mods['ref'])}"]
+        lines += [
+            f"Names used from (no import): {fmt(out_mods['ref'])}",
+            f"Names used by (no import): {fmt(in_mods['ref'])}",
+        ]
     notes = _module_knowledge(con, module)
     if notes:
         lines += ["", "## Knowledge about this module"] + [f"- {n['type']}: {n['title']} (`{n['id']}`)" for n in notes]

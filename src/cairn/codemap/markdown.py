@@ -139,13 +139,13 @@ def note_search_text(text: str) -> str:
     end = front_matter_end(lines, max_lines=400)
     out: list[str] = []
     skipping = False
-    for line in lines[1:end - 1] if end else []:
+    for line in lines[1 : end - 1] if end else []:
         if line[:1] not in (" ", "\t", "-", "") or not line.strip():
             skipping = bool(_LINK_KEYS.match(line))
         if not skipping:
             out.append(line)
     rest = lines[end:]
     idx = max((i for i, ln in enumerate(rest) if ln.strip() == LINKS_HEADING), default=-1)
-    if idx >= 0 and all(_LINK_ITEM.match(ln) for ln in rest[idx + 1:] if ln.strip()):
+    if idx >= 0 and all(_LINK_ITEM.match(ln) for ln in rest[idx + 1 :] if ln.strip()):
         rest = rest[:idx]
     return "\n".join(out + rest)

@@ -10,8 +10,23 @@ from dataclasses import dataclass, field
 
 # Definition kinds that name a type or a namespace (what a bare capitalised request usually means),
 # as opposed to functions, methods, fields, constants and headings.
-TYPE_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "type", "object", "mixin",
-                        "extension", "module", "protocol", "record"})
+TYPE_KINDS = frozenset(
+    {
+        "class",
+        "struct",
+        "interface",
+        "trait",
+        "enum",
+        "union",
+        "type",
+        "object",
+        "mixin",
+        "extension",
+        "module",
+        "protocol",
+        "record",
+    }
+)
 _QUALIFIER = re.compile(r"(?:\.|::|/|\\|:)(?=[^.:/\\])")
 
 

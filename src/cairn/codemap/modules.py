@@ -33,7 +33,7 @@ def assign_modules(paths: list[str], max_size: int | None = None) -> dict[str, s
                 sub[parts[0]].append((parts[1:], p))
         # collapse a chain: a folder whose only content is one subfolder
         if not direct and len(sub) == 1:
-            (name, rest), = sub.items()
+            ((name, rest),) = sub.items()
             split(f"{prefix}/{name}" if prefix else name, rest)
             return
         here = prefix or ROOT_MODULE

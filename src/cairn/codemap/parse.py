@@ -121,8 +121,9 @@ def _parse_tree(parser: Any, src: bytes) -> Any:
     deadline = time.monotonic() + PARSE_TIMEOUT_S
     view = memoryview(src)
     try:
-        tree = parser.parse(lambda byte, _point: view[byte : byte + _CHUNK],
-                            progress_callback=lambda *_: time.monotonic() > deadline)
+        tree = parser.parse(
+            lambda byte, _point: view[byte : byte + _CHUNK], progress_callback=lambda *_: time.monotonic() > deadline
+        )
         return parser.parse(src, old_tree=tree)
     except ValueError as exc:  # the callback stopped the parse (or the parser gave up)
         parser.reset()

@@ -91,7 +91,9 @@ def head_moved(heads: dict[str, str | None], root: Path, path: str) -> bool:
     return recorded is None or read_package(root, path) != recorded
 
 
-_LOADED: dict[str, tuple[int, str, object]] = {}  # resolver file -> (mtime_ns, paths key, context): a long-lived process loads it once
+_LOADED: dict[
+    str, tuple[int, str, object]
+] = {}  # resolver file -> (mtime_ns, paths key, context): a long-lived process loads it once
 
 
 def load_resolver(index_path: Path, paths_key: str) -> object | None:

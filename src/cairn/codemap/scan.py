@@ -39,9 +39,20 @@ BINARY_EXT = frozenset(
     mp3 mp4 wav ogg flac avi mov mkv webm pkl npy npz parquet h5 onnx pt ckpt safetensors ds_store
     lockb icns""".split()
 )
-GENERATED_SUFFIXES = (".min.js", ".min.css", ".map", ".pb.go", "_pb2.py", "_pb2_grpc.py", ".g.dart",
-                      ".freezed.dart", ".generated.ts", ".designer.cs",
-                      ".snap", ".snap.new")  # test snapshots (insta, jest): generated output, often thousands
+GENERATED_SUFFIXES = (
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".pb.go",
+    "_pb2.py",
+    "_pb2_grpc.py",
+    ".g.dart",
+    ".freezed.dart",
+    ".generated.ts",
+    ".designer.cs",
+    ".snap",
+    ".snap.new",
+)  # test snapshots (insta, jest): generated output, often thousands
 
 
 @dataclass
@@ -67,7 +78,8 @@ def _git_files(root: Path) -> list[str] | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, timeout=60,
+            capture_output=True,
+            timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -141,8 +153,9 @@ class _FastIgnore:
 
     def __init__(self, spec: pathspec.GitIgnoreSpec) -> None:
         self.spec = spec
-        parts = [re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns
-                 if p.include and p.regex is not None]
+        parts = [
+            re.sub(r"\(\?P<\w+>", "(?:", p.regex.pattern) for p in spec.patterns if p.include and p.regex is not None
+        ]
         try:
             self.any = re.compile("|".join(f"(?:{x})" for x in parts)) if parts else None
         except re.error:
@@ -159,7 +172,9 @@ class _FastIgnore:
 
 _SECRET_NAME = re.compile(
     r"^(\.env(\..+)?|\.envrc|\.netrc|\.npmrc|\.pypirc|\.pgpass|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|"
-    r"credentials(\.json)?|secrets?\.(json|ya?ml|toml)|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|gpg|asc))$", re.I)
+    r"credentials(\.json)?|secrets?\.(json|ya?ml|toml)|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|gpg|asc))$",
+    re.I,
+)
 _SECRET_OK = re.compile(r"\.(example|sample|template|dist|defaults?)$", re.I)
 
 
@@ -189,8 +204,9 @@ def skip_reason_for_path(rel: str) -> str | None:
     return None
 
 
-def scan(root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None,
-         ignore_fingerprint: str | None = None) -> ScanResult:
+def scan(
+    root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None, ignore_fingerprint: str | None = None
+) -> ScanResult:
     """List the indexable files of `root` with their size and mtime (one stat each).
 
     `kept` are paths known to pass the ignore rules whose fingerprint was `ignore_fingerprint`;
@@ -211,8 +227,9 @@ def scan(root: Path, max_bytes: int = 1_000_000, *, kept: set[str] | None = None
     return result
 
 
-def _stat_all(result: ScanResult, root: Path, names: list[str], max_bytes: int, spec: _FastIgnore | None,
-              kept: set[str]) -> None:
+def _stat_all(
+    result: ScanResult, root: Path, names: list[str], max_bytes: int, spec: _FastIgnore | None, kept: set[str]
+) -> None:
     """Judge each name (path rules, ignore rules unless in `kept`) and stat it into `result`."""
     root_str = str(root) + os.sep
     lstat = os.lstat
@@ -277,9 +294,23 @@ def _git_listed(root: Path, paths: list[str]) -> set[str] | None:
     listed: set[str] = set()
     for i in range(0, len(paths), 500):
         try:
-            out = subprocess.run(["git", "-C", str(root), "--literal-pathspecs", "ls-files", "-z", "--cached",
-                                  "--others", "--exclude-standard", "--", *paths[i:i + 500]],
-                                 capture_output=True, timeout=60)
+            out = subprocess.run(
+                [
+                    "git",
+                    "-C",
+                    str(root),
+                    "--literal-pathspecs",
+                    "ls-files",
+                    "-z",
+                    "--cached",
+                    "--others",
+                    "--exclude-standard",
+                    "--",
+                    *paths[i : i + 500],
+                ],
+                capture_output=True,
+                timeout=60,
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
         if out.returncode != 0:

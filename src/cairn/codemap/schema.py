@@ -84,7 +84,7 @@ def _v1(con: sqlite3.Connection) -> None:
         CREATE TABLE modules (
             name TEXT PRIMARY KEY, files INTEGER, rank REAL, summary TEXT
         );
-        """
+        """,
     )
 
 
@@ -207,4 +207,3 @@ def _v10(con: sqlite3.Connection) -> None:
 
 
 MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
-

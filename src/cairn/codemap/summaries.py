@@ -29,7 +29,7 @@ def module_slug(module: str) -> str:
         return name
     import hashlib
 
-    head = name.encode("utf-8")[:MAX_SLUG_BYTES - 11].decode("utf-8", "ignore").rstrip("_-.")
+    head = name.encode("utf-8")[: MAX_SLUG_BYTES - 11].decode("utf-8", "ignore").rstrip("_-.")
     return f"{head}-{hashlib.sha1(module.encode('utf-8', 'surrogatepass')).hexdigest()[:10]}"
 
 

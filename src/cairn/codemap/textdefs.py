@@ -19,34 +19,64 @@ DATA_LANGS = frozenset({"json", "yaml", "toml", "ini", "xml", "csv", "graphql", 
 PROSE_LANGS = frozenset({"markdown", "rst", "text", "asciidoc", "tex"})
 
 MAX_DEFS = 2000
-_MODIFIERS = (r"(?:(?:export|pub(?:\([^)]*\))?|public|private|protected|internal|open|abstract|final|sealed|static|"
-              r"async|inline|override|extern|default|lazy|implicit|unsafe|partial|readonly|virtual|noinline|"
-              r"comptime|threadlocal|declare|case|mutable|given|extension|opaque)\s+)*")
+_MODIFIERS = (
+    r"(?:(?:export|pub(?:\([^)]*\))?|public|private|protected|internal|open|abstract|final|sealed|static|"
+    r"async|inline|override|extern|default|lazy|implicit|unsafe|partial|readonly|virtual|noinline|"
+    r"comptime|threadlocal|declare|case|mutable|given|extension|opaque)\s+)*"
+)
 _KIND = {
-    "defmodule": "module", "defprotocol": "interface", "module": "module",
-    "namespace": "module", "package": "module", "class": "class", "object": "class", "struct": "class",
-    "record": "class", "data": "type", "newtype": "type", "type": "type", "typealias": "type", "typedef": "type",
-    "interface": "interface", "trait": "interface", "protocol": "interface", "enum": "enum", "union": "type",
-    "instance": "impl", "impl": "impl", "defimpl": "impl", "defrecord": "class", "deftype": "type",
+    "defmodule": "module",
+    "defprotocol": "interface",
+    "module": "module",
+    "namespace": "module",
+    "package": "module",
+    "class": "class",
+    "object": "class",
+    "struct": "class",
+    "record": "class",
+    "data": "type",
+    "newtype": "type",
+    "type": "type",
+    "typealias": "type",
+    "typedef": "type",
+    "interface": "interface",
+    "trait": "interface",
+    "protocol": "interface",
+    "enum": "enum",
+    "union": "type",
+    "instance": "impl",
+    "impl": "impl",
+    "defimpl": "impl",
+    "defrecord": "class",
+    "deftype": "type",
 }
 _KEYWORD = re.compile(
-    r"^(?P<indent>[ \t]*)" + _MODIFIERS +
-    r"(?P<kw>defmodule|defprotocol|defimpl|defmacrop?|defdelegate|defguardp?|defp|defn|def|"
+    r"^(?P<indent>[ \t]*)"
+    + _MODIFIERS
+    + r"(?P<kw>defmodule|defprotocol|defimpl|defmacrop?|defdelegate|defguardp?|defp|defn|def|"
     r"class|module|namespace|package|interface|struct|record|enum|union|trait|protocol|object|typealias|"
     r"typedef|newtype|data|type|instance|impl|func|function|fun|fn|sub|proc|"
     r"local\s+function|let|val|var|const)"
-    r"\s+(?:(?:case|rec|mut|inline)\s+)?(?P<name>[A-Za-z_][\w.:!?'$]*|\([^\s()\w]{1,5}\))")
+    r"\s+(?:(?:case|rec|mut|inline)\s+)?(?P<name>[A-Za-z_][\w.:!?'$]*|\([^\s()\w]{1,5}\))"
+)
 _SHELL_FN = re.compile(r"^(?P<indent>[ \t]*)(?:function\s+)?(?P<name>[A-Za-z_][\w:.-]*)\s*\(\)\s*[{(]?\s*(?:#.*)?$")
 _ASSIGN_FN = re.compile(r"^(?P<indent>[ \t]*)(?:local\s+)?(?P<name>[A-Za-z_][\w.:]*)\s*(?:=|<-)\s*function\b")
 _SIGNATURE = re.compile(r"^(?P<name>[a-z_][\w']*|\([^\s()\w]{1,5}\))\s*::")  # Haskell/Elm: name :: Type
-_LISP = re.compile(r"^(?P<indent>[ \t]*)\((?P<kw>defn-?|defmacro|defprotocol|defrecord|deftype|defmulti|defun|"
-                   r"define|def)\s+\(?(?P<name>[^\s()\[\]{}\"]+)")
-_SQL = re.compile(r"^(?P<indent>[ \t]*)create\s+(?:or\s+replace\s+)?(?P<kw>table|view|function|procedure|type|"
-                  r"index|trigger)\s+(?:if\s+not\s+exists\s+)?(?P<name>[\w.\"`\[\]]+)", re.I)
+_LISP = re.compile(
+    r"^(?P<indent>[ \t]*)\((?P<kw>defn-?|defmacro|defprotocol|defrecord|deftype|defmulti|defun|"
+    r"define|def)\s+\(?(?P<name>[^\s()\[\]{}\"]+)"
+)
+_SQL = re.compile(
+    r"^(?P<indent>[ \t]*)create\s+(?:or\s+replace\s+)?(?P<kw>table|view|function|procedure|type|"
+    r"index|trigger)\s+(?:if\s+not\s+exists\s+)?(?P<name>[\w.\"`\[\]]+)",
+    re.I,
+)
 _TYPE_VALUE = re.compile(r"=\s*(?:extern\s+|packed\s+)?(struct|enum|union|opaque|class|object|record|interface)\b")
 _LOCALS = ("let", "val", "var", "const")  # only declarations at the top of a file, never locals
-_NOT_NAMES = frozenset("""a an the of to in on for and or is it as at by be if do this that with from not
-    new end self then else when""".split())
+_NOT_NAMES = frozenset(
+    """a an the of to in on for and or is it as at by be if do this that with from not
+    new end self then else when""".split()
+)
 
 
 def is_program(lang: str | None, head: str) -> bool:
@@ -76,7 +106,7 @@ def _match(line: str) -> tuple[str, str, str] | None:
 
 
 def _clean(name: str) -> str:
-    name = name.strip("\"`[]")
+    name = name.strip('"`[]')
     if name.startswith("(") and name.endswith(")"):
         return name[1:-1]
     return name.rstrip(":.")
@@ -109,8 +139,7 @@ def text_definitions(text: str) -> list[Definition]:
         kind = _KIND.get(kw, "function")
         if kw in _LOCALS:
             kind = "class" if _TYPE_VALUE.search(line) else "constant"
-        d = Definition(name, kind, i, len(lines),
-                       line.strip()[:200], parent=parent, top_level=parent is None)
+        d = Definition(name, kind, i, len(lines), line.strip()[:200], parent=parent, top_level=parent is None)
         defs.append(d)
         open_.append((width, d))
         if len(defs) >= MAX_DEFS:

@@ -66,9 +66,13 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
             con.execute("DELETE FROM vectors")
             IndexMeta.write(con, semantic_model=st.model_id)
         gone = con.execute("DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)").rowcount
-    todo = [(r[0], r[1], r[2]) for r in con.execute(
-        "SELECT f.id, f.path, f.hash FROM files f LEFT JOIN vectors v ON v.file_id = f.id "
-        "WHERE v.file_id IS NULL OR v.hash IS NOT f.hash ORDER BY f.id")]
+    todo = [
+        (r[0], r[1], r[2])
+        for r in con.execute(
+            "SELECT f.id, f.path, f.hash FROM files f LEFT JOIN vectors v ON v.file_id = f.id "
+            "WHERE v.file_id IS NULL OR v.hash IS NOT f.hash ORDER BY f.id"
+        )
+    ]
     if not todo:
         if gone:
             with transaction(con):
@@ -84,7 +88,7 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
         drop_vectors(con)
         return 0
     for i in range(0, len(todo), FILES_PER_BATCH):
-        _embed_batch(con, root, model, todo[i:i + FILES_PER_BATCH])
+        _embed_batch(con, root, model, todo[i : i + FILES_PER_BATCH])
     with transaction(con):
         _bump(con)
     return len(todo)
@@ -100,18 +104,19 @@ def _embed_batch(con: sqlite3.Connection, root: Path, model: Model, files: list[
         except OSError:
             body = ""
         lines = body.splitlines()
-        spans = con.execute("SELECT line, end_line FROM chunks WHERE file_id = ? ORDER BY line LIMIT ?",
-                            (fid, MAX_CHUNKS)).fetchall()
+        spans = con.execute(
+            "SELECT line, end_line FROM chunks WHERE file_id = ? ORDER BY line LIMIT ?", (fid, MAX_CHUNKS)
+        ).fetchall()
         texts.append(f"{path}\n{body[:FILE_HEAD]}")
         for line, end in spans:
-            texts.append(f"{path.rsplit('/', 1)[-1]}\n" + "\n".join(lines[max(line - 1, 0):end])[:CHUNK_CHARS])
+            texts.append(f"{path.rsplit('/', 1)[-1]}\n" + "\n".join(lines[max(line - 1, 0) : end])[:CHUNK_CHARS])
         layout.append((fid, digest, ",".join(f"{a}:{b}" for a, b in spans), 1 + len(spans)))
     from cairn.codemap.embed import pack
 
     vecs = model.embed(texts)
     rows, at = [], 0
     for fid, digest, spans_text, n in layout:
-        rows.append((fid, digest, spans_text, pack(vecs[at:at + n])))
+        rows.append((fid, digest, spans_text, pack(vecs[at : at + n])))
         at += n
     with transaction(con):
         con.executemany("INSERT OR REPLACE INTO vectors(file_id, hash, spans, vecs) VALUES(?,?,?,?)", rows)
@@ -127,7 +132,9 @@ def describe(enabled: bool, index: Path | None) -> tuple[str, str]:
 
     st = embed.status()
     if not enabled:
-        how = "set `[index] semantic = true`" if st.ok else "pip install 'cairn[semantic]', set `[index] semantic = true`"
+        how = (
+            "set `[index] semantic = true`" if st.ok else "pip install 'cairn[semantic]', set `[index] semantic = true`"
+        )
         return "ok", f"off (opt-in: {how})"
     if not st.ok:
         return "warn", f"configured on, but {st.reason}: the channel is off, search works without it"

@@ -32,8 +32,19 @@ IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
 IN_DELETE_SELF, IN_MOVE_SELF = 0x400, 0x800
 IN_Q_OVERFLOW, IN_IGNORED, IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x4000, 0x8000, 0x1000000, 0x2000000, 0x40000000
 IN_CLOEXEC = 0o2000000
-MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-        | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+MASK = (
+    IN_MODIFY
+    | IN_ATTRIB
+    | IN_CLOSE_WRITE
+    | IN_MOVED_FROM
+    | IN_MOVED_TO
+    | IN_CREATE
+    | IN_DELETE
+    | IN_DELETE_SELF
+    | IN_MOVE_SELF
+    | IN_ONLYDIR
+    | IN_DONT_FOLLOW
+)
 IDLE_S = float(os.environ.get("CAIRN_WATCH_IDLE", "1800"))
 MAX_JOURNAL = 16 << 20
 _EVENT = struct.Struct("iIII")
@@ -100,7 +111,7 @@ class Watcher:
         off = 0
         while off + _EVENT.size <= len(buf):
             wd, mask, _cookie, length = _EVENT.unpack_from(buf, off)
-            name = buf[off + _EVENT.size: off + _EVENT.size + length].rstrip(b"\0")
+            name = buf[off + _EVENT.size : off + _EVENT.size + length].rstrip(b"\0")
             off += _EVENT.size + length
             if mask & IN_Q_OVERFLOW:
                 records.append(LOST)

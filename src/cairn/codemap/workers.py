@@ -83,8 +83,9 @@ def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
     return out
 
 
-def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
-                 retried: bool) -> Iterator[list[FileRecord]]:
+def _run_batches(
+    batches: list[list[Args]], workers: int, lock_fd: int | None, retried: bool
+) -> Iterator[list[FileRecord]]:
     """Results batch by batch, in order; batches caught in a broken pool are retried (once), then isolated.
 
     At most IN_FLIGHT batches per worker are submitted ahead of the one being consumed, and a
@@ -127,8 +128,9 @@ def _run_batches(batches: list[list[Args]], workers: int, lock_fd: int | None,
     yield from _run_batches(broken, workers, lock_fd, retried=True)
 
 
-def extract_all(root: str, todo: list[tuple[str, int, int]], workers: int, progress: Progress | None,
-                lock_fd: int | None = None) -> Iterator[FileRecord]:
+def extract_all(
+    root: str, todo: list[tuple[str, int, int]], workers: int, progress: Progress | None, lock_fd: int | None = None
+) -> Iterator[FileRecord]:
     """Yield a FileRecord for each (path, size, mtime_ns), in a process pool when the job is large enough."""
     args = [(root, path, size, mtime) for path, size, mtime in todo]
     total = len(args)

@@ -46,11 +46,30 @@ if TYPE_CHECKING:  # what the lazy names are, for the type checker
     from cairn.memory.node import Link, Node
     from cairn.memory.staleness import stale_files
 
-_API = {"find": "graph", "live_version": "graph", "target_resolver": "graph", "load_knowledge": "knowledge",
-        "load_knowledge_with_problems": "knowledge", "node_summary": "knowledge", "ranked": "memory_md",
-        "Link": "node", "Node": "node", "stale_files": "staleness"}
-__all__ = ["Link", "Node", "find", "live_version", "target_resolver", "load_knowledge", "load_knowledge_with_problems",
-           "node_summary", "ranked", "stale_files"]
+_API = {
+    "find": "graph",
+    "live_version": "graph",
+    "target_resolver": "graph",
+    "load_knowledge": "knowledge",
+    "load_knowledge_with_problems": "knowledge",
+    "node_summary": "knowledge",
+    "ranked": "memory_md",
+    "Link": "node",
+    "Node": "node",
+    "stale_files": "staleness",
+}
+__all__ = [
+    "Link",
+    "Node",
+    "find",
+    "live_version",
+    "target_resolver",
+    "load_knowledge",
+    "load_knowledge_with_problems",
+    "node_summary",
+    "ranked",
+    "stale_files",
+]
 
 
 def __getattr__(name: str) -> Any:

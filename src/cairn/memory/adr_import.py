@@ -39,18 +39,31 @@ from cairn.memory.node import Link, Node, normalize_body, slugify
 from cairn.text.frontmatter import split_front_matter
 
 MAX_READ = 64_000  # a record is short; do not read megabytes of markdown to find one
-RECORD_DIRS = {"adr", "adrs", "decision-records", "architecture-decisions", "architecture-decision-records",
-               "rfc", "rfcs", "postmortems", "post-mortems", "postmortem"}
-RECORD_DIR_PAIRS = {("docs", "decisions"), ("doc", "decisions"), ("architecture", "decisions"),
-                    ("docs", "notes"), ("doc", "notes")}
+RECORD_DIRS = {
+    "adr",
+    "adrs",
+    "decision-records",
+    "architecture-decisions",
+    "architecture-decision-records",
+    "rfc",
+    "rfcs",
+    "postmortems",
+    "post-mortems",
+    "postmortem",
+}
+RECORD_DIR_PAIRS = {
+    ("docs", "decisions"),
+    ("doc", "decisions"),
+    ("architecture", "decisions"),
+    ("docs", "notes"),
+    ("doc", "notes"),
+}
 LENIENT_PAIRS = {("docs", "architecture"), ("doc", "architecture")}
 # Templates and test data hold record-shaped files that are not this project's decisions.
-SKIP_DIRS = {"template", "templates", "_templates", "fixtures", "__fixtures__", "testdata", "test-data",
-             "test_data"}
+SKIP_DIRS = {"template", "templates", "_templates", "fixtures", "__fixtures__", "testdata", "test-data", "test_data"}
 POSTMORTEM_DIRS = {"postmortems", "post-mortems", "postmortem"}
 NOTES_PAIRS = {("docs", "notes"), ("doc", "notes")}
-SKIP_STEMS = re.compile(r"^(readme|index|_index|summary|toc|_sidebar|sidebar|changelog|contributing|license)$",
-                        re.I)
+SKIP_STEMS = re.compile(r"^(readme|index|_index|summary|toc|_sidebar|sidebar|changelog|contributing|license)$", re.I)
 _PLACEHOLDER = re.compile(r"^[ \t*\-]*date\**[ \t]*:[ \t]*(?:DATE|YYYY-MM-DD|\{|\[|<)|\{\{[ \t]*title", re.M | re.I)
 RECORD_NAME = re.compile(r"^(?:(?:adr|rfc|dr|add|pm)[-_ ]?(\d+)|(\d{3,5}))(?:[-_. ]|$)", re.I)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
@@ -58,8 +71,9 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.M)
 # of blank lines ran to the run's end: quadratic); after the word, `\s*` still crosses lines, so
 # "## Status\n\n- **Accepted**" is read as before.
 _STATUS_LINE = re.compile(r"^[ \t\r\f\v>*\-|#]*status\**\s*[:|\-]\s*\**\s*(.+?)\s*\|?\s*$", re.I | re.M)
-_DATE = re.compile(r"^[ \t\r\f\v>*\-|]*(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})",
-                   re.I | re.M)
+_DATE = re.compile(
+    r"^[ \t\r\f\v>*\-|]*(?:date|created|decided|last updated)\**\s*[:|\-]?\s*\**\s*(\d{4}-\d{2}-\d{2})", re.I | re.M
+)
 _MDLINK = r"\[([^\]]*)\]\(([^)\s]+)\)"
 # What a relation names: a markdown link (groups 1-2), a bracketed number "[ADR 14]" (group 3) or a
 # bare one "ADR-14", "#14" (group 4).
@@ -67,12 +81,16 @@ _TARGET = r"\s*:?\s*(?:" + _MDLINK + r"|\[(?:adr|rfc)?[\s#-]*(\d+)[^\]]*\]|(?:ad
 # A date between a relation's verb and its "by": "Superseded: 2020-01-01 by", "Amended (on 3 March 2021)
 # by", "Superseded on 2020/01/01, by" (ISO, slashed, day-first with dots, and month names both ways).
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-_DAY = (r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{4}|" + _MONTH + r"\s+\d{1,2},?\s+\d{4}"
-        r"|\d{1,2}\s+" + _MONTH + r"\s+\d{4})")
+_DAY = (
+    r"(?:\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{4}|" + _MONTH + r"\s+\d{1,2},?\s+\d{4}"
+    r"|\d{1,2}\s+" + _MONTH + r"\s+\d{4})"
+)
 _WHEN = r"(?:[\s:,(]*(?:on\s+)?" + _DAY + r"\)?,?)?"
 _REL_PATTERNS = [
-    ("partly-superseded-by", re.compile(r"superseded\s+(?:in\s+part|partly|partially)" + _WHEN + r"\s+by" + _TARGET,
-                                        re.I)),
+    (
+        "partly-superseded-by",
+        re.compile(r"superseded\s+(?:in\s+part|partly|partially)" + _WHEN + r"\s+by" + _TARGET, re.I),
+    ),
     ("superseded-by", re.compile(r"superseded" + _WHEN + r"\s+by" + _TARGET, re.I)),
     ("partly-supersedes", re.compile(r"\b(?:in\s+part|partly|partially)\s+supersedes" + _TARGET, re.I)),
     ("supersedes", re.compile(r"(?<!part )(?<!partly )(?<!partially )\bsupersedes" + _TARGET, re.I)),
@@ -85,23 +103,70 @@ _REL_PATTERNS = [
 # names no record.
 _STATUS_REL_PATTERNS = [("superseded-by", re.compile(r"\breplaced" + _WHEN + r"\s+by" + _TARGET, re.I))]
 _LINK_NUMBER = re.compile(r"(?:adr|rfc)?[\s#-]*(\d+)", re.I)
-DECISION_SECTIONS = {"status": "status", "context": "context", "context and problem statement": "context",
-                     "problem": "context", "decision": "decision", "decision outcome": "decision",
-                     "consequences": "consequences"}
-RFC_SECTIONS = ("summary", "motivation", "detailed design", "design", "guide-level explanation",
-                "reference-level explanation", "drawbacks", "alternatives", "rationale and alternatives",
-                "unresolved questions", "prior art")
-POSTMORTEM_SECTIONS = ("impact", "root cause", "root causes", "timeline", "resolution", "action items",
-                       "lessons learned", "trigger", "detection")
+DECISION_SECTIONS = {
+    "status": "status",
+    "context": "context",
+    "context and problem statement": "context",
+    "problem": "context",
+    "decision": "decision",
+    "decision outcome": "decision",
+    "consequences": "consequences",
+}
+RFC_SECTIONS = (
+    "summary",
+    "motivation",
+    "detailed design",
+    "design",
+    "guide-level explanation",
+    "reference-level explanation",
+    "drawbacks",
+    "alternatives",
+    "rationale and alternatives",
+    "unresolved questions",
+    "prior art",
+)
+POSTMORTEM_SECTIONS = (
+    "impact",
+    "root cause",
+    "root causes",
+    "timeline",
+    "resolution",
+    "action items",
+    "lessons learned",
+    "trigger",
+    "detection",
+)
 STATUS_WORDS = [  # first match wins; "partly superseded" is still live
-    ("accepted", ("partly superseded", "partially superseded", "superseded in part", "superseded partly",
-                  "superseded partially")),
+    (
+        "accepted",
+        (
+            "partly superseded",
+            "partially superseded",
+            "superseded in part",
+            "superseded partly",
+            "superseded partially",
+        ),
+    ),
     ("superseded", ("superseded", "replaced")),
     ("deprecated", ("deprecated", "obsolete", "retired")),
     ("rejected", ("rejected", "declined", "withdrawn", "abandoned")),
     ("accepted", ("accepted", "approved", "adopted", "implemented", "agreed", "final", "done", "decided")),
-    ("proposed", ("proposed", "draft", "proposal", "in progress", "under review", "review", "open",
-                  "pending", "wip", "on hold", "postponed")),
+    (
+        "proposed",
+        (
+            "proposed",
+            "draft",
+            "proposal",
+            "in progress",
+            "under review",
+            "review",
+            "open",
+            "pending",
+            "wip",
+            "on hold",
+            "postponed",
+        ),
+    ),
 ]
 
 
@@ -209,12 +274,19 @@ def classify(rel: str, text: str, extra_globs: Iterable[str] = (), layout: shape
         return None
     for_records = layout.for_records(folder)
     in_series = layout.in_series(rel)
-    content = shape.section_score(shape.headings(body)) + (1.0 if _STATUS_LINE.search(body[:3000]) else 0.0) \
+    content = (
+        shape.section_score(shape.headings(body))
+        + (1.0 if _STATUS_LINE.search(body[:3000]) else 0.0)
         + (1.5 if str(fm.get("type", "")).lower() in _RECORD_TYPES or "status" in fm else 0.0)
+    )
     if for_records and (in_series or part_of) and (named or part_of or content >= 1):
         return "decision"  # `docs/proposals-done/202005-x.md`, `doc/specs/#653 - Quake Mode/spec.md`
-    if (in_series and named and content >= 1.5) or (for_records and named and content >= 1) \
-            or (for_records and content >= 2.5) or (named and content >= 3):
+    if (
+        (in_series and named and content >= 1.5)
+        or (for_records and named and content >= 1)
+        or (for_records and content >= 2.5)
+        or (named and content >= 3)
+    ):
         return "decision"
     return None
 
@@ -238,8 +310,7 @@ def _status(fm: dict, body: str) -> tuple[str, str]:
     a template's guidance left in the section (quotes, unpicked choices, comments) is not a status."""
     raw = str(fm.get("status") or "").strip()
     if not raw:
-        m = re.search(r"^\s{0,3}#{1,6}\s*\**status\**:?\s*#*\s*$\n+((?:(?!\s{0,3}#).*\n?){1,12})", body,
-                      re.I | re.M)
+        m = re.search(r"^\s{0,3}#{1,6}\s*\**status\**:?\s*#*\s*$\n+((?:(?!\s{0,3}#).*\n?){1,12})", body, re.I | re.M)
         if m:
             section = m.group(1)
             last = section.rfind("-->") + 3  # every `<!--` before the last `-->` has an end: one pass
@@ -260,8 +331,21 @@ _NUMBER_PREFIX = re.compile(r"^(?:(?:adr|rfc)[-\s#]*)?\d+\s*[.:)-]\s+", re.I)
 
 # A first heading that names a section, not the record ("# Summary" in an RFC template): the file name
 # says what the record is about instead.
-_SECTION_HEADINGS = frozenset({"summary", "context", "status", "motivation", "background", "overview",
-                               "introduction", "abstract", "problem", "decision", "proposal"})
+_SECTION_HEADINGS = frozenset(
+    {
+        "summary",
+        "context",
+        "status",
+        "motivation",
+        "background",
+        "overview",
+        "introduction",
+        "abstract",
+        "problem",
+        "decision",
+        "proposal",
+    }
+)
 
 
 _NAME_LEAD = re.compile(r"^#?\d+(?:[-_. ]+\d+)*(?:\s*-\s*|[-_. ]+)")  # "2021-06-29-7709-", "#653 - ", "0001-"
@@ -306,8 +390,9 @@ def _number(name: str) -> int | None:
     return int(m.group(1) or m.group(2))
 
 
-def parse_record(rel: str, text: str, type_: str,
-                 notes: list[Note] | None = None) -> tuple[Node, list[tuple[str, str, str | None]]]:
+def parse_record(
+    rel: str, text: str, type_: str, notes: list[Note] | None = None
+) -> tuple[Node, list[tuple[str, str, str | None]]]:
     """A record file -> Node, plus the raw relations it states: (rel, href, number). Front matter that
     is not YAML is read as text (and noted): the record is still found."""
     text = text.replace("\r\n", "\n")
@@ -320,16 +405,28 @@ def parse_record(rel: str, text: str, type_: str,
     title = clean_title(heading)
     status, raw_status = _status(fm, body)
     prefix = shape.STATUS_PREFIX.match(stem)
-    if prefix and (status == "active" or prefix.group(1).lower() in ("superseded", "deprecated", "rejected",
-                                                                      "obsolete", "withdrawn")):  # the name says it
+    if prefix and (
+        status == "active"
+        or prefix.group(1).lower() in ("superseded", "deprecated", "rejected", "obsolete", "withdrawn")
+    ):  # the name says it
         status, raw_status = _status({"status": prefix.group(1)}, "")
     if type_ == "bug" and status == "active":
         status = "done"
     content = re.sub(r"^\s{0,3}#\s+" + re.escape(heading) + r"\s*#*\s*\n", "", body, count=1)
     date = _date(fm, body)
-    node = Node(id=record_id(rel), type=type_, title=title, status=status, body=normalize_body(content),
-                created=date, updated=date, path=rel, origin="adr", read_only=True,
-                extra={"status_text": raw_status} if raw_status else {})
+    node = Node(
+        id=record_id(rel),
+        type=type_,
+        title=title,
+        status=status,
+        body=normalize_body(content),
+        created=date,
+        updated=date,
+        path=rel,
+        origin="adr",
+        read_only=True,
+        extra={"status_text": raw_status} if raw_status else {},
+    )
     relations: list[tuple[str, str, str | None]] = []
     for patterns, text_ in ((_REL_PATTERNS, body), (_STATUS_REL_PATTERNS, raw_status)):
         for rel_name, pattern in patterns:
@@ -344,8 +441,7 @@ def parse_record(rel: str, text: str, type_: str,
 Note = tuple[str, str]  # (repo-relative path, what was wrong with it), for `cairn memory doctor`
 
 
-def candidates(paths: list[str], heads: dict[str, int] | None = None,
-               layout: shape.Layout | None = None) -> list[str]:
+def candidates(paths: list[str], heads: dict[str, int] | None = None, layout: shape.Layout | None = None) -> list[str]:
     """The prose files worth opening, judged from the file list alone: a record-like name, a place
     for records (a record folder, a folder named for records, a series), or, from the index, two or
     more record section headings (`heads`). Without `heads` every prose file is opened."""
@@ -356,16 +452,24 @@ def candidates(paths: list[str], heads: dict[str, int] | None = None,
             continue
         parts = rel.split("/")
         folder = rel.rpartition("/")[0]
-        if (heads is None or heads.get(rel, 0) >= 2 or shape.name_kind(parts[-1]) or RECORD_NAME.match(parts[-1])
-                or _dir_kind(tuple(parts[:-1])) is not None or layout.for_records(folder)
-                or layout.record_folder(rel) or layout.in_series(rel)):
+        if (
+            heads is None
+            or heads.get(rel, 0) >= 2
+            or shape.name_kind(parts[-1])
+            or RECORD_NAME.match(parts[-1])
+            or _dir_kind(tuple(parts[:-1])) is not None
+            or layout.for_records(folder)
+            or layout.record_folder(rel)
+            or layout.in_series(rel)
+        ):
             out.append(rel)
     return out
 
 
 # Section names whose headings (counted by the index) make a prose file worth opening (candidates()).
-CANDIDATE_SECTIONS = frozenset(DECISION_SECTIONS) | frozenset(RFC_SECTIONS) | frozenset(POSTMORTEM_SECTIONS) \
-    | shape.STRONG_SECTIONS
+CANDIDATE_SECTIONS = (
+    frozenset(DECISION_SECTIONS) | frozenset(RFC_SECTIONS) | frozenset(POSTMORTEM_SECTIONS) | shape.STRONG_SECTIONS
+)
 
 
 def changed_candidates(paths: list[str], heads: dict[str, int] | None) -> list[str]:
@@ -388,16 +492,21 @@ def _is_index(rel: str, body: str, layout: shape.Layout) -> bool:
     for ln in lines:
         for m in _LINK_TARGET.finditer(ln):
             href = m.group(1) or m.group(2) or ""
-            if "://" not in href and os.path.normpath(os.path.join(folder, href)).replace(os.sep, "/") \
-                    .startswith((folder + "/") if folder else ""):
+            if "://" not in href and os.path.normpath(os.path.join(folder, href)).replace(os.sep, "/").startswith(
+                (folder + "/") if folder else ""
+            ):
                 linking += 1
                 break
     return linking >= 3 and linking >= 0.4 * len(lines)
 
 
-def find_decision_records(root: Path, paths: Iterable[str] | None = None, config: dict | None = None,
-                          heads: dict[str, int] | None = None,
-                          notes: list[Note] | None = None) -> list[tuple[str, str, str]]:
+def find_decision_records(
+    root: Path,
+    paths: Iterable[str] | None = None,
+    config: dict | None = None,
+    heads: dict[str, int] | None = None,
+    notes: list[Note] | None = None,
+) -> list[tuple[str, str, str]]:
     """(repo-relative path, type, text) of every record under root; `paths` (every file of the tree)
     and `heads` (record headings per file) can come from the index. What was found wrong (a binary or
     unreadable file with a record's name) is added to `notes`: skipped, never an error."""
@@ -438,8 +547,13 @@ def _folder_title(folder: str) -> str:
     return _heading({}, "", name)
 
 
-def import_records(root: Path, paths: Iterable[str] | None = None, config: dict | None = None,
-                   heads: dict[str, int] | None = None, notes: list[Note] | None = None) -> list[Node]:
+def import_records(
+    root: Path,
+    paths: Iterable[str] | None = None,
+    config: dict | None = None,
+    heads: dict[str, int] | None = None,
+    notes: list[Note] | None = None,
+) -> list[Node]:
     """Read-only Nodes for the repository's decision records, with supersede links resolved.
 
     The parts of a record kept as a folder (record_shape.Layout) share `extra["record"]`, the folder:
@@ -480,8 +594,13 @@ def import_records(root: Path, paths: Iterable[str] | None = None, config: dict 
             other = target(rel, href, number)
             if other is None or other is node:
                 if notes is not None and (other is node or (href and "://" not in href) or number):
-                    notes.append((rel, f"{rel_name} {'itself' if other is node else href or number}: "
-                                       + ("ignored" if other is node else "no such record")))
+                    notes.append(
+                        (
+                            rel,
+                            f"{rel_name} {'itself' if other is node else href or number}: "
+                            + ("ignored" if other is node else "no such record"),
+                        )
+                    )
                 continue
             if rel_name == "superseded-by" and node.status == "superseded" and not node.superseded_by:
                 node.superseded_by = other.id

@@ -43,8 +43,12 @@ def gitignore_text(existing: str | None) -> str | None:
 def tracked_generated(root: Path) -> list[str]:
     """Generated `.cairn/` files git still tracks (committed before they were ignored); [] outside git."""
     try:
-        out = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", ".cairn/map.md", ".cairn/modules"],
-                             capture_output=True, timeout=10, check=False)
+        out = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--", ".cairn/map.md", ".cairn/modules"],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     if out.returncode != 0:
@@ -55,5 +59,7 @@ def tracked_generated(root: Path) -> list[str]:
 def untrack_hint(paths: list[str]) -> str:
     """One line: which generated files are still committed and the command that stops it."""
     shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
-    return (f"generated files still tracked by git: {shown}; they conflict on merges: "
-            "run `git rm -r --cached .cairn/map.md .cairn/modules` and commit")
+    return (
+        f"generated files still tracked by git: {shown}; they conflict on merges: "
+        "run `git rm -r --cached .cairn/map.md .cairn/modules` and commit"
+    )

@@ -31,8 +31,13 @@ COMMON_WORD = 200  # a title word in more notes than this names no subject by it
 
 def _finding(kind: str, nodes: list[Node], subject: str, at: str | None = None) -> dict[str, Any]:
     ordered = sorted(nodes, key=lambda n: n.path or n.id)
-    return {"kind": kind, "subject": subject, "at": at, "ids": [n.id for n in ordered],
-            "paths": [n.path or n.id for n in ordered]}
+    return {
+        "kind": kind,
+        "subject": subject,
+        "at": at,
+        "ids": [n.id for n in ordered],
+        "paths": [n.path or n.id for n in ordered],
+    }
 
 
 def same_subject(nodes: list[Node]) -> list[dict[str, Any]]:
@@ -67,8 +72,7 @@ def same_subject(nodes: list[Node]) -> list[dict[str, Any]]:
                 shared.update(j for j in posting if j > i)
         same = [j for j in by_key[(node.type, "=" + norms[i])] if j > i]
         # score's own first test (title overlap), from the counts: most pairs end here
-        candidates = set(same) | {j for j, n in shared.items()
-                                  if n / (len(words[i]) + len(words[j]) - n or 1) >= floor}
+        candidates = set(same) | {j for j, n in shared.items() if n / (len(words[i]) + len(words[j]) - n or 1) >= floor}
         if not candidates:
             continue
         scorer = probe(node.type, node.title, node.body, node.files or None)
@@ -78,8 +82,9 @@ def same_subject(nodes: list[Node]) -> list[dict[str, Any]]:
     groups: dict[int, list[Node]] = defaultdict(list)
     for i, node in enumerate(live):
         groups[root(i)].append(node)
-    out = [_finding("same subject", g, min(g, key=lambda n: n.path or n.id).title)
-           for g in groups.values() if len(g) > 1]
+    out = [
+        _finding("same subject", g, min(g, key=lambda n: n.path or n.id).title) for g in groups.values() if len(g) > 1
+    ]
     return sorted(out, key=lambda f: f["paths"])
 
 
@@ -112,7 +117,11 @@ def describe(finding: dict[str, Any]) -> str:
     """One line for a person: what disagrees and which files to reconcile."""
     files = ", ".join(finding["paths"])
     if finding["kind"] == "same subject":
-        return (f"disagree: {len(finding['paths'])} live notes on one subject ({finding['subject']!r}): {files}: "
-                "keep one (`cairn remember ... --supersedes ID`) or merge them by hand")
-    return (f"disagree: supersede chain forks at {finding['at']!r} ({finding['subject']!r}): {files}: "
-            "keep one replacement, supersede the other")
+        return (
+            f"disagree: {len(finding['paths'])} live notes on one subject ({finding['subject']!r}): {files}: "
+            "keep one (`cairn remember ... --supersedes ID`) or merge them by hand"
+        )
+    return (
+        f"disagree: supersede chain forks at {finding['at']!r} ({finding['subject']!r}): {files}: "
+        "keep one replacement, supersede the other"
+    )

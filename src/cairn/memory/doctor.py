@@ -40,16 +40,24 @@ class MemoryReport:
         return not (self.stale or self.orphaned or self.broken_links or self.malformed or self.disagree)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"nodes": self.nodes, "ok": self.ok, "stale": self.stale, "orphaned": self.orphaned,
-                "broken_links": self.broken_links, "malformed": [p.to_dict() for p in self.malformed],
-                "disagree": self.disagree, "records": self.records}
+        return {
+            "nodes": self.nodes,
+            "ok": self.ok,
+            "stale": self.stale,
+            "orphaned": self.orphaned,
+            "broken_links": self.broken_links,
+            "malformed": [p.to_dict() for p in self.malformed],
+            "disagree": self.disagree,
+            "records": self.records,
+        }
 
     def lines(self) -> list[str]:
         """Human-readable findings, one per line."""
-        out = [f"stale: {s['path']} ({s['id']}): changed since this note: {', '.join(s['files'])}"
-               for s in self.stale]
-        out += [f"orphaned: {o['path']} ({o['id']}): cited files gone ({', '.join(o['files'])}), no links"
-                for o in self.orphaned]
+        out = [f"stale: {s['path']} ({s['id']}): changed since this note: {', '.join(s['files'])}" for s in self.stale]
+        out += [
+            f"orphaned: {o['path']} ({o['id']}): cited files gone ({', '.join(o['files'])}), no links"
+            for o in self.orphaned
+        ]
         out += [f"broken link: {b['path']} ({b['id']}): {b['rel']} -> {b['target']}" for b in self.broken_links]
         out += [f"malformed: {p}" for p in self.malformed]
         out += [describe(d) for d in self.disagree]
@@ -57,11 +65,20 @@ class MemoryReport:
         return out
 
 
-def diagnose(nodes: list[Node], problems: list[Problem], root: Path | None,
-             symbol_range: SymbolRange | None = None, notes: list[tuple[str, str]] | None = None) -> MemoryReport:
+def diagnose(
+    nodes: list[Node],
+    problems: list[Problem],
+    root: Path | None,
+    symbol_range: SymbolRange | None = None,
+    notes: list[tuple[str, str]] | None = None,
+) -> MemoryReport:
     """Check a loaded graph (see knowledge.load_knowledge_with_problems; `notes`: its decision records' notes)."""
-    report = MemoryReport(malformed=list(problems), nodes=len(nodes), disagree=disagreements(nodes),
-                          records=[{"path": p, "note": n} for p, n in dict.fromkeys(notes or [])])
+    report = MemoryReport(
+        malformed=list(problems),
+        nodes=len(nodes),
+        disagree=disagreements(nodes),
+        records=[{"path": p, "note": n} for p, n in dict.fromkeys(notes or [])],
+    )
     by_id = index_by_id(nodes)
     resolve_target = target_resolver(nodes)
     linked: set[str] = set()

@@ -17,8 +17,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:
     from typing import Any
 
-FACT_KEYS = {"type", "title", "body", "files", "symbols", "links", "supersedes", "tags",
-             "status", "personal"}
+FACT_KEYS = {"type", "title", "body", "files", "symbols", "links", "supersedes", "tags", "status", "personal"}
 
 
 @dataclass
@@ -71,7 +70,7 @@ def parse_link(spec: Any) -> Link:
             rel, target = "relates-to", spec
         rel, target = rel.strip() or "relates-to", target.strip()
     else:
-        raise CairnError(f"bad link {spec!r}: use rel:target or {{\"rel\", \"target\"}}")
+        raise CairnError(f'bad link {spec!r}: use rel:target or {{"rel", "target"}}')
     if not target:
         raise CairnError(f"bad link {spec!r}: the target is empty")
     if not rel.replace("-", "").replace("_", "").isalnum():
@@ -102,14 +101,20 @@ def fact_from_dict(obj: Any, where: str = "fact") -> Fact:
             raise CairnError(f"{where}: `{key}` must be a string")
     links = obj.get("links") or []
     if not isinstance(links, list):
-        raise CairnError(f"{where}: `links` must be a list of {{\"rel\", \"target\"}}")
+        raise CairnError(f'{where}: `links` must be a list of {{"rel", "target"}}')
     try:
-        return Fact(title=obj.get("title") or "", type=obj.get("type") or "note",
-                    body=obj.get("body") or "", files=_list_of_str(obj, "files", where),
-                    symbols=_list_of_str(obj, "symbols", where),
-                    links=[parse_link(x) for x in links], supersedes=obj.get("supersedes") or None,
-                    tags=_list_of_str(obj, "tags", where), status=obj.get("status") or "active",
-                    personal=bool(obj.get("personal", False)))
+        return Fact(
+            title=obj.get("title") or "",
+            type=obj.get("type") or "note",
+            body=obj.get("body") or "",
+            files=_list_of_str(obj, "files", where),
+            symbols=_list_of_str(obj, "symbols", where),
+            links=[parse_link(x) for x in links],
+            supersedes=obj.get("supersedes") or None,
+            tags=_list_of_str(obj, "tags", where),
+            status=obj.get("status") or "active",
+            personal=bool(obj.get("personal", False)),
+        )
     except CairnError as exc:
         raise CairnError(f"{where}: {exc}") from None
 

@@ -31,8 +31,10 @@ def find(nodes: list[Node], ref: str, *, prefix: bool = True) -> Node | None:
     by_id = index_by_id(nodes)
     if ref in by_id:
         return by_id[ref]
-    for match in (lambda n: n.title.strip().lower() == ref.lower(),
-                  lambda n: normalize_title(n.title) == normalize_title(ref)):
+    for match in (
+        lambda n: n.title.strip().lower() == ref.lower(),
+        lambda n: normalize_title(n.title) == normalize_title(ref),
+    ):
         hits = [n for n in nodes if match(n)]
         if hits:
             return sorted(hits, key=lambda n: (not n.is_live, n.origin != "project", n.id))[0]

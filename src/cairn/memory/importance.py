@@ -10,8 +10,16 @@ from __future__ import annotations
 import datetime as _dt
 import math
 
-TYPE_WEIGHT = {"decision": 3.0, "gotcha": 3.0, "bug": 2.0, "concept": 2.0, "preference": 1.5,
-               "howto": 1.5, "task": 1.0, "note": 1.0}
+TYPE_WEIGHT = {
+    "decision": 3.0,
+    "gotcha": 3.0,
+    "bug": 2.0,
+    "concept": 2.0,
+    "preference": 1.5,
+    "howto": 1.5,
+    "task": 1.0,
+    "note": 1.0,
+}
 RECENCY_WEIGHT = 2.0
 RECENCY_HALF_LIFE_DAYS = 90.0
 DEGREE_WEIGHT = 0.5
@@ -41,6 +49,8 @@ def order(items: list[tuple[str, str, str | None, bool, int]]) -> list[int]:
     """Indices of (id, type, stamp, pinned, links) items, most important first (ties by id)."""
     stamps = [when(stamp) for _, _, stamp, _, _ in items]
     newest = max((s for s in stamps if s is not None), default=None)
-    keyed = [(not pinned, -value(type_, stamps[i], newest, links), id_, i)
-             for i, (id_, type_, _, pinned, links) in enumerate(items)]
+    keyed = [
+        (not pinned, -value(type_, stamps[i], newest, links), id_, i)
+        for i, (id_, type_, _, pinned, links) in enumerate(items)
+    ]
     return [k[-1] for k in sorted(keyed)]

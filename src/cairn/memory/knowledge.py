@@ -32,8 +32,14 @@ def project_vault(project: Any) -> Vault | None:
     return Vault.for_project(project) if project.root is not None else None
 
 
-def load_knowledge_with_problems(project: Any, *, adrs: bool = True, personal: bool = True,
-                                 paths: Iterable[str] | None = None, heads: dict[str, int] | None = None) -> Knowledge:
+def load_knowledge_with_problems(
+    project: Any,
+    *,
+    adrs: bool = True,
+    personal: bool = True,
+    paths: Iterable[str] | None = None,
+    heads: dict[str, int] | None = None,
+) -> Knowledge:
     """Nodes of every origin plus the files that could not be read (for doctor and the CLI).
 
     `paths` (repo-relative) lets the indexer hand over the file list it already has, so decision
@@ -67,18 +73,36 @@ def load_knowledge_with_problems(project: Any, *, adrs: bool = True, personal: b
     return Knowledge(nodes, problems, notes)
 
 
-def load_knowledge(project: Any, *, adrs: bool = True, personal: bool = True,
-                   paths: Iterable[str] | None = None, heads: dict[str, int] | None = None) -> list[Node]:
+def load_knowledge(
+    project: Any,
+    *,
+    adrs: bool = True,
+    personal: bool = True,
+    paths: Iterable[str] | None = None,
+    heads: dict[str, int] | None = None,
+) -> list[Node]:
     """All knowledge nodes visible from `project` (project vault + decision records + personal)."""
     return load_knowledge_with_problems(project, adrs=adrs, personal=personal, paths=paths, heads=heads).nodes
 
 
 def node_summary(node: Node, stale: list[str] | None = None) -> dict[str, Any]:
     """The JSON shape of a knowledge hit (issue 4): what an agent needs to judge and open it."""
-    return {"id": node.id, "type": node.type, "status": node.status, "state": node.state,
-            "title": node.title, "path": node.path, "origin": node.origin, "files": list(node.files),
-            "symbols": list(node.symbols), "tags": list(node.tags), "superseded_by": node.superseded_by,
-            "supersedes": node.supersedes, "updated": node.updated, "stale": list(stale or [])}
+    return {
+        "id": node.id,
+        "type": node.type,
+        "status": node.status,
+        "state": node.state,
+        "title": node.title,
+        "path": node.path,
+        "origin": node.origin,
+        "files": list(node.files),
+        "symbols": list(node.symbols),
+        "tags": list(node.tags),
+        "superseded_by": node.superseded_by,
+        "supersedes": node.supersedes,
+        "updated": node.updated,
+        "stale": list(stale or []),
+    }
 
 
 def index_symbol_range(project: Any) -> SymbolRange | None:
@@ -156,8 +180,11 @@ def remember_facts(project: Any, facts: list, cwd: Path | None = None) -> list:
         f.files = [_inside(project, p, cwd) for p in f.files]
     results = []
     if shared:
-        context = ([n for n in load_knowledge(project) if n.origin != "project"]
-                   if any(f.supersedes or f.links for f in shared) else [])
+        context = (
+            [n for n in load_knowledge(project) if n.origin != "project"]
+            if any(f.supersedes or f.links for f in shared)
+            else []
+        )
         symbol_range = index_symbol_range(project) if any(f.symbols for f in shared) else None
         results += Vault.for_project(project).remember(shared, context=context, cwd=cwd, symbol_range=symbol_range)
     if personal:
@@ -190,9 +217,15 @@ def refresh_index(project: Any, *, detach: bool = False) -> None:
         import subprocess
         import sys
 
-        subprocess.Popen([sys.executable, "-m", "cairn", "index", "--quiet", "--root", str(project.root)],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True, preexec_fn=_lower_priority)
+        subprocess.Popen(
+            [sys.executable, "-m", "cairn", "index", "--quiet", "--root", str(project.root)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            preexec_fn=_lower_priority,
+        )
     except Exception:  # the notes are written; the next refresh indexes them
         pass
 

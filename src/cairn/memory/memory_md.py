@@ -52,11 +52,14 @@ def _summary(node: Node) -> str:
         text = m.group(1)
     for line in text.split("\n"):
         stripped = line.strip()
-        if not stripped or stripped.startswith(("#", "|", "```", "<!--")) or \
-                re.match(r"^[*-]?\s*\**(date|status|deciders?|tags?)\**\s*:", stripped, re.I):
+        if (
+            not stripped
+            or stripped.startswith(("#", "|", "```", "<!--"))
+            or re.match(r"^[*-]?\s*\**(date|status|deciders?|tags?)\**\s*:", stripped, re.I)
+        ):
             continue
         out = re.sub(r"\s+", " ", stripped.lstrip(">*- ").strip())
-        return out if len(out) <= SUMMARY_CHARS else out[:SUMMARY_CHARS - 1].rstrip() + "…"
+        return out if len(out) <= SUMMARY_CHARS else out[: SUMMARY_CHARS - 1].rstrip() + "…"
     return ""
 
 
@@ -66,18 +69,30 @@ def node_line(node: Node, stale: bool = False) -> str:
     return f"- [{node.type}] {node.title}" + (f": {summary}" if summary else "") + f"{mark} `{node.id}`"
 
 
-def render_block(nodes: list[Node], *, max_bytes: int = DEFAULT_BYTES, max_lines: int = DEFAULT_LINES,
-                 stale_ids: set[str] | frozenset[str] = frozenset()) -> tuple[str, int]:
+def render_block(
+    nodes: list[Node],
+    *,
+    max_bytes: int = DEFAULT_BYTES,
+    max_lines: int = DEFAULT_LINES,
+    stale_ids: set[str] | frozenset[str] = frozenset(),
+) -> tuple[str, int]:
     """The marked block within budget (bytes and lines, markers included); and how many it lists."""
     order = ranked(nodes)
-    head = [START, "## Project memory (cairn)", "",
-            "Pinned and most useful notes; find the rest with `cairn search --kind knowledge \"...\"`, "
-            "open one with `cairn read ID`.", ""]
+    head = [
+        START,
+        "## Project memory (cairn)",
+        "",
+        'Pinned and most useful notes; find the rest with `cairn search --kind knowledge "..."`, '
+        "open one with `cairn read ID`.",
+        "",
+    ]
+
     def size(lines: list[str]) -> int:
         return len("\n".join(lines).encode("utf-8")) + 1
 
     if size(head + [END]) > max_bytes or len(head) + 1 > max_lines:
         raise CairnError(f"--bytes {max_bytes} / {max_lines} lines is too small for even the block header")
+
     def fits(lines: list[str]) -> bool:
         return size(lines) <= max_bytes and len(lines) <= max_lines
 
@@ -91,7 +106,7 @@ def render_block(nodes: list[Node], *, max_bytes: int = DEFAULT_BYTES, max_lines
             break
         body = candidate
     if not order:
-        body = ["- (nothing recorded yet: `cairn remember \"TITLE\" --type decision --body ...`)"]
+        body = ['- (nothing recorded yet: `cairn remember "TITLE" --type decision --body ...`)']
     tail = more(len(order) - len(body)) if order else []
     lines = head + body + tail + [END]
     if not fits(lines):  # not even one note fits: drop the count line too
@@ -110,8 +125,14 @@ class MemoryMdResult:
     backup: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "changed": self.changed, "shown": self.shown, "total": self.total,
-                "bytes": self.bytes, "backup": str(self.backup) if self.backup else None}
+        return {
+            "path": str(self.path),
+            "changed": self.changed,
+            "shown": self.shown,
+            "total": self.total,
+            "bytes": self.bytes,
+            "backup": str(self.backup) if self.backup else None,
+        }
 
 
 MEMORY_FILE_NAMES = AGENT_INSTRUCTION_FILES  # the only files memory-md writes without --force
@@ -133,11 +154,15 @@ def target_file(root: Path, file: str | Path | None, *, force: bool = False) -> 
     except PathRefused as exc:
         if not exc.rule.startswith("outside the project"):
             raise
-        raise PathRefused(file, exc.rule + "; --force allows another file name inside the project, "
-                                           "never a path outside it") from None
+        raise PathRefused(
+            file, exc.rule + "; --force allows another file name inside the project, never a path outside it"
+        ) from None
     if not force and resolved.name.lower() not in MEMORY_FILE_NAMES and not resolved.name.lower().endswith(".mdc"):
-        raise PathRefused(file, "memory-md writes only agent instruction files (CLAUDE.md, AGENTS.md, "
-                                "MEMORY.md, GEMINI.md, ...); pass --force to write another file in the project")
+        raise PathRefused(
+            file,
+            "memory-md writes only agent instruction files (CLAUDE.md, AGENTS.md, "
+            "MEMORY.md, GEMINI.md, ...); pass --force to write another file in the project",
+        )
     return resolved
 
 
@@ -148,16 +173,24 @@ def default_file(root: Path) -> Path:
     return root / "CLAUDE.md"
 
 
-def write_memory_md(project: Any, nodes: list[Node], file: str | Path | None = None, *,
-                    max_bytes: int = DEFAULT_BYTES, max_lines: int = DEFAULT_LINES,
-                    stale_ids: set[str] | frozenset[str] = frozenset(), force: bool = False) -> MemoryMdResult:
+def write_memory_md(
+    project: Any,
+    nodes: list[Node],
+    file: str | Path | None = None,
+    *,
+    max_bytes: int = DEFAULT_BYTES,
+    max_lines: int = DEFAULT_LINES,
+    stale_ids: set[str] | frozenset[str] = frozenset(),
+    force: bool = False,
+) -> MemoryMdResult:
     """Write the block into the project's CLAUDE.md (or `file`); a no-op when nothing changed."""
     from cairn.redact import redact
     from cairn.safepath import is_regular, memory_path
 
     if project.root is None or not (Path(project.root) / ".cairn").is_dir():
-        raise CairnError("no .cairn/ folder here: run `cairn init` first (cairn edits a repository "
-                         "only after it opted in)")
+        raise CairnError(
+            "no .cairn/ folder here: run `cairn init` first (cairn edits a repository only after it opted in)"
+        )
     root = Path(project.root)
     path = target_file(root, file, force=force)
     if path.exists() and not is_regular(path):

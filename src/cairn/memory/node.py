@@ -30,17 +30,38 @@ TYPES = ("decision", "bug", "gotcha", "concept", "howto", "preference", "task", 
 STATUSES = ("active", "superseded", "done", "proposed", "accepted", "deprecated", "rejected")
 # What each status means for ranking: live knowledge, replaced knowledge, or finished/retired.
 STATE_OF_STATUS = {
-    "active": "active", "proposed": "active", "accepted": "active",
+    "active": "active",
+    "proposed": "active",
+    "accepted": "active",
     "superseded": "superseded",
-    "done": "done", "deprecated": "done", "rejected": "done",
+    "done": "done",
+    "deprecated": "done",
+    "rejected": "done",
 }
 ORIGINS = ("project", "adr", "personal")
-KNOWN_KEYS = ("id", "type", "status", "title", "files", "symbols", "links", "supersedes",
-              "superseded_by", "commit", "created", "updated", "tags", "cites", "cairn_hash")
+KNOWN_KEYS = (
+    "id",
+    "type",
+    "status",
+    "title",
+    "files",
+    "symbols",
+    "links",
+    "supersedes",
+    "superseded_by",
+    "commit",
+    "created",
+    "updated",
+    "tags",
+    "cites",
+    "cairn_hash",
+)
 LINKS_HEADING = "## Links"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: loading is the hot path
 _HASH_LINE = re.compile(r"^cairn_hash:.*\n", re.M)
-_WIKILINK_LINE = re.compile(r"^\s*[-*]\s*(?:([A-Za-z][\w-]*)\s*:?\s*)?\[\[([^\]|]+)(?:\|[^\]]*)?\]\]\s*(\(pending\))?\s*$")
+_WIKILINK_LINE = re.compile(
+    r"^\s*[-*]\s*(?:([A-Za-z][\w-]*)\s*:?\s*)?\[\[([^\]|]+)(?:\|[^\]]*)?\]\]\s*(\(pending\))?\s*$"
+)
 
 
 class ParseError(CairnError):
@@ -171,16 +192,19 @@ def content_hash(text_without_hash: str) -> str:
 
 def _frontmatter_dict(node: Node) -> dict[str, Any]:
     d: dict[str, Any] = {
-        "id": node.id, "type": node.type, "status": node.status, "title": node.title,
-        "files": list(node.files), "symbols": list(node.symbols),
+        "id": node.id,
+        "type": node.type,
+        "status": node.status,
+        "title": node.title,
+        "files": list(node.files),
+        "symbols": list(node.symbols),
         "links": [link.to_dict() for link in node.links],
     }
     if node.supersedes:
         d["supersedes"] = node.supersedes
     if node.superseded_by:
         d["superseded_by"] = node.superseded_by
-    d.update({"commit": node.commit, "created": node.created, "updated": node.updated,
-              "tags": list(node.tags)})
+    d.update({"commit": node.commit, "created": node.created, "updated": node.updated, "tags": list(node.tags)})
     if node.cites:
         d["cites"] = [c.to_dict() for c in node.cites]
     for key, val in node.extra.items():
@@ -262,8 +286,9 @@ def _links_section(node: Node) -> str:
 
 def render(node: Node) -> str:
     """The canonical file text for a node, stamped with cairn_hash."""
-    yaml_text = yaml.safe_dump(_frontmatter_dict(node), sort_keys=False, allow_unicode=True,
-                               default_flow_style=False, width=1_000_000)
+    yaml_text = yaml.safe_dump(
+        _frontmatter_dict(node), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1_000_000
+    )
     parts = [f"# {node.title}"]
     body = normalize_body(node.body)
     if body:
@@ -280,7 +305,7 @@ def stamp(text: str) -> str:
     """Put `cairn_hash: <hash of the rest>` as the last frontmatter line."""
     bare = _HASH_LINE.sub("", text, count=1)
     end = bare.index("\n---\n", 3)
-    return f"{bare[:end + 1]}cairn_hash: {content_hash(bare)}\n{bare[end + 1:]}"
+    return f"{bare[: end + 1]}cairn_hash: {content_hash(bare)}\n{bare[end + 1 :]}"
 
 
 def is_unchanged_since_written(text: str) -> bool:
@@ -351,8 +376,9 @@ def _links(data: dict, where: tuple[str, list[str]]) -> list[Link]:
             rel, _, target = item.partition(":") if ":" in item else ("relates-to", "", item)
             out.append(Link(rel.strip() or "relates-to", target.strip()))
         elif isinstance(item, dict) and item.get("target"):
-            out.append(Link(str(item.get("rel") or "relates-to"), str(item["target"]),
-                            bool(item.get("pending", False))))
+            out.append(
+                Link(str(item.get("rel") or "relates-to"), str(item["target"]), bool(item.get("pending", False)))
+            )
         else:
             raise ParseError(where[0], line, f"bad link {item!r}: expected {{rel, target}}")
     return out
@@ -370,8 +396,14 @@ def _cites(data: dict, where: tuple[str, list[str]]) -> list[Cite]:
         syms = item.get("symbols") or {}
         if not isinstance(syms, dict):
             raise ParseError(where[0], line, "cite `symbols` must map symbol -> sha1")
-        out.append(Cite(str(item["path"]), _as_str(item.get("commit")), _as_str(item.get("sha1")),
-                        {str(k): str(v) for k, v in syms.items()}))
+        out.append(
+            Cite(
+                str(item["path"]),
+                _as_str(item.get("commit")),
+                _as_str(item.get("sha1")),
+                {str(k): str(v) for k, v in syms.items()},
+            )
+        )
     return out
 
 
@@ -383,11 +415,10 @@ def _split_body(rest: str, title: str) -> tuple[str, list[tuple[str, str, bool]]
     wikilinks: list[tuple[str, str, bool]] = []
     idx = max((i for i, ln in enumerate(lines) if ln.strip() == LINKS_HEADING), default=-1)
     if idx >= 0:
-        tail = lines[idx + 1:]
+        tail = lines[idx + 1 :]
         parsed = [_WIKILINK_LINE.match(ln) for ln in tail if ln.strip()]
         if all(parsed):  # only a pure list of wikilinks is ours to regenerate
-            wikilinks = [((m.group(1) or "relates-to"), m.group(2).strip(), bool(m.group(3)))
-                         for m in parsed if m]
+            wikilinks = [((m.group(1) or "relates-to"), m.group(2).strip(), bool(m.group(3))) for m in parsed if m]
             lines = lines[:idx]
     return normalize_body("\n".join(lines)), wikilinks
 
@@ -403,8 +434,7 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
         m = re.match(r"\s*#\s+(.+)", text)
         title = m.group(1).strip() if m else stem
         body, wl = _split_body(text, title)
-        node = Node(id=stem, type="note", title=title, body=body, path=path, origin=origin,
-                    hand_edited=True)
+        node = Node(id=stem, type="note", title=title, body=body, path=path, origin=origin, hand_edited=True)
         _merge_wikilinks(node, wl)
         return node
     fm_text, rest = split_front_matter(text)
@@ -421,36 +451,51 @@ def parse(text: str, path: str, *, origin: str = "project") -> Node:
         raise ParseError(path, line, f"malformed YAML frontmatter: {problem}") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:
         # A value YAML reads but Python cannot hold: `updated: 2024-13-45`, a list as a key...
-        raise ParseError(path, _bad_value_line(fm_lines), f"impossible value in frontmatter: "
-                         f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise ParseError(
+            path,
+            _bad_value_line(fm_lines),
+            f"impossible value in frontmatter: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+        ) from None
     if not isinstance(data, dict):
         raise ParseError(path, 2, "frontmatter must be a YAML mapping (key: value lines)")
     deep = next((k for k, v in data.items() if _too_deep(v)), None)
     if deep is not None:
-        raise ParseError(path, _key_line(fm_lines, str(deep)),
-                         f"value of {str(deep)[:40]!r} nested more than {MAX_DEPTH} levels deep")
+        raise ParseError(
+            path,
+            _key_line(fm_lines, str(deep)),
+            f"value of {str(deep)[:40]!r} nested more than {MAX_DEPTH} levels deep",
+        )
     type_ = str(data.get("type") or "note").strip().lower()
     if type_ not in TYPES:
-        raise ParseError(path, _key_line(fm_lines, "type"),
-                         f"type {type_!r} is not one of {', '.join(TYPES)}")
+        raise ParseError(path, _key_line(fm_lines, "type"), f"type {type_!r} is not one of {', '.join(TYPES)}")
     status = str(data.get("status") or "active").strip().lower()
     if status not in STATUSES:
-        raise ParseError(path, _key_line(fm_lines, "status"),
-                         f"status {status!r} is not one of {', '.join(STATUSES)}")
+        raise ParseError(path, _key_line(fm_lines, "status"), f"status {status!r} is not one of {', '.join(STATUSES)}")
     title = str(data.get("title") or "").strip()
     if not title:
         m = re.match(r"\s*#\s+(.+)", rest)
         title = m.group(1).strip() if m else stem
     body, wl = _split_body(rest, title)
     node = Node(
-        id=str(data.get("id") or stem).strip(), type=type_, status=status, title=title, body=body,
-        files=_str_list(data, "files", where), symbols=_str_list(data, "symbols", where),
-        links=_links(data, where), supersedes=_as_str(data.get("supersedes")),
-        superseded_by=_as_str(data.get("superseded_by")), commit=_as_str(data.get("commit")),
-        created=_as_str(data.get("created")), updated=_as_str(data.get("updated")),
-        tags=_str_list(data, "tags", where), cites=_cites(data, where),
+        id=str(data.get("id") or stem).strip(),
+        type=type_,
+        status=status,
+        title=title,
+        body=body,
+        files=_str_list(data, "files", where),
+        symbols=_str_list(data, "symbols", where),
+        links=_links(data, where),
+        supersedes=_as_str(data.get("supersedes")),
+        superseded_by=_as_str(data.get("superseded_by")),
+        commit=_as_str(data.get("commit")),
+        created=_as_str(data.get("created")),
+        updated=_as_str(data.get("updated")),
+        tags=_str_list(data, "tags", where),
+        cites=_cites(data, where),
         extra={k: v for k, v in data.items() if k not in KNOWN_KEYS},
-        path=path, origin=origin, hand_edited=not is_unchanged_since_written(text),
+        path=path,
+        origin=origin,
+        hand_edited=not is_unchanged_since_written(text),
     )
     _merge_wikilinks(node, wl)
     return node

@@ -42,13 +42,21 @@ class NodeView:
         """The JSON of `cairn read --json`: node_summary plus body, links, chain, live version."""
         node = self.node
         out = node_summary(node, self.stale)
-        out.update({"body": node.body, "links": self.links, "linked_from": self.linked_from,
-                    "created": node.created, "commit": node.commit, "chain": self.chain,
-                    "live_version": self.live.id if self.live is not None else None})
+        out.update(
+            {
+                "body": node.body,
+                "links": self.links,
+                "linked_from": self.linked_from,
+                "created": node.created,
+                "commit": node.commit,
+                "chain": self.chain,
+                "live_version": self.live.id if self.live is not None else None,
+            }
+        )
         return out
 
     def _named(self, node_id: str) -> str:
-        return f"{node_id} \"{self.titles[node_id]}\"" if node_id in self.titles else node_id
+        return f'{node_id} "{self.titles[node_id]}"' if node_id in self.titles else node_id
 
     def text(self) -> str:
         """The node as markdown-ish text (newline-terminated), the same for the CLI and MCP."""
@@ -94,23 +102,42 @@ def node_view(project: Any, nodes: list[Node], ref: str, *, hint: str = "see `ca
     find_one = target_resolver(nodes)
 
     def link(rel: str, target: Node | None, name: str, pending: bool, inline: bool) -> dict[str, Any]:
-        return {"rel": rel, "target": target.id if target is not None else name, "pending": pending,
-                "title": target.title if target is not None else None,
-                "status": target.status if target is not None else None, "inline": inline}
+        return {
+            "rel": rel,
+            "target": target.id if target is not None else name,
+            "pending": pending,
+            "title": target.title if target is not None else None,
+            "status": target.status if target is not None else None,
+            "inline": inline,
+        }
 
     links = [link(lk.rel, by_id.get(lk.target), lk.target, lk.pending, False) for lk in node.links]
     for name in node.inline_links:
         hit = find_one(name)
         if hit is None or (hit.id != node.id and all(x["target"] != hit.id for x in links)):
             links.append(link(INLINE_REL, hit, name, hit is None, True))
-    linked_from = [{"rel": lk.rel, "source": n.id, "title": n.title, "inline": False} for n in nodes for lk in n.links
-                   if lk.target == node.id and n.id != node.id]
+    linked_from = [
+        {"rel": lk.rel, "source": n.id, "title": n.title, "inline": False}
+        for n in nodes
+        for lk in n.links
+        if lk.target == node.id and n.id != node.id
+    ]
     typed_from = {x["source"] for x in linked_from}
     for n in nodes:
-        if n.id != node.id and n.id not in typed_from and "[[" in n.body and any(
-                (hit := find_one(name)) is not None and hit.id == node.id for name in n.inline_links):
+        if (
+            n.id != node.id
+            and n.id not in typed_from
+            and "[[" in n.body
+            and any((hit := find_one(name)) is not None and hit.id == node.id for name in n.inline_links)
+        ):
             linked_from.append({"rel": INLINE_REL, "source": n.id, "title": n.title, "inline": True})
     named = {i for i in (node.superseded_by, node.supersedes, live.id if live else None) if i}
-    return NodeView(node, node_stale_files(project, [node]).get(node.id, []), links, linked_from,
-                    supersede_chain(nodes, node.id), live if live is not None and live.id != node.id else None,
-                    {i: by_id[i].title for i in named if i in by_id})
+    return NodeView(
+        node,
+        node_stale_files(project, [node]).get(node.id, []),
+        links,
+        linked_from,
+        supersede_chain(nodes, node.id),
+        live if live is not None and live.id != node.id else None,
+        {i: by_id[i].title for i in named if i in by_id},
+    )

@@ -26,40 +26,161 @@ from collections.abc import Iterable
 PROSE_EXTS = (".md", ".markdown", ".mdx", ".rst", ".adoc")
 # A name that numbers a record: `0007-x`, `adr-12-x`, `rfc_3`, `kep-1234`, `oep-0042` (the letters of
 # the common enhancement-proposal series: ?EP, ?IP), `#653 - Title`, `653 - Title`.
-_NUMBERED = re.compile(r"^(?:(?:adr|rfc|dr|add|pm|[a-z]?[a-z]ep|[a-z]ip)[-_ #]?(\d+)|#?(\d{1,6})(?=\s+-\s)|(\d{3,6}))"
-                       r"(?:[-_. ]|$)", re.I)
+_NUMBERED = re.compile(
+    r"^(?:(?:adr|rfc|dr|add|pm|[a-z]?[a-z]ep|[a-z]ip)[-_ #]?(\d+)|#?(\d{1,6})(?=\s+-\s)|(\d{3,6}))"
+    r"(?:[-_. ]|$)",
+    re.I,
+)
 # A dated name: 2021-06-29-x, 2023-10-16_028-x, 20221129-x, 202012-x, 2022-11-2-x.
 _DATED = re.compile(r"^((?:19|20)\d\d)[-_]?(0[1-9]|1[0-2])(?:[-_]?([0-3]?\d))?(?:[-_](\d{1,5}))?[-_. ]")
 _ISSUE = re.compile(r"^#(\d+)\b")
 # A file name made of placeholders (`_YYYY-MM-DD-issue#-title.md`, `NNNN-title.md`): a template.
 _PLACEHOLDER_NAME = re.compile(r"(?:^|[-_ #])(?:yyyy|yyyymmdd|nnnn|nnn|xxxx)(?:[-_ .#]|$)|[<{\[]", re.I)
 # Words a folder of records is named with (a word of the folder's name, plural or not).
-RECORD_WORDS = frozenset({"adr", "adrs", "decision", "decisions", "rfc", "rfcs", "proposal", "proposals",
-                          "spec", "specs", "specification", "specifications", "design", "designs", "enhancement",
-                          "enhancements", "kep", "keps", "postmortem", "postmortems", "blueprint", "blueprints",
-                          "records", "architecture", "rationale"})
+RECORD_WORDS = frozenset(
+    {
+        "adr",
+        "adrs",
+        "decision",
+        "decisions",
+        "rfc",
+        "rfcs",
+        "proposal",
+        "proposals",
+        "spec",
+        "specs",
+        "specification",
+        "specifications",
+        "design",
+        "designs",
+        "enhancement",
+        "enhancements",
+        "kep",
+        "keps",
+        "postmortem",
+        "postmortems",
+        "blueprint",
+        "blueprints",
+        "records",
+        "architecture",
+        "rationale",
+    }
+)
 # Folders that sort records by status or date, not records themselves (`proposals-done/`, `drafts/`, `2023/`).
-STATUS_FOLDERS = frozenset({"accepted", "approved", "done", "implemented", "rejected", "declined", "withdrawn",
-                            "deferred", "draft", "drafts", "proposed", "superseded", "deprecated", "archive",
-                            "archived", "historic", "historical", "legacy", "old", "obsolete", "active", "final",
-                            "review", "reviews", "in-review", "pending", "open", "closed"})
+STATUS_FOLDERS = frozenset(
+    {
+        "accepted",
+        "approved",
+        "done",
+        "implemented",
+        "rejected",
+        "declined",
+        "withdrawn",
+        "deferred",
+        "draft",
+        "drafts",
+        "proposed",
+        "superseded",
+        "deprecated",
+        "archive",
+        "archived",
+        "historic",
+        "historical",
+        "legacy",
+        "old",
+        "obsolete",
+        "active",
+        "final",
+        "review",
+        "reviews",
+        "in-review",
+        "pending",
+        "open",
+        "closed",
+    }
+)
 _WORD = re.compile(r"[a-z]+")
 # Section headings of decision records and design documents. "Strong" ones are what a design record has
 # and a guide rarely does; "weak" ones are common in any document and count half.
-STRONG_SECTIONS = frozenset({
-    "status", "context", "context and problem statement", "problem statement", "decision", "decision outcome",
-    "decision drivers", "considered options", "consequences", "motivation", "non-goals", "non goals", "no goals",
-    "goals and non-goals", "proposal", "proposed solution", "proposed design", "proposed change", "solution design",
-    "detailed design", "design details", "alternatives", "alternatives considered", "considered alternatives",
-    "rationale", "rationale and alternatives", "drawbacks", "unresolved questions", "open questions",
-    "outstanding questions", "prior art", "future considerations", "future possibilities", "potential issues",
-    "work plan", "guide-level explanation", "reference-level explanation", "pros and cons of the options",
-    "deferred alternatives", "rejected alternatives", "tl;dr", "rollout plan", "decision record"})
-WEAK_SECTIONS = frozenset({
-    "summary", "abstract", "goals", "background", "problem", "design", "implementation", "implementation plan",
-    "risks", "scope", "why", "how", "future work", "inspiration", "action plan", "user stories", "requirements",
-    "security considerations", "compatibility", "migration", "overview", "references", "ui/ux design",
-    "capabilities", "audience", "verification", "related tickets", "plan"})
+STRONG_SECTIONS = frozenset(
+    {
+        "status",
+        "context",
+        "context and problem statement",
+        "problem statement",
+        "decision",
+        "decision outcome",
+        "decision drivers",
+        "considered options",
+        "consequences",
+        "motivation",
+        "non-goals",
+        "non goals",
+        "no goals",
+        "goals and non-goals",
+        "proposal",
+        "proposed solution",
+        "proposed design",
+        "proposed change",
+        "solution design",
+        "detailed design",
+        "design details",
+        "alternatives",
+        "alternatives considered",
+        "considered alternatives",
+        "rationale",
+        "rationale and alternatives",
+        "drawbacks",
+        "unresolved questions",
+        "open questions",
+        "outstanding questions",
+        "prior art",
+        "future considerations",
+        "future possibilities",
+        "potential issues",
+        "work plan",
+        "guide-level explanation",
+        "reference-level explanation",
+        "pros and cons of the options",
+        "deferred alternatives",
+        "rejected alternatives",
+        "tl;dr",
+        "rollout plan",
+        "decision record",
+    }
+)
+WEAK_SECTIONS = frozenset(
+    {
+        "summary",
+        "abstract",
+        "goals",
+        "background",
+        "problem",
+        "design",
+        "implementation",
+        "implementation plan",
+        "risks",
+        "scope",
+        "why",
+        "how",
+        "future work",
+        "inspiration",
+        "action plan",
+        "user stories",
+        "requirements",
+        "security considerations",
+        "compatibility",
+        "migration",
+        "overview",
+        "references",
+        "ui/ux design",
+        "capabilities",
+        "audience",
+        "verification",
+        "related tickets",
+        "plan",
+    }
+)
 _NUMBER_LEAD = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.|[a-z]\))\s+")
 _RST_ADORN = re.compile(r"^([=\-~^\"'`#*+:._])\1{2,}\s*$")
 _ADOC_HEADING = re.compile(r"^(={1,6})\s+(\S.*)$")
@@ -73,8 +194,9 @@ def is_prose(rel: str) -> bool:
 
 
 # A status written before a record's name (`SUPERSEDED-20230719-plan.md`, `draft-0004-x.md`).
-STATUS_PREFIX = re.compile(r"^(superseded|deprecated|rejected|obsolete|withdrawn|draft|wip|accepted|proposed)[-_ ]+",
-                           re.I)
+STATUS_PREFIX = re.compile(
+    r"^(superseded|deprecated|rejected|obsolete|withdrawn|draft|wip|accepted|proposed)[-_ ]+", re.I
+)
 
 
 def stem(name: str) -> str:
@@ -127,8 +249,9 @@ def as_markdown(text: str, rel: str) -> str:
     markdown is returned as it is."""
     low = rel.lower()
     if low.endswith(".adoc"):
-        return "\n".join(f"{'#' * len(m.group(1))} {m.group(2)}" if (m := _ADOC_HEADING.match(ln)) else ln
-                         for ln in text.split("\n"))
+        return "\n".join(
+            f"{'#' * len(m.group(1))} {m.group(2)}" if (m := _ADOC_HEADING.match(ln)) else ln for ln in text.split("\n")
+        )
     if not low.endswith(".rst"):
         return text
     lines = _RST_LINK.sub(lambda m: f"[{m.group(1) or m.group(3)}]({m.group(2) or m.group(3)})", text).split("\n")
@@ -138,11 +261,21 @@ def as_markdown(text: str, rel: str) -> str:
     while i < len(lines):
         ln = lines[i]
         over = _RST_ADORN.match(ln)
-        if over and i + 2 < len(lines) and lines[i + 1].strip() and _RST_ADORN.match(lines[i + 2]) \
-                and lines[i + 2].strip()[0] == ln.strip()[0]:
+        if (
+            over
+            and i + 2 < len(lines)
+            and lines[i + 1].strip()
+            and _RST_ADORN.match(lines[i + 2])
+            and lines[i + 2].strip()[0] == ln.strip()[0]
+        ):
             style, title, i = (ln.strip()[0], True), lines[i + 1].strip(), i + 3
-        elif ln.strip() and not over and i + 1 < len(lines) and _RST_ADORN.match(lines[i + 1]) \
-                and len(lines[i + 1].strip()) >= len(ln.strip()) >= 1:
+        elif (
+            ln.strip()
+            and not over
+            and i + 1 < len(lines)
+            and _RST_ADORN.match(lines[i + 1])
+            and len(lines[i + 1].strip()) >= len(ln.strip()) >= 1
+        ):
             style, title, i = (lines[i + 1].strip()[0], False), ln.strip(), i + 2
         else:
             field = _RST_FIELD.match(ln)
@@ -191,13 +324,14 @@ class Layout:
         for rel in paths:
             parts = rel.split("/")
             for depth in range(1, len(parts)):
-                entries["/".join(parts[:depth - 1])].add(parts[depth - 1])
+                entries["/".join(parts[: depth - 1])].add(parts[depth - 1])
             folder = "/".join(parts[:-1])
             entries[folder].add(parts[-1])
             if is_prose(rel):
                 prose[folder].append(parts[-1])
-        self.series = {f for f, names in entries.items()
-                       if sum(1 for n in names if name_kind(n) and not placeholder_name(n)) >= 3}
+        self.series = {
+            f for f, names in entries.items() if sum(1 for n in names if name_kind(n) and not placeholder_name(n)) >= 3
+        }
         self.record_folders: dict[str, frozenset[str]] = {}  # folder -> the names of its parts
         for folder, names in prose.items():
             parent, _, name = folder.rpartition("/")
@@ -205,8 +339,11 @@ class Layout:
                 continue
             found = frozenset(n for n in names if _part_of(name, n))
             numbered = len(found) >= 2 and _numbered_parts(found)
-            if found and ((parent in self.series or self.for_records(parent)) and (name_kind(name) or numbered)
-                          or (numbered and folder_is_for_records(name))):  # `storage-rfc/01-survey.md`
+            if found and (
+                (parent in self.series or self.for_records(parent))
+                and (name_kind(name) or numbered)
+                or (numbered and folder_is_for_records(name))
+            ):  # `storage-rfc/01-survey.md`
                 self.record_folders[folder] = found
         # `rfc/20240513-x.md` beside `rfc/20240513-x/`: the file is the record's main part
         self.joined: dict[str, str] = {}
@@ -248,8 +385,13 @@ def _sorting_folder(name: str) -> bool:
     `docs-decisions`), not a record."""
     low = name.lower()
     words = _WORD.findall(low)
-    return (low in STATUS_FOLDERS or bool(_YEAR.match(low)) or placeholder_name(name)
-            or bool(words) and all(w in RECORD_WORDS or w in STATUS_FOLDERS or w in ("doc", "docs") for w in words))
+    return (
+        low in STATUS_FOLDERS
+        or bool(_YEAR.match(low))
+        or placeholder_name(name)
+        or bool(words)
+        and all(w in RECORD_WORDS or w in STATUS_FOLDERS or w in ("doc", "docs") for w in words)
+    )
 
 
 def _part_of(folder_name: str, name: str) -> bool:
@@ -263,10 +405,39 @@ def _part_of(folder_name: str, name: str) -> bool:
 
 
 # What the parts of one document are called (besides its section names): `01-survey`, `04-appendix`.
-PART_WORDS = frozenset({"survey", "overview", "introduction", "intro", "appendix", "appendices", "glossary", "faq",
-                        "questions", "open questions", "plan", "research", "analysis", "conclusion", "conclusions",
-                        "timeline", "api", "data model", "testing", "rollout", "architecture", "readme", "index",
-                        "current state", "options", "recommendation", "findings", "evaluation", "decision"})
+PART_WORDS = frozenset(
+    {
+        "survey",
+        "overview",
+        "introduction",
+        "intro",
+        "appendix",
+        "appendices",
+        "glossary",
+        "faq",
+        "questions",
+        "open questions",
+        "plan",
+        "research",
+        "analysis",
+        "conclusion",
+        "conclusions",
+        "timeline",
+        "api",
+        "data model",
+        "testing",
+        "rollout",
+        "architecture",
+        "readme",
+        "index",
+        "current state",
+        "options",
+        "recommendation",
+        "findings",
+        "evaluation",
+        "decision",
+    }
+)
 
 
 def _numbered_parts(names: Iterable[str]) -> bool:

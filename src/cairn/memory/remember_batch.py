@@ -95,8 +95,9 @@ def append_section(text: str, block: str) -> str:
 class Batch:
     """One remember call: decisions made in memory, then written together under the lock."""
 
-    def __init__(self, vault: Vault, nodes: list[Node], context: list[Node],
-                 symbol_range: SymbolRange | None, cwd: Path | None) -> None:
+    def __init__(
+        self, vault: Vault, nodes: list[Node], context: list[Node], symbol_range: SymbolRange | None, cwd: Path | None
+    ) -> None:
         self.vault = vault
         self.nodes = nodes
         self.context = context
@@ -117,8 +118,11 @@ class Batch:
 
     def apply(self, fact: Fact) -> Result:
         files = self._files(fact)
-        notes = [f"cited file not found: {f}" for f in files
-                 if self.vault.root is not None and not (self.vault.root / f).exists()]
+        notes = [
+            f"cited file not found: {f}"
+            for f in files
+            if self.vault.root is not None and not (self.vault.root / f).exists()
+        ]
         if fact.supersedes:
             return self._supersede(fact, files, notes)
         dup = duplicate_of(fact.type, fact.title, fact.body, self.nodes, files)
@@ -133,11 +137,23 @@ class Batch:
         node_id, i = base, 2
         while node_id in taken or (self.vault.dir / f"{node_id}.md").exists():
             node_id, i = f"{base}-{i}", i + 1
-        node = Node(id=node_id, type=fact.type, title=fact.title, status=fact.status, body=fact.body,
-                    files=files, symbols=list(fact.symbols),
-                    links=[Link(lk.rel, lk.target) for lk in fact.links], supersedes=supersedes,
-                    commit=self.commit, created=self.now, updated=self.now, tags=list(fact.tags),
-                    cites=self._cites(files, fact.symbols), origin=self.vault.origin)
+        node = Node(
+            id=node_id,
+            type=fact.type,
+            title=fact.title,
+            status=fact.status,
+            body=fact.body,
+            files=files,
+            symbols=list(fact.symbols),
+            links=[Link(lk.rel, lk.target) for lk in fact.links],
+            supersedes=supersedes,
+            commit=self.commit,
+            created=self.now,
+            updated=self.now,
+            tags=list(fact.tags),
+            cites=self._cites(files, fact.symbols),
+            origin=self.vault.origin,
+        )
         node.path = self.vault.display_path(self.vault.dir / f"{node_id}.md")
         self.nodes.append(node)
         self.touched[node.id] = "new"
@@ -158,13 +174,20 @@ class Batch:
             return Result("merged", node.id, node.path or "", node.title, notes=notes + ["already known"])
         block = f"### Update {_today()}\n\n{body}" if new_body else ""
         if node.hand_edited and not is_canonical(self._text(node), node.path or ""):
-            extra = [f"Files: {', '.join(new_files)}" if new_files else "",
-                     f"Symbols: {', '.join(new_syms)}" if new_syms else "",
-                     f"Tags: {', '.join(new_tags)}" if new_tags else "",
-                     f"Links: {', '.join(f'{lk.rel} [[{lk.target}]]' for lk in new_links)}" if new_links else ""]
+            extra = [
+                f"Files: {', '.join(new_files)}" if new_files else "",
+                f"Symbols: {', '.join(new_syms)}" if new_syms else "",
+                f"Tags: {', '.join(new_tags)}" if new_tags else "",
+                f"Links: {', '.join(f'{lk.rel} [[{lk.target}]]' for lk in new_links)}" if new_links else "",
+            ]
             if not (new_body or any(extra)):  # only the cites changed: nothing to say in prose
-                return Result("merged", node.id, node.path or "", node.title,
-                              notes=notes + ["edited by hand: left as it is (cites not refreshed)"])
+                return Result(
+                    "merged",
+                    node.id,
+                    node.path or "",
+                    node.title,
+                    notes=notes + ["edited by hand: left as it is (cites not refreshed)"],
+                )
             text = "\n\n".join(x for x in [block or f"### Update {_today()}", *extra] if x)
             self.appends.setdefault(node.id, []).append(text)
             self.touched.setdefault(node.id, "update")
@@ -192,8 +215,9 @@ class Batch:
         node = self._create(fact, files, supersedes=live.id)
         if live in self.nodes:
             if live.hand_edited and not is_canonical(self._text(live), live.path or ""):
-                notes = notes + [f"{live.path} is edited by hand, left as it is; it reads as "
-                                 f"superseded through {node.id}"]
+                notes = notes + [
+                    f"{live.path} is edited by hand, left as it is; it reads as superseded through {node.id}"
+                ]
             else:
                 live.status, live.superseded_by, live.updated = "superseded", node.id, self.now
                 self.touched.setdefault(live.id, "mark")
@@ -244,4 +268,3 @@ class Originals:
         if node_id not in self.texts:
             self.texts[node_id] = self.vault._read(node)
         return self.texts[node_id]
-

@@ -34,15 +34,18 @@ MIN_BODY_TOKENS = 8
 _WORD = re.compile(r"[a-z0-9]+")
 _RAW = re.compile(r"[\w./-]+")
 # Imperatives and adverbs a title starts with: capitalized by position, not names.
-LEADERS = frozenset("use avoid prefer never always don dont keep add run make set put call pass check ensure "
-                    "remember note beware watch only also".split())
+LEADERS = frozenset(
+    "use avoid prefer never always don dont keep add run make set put call pass check ensure "
+    "remember note beware watch only also".split()
+)
 # Words whose substitution makes another fact (environments, platforms, sides, directions).
 CONTRAST = frozenset(
     "staging production prod dev development test testing qa local ci preview sandbox beta "
     "ios android windows linux macos web mobile desktop server client frontend backend "
     "read write input output upload download import export before after min max minimum maximum "
     "enable enabled disable disabled allow deny public private internal external sync async "
-    "request response".split())
+    "request response".split()
+)
 
 
 def tokens(text: str) -> set[str]:
@@ -113,7 +116,8 @@ class _Probe:
         if tj < min(TITLE_JACCARD, BODY_TITLE_FLOOR):
             return 0.0  # rules 3 and 4 both need at least this much title overlap
         if different_specifics(self.title, node.title) or (
-                self.files and node.files and not set(self.files) & set(node.files)):
+            self.files and node.files and not set(self.files) & set(node.files)
+        ):
             return 0.0
         if tj >= TITLE_JACCARD:
             return tj
@@ -127,8 +131,7 @@ class _Probe:
         return 0.0
 
 
-def duplicate_of(type_: str, title: str, body: str, nodes: list[Node],
-                 files: list[str] | None = None) -> Node | None:
+def duplicate_of(type_: str, title: str, body: str, nodes: list[Node], files: list[str] | None = None) -> Node | None:
     """The existing node a fact should merge into, or None to create a new one."""
     probe = _Probe(type_, title, body, files)
     best: tuple[float, str, Node] | None = None

@@ -90,8 +90,9 @@ def head_commit(root: Path | None) -> str | None:
         if not (common / "packed-refs").exists() and not (common / ref).exists():
             return None  # unborn branch: no commit yet
     try:  # reftable or something unusual: ask git, briefly
-        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
-                             capture_output=True, text=True, timeout=2)
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"], capture_output=True, text=True, timeout=2
+        )
         val = out.stdout.strip()
         return val if out.returncode == 0 and _SHA.match(val) else None
     except (OSError, subprocess.SubprocessError):
@@ -140,7 +141,7 @@ def file_sha1(path: Path) -> str | None:
 
 
 def _lines(data: bytes, start: int, end: int) -> bytes:
-    return b"\n".join(data.split(b"\n")[max(start - 1, 0):end])
+    return b"\n".join(data.split(b"\n")[max(start - 1, 0) : end])
 
 
 def symbol_sha1(path: Path, start: int, end: int) -> str | None:
@@ -158,7 +159,9 @@ def symbols_from_index(con: sqlite3.Connection, root: Path) -> SymbolRange:
             st = (Path(root) / path).stat()
             row = con.execute(
                 "SELECT s.line, s.end_line, f.size, f.mtime_ns FROM symbols s JOIN files f ON f.id = s.file_id "
-                "WHERE f.path = ? AND s.name = ? ORDER BY s.top_level DESC, s.line LIMIT 1", (path, symbol)).fetchone()
+                "WHERE f.path = ? AND s.name = ? ORDER BY s.top_level DESC, s.line LIMIT 1",
+                (path, symbol),
+            ).fetchone()
         except (OSError, sqlite3.Error):
             return None
         if row is None or (row[2], row[3]) != (st.st_size, st.st_mtime_ns):
@@ -168,8 +171,7 @@ def symbols_from_index(con: sqlite3.Connection, root: Path) -> SymbolRange:
     return symbol_range
 
 
-def _symbol_hashes(root: Path, rel: str, symbols: list[str],
-                   symbol_range: SymbolRange | None) -> dict[str, str]:
+def _symbol_hashes(root: Path, rel: str, symbols: list[str], symbol_range: SymbolRange | None) -> dict[str, str]:
     out: dict[str, str] = {}
     if symbol_range is None:
         return out
@@ -185,8 +187,13 @@ def _symbol_hashes(root: Path, rel: str, symbols: list[str],
     return out
 
 
-def make_cites(root: Path | None, files: list[str], symbols: list[str],
-               symbol_range: SymbolRange | None = None, commit: str | None = None) -> list[Cite]:
+def make_cites(
+    root: Path | None,
+    files: list[str],
+    symbols: list[str],
+    symbol_range: SymbolRange | None = None,
+    commit: str | None = None,
+) -> list[Cite]:
     """Cites for the files that exist now; a missing file is not cited (nothing to compare)."""
     if root is None:
         return []
@@ -224,8 +231,9 @@ def stale_files(node: Node, root: Path | None, symbol_range: SymbolRange | None 
     return out
 
 
-def _ranges(path: str, symbols: list[str], symbol_range: SymbolRange | None
-            ) -> dict[str, tuple[int, int] | None] | None:
+def _ranges(
+    path: str, symbols: list[str], symbol_range: SymbolRange | None
+) -> dict[str, tuple[int, int] | None] | None:
     """Each symbol's (start, end) now (None: gone); None when there is no index for the file."""
     if symbol_range is None:
         return None

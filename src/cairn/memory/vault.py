@@ -70,8 +70,15 @@ class LoadResult:
 class Vault:
     """A folder of knowledge nodes of one origin ("project" or "personal")."""
 
-    def __init__(self, directory: Path, *, origin: str = "project", root: Path | None = None,
-                 state_dir: Path | None = None, opt_in_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        origin: str = "project",
+        root: Path | None = None,
+        state_dir: Path | None = None,
+        opt_in_dir: Path | None = None,
+    ) -> None:
         self.dir = Path(directory)
         self.origin = origin
         self.root = Path(root) if root is not None else None
@@ -85,8 +92,13 @@ class Vault:
         if project.root is None:
             raise CairnError("no project here: pass --root DIR or cd into a project")
         memory = Path(project.root) / ".cairn"
-        return cls(memory / "knowledge", origin="project", root=Path(project.root),
-                   state_dir=memory / ".state", opt_in_dir=memory)
+        return cls(
+            memory / "knowledge",
+            origin="project",
+            root=Path(project.root),
+            state_dir=memory / ".state",
+            opt_in_dir=memory,
+        )
 
     @classmethod
     def personal(cls) -> Vault:
@@ -179,20 +191,26 @@ class Vault:
             if self._entry_ok(entry, dir_ok):
                 members.append(entry)
             else:
-                problems.append(Problem(str(entry.path), 1,
-                                        "a symlink leaving .cairn/ (or not a regular file): not read"))
+                problems.append(
+                    Problem(str(entry.path), 1, "a symlink leaving .cairn/ (or not a regular file): not read")
+                )
         index = VaultIndex(self.state_dir if self._state_ready() else None)
         try:
             for entry, node, problem in load_entries(
-                    members, index, lambda e: self._parse_entry(e, self._display(e, rel_dir)),
-                    lambda e: self._display(e, rel_dir), self.origin):
+                members,
+                index,
+                lambda e: self._parse_entry(e, self._display(e, rel_dir)),
+                lambda e: self._display(e, rel_dir),
+                self.origin,
+            ):
                 if node is None:
                     problem = problem or {"path": entry.rel, "line": 1, "message": "unreadable"}
                     problems.append(Problem(str(problem["path"]), int(problem["line"]), str(problem["message"])))
                     continue
                 if node.id in first_path:
-                    problems.append(Problem(node.path or "", 2,
-                                            f"duplicate id {node.id!r} (also {first_path[node.id]}); ignored"))
+                    problems.append(
+                        Problem(node.path or "", 2, f"duplicate id {node.id!r} (also {first_path[node.id]}); ignored")
+                    )
                     continue
                 first_path[node.id] = node.path or ""
                 nodes.append(node)
@@ -225,8 +243,10 @@ class Vault:
     def _check_writable(self) -> None:
         if self.opt_in_dir is not None and not self.opt_in_dir.is_dir():
             where = self.root or self.opt_in_dir.parent
-            raise CairnError(f"{where} has no .cairn/ folder: run `cairn init` there first "
-                             "(cairn writes into a repository only after it opted in)")
+            raise CairnError(
+                f"{where} has no .cairn/ folder: run `cairn init` there first "
+                "(cairn writes into a repository only after it opted in)"
+            )
 
     def _ensure_state_dir(self) -> None:
         self._safe(self.state_dir / LOCK_NAME)
@@ -245,8 +265,14 @@ class Vault:
             sweep_temps(self.dir)  # what a writer killed mid-write left: never read, now gone
             yield
 
-    def remember(self, facts: list[Fact], *, symbol_range: SymbolRange | None = None,
-                 context: list[Node] | None = None, cwd: Path | None = None) -> list[Result]:
+    def remember(
+        self,
+        facts: list[Fact],
+        *,
+        symbol_range: SymbolRange | None = None,
+        context: list[Node] | None = None,
+        cwd: Path | None = None,
+    ) -> list[Result]:
         """Create, merge or supersede nodes for `facts`; returns one Result per fact.
 
         `context` holds read-only nodes of other origins (imported ADRs, the other vault) that a
@@ -280,8 +306,9 @@ class Vault:
         seen = self._sigs.get(node.path or "")
         try:
             if seen is not None and signature(os.lstat(path)) != seen:
-                raise CairnError(f"{node.path} changed while cairn was writing it; nothing was overwritten, "
-                                 "run the command again")
+                raise CairnError(
+                    f"{node.path} changed while cairn was writing it; nothing was overwritten, run the command again"
+                )
         except OSError:
             return ""
         try:
@@ -297,11 +324,11 @@ class Vault:
             except OSError:
                 now = ""
             if now != edit.original:
-                raise CairnError(f"{edit.node.path} changed while cairn was writing it; nothing was "
-                                 "overwritten, run the command again")
+                raise CairnError(
+                    f"{edit.node.path} changed while cairn was writing it; nothing was "
+                    "overwritten, run the command again"
+                )
         if edit.append is not None:
             atomic_write_text(path, edit.append)
         else:
             atomic_write_text(path, render(edit.node))
-
-

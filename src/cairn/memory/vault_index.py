@@ -69,9 +69,26 @@ def list_notes(folder: Path) -> list[Entry]:
 
 def to_json(node: Node) -> str | None:
     """The node's fields as JSON, or None when its unknown keys hold values JSON would change."""
-    data = {k: getattr(node, k) for k in ("id", "type", "title", "status", "body", "files", "symbols",
-                                          "supersedes", "superseded_by", "commit", "created", "updated",
-                                          "tags", "extra", "hand_edited")}
+    data = {
+        k: getattr(node, k)
+        for k in (
+            "id",
+            "type",
+            "title",
+            "status",
+            "body",
+            "files",
+            "symbols",
+            "supersedes",
+            "superseded_by",
+            "commit",
+            "created",
+            "updated",
+            "tags",
+            "extra",
+            "hand_edited",
+        )
+    }
     data["links"] = [[lk.rel, lk.target, lk.pending] for lk in node.links]
     data["cites"] = [[c.path, c.commit, c.sha1, c.symbols] for c in node.cites]
     try:
@@ -144,8 +161,10 @@ class VaultIndex:
                 try:
                     if con.execute("PRAGMA user_version").fetchone()[0] != _FORMAT:
                         con.execute("DROP TABLE IF EXISTS notes")
-                        con.execute("CREATE TABLE notes (rel TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, "
-                                    "ctime INTEGER, ino INTEGER, node TEXT, problem TEXT)")
+                        con.execute(
+                            "CREATE TABLE notes (rel TEXT PRIMARY KEY, size INTEGER, mtime INTEGER, "
+                            "ctime INTEGER, ino INTEGER, node TEXT, problem TEXT)"
+                        )
                         con.execute(f"PRAGMA user_version = {_FORMAT}")
                     con.execute("COMMIT")
                 except BaseException:
@@ -162,8 +181,10 @@ class VaultIndex:
         if self.con is None:
             return {}
         try:
-            return {r[0]: ((r[1], r[2], r[3], r[4]), r[5], r[6])
-                    for r in self.con.execute("SELECT rel, size, mtime, ctime, ino, node, problem FROM notes")}
+            return {
+                r[0]: ((r[1], r[2], r[3], r[4]), r[5], r[6])
+                for r in self.con.execute("SELECT rel, size, mtime, ctime, ino, node, problem FROM notes")
+            }
         except (sqlite3.DatabaseError, UnicodeDecodeError):
             self._rebuild()  # every note is parsed again and written into the new index
             return {}
@@ -174,8 +195,10 @@ class VaultIndex:
         try:
             self.con.execute("BEGIN IMMEDIATE")
             self.con.executemany("DELETE FROM notes WHERE rel = ?", [(r,) for r in drop])
-            self.con.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                 [(rel, *sig, node, problem) for rel, sig, node, problem in put])
+            self.con.executemany(
+                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(rel, *sig, node, problem) for rel, sig, node, problem in put],
+            )
             self.con.execute("COMMIT")
         except (sqlite3.DatabaseError, OSError) as exc:  # busy past the timeout, read-only, full: next time
             try:
@@ -191,9 +214,13 @@ class VaultIndex:
             self.con = None
 
 
-def load_entries(entries: list[Entry], index: VaultIndex,
-                 parse_one: Callable[[Entry], tuple[Node | None, dict | None, bool]],
-                 display: Callable[[Entry], str], origin: str) -> Iterator[tuple[Entry, Node | None, dict | None]]:
+def load_entries(
+    entries: list[Entry],
+    index: VaultIndex,
+    parse_one: Callable[[Entry], tuple[Node | None, dict | None, bool]],
+    display: Callable[[Entry], str],
+    origin: str,
+) -> Iterator[tuple[Entry, Node | None, dict | None]]:
     """(entry, node, problem) per listed note: from the index when the file is unchanged, else
     from `parse_one(entry)` -> (node, problem, whether the outcome may be kept), indexed."""
     known = index.rows()

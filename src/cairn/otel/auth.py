@@ -101,4 +101,3 @@ def authorized(headers: Headers, token: str) -> bool:
             return False
         given = rest
     return hmac.compare_digest(given.strip().encode("utf-8", "replace"), token.encode())
-

@@ -196,12 +196,20 @@ def request_rows(req: ExportLogsServiceRequest) -> list[RequestRow]:
                 if name not in REQUEST_EVENTS:
                     continue
                 ts = _str(a.get("event.timestamp")) or _iso(rec.time_unix_nano or rec.observed_time_unix_nano)
-                rows.append(RequestRow(
-                    session_id=_str(a.get("session.id")), model=_str(a.get("model")), ts=ts,
-                    input=_int(a.get("input_tokens")), output=_int(a.get("output_tokens")),
-                    cache_read=_int(a.get("cache_read_tokens")), cache_write=_int(a.get("cache_creation_tokens")),
-                    cost_usd=_number(a.get("cost_usd"), MAX_COST_USD),
-                    duration_ms=_number(a.get("duration_ms"), MAX_DURATION_MS), service=service))
+                rows.append(
+                    RequestRow(
+                        session_id=_str(a.get("session.id")),
+                        model=_str(a.get("model")),
+                        ts=ts,
+                        input=_int(a.get("input_tokens")),
+                        output=_int(a.get("output_tokens")),
+                        cache_read=_int(a.get("cache_read_tokens")),
+                        cache_write=_int(a.get("cache_creation_tokens")),
+                        cost_usd=_number(a.get("cost_usd"), MAX_COST_USD),
+                        duration_ms=_number(a.get("duration_ms"), MAX_DURATION_MS),
+                        service=service,
+                    )
+                )
     return rows
 
 
@@ -220,8 +228,17 @@ def metric_rows(req: ExportMetricsServiceRequest) -> list[MetricRow]:
                     value = _number(raw, MAX_COST_USD if m.name == "claude_code.cost.usage" else MAX_TOKENS)
                     if value is None:
                         continue  # NaN, Infinity, negative or absurd: not a usage figure
-                    rows.append(MetricRow(
-                        name=m.name, session_id=_str(a.get("session.id")), model=_str(a.get("model")),
-                        type=_str(a.get("type")), value=value, temporality=int(m.sum.aggregation_temporality),
-                        start_ns=_ns(dp.start_time_unix_nano), end_ns=_ns(dp.time_unix_nano), service=service))
+                    rows.append(
+                        MetricRow(
+                            name=m.name,
+                            session_id=_str(a.get("session.id")),
+                            model=_str(a.get("model")),
+                            type=_str(a.get("type")),
+                            value=value,
+                            temporality=int(m.sum.aggregation_temporality),
+                            start_ns=_ns(dp.start_time_unix_nano),
+                            end_ns=_ns(dp.time_unix_nano),
+                            service=service,
+                        )
+                    )
     return rows

@@ -40,8 +40,11 @@ REJECT_SECONDS = 1.0
 IDLE_SECONDS = 10.0
 REQUEST_SECONDS = 60.0
 PATHS = {"/v1/logs": "logs", "/v1/metrics": "metrics"}
-TYPES = {"application/x-protobuf": "application/x-protobuf", "application/protobuf": "application/x-protobuf",
-         "application/json": "application/json"}
+TYPES = {
+    "application/x-protobuf": "application/x-protobuf",
+    "application/protobuf": "application/x-protobuf",
+    "application/json": "application/json",
+}
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
@@ -140,8 +143,11 @@ class Handler(BaseHTTPRequestHandler):
         elif from_browser(self.headers):
             self._error(403, "requests from a web browser are refused")
         elif not authorized(self.headers, self.server.token):
-            self._error(401, "missing or wrong token: `cairn install claude --otel` gives Claude Code the one in "
-                             "CAIRN_HOME/otel/token")
+            self._error(
+                401,
+                "missing or wrong token: `cairn install claude --otel` gives Claude Code the one in "
+                "CAIRN_HOME/otel/token",
+            )
         else:
             return True
         return False
@@ -221,9 +227,18 @@ class Receiver(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 64  # the listen backlog: a burst of connects is queued, not SYN-dropped for 1 s
 
-    def __init__(self, port: int = DEFAULT_PORT, *, archive: Path | None = None, max_body: int = MAX_BODY,
-                 verbose: bool = False, token: str | None = None, max_connections: int = MAX_CONNECTIONS,
-                 idle_seconds: float = IDLE_SECONDS, request_seconds: float = REQUEST_SECONDS) -> None:
+    def __init__(
+        self,
+        port: int = DEFAULT_PORT,
+        *,
+        archive: Path | None = None,
+        max_body: int = MAX_BODY,
+        verbose: bool = False,
+        token: str | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        idle_seconds: float = IDLE_SECONDS,
+        request_seconds: float = REQUEST_SECONDS,
+    ) -> None:
         if token is None:
             from cairn.otel.auth import load_token
 
@@ -270,9 +285,11 @@ class Receiver(ThreadingHTTPServer):
         socket closed with unread data sends a reset, and the client saw that instead of the 503."""
         try:
             request.settimeout(1.0)
-            request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                            b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 38\r\n\r\n"
-                            b"too many connections: try again later\n")
+            request.sendall(
+                b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                b"Retry-After: 1\r\nConnection: close\r\nContent-Length: 38\r\n\r\n"
+                b"too many connections: try again later\n"
+            )
             request.shutdown(socket.SHUT_WR)
             deadline = time.monotonic() + REJECT_SECONDS
             while time.monotonic() < deadline and request.recv(65536):
@@ -302,8 +319,9 @@ class Receiver(ThreadingHTTPServer):
         with self._lock:
             con = open_archive(self.archive)
             try:
-                self.stored += store(con, requests=rows if kind == "logs" else (),
-                                     metrics=rows if kind == "metrics" else ())
+                self.stored += store(
+                    con, requests=rows if kind == "logs" else (), metrics=rows if kind == "metrics" else ()
+                )
             finally:
                 con.close()
 

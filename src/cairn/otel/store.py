@@ -37,12 +37,15 @@ def store(con: sqlite3.Connection, requests: Iterable[RequestRow] = (), metrics:
             cur = con.execute(
                 "INSERT OR IGNORE INTO otel_requests(session_id, model, ts, input, output, cache_read, cache_write,"
                 " cost_usd, duration_ms, service, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*astuple(r), now))
+                (*astuple(r), now),
+            )
             added += cur.rowcount
         for m in metrics:
             cur = con.execute(
                 "INSERT OR IGNORE INTO otel_metrics(name, session_id, model, type, value, temporality, start_ns,"
-                " end_ns, service, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (*astuple(m), now))
+                " end_ns, service, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*astuple(m), now),
+            )
             added += cur.rowcount
     return added
 
@@ -57,14 +60,23 @@ def telemetry_by_session(con: sqlite3.Connection) -> dict[str, dict]:
     out: dict[str, dict] = {}
     try:
         for sid, n, inp, outp, cr, cw, cost in con.execute(
-                "SELECT session_id, COUNT(*), TOTAL(input), TOTAL(output), TOTAL(cache_read), TOTAL(cache_write),"
-                " TOTAL(cost_usd) FROM otel_requests WHERE session_id IS NOT NULL GROUP BY session_id"):
-            out[sid] = {"input": _count(inp), "output": _count(outp), "cache_read": _count(cr),
-                        "cache_write": _count(cw), "cost_usd": round(cost if math.isfinite(cost) else 0.0, 6),
-                        "requests": n, "source": "api_request events"}
+            "SELECT session_id, COUNT(*), TOTAL(input), TOTAL(output), TOTAL(cache_read), TOTAL(cache_write),"
+            " TOTAL(cost_usd) FROM otel_requests WHERE session_id IS NOT NULL GROUP BY session_id"
+        ):
+            out[sid] = {
+                "input": _count(inp),
+                "output": _count(outp),
+                "cache_read": _count(cr),
+                "cache_write": _count(cw),
+                "cost_usd": round(cost if math.isfinite(cost) else 0.0, 6),
+                "requests": n,
+                "source": "api_request events",
+            }
         metric = con.execute(
             "SELECT session_id, name, type, TOTAL(value) FROM otel_metrics WHERE temporality = ? AND session_id"
-            " IS NOT NULL GROUP BY session_id, name, type", (DELTA,)).fetchall()
+            " IS NOT NULL GROUP BY session_id, name, type",
+            (DELTA,),
+        ).fetchall()
     except sqlite3.OperationalError:  # an archive from before telemetry (schema < 3) opened read-only
         return out
     for sid, name, typ, value in metric:
@@ -72,8 +84,18 @@ def telemetry_by_session(con: sqlite3.Connection) -> dict[str, dict]:
             continue  # an Infinity stored before the receiver refused them
         if sid in out and out[sid]["source"] == "api_request events":
             continue
-        row = out.setdefault(sid, {"input": 0, "output": 0, "cache_read": 0, "cache_write": 0, "cost_usd": 0.0,
-                                   "requests": None, "source": "delta counters"})
+        row = out.setdefault(
+            sid,
+            {
+                "input": 0,
+                "output": 0,
+                "cache_read": 0,
+                "cache_write": 0,
+                "cost_usd": 0.0,
+                "requests": None,
+                "source": "delta counters",
+            },
+        )
         if name == "claude_code.cost.usage":
             row["cost_usd"] = round(row["cost_usd"] + value, 6)
         elif typ in _METRIC_TYPE:

@@ -67,8 +67,16 @@ _NOT_SECRET_MODIFIERS = frozenset(
     "page cursor continuation csrf xsrf etag request trace span correlation lock unique natural sequence max min "
     "num total input output completion prompt cached magic".split()
 )
-_KINDS = (("pass", "password"), ("pwd", "password"), ("secret", "secret"), ("key", "api-key"),
-          ("token", "token"), ("cred", "credential"), ("cookie", "cookie"), ("sig", "signature"))
+_KINDS = (
+    ("pass", "password"),
+    ("pwd", "password"),
+    ("secret", "secret"),
+    ("key", "api-key"),
+    ("token", "token"),
+    ("cred", "credential"),
+    ("cookie", "cookie"),
+    ("sig", "signature"),
+)
 # Documented values of options named like a secret: fetch()'s `credentials: 'include' | 'same-origin' | 'omit'`
 # (the Fetch standard's RequestCredentials), a GitHub Actions reusable workflow's `secrets: inherit`
 _OPTION_VALUES = {"credentials": frozenset({"include", "same-origin", "omit"}), "secrets": frozenset({"inherit"})}
@@ -133,20 +141,24 @@ def _strong_word(parts: list[str], joined: str) -> bool:
         ends.append(at)
     for m in _STRONG_JOINED.finditer(joined):
         part_end = next(e for e in ends if e >= m.end())
-        if joined[m.end():part_end] not in _WORD_ENDINGS:
+        if joined[m.end() : part_end] not in _WORD_ENDINGS:
             return True
     return False
 
 
-_KEY_OWNERS = frozenset("api license auth access secret private service account subscription master admin app "
-                        "client sdk write read ingest deploy".split())
+_KEY_OWNERS = frozenset(
+    "api license auth access secret private service account subscription master admin app "
+    "client sdk write read ingest deploy".split()
+)
 
 
 def _uuid_secret(name: str) -> bool:
     """A UUID is a secret under `*_token`, `*_secret`, `api_key` (not under a lone `key`)."""
     parts = [p.lower() for p in _PARTS.findall(name)]
-    return bool(parts) and (parts[-1] in ("token", "tokens", "secret", "pat", "auth")
-                            or (parts[-1] in ("key", "keys") and any(p in _KEY_OWNERS for p in parts[:-1])))
+    return bool(parts) and (
+        parts[-1] in ("token", "tokens", "secret", "pat", "auth")
+        or (parts[-1] in ("key", "keys") and any(p in _KEY_OWNERS for p in parts[:-1]))
+    )
 
 
 def _kind(name: str) -> str:
@@ -175,16 +187,16 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
         start = h0 - ident(data[lo:h0][::-1]).end()  # type: ignore[union-attr]  # never None (see `ident`)
         if start > 0:
             prev = data[start - 1]
-            if prev == 0x5C and data[start:start + 1] in (b"n", b"t", b"r") and start < h0:  # a backslash
+            if prev == 0x5C and data[start : start + 1] in (b"n", b"t", b"r") and start < h0:  # a backslash
                 start += 1  # `\npassword=...`: an escaped line break (JSON, a quoted string) ends the name before
-            elif prev in (0x3A, 0x2F, 0x40) and data[max(0, start - 4):start].lower() != b"env:":  # : / @
+            elif prev in (0x3A, 0x2F, 0x40) and data[max(0, start - 4) : start].lower() != b"env:":  # : / @
                 continue  # inside an ARN, a URL or a path (`arn:...:secret:name`), not `$env:NAME`
         raw = data[start:end]
         flag = raw.startswith(b"-")
         name = raw.lstrip(b"-.").rstrip(b"-.").decode("ascii", "replace")
-        if end < n and data[end:end + 1] == b"." or not name:
+        if end < n and data[end : end + 1] == b"." or not name:
             continue
-        if name == "PASS" and data[start - 4:start] == b"--- ":
+        if name == "PASS" and data[start - 4 : start] == b"--- ":
             continue  # Go's test output: `--- PASS: TestName/case (0.00s)`
         strength = name_strength(name)
         if strength is None:
@@ -197,13 +209,14 @@ def spans(data: bytes) -> list[tuple[int, int, str]]:
     return out
 
 
-def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
-                name_start: int = 0) -> tuple[int, int, str] | None:
+def _value_span(
+    data: bytes, pos: int, name: str, strength: str, flag: bool, name_start: int = 0
+) -> tuple[int, int, str] | None:
     n = len(data)
     m = _SEP.match(data, pos, min(n, pos + 48))
     if m is None:
         return None
-    sep = data[m[1][0]:m[1][1]]
+    sep = data[m[1][0] : m[1][1]]
     quoted = m[2][0] >= 0
     vs = m[0][1]
     window = min(n, vs + MAX_VALUE)
@@ -212,7 +225,7 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
         if stop is None:
             return None
         ve = stop[0][0]
-        closer = data[ve:ve + 2] if data[ve:ve + 1] == b"\\" else data[ve:ve + 1]
+        closer = data[ve : ve + 2] if data[ve : ve + 1] == b"\\" else data[ve : ve + 1]
         if ve == vs or closer[-1:] not in (b'"', b"'", b"`"):
             return None  # no closing quote on this line
     else:
@@ -221,17 +234,21 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
         if ve == vs:
             return None
         raw_end = ve
-        while ve > vs and data[ve - 1:ve] in (b",", b".", b")", b"}", b"]", b":"):
+        while ve > vs and data[ve - 1 : ve] in (b",", b".", b")", b"}", b"]", b":"):
             ve -= 1  # trailing punctuation belongs to the sentence or the code around it
-        if data[raw_end:raw_end + 1] == b"(":
+        if data[raw_end : raw_end + 1] == b"(":
             return None  # a call: getpass(), anthropic_api_key()
     value = data[vs:ve].decode("utf-8", "replace")
     if not value:
         return None
-    if b"," in sep and (not quoted or data[name_start - 1:name_start] not in (b'"', b"'")
-                        or data[name_start - 2:name_start - 1] not in (b"(", b" ", b",", b"[")
-                        or data[ve + 1:ve + 3].lstrip()[:1] == b":"
-                        or not flag and _LIST_GOES_ON.match(data, ve + 1, min(n, ve + 8)) is not None):
+    if b"," in sep and (
+        not quoted
+        or data[name_start - 1 : name_start] not in (b'"', b"'")
+        or data[name_start - 2 : name_start - 1] not in (b"(", b" ", b",", b"[")
+        or data[ve + 1 : ve + 3].lstrip()[:1] == b":"
+        or not flag
+        and _LIST_GOES_ON.match(data, ve + 1, min(n, ve + 8)) is not None
+    ):
         # `f("NAME", "value")` (define, setenv); not a JSON object's next key, not a list of names (an
         # argument list goes on after `"--password", "VALUE"`)
         return None
@@ -244,8 +261,9 @@ def _value_span(data: bytes, pos: int, name: str, strength: str, flag: bool,
     return None if kind is None else (vs, ve, kind)
 
 
-def judge(name: str, strength: str, value: str, *, quoted: bool, bare: bool, flag: bool = False,
-          env_style: bool = False) -> str | None:
+def judge(
+    name: str, strength: str, value: str, *, quoted: bool, bare: bool, flag: bool = False, env_style: bool = False
+) -> str | None:
     """The kind of secret `value` is when it follows `name` (whose `name_strength` is `strength`), or None.
 
     `bare`: the value follows a blank or a word (`password VALUE`, `the password is VALUE`, a label's next

@@ -4,16 +4,18 @@ From the identifiers of Python 3.11.7's standard library: the 306 lower-case
 letter pairs that make up 97% of the pairs inside their camel-case parts (shape.is_wordy).
 """
 
-COMMON: frozenset[str] = frozenset((
-    "aa ab ac ad af ag ai ak al am an ap ar as at au av aw ax ay ba bb bc be bi bj bl bo br bs "
-    "bu by ca cc cd ce ch ci ck cl cm co cr cs ct cu cy da db dd de df di dl do dr ds dt du dy "
-    "ea eb ec ed ee ef eg ei el em en eo ep eq er es et eu ev ew ex ey fa fc fd fe ff fi fl fo "
-    "fr fs ft fu ga ge gg gh gi gl gn go gr gs gt gu ha he hi ho hr ht hu ia ib ic id ie if ig "
-    "il im in io ip ir is it iv ix iz je ka ke ki kl ks la lb ld le lf li ll lo lp ls lt lu ly "
-    "ma mb md me mi ml mm mo mp ms mt mu my na nc nd ne nf ng ni nk nl nn no np ns nt nu nv oa "
-    "ob oc od of og oi ok ol om on oo op or os ot ou ov ow ox pa pd pe ph pi pl po pp pr ps pt "
-    "pu py qu ra rc rd re rf rg ri rk rl rm rn ro rp rr rs rt ru rv ry sa sc se sg sh si sk sl "
-    "sm so sp sq ss st su sy ta tc td te tf th ti tl tm to tp tr ts tt tu tw ty ua ub uc ud ue "
-    "uf ug ui ul um un uo up ur us ut va ve vi wa we wh wi wn wo wr ws xa xc xe xi xp xt xx ym "
-    "yn yp ys yt ze zi "
-).split())
+COMMON: frozenset[str] = frozenset(
+    (
+        "aa ab ac ad af ag ai ak al am an ap ar as at au av aw ax ay ba bb bc be bi bj bl bo br bs "
+        "bu by ca cc cd ce ch ci ck cl cm co cr cs ct cu cy da db dd de df di dl do dr ds dt du dy "
+        "ea eb ec ed ee ef eg ei el em en eo ep eq er es et eu ev ew ex ey fa fc fd fe ff fi fl fo "
+        "fr fs ft fu ga ge gg gh gi gl gn go gr gs gt gu ha he hi ho hr ht hu ia ib ic id ie if ig "
+        "il im in io ip ir is it iv ix iz je ka ke ki kl ks la lb ld le lf li ll lo lp ls lt lu ly "
+        "ma mb md me mi ml mm mo mp ms mt mu my na nc nd ne nf ng ni nk nl nn no np ns nt nu nv oa "
+        "ob oc od of og oi ok ol om on oo op or os ot ou ov ow ox pa pd pe ph pi pl po pp pr ps pt "
+        "pu py qu ra rc rd re rf rg ri rk rl rm rn ro rp rr rs rt ru rv ry sa sc se sg sh si sk sl "
+        "sm so sp sq ss st su sy ta tc td te tf th ti tl tm to tp tr ts tt tu tw ty ua ub uc ud ue "
+        "uf ug ui ul um un uo up ur us ut va ve vi wa we wh wi wn wo wr ws xa xc xe xi xp xt xx ym "
+        "yn yp ys yt ze zi "
+    ).split()
+)

@@ -66,13 +66,13 @@ def _pem_spans(data: bytes) -> list[tuple[int, int, str]]:
 def _putty_spans(data: bytes) -> list[tuple[int, int, str]]:
     out = []
     for m in _PUTTY.finditer(data):
-        pos, lines = m[0][1], int(data[m[1][0]:m[1][1]])
+        pos, lines = m[0][1], int(data[m[1][0] : m[1][1]])
         for _ in range(min(lines, 200)):
             line = _B64_LINE.match(data, pos, min(len(data), pos + 200))
             if line is None or line[0][1] == pos:
                 break
             pos = line[0][1]
-        while pos > m[0][1] and data[pos - 1:pos] in (b"\n", b"\r"):
+        while pos > m[0][1] and data[pos - 1 : pos] in (b"\n", b"\r"):
             pos -= 1  # the line break after the last line is not key material
         if pos > m[0][1]:
             out.append((m[0][1], pos, "private-key"))
@@ -83,7 +83,7 @@ def _wrapped_spans(data: bytes) -> list[tuple[int, int, str]]:
     out = []
     for m in _WRAPPED.finditer(data):
         start, end = m[0]
-        head = data[start:min(end, start + 96)]
+        head = data[start : min(end, start + 96)]
         try:
             text = base64.b64decode(head[: len(head) // 4 * 4] + b"==", validate=False)
         except (binascii.Error, ValueError):

@@ -35,15 +35,21 @@ class Rule:
         self.regex = LazyRegex(regex.encode())
         self.group = group
         self.entropy = ent
-        self.allow = [(target, [LazyRegex(r.encode()) for r in regexes], stopwords)
-                      for target, regexes, stopwords in allow]
+        self.allow = [
+            (target, [LazyRegex(r.encode()) for r in regexes], stopwords) for target, regexes, stopwords in allow
+        ]
 
 
 class RuleSet:
     """A table of gitleaks-format rules with its keyword prefilter, built on first use."""
 
-    def __init__(self, rows: list[tuple], global_regexes: tuple = (), global_stopwords: tuple = (),
-                 skip: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        rows: list[tuple],
+        global_regexes: tuple = (),
+        global_stopwords: tuple = (),
+        skip: frozenset[str] = frozenset(),
+    ) -> None:
         self.rows = [r for r in rows if r[0] not in skip]
         self.global_allow = ("secret", [LazyRegex(r.encode()) for r in global_regexes], global_stopwords)
         self._rules: list[Rule] | None = None
@@ -105,11 +111,12 @@ class RuleSet:
                 span = _secret_span(data, m, rule.group)
                 if span is None:
                     continue
-                secret = data[span[0]:span[1]]
+                secret = data[span[0] : span[1]]
                 if rule.entropy and entropy(secret.decode("utf-8", "replace")) <= rule.entropy:
                     continue
                 if _allowed(self.global_allow, data, m, secret) or any(
-                        _allowed(a, data, m, secret) for a in rule.allow):
+                    _allowed(a, data, m, secret) for a in rule.allow
+                ):
                     continue
                 out.append((span[0], span[1], rule.id))
 
@@ -126,7 +133,7 @@ def _secret_span(data: bytes, m: list, group: int) -> tuple[int, int] | None:
             if s >= 0 and e > s:
                 return s, e
     s, e = m[0]
-    while e > s and data[e - 1:e] == b"\n":  # gitleaks trims newlines off a match
+    while e > s and data[e - 1 : e] == b"\n":  # gitleaks trims newlines off a match
         e -= 1
     return (s, e) if e > s else None
 
@@ -140,11 +147,11 @@ def _allowed(allow: tuple, data: bytes, m: list, secret: bytes) -> bool:
     if not regexes:
         return False
     if target_kind == "match":
-        target = data[m[0][0]:m[0][1]]
+        target = data[m[0][0] : m[0][1]]
     elif target_kind == "line":
         start = data.rfind(b"\n", 0, m[0][0]) + 1
         end = data.find(b"\n", m[0][1])
-        target = data[start:end if end != -1 else len(data)]
+        target = data[start : end if end != -1 else len(data)]
     else:
         target = secret
     return any(rx.search(target) is not None for rx in regexes)

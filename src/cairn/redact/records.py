@@ -22,20 +22,28 @@ _WORDS = rb"(?i:pass|pwd|secret|api[_\-]?key|token|auth|credential|creds|key|coo
 # a line that holds a secret word, then (after at most one blank line) a line that is one token of 6 bytes or
 # more, maybe after Claude Code's output mark `⎿`; no groups, so RE2 finds it with its DFA
 _PAIR = compile_bytes(
-    rb"(?m)^[^\n]*" + _WORDS + rb"[^\n]*\n(?:[ \t]*\r?\n)?[ \t]*(?:" + "\u23bf".encode() + rb"[ \t]+)?[^\s]{6,}[ \t]*\r?$"
+    rb"(?m)^[^\n]*"
+    + _WORDS
+    + rb"[^\n]*\n(?:[ \t]*\r?\n)?[ \t]*(?:"
+    + "\u23bf".encode()
+    + rb"[ \t]+)?[^\s]{6,}[ \t]*\r?$"
 )
 MAX_HEAD = 300  # a longer naming line is prose or code, not a label or a command
 MAX_VALUE = 600
-_LABEL = re.compile(r"[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*|__)?((?:[A-Za-z][\w.\-]*[ \t]+){0,5}[A-Za-z][\w.\-]*)"
-                    r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*\r?")
+_LABEL = re.compile(
+    r"[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*|__)?((?:[A-Za-z][\w.\-]*[ \t]+){0,5}[A-Za-z][\w.\-]*)"
+    r"(?:\*\*|__)?[ \t]*:(?:\*\*|__)?[ \t]*\r?"
+)
 # a shell prompt (`$ `, `user@host:~$ `, `PS C:\\> `, `❯ `), else a tool call's opening (`Bash(`), before a command
 _PROMPTS = (re.compile(r"[$%>#\u276f\u279c][ \t]+"), re.compile(r"\b[A-Za-z]\w*\("))
 _DIGIT = re.compile(r"\d")
 _VAR = re.compile(r"""["'`]*(?:\$\{?|\$env:|%)?([\w.\-:/~]+?)\}?%?["'`);]*""")
 # first words that make a line code, not a label or a command (`if password:`, `def token`)
-_CODE_STARTS = frozenset("if elif else unless while until for foreach with def fn func function class case when "
-                         "return except catch try switch struct enum interface type namespace module public private "
-                         "protected static const let var val import from export".split())
+_CODE_STARTS = frozenset(
+    "if elif else unless while until for foreach with def fn func function class case when "
+    "return except catch try switch struct enum interface type namespace module public private "
+    "protected static const let var val import from export".split()
+)
 MAX_WORDS = 8
 _PROGRAM = re.compile(r"[A-Za-z][\w.+\-]*")
 _EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}$")
@@ -82,13 +90,16 @@ def _naming(head: str) -> str | None:
         words = label.group(1).split()
         return None if words[0].lower() in _CODE_STARTS else "_".join(words)
     prompt = _PROMPTS[0].search(head) or _PROMPTS[1].search(head)
-    words = head[prompt.end() if prompt else 0:].split()
+    words = head[prompt.end() if prompt else 0 :].split()
     if not words or words[0].lower() in _CODE_STARTS:
         return None
     flag = next((i for i, w in enumerate(words) if w.startswith("-")), len(words))
     words = words[:flag]  # the command and its arguments before the first flag
-    if not 2 <= len(words) <= MAX_WORDS or not _PROGRAM.fullmatch(words[0]) \
-            or any(w.endswith((":", "=", ",", ";", "{", ".")) for w in words):
+    if (
+        not 2 <= len(words) <= MAX_WORDS
+        or not _PROGRAM.fullmatch(words[0])
+        or any(w.endswith((":", "=", ",", ";", "{", ".")) for w in words)
+    ):
         return None  # not a program and its arguments: a list of tokens, a sentence, an assignment, code
     for word in reversed(words):
         m = _VAR.fullmatch(word)
@@ -142,20 +153,20 @@ def _row(data: bytes, start: int, end: int) -> list[tuple[int, int, str]] | None
         return None
     cells, pos = [], 0
     while True:
-        if line[pos:pos + 1] == b'"':
+        if line[pos : pos + 1] == b'"':
             close = line.find(b'"', pos + 1)
             if close == -1:
                 return None
             a, b, stop = pos + 1, close, close + 1
-            if stop < len(line) and line[stop:stop + 1] != b",":
+            if stop < len(line) and line[stop : stop + 1] != b",":
                 return None
         else:
             comma = line.find(b",", pos)
             stop = len(line) if comma == -1 else comma
             a, b = pos, stop
-            while a < b and line[a:a + 1] in b" \t":
+            while a < b and line[a : a + 1] in b" \t":
                 a += 1
-            while b > a and line[b - 1:b] in b" \t":
+            while b > a and line[b - 1 : b] in b" \t":
                 b -= 1
         cells.append((start + a, start + b, line[a:b].decode("utf-8", "replace")))
         if stop >= len(line):
@@ -169,8 +180,16 @@ def _row(data: bytes, start: int, end: int) -> list[tuple[int, int, str]] | None
 _BAR = "(?:\\||\u2502|\u2503)".encode()  # | │ ┃
 # a table row's first cell that names a secret and the cell after it, one token: `| token | npm_... |`,
 # `│ token │ ... │`, a markdown row without its outer bars (`api token | VALUE`)
-_CELL = compile_bytes(rb"(?m)^[ \t]*(?:" + _BAR + rb"[ \t]*)?`?([A-Za-z][\w.\-]*(?: [A-Za-z][\w.\-]*){0,3})`?[ \t]*"
-                      + _BAR + "[ \t]*`?([^\\s|`\u2502\u2503]+)`?[ \t]*".encode() + rb"(?:" + _BAR + rb"|\r?$)")
+_CELL = compile_bytes(
+    rb"(?m)^[ \t]*(?:"
+    + _BAR
+    + rb"[ \t]*)?`?([A-Za-z][\w.\-]*(?: [A-Za-z][\w.\-]*){0,3})`?[ \t]*"
+    + _BAR
+    + "[ \t]*`?([^\\s|`\u2502\u2503]+)`?[ \t]*".encode()
+    + rb"(?:"
+    + _BAR
+    + rb"|\r?$)"
+)
 
 
 def _cell_spans(data: bytes) -> list[tuple[int, int, str]]:

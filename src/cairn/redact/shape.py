@@ -46,8 +46,10 @@ _VERSION = re.compile(r"[v^~=<>]*\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.\-]+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?")
 # a path: absolute, home- or dot-relative, Windows, a key or config file's name, or relative with folders and
 # an extension (`.cairn/knowledge/cookie-expiry-ec2fdd.md`: base64 has no `.`, a JWT or a dotted token no `/`)
-_PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)"
-                       r"|(?:[\w.\-]+[/\\])+[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}")
+_PATHLIKE = re.compile(
+    r"(?:~|\.{1,2})?/[\w.\-/]*|[A-Za-z]:\\[\w.\\\- ]*|[\w.\-]+\.(?:pem|key|json|ya?ml|txt|env|crt|p12|pfx|cfg|conf|ini|toml)"
+    r"|(?:[\w.\-]+[/\\])+[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z][A-Za-z0-9]{0,7}"
+)
 _DIGIT = re.compile(r"[0-9]")
 _B64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+")
 _CAMEL_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -74,8 +76,11 @@ def is_placeholder(value: str) -> bool:
     """`changeme`, `xxxx`, `your-api-key`, `YOUR_TOKEN`, `example`, `<...>`, one repeated letter,
     a token's prefix then filler (`pplx-xxxx...`, `glc_1111...=`), a format with an instruction
     or a run of x inside (`sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXXX`)."""
-    return bool(_PLACEHOLDER.fullmatch(value) or _PLACEHOLDER_INSIDE.search(value)) \
-        or len(set(value.lower())) <= 2 or is_filler(value)
+    return (
+        bool(_PLACEHOLDER.fullmatch(value) or _PLACEHOLDER_INSIDE.search(value))
+        or len(set(value.lower())) <= 2
+        or is_filler(value)
+    )
 
 
 # Inside a longer value: `YOUR_TOKEN`, `insert-api-key`, `_HERE`, six x in a row (a generated value
@@ -98,8 +103,11 @@ def is_filler(value: str) -> bool:
     return run * 2 >= len(value)
 
 
-_RUNS_OF_TEN = tuple(seq[i:i + 10] for seq in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-                     for i in range(len(seq) - 9))
+_RUNS_OF_TEN = tuple(
+    seq[i : i + 10]
+    for seq in ("0123456789", "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    for i in range(len(seq) - 9)
+)
 
 
 def is_alphabet(value: str) -> bool:
@@ -152,7 +160,7 @@ def _common_pair_share(parts: list[str]) -> float:
         low = part.lower()
         for i in range(len(low) - 1):
             pairs += 1
-            common += low[i:i + 2] in COMMON
+            common += low[i : i + 2] in COMMON
     return common / pairs if pairs >= COMMON_PAIRS_SEEN else 1.0  # too few pairs to judge: `jinja2`, `krb5`
 
 
@@ -161,7 +169,9 @@ def is_code(value: str) -> bool:
     low = value.lower()
     if low in _CODE_WORDS:
         return True
-    v = value.lstrip("*&@!")  # a pointer, a reference, an Elixir/Ruby attribute (`secret_key_base: @secret`), a negation
+    v = value.lstrip(
+        "*&@!"
+    )  # a pointer, a reference, an Elixir/Ruby attribute (`secret_key_base: @secret`), a negation
     if _DOTTED.fullmatch(v) and not v.split(".")[-1][:1].isdigit():
         segments = [x for x in _MEMBER_SEP.split(v.split("(")[0].split("[")[0]) if x]
         return all(is_wordy(x) or not _DIGIT.search(x) for x in segments) or not looks_random(v.replace(".", ""))
@@ -184,8 +194,9 @@ def is_member(value: str) -> bool:
 
 def is_not_secret_data(value: str) -> bool:
     """Hashes with their algorithm, versions, dates, paths and file names."""
-    return bool(_DIGEST.match(value) or _VERSION.fullmatch(value) or _DATE.fullmatch(value)
-                or _PATHLIKE.fullmatch(value))
+    return bool(
+        _DIGEST.match(value) or _VERSION.fullmatch(value) or _DATE.fullmatch(value) or _PATHLIKE.fullmatch(value)
+    )
 
 
 def is_uuid(value: str) -> bool:
@@ -246,6 +257,9 @@ def is_secret_value(value: str, *, strong: bool, quoted: bool, env_style: bool =
     if quoted:
         return not (_DOTTED.fullmatch(v) and not _DIGIT.search(v)) or looks_random(v)
     if is_code(v):
-        return env_style and not (_IDENT.fullmatch(v) and v[:1].isupper() and not v.isupper()) \
+        return (
+            env_style
+            and not (_IDENT.fullmatch(v) and v[:1].isupper() and not v.isupper())
             and v.lower() not in _CODE_WORDS
+        )
     return True

@@ -43,8 +43,15 @@ class RoleWeights:
     """A channel's scores times each file's role factor for this request (roles.py; logs count
     `log_factor` more), so that in every ranked list the prose of a code question gives way."""
 
-    def __init__(self, con: sqlite3.Connection, factors: dict[str, float], nodes: set[int], log_factor: float,
-                 ranking: Ranking, named: set[int] | frozenset[int] = frozenset()):
+    def __init__(
+        self,
+        con: sqlite3.Connection,
+        factors: dict[str, float],
+        nodes: set[int],
+        log_factor: float,
+        ranking: Ranking,
+        named: set[int] | frozenset[int] = frozenset(),
+    ):
         self.con, self.factors, self.nodes, self.log_factor = con, factors, nodes, log_factor
         self.changelog_factor, self.in_channels = ranking.roles.changelog_factor, ranking.roles.in_channels
         self.depth = ranking.fusion.depth * 3
@@ -74,12 +81,13 @@ class RoleWeights:
     def __call__(self, scores: dict[int, float]) -> dict[int, float]:
         if not self.in_channels:
             return scores
-        ids = ranked(scores)[:self.depth]
+        ids = ranked(scores)[: self.depth]
         todo = [f for f in ids if f not in self.roles]
         for i in range(0, len(todo), 900):
-            part = todo[i:i + 900]
+            part = todo[i : i + 900]
             for row in self.con.execute(
-                    f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+                f"SELECT id, path, kind, lang, role FROM files WHERE id IN ({','.join('?' * len(part))})", part
+            ):
                 self._learn(*row)
         known, roles, of = self.known, self.roles, self._of
         return {f: scores[f] * (known[f] if f in known else of(f) if f in roles else 1.0) for f in ids}
@@ -109,7 +117,7 @@ class Request:
     semantic: tuple[dict[int, float], dict[int, int]] = field(default_factory=lambda: ({}, {}))  # its answer
 
     def top(self, scores: dict[int, float]) -> list[int]:
-        return ranked(scores)[:self.ranking.fusion.depth]
+        return ranked(scores)[: self.ranking.fusion.depth]
 
 
 @dataclass(frozen=True)
@@ -161,8 +169,10 @@ def _explain_names(req: Request, hits: list[Hit]) -> None:
             h.why.append(f"named in the request: {name}" if kind == "named" else f"defines {name}")
             if kind == "defines" and name not in h.symbols:
                 h.symbols.append(name)
-                d = con.execute("SELECT line, end_line, signature FROM symbols WHERE file_id = ? AND line = ? "
-                                "AND name = ?", (h.file_id, line, name)).fetchone()
+                d = con.execute(
+                    "SELECT line, end_line, signature FROM symbols WHERE file_id = ? AND line = ? AND name = ?",
+                    (h.file_id, line, name),
+                ).fetchone()
                 if d is not None:  # the definition the request names comes first, before any budget cut
                     h.snippets.append((d["line"], d["end_line"], d["signature"] or name))
                     h.lines.append((d["line"], d["end_line"]))
@@ -250,8 +260,9 @@ def _explain_semantic(req: Request, hits: list[Hit]) -> None:
 
 def _chunk(req: Request) -> tuple[list[int], float]:
     r = req.ranking
-    req.chunks = chunk_channel(req.con, req.root, ranked(req.fused)[:r.fusion.chunk_candidates],
-                               req.q.main + req.q.expansion, r.text)
+    req.chunks = chunk_channel(
+        req.con, req.root, ranked(req.fused)[: r.fusion.chunk_candidates], req.q.main + req.q.expansion, r.text
+    )
     spread = r.text.chunk_spread
     scores = {fid: lst[0][0] + spread * sum(x[0] for x in lst[1:]) for fid, lst in req.chunks.items()}
     return req.top(req.weigh(scores)), 1.0
@@ -264,8 +275,9 @@ def _explain_chunks(req: Request, hits: list[Hit]) -> None:
         for _score, cid in req.chunks.get(h.file_id, [])[:3]:
             c = rows.get(cid, False)
             if c is False:
-                c = rows[cid] = con.execute("SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?",
-                                            (cid,)).fetchone()
+                c = rows[cid] = con.execute(
+                    "SELECT name, line, end_line, signature, kind FROM chunks WHERE id = ?", (cid,)
+                ).fetchone()
             if c is None or (c["line"], c["end_line"]) in h.lines:
                 continue
             h.snippets.append((c["line"], c["end_line"], c["signature"] or c["name"]))
@@ -279,7 +291,7 @@ def _explain_chunks(req: Request, hits: list[Hit]) -> None:
 
 def _graph(req: Request) -> tuple[list[int], float]:
     f = req.ranking.fusion
-    seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(req.fused)[:f.seeds])}
+    seeds = {fid: 1.0 / (i + 1) for i, fid in enumerate(ranked(req.fused)[: f.seeds])}
     extra = dict(req.seed_files)
     for fid, w in req.sig.seeds.items():
         extra[fid] = max(extra.get(fid, 0.0), w * f.session_seed_share)
@@ -303,9 +315,11 @@ def _explain_graph(req: Request, hits: list[Hit]) -> None:
     for h in hits:
         if h.file_id in seeds or h.file_id not in req.ppr:
             continue
-        link = con.execute(f"SELECT src, dst FROM edges WHERE (src = ? AND dst IN ({marks})) "
-                           f"OR (dst = ? AND src IN ({marks})) LIMIT 1",
-                           (h.file_id, *seed_paths, h.file_id, *seed_paths)).fetchone()
+        link = con.execute(
+            f"SELECT src, dst FROM edges WHERE (src = ? AND dst IN ({marks})) "
+            f"OR (dst = ? AND src IN ({marks})) LIMIT 1",
+            (h.file_id, *seed_paths, h.file_id, *seed_paths),
+        ).fetchone()
         if link:
             other = link["dst"] if link["src"] == h.file_id else link["src"]
             verb = "imports" if link["src"] == h.file_id else "imported by"
@@ -322,8 +336,12 @@ def _recent(req: Request) -> tuple[list[int], float]:
 
 
 def _explain_recent(req: Request, hits: list[Hit]) -> None:
-    said = {"edited": "edited in this session", "created": "edited in this session",
-            "read": "read in this session", "named": "searched in this session"}
+    said = {
+        "edited": "edited in this session",
+        "created": "edited in this session",
+        "read": "read in this session",
+        "named": "searched in this session",
+    }
     for h in hits:
         how = req.sig.touched.get(h.file_id)
         if how in said:

@@ -56,8 +56,11 @@ def _occurrences(low: str, stem: str) -> list[int]:
     n = len(stem)
     if n >= 4:
         return list(_finds(low, stem))
-    return [pos for pos in _finds(low, stem) if (pos == 0 or not low[pos - 1].isalnum())
-            and (pos + n >= len(low) or not low[pos + n].isalnum())]
+    return [
+        pos
+        for pos in _finds(low, stem)
+        if (pos == 0 or not low[pos - 1].isalnum()) and (pos + n >= len(low) or not low[pos + n].isalnum())
+    ]
 
 
 _PLUS_ONE = (1).__add__  # a line's length and its newline, at C speed
@@ -154,8 +157,9 @@ def _place(positions: Iterable[int], size: int, ranges: list[tuple[int, int, int
     return out
 
 
-def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int],
-                  terms: list[Term], r: Text = DEFAULT_RANKING.text) -> dict[int, list[tuple[float, int]]]:
+def chunk_channel(
+    con: sqlite3.Connection, root: Path | None, file_ids: list[int], terms: list[Term], r: Text = DEFAULT_RANKING.text
+) -> dict[int, list[tuple[float, int]]]:
     """file id -> [(score, chunk id)], best first, for the given candidate files (term counts
     saturate BM25-style by `r.chunk_k1`: the fifth occurrence adds little)."""
     if root is None or not file_ids or not terms:
@@ -170,13 +174,16 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
         for f in todo:
             known[f] = []
         for cid, fid, line, end in con.execute(
-                f"SELECT id, file_id, line, end_line FROM chunks WHERE file_id IN ({','.join('?' * len(todo))}) "
-                "ORDER BY file_id, line", todo):
+            f"SELECT id, file_id, line, end_line FROM chunks WHERE file_id IN ({','.join('?' * len(todo))}) "
+            "ORDER BY file_id, line",
+            todo,
+        ):
             known[fid].append((line, end, cid))
     # logs (chat histories, changelogs: codemap/doc_role.py) are megabytes of prose whose sections say
     # little about code; scanning them cost a prompt half a second
-    paths = dict(con.execute(f"SELECT id, path FROM files WHERE id IN ({marks}) AND role IS NOT 'log'",
-                             file_ids).fetchall())
+    paths = dict(
+        con.execute(f"SELECT id, path FROM files WHERE id IN ({marks}) AND role IS NOT 'log'", file_ids).fetchall()
+    )
     out: dict[int, list[tuple[float, int]]] = {}
     base = str(root)
     weight = {stem: t.weight for stem, t in by_stem.items()}
@@ -198,13 +205,18 @@ def chunk_channel(con: sqlite3.Connection, root: Path | None, file_ids: list[int
                     counts = {}
                 else:
                     ranges = ranges if ranges is not None else _ranges(spans, text)
-                    counts = (_counts(low, stem, first, ranges) if len(stem) >= 4  # a short stem: whole words only
-                              else _place(_occurrences(low, stem), len(stem), ranges))
+                    counts = (
+                        _counts(low, stem, first, ranges)
+                        if len(stem) >= 4  # a short stem: whole words only
+                        else _place(_occurrences(low, stem), len(stem), ranges)
+                    )
                 known_counts[stem] = counts
             for cid, n in counts.items():
                 tf[cid][stem] = n
-        scored = [(sum([weight[stem] * n * k1p / (n + k1) for stem, n in per_stem.items()]), cid)
-                  for cid, per_stem in tf.items()]
+        scored = [
+            (sum([weight[stem] * n * k1p / (n + k1) for stem, n in per_stem.items()]), cid)
+            for cid, per_stem in tf.items()
+        ]
         if scored:
             scored.sort(reverse=True)
             out[fid] = scored

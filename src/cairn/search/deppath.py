@@ -86,8 +86,9 @@ def _component(start: list[int], out: dict[int, dict[int, str]], inc: dict[int, 
     return seen
 
 
-def _best(con: sqlite3.Connection, found: list[list[int]], out: dict[int, dict[int, str]], paths: dict[int, str],
-          limit: int) -> list[list[dict[str, Any]]]:
+def _best(
+    con: sqlite3.Connection, found: list[list[int]], out: dict[int, dict[int, str]], paths: dict[int, str], limit: int
+) -> list[list[dict[str, Any]]]:
     """The `limit` most telling of the shortest paths: fewest guessed (reference) hops, then the
     most names carried along the way."""
     hops = [_hops(con, p, out, paths) for p in found]
@@ -95,8 +96,9 @@ def _best(con: sqlite3.Connection, found: list[list[int]], out: dict[int, dict[i
     return hops[:limit]
 
 
-def _hops(con: sqlite3.Connection, ids: list[int], out: dict[int, dict[int, str]], paths: dict[int, str]
-          ) -> list[dict[str, Any]]:
+def _hops(
+    con: sqlite3.Connection, ids: list[int], out: dict[int, dict[int, str]], paths: dict[int, str]
+) -> list[dict[str, Any]]:
     """One path as steps: each file, and how it reaches the next (edge kind, direction, names)."""
     from cairn.search.explain import defined_names, uses_of
 
@@ -106,8 +108,14 @@ def _hops(con: sqlite3.Connection, ids: list[int], out: dict[int, dict[int, str]
         kind = out[u][v] if forward else out[v][u]
         user, used = (u, v) if forward else (v, u)
         via = uses_of(con, user, defined_names(con, used) - defined_names(con, user))
-        steps.append({"path": paths[v], "edge": kind, "forward": forward,
-                      "via": [n for n, _ in sorted(via.items(), key=lambda kv: (-kv[1], kv[0]))[:3]]})
+        steps.append(
+            {
+                "path": paths[v],
+                "edge": kind,
+                "forward": forward,
+                "via": [n for n, _ in sorted(via.items(), key=lambda kv: (-kv[1], kv[0]))[:3]],
+            }
+        )
     return steps
 
 
@@ -120,30 +128,40 @@ def find_paths(con: sqlite3.Connection, a: Target, b: Target, max_paths: int = M
         res["reason"] = f"both are in {paths[min(shared)]}"
         return res
     out, inc = _graph(con)
-    for direction, starts, goals in (("forward", a.file_ids, set(b.file_ids)),
-                                     ("reverse", b.file_ids, set(a.file_ids))):
+    for direction, starts, goals in (
+        ("forward", a.file_ids, set(b.file_ids)),
+        ("reverse", b.file_ids, set(a.file_ids)),
+    ):
         parents = _bfs(starts, goals, lambda u: sorted(out.get(u, {}), key=lambda v: (out[u][v] != "import", v)))
         if parents is not None:
             res["direction"] = direction
             res["paths"] = _best(con, _unwind(parents, goals, CANDIDATES), out, paths, max_paths)
-            res["reason"] = "" if direction == "forward" else \
-                f"{a.name} does not depend on {b.name}; {b.name} depends on {a.name}"
+            res["reason"] = (
+                "" if direction == "forward" else f"{a.name} does not depend on {b.name}; {b.name} depends on {a.name}"
+            )
             return res
     parents = _bfs(a.file_ids, set(b.file_ids), lambda u: sorted({*out.get(u, {}), *inc.get(u, {})}))
     if parents is not None:
         res["direction"] = "mixed"
         res["paths"] = _best(con, _unwind(parents, set(b.file_ids), CANDIDATES), out, paths, max_paths)
-        res["reason"] = (f"no dependency path either way between {a.name} and {b.name}; they meet only through "
-                         "files both use or both are used by")
+        res["reason"] = (
+            f"no dependency path either way between {a.name} and {b.name}; they meet only through "
+            "files both use or both are used by"
+        )
         return res
     lonely = [t.name for t in (a, b) if not any(out.get(f) or inc.get(f) for f in t.file_ids)]
     if lonely:
-        res["reason"] = "; ".join(f"{name} has no import or reference edges (nothing it imports resolves to a file "
-                                  "of the repository, and nothing uses it)" for name in lonely)
+        res["reason"] = "; ".join(
+            f"{name} has no import or reference edges (nothing it imports resolves to a file "
+            "of the repository, and nothing uses it)"
+            for name in lonely
+        )
     else:
         ca, cb = _component(a.file_ids, out, inc), _component(b.file_ids, out, inc)
-        res["reason"] = (f"different components of the dependency graph: {a.name}'s has {len(ca)} files, "
-                         f"{b.name}'s has {len(cb)}; no chain of imports or references joins them")
+        res["reason"] = (
+            f"different components of the dependency graph: {a.name}'s has {len(ca)} files, "
+            f"{b.name}'s has {len(cb)}; no chain of imports or references joins them"
+        )
     return res
 
 

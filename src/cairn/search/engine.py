@@ -40,10 +40,20 @@ EXPLAIN_MATCH = ("name", "text", "chunk", "graph")
 EXPLAIN_LAST = ("phrase", "semantic")
 
 
-def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None, terms: list[str] | None = None,
-                limit: int = 10, seed_files: dict[int, float] | None = None, kind: str = "code",
-                session: SessionContext | None = None, use_history: bool = True,
-                ranking: Ranking = DEFAULT_RANKING, past: Past | None = None) -> tuple[list[Hit], Query]:
+def search_code(
+    con: sqlite3.Connection,
+    text: str,
+    *,
+    root: Path | None = None,
+    terms: list[str] | None = None,
+    limit: int = 10,
+    seed_files: dict[int, float] | None = None,
+    kind: str = "code",
+    session: SessionContext | None = None,
+    use_history: bool = True,
+    ranking: Ranking = DEFAULT_RANKING,
+    past: Past | None = None,
+) -> tuple[list[Hit], Query]:
     """Rank the index for a request: code files, knowledge nodes, or both (`kind` code|knowledge|all|auto).
 
     `auto` weighs the evidence (knowledge.arrange): the best record first when it answers the request
@@ -54,13 +64,35 @@ def search_code(con: sqlite3.Connection, text: str, *, root: Path | None = None,
     requests and what they led to: sessions/history_recall.py). `ranking` holds every weight (ranking.py).
     """
     with Pinned(con):  # one index state for the whole request
-        return _search_code(con, text, root=root, terms=terms, limit=limit, seed_files=seed_files, kind=kind,
-                            session=session, use_history=use_history, ranking=ranking, past=past)
+        return _search_code(
+            con,
+            text,
+            root=root,
+            terms=terms,
+            limit=limit,
+            seed_files=seed_files,
+            kind=kind,
+            session=session,
+            use_history=use_history,
+            ranking=ranking,
+            past=past,
+        )
 
 
-def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms: list[str] | None, limit: int,
-                 seed_files: dict[int, float] | None, kind: str, session: SessionContext | None,
-                 use_history: bool, ranking: Ranking, past: Past | None = None) -> tuple[list[Hit], Query]:
+def _search_code(
+    con: sqlite3.Connection,
+    text: str,
+    *,
+    root: Path | None,
+    terms: list[str] | None,
+    limit: int,
+    seed_files: dict[int, float] | None,
+    kind: str,
+    session: SessionContext | None,
+    use_history: bool,
+    ranking: Ranking,
+    past: Past | None = None,
+) -> tuple[list[Hit], Query]:
     """Run the channels -> fuse -> their best files' declarations -> fuse -> walk the graph and the
     session's channels -> fuse -> the hits, explained by the channels that brought them."""
     from cairn.search import knowledge as kn
@@ -78,14 +110,18 @@ def _search_code(con: sqlite3.Connection, text: str, *, root: Path | None, terms
     q, sig = req.q, req.sig
     know: list[Hit] = []
     if kind in ("knowledge", "all"):
-        know = kn.project_knowledge_hits(con, q, fused, root, req.file_terms, req.name_reasons, limit,
-                                         ranking.knowledge, k)
+        know = kn.project_knowledge_hits(
+            con, q, fused, root, req.file_terms, req.name_reasons, limit, ranking.knowledge, k
+        )
         know += kn.personal_hits(q, limit, k, ranking.knowledge)
         know.sort(key=lambda h: (-h.score, h.path))
     defined = definitions(con, q.symbols, ranking.names)
     nodes = req.weigh.nodes
-    hits = _code_hits(con, fused, nodes, limit, req.weigh, defined, set(sig.touched) - sig.mentions.keys(), ranking) \
-        if kind in ("code", "all") and fused else []
+    hits = (
+        _code_hits(con, fused, nodes, limit, req.weigh, defined, set(sig.touched) - sig.mentions.keys(), ranking)
+        if kind in ("code", "all") and fused
+        else []
+    )
     if hits:
         _explain(req, [ch for ch, _ in runs], hits)
     if kind == "code":
@@ -108,9 +144,17 @@ def _lists(req: Request, runs: list[Run]) -> list[tuple[list[int], float]]:
     return [(ids, ch.weight(req) * scale) for ch, (ids, scale) in runs]
 
 
-def _first_stage(con: sqlite3.Connection, text: str, root: Path | None, terms: list[str] | None,
-                 seed_files: dict[int, float] | None, session: SessionContext | None, use_history: bool,
-                 ranking: Ranking, past: Past | None = None) -> tuple[Request, list[Run]]:
+def _first_stage(
+    con: sqlite3.Connection,
+    text: str,
+    root: Path | None,
+    terms: list[str] | None,
+    seed_files: dict[int, float] | None,
+    session: SessionContext | None,
+    use_history: bool,
+    ranking: Ranking,
+    past: Past | None = None,
+) -> tuple[Request, list[Run]]:
     """The request analysed, the session's evidence, the role weights, and the first channels' lists."""
     from cairn.search import knowledge as kn
     from cairn.search.session_signals import build_signals, without_urls
@@ -146,9 +190,16 @@ def _named_files(con: sqlite3.Connection, q: Query, least: float) -> set[int]:
     return {r[0] for r in rows}
 
 
-def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int], limit: int,
-               weigh: RoleWeights, defined: dict[int, tuple[float, str, int]], in_play: set[int],
-               ranking: Ranking) -> list[Hit]:
+def _code_hits(
+    con: sqlite3.Connection,
+    fused: dict[int, float],
+    nodes: set[int],
+    limit: int,
+    weigh: RoleWeights,
+    defined: dict[int, tuple[float, str, int]],
+    in_play: set[int],
+    ranking: Ranking,
+) -> list[Hit]:
     """The best code/doc files (knowledge node files excluded): files that define what the request
     names first, then the rest, each weighed by its role (source, test, prose, data, log) for this request.
 
@@ -163,9 +214,10 @@ def _code_hits(con: sqlite3.Connection, fused: dict[int, float], nodes: set[int]
     rows = for_index(con).table("hit_rows")  # file id -> (path, kind, lang, is_hub, role), per index state
     todo = [f for f in ids if f not in rows]
     for i in range(0, len(todo), 900):
-        part = todo[i:i + 900]
+        part = todo[i : i + 900]
         for fid, *row in con.execute(
-                f"SELECT id, path, kind, lang, is_hub, role FROM files WHERE id IN ({','.join('?' * len(part))})", part):
+            f"SELECT id, path, kind, lang, is_hub, role FROM files WHERE id IN ({','.join('?' * len(part))})", part
+        ):
             rows[fid] = tuple(row)
     scored = []
     for fid in ids:
@@ -242,7 +294,9 @@ def _hit_facts(req: Request, hits: list[Hit], before: list[int]) -> None:
         if note is None:
             note = cite_rows[h.file_id] = con.execute(
                 "SELECT n.title, n.file_id FROM edges e JOIN nodes n ON n.file_id = e.src "
-                "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'", (h.file_id,)).fetchall()
+                "WHERE e.dst = ? AND e.kind = 'cites' AND n.state != 'superseded'",
+                (h.file_id,),
+            ).fetchall()
         matched_notes = sorted((r for r in note if r[1] in fused), key=lambda r: -fused[r[1]])
         if matched_notes:
             h.why.append(f"linked to note {matched_notes[0][0]!r}")
@@ -251,7 +305,9 @@ def _hit_facts(req: Request, hits: list[Hit], before: list[int]) -> None:
             if tops is None:
                 tops = first_defs[h.file_id] = con.execute(
                     "SELECT name, line, end_line, signature FROM symbols WHERE file_id=? AND top_level=1 "
-                    "AND kind != 'heading' ORDER BY line LIMIT 2", (h.file_id,)).fetchall()
+                    "AND kind != 'heading' ORDER BY line LIMIT 2",
+                    (h.file_id,),
+                ).fetchall()
             for s in tops:
                 h.snippets.append((s["line"], s["end_line"], s["signature"] or s["name"]))
         if len(h.why) == n:

@@ -46,13 +46,26 @@ SECTIONS: list[tuple[str, tuple[str, ...], Callable[[dict[str, Any]], str]]] = [
     ("Links to", ("links", "to"), lambda d: f"{d['title']}  [{d['id']}, {d['status']}]"),
     ("Linked from", ("links", "from"), lambda d: f"{d['title']}  [{d['id']}, {d['status']}]"),
     ("Recent commits", ("history", "commits"), lambda d: f"{d['sha']} {d['date']}  {d['subject'][:100]}".rstrip()),
-    ("Changes together with", ("history", "changes_with"),
-     lambda d: f"{d['path']}  (in {d['together']} of its last {d['of']} commits)"),
+    (
+        "Changes together with",
+        ("history", "changes_with"),
+        lambda d: f"{d['path']}  (in {d['together']} of its last {d['of']} commits)",
+    ),
 ]
-DROP_ORDER = ("Uses inside its own file", "Recent commits",
-              "Uses, by name without an import (a guess)", "Used by, naming it without an import (a guess)",
-              "Changes together with", "Linked from", "Links to", "Uses these definitions", "Uses, imports",
-              "Used by, importing it", "Definitions", "Knowledge citing it")
+DROP_ORDER = (
+    "Uses inside its own file",
+    "Recent commits",
+    "Uses, by name without an import (a guess)",
+    "Used by, naming it without an import (a guess)",
+    "Changes together with",
+    "Linked from",
+    "Links to",
+    "Uses these definitions",
+    "Uses, imports",
+    "Used by, importing it",
+    "Definitions",
+    "Knowledge citing it",
+)
 
 
 def _get(data: dict[str, Any], keys: tuple[str, ...]) -> list | None:
@@ -77,14 +90,23 @@ def _total(data: dict[str, Any], keys: tuple[str, ...], shown: int) -> int:
 
 def _head(data: dict[str, Any]) -> list[str]:
     t, f = data["target"], data["file"]
-    where = ", ".join(x for x in (f.get("lang"), f"{f['lines']} lines" if f.get("lines") else "",
-                                  f"module {f['module']}" if f.get("module") else "") if x)
+    where = ", ".join(
+        x
+        for x in (
+            f.get("lang"),
+            f"{f['lines']} lines" if f.get("lines") else "",
+            f"module {f['module']}" if f.get("module") else "",
+        )
+        if x
+    )
     if t["kind"] == "node":
         n = data["node"]
         lines = [f"{n['type']}: {n['title']}  [{n['id']}, {n['status']}, {n['origin']}]  {f['path']}"]
         if n.get("superseded_by"):
-            lines.append(f"superseded by {n['superseded_by']}" + (f" (live: {n['live']})" if n.get("live")
-                                                                  and n["live"] != n["superseded_by"] else ""))
+            lines.append(
+                f"superseded by {n['superseded_by']}"
+                + (f" (live: {n['live']})" if n.get("live") and n["live"] != n["superseded_by"] else "")
+            )
         if n.get("files"):
             lines.append("cites: " + ", ".join(n["files"][:8]))
         if n.get("symbols"):
@@ -93,8 +115,9 @@ def _head(data: dict[str, Any]) -> list[str]:
             lines.append("STALE: changed since this note: " + ", ".join(n["stale"][:5]))
     elif t["kind"] == "symbol":
         n_def = int(t.get("defined_in") or len(data.get("definitions") or []))
-        lines = [f"symbol {t['name']}: defined in {n_def} place{'s' if n_def != 1 else ''}"
-                 f" (first: {f['path']}, {where})"]
+        lines = [
+            f"symbol {t['name']}: defined in {n_def} place{'s' if n_def != 1 else ''} (first: {f['path']}, {where})"
+        ]
     else:
         lines = [f"{f['path']}  [{where}]"]
     if data.get("description"):
@@ -104,9 +127,12 @@ def _head(data: dict[str, Any]) -> list[str]:
     c = data.get("centrality")
     if c:
         pos = f"#{c['position']} of {c['of']} code files" if c.get("position") else "not a code file"
-        lines.append(f"centrality of {f['path']}: PageRank {pos} ({c['pagerank']:.4f})"
-                     + (", a hub" if c.get("hub") else "") + f"; {c['indegree']} files point to it, it points to"
-                     f" {c['outdegree']}")
+        lines.append(
+            f"centrality of {f['path']}: PageRank {pos} ({c['pagerank']:.4f})"
+            + (", a hub" if c.get("hub") else "")
+            + f"; {c['indegree']} files point to it, it points to"
+            f" {c['outdegree']}"
+        )
     return lines
 
 

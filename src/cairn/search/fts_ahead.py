@@ -44,17 +44,23 @@ def enabled() -> bool:
     return os.environ.get("CAIRN_FTS_AHEAD", "1") != "0"
 
 
-def start(cache: IndexCache, wanted: list[tuple[tuple, str]], fetch: Callable[..., object], carrying: bool
-          ) -> Job | None:
+def start(
+    cache: IndexCache, wanted: list[tuple[tuple, str]], fetch: Callable[..., object], carrying: bool
+) -> Job | None:
     """Hand the `wanted` (key, term) pairs this state has no answer for, of terms counted in at
     least MIN_ROWS rows, to a helper thread that runs `fetch(con, cache, key, term, carrying)` on
     its own connection; None when there is nothing worth handing over."""
     path = cache.key[0] if cache.key and isinstance(cache.key[0], str) and len(cache.key) > 2 else ""
     if not path or path == "unkeyed" or not enabled():
         return None
-    todo = {key: text for key, text in wanted
-            if key not in cache.fts and key not in cache.ahead and key not in cache.carried
-            and (cache.df.get(text) or 0) >= MIN_ROWS}
+    todo = {
+        key: text
+        for key, text in wanted
+        if key not in cache.fts
+        and key not in cache.ahead
+        and key not in cache.carried
+        and (cache.df.get(text) or 0) >= MIN_ROWS
+    }
     if not todo:
         return None
     job = Job(todo)

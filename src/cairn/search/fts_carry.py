@@ -98,9 +98,10 @@ def _sizes(con: sqlite3.Connection, table: str, ids: list[int]) -> dict[int, int
     """rowid -> its tokens over all columns (the docsize record: one varint per column)."""
     out: dict[int, int] = {}
     for i in range(0, len(ids), 500):
-        part = ids[i:i + 500]
-        for rid, blob in con.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN ({','.join('?' * len(part))})",
-                                     part):
+        part = ids[i : i + 500]
+        for rid, blob in con.execute(
+            f"SELECT id, sz FROM {table}_docsize WHERE id IN ({','.join('?' * len(part))})", part
+        ):
             out[rid] = _varint_sum(blob)
     return out
 
@@ -113,13 +114,27 @@ def changed_since(con: sqlite3.Connection, seq: int, now: int) -> set[int] | Non
 
     if seq > now or seq < IndexMeta.load(con, "text_log_floor").text_log_floor:
         return None
-    ids = {r[0] for r in con.execute("SELECT file_id FROM text_log WHERE seq > ? AND seq <= ? LIMIT ?",
-                                     (seq, now, 4 * MAX_CHANGED))}
+    ids = {
+        r[0]
+        for r in con.execute(
+            "SELECT file_id FROM text_log WHERE seq > ? AND seq <= ? LIMIT ?", (seq, now, 4 * MAX_CHANGED)
+        )
+    }
     return ids if len(ids) <= MAX_CHANGED else None
 
 
-def carry(con: sqlite3.Connection, table: str, columns: str, expr: str, base: Base, changed: set[int],
-          totals: tuple[int, int], seq: int, df_now: int | None, limit: int) -> Base | None:
+def carry(
+    con: sqlite3.Connection,
+    table: str,
+    columns: str,
+    expr: str,
+    base: Base,
+    changed: set[int],
+    totals: tuple[int, int],
+    seq: int,
+    df_now: int | None,
+    limit: int,
+) -> Base | None:
     """`base` rescored for the state `con` sees (`changed`: rows rewritten since, `totals`: its
     fts_totals, `seq`: its log position, `df_now`: the term's rows now when known), or None."""
     n_rows, n_tokens = totals
@@ -149,8 +164,9 @@ def carry(con: sqlite3.Connection, table: str, columns: str, expr: str, base: Ba
     fresh = []
     for rid in sorted(changed):
         if con.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid = ?", (expr, rid)).fetchone():
-            row = con.execute(f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? "
-                              "AND rowid = ?", (expr, rid)).fetchone()
+            row = con.execute(
+                f"SELECT rowid, -bm25({table}, {columns}) FROM {table} WHERE {table} MATCH ? AND rowid = ?", (expr, rid)
+            ).fetchone()
             if row is None:
                 return None
             fresh.append((row[0], row[1]))
@@ -174,5 +190,5 @@ def carry(con: sqlite3.Connection, table: str, columns: str, expr: str, base: Ba
     ceiling = bound
     if len(proven) > limit + MARGIN:
         ceiling = max(bound, proven[limit + MARGIN][1])
-        proven = proven[:limit + MARGIN]
+        proven = proven[: limit + MARGIN]
     return Base(proven, False, ceiling, n_rows, n_tokens, df, seq, sizes)

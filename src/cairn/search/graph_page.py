@@ -45,7 +45,7 @@ def cochange_edges(con: sqlite3.Connection, ids: dict[str, int]) -> list[tuple[i
     for files in by_commit.values():
         files.sort()
         for i, a in enumerate(files):
-            for b in files[i + 1:]:
+            for b in files[i + 1 :]:
                 pairs[(a, b)] += 1
     kept = sorted(((n, a, b) for (a, b), n in pairs.items() if n >= COCHANGE_MIN), key=lambda t: (-t[0], t[1], t[2]))
     return [(a, b, n) for n, a, b in kept[:COCHANGE_MAX]]
@@ -67,33 +67,64 @@ def graph_data(con: sqlite3.Connection, project: Project) -> dict[str, Any]:
     position = {rank: i + 1 for i, rank in reversed(list(enumerate(code_ranks)))}
     defs: dict[int, list[str]] = defaultdict(list)
     for fid, line, sig, name in con.execute(
-            "SELECT file_id, line, signature, name FROM symbols WHERE top_level = 1 AND kind != 'heading' "
-            "ORDER BY file_id, (substr(name, 1, 1) = '_'), (kind IN ('constant', 'variable', 'field')), line"):
+        "SELECT file_id, line, signature, name FROM symbols WHERE top_level = 1 AND kind != 'heading' "
+        "ORDER BY file_id, (substr(name, 1, 1) = '_'), (kind IN ('constant', 'variable', 'field')), line"
+    ):
         if len(defs[fid]) < MAX_DEFS:
             defs[fid].append(f"L{line} " + (sig or name).split("\n")[0][:120])
     out_files = []
     for r in files:
-        out_files.append({"p": r[1], "m": mod_index[r[2] or ""], "k": r[3], "l": r[4] or "", "r": round(r[5] or 0.0, 7),
-                          "h": int(r[6] or 0), "n": r[7] or 0, "pos": position.get(r[5] or 0.0) if r[3] == "code" else 0,
-                          "d": defs.get(r[0], [])})
+        out_files.append(
+            {
+                "p": r[1],
+                "m": mod_index[r[2] or ""],
+                "k": r[3],
+                "l": r[4] or "",
+                "r": round(r[5] or 0.0, 7),
+                "h": int(r[6] or 0),
+                "n": r[7] or 0,
+                "pos": position.get(r[5] or 0.0) if r[3] == "code" else 0,
+                "d": defs.get(r[0], []),
+            }
+        )
     notes = []
     root = project.root
     for fid, nid, typ, status, state, title, origin, sup in con.execute(
-            "SELECT file_id, id, type, status, state, title, origin, superseded_by FROM nodes ORDER BY id"):
+        "SELECT file_id, id, type, status, state, title, origin, superseded_by FROM nodes ORDER BY id"
+    ):
         if fid not in index:
             continue
         stale = node_stale(con, root, files[index[fid]][1], origin) if state == "active" else []
-        notes.append({"f": index[fid], "id": nid, "type": typ, "status": status, "state": state, "title": title,
-                      "by": sup, "stale": stale})
+        notes.append(
+            {
+                "f": index[fid],
+                "id": nid,
+                "type": typ,
+                "status": status,
+                "state": state,
+                "title": title,
+                "by": sup,
+                "stale": stale,
+            }
+        )
     kinds = {k: i for i, k in enumerate(EDGE_KINDS)}
-    edges = [[index[s], index[d], kinds[k], round(w, 4)] for s, d, k, w in con.execute(
-        "SELECT src, dst, kind, weight FROM edges ORDER BY src, dst, kind") if s in index and d in index and k in kinds]
+    edges = [
+        [index[s], index[d], kinds[k], round(w, 4)]
+        for s, d, k, w in con.execute("SELECT src, dst, kind, weight FROM edges ORDER BY src, dst, kind")
+        if s in index and d in index and k in kinds
+    ]
     ids = {r[1]: r[0] for r in files}
     edges += [[index[a], index[b], kinds["changes-with"], n] for a, b, n in cochange_edges(con, ids)]
-    return {"project": project.name, "files": out_files, "modules": [{"name": m, "rank": round(mod_rank.get(m, 0.0), 6)}
-                                                                     for m in modules],
-            "notes": notes, "edges": edges, "kinds": list(EDGE_KINDS), "detail_limit": DETAIL_LIMIT,
-            "code_files": len(code_ranks)}
+    return {
+        "project": project.name,
+        "files": out_files,
+        "modules": [{"name": m, "rank": round(mod_rank.get(m, 0.0), 6)} for m in modules],
+        "notes": notes,
+        "edges": edges,
+        "kinds": list(EDGE_KINDS),
+        "detail_limit": DETAIL_LIMIT,
+        "code_files": len(code_ranks),
+    }
 
 
 def render_page(data: dict[str, Any]) -> str:
@@ -129,5 +160,11 @@ def write_page(project: Project, out: Path, *, refresh: bool = True) -> dict[str
     per_kind = {k: 0 for k in EDGE_KINDS}
     for e in data["edges"]:
         per_kind[EDGE_KINDS[e[2]]] += 1
-    return {"html": str(out), "files": len(data["files"]), "modules": len(data["modules"]), "notes": len(data["notes"]),
-            "edges": per_kind, "starts_at": "modules" if len(data["files"]) > DETAIL_LIMIT else "files"}
+    return {
+        "html": str(out),
+        "files": len(data["files"]),
+        "modules": len(data["modules"]),
+        "notes": len(data["notes"]),
+        "edges": per_kind,
+        "starts_at": "modules" if len(data["files"]) > DETAIL_LIMIT else "files",
+    }

@@ -24,7 +24,8 @@ BATCH = 16  # nodes whose neighbours are read in one query
 def hub_ids(con: sqlite3.Connection) -> set[int]:
     """The hub files (codemap/graph.py), memoized per index state."""
     return for_index(con).value(
-        "hubs", lambda: {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}, graph_only=True)
+        "hubs", lambda: {r[0] for r in con.execute("SELECT id FROM files WHERE is_hub = 1")}, graph_only=True
+    )
 
 
 class _Neighbours:
@@ -43,8 +44,11 @@ class _Neighbours:
         hit = self.cache.get(u)
         if hit is None:
             batch = [u] + [v for v in pending if v not in self.cache and v != u][: BATCH - 1]
-            found = dict(self.con.execute(
-                f"SELECT file_id, nbrs FROM adjacency WHERE file_id IN ({','.join('?' * len(batch))})", batch))
+            found = dict(
+                self.con.execute(
+                    f"SELECT file_id, nbrs FROM adjacency WHERE file_id IN ({','.join('?' * len(batch))})", batch
+                )
+            )
             for v in batch:
                 nbrs = [(int(a), float(w)) for a, w in json.loads(found[v])] if v in found else []
                 self.cache[v] = (nbrs, sum(w for _, w in nbrs), v in self.hubs)
@@ -52,8 +56,9 @@ class _Neighbours:
         return hit
 
 
-def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], weights: Graph = DEFAULT_RANKING.graph
-                          ) -> dict[int, float]:
+def personalized_pagerank(
+    con: sqlite3.Connection, seeds: dict[int, float], weights: Graph = DEFAULT_RANKING.graph
+) -> dict[int, float]:
     """Approximate PPR vector (file id -> mass) for a seed distribution (normalized here): restart
     probability `weights.alpha`, a node pushes while its residual is above `eps` (and, once its
     degree is known, above eps * degree * `degree_share`), at most `max_pushes` pushes."""
@@ -69,7 +74,12 @@ def personalized_pagerank(con: sqlite3.Connection, seeds: dict[int, float], weig
     r_get, p_get, enqueue, mark = r.get, p.get, queue.append, queued.add
     pushes = 0
     alpha, eps, share, max_pushes, hubs_pass_rank = (
-        weights.alpha, weights.eps, weights.degree_share, weights.max_pushes, weights.hubs_pass_rank)
+        weights.alpha,
+        weights.eps,
+        weights.degree_share,
+        weights.max_pushes,
+        weights.hubs_pass_rank,
+    )
     while queue and pushes < max_pushes:
         u = queue.popleft()
         queued.discard(u)

@@ -26,8 +26,14 @@ class Hit:
     seen: bool = False  # the session already read it and it has not changed since
 
     def as_json(self) -> dict:
-        out = {"path": self.path, "score": round(self.score, 6), "kind": self.kind,
-               "lines": [list(x) for x in self.lines], "symbols": self.symbols, "why": self.why}
+        out = {
+            "path": self.path,
+            "score": round(self.score, 6),
+            "kind": self.kind,
+            "lines": [list(x) for x in self.lines],
+            "symbols": self.symbols,
+            "why": self.why,
+        }
         if self.seen:
             out["seen"] = True
         if self.meta:

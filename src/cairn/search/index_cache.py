@@ -65,8 +65,9 @@ class IndexCache:
         self.carried: dict[tuple, object] = {}  # those of earlier states of this file list, to rescore
         self.ahead: dict[tuple, object] = {}  # FTS answers a helper thread is asking (fts_ahead.py)
 
-    def value(self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False,
-              graph_only: bool = False) -> Any:
+    def value(
+        self, name: str, compute: Callable[[], Any], *, file_list_only: bool = False, graph_only: bool = False
+    ) -> Any:
         """The fact called `name`, computed once per index state (`file_list_only`: once per version
         of the file list, for a fact read from paths, kinds, languages and roles alone; `graph_only`:
         once per version of the walk's graph, for one read from adjacency rows and hub flags)."""

@@ -16,30 +16,40 @@ _DOC = re.compile(
     r"change ?logs?|release ?notes?|what('s| is| are) new|migrat(e|ion) (guide|to)|upgrad(e|ing) (to|from|guide)|"
     r"getting started|installation (guide|instructions|steps)|contributing|faq|"
     r"(release|review|deploy(ment)?|branching|versioning|support) (process|policy|workflow|cycle)|"
-    r"code of conduct|what licen[cs]e)\b", re.I)
+    r"code of conduct|what licen[cs]e)\b",
+    re.I,
+)
 
 # Wording that asks why something was decided: the decision record should come first.
-_WHY = re.compile(r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adrs?|rfcs?(?!\s*\d)|postmortem)\b",
-                  re.I)  # "RFC 7231" cites a standard, it does not ask for a record
+_WHY = re.compile(
+    r"\b(why|decid\w*|decision\w*|chose|choice|rationale|reason\w*|adrs?|rfcs?(?!\s*\d)|postmortem)\b", re.I
+)  # "RFC 7231" cites a standard, it does not ask for a record
 
 # Words that name a design record ("Add ADR for ...", "RFC: migrate from X to Y", "the spec for quake mode").
-_RECORD = re.compile(r"\b(adrs?|rfcs?(?!\s*\d)|specs?|specification|proposals?|design (?:doc|document|note)s?|"
-                     r"decision records?|architecture decisions?|postmortems?)\b", re.I)
+_RECORD = re.compile(
+    r"\b(adrs?|rfcs?(?!\s*\d)|specs?|specification|proposals?|design (?:doc|document|note)s?|"
+    r"decision records?|architecture decisions?|postmortems?)\b",
+    re.I,
+)
 
 # A request that opens with one of these verbs asks for a change ("preserve the placeholder when ...",
 # "fix retry on 429"): the code to touch is often where a thing is used, not the file named after it.
-_CHANGE_VERBS = frozenset("""add adjust allow avoid bump change check clean cleanup correct deprecate disable drop
+_CHANGE_VERBS = frozenset(
+    """add adjust allow avoid bump change check clean cleanup correct deprecate disable drop
     emit enable ensure expose fix handle ignore implement improve include infer keep make migrate move normalize
     optimize optimise pass prefer prevent preserve propagate refactor reject remove rename reorder replace
     resolve respect restore return reuse revert rework set simplify skip sort split stop support throw tweak
-    update upgrade use validate warn""".split())
+    update upgrade use validate warn""".split()
+)
 _FIRST_WORD = re.compile(r"[A-Za-z]+")
 
 # Wording that asks about past sessions or releases: chat histories, diaries and changelogs count fully.
 _HISTORY = re.compile(
     r"\b(session|sessions|conversation|chat|discuss(?:ed|ion)?|decid(?:e|ed)|yesterday|last (?:time|week)|earlier|"
     r"change ?logs?|release ?notes?|(?:last|next|upcoming|previous|recent) release|what'?s new|history|journal|"
-    r"diary|transcript|log)\b", re.I)
+    r"diary|transcript|log)\b",
+    re.I,
+)
 
 
 def wants_docs(text: str) -> bool:

@@ -27,14 +27,16 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:
     from cairn.search.engine import Hit
 
+
 def is_why_question(text: str) -> bool:
     return wants_reason(text)
 
 
 def node_file_ids(con: sqlite3.Connection) -> set[int]:
     """The files that are knowledge nodes (memoized per index state: callers only read it)."""
-    return for_index(con).value("node_ids", lambda: {r[0] for r in con.execute("SELECT file_id FROM nodes")},
-                                graph_only=True)
+    return for_index(con).value(
+        "node_ids", lambda: {r[0] for r in con.execute("SELECT file_id FROM nodes")}, graph_only=True
+    )
 
 
 def live_id(con: sqlite3.Connection, node_id: str | None) -> str | None:
@@ -66,22 +68,43 @@ def node_stale(con: sqlite3.Connection, root: Path | None, path: str, origin: st
 
 
 def _node_rows(con: sqlite3.Connection) -> dict[int, sqlite3.Row]:
-    return for_index(con).value("node_rows", lambda: {r["file_id"]: r for r in con.execute(
-        "SELECT n.file_id, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data, f.path "
-        "FROM nodes n CROSS JOIN files f ON f.id = n.file_id")},  # nodes first: a few, not every file's path
-        graph_only=True)  # rewritten by the full graph build only
+    return for_index(con).value(
+        "node_rows",
+        lambda: {
+            r["file_id"]: r
+            for r in con.execute(
+                "SELECT n.file_id, n.id, n.type, n.status, n.state, n.title, n.origin, n.superseded_by, n.data, f.path "
+                "FROM nodes n CROSS JOIN files f ON f.id = n.file_id"
+            )
+        },  # nodes first: a few, not every file's path
+        graph_only=True,
+    )  # rewritten by the full graph build only
 
 
 def _meta(r: sqlite3.Row, data: dict, live: str | None) -> dict:
     """What a knowledge hit says of its node (its JSON fields)."""
-    return {"id": r["id"], "type": r["type"], "status": r["status"], "title": r["title"], "origin": r["origin"],
-            "files": data.get("files", []), "symbols": data.get("symbols", []), "superseded_by": r["superseded_by"],
-            "live": live, "stale": []}
+    return {
+        "id": r["id"],
+        "type": r["type"],
+        "status": r["status"],
+        "title": r["title"],
+        "origin": r["origin"],
+        "files": data.get("files", []),
+        "symbols": data.get("symbols", []),
+        "superseded_by": r["superseded_by"],
+        "live": live,
+        "stale": [],
+    }
 
 
-def knowledge_scores(con: sqlite3.Connection, q: Query, fused: dict[int, float], rows: dict,
-                     weights: Weights = DEFAULT_RANKING.knowledge, k: int = RRF_K
-                     ) -> tuple[dict[int, float], dict[int, list[str]]]:
+def knowledge_scores(
+    con: sqlite3.Connection,
+    q: Query,
+    fused: dict[int, float],
+    rows: dict,
+    weights: Weights = DEFAULT_RANKING.knowledge,
+    k: int = RRF_K,
+) -> tuple[dict[int, float], dict[int, list[str]]]:
     """Node file -> score: its place in the fused ranking of every file plus, as one more list of the
     fusion, its place in the record channel (records.py: the records ranked among themselves); and
     node file -> the request's words the record channel found in it."""
@@ -94,9 +117,17 @@ def knowledge_scores(con: sqlite3.Connection, q: Query, fused: dict[int, float],
     return scores, words
 
 
-def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, float], root: Path | None,
-                           file_terms: dict[int, list[str]], name_reasons: dict, limit: int,
-                           weights: Weights = DEFAULT_RANKING.knowledge, k: int = RRF_K) -> list[Hit]:
+def project_knowledge_hits(
+    con: sqlite3.Connection,
+    q: Query,
+    fused: dict[int, float],
+    root: Path | None,
+    file_terms: dict[int, list[str]],
+    name_reasons: dict,
+    limit: int,
+    weights: Weights = DEFAULT_RANKING.knowledge,
+    k: int = RRF_K,
+) -> list[Hit]:
     """Knowledge Hits for the request (node files only): a why-question's decision and bug records
     count `why_factor` more; a superseded node ranks right under the live node that replaced it
     (successors_first), or, with no such node, counts `superseded_factor`. A record kept as a folder
@@ -133,8 +164,12 @@ def project_knowledge_hits(con: sqlite3.Connection, q: Query, fused: dict[int, f
             live = live_id(con, r["superseded_by"])
             if not live or live == r["id"] or live not in known:  # no successor to rank it under: it goes last
                 score *= weights.superseded_factor
-            why.append(f"superseded by {r['superseded_by']}" + (f" (live: {live})" if live and live != r["superseded_by"]
-                                                                 else "") if r["superseded_by"] else "superseded")
+            why.append(
+                f"superseded by {r['superseded_by']}"
+                + (f" (live: {live})" if live and live != r["superseded_by"] else "")
+                if r["superseded_by"]
+                else "superseded"
+            )
         if not why:
             why.append("linked to the best matches")
         meta = _meta(r, data, live)
@@ -172,9 +207,15 @@ def successors_first(con: sqlite3.Connection, hits: list[Hit], rows: dict) -> li
             if succ is None:
                 fid, r = by_node[live]
                 data = json.loads(r["data"] or "{}")
-                succ = by_id[live] = Hit(fid, r["path"], h.score, "knowledge", symbols=list(data.get("symbols", [])),
-                                         why=[f"replaces {meta.get('id')}, which matches the request"],
-                                         meta=_meta(r, data, None))
+                succ = by_id[live] = Hit(
+                    fid,
+                    r["path"],
+                    h.score,
+                    "knowledge",
+                    symbols=list(data.get("symbols", [])),
+                    why=[f"replaces {meta.get('id')}, which matches the request"],
+                    meta=_meta(r, data, None),
+                )
             if succ.file_id not in placed:
                 succ.score = max(succ.score, h.score)
                 out.append(succ)
@@ -209,22 +250,41 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT
         return []
     mem = sqlite3.connect(":memory:")
     mem.execute(f"CREATE VIRTUAL TABLE p USING fts5(path, names, body, tokenize='{FTS_TOKENIZER}')")
-    mem.executemany("INSERT INTO p(rowid, path, names, body) VALUES(?,?,?,?)",
-                    [(i, "", expand_identifiers(n.title), expand_identifiers(n.body)) for i, n in enumerate(nodes)])
+    mem.executemany(
+        "INSERT INTO p(rowid, path, names, body) VALUES(?,?,?,?)",
+        [(i, "", expand_identifiers(n.title), expand_identifiers(n.body)) for i, n in enumerate(nodes)],
+    )
     # Weights from the project's code would silence words the code never uses ("tabs", "commit
     # message"): personal notes are about the person, so every request word counts here.
     from cairn.search.query import Term
 
-    terms = [Term(t.text, t.df, max(t.weight, r.personal_min_expansion if t.expansion else r.personal_min_weight),
-                  t.identifier, t.expansion) for t in q.terms]
+    terms = [
+        Term(
+            t.text,
+            t.df,
+            max(t.weight, r.personal_min_expansion if t.expansion else r.personal_min_weight),
+            t.identifier,
+            t.expansion,
+        )
+        for t in q.terms
+    ]
     scores, matched = weighted_bm25(mem, "p", r.personal_columns, terms)
     mem.close()
     hits = []
     for rank, i in enumerate(ranked(scores)[:limit], 1):
         n = nodes[i]
-        meta = {"id": n.id, "type": n.type, "status": n.status, "title": n.title, "origin": "personal",
-                "files": list(n.files), "symbols": list(n.symbols), "superseded_by": n.superseded_by,
-                "live": None, "stale": []}
+        meta = {
+            "id": n.id,
+            "type": n.type,
+            "status": n.status,
+            "title": n.title,
+            "origin": "personal",
+            "files": list(n.files),
+            "symbols": list(n.symbols),
+            "superseded_by": n.superseded_by,
+            "live": None,
+            "stale": [],
+        }
         score = 1.0 / (rrf_k + rank) * (r.superseded_factor if n.state == "superseded" else 1.0)
         why = ["personal note; matches " + ", ".join(sorted(set(matched.get(i, [])))[:4])]
         hits.append(Hit(-1 - i, str(n.path), score, "knowledge", why=why, meta=meta))
@@ -241,8 +301,9 @@ def finish(hits: list, root: Path | None, con: sqlite3.Connection) -> None:
                 h.why.append("changed since this note: " + ", ".join(h.meta["stale"][:3]))
 
 
-def arrange(con: sqlite3.Connection, q: Query, code: list[Hit], know: list[Hit], limit: int,
-            ranking: Ranking = DEFAULT_RANKING) -> list[Hit]:
+def arrange(
+    con: sqlite3.Connection, q: Query, code: list[Hit], know: list[Hit], limit: int, ranking: Ranking = DEFAULT_RANKING
+) -> list[Hit]:
     """The default (`auto`) list, decided by evidence (records.evidence), not by the request's first word:
     the best record first when it answers the request strongly (it says why; the next record then goes
     at `runner_up_place` unless the request is a code task), second when it is a close match; otherwise

@@ -27,8 +27,10 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:
     from typing import Any
 
-def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]], r: Names = DEFAULT_RANKING.names
-                 ) -> tuple[dict[int, float], dict[int, list[tuple[str, str, int]]]]:
+
+def name_channel(
+    con: sqlite3.Connection, keys: list[tuple[str, float]], r: Names = DEFAULT_RANKING.names
+) -> tuple[dict[int, float], dict[int, list[tuple[str, str, int]]]]:
     """file id -> score, and file id -> reasons like ('defines', 'applyCoupon', line). A key defined in
     more than `r.max_places` places is too generic to be a name hit; a file scoring under `r.min_score`
     was only named by plain words that happen to be names."""
@@ -41,8 +43,11 @@ def name_channel(con: sqlite3.Connection, keys: list[tuple[str, float]], r: Name
         if found is None:
             found = memo[(key, places)] = (
                 con.execute("SELECT id, path FROM files WHERE stem = ?", (key,)).fetchall(),
-                con.execute("SELECT file_id, name, line, top_level FROM symbols WHERE key = ? AND kind != 'heading' "
-                            "LIMIT ?", (key, places + 1)).fetchall())
+                con.execute(
+                    "SELECT file_id, name, line, top_level FROM symbols WHERE key = ? AND kind != 'heading' LIMIT ?",
+                    (key, places + 1),
+                ).fetchall(),
+            )
         files, syms = found
         plain = boost <= r.word_key  # one plain word of a sentence ("how are dynamic blocks expanded")
         named: dict[int, float] = {}
@@ -79,8 +84,9 @@ def _stem_variants(key: str) -> set[str]:
     return out
 
 
-def definitions(con: sqlite3.Connection, symbols: Iterable[Any], r: Names = DEFAULT_RANKING.names
-                ) -> dict[int, tuple[float, str, int]]:
+def definitions(
+    con: sqlite3.Connection, symbols: Iterable[Any], r: Names = DEFAULT_RANKING.names
+) -> dict[int, tuple[float, str, int]]:
     """file id -> (strength, defined name, line) for the files that define a name the request gives.
 
     Strength is the request token's strength (ranking.Terms.sym_*) times what is defined there (a type or module
@@ -97,7 +103,9 @@ def definitions(con: sqlite3.Connection, symbols: Iterable[Any], r: Names = DEFA
         if rows is None:
             rows = memo[sym.key] = con.execute(
                 "SELECT s.file_id, s.name, s.kind, s.line, s.top_level, f.path FROM symbols s JOIN files f ON "
-                "f.id = s.file_id WHERE s.key = ? AND s.kind != 'heading' LIMIT ?", (sym.key, MAX_DEFINERS)).fetchall()
+                "f.id = s.file_id WHERE s.key = ? AND s.kind != 'heading' LIMIT ?",
+                (sym.key, MAX_DEFINERS),
+            ).fetchall()
         stems = _stem_variants(sym.key)
         rarity = 1.0 if sym.strength >= 1.0 else 1.0 / (1.0 + math.log2(len({r[0] for r in rows}) or 1))
         qualified = sym.token != sym.last and not sym.token.startswith("(")

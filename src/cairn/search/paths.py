@@ -91,8 +91,9 @@ class _PathBlob:
         self.held: dict[tuple[str, int], list[tuple[int, str, str]] | None] = {}
         self.named: dict[tuple[str, str], dict[int, tuple[bool, set[int], int]] | None] = {}  # among()
 
-    def among(self, con: sqlite3.Connection, word: str, root: str, other: str
-              ) -> dict[int, tuple[bool, set[int], int]] | None:
+    def among(
+        self, con: sqlite3.Connection, word: str, root: str, other: str
+    ) -> dict[int, tuple[bool, set[int], int]] | None:
         """How `word` (whose root is `root`) names each file among those whose name or folder holds
         `other` (its own root, or, for a word whose root is in too many paths, another word's);
         None when `other` is in too many paths to list. Memoized per pair: requests share words."""
@@ -138,14 +139,18 @@ class _PathBlob:
         only, which is all `str.lower` does to an ASCII path; of the other characters only two lower
         to ASCII (U+0130 to "i" and a combining dot, the Kelvin sign to "k"), so when the root holds
         a "k" or ends in "i" the paths that are not ASCII are read once and checked here too."""
-        rows = [(r[0], r[1]) for r in con.execute("SELECT id, path FROM files WHERE path LIKE ? LIMIT ?",
-                                                   (f"%{root}%", limit + 1))]
+        rows = [
+            (r[0], r[1])
+            for r in con.execute("SELECT id, path FROM files WHERE path LIKE ? LIMIT ?", (f"%{root}%", limit + 1))
+        ]
         if len(rows) > limit:
             return None
         if "k" in root or root.endswith("i"):
             if self.not_ascii is None:
-                self.not_ascii = [(r[0], r[1]) for r in con.execute(
-                    "SELECT id, path FROM files WHERE length(path) < length(CAST(path AS BLOB))")]
+                self.not_ascii = [
+                    (r[0], r[1])
+                    for r in con.execute("SELECT id, path FROM files WHERE length(path) < length(CAST(path AS BLOB))")
+                ]
             seen = {r[0] for r in rows}
             rows += [r for r in self.not_ascii if r[0] not in seen and root in r[1].lower()]
             if len(rows) > limit:
@@ -278,7 +283,9 @@ def prepare(con: sqlite3.Connection) -> None:
         every.lists = _PathLists(con)
 
 
-def path_channel(con: sqlite3.Connection, terms: list[Term], weights: Paths = DEFAULT_RANKING.paths) -> dict[int, float]:
+def path_channel(
+    con: sqlite3.Connection, terms: list[Term], weights: Paths = DEFAULT_RANKING.paths
+) -> dict[int, float]:
     """file id -> how well the request's words name the file (its name first, then its folder; a name
     the request covers in full counts most)."""
     words: dict[str, float] = {}
@@ -318,5 +325,5 @@ def path_channel(con: sqlite3.Connection, terms: list[Term], weights: Paths = DE
             covered |= hit
             total += words[w] * (weights.stem_part if in_stem else weights.dir_part) * rarity[w]
         cover = len(covered) / found[0][3]
-        scores[fid] = total * (weights.partial + (1 - weights.partial) * cover ** weights.cover_power)
+        scores[fid] = total * (weights.partial + (1 - weights.partial) * cover**weights.cover_power)
     return scores

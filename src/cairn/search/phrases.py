@@ -29,7 +29,7 @@ def _quoted(text: str, r: Phrases) -> list[str]:
         words = [w.lower() for w in _WORD.findall(span)]
         if low <= len(words) <= high and " ".join(words) not in out:
             out.append(" ".join(words))
-    return out[:r.max_quoted]
+    return out[: r.max_quoted]
 
 
 def _grams(text: str, r: Phrases = DEFAULT_RANKING.phrases) -> list[str]:
@@ -41,16 +41,17 @@ def _grams(text: str, r: Phrases = DEFAULT_RANKING.phrases) -> list[str]:
     gram = r.gram
     out: dict[str, int] = {}
     for i in range(len(words) - gram + 1):
-        g = words[i:i + gram]
+        g = words[i : i + gram]
         content = [w for w in g if w not in STOPWORDS]
         if len(content) < gram - r.stop_in_gram or len(set(g)) < gram:
             continue
         out.setdefault(" ".join(g), sum(len(w) for w in content))
-    return sorted(out, key=lambda g: -out[g])[:r.max_grams]
+    return sorted(out, key=lambda g: -out[g])[: r.max_grams]
 
 
-def phrase_channel(con: sqlite3.Connection, text: str, r: Phrases = DEFAULT_RANKING.phrases
-                   ) -> tuple[dict[int, float], dict[int, str]]:
+def phrase_channel(
+    con: sqlite3.Connection, text: str, r: Phrases = DEFAULT_RANKING.phrases
+) -> tuple[dict[int, float], dict[int, str]]:
     """file id -> sum over the request's rare trigrams it holds (at most `r.max_files` files do) of
     1 / (files holding it), and file id -> the first such trigram (its reason)."""
     cache = for_index(con)
@@ -63,8 +64,13 @@ def phrase_channel(con: sqlite3.Connection, text: str, r: Phrases = DEFAULT_RANK
         answer = cache.fts.get(key)
         if answer is None:
             try:
-                rows = [r[0] for r in con.execute(
-                    "SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?", ('body : "' + g + '"', max_files + 1))]
+                rows = [
+                    r[0]
+                    for r in con.execute(
+                        "SELECT rowid FROM files_fts WHERE files_fts MATCH ? LIMIT ?",
+                        ('body : "' + g + '"', max_files + 1),
+                    )
+                ]
             except sqlite3.OperationalError:
                 rows = []
             answer = (rows, len(rows))

@@ -86,8 +86,11 @@ def _df(con: sqlite3.Connection, term: str, memo: dict[str, int]) -> int:
 
 def file_count(con: sqlite3.Connection, cache: IndexCache | None = None) -> int:
     """Files in the index (memoized per index state)."""
-    return int((cache or for_index(con)).value(
-        "files", lambda: con.execute("SELECT COUNT(*) FROM files").fetchone()[0], file_list_only=True))
+    return int(
+        (cache or for_index(con)).value(
+            "files", lambda: con.execute("SELECT COUNT(*) FROM files").fetchone()[0], file_list_only=True
+        )
+    )
 
 
 def _weight(df: int, n: int, identifier: bool, r: Terms) -> float:
@@ -130,7 +133,7 @@ def _name_keys(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[tuple[str, f
         words.extend(p for p in split_identifier(fold(tok)) if p)
     for n in (2, 3):
         for i in range(len(words) - n + 1):
-            k = "".join(words[i:i + n])
+            k = "".join(words[i : i + n])
             if len(k) >= 6:
                 keys[k] = max(keys.get(k, 0.0), r.key_ngram)
     return list(keys.items())
@@ -195,8 +198,9 @@ def _symbols(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[Symbol]:
 MAX_QUERIES = 1000  # analyzed requests a warm process keeps per index state
 
 
-def analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None,
-            weights: Terms = DEFAULT_RANKING.terms) -> Query:
+def analyze(
+    con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None, weights: Terms = DEFAULT_RANKING.terms
+) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys. The
     short forms code gives to what the request says in full ("openid connect" -> `oidc`,
     text/abbreviations.py) count as related terms too. Memoized per index state (the prompt hook's

@@ -32,7 +32,9 @@ class Fusion:
     semantic: float = 0.5  # meaning (semantic.py; only with vectors); 0.5 vs 1.0: cases files@5 +0.010 (docs/benchmarks.md#semantic-channel)
     tooling: float = 2.0  # the configuration files of a tool the request names (tooling.py), times its strength;
     # dev sessions files@5 0.517 -> 0.540, novel@5 0.441 -> 0.468 (1097113)
-    phrase: float = 1.5  # word trigrams a few files hold verbatim (phrases.py); dev sessions files@5 0.495 -> 0.508 (443bf28)
+    phrase: float = (
+        1.5  # word trigrams a few files hold verbatim (phrases.py); dev sessions files@5 0.495 -> 0.508 (443bf28)
+    )
     graph_clear: float = 0.5  # the graph walk when two or more terms are distinctive; both graph weights 0:
     # cases files@5 0.772 -> 0.777, within noise, kept for vague follow-ups ("Design choices, measured")
     graph_vague: float = 1.0  # the graph walk when at most one term is distinctive (see graph_clear)
@@ -135,9 +137,23 @@ class Names:
     # it counting 0.5 of file_named instead: semble lazy.nvim -0.016 (not kept)
     nested_symbol: float = 0.8  # a symbol that is not top-level, in the name channel; no figure recorded
     kind_weight: tuple[tuple[str, float], ...] = (  # what a definition of this kind says about the file; no figure
-        ("class", 1.0), ("interface", 1.0), ("type", 1.0), ("enum", 1.0), ("module", 1.0), ("struct", 1.0),  # recorded
-        ("trait", 1.0), ("protocol", 1.0), ("object", 1.0), ("function", 0.7), ("method", 0.6), ("macro", 0.7),
-        ("constant", 0.4), ("variable", 0.3), ("field", 0.3), ("impl", 0.3))
+        ("class", 1.0),
+        ("interface", 1.0),
+        ("type", 1.0),
+        ("enum", 1.0),
+        ("module", 1.0),
+        ("struct", 1.0),  # recorded
+        ("trait", 1.0),
+        ("protocol", 1.0),
+        ("object", 1.0),
+        ("function", 0.7),
+        ("method", 0.6),
+        ("macro", 0.7),
+        ("constant", 0.4),
+        ("variable", 0.3),
+        ("field", 0.3),
+        ("impl", 0.3),
+    )
     other_kind: float = 0.5  # a definition of another kind; abe5b9f, no figure recorded
     nested: float = 0.6  # a member of something else (a method, an inner class); abe5b9f, no figure recorded
     other_case: float = 0.6  # `session` when the request wrote `Session`; abe5b9f, no figure recorded
@@ -202,7 +218,11 @@ class Session:
 
     recent_decay: float = 0.6  # a touch one prompt older counts this much; inherited, no figure recorded (3ff339a)
     how_weight: tuple[tuple[str, float], ...] = (  # a file edited, created, read or only named by a search;
-        ("edited", 1.0), ("created", 1.0), ("read", 0.6), ("named", 0.2))  # no figure recorded (3ff339a)
+        ("edited", 1.0),
+        ("created", 1.0),
+        ("read", 0.6),
+        ("named", 0.2),
+    )  # no figure recorded (3ff339a)
     touch_count: float = 0.01  # each repeated touch (up to 10) adds this share; inherited, no figure recorded
     max_seeds: int = 24  # files in play that seed the graph walk; inherited, no figure recorded
     topic_prompts: int = 3  # earlier prompts whose words carry over; inherited, no figure recorded (3ff339a)

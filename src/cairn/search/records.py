@@ -25,40 +25,52 @@ from cairn.text.tokens import fts_quote
 
 def _rows(con: sqlite3.Connection, columns: str, expr: str) -> list[tuple[int, float]]:
     """(rowid, BM25) of every record holding `expr` (memoized per state of the nodes); [] without the table."""
+
     def ask() -> list[tuple[int, float]]:
         try:
-            return [(r[0], -r[1]) for r in con.execute(
-                f"SELECT rowid, bm25(records_fts, {columns}) FROM records_fts WHERE records_fts MATCH ?", (expr,))]
+            return [
+                (r[0], -r[1])
+                for r in con.execute(
+                    f"SELECT rowid, bm25(records_fts, {columns}) FROM records_fts WHERE records_fts MATCH ?", (expr,)
+                )
+            ]
         except sqlite3.OperationalError:  # an index from before records_fts, or a term FTS5 refuses
             return []
+
     return list(for_index(con).value(f"records:{columns}:{expr}", ask, graph_only=True))
 
 
 # Words that name a record or the act of filing one ("Add ADR for ...", "Draft an RFC on ...", "what did
 # we decide about ..."): they say the request is about a record, not which one; every record says them.
-META_WORDS = frozenset("""adr adrs rfc rfcs spec specs specification proposal proposals propose proposes proposed
+META_WORDS = frozenset(
+    """adr adrs rfc rfcs spec specs specification proposal proposals propose proposes proposed
     proposing draft drafts drafted decision decisions decide decided record records add adds added adding
     introduce introduces introduced introducing update updates updated updating write writes wrote writing
     create creates created submit submits submitted initial mini document documents documenting describe
-    describes describing""".split())
+    describes describing""".split()
+)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
 def topic_terms(q: Query) -> list[Term]:
     """The request's terms without its meta words, nor the pieces of one ("ADRs" -> "ad", "rs")."""
     meta = [w for w in _WORD.findall(q.text.lower()) if w in META_WORDS]
-    return [t for t in q.terms if t.weight > 0 and t.text not in META_WORDS
-            and not any(t.text in w and t.text != w for w in meta)]
+    return [
+        t
+        for t in q.terms
+        if t.weight > 0 and t.text not in META_WORDS and not any(t.text in w and t.text != w for w in meta)
+    ]
 
 
 def _terms(q: Query, r: Knowledge) -> list[tuple[Term, float]]:
     """The request's topic terms and their weight here: main terms, then related words at `record_expansion`."""
-    out = [(t, (r.record_expansion if t.expansion else 1.0) * t.weight ** r.record_rarity) for t in topic_terms(q)]
+    out = [(t, (r.record_expansion if t.expansion else 1.0) * t.weight**r.record_rarity) for t in topic_terms(q)]
     return sorted(out, key=lambda x: -x[1])[:16]
 
 
-def record_scores(con: sqlite3.Connection, q: Query, r: Knowledge = DEFAULT_RANKING.knowledge
-                  ) -> tuple[dict[int, float], dict[int, list[str]]]:
+def record_scores(
+    con: sqlite3.Connection, q: Query, r: Knowledge = DEFAULT_RANKING.knowledge
+) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> the record's score for the request (node files only; empty when nothing matches), and
     file id -> the request's words it holds (what its hit says it matches)."""
     scores: dict[int, float] = {}
@@ -80,8 +92,10 @@ def title_share(con: sqlite3.Connection, q: Query, fid: int) -> float:
     held = 0.0
     for t in main:
         try:
-            row = con.execute("SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
-                              ("{title path} : " + fts_quote(t.text), fid)).fetchone()
+            row = con.execute(
+                "SELECT 1 FROM records_fts WHERE records_fts MATCH ? AND rowid = ?",
+                ("{title path} : " + fts_quote(t.text), fid),
+            ).fetchone()
         except sqlite3.OperationalError:  # an index from before records_fts
             return 0.0
         held += t.weight if row else 0.0
@@ -94,7 +108,7 @@ def plain_scores(con: sqlite3.Connection, q: Query, r: Text = DEFAULT_RANKING.te
     from cairn.search.query import Term as T
     from cairn.search.text import weighted_bm25
 
-    ordered = sorted(q.main, key=lambda t: -t.weight)[:r.max_terms]
+    ordered = sorted(q.main, key=lambda t: -t.weight)[: r.max_terms]
     terms = [T(t.text, t.df, 1.0, t.identifier, t.expansion) for t in ordered]
     return weighted_bm25(con, "files_fts", r.file_columns, terms, with_terms=False, r=replace(r, keep_tf_only=False))[0]
 
@@ -117,8 +131,12 @@ def coverage(con: sqlite3.Connection, q: Query, fids: list[int], r: Text = DEFAU
             holding = {rid for rid, _ in answer[0]} & got.keys()
         else:
             try:
-                holding = {row[0] for row in con.execute(
-                    f"SELECT rowid FROM files_fts WHERE files_fts MATCH ? AND rowid IN ({marks})", (expr, *fids))}
+                holding = {
+                    row[0]
+                    for row in con.execute(
+                        f"SELECT rowid FROM files_fts WHERE files_fts MATCH ? AND rowid IN ({marks})", (expr, *fids)
+                    )
+                }
             except sqlite3.OperationalError:
                 continue
         for fid in holding:
@@ -134,9 +152,17 @@ class Evidence:
     reason: str = ""
 
 
-def evidence(con: sqlite3.Connection, q: Query, best: int, code: list[int], nodes: set[int], why_question: bool,
-             code_task: bool = False, r: Knowledge = DEFAULT_RANKING.knowledge,
-             text: Text = DEFAULT_RANKING.text) -> Evidence:
+def evidence(
+    con: sqlite3.Connection,
+    q: Query,
+    best: int,
+    code: list[int],
+    nodes: set[int],
+    why_question: bool,
+    code_task: bool = False,
+    r: Knowledge = DEFAULT_RANKING.knowledge,
+    text: Text = DEFAULT_RANKING.text,
+) -> Evidence:
     """How strongly record `best` answers the request against the code hits (`code`, best first) and
     every other file. First when the request names it (its title and path hold `first_title` of the
     request's words); or when it is the best plain-text match of the whole repository (BM25 over
@@ -154,11 +180,14 @@ def evidence(con: sqlite3.Connection, q: Query, best: int, code: list[int], node
     own = plain.get(best, 0.0)
     other = max((s for f, s in plain.items() if f not in nodes), default=0.0)
     ratio = own / other if other > 0 else (9.0 if own > 0 else 0.0)
-    cover = coverage(con, q, [best, *code[:r.cover_hits]], text)
-    lead = cover[best] - max((cover[f] for f in code[:r.cover_hits]), default=0.0)
+    cover = coverage(con, q, [best, *code[: r.cover_hits]], text)
+    lead = cover[best] - max((cover[f] for f in code[: r.cover_hits]), default=0.0)
     if ratio >= r.first_plain and lead >= r.first_cover:
-        return Evidence(1, f"the best text match of the repository ({ratio:.1f}x the best other file), "
-                           f"holding {cover[best]:.0%} of the request's words")
+        return Evidence(
+            1,
+            f"the best text match of the repository ({ratio:.1f}x the best other file), "
+            f"holding {cover[best]:.0%} of the request's words",
+        )
     if why_question and lead >= r.first_reason_cover:
         return Evidence(1, f"a why-question; the record holds {cover[best]:.0%} of its words, as much as the code")
     if ratio >= r.second_plain or title >= r.second_title or lead >= r.second_cover:

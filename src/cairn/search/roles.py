@@ -27,8 +27,8 @@ _TEST_PATH = re.compile(
     r"(^|/)(tests?|__tests__|spec|specs|testing|testdata|fixtures|e2e|examples?|_examples?|benchmarks?|benches|"
     r"[\w-]*[-_]tests?|docs?|documentation)/|"
     r"(^|/)test_[^/]+\.(py|c|cc|cpp|dart|lua|rs|go)$|_test\.[a-z]+$|_spec\.[a-z]+$|[._-](test|spec)(-d)?\.[a-z]+$|"
-    r"(Tests?|Spec|Suite|Benchmarks?)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$")
-
+    r"(Tests?|Spec|Suite|Benchmarks?)\.(java|kt|cs|swift|scala)$|\.snap$|\.bats$"
+)
 
 
 def is_test_path(path: str) -> bool:

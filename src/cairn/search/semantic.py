@@ -30,8 +30,9 @@ def active(con: sqlite3.Connection) -> bool:
     return bool(IndexMeta.load(con, "semantic_model").semantic_model)
 
 
-def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RANKING.semantic
-                     ) -> tuple[dict[int, float], dict[int, int]]:
+def semantic_channel(
+    con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RANKING.semantic
+) -> tuple[dict[int, float], dict[int, int]]:
     """(file id -> similarity, file id -> row of its closest chunk, 1-based, 0 = none), the best `r.depth`
     files (the role weights then reorder them); a file's own vector (path and head) counts `r.file_share`
     beside its best chunk."""
@@ -47,7 +48,9 @@ def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RA
     if embed.inline_hook():
         return {}, {}
     model = embed.load()
-    if model is None or IndexMeta.load(con, "semantic_model").semantic_model != model.id:  # another model's vectors: never mixed
+    if (
+        model is None or IndexMeta.load(con, "semantic_model").semantic_model != model.id
+    ):  # another model's vectors: never mixed
         return {}, {}
     import numpy as np
 
@@ -67,7 +70,7 @@ def semantic_channel(con: sqlite3.Connection, text: str, r: Weights = DEFAULT_RA
     top = top[np.argsort(-score[top], kind="stable")]
     scores = dict(zip(m.file_ids[top].tolist(), score[top].tolist(), strict=True))
     best: dict[int, int] = {}
-    for f in top[:r.explained].tolist():  # the closest chunk of the best files: the lines to show
+    for f in top[: r.explained].tolist():  # the closest chunk of the best files: the lines to show
         a, b = int(m.chunk_span[f, 0]), int(m.chunk_span[f, 1])
         best[int(m.file_ids[f])] = 1 + int(np.argmax(sims[m.chunk_rows[a:b]])) if b > a else 0
     return scores, best
@@ -132,8 +135,7 @@ def _matrix(con: sqlite3.Connection, dim: int) -> _Vectors | None:
     return out
 
 
-def explain(con: sqlite3.Connection, hits: list, scores: dict[int, float], best: dict[int, int],
-            top: int = 20) -> None:
+def explain(con: sqlite3.Connection, hits: list, scores: dict[int, float], best: dict[int, int], top: int = 20) -> None:
     """A hit the semantic channel ranks among its `top` says so, with its closest declaration or
     section as the lines to show, instead of the graph's default reason."""
     near = set(sorted(scores, key=lambda f: -scores[f])[:top])

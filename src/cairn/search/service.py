@@ -52,10 +52,19 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
     return Answer([h.as_json() for h in kept], texts, tokens)
 
 
-def search(project: Project, query: str, *, terms: list[str] | None = None, limit: int = 10,
-           budget: int | None = None, kind: str = "auto", refresh: bool = True,
-           seed_paths: dict[str, float] | None = None, session: SessionContext | None = None,
-           ranking: Ranking | None = None) -> Answer:
+def search(
+    project: Project,
+    query: str,
+    *,
+    terms: list[str] | None = None,
+    limit: int = 10,
+    budget: int | None = None,
+    kind: str = "auto",
+    refresh: bool = True,
+    seed_paths: dict[str, float] | None = None,
+    session: SessionContext | None = None,
+    ranking: Ranking | None = None,
+) -> Answer:
     """Search the project's code and knowledge for a request (`kind`: auto, code, knowledge or all).
 
     `auto` puts the decision record first for why-questions and code first otherwise (engine.py).
@@ -92,12 +101,24 @@ def search(project: Project, query: str, *, terms: list[str] | None = None, limi
         seeds = None
         if seed_paths:
             marks = ",".join("?" * len(seed_paths))
-            seeds = {r[0]: seed_paths[r[1]] for r in con.execute(
-                f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))}
+            seeds = {
+                r[0]: seed_paths[r[1]]
+                for r in con.execute(f"SELECT id, path FROM files WHERE path IN ({marks})", list(seed_paths))
+            }
         past = _past(project, session)
         try:
-            hits, _ = search_code(con, query, root=project.root, terms=terms, limit=min(limit, 200), seed_files=seeds,
-                                  kind=kind, session=session, ranking=ranking or DEFAULT_RANKING, past=past)
+            hits, _ = search_code(
+                con,
+                query,
+                root=project.root,
+                terms=terms,
+                limit=min(limit, 200),
+                seed_files=seeds,
+                kind=kind,
+                session=session,
+                ranking=ranking or DEFAULT_RANKING,
+                past=past,
+            )
         finally:
             if past is not None:
                 past.close()
@@ -116,8 +137,7 @@ def _past(project: Project, session: SessionContext | None) -> Past | None:
     return open_past(project.id, exclude=session.sid if session is not None else None)
 
 
-def session_context(project: Project | None, transcript: str | None, session_id: str | None = None
-                    ) -> SessionContext:
+def session_context(project: Project | None, transcript: str | None, session_id: str | None = None) -> SessionContext:
     """The SessionContext of a transcript, for every front end (hook, CLI, MCP).
 
     With a `session_id` (the hook) the reader resumes from the byte offset it reached last time
@@ -144,8 +164,7 @@ def session_context(project: Project | None, transcript: str | None, session_id:
     return ctx
 
 
-def explain(project: Project, target: str, *, budget: int | None = None, refresh: bool = True
-            ) -> tuple[dict, str, int]:
+def explain(project: Project, target: str, *, budget: int | None = None, refresh: bool = True) -> tuple[dict, str, int]:
     """(explanation, its text, tokens) of a file, symbol or knowledge node, packed to `budget`."""
     from cairn.codemap.indexer import open_fresh
     from cairn.search import explain as ex

@@ -47,14 +47,17 @@ ITEM_BYTES = 1200  # of a tracker item's file: its title and first lines
 SEEN_SLACK = 10.0  # seconds: a file written just after the call that read or edited it is still seen
 _ASKS_TESTS = re.compile(r"\b(?:unit |integration )?(?:tests?|specs?|testing|tdd|coverage)\b", re.I)
 _MENTION = re.compile(  # `src/a.go`, `@./a.go`, `~/x/a.go`, and Windows paths (`D:\repo\src\a.go`)
-    r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)*[/\\]?)")
+    r"(?:(?<=\s)|^|(?<=[(\[`'\"]))@?((?:[A-Za-z]:)?(?:~|\.{1,2})?[/\\]?[\w.@+-]+(?:[/\\][\w.@+-]+)*[/\\]?)"
+)
 ATTACHED = "attached to the prompt with @"  # the reason of an @path mention: the agent has its text
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]{1,2000}")
 _BLOB = re.compile(r"/(?:blob|tree|raw|src)/[^/]+/([^?#]+)")
 _FILE_SHAPE = re.compile(r"/|\.[A-Za-z][A-Za-z0-9]{0,7}$")
 _TRACKER = re.compile(
     r"\b(task|issue|ticket|story|bug|item|step|phase|milestone|adr|rfc|spec|epic|feature|todo|migration|chapter|lesson|exercise)s?[\s#:-]*(\d{1,6})\b"
-    r"|(?<![\w&])#(\d{1,6})\b|\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b", re.I)
+    r"|(?<![\w&])#(\d{1,6})\b|\b([A-Z][A-Z0-9]{1,9}-\d{1,7})\b",
+    re.I,
+)
 
 
 @dataclass
@@ -80,9 +83,11 @@ class SessionSignals:
 def _lookup(con: sqlite3.Connection, paths: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in range(0, len(paths), 500):
-        part = paths[i:i + 500]
-        out.update((p, fid) for fid, p in con.execute(
-            f"SELECT id, path FROM files WHERE path IN ({','.join('?' * len(part))})", part))
+        part = paths[i : i + 500]
+        out.update(
+            (p, fid)
+            for fid, p in con.execute(f"SELECT id, path FROM files WHERE path IN ({','.join('?' * len(part))})", part)
+        )
     return out
 
 
@@ -92,7 +97,9 @@ def map_paths(con: sqlite3.Connection, root: Path | None, raw: list[str]) -> dic
     Under the root: its relative path. Elsewhere (another checkout or worktree of the same
     repository): the longest suffix of two or more segments that the index holds. Memoized per
     index state and root: a session's files are mapped again on every prompt."""
-    memo: dict[tuple[str | None, str], tuple[int, str] | None] = for_index(con).value("mapped_paths", dict, file_list_only=True)
+    memo: dict[tuple[str | None, str], tuple[int, str] | None] = for_index(con).value(
+        "mapped_paths", dict, file_list_only=True
+    )
     base = None if root is None else str(root)
     out: dict[str, tuple[int, str]] = {}
     todo = []
@@ -154,8 +161,9 @@ def without_urls(prompt: str) -> tuple[str, list[str]]:
     return _URL.sub(" ", prompt), paths
 
 
-def prompt_mentions(con: sqlite3.Connection, root: Path | None, prompt: str, r: Weights = DEFAULT_RANKING.session
-                    ) -> dict[int, tuple[float, str]]:
+def prompt_mentions(
+    con: sqlite3.Connection, root: Path | None, prompt: str, r: Weights = DEFAULT_RANKING.session
+) -> dict[int, tuple[float, str]]:
     """Files the prompt names: by path, by a unique bare file name (or one in the other number), or a
     tracker item the repository holds as a file ("task 008" -> tasks/008-export.md), each with its
     strength (`r.mention_*`). A path given as `@path` is ATTACHED: Claude Code puts that file's text
@@ -192,8 +200,9 @@ def _named(token: str, attached: set[str]) -> str:
 
 def _files_named(con: sqlite3.Connection, name: str) -> list[tuple[int, str]]:
     like = "%/" + like_escape(name)
-    return con.execute("SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 4",
-                       (name, like)).fetchall()
+    return con.execute(
+        "SELECT id, path FROM files WHERE path = ? OR path LIKE ? ESCAPE '\\' LIMIT 4", (name, like)
+    ).fetchall()
 
 
 def _number_variants(name: str) -> list[str]:
@@ -214,8 +223,9 @@ def _number_variants(name: str) -> list[str]:
     return [f"{a}.{ext}" for a in alts if len(a) >= 3]
 
 
-def tracker_files(con: sqlite3.Connection, prompt: str, r: Weights = DEFAULT_RANKING.session
-                  ) -> dict[int, tuple[float, str]]:
+def tracker_files(
+    con: sqlite3.Connection, prompt: str, r: Weights = DEFAULT_RANKING.session
+) -> dict[int, tuple[float, str]]:
     """Tracker references resolved to the repository's own files ("task 008" -> .../008-*.md).
 
     A file whose path lacks the tracker's word ("phase 1" -> whats-new-1.mdx) counts only for a
@@ -228,7 +238,9 @@ def tracker_files(con: sqlite3.Connection, prompt: str, r: Weights = DEFAULT_RAN
             continue
         digits = ident.lstrip("0") or "0"
         like = "%" + (digits if not key else ident) + "%"
-        pattern = re.compile(r"(?:^|[^0-9a-z])" + (re.escape(ident) if key else "0*" + re.escape(digits)) + r"(?:[^0-9]|$)")
+        pattern = re.compile(
+            r"(?:^|[^0-9a-z])" + (re.escape(ident) if key else "0*" + re.escape(digits)) + r"(?:[^0-9]|$)"
+        )
         rows = con.execute("SELECT id, path, kind FROM files WHERE lower(path) LIKE ? LIMIT 400", (like,)).fetchall()
         hits = []
         for fid, path, kind in rows:
@@ -264,14 +276,14 @@ def _topic_terms(con: sqlite3.Connection, prompts: list[str], current: Query, ra
     have = {t.text for t in current.terms}
     merged: dict[str, Term] = {}
     for age, text in enumerate(reversed(prompts)):
-        share = r.topic_share * (r.topic_decay ** age)
+        share = r.topic_share * (r.topic_decay**age)
         for t in _distinctive_of(con, text, ranking):
             if t.text in have:
                 continue
             w = round(t.weight * share, 4)
             if t.text not in merged or merged[t.text].weight < w:
                 merged[t.text] = Term(t.text, t.df, w, identifier=t.identifier, expansion=True)
-    return sorted(merged.values(), key=lambda t: -t.weight)[:r.topic_terms]
+    return sorted(merged.values(), key=lambda t: -t.weight)[: r.topic_terms]
 
 
 MAX_TOPIC_MEMO = 512  # earlier prompts whose distinctive terms a warm process keeps per index state
@@ -287,15 +299,23 @@ def _distinctive_of(con: sqlite3.Connection, text: str, ranking: Ranking = DEFAU
     if found is None:
         if len(memo) >= MAX_TOPIC_MEMO:
             memo.clear()
-        found = memo[key] = [t for t in analyze(con, without_urls(text[:4000])[0], None, ranking.terms).main
-                             if t.weight >= least]
+        found = memo[key] = [
+            t for t in analyze(con, without_urls(text[:4000])[0], None, ranking.terms).main if t.weight >= least
+        ]
     return found
 
 
-def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Query,
-                  session: SessionContext | None = None,
-                  *, use_history: bool = True, ranking: Ranking = DEFAULT_RANKING,
-                  past: Past | None = None) -> SessionSignals:
+def build_signals(
+    con: sqlite3.Connection,
+    root: Path | None,
+    prompt: str,
+    q: Query,
+    session: SessionContext | None = None,
+    *,
+    use_history: bool = True,
+    ranking: Ranking = DEFAULT_RANKING,
+    past: Past | None = None,
+) -> SessionSignals:
     """All session evidence for one prompt, as file-id maps (see the module doc). `session` is a
     SessionContext or None (then only the prompt's own mentions count); `past` the project's
     history store (None: no history)."""
@@ -314,7 +334,7 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     items = [_item_text(con, root, fid) for fid, why in sig.mention_why.items() if why.startswith("the item")]
     prompts = [p for p in session.prompts if p.strip() != prompt.strip()] if session is not None else []
     if prompts or any(items):
-        sig.topic_terms = _topic_terms(con, prompts[-r.topic_prompts:] + [t for t in items if t], q, ranking)
+        sig.topic_terms = _topic_terms(con, prompts[-r.topic_prompts :] + [t for t in items if t], q, ranking)
         if sig.topic_terms:
             sig.topic, _ = file_text_channel(con, sig.topic_terms, with_terms=False, r=ranking.text)
     if session is None or session.empty:
@@ -326,7 +346,11 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
     how_weight = dict(r.how_weight)
     for raw, (fid, path) in touched.items():
         t = session.files[raw]
-        w = how_weight[t.how] * r.recent_decay ** max(0, session.steps - t.step) * (1 + r.touch_count * min(t.count, 10))
+        w = (
+            how_weight[t.how]
+            * r.recent_decay ** max(0, session.steps - t.step)
+            * (1 + r.touch_count * min(t.count, 10))
+        )
         if w > scored.get(fid, 0.0):
             scored[fid] = w
             sig.touched[fid] = t.how
@@ -335,15 +359,16 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
             sig.seen.add(fid)
     order = {fid: session.files[raw].order for raw, (fid, _) in touched.items()}
     sig.recent = sorted(scored, key=lambda f: (-scored[f], -order[f]))
-    sig.seeds = {f: scored[f] for f in sig.recent[:r.max_seeds] if sig.touched[f] != "named"}
+    sig.seeds = {f: scored[f] for f in sig.recent[: r.max_seeds] if sig.touched[f] != "named"}
     in_play = {sig.paths[f]: w for f, w in sig.seeds.items()}
     sig.near = _neighbours(con, in_play, set(sig.touched))
     if r.near_graph:
         for fid, w in _graph_neighbours(con, sig.seeds, set(sig.touched), r.near_graph).items():
             sig.near[fid] = max(sig.near.get(fid, 0.0), w)
     share = r.counterpart_asked if _ASKS_TESTS.search(prompt) else r.counterpart_share
-    sig.counterparts = {fid: w * share for fid, w in _counterparts(con, in_play, set(sig.touched),
-                                                                  r.counterpart_away).items()}
+    sig.counterparts = {
+        fid: w * share for fid, w in _counterparts(con, in_play, set(sig.touched), r.counterpart_away).items()
+    }
     if use_history and sig.seeds:
         co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
         sig.cochange = {fid: s for fid, s in _ids(con, co).items() if fid not in sig.seeds}
@@ -358,8 +383,14 @@ def build_signals(con: sqlite3.Connection, root: Path | None, prompt: str, q: Qu
 def _asked_before(con: sqlite3.Connection, past: Past, prompt: str, sig: SessionSignals, r: Weights) -> None:
     """The files earlier requests like `prompt` led to, that the index still holds, with the
     request that lent each most as its reason."""
-    found = past.asked(without_urls(prompt[:4000])[0], min_sim=r.past_min_sim, limit=r.past_requests,
-                       half_life=r.past_half_life, power=r.past_power, read_share=r.past_read)
+    found = past.asked(
+        without_urls(prompt[:4000])[0],
+        min_sim=r.past_min_sim,
+        limit=r.past_requests,
+        half_life=r.past_half_life,
+        power=r.past_power,
+        read_share=r.past_read,
+    )
     for path, fid in _lookup(con, list(found)).items():
         a = found[path]
         sig.asked[fid] = a.score
@@ -379,14 +410,15 @@ def _neighbours(con: sqlite3.Connection, weights: dict[str, float], exclude: set
     for d, w in folders.items():
         like = (like_escape(d) + "/%") if d else "%"
         rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? ESCAPE '\\' LIMIT 2000", (like,)).fetchall()
-        rows = [(fid, p) for fid, p in rows if "/" not in p[len(d) + 1 if d else 0:] and fid not in exclude]
+        rows = [(fid, p) for fid, p in rows if "/" not in p[len(d) + 1 if d else 0 :] and fid not in exclude]
         for fid, _ in rows:
             out[fid] = max(out.get(fid, 0.0), w / math.log2(2 + len(rows)))
     return out
 
 
-def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude: set[int], share: float
-                      ) -> dict[int, float]:
+def _graph_neighbours(
+    con: sqlite3.Connection, seeds: dict[int, float], exclude: set[int], share: float
+) -> dict[int, float]:
     """Files that import, or are imported by, the files in play (one hop, hubs excluded), at `share`
     of the file's weight."""
     if not seeds:
@@ -394,16 +426,19 @@ def _graph_neighbours(con: sqlite3.Connection, seeds: dict[int, float], exclude:
     marks = ",".join("?" * len(seeds))
     hubs = hub_ids(con)
     out: dict[int, float] = {}
-    for a, b in con.execute(f"SELECT src, dst FROM edges WHERE src IN ({marks}) UNION "
-                            f"SELECT dst, src FROM edges WHERE dst IN ({marks})", [*seeds, *seeds]):
+    for a, b in con.execute(
+        f"SELECT src, dst FROM edges WHERE src IN ({marks}) UNION SELECT dst, src FROM edges WHERE dst IN ({marks})",
+        [*seeds, *seeds],
+    ):
         if b in exclude or b in hubs:
             continue
         out[b] = max(out.get(b, 0.0), seeds[a] * share)
     return out
 
 
-def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: set[int], away: float
-                  ) -> dict[int, float]:
+def _counterparts(
+    con: sqlite3.Connection, weights: dict[str, float], exclude: set[int], away: float
+) -> dict[int, float]:
     """A file's test and the file a test exercises (`parser.go` <-> `parser_test.go`, `cart.py` <->
     `test_cart.py`, `Cart.java` <-> `CartTest.java`), by the stem key the index keeps per file.
     One in the same folder is the counterpart; others elsewhere (`tests/` for `src/`, or the same
@@ -424,13 +459,17 @@ def _counterparts(con: sqlite3.Connection, weights: dict[str, float], exclude: s
     if not wanted:
         return {}
     stems = list(wanted)[:200]
-    rows = con.execute(f"SELECT id, stem, path FROM files WHERE stem IN ({','.join('?' * len(stems))})",
-                       stems).fetchall()
+    rows = con.execute(
+        f"SELECT id, stem, path FROM files WHERE stem IN ({','.join('?' * len(stems))})", stems
+    ).fetchall()
     count: dict[str, int] = {}
     for _fid, stem, _path in rows:
         count[stem] = count.get(stem, 0) + 1
-    return {fid: wanted[stem] * (1.0 if _folder(path) in folders[stem] else away / count[stem])
-            for fid, stem, path in rows if fid not in exclude}
+    return {
+        fid: wanted[stem] * (1.0 if _folder(path) in folders[stem] else away / count[stem])
+        for fid, stem, path in rows
+        if fid not in exclude
+    }
 
 
 def _folder(path: str) -> str:

@@ -53,18 +53,23 @@ def _file(con: sqlite3.Connection, text: str) -> list[tuple[int, str]]:
     if not text or text.endswith("/"):
         return []
     like = like_escape(text)
-    rows = con.execute("SELECT id, path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY rank DESC, path LIMIT 20",
-                       ("%/" + like,)).fetchall()
+    rows = con.execute(
+        "SELECT id, path FROM files WHERE path LIKE ? ESCAPE '\\' ORDER BY rank DESC, path LIMIT 20", ("%/" + like,)
+    ).fetchall()
     return [(r[0], r[1]) for r in rows]
 
 
 def _node(con: sqlite3.Connection, text: str) -> tuple[str, int, str] | None:
-    row = con.execute("SELECT n.id, n.file_id, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?",
-                      (text,)).fetchone()
+    row = con.execute(
+        "SELECT n.id, n.file_id, f.path FROM nodes n JOIN files f ON f.id = n.file_id WHERE n.id = ?", (text,)
+    ).fetchone()
     if row is None and len(text) >= 6:  # a unique id prefix, as `cairn read` accepts
         like = like_escape(text)
-        rows = con.execute("SELECT n.id, n.file_id, f.path FROM nodes n JOIN files f ON f.id = n.file_id "
-                           "WHERE n.id LIKE ? ESCAPE '\\' LIMIT 2", (like + "%",)).fetchall()
+        rows = con.execute(
+            "SELECT n.id, n.file_id, f.path FROM nodes n JOIN files f ON f.id = n.file_id "
+            "WHERE n.id LIKE ? ESCAPE '\\' LIMIT 2",
+            (like + "%",),
+        ).fetchall()
         row = rows[0] if len(rows) == 1 else None
     return (row[0], row[1], row[2]) if row is not None else None
 
@@ -73,15 +78,21 @@ def symbol_rows(con: sqlite3.Connection, name: str, in_path: str | None = None) 
     """Definitions of `name` (exact, then `Parent.name`'s last part, then by name key), best first."""
     where = " AND f.path = ?" if in_path else ""
     extra = (in_path,) if in_path else ()
-    base = ("SELECT s.id, s.name, s.kind, s.line, s.end_line, s.signature, s.parent, s.top_level, f.id AS file_id, "
-            "f.path, f.rank FROM symbols s JOIN files f ON f.id = s.file_id WHERE {} AND s.kind != 'heading'" + where
-            + " ORDER BY s.top_level DESC, f.kind = 'code' DESC, f.rank DESC, s.line LIMIT ?")
+    base = (
+        "SELECT s.id, s.name, s.kind, s.line, s.end_line, s.signature, s.parent, s.top_level, f.id AS file_id, "
+        "f.path, f.rank FROM symbols s JOIN files f ON f.id = s.file_id WHERE {} AND s.kind != 'heading'"
+        + where
+        + " ORDER BY s.top_level DESC, f.kind = 'code' DESC, f.rank DESC, s.line LIMIT ?"
+    )
     con.row_factory = sqlite3.Row
     rows = con.execute(base.format("s.name = ?"), (name, *extra, MAX_DEFINITIONS)).fetchall()
     if not rows and "." in name.strip("."):
         parent, short = name.rsplit(".", 1)
-        rows = [r for r in con.execute(base.format("s.name = ?"), (short, *extra, 200)).fetchall()
-                if (r["parent"] or "").rsplit(".", 1)[-1] == parent.rsplit(".", 1)[-1]][:MAX_DEFINITIONS]
+        rows = [
+            r
+            for r in con.execute(base.format("s.name = ?"), (short, *extra, 200)).fetchall()
+            if (r["parent"] or "").rsplit(".", 1)[-1] == parent.rsplit(".", 1)[-1]
+        ][:MAX_DEFINITIONS]
     if not rows and _IDENT.match(name):  # applyCoupon -> apply_coupon; never a file name's last part
         rows = con.execute(base.format("s.key = ?"), (_key(short_name(name)), *extra, MAX_DEFINITIONS)).fetchall()
     return rows
@@ -136,8 +147,10 @@ def suggestions(con: sqlite3.Connection, text: str, n: int = SUGGESTIONS) -> lis
     for (ident,) in con.execute("SELECT id FROM nodes WHERE id IS NOT NULL"):
         pool.setdefault(ident, ident)
     if len(key) >= 2:
-        for (name,) in con.execute("SELECT DISTINCT name FROM symbols WHERE key >= ? AND key < ? AND kind != 'heading' "
-                                   "LIMIT 3000", (key[:2], key[:2] + "\uffff")):
+        for (name,) in con.execute(
+            "SELECT DISTINCT name FROM symbols WHERE key >= ? AND key < ? AND kind != 'heading' LIMIT 3000",
+            (key[:2], key[:2] + "\uffff"),
+        ):
             pool.setdefault(name, name)
     near = difflib.get_close_matches(base, list(pool), n=n, cutoff=0.7)
     out = [pool[c] if "/" in pool[c] else c for c in near]

@@ -21,12 +21,20 @@ from cairn.text.tokens import fts_quote
 
 def _top_terms(terms: list[Term], r: Text) -> list[Term]:
     """The most informative terms of a long request (the rest add noise and time)."""
-    return sorted((t for t in terms if t.weight > 0), key=lambda t: -t.weight)[:r.max_terms]
+    return sorted((t for t in terms if t.weight > 0), key=lambda t: -t.weight)[: r.max_terms]
 
 
-def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list[Term],
-                  limit: int | None = None, n_rows: int | None = None, *, with_terms: bool = True,
-                  r: Text = DEFAULT_RANKING.text) -> tuple[dict[int, float], dict[int, list[str]]]:
+def weighted_bm25(
+    con: sqlite3.Connection,
+    table: str,
+    columns: str,
+    terms: list[Term],
+    limit: int | None = None,
+    n_rows: int | None = None,
+    *,
+    with_terms: bool = True,
+    r: Text = DEFAULT_RANKING.text,
+) -> tuple[dict[int, float], dict[int, list[str]]]:
     """rowid -> sum over terms of weight * BM25 term frequency part, and rowid -> the terms that matched
     it (left empty without `with_terms`: a caller that only ranks saves the bookkeeping).
 
@@ -59,8 +67,13 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
         if not rows:
             continue
         if n_rows is None:  # counting an FTS5 table reads every row: callers that know pass it
-            n_rows = int(cache.value(f"rows:{table}", lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0],
-                                     file_list_only=table == "files_fts"))  # one row per file
+            n_rows = int(
+                cache.value(
+                    f"rows:{table}",
+                    lambda: con.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0],
+                    file_list_only=table == "files_fts",
+                )
+            )  # one row per file
         idf = max(math.log((n_rows - hits + 0.5) / (hits + 0.5)), 1e-6)  # exactly what FTS5 multiplied by
         w, d = t.weight, (idf if r.keep_tf_only else 1.0)
         for rowid, s in rows:
@@ -71,24 +84,42 @@ def weighted_bm25(con: sqlite3.Connection, table: str, columns: str, terms: list
     return dict(scores), dict(matched)
 
 
-def fresh(con: sqlite3.Connection, cache: IndexCache, key: tuple, text: str, carrying: bool
-          ) -> tuple[list, int] | None:
+def fresh(con: sqlite3.Connection, cache: IndexCache, key: tuple, text: str, carrying: bool) -> tuple[list, int] | None:
     """Ask FTS5 for one term's best rows (`key`: table, columns, quoted term, limit) and how many
     rows hold it; remembered for this index state (and, `carrying`, kept to rescore after an
     edit). None when FTS5 refuses the query."""
     table, columns, expr, limit = key
-    sql = (f"SELECT rowid, bm25({table}, {columns}) AS b FROM {table} WHERE {table} MATCH ? "
-           "ORDER BY b LIMIT ?")  # one bm25() a row: `-bm25(...)` beside `ORDER BY bm25(...)` computed it twice
+    sql = (
+        f"SELECT rowid, bm25({table}, {columns}) AS b FROM {table} WHERE {table} MATCH ? "
+        "ORDER BY b LIMIT ?"
+    )  # one bm25() a row: `-bm25(...)` beside `ORDER BY bm25(...)` computed it twice
     try:
         ext = [(r[0], -r[1]) for r in con.execute(sql, (expr, limit + MARGIN if carrying else limit))]
         rows = ext[:limit]
-        hits = len(rows) if len(rows) < limit else len(ext) if len(ext) < limit + MARGIN and carrying else \
-            cache.df.get(text) if table == "files_fts" else None
+        hits = (
+            len(rows)
+            if len(rows) < limit
+            else len(ext)
+            if len(ext) < limit + MARGIN and carrying
+            else cache.df.get(text)
+            if table == "files_fts"
+            else None
+        )
         if hits is None:  # the term's document frequency, unless query.py counted it already
             hits = con.execute(f"SELECT COUNT(*) FROM {table} WHERE {table} MATCH ?", (expr,)).fetchone()[0]
         if carrying:
-            _keep(cache, key, Base(ext, len(ext) < limit + MARGIN, ext[-1][1] if ext else 0.0,
-                                   *_totals(con, cache, table), hits, cache.text_seq or 0))
+            _keep(
+                cache,
+                key,
+                Base(
+                    ext,
+                    len(ext) < limit + MARGIN,
+                    ext[-1][1] if ext else 0.0,
+                    *_totals(con, cache, table),
+                    hits,
+                    cache.text_seq or 0,
+                ),
+            )
     except sqlite3.OperationalError:
         return None
     answer = (rows, hits)
@@ -111,8 +142,9 @@ def _totals(con: sqlite3.Connection, cache: IndexCache, table: str) -> tuple[int
     return cache.value(f"fts_totals:{table}", lambda: fts_totals(con, table))
 
 
-def _carried(con: sqlite3.Connection, cache: IndexCache, table: str, columns: str, expr: str, key: tuple,
-             text: str, limit: int) -> tuple[list, int] | None:
+def _carried(
+    con: sqlite3.Connection, cache: IndexCache, table: str, columns: str, expr: str, key: tuple, text: str, limit: int
+) -> tuple[list, int] | None:
     """The answer of an earlier state of this file list, rescored for this one (None: ask FTS5)."""
     base = cache.carried.get(key)
     if not isinstance(base, Base):
@@ -137,13 +169,24 @@ def ask_ahead(con: sqlite3.Connection, *term_lists: list[Term], r: Text = DEFAUL
     """Start asking FTS5, on a helper thread, for the common terms `file_text_channel` will need for
     each of `term_lists` (fts_ahead.py); pass what this returns to `fts_ahead.finish` afterwards."""
     cache = for_index(con)
-    wanted = [(("files_fts", r.file_columns, fts_quote(t.text), r.per_term_limit), t.text)
-              for terms in term_lists for t in _top_terms(terms, r)]
+    wanted = [
+        (("files_fts", r.file_columns, fts_quote(t.text), r.per_term_limit), t.text)
+        for terms in term_lists
+        for t in _top_terms(terms, r)
+    ]
     return fts_ahead.start(cache, wanted, fresh, cache.text_seq is not None)
 
 
-def file_text_channel(con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True,
-                      r: Text = DEFAULT_RANKING.text) -> tuple[dict[int, float], dict[int, list[str]]]:
+def file_text_channel(
+    con: sqlite3.Connection, terms: list[Term], *, with_terms: bool = True, r: Text = DEFAULT_RANKING.text
+) -> tuple[dict[int, float], dict[int, list[str]]]:
     """file id -> text score over whole files (path, symbol names, body), and the terms each matched."""
-    return weighted_bm25(con, "files_fts", r.file_columns, terms, n_rows=file_count(con),  # one FTS row per file
-                         with_terms=with_terms, r=r)
+    return weighted_bm25(
+        con,
+        "files_fts",
+        r.file_columns,
+        terms,
+        n_rows=file_count(con),  # one FTS row per file
+        with_terms=with_terms,
+        r=r,
+    )

@@ -26,13 +26,19 @@ from cairn.search.ranking import DEFAULT_RANKING, Tooling
 # (1.0) than its job ("lint", "release": 0.6): the job's word also brings the other tools' files of
 # that job. Every file a pattern takes holds one of the substrings (case aside): SQL keeps only
 # those (`LIKE`), so a tool costs one narrow query per index state, not a look at every path.
-_LINT_FILES = (r"\.?golangci\.(?:ya?ml|toml|json)|\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.stylelintrc(?:\.\w+)?|"
-               r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?|\.vale\.ini|\.?ruff\.toml|\.flake8|\.?pylintrc|"
-               r"\.rubocop\.ya?ml|\.swiftlint\.ya?ml|\.?clippy\.toml|\.prettierrc(?:\.\w+)?|biome\.jsonc?|"
-               r"\.?rustfmt\.toml|\.clang-format|\.editorconfig")
+_LINT_FILES = (
+    r"\.?golangci\.(?:ya?ml|toml|json)|\.eslintrc(?:\.\w+)?|eslint\.config\.\w+|\.stylelintrc(?:\.\w+)?|"
+    r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?|\.vale\.ini|\.?ruff\.toml|\.flake8|\.?pylintrc|"
+    r"\.rubocop\.ya?ml|\.swiftlint\.ya?ml|\.?clippy\.toml|\.prettierrc(?:\.\w+)?|biome\.jsonc?|"
+    r"\.?rustfmt\.toml|\.clang-format|\.editorconfig"
+)
 _TOOLS: list[tuple[str, str, float, str]] = [
-    (r"golangci(?:-lint)?|stylecheck|staticcheck|gocritic|revive linter", r"\.?golangci\.(?:ya?ml|toml|json)", 1.0,
-     "golangci"),
+    (
+        r"golangci(?:-lint)?|stylecheck|staticcheck|gocritic|revive linter",
+        r"\.?golangci\.(?:ya?ml|toml|json)",
+        1.0,
+        "golangci",
+    ),
     (r"eslint", r"\.eslintrc(?:\.\w+)?|eslint\.config\.\w+", 1.0, "eslint"),
     (r"stylelint", r"\.stylelintrc(?:\.\w+)?|stylelint\.config\.\w+", 1.0, "stylelint"),
     (r"markdownlint(?:-cli2?)?", r"\.markdownlint(?:-cli2)?(?:\.\w+)?(?:\.\w+)?", 1.0, "markdownlint"),
@@ -47,41 +53,68 @@ _TOOLS: list[tuple[str, str, float, str]] = [
     (r"biome", r"biome\.jsonc?", 1.0, "biome"),
     (r"rustfmt", r"\.?rustfmt\.toml", 1.0, "rustfmt"),
     (r"clang-format", r"\.clang-format", 1.0, "clang-format"),
-    (r"lint(?:s|er|ers|ing)?|linted|formatter|formatting rules?|code style", _LINT_FILES, 0.6,
-     "golangci eslint stylelint markdownlint .vale. ruff.toml flake8 pylintrc rubocop swiftlint clippy prettier "
-     "biome rustfmt clang-format editorconfig"),
-    (r"change ?logs?|release ?notes|releasenotes|what'?s new|(?:upcoming|last|next|previous|new|latest) release|"
-     r"releases? v?\d+(?:\.\d+)+|v?\d+\.\d+\.\d+ release",
-     r"(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes)(?:\.(?:md|markdown|rst|txt|adoc))?", 1.0,
-     "change history news release"),
+    (
+        r"lint(?:s|er|ers|ing)?|linted|formatter|formatting rules?|code style",
+        _LINT_FILES,
+        0.6,
+        "golangci eslint stylelint markdownlint .vale. ruff.toml flake8 pylintrc rubocop swiftlint clippy prettier "
+        "biome rustfmt clang-format editorconfig",
+    ),
+    (
+        r"change ?logs?|release ?notes|releasenotes|what'?s new|(?:upcoming|last|next|previous|new|latest) release|"
+        r"releases? v?\d+(?:\.\d+)+|v?\d+\.\d+\.\d+ release",
+        r"(?:change[-_ ]?log|changes|history|news|release[-_ ]?notes)(?:\.(?:md|markdown|rst|txt|adoc))?",
+        1.0,
+        "change history news release",
+    ),
     (r"go ?releaser|gorelease", r"\.?goreleaser\.ya?ml", 1.0, "goreleaser"),
     (r"release-please", r"release-please-config\.json|\.release-please-manifest\.json", 1.0, "release-please"),
     (r"semantic-release", r"\.releaserc(?:\.\w+)?", 1.0, "releaserc"),
-    (r"releas(?:e|es|er|ing)|publish(?:es|ed|ing)?|release (?:artifacts?|assets?)",
-     r"\.?goreleaser\.ya?ml|\.github/workflows/[^/]*releas[^/]*\.ya?ml|release-please-config\.json|\.releaserc(?:\.\w+)?",
-     0.8, "goreleaser releas"),
-    (r"github actions?|gh actions?|gh workflows?|workflows?|ci|ci/cd|(?:ci|build|release|deploy(?:ment)?|github|gitlab) "
-     r"pipelines?|pipelines? (?:runs?|fail\w*|jobs?|config\w*)|pr (?:runs?|checks?)|(?:ci|status) checks|checks? fail\w*",
-     r"\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|\.circleci/config\.ya?ml|azure-pipelines\.ya?ml|"
-     r"jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml", 1.0,
-     ".github/workflows/ gitlab-ci .circleci/ azure-pipelines jenkinsfile .travis. bitbucket-pipelines"),
-    (r"make ?files?|make targets?|make rules?|make (?:command|task)s?|justfile|taskfile",
-     r"(?:gnu)?makefile|[\w.-]+\.mk|justfile|taskfile\.ya?ml", 1.0, "makefile .mk justfile taskfile"),
-    (r"(?:go|npm|pip|python|node|cargo|gem|maven|gradle|third[- ]party|transitive|direct|indirect|unused|outdated|"
-     r"dev|runtime|optional|pinned|vulnerable) dependenc(?:y|ies)|dependenc(?:y|ies) (?:updates?|versions?|upgrades?|"
-     r"bumps?|management|tree|list|lock)|(?:add|update|upgrade|bump|remove|install|pin|vendor|drop)\w* (?:the |a |an |"
-     r"all |some |those |these |our |its |any )?(?:\w+ )?dependenc(?:y|ies)|go\.mod|go mod(?: tidy)?|go get|"
-     r"npm install|pip install|cargo add|module path|third[- ]party packages?|version bump|bump the version",
-     r"go\.mod|package\.json|pyproject\.toml|requirements[\w.-]*\.txt|cargo\.toml|gemfile|package\.swift|"
-     r"build\.gradle(?:\.kts)?|pom\.xml|composer\.json|setup\.py|setup\.cfg", 0.6,
-     "go.mod package.json pyproject requirements cargo.toml gemfile package.swift build.gradle pom.xml composer.json "
-     "setup.py setup.cfg"),
+    (
+        r"releas(?:e|es|er|ing)|publish(?:es|ed|ing)?|release (?:artifacts?|assets?)",
+        r"\.?goreleaser\.ya?ml|\.github/workflows/[^/]*releas[^/]*\.ya?ml|release-please-config\.json|\.releaserc(?:\.\w+)?",
+        0.8,
+        "goreleaser releas",
+    ),
+    (
+        r"github actions?|gh actions?|gh workflows?|workflows?|ci|ci/cd|(?:ci|build|release|deploy(?:ment)?|github|gitlab) "
+        r"pipelines?|pipelines? (?:runs?|fail\w*|jobs?|config\w*)|pr (?:runs?|checks?)|(?:ci|status) checks|checks? fail\w*",
+        r"\.github/workflows/[^/]+\.ya?ml|\.gitlab-ci\.ya?ml|\.circleci/config\.ya?ml|azure-pipelines\.ya?ml|"
+        r"jenkinsfile|\.travis\.ya?ml|bitbucket-pipelines\.ya?ml",
+        1.0,
+        ".github/workflows/ gitlab-ci .circleci/ azure-pipelines jenkinsfile .travis. bitbucket-pipelines",
+    ),
+    (
+        r"make ?files?|make targets?|make rules?|make (?:command|task)s?|justfile|taskfile",
+        r"(?:gnu)?makefile|[\w.-]+\.mk|justfile|taskfile\.ya?ml",
+        1.0,
+        "makefile .mk justfile taskfile",
+    ),
+    (
+        r"(?:go|npm|pip|python|node|cargo|gem|maven|gradle|third[- ]party|transitive|direct|indirect|unused|outdated|"
+        r"dev|runtime|optional|pinned|vulnerable) dependenc(?:y|ies)|dependenc(?:y|ies) (?:updates?|versions?|upgrades?|"
+        r"bumps?|management|tree|list|lock)|(?:add|update|upgrade|bump|remove|install|pin|vendor|drop)\w* (?:the |a |an |"
+        r"all |some |those |these |our |its |any )?(?:\w+ )?dependenc(?:y|ies)|go\.mod|go mod(?: tidy)?|go get|"
+        r"npm install|pip install|cargo add|module path|third[- ]party packages?|version bump|bump the version",
+        r"go\.mod|package\.json|pyproject\.toml|requirements[\w.-]*\.txt|cargo\.toml|gemfile|package\.swift|"
+        r"build\.gradle(?:\.kts)?|pom\.xml|composer\.json|setup\.py|setup\.cfg",
+        0.6,
+        "go.mod package.json pyproject requirements cargo.toml gemfile package.swift build.gradle pom.xml composer.json "
+        "setup.py setup.cfg",
+    ),
     (r"gitignore|git ?ignore[ds]?|unignore[ds]?|untracked", r"\.gitignore", 1.0, "gitignore"),
-    (r"docker(?:file)?s?|docker-compose|container images?|compose files?",
-     r"dockerfile(?:\.[\w-]+)?|[\w-]+\.dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|\.dockerignore", 1.0,
-     "docker compose"),
-    (r"pre-commit|precommit|husky|lefthook|git hooks?",
-     r"\.pre-commit-config\.ya?ml|\.husky/[^/]+|lefthook\.ya?ml", 1.0, "pre-commit .husky/ lefthook"),
+    (
+        r"docker(?:file)?s?|docker-compose|container images?|compose files?",
+        r"dockerfile(?:\.[\w-]+)?|[\w-]+\.dockerfile|docker-compose[\w.-]*\.ya?ml|compose\.ya?ml|\.dockerignore",
+        1.0,
+        "docker compose",
+    ),
+    (
+        r"pre-commit|precommit|husky|lefthook|git hooks?",
+        r"\.pre-commit-config\.ya?ml|\.husky/[^/]+|lefthook\.ya?ml",
+        1.0,
+        "pre-commit .husky/ lefthook",
+    ),
     (r"tsconfig|typescript config(?:uration)?|compiler ?options", r"tsconfig(?:\.[\w-]+)?\.json", 1.0, "tsconfig"),
     (r"vite", r"vite\.config\.\w+", 1.0, "vite.config"),
     (r"webpack", r"webpack\.config\.\w+", 1.0, "webpack.config"),
@@ -94,8 +127,12 @@ _TOOLS: list[tuple[str, str, float, str]] = [
     (r"tox", r"tox\.ini", 1.0, "tox.ini"),
     (r"nox", r"noxfile\.py", 1.0, "noxfile"),
     (r"codeowners", r"codeowners", 1.0, "codeowners"),
-    (r"dependabot|renovate", r"\.github/dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.\w+)?", 1.0,
-     "dependabot renovate"),
+    (
+        r"dependabot|renovate",
+        r"\.github/dependabot\.ya?ml|renovate\.json5?|\.renovaterc(?:\.\w+)?",
+        1.0,
+        "dependabot renovate",
+    ),
 ]
 _BY_PATH = [bool("/" in files) for _, files, _, _ in _TOOLS]
 _COMPILED: dict[str, list] = {}  # compiled at first use (~4 ms for the words: not at import)
@@ -125,12 +162,13 @@ def asked_tools(text: str) -> list[tuple[int, str, float]]:
     for i, words in enumerate(_words()):
         m = words.search(low)
         if m:  # the request's own spelling (a lower() that kept the length kept the offsets)
-            out.append((i, text[m.start():m.end()] if len(low) == len(text) else m.group(0), _TOOLS[i][2]))
+            out.append((i, text[m.start() : m.end()] if len(low) == len(text) else m.group(0), _TOOLS[i][2]))
     return out
 
 
-def tooling_files(con: sqlite3.Connection, text: str, r: Tooling = DEFAULT_RANKING.tooling
-                  ) -> tuple[dict[int, float], dict[int, str]]:
+def tooling_files(
+    con: sqlite3.Connection, text: str, r: Tooling = DEFAULT_RANKING.tooling
+) -> tuple[dict[int, float], dict[int, str]]:
     """File id -> strength for the configuration files of the tools the request names (of one tool's,
     the `r.max_files` shallowest), and the reason to show for each; the strongest is the list's
     share of its weight in the fusion."""
@@ -143,9 +181,10 @@ def tooling_files(con: sqlite3.Connection, text: str, r: Tooling = DEFAULT_RANKI
     scores: dict[int, float] = {}
     why: dict[int, str] = {}
     for row, word, strength in asked:
-        hits: list[tuple[int, str]] = cache.value(f"tooling_files:{row}", partial(_files_of, con, row),
-                                                  file_list_only=True)
-        for fid, path in hits[:r.max_files]:
+        hits: list[tuple[int, str]] = cache.value(
+            f"tooling_files:{row}", partial(_files_of, con, row), file_list_only=True
+        )
+        for fid, path in hits[: r.max_files]:
             w = strength * (1 - r.depth_discount * min(path.count("/"), 5))  # the shallower of equals first
             if w > scores.get(fid, 0.0):
                 scores[fid] = w
@@ -159,8 +198,9 @@ def _files_of(con: sqlite3.Connection, row: int) -> list[tuple[int, str]]:
     the regex decides."""
     likes = _TOOLS[row][3].split()
     pattern, by_path = _file_pattern(row), _BY_PATH[row]
-    rows = con.execute(f"SELECT id, path FROM files WHERE {' OR '.join(['path LIKE ?'] * len(likes))}",
-                       [f"%{h}%" for h in likes])
+    rows = con.execute(
+        f"SELECT id, path FROM files WHERE {' OR '.join(['path LIKE ?'] * len(likes))}", [f"%{h}%" for h in likes]
+    )
     hits = [(fid, path) for fid, path in rows if pattern.search(path if by_path else path.rsplit("/", 1)[-1])]
     hits.sort(key=lambda h: (h[1].count("/"), h[1]))
     return hits

@@ -53,8 +53,13 @@ class IngestStats:
     sessions: set[str] = field(default_factory=set)
 
     def summary(self) -> str:
-        parts = [f"{self.files} files", f"{self.files_read} with new data", f"{self.bytes / 1e6:.1f} MB read",
-                 f"{self.turns} turns added", f"{len(self.sessions)} sessions"]
+        parts = [
+            f"{self.files} files",
+            f"{self.files_read} with new data",
+            f"{self.bytes / 1e6:.1f} MB read",
+            f"{self.turns} turns added",
+            f"{len(self.sessions)} sessions",
+        ]
         if self.vectors:
             parts.append(f"{self.vectors} turns embedded")
         if self.reread:
@@ -102,17 +107,29 @@ def _is_compaction_run(path: Path) -> bool:
 
 def _tool_calls(con: sqlite3.Connection, file_id: int) -> ToolCalls:
     """The file's tool calls by id; a call archived by an earlier ingest is read back from its row."""
+
     def fetch(ref: str) -> tuple[str | None, str | None]:
-        row = con.execute("SELECT tool, arg FROM turns WHERE file_id = ? AND ref = ? AND role = 'tool'",
-                          (file_id, ref)).fetchone()
+        row = con.execute(
+            "SELECT tool, arg FROM turns WHERE file_id = ? AND ref = ? AND role = 'tool'", (file_id, ref)
+        ).fetchone()
         return (row[0], row[1]) if row else (None, None)
 
     return ToolCalls(fetch)
 
 
-def _write_batch(con: sqlite3.Connection, file_id: int, sid: str, start_offset: int, end_offset: int,
-                 records: list[dict], turns: list[Turn], size: int, inode: int,
-                 reader: Reader, cwd_hint: str | None) -> int | None:
+def _write_batch(
+    con: sqlite3.Connection,
+    file_id: int,
+    sid: str,
+    start_offset: int,
+    end_offset: int,
+    records: list[dict],
+    turns: list[Turn],
+    size: int,
+    inode: int,
+    reader: Reader,
+    cwd_hint: str | None,
+) -> int | None:
     """Store one batch and move the file's offset; None if another ingester got there first."""
     with transaction(con):
         row = con.execute("SELECT offset FROM files WHERE id = ?", (file_id,)).fetchone()
@@ -163,12 +180,19 @@ def _insert_turns(con: sqlite3.Connection, file_id: int, sid: str, turns: list[T
     for the code index)."""
     inserted: Counter = Counter()
     for i in range(0, len(turns), TURNS_PER_STATEMENT):
-        part = turns[i:i + TURNS_PER_STATEMENT]
+        part = turns[i : i + TURNS_PER_STATEMENT]
         rows = ",".join(["(?,?,?,?,?,?,?,?,?,?,?)"] * len(part))
-        values = [v for t in part for v in (file_id, sid, t.uuid, t.block, t.role, t.ts, t.text, t.tool, t.arg,
-                                            t.ref, t.agent)]
-        inserted.update((uuid, block) for uuid, block in con.execute(
-            f"INSERT OR IGNORE INTO turns({_TURN_COLUMNS}) VALUES {rows} RETURNING uuid, block", values).fetchall())
+        values = [
+            v
+            for t in part
+            for v in (file_id, sid, t.uuid, t.block, t.role, t.ts, t.text, t.tool, t.arg, t.ref, t.agent)
+        ]
+        inserted.update(
+            (uuid, block)
+            for uuid, block in con.execute(
+                f"INSERT OR IGNORE INTO turns({_TURN_COLUMNS}) VALUES {rows} RETURNING uuid, block", values
+            ).fetchall()
+        )
     return inserted
 
 
@@ -178,20 +202,33 @@ def _held_elsewhere(con: sqlite3.Connection, file_id: int, sid: str, turns: list
     uuids = sorted({t.uuid for t in turns})
     out: set[tuple[str, int]] = set()
     for i in range(0, len(uuids), 500):
-        part = uuids[i:i + 500]
-        out.update((u, b) for u, b in con.execute(
-            f"SELECT uuid, block FROM turns WHERE session_id = ? AND file_id != ? AND uuid IN ({','.join('?' * len(part))})",
-            (sid, file_id, *part)))
+        part = uuids[i : i + 500]
+        out.update(
+            (u, b)
+            for u, b in con.execute(
+                f"SELECT uuid, block FROM turns WHERE session_id = ? AND file_id != ? AND uuid IN ({','.join('?' * len(part))})",
+                (sid, file_id, *part),
+            )
+        )
     return out
 
 
 def _advance(con: sqlite3.Connection, file_id: int, offset: int, size: int, inode: int) -> None:
-    con.execute("UPDATE files SET offset = ?, size = ?, inode = ?, ingested_at = ? WHERE id = ?",
-                (offset, size, inode, _now(), file_id))
+    con.execute(
+        "UPDATE files SET offset = ?, size = ?, inode = ?, ingested_at = ? WHERE id = ?",
+        (offset, size, inode, _now(), file_id),
+    )
 
 
-def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], added: int, title: str | None,
-                    reader: Reader, cwd_hint: str | None = None) -> None:
+def _upsert_session(
+    con: sqlite3.Connection,
+    sid: str,
+    records: list[dict],
+    added: int,
+    title: str | None,
+    reader: Reader,
+    cwd_hint: str | None = None,
+) -> None:
     """Create or extend a session row: first cwd/branch/project win, times widen, turns add up."""
     # conversation records only, so a session spans the same times however its file was read
     stamps = [r["timestamp"] for r in records if reader.is_conversation(r) and isinstance(r.get("timestamp"), str)]
@@ -213,8 +250,18 @@ def _upsert_session(con: sqlite3.Connection, sid: str, records: list[dict], adde
              turns = sessions.turns + excluded.turns,
              title = COALESCE(sessions.title, excluded.title),
              topics_dirty = CASE WHEN excluded.turns > 0 THEN 1 ELSE sessions.topics_dirty END""",
-        (sid, pid, pname, cwd, branch, min(stamps, default=None), max(stamps, default=None), added, title,
-         reader.agent),
+        (
+            sid,
+            pid,
+            pname,
+            cwd,
+            branch,
+            min(stamps, default=None),
+            max(stamps, default=None),
+            added,
+            title,
+            reader.agent,
+        ),
     )
 
 
@@ -226,8 +273,9 @@ def _reset_file(con: sqlite3.Connection, row: sqlite3.Row) -> None:
     """Forget what was read from a file that shrank or was replaced, so it is read afresh."""
     with transaction(con):
         con.execute("DELETE FROM turns WHERE file_id = ?", (row["id"],))
-        con.execute("UPDATE files SET offset = 0, head_len = 0, head_hash = NULL, inode = NULL WHERE id = ?",
-                    (row["id"],))
+        con.execute(
+            "UPDATE files SET offset = 0, head_len = 0, head_hash = NULL, inode = NULL WHERE id = ?", (row["id"],)
+        )
         if row["session_id"]:
             rebuild_session(con, row["session_id"])
 
@@ -243,8 +291,7 @@ def rebuild_session(con: sqlite3.Connection, sid: str) -> None:
     counts: Counter = Counter()
     tools: set[str] = set()
     exts: set[str] = set()
-    for role, text, tool, arg in con.execute(
-            "SELECT role, text, tool, arg FROM turns WHERE session_id = ?", (sid,)):
+    for role, text, tool, arg in con.execute("SELECT role, text, tool, arg FROM turns WHERE session_id = ?", (sid,)):
         if role in TERM_ROLES:
             counts.update(terms(text))
         elif role == "tool" and tool:
@@ -256,11 +303,14 @@ def rebuild_session(con: sqlite3.Connection, sid: str) -> None:
     add_tags(con, sid, "ext", exts)
     con.execute(
         "UPDATE sessions SET turns = ?, topics_dirty = 1, start = (SELECT MIN(ts) FROM turns WHERE session_id = ?),"
-        " end = (SELECT MAX(ts) FROM turns WHERE session_id = ?) WHERE session_id = ?", (n, sid, sid, sid))
+        " end = (SELECT MAX(ts) FROM turns WHERE session_id = ?) WHERE session_id = ?",
+        (n, sid, sid, sid),
+    )
 
 
-def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
-                on_bytes: Callable[[int], None] | None = None) -> None:
+def _ingest_one(
+    con: sqlite3.Connection, path: Path, stats: IngestStats, on_bytes: Callable[[int], None] | None = None
+) -> None:
     stats.files += 1
     try:
         st = path.stat()
@@ -294,6 +344,7 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
     flush = _Flusher(con, path, file_id, reader, calls, st, stats)
     batch: list[tuple[int, dict]] = []
     start = offset
+
     def bad(_end: int) -> None:
         stats.bad_lines += 1
 
@@ -318,8 +369,9 @@ def _ingest_one(con: sqlite3.Connection, path: Path, stats: IngestStats,
         stats.errors.append(f"{path}: {exc.strerror or exc}")
 
 
-def _ingest_document(path: Path, offset: int, st: os.stat_result, flush: _Flusher, sid: str | None,
-                     stats: IngestStats) -> None:
+def _ingest_document(
+    path: Path, offset: int, st: os.stat_result, flush: _Flusher, sid: str | None, stats: IngestStats
+) -> None:
     """A chat kept as one JSON document: read it whole; its messages' ids keep re-reads from duplicating."""
     from cairn.sessions.gemini_turns import read_document
 
@@ -348,8 +400,10 @@ class _Flusher:
         records = [r for _, r in batch]
         if sid is None:
             sid = reader.session_id(path, records)
-            con.execute("UPDATE files SET session_id = ?, agent_id = ? WHERE id = ?",
-                        (sid, path.stem.removeprefix("agent-") if is_subagent_file(path) else None, self.file_id))
+            con.execute(
+                "UPDATE files SET session_id = ?, agent_id = ? WHERE id = ?",
+                (sid, path.stem.removeprefix("agent-") if is_subagent_file(path) else None, self.file_id),
+            )
         turns: list[Turn] = []
         kept: list[dict] = []
         for end, record in batch:
@@ -365,8 +419,19 @@ class _Flusher:
                 turns.append(t)
             kept.append(record)
         end = batch[-1][0]
-        added = _write_batch(con, self.file_id, sid, start, end, kept, turns, self.st.st_size, self.st.st_ino,
-                             reader, reader.cwd_hint(path, lambda: known_cwds(con)))
+        added = _write_batch(
+            con,
+            self.file_id,
+            sid,
+            start,
+            end,
+            kept,
+            turns,
+            self.st.st_size,
+            self.st.st_ino,
+            reader,
+            reader.cwd_hint(path, lambda: known_cwds(con)),
+        )
         if added is None:
             return None  # another process is ingesting this file: leave it to it
         stats.turns += added
@@ -388,10 +453,14 @@ def ingest_file(path: str | os.PathLike, con: sqlite3.Connection | None = None) 
     return stats
 
 
-def ingest_paths(paths: Iterable[str | os.PathLike] | None = None, *, con: sqlite3.Connection | None = None,
-                 progress: Callable[[int, int], None] | None = None,
-                 auto_backup: Callable[[sqlite3.Connection], object] | None = None,
-                 semantic: bool = False) -> IngestStats:
+def ingest_paths(
+    paths: Iterable[str | os.PathLike] | None = None,
+    *,
+    con: sqlite3.Connection | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    auto_backup: Callable[[sqlite3.Connection], object] | None = None,
+    semantic: bool = False,
+) -> IngestStats:
     """Archive every transcript under `paths` (default: the agents' own folders).
 
     `progress(done_bytes, total_bytes)` is called as work advances. Topic tags of the touched

@@ -26,6 +26,7 @@ def tables_at(version: int) -> tuple[str, ...]:
     (a backup of an archive missing its telemetry tables once passed as sound)."""
     return EXPECTED_TABLES + (OTEL_TABLES if version >= 3 else ())
 
+
 _V1 = [
     """
         CREATE TABLE files (
@@ -211,7 +212,9 @@ def restore_hint() -> str:
     except OSError:
         newest = []
     where = str(newest[0]) if newest else "BACKUP"
-    return f"the session archive looks damaged: `cairn restore {where} --yes` replaces it (the damaged file is kept aside)"
+    return (
+        f"the session archive looks damaged: `cairn restore {where} --yes` replaces it (the damaged file is kept aside)"
+    )
 
 
 def known_cwds(con: sqlite3.Connection) -> list[str]:

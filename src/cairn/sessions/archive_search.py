@@ -86,8 +86,13 @@ def parse_when(text: str, *, end: bool = False) -> str:
         return day.isoformat()
     if m := _REL.match(s):
         n, unit = int(m.group(1)), m.group(2)
-        delta = {"h": timedelta(hours=n), "d": timedelta(days=n), "w": timedelta(weeks=n),
-                 "m": timedelta(days=30 * n), "y": timedelta(days=365 * n)}[unit]
+        delta = {
+            "h": timedelta(hours=n),
+            "d": timedelta(days=n),
+            "w": timedelta(weeks=n),
+            "m": timedelta(days=30 * n),
+            "y": timedelta(days=365 * n),
+        }[unit]
         return (now - delta).strftime("%Y-%m-%dT%H:%M:%S")
     try:
         dt = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
@@ -110,19 +115,22 @@ def prefix_pattern(text: str) -> str:
 
 def project_ids(con: sqlite3.Connection, spec: str) -> list[str]:
     """Project ids matching `spec`: an id or a project name (case-insensitive), else an id prefix."""
-    rows = con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id = ? OR lower(project_name) = lower(?)",
-                       (spec, spec)).fetchall()
+    rows = con.execute(
+        "SELECT DISTINCT project_id FROM sessions WHERE project_id = ? OR lower(project_name) = lower(?)", (spec, spec)
+    ).fetchall()
     if not rows:
-        rows = con.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id LIKE ? ESCAPE '\\'",
-                           (prefix_pattern(spec),)).fetchall()
+        rows = con.execute(
+            "SELECT DISTINCT project_id FROM sessions WHERE project_id LIKE ? ESCAPE '\\'", (prefix_pattern(spec),)
+        ).fetchall()
     ids = [r[0] for r in rows if r[0]]
     if not ids:
         raise CairnError(f"no archived sessions for project {spec!r} (see `cairn sessions list --all-projects`)")
     return ids
 
 
-def _filters(project_ids: list[str] | None, after: str | None, before: str | None, tag: str | None,
-             time_col: str) -> tuple[str, list]:
+def _filters(
+    project_ids: list[str] | None, after: str | None, before: str | None, tag: str | None, time_col: str
+) -> tuple[str, list]:
     where, params = [], []
     if project_ids is not None:
         where.append(f"s.project_id IN ({','.join('?' * len(project_ids))})")
@@ -135,8 +143,10 @@ def _filters(project_ids: list[str] | None, after: str | None, before: str | Non
         params.append(before)
     if tag:
         kind, _, value = tag.lower().rpartition(":")
-        where.append("EXISTS (SELECT 1 FROM session_tags g WHERE g.session_id = s.session_id AND g.value = ?"
-                     + (" AND g.kind = ?)" if kind else ")"))
+        where.append(
+            "EXISTS (SELECT 1 FROM session_tags g WHERE g.session_id = s.session_id AND g.value = ?"
+            + (" AND g.kind = ?)" if kind else ")")
+        )
         params += [value, kind] if kind else [value]
     return (" AND " + " AND ".join(where)) if where else "", params
 
@@ -150,10 +160,20 @@ def _refresh_if_tagged(con: sqlite3.Connection, tag: str | None) -> None:
 # ---------------------------------------------------------------- search
 
 
-def search(con: sqlite3.Connection, query: str, *, project_ids: list[str] | None = None,
-           after: str | None = None, before: str | None = None, tag: str | None = None,
-           limit: int = 20, per_session: int | None = None, any_term: bool | None = None,
-           exclude_session: str | None = None, semantic: bool = False) -> list[Hit]:
+def search(
+    con: sqlite3.Connection,
+    query: str,
+    *,
+    project_ids: list[str] | None = None,
+    after: str | None = None,
+    before: str | None = None,
+    tag: str | None = None,
+    limit: int = 20,
+    per_session: int | None = None,
+    any_term: bool | None = None,
+    exclude_session: str | None = None,
+    semantic: bool = False,
+) -> list[Hit]:
     """Ranked hits for `query`. All terms must match; if nothing does, any term may (unless
     `any_term` is given explicitly). `per_session` caps hits from one session. With `semantic`
     (`[index] semantic`), the turns closest in meaning (archive_vectors.py) are fused with the
@@ -208,9 +228,11 @@ def _fused(con: sqlite3.Connection, rows: list[sqlite3.Row], close: list[int], f
     missing = [i for i in order if i not in by_id]
     if missing:
         for r in con.execute(
-                "SELECT t.id, t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
-                f" substr(t.text, 1, 400) AS head FROM turns t JOIN sessions s ON s.session_id = t.session_id"
-                f" WHERE t.id IN ({','.join('?' * len(missing))})", missing):
+            "SELECT t.id, t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
+            f" substr(t.text, 1, 400) AS head FROM turns t JOIN sessions s ON s.session_id = t.session_id"
+            f" WHERE t.id IN ({','.join('?' * len(missing))})",
+            missing,
+        ):
             row = dict(r)
             words = row.pop("head").split()
             row["snip"] = " ".join(words[:SNIPPET_WORDS]) + ("…" if len(words) > SNIPPET_WORDS else "")
@@ -235,15 +257,25 @@ def _hits(rows: list, limit: int, per_session: int | None) -> list[Hit]:
             continue
         shown.add((r["session_id"], snippet))
         per[r["session_id"]] += 1
-        hits.append(Hit(r["session_id"], r["project_name"] or r["project_id"], r["ts"], r["role"], snippet,
-                        round(-r["rank"], 4), r["tool"]))
+        hits.append(
+            Hit(
+                r["session_id"],
+                r["project_name"] or r["project_id"],
+                r["ts"],
+                r["role"],
+                snippet,
+                round(-r["rank"], 4),
+                r["tool"],
+            )
+        )
         if len(hits) >= limit:
             break
     return hits
 
 
-def search_sessions(project_id: str, query: str, limit: int = 2, *,
-                    exclude_session: str | None = None, semantic: bool = False) -> list[dict]:
+def search_sessions(
+    project_id: str, query: str, limit: int = 2, *, exclude_session: str | None = None, semantic: bool = False
+) -> list[dict]:
     """Recall for the UserPromptSubmit hook: the best hit of up to `limit` past sessions of one
     project (any query word may match; stopwords ignored). Silent and empty when there is no
     archive yet. Each dict: session_id, project, time, role, snippet, score."""
@@ -253,8 +285,16 @@ def search_sessions(project_id: str, query: str, limit: int = 2, *,
         return []
     con = open_archive()
     try:
-        hits = search(con, query, project_ids=[project_id], limit=limit, per_session=1, any_term=True,
-                      exclude_session=exclude_session, semantic=semantic)
+        hits = search(
+            con,
+            query,
+            project_ids=[project_id],
+            limit=limit,
+            per_session=1,
+            any_term=True,
+            exclude_session=exclude_session,
+            semantic=semantic,
+        )
     finally:
         con.close()
     return [h.as_dict() for h in hits]
@@ -263,20 +303,36 @@ def search_sessions(project_id: str, query: str, limit: int = 2, *,
 # ---------------------------------------------------------------- list / show / related
 
 
-def list_sessions(con: sqlite3.Connection, *, project_ids: list[str] | None = None, after: str | None = None,
-                  before: str | None = None, tag: str | None = None, limit: int | None = None) -> list[dict]:
+def list_sessions(
+    con: sqlite3.Connection,
+    *,
+    project_ids: list[str] | None = None,
+    after: str | None = None,
+    before: str | None = None,
+    tag: str | None = None,
+    limit: int | None = None,
+) -> list[dict]:
     """Sessions, newest first, with id, project, start, end, turn count, tags and title."""
     with transaction(con):
         refresh_topics(con)
     extra, params = _filters(project_ids, after, before, tag, "s.end")
-    sql = ("SELECT s.* FROM sessions s WHERE 1=1" + extra + " ORDER BY s.start DESC"
-           + (" LIMIT ?" if limit else ""))
+    sql = "SELECT s.* FROM sessions s WHERE 1=1" + extra + " ORDER BY s.start DESC" + (" LIMIT ?" if limit else "")
     rows = con.execute(sql, params + ([limit] if limit else [])).fetchall()
-    return [{"session_id": r["session_id"], "project": r["project_name"] or r["project_id"],
-             "project_id": r["project_id"], "start": r["start"], "end": r["end"], "turns": r["turns"],
-             "tags": session_tags(con, r["session_id"]), "title": r["title"], "git_branch": r["git_branch"],
-             "agent": r["agent"]}
-            for r in rows]
+    return [
+        {
+            "session_id": r["session_id"],
+            "project": r["project_name"] or r["project_id"],
+            "project_id": r["project_id"],
+            "start": r["start"],
+            "end": r["end"],
+            "turns": r["turns"],
+            "tags": session_tags(con, r["session_id"]),
+            "title": r["title"],
+            "git_branch": r["git_branch"],
+            "agent": r["agent"],
+        }
+        for r in rows
+    ]
 
 
 def resolve_session(con: sqlite3.Connection, ident: str) -> str:
@@ -284,8 +340,12 @@ def resolve_session(con: sqlite3.Connection, ident: str) -> str:
     ident = ident.strip()
     if not ident:
         raise CairnError("empty session id")
-    rows = [r[0] for r in con.execute("SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
-                                      (prefix_pattern(ident),))]
+    rows = [
+        r[0]
+        for r in con.execute(
+            "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6", (prefix_pattern(ident),)
+        )
+    ]
     if ident in rows:
         return ident
     if not rows:
@@ -303,22 +363,23 @@ def session_detail(con: sqlite3.Connection, sid: str) -> tuple[dict, list[sqlite
     info = dict(row)
     info["tags"] = session_tags(con, sid)
     turns = con.execute(
-        "SELECT role, ts, text, tool, arg, agent FROM turns WHERE session_id = ? ORDER BY ts, file_id, id",
-        (sid,)).fetchall()
+        "SELECT role, ts, text, tool, arg, agent FROM turns WHERE session_id = ? ORDER BY ts, file_id, id", (sid,)
+    ).fetchall()
     return info, turns
 
 
-def related(con: sqlite3.Connection, term: str, *, project_ids: list[str] | None = None,
-            limit: int = 15) -> dict:
+def related(con: sqlite3.Connection, term: str, *, project_ids: list[str] | None = None, limit: int = 15) -> dict:
     """Terms and sessions that co-occur with `term`: words frequent in the turns that mention it
     and rare elsewhere (idf over sessions), and the sessions mentioning it most."""
     match = fts_query(term)
     if match is None:
         raise CairnError("give a term to relate")
     extra, params = _filters(project_ids, None, None, None, "t.ts")
-    sql = ("SELECT t.session_id, t.text, s.project_name, s.title FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
-           " JOIN sessions s ON s.session_id = t.session_id"
-           f" WHERE turns_fts MATCH ?{extra} ORDER BY bm25(turns_fts) LIMIT 400")
+    sql = (
+        "SELECT t.session_id, t.text, s.project_name, s.title FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
+        " JOIN sessions s ON s.session_id = t.session_id"
+        f" WHERE turns_fts MATCH ?{extra} ORDER BY bm25(turns_fts) LIMIT 400"
+    )
     try:
         rows = con.execute(sql, [match, *params]).fetchall()
     except sqlite3.OperationalError as exc:
@@ -342,8 +403,10 @@ def related(con: sqlite3.Connection, term: str, *, project_ids: list[str] | None
     return {
         "term": term,
         "terms": [{"term": w, "turns": n, "score": round(s, 3)} for s, w, n in scored[:limit]],
-        "sessions": [{"session_id": sid, "project": info[sid][0], "title": info[sid][1], "turns": n}
-                     for sid, n in sessions.most_common(limit)],
+        "sessions": [
+            {"session_id": sid, "project": info[sid][0], "title": info[sid][1], "turns": n}
+            for sid, n in sessions.most_common(limit)
+        ],
     }
 
 
@@ -383,12 +446,18 @@ def session_digest(session_id: str, con: sqlite3.Connection | None = None) -> di
 
     last = next((t["text"] for t in reversed(main) if t["role"] == "assistant"), "")
     return {
-        "session_id": info["session_id"], "project": info["project_name"], "project_id": info["project_id"],
-        "git_branch": info["git_branch"], "start": info["start"], "end": info["end"], "turns": info["turns"],
+        "session_id": info["session_id"],
+        "project": info["project_name"],
+        "project_id": info["project_id"],
+        "git_branch": info["git_branch"],
+        "start": info["start"],
+        "end": info["end"],
+        "turns": info["turns"],
         "prompts": unique([" ".join(t["text"].split())[:300] for t in main if t["role"] == "user"], 10),
         # Claude Code's tool names, then Codex CLI's and Gemini CLI's
-        "files_changed": unique(tool_args(("Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch",
-                                           "write_file", "replace")), 30),
+        "files_changed": unique(
+            tool_args(("Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "write_file", "replace")), 30
+        ),
         "files_read": unique(tool_args(("Read", "read_file", "read_many_files")), 30),
         "commands": unique(tool_args(("Bash", "shell", "exec_command", "local_shell", "run_shell_command")), 20),
         "errors": sum(1 for t in turns if t["role"] == "error"),

@@ -46,8 +46,10 @@ def add_terms(con: sqlite3.Connection, session_id: str, counts: Counter) -> None
 
 def add_tags(con: sqlite3.Connection, session_id: str, kind: str, values: set[str]) -> None:
     if values:
-        con.executemany("INSERT OR IGNORE INTO session_tags(session_id, kind, value) VALUES (?, ?, ?)",
-                        [(session_id, kind, v) for v in values])
+        con.executemany(
+            "INSERT OR IGNORE INTO session_tags(session_id, kind, value) VALUES (?, ?, ?)",
+            [(session_id, kind, v) for v in values],
+        )
 
 
 def refresh_topics(con: sqlite3.Connection, session_ids: list[str] | None = None) -> int:
@@ -64,8 +66,7 @@ def refresh_topics(con: sqlite3.Connection, session_ids: list[str] | None = None
             (sid,),
         ).fetchall()
         scored = sorted(
-            ((1 + math.log(n)) * math.log((total + 1) / (df + 0.5)) + 0.01 * math.log(n), term)
-            for term, n, df in rows
+            ((1 + math.log(n)) * math.log((total + 1) / (df + 0.5)) + 0.01 * math.log(n), term) for term, n, df in rows
         )
         top = [term for score, term in reversed(scored) if score > 0][:TOPICS_PER_SESSION]
         con.execute("DELETE FROM session_tags WHERE session_id = ? AND kind = 'topic'", (sid,))

@@ -41,7 +41,10 @@ _ROLE_LIST = ",".join(f"'{r}'" for r in ROLES)
 
 def stored_model(con: sqlite3.Connection) -> str:
     """The model id the stored vectors come from; "" when the archive holds none (cheap: no import)."""
-    if con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'turn_vectors_meta'").fetchone() is None:
+    if (
+        con.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'turn_vectors_meta'").fetchone()
+        is None
+    ):
         return ""
     row = con.execute("SELECT value FROM turn_vectors_meta WHERE key = 'model'").fetchone()
     return str(row[0]) if row else ""
@@ -65,9 +68,13 @@ def refresh(con: sqlite3.Connection, enabled: bool) -> int:
             con.execute("DELETE FROM turn_vectors")
             con.execute("INSERT OR REPLACE INTO turn_vectors_meta(key, value) VALUES ('model', ?)", (st.model_id,))
             _stamp(con)
-    todo = [r[0] for r in con.execute(
-        f"SELECT t.id FROM turns t LEFT JOIN turn_vectors v ON v.turn_id = t.id"
-        f" WHERE v.turn_id IS NULL AND t.role IN ({_ROLE_LIST}) ORDER BY t.id")]
+    todo = [
+        r[0]
+        for r in con.execute(
+            f"SELECT t.id FROM turns t LEFT JOIN turn_vectors v ON v.turn_id = t.id"
+            f" WHERE v.turn_id IS NULL AND t.role IN ({_ROLE_LIST}) ORDER BY t.id"
+        )
+    ]
     if not todo:
         return 0
     model = embed.load()
@@ -75,14 +82,18 @@ def refresh(con: sqlite3.Connection, enabled: bool) -> int:
         return 0
     done = 0
     for i in range(0, len(todo), BATCH):
-        part = todo[i:i + BATCH]
-        rows = con.execute(f"SELECT id, substr(text, 1, {TEXT_CHARS}) FROM turns WHERE id IN "
-                           f"({','.join('?' * len(part))}) ORDER BY id", part).fetchall()
+        part = todo[i : i + BATCH]
+        rows = con.execute(
+            f"SELECT id, substr(text, 1, {TEXT_CHARS}) FROM turns WHERE id IN "
+            f"({','.join('?' * len(part))}) ORDER BY id",
+            part,
+        ).fetchall()
         vecs = model.embed([r[1] for r in rows])
         with transaction(con):  # a turn deleted meanwhile (forget) must not get a vector back
             cur = con.executemany(
                 "INSERT OR IGNORE INTO turn_vectors(turn_id, vec) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM turns WHERE id = ?)",
-                [(r[0], embed.pack(vecs[j:j + 1]), r[0]) for j, r in enumerate(rows)])
+                [(r[0], embed.pack(vecs[j : j + 1]), r[0]) for j, r in enumerate(rows)],
+            )
             done += max(cur.rowcount, 0)
             _stamp(con)
     return done
@@ -123,11 +134,16 @@ def ranking(con: sqlite3.Connection, query: str, where: str, params: list, depth
     out: list[int] = []
     step = max(depth * 10, SLICE)
     for start in range(0, len(order), step):
-        part = ids[order[start:start + step]].tolist()
-        keep = {r[0] for r in con.execute(
-            f"SELECT t.id FROM turns t JOIN sessions s ON s.session_id = t.session_id"
-            f" WHERE t.id IN ({','.join('?' * len(part))}){where}", [*part, *params])}
-        out += [i for i in part if i in keep][:depth - len(out)]
+        part = ids[order[start : start + step]].tolist()
+        keep = {
+            r[0]
+            for r in con.execute(
+                f"SELECT t.id FROM turns t JOIN sessions s ON s.session_id = t.session_id"
+                f" WHERE t.id IN ({','.join('?' * len(part))}){where}",
+                [*part, *params],
+            )
+        }
+        out += [i for i in part if i in keep][: depth - len(out)]
         if len(out) >= depth:
             break
     return out

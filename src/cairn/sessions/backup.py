@@ -71,7 +71,8 @@ def sweep(folder: Path | None = None) -> list[Path]:
     for entry in entries:
         m = _WORK.match(entry.name) or _TEMP.match(entry.name)
         stale = (m is not None and not pid_alive(int(m.group(1)))) or (
-            folder == backups_dir() and _OLD_WORK.match(entry.name) is not None and entry.is_dir())
+            folder == backups_dir() and _OLD_WORK.match(entry.name) is not None and entry.is_dir()
+        )
         if not stale or entry.is_symlink():
             continue
         try:
@@ -161,8 +162,10 @@ def backup(con: sqlite3.Connection, *, keep: int | None = None) -> Path:
     if why is not None:
         path.unlink(missing_ok=True)
         kept = len(list_backups())
-        raise CairnError(f"the session archive is damaged ({why}): no backup taken, the {kept} older "
-                         f"backup(s) kept; {restore_hint()}")
+        raise CairnError(
+            f"the session archive is damaged ({why}): no backup taken, the {kept} older "
+            f"backup(s) kept; {restore_hint()}"
+        )
     for old in list_backups()[:-keep]:
         old.unlink(missing_ok=True)
     return path
@@ -200,9 +203,13 @@ def ids_in_backups(ident: str) -> list[str]:
         try:
             con = _open_snapshot(path)
             try:
-                found.update(r[0] for r in con.execute(
-                    "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
-                    (prefix_pattern(ident.strip()),)))
+                found.update(
+                    r[0]
+                    for r in con.execute(
+                        "SELECT session_id FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 6",
+                        (prefix_pattern(ident.strip()),),
+                    )
+                )
             finally:
                 con.close()
         except sqlite3.Error:
@@ -261,8 +268,7 @@ def backups_holding(session_ids: list[str]) -> list[Path]:
         try:
             con = _open_snapshot(path)
             try:
-                if con.execute(f"SELECT 1 FROM sessions WHERE session_id IN ({marks}) LIMIT 1",
-                               session_ids).fetchone():
+                if con.execute(f"SELECT 1 FROM sessions WHERE session_id IN ({marks}) LIMIT 1", session_ids).fetchone():
                     found.append(path)
             finally:
                 con.close()
@@ -373,8 +379,7 @@ def decrypt_file(src: Path, dest: Path, passphrase: str) -> None:
 # ---------------------------------------------------------------- mirror / restore
 
 
-def mirror(con: sqlite3.Connection, folder: Path, *, passphrase: str | None = None,
-           source: Path | None = None) -> Path:
+def mirror(con: sqlite3.Connection, folder: Path, *, passphrase: str | None = None, source: Path | None = None) -> Path:
     """Write a snapshot into `folder` (a synced folder), encrypted when a passphrase is given.
 
     `source` is a verified snapshot just taken (`backup`); without it one is taken. Encryption
@@ -459,8 +464,10 @@ def restore(src: Path, *, passphrase: str | None = None, yes: bool = False) -> d
         info = verify(plain, shown=src)
         live = archive_path()
         if live.exists() and not yes:
-            raise CairnError(f"refusing to replace the live archive {live} without --yes "
-                             f"(backup holds {info['sessions']} sessions, {info['turns']} turns)")
+            raise CairnError(
+                f"refusing to replace the live archive {live} without --yes "
+                f"(backup holds {info['sessions']} sessions, {info['turns']} turns)"
+            )
         damaged = damage_of(live) if live.exists() else None
         if damaged is not None:  # too damaged to snapshot or to write into: set it aside whole
             info["damaged"] = str(set_aside(live))

@@ -32,13 +32,18 @@ READERS = frozenset({"cat", "sed", "nl", "head", "tail", "less", "more", "bat", 
 _PATCH = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
 _SEGMENT = re.compile(r"&&|\|\||[;|\n]")
 _FILE_WORD = re.compile(  # as context.py's, but a bare `README.md` too: Codex reads with `cat`
-    r"^(?:[\w.@~+-]{1,40}/)*[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$")
+    r"^(?:[\w.@~+-]{1,40}/)*[\w@~+-][\w.@~+-]{0,39}\.[A-Za-z][A-Za-z0-9]{0,7}$"
+)
 
 
 def is_codex(rec: dict) -> bool:
     """A rollout record (`payload` under a Codex record type), not a Claude Code one."""
     return isinstance(rec.get("payload"), dict) and rec.get("type") in (
-        "response_item", "event_msg", "session_meta", "turn_context")
+        "response_item",
+        "event_msg",
+        "session_meta",
+        "turn_context",
+    )
 
 
 def apply_codex_record(ctx: SessionContext, rec: dict, when: float) -> None:
@@ -89,7 +94,7 @@ def _completed_item(ctx: SessionContext, item: dict, when: float) -> None:
     kind = item.get("type")
     if kind == "CommandExecution":
         cwd = _text(item.get("cwd"))
-        workdir = cwd[len("file://"):] if cwd.startswith("file://") else cwd
+        workdir = cwd[len("file://") :] if cwd.startswith("file://") else cwd
         _shell(ctx, item.get("command"), workdir or ctx.cwd, when)
     elif kind == "FileChange" and isinstance(item.get("changes"), dict):
         for path, change in list(item["changes"].items())[:200]:

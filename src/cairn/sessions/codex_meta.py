@@ -51,6 +51,9 @@ def typed_prompt(payload: dict) -> str | None:
     item = payload.get("item")
     if not isinstance(item, dict) or item.get("type") != "UserMessage" or not isinstance(item.get("content"), list):
         return None
-    parts = [p["text"] for p in item["content"] if isinstance(p, dict) and p.get("type") == "text"
-             and isinstance(p.get("text"), str)]
+    parts = [
+        p["text"]
+        for p in item["content"]
+        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+    ]
     return "\n".join(parts) if parts else None

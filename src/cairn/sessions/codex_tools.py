@@ -53,8 +53,14 @@ def call_name(payload: dict) -> str:
     return "shell" if payload.get("type") == "local_shell_call" else "?"
 
 
-def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
-                 usage_lines: Container[int] | None = None, rows: list[tuple] | None = None) -> None:
+def tool_outputs(
+    data: bytes,
+    sid: str,
+    ds: Dataset,
+    seen: set[tuple],
+    usage_lines: Container[int] | None = None,
+    rows: list[tuple] | None = None,
+) -> None:
     """Append to ds.tool_results the size of each tool output of a rollout, named by its call.
 
     `seen` holds the ("tool", timestamp, call_id) of the outputs already counted (this file's are
@@ -80,7 +86,7 @@ def tool_outputs(data: bytes, sid: str, ds: Dataset, seen: set[tuple],
         after = data[at + 5] if at + 5 < end else 0
         if after == _QUOTE:
             is_call, is_out = True, None  # None: not looked for (yet)
-        elif after == _UNDERSCORE and data[at + 5:at + 13] == b'_output"':
+        elif after == _UNDERSCORE and data[at + 5 : at + 13] == b'_output"':
             is_call, is_out = None, True
         else:
             is_out = find(_OUTPUT, at, end) != -1

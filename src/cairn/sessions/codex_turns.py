@@ -36,8 +36,15 @@ from cairn.sessions.turns import (
 from cairn.util.jsonl import loads
 
 # The argument that says what a Codex tool call did.
-MAIN_ARG = {"shell": "command", "exec_command": "cmd", "local_shell": "command", "read_file": "path",
-            "view_image": "path", "update_plan": "explanation", "write_stdin": "chars"}
+MAIN_ARG = {
+    "shell": "command",
+    "exec_command": "cmd",
+    "local_shell": "command",
+    "read_file": "path",
+    "view_image": "path",
+    "update_plan": "explanation",
+    "write_stdin": "chars",
+}
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 _EXIT = re.compile(r"(?:Exit code|Process exited with code):? (\d+)")
 
@@ -53,8 +60,9 @@ def _texts(content: object, kinds: tuple[str, ...]) -> str:
         return content
     if not isinstance(content, list):
         return ""
-    return "\n".join(b["text"] for b in content
-                     if isinstance(b, dict) and b.get("type") in kinds and isinstance(b.get("text"), str))
+    return "\n".join(
+        b["text"] for b in content if isinstance(b, dict) and b.get("type") in kinds and isinstance(b.get("text"), str)
+    )
 
 
 def main_argument(name: str, raw: object) -> str:
@@ -138,8 +146,7 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
             action = payload.get("action")
             raw = action if isinstance(action, dict) else {}
         arg = redacted_head(main_argument(name, raw), ARG_MAX)
-        return [Turn(key, 0, "tool", ts, f"{name} {arg}".strip(), tool=name, arg=arg,
-                     ref=_str(payload.get("call_id")))]
+        return [Turn(key, 0, "tool", ts, f"{name} {arg}".strip(), tool=name, arg=arg, ref=_str(payload.get("call_id")))]
     if ptype == "web_search_call":
         action = payload.get("action")
         query = action.get("query") if isinstance(action, dict) else None
@@ -148,12 +155,14 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
     if ptype in ("function_call_output", "custom_tool_call_output"):
         ref = _str(payload.get("call_id"))
         text, failed = _output(payload.get("output"))
-        text = redacted_output(clean_text(cut_between_words(text, RESULT_HEAD * 4)), RESULT_HEAD,
-                               command_of(tool_name, ref))
+        text = redacted_output(
+            clean_text(cut_between_words(text, RESULT_HEAD * 4)), RESULT_HEAD, command_of(tool_name, ref)
+        )
         if not text and not failed:
             return []
-        return [Turn(key, 0, "error" if failed else "tool_result", ts, text,
-                     tool=tool_name(ref) if ref else None, ref=ref)]
+        return [
+            Turn(key, 0, "error" if failed else "tool_result", ts, text, tool=tool_name(ref) if ref else None, ref=ref)
+        ]
     return []
 
 

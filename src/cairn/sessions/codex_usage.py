@@ -62,8 +62,10 @@ def _first(u: dict, keys: tuple[str, ...]) -> int | None:
 
 
 _IN, _OUT = ("input_tokens", "prompt_tokens", "input"), ("output_tokens", "completion_tokens", "output")
-_REASONING, _CACHED = ("reasoning_output_tokens", "reasoning_tokens"), (
-    "cached_input_tokens", "cache_read_input_tokens", "cached_tokens")
+_REASONING, _CACHED = (
+    ("reasoning_output_tokens", "reasoning_tokens"),
+    ("cached_input_tokens", "cache_read_input_tokens", "cached_tokens"),
+)
 
 
 def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
@@ -73,8 +75,18 @@ def raw_usage(u: object) -> tuple[int, int, int, int, int] | None:
     # Codex writes these five keys as non-negative integers: then each is the first alias found
     inp, cached, out = u.get("input_tokens"), u.get("cached_input_tokens"), u.get("output_tokens")
     reasoning, total = u.get("reasoning_output_tokens"), u.get("total_tokens")
-    if (type(inp) is int and type(cached) is int and type(out) is int and type(reasoning) is int
-            and type(total) is int and inp >= 0 and cached >= 0 and out >= 0 and reasoning >= 0 and total >= 0):
+    if (
+        type(inp) is int
+        and type(cached) is int
+        and type(out) is int
+        and type(reasoning) is int
+        and type(total) is int
+        and inp >= 0
+        and cached >= 0
+        and out >= 0
+        and reasoning >= 0
+        and total >= 0
+    ):
         if total == 0 and inp + out + reasoning != 0:
             total = inp + out + reasoning
         return inp, cached, out, reasoning, total
@@ -206,8 +218,9 @@ def scan_codex_tools(path: Path, ds: Dataset, seen: set[tuple], rows: list[tuple
     tool_outputs(data, sid, ds, seen, _UsageLines(data, path), rows)
 
 
-def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
-                    keys: list[tuple] | None = None, *, tools: bool = True) -> None:
+def scan_codex_file(
+    path: Path, ds: Dataset, out: list[Turn], seen: set[tuple], keys: list[tuple] | None = None, *, tools: bool = True
+) -> None:
     """Read one rollout: its usage events and tool outputs (copies already `seen` dropped), cwd and folder.
 
     `keys` collects, for a merge across processes (scan_pool.py), the key of each usage entry added
@@ -221,11 +234,11 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
     ds.session_dir.setdefault(sid, "/".join(path.parent.parts[-3:]))
     if tools:
         tool_outputs(data, sid, ds, seen, spans)
-    sub = b"thread_spawn" in data[:16 * 1024]
+    sub = b"thread_spawn" in data[: 16 * 1024]
     parsed_all: list[dict | None] | None = None
     replay = None
     if sub:  # a subagent's replayed head needs every record first
-        parsed_all = [_parse(data[start:spans[start]], ds) for start in starts]
+        parsed_all = [_parse(data[start : spans[start]], ds) for start in starts]
         replay = _replay_second([r for r in parsed_all if r is not None])
     previous: tuple[int, int, int, int, int] | None = None
     previous_bytes: bytes | None = None  # the raw total that set `previous`
@@ -241,7 +254,7 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         if is_count:  # the line's raw total, searched in place: a repeated count's line is never copied
             at = find(_TOTAL, start, end)
             close = find(b"}", at, end) if at != -1 else -1
-            total_raw = data[at:close + 1] if close != -1 else None
+            total_raw = data[at : close + 1] if close != -1 else None
             if previous_bytes is not None and total_raw == previous_bytes:
                 continue  # byte for byte the totals already counted: parsing it would end in the same `continue`
         raw = data[start:end]
@@ -322,8 +335,29 @@ def scan_codex_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         seen.add(key)
         if keys is not None:  # for a merge across processes (scan_pool.py)
             keys.append(key)
-        out.append(Turn(sid, fname, sub, ts, stamp, used, None, None, False, None,
-                        inp - cached, output, 0, 0, 0, cached, cwd, "codex", reasoning))
+        out.append(
+            Turn(
+                sid,
+                fname,
+                sub,
+                ts,
+                stamp,
+                used,
+                None,
+                None,
+                False,
+                None,
+                inp - cached,
+                output,
+                0,
+                0,
+                0,
+                cached,
+                cwd,
+                "codex",
+                reasoning,
+            )
+        )
 
 
 def _replay_second(records: list[dict]) -> str | None:
@@ -334,7 +368,9 @@ def _replay_second(records: list[dict]) -> str | None:
         if rec.get("type") != "event_msg" or not isinstance(payload, dict) or payload.get("type") != "token_count":
             continue
         info = payload.get("info")
-        if not isinstance(info, dict) or (info.get("last_token_usage") is None and info.get("total_token_usage") is None):
+        if not isinstance(info, dict) or (
+            info.get("last_token_usage") is None and info.get("total_token_usage") is None
+        ):
             continue
         stamp = rec.get("timestamp")
         if not isinstance(stamp, str) or len(stamp.strip()) < 19:

@@ -39,10 +39,17 @@ _SKIP_LINES = (b'"type":"progress"', b'"type":"file-history-snapshot"', b'"type"
 _WRAPPERS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook|local-command-caveat|local-command-stdout|local-command-stderr"
     r"|command-message|command-name|command-args|task-notification|bash-input|bash-stdout|bash-stderr)>.*?(?:</\1>|\Z)",
-    re.S)
+    re.S,
+)
 _CODEX_ITEMS = (b'"type":"UserMessage"', b'"type":"CommandExecution"', b'"type":"FileChange"')  # since 0.171
-_CODEX_WANTED = (b'"user_message"', b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"',
-                 b'"session_meta"', b'"turn_context"')  # the records of a Codex rollout worth parsing
+_CODEX_WANTED = (
+    b'"user_message"',
+    b'"function_call"',
+    b'"custom_tool_call"',
+    b'"local_shell_call"',
+    b'"session_meta"',
+    b'"turn_context"',
+)  # the records of a Codex rollout worth parsing
 # Words of a shell command that name a file (`src/a.py`): short segments, the last with an extension.
 # Long random runs (keys with a `/` in them) fail the shape; the few that pass are redacted before
 # the context is cached (see _redact_new).
@@ -111,8 +118,13 @@ class SessionContext:
             old.time = when
 
     def as_json(self) -> dict:
-        return {"files": {p: t.as_list() for p, t in self.files.items()}, "prompts": self.prompts,
-                "steps": self.steps, "order": self.order, "cwd": self.cwd}
+        return {
+            "files": {p: t.as_list() for p, t in self.files.items()},
+            "prompts": self.prompts,
+            "steps": self.steps,
+            "order": self.order,
+            "cwd": self.cwd,
+        }
 
     @classmethod
     def from_json(cls, data: dict) -> SessionContext:
@@ -155,8 +167,11 @@ def prompt_text(content: object) -> str:
     elif isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return ""
-        text = "\n".join(b["text"] for b in content
-                         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str))
+        text = "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
     else:
         return ""
     text = strip_injected(text)
@@ -280,15 +295,16 @@ def _read_from(path: Path, offset: int, max_bytes: int) -> tuple[bytes, int]:
         data = fh.read(size - start)
     if start != offset and start > 0:  # jumped into the middle of a line: drop its piece
         nl = data.find(b"\n")
-        data, start = (data[nl + 1:], start + nl + 1) if nl >= 0 else (b"", size)
+        data, start = (data[nl + 1 :], start + nl + 1) if nl >= 0 else (b"", size)
     end = data.rfind(b"\n")  # a trailing line without its newline is still being written
     if end < 0:
         return b"", start
     return data[: end + 1], start + end + 1
 
 
-def read_session(transcript: str | os.PathLike, cache: Path | None = None,
-                 max_bytes: int = MAX_CATCHUP) -> SessionContext:
+def read_session(
+    transcript: str | os.PathLike, cache: Path | None = None, max_bytes: int = MAX_CATCHUP
+) -> SessionContext:
     """The session context of a transcript, read incrementally when `cache` is given.
 
     Never raises for a bad transcript: a missing, unreadable or non-JSONL file gives an empty
@@ -359,8 +375,12 @@ def _cached(cache: Path, ident: int | str, size: int) -> tuple[SessionContext, i
         return SessionContext(), 0
     try:
         data = parse_line(cache.read_bytes())  # a lone surrogate cached by an older version: U+FFFD
-        if (data is not None and data.get("v") == CACHE_VERSION and data.get("ino") == ident
-                and 0 <= int(data.get("offset", 0)) <= size):
+        if (
+            data is not None
+            and data.get("v") == CACHE_VERSION
+            and data.get("ino") == ident
+            and 0 <= int(data.get("offset", 0)) <= size
+        ):
             ctx, offset = SessionContext.from_json(data.get("ctx") or {}), int(data["offset"])
             _keep(cache, ident, offset, ctx, sig)
             return ctx, offset

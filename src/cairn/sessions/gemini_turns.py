@@ -38,10 +38,19 @@ from cairn.sessions.turns import (
 )
 from cairn.util.jsonl import parse_line
 
-MAIN_ARG = {"run_shell_command": ("command",), "read_file": ("file_path", "absolute_path"),
-            "write_file": ("file_path",), "replace": ("file_path",), "list_directory": ("path",),
-            "glob": ("pattern",), "search_file_content": ("pattern",), "google_web_search": ("query",),
-            "web_fetch": ("prompt",), "read_many_files": ("paths",), "save_memory": ("fact",)}
+MAIN_ARG = {
+    "run_shell_command": ("command",),
+    "read_file": ("file_path", "absolute_path"),
+    "write_file": ("file_path",),
+    "replace": ("file_path",),
+    "list_directory": ("path",),
+    "glob": ("pattern",),
+    "search_file_content": ("pattern",),
+    "google_web_search": ("query",),
+    "web_fetch": ("prompt",),
+    "read_many_files": ("paths",),
+    "save_memory": ("fact",),
+}
 FILE_TOOLS = frozenset({"read_file", "write_file", "replace"})
 
 
@@ -54,8 +63,11 @@ def _text(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(p["text"] for p in content
-                         if isinstance(p, dict) and isinstance(p.get("text"), str) and p.get("thought") is not True)
+        return "\n".join(
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str) and p.get("thought") is not True
+        )
     return ""
 
 
@@ -145,8 +157,15 @@ def _tool_turns(uuid: str, ts: str | None, calls: list) -> Iterator[Turn]:
         command = main_argument(name, call.get("args")) if name in SHELL_TOOLS else None
         text = redacted_output(clean_text(cut_between_words(_result(call), RESULT_HEAD * 4)), RESULT_HEAD, command)
         if text or failed:
-            yield Turn(uuid, 2 + 2 * i, "error" if failed else "tool_result", _str(call.get("timestamp")) or ts,
-                       text, tool=name, ref=ref)
+            yield Turn(
+                uuid,
+                2 + 2 * i,
+                "error" if failed else "tool_result",
+                _str(call.get("timestamp")) or ts,
+                text,
+                tool=name,
+                ref=ref,
+            )
 
 
 def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -> list[Turn]:

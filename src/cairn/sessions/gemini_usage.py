@@ -32,11 +32,13 @@ from cairn.sessions.transcript import GEMINI
 from cairn.sessions.usage import Dataset, ToolResult, Turn, parse_timestamp
 from cairn.util.jsonl import parse_line
 
-_NAMES = {"input": ("input", "prompt", "input_tokens", "prompt_tokens"),
-          "output": ("output", "candidates", "output_tokens", "candidates_tokens"),
-          "cached": ("cached", "cached_tokens"),
-          "thoughts": ("thoughts", "reasoning", "thoughts_tokens", "reasoning_tokens"),
-          "tool": ("tool", "tool_tokens")}
+_NAMES = {
+    "input": ("input", "prompt", "input_tokens", "prompt_tokens"),
+    "output": ("output", "candidates", "output_tokens", "candidates_tokens"),
+    "cached": ("cached", "cached_tokens"),
+    "thoughts": ("thoughts", "reasoning", "thoughts_tokens", "reasoning_tokens"),
+    "tool": ("tool", "tool_tokens"),
+}
 
 
 def _num(rec: dict, names: tuple[str, ...]) -> int:
@@ -108,8 +110,9 @@ def _messages(path: Path) -> tuple[str | None, list[dict]]:
     return sid, out
 
 
-def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
-                     keys: list[tuple] | None = None) -> None:
+def scan_gemini_file(
+    path: Path, ds: Dataset, out: list[Turn], seen: set[tuple], keys: list[tuple] | None = None
+) -> None:
     """Read one chat's usage into `out` (messages already `seen` in another file dropped)."""
     try:
         sid, messages = _messages(path)
@@ -136,10 +139,29 @@ def scan_gemini_file(path: Path, ds: Dataset, out: list[Turn], seen: set[tuple],
         if keys is not None:  # for a merge across processes (scan_pool.py)
             keys.append(key)
         fresh, output, cache, reasoning = got
-        out.append(Turn(session_id=sid, file=str(path), is_subagent=False, ts=ts, timestamp=m["timestamp"],
-                        model=model, message_id=None, request_id=None, sidechain=False, speed=None,
-                        input=fresh, output=output + reasoning, cache_write=0, write_5m=0, write_1h=0,
-                        cache_read=cache, cwd=cwd, agent=GEMINI, reasoning=reasoning))
+        out.append(
+            Turn(
+                session_id=sid,
+                file=str(path),
+                is_subagent=False,
+                ts=ts,
+                timestamp=m["timestamp"],
+                model=model,
+                message_id=None,
+                request_id=None,
+                sidechain=False,
+                speed=None,
+                input=fresh,
+                output=output + reasoning,
+                cache_write=0,
+                write_5m=0,
+                write_1h=0,
+                cache_read=cache,
+                cwd=cwd,
+                agent=GEMINI,
+                reasoning=reasoning,
+            )
+        )
         calls = m.get("toolCalls")
         for call in calls if isinstance(calls, list) else ():  # the message's tool outputs, counted with it
             if isinstance(call, dict):
@@ -176,8 +198,11 @@ def name_hashed_folders(ds: Dataset, roots: Callable[[], Iterable[str]] = known_
     `.project_root`) the working folder whose SHA-256 that is, among the other sessions' folders and
     `roots()`: the X-ray then puts it under its project, not "unknown"."""
     chats = {t.session_id for t in ds.turns if t.agent == GEMINI}
-    hashed = {sid: ds.session_dir[sid] for sid in chats
-              if sid not in ds.session_cwd and is_project_hash(ds.session_dir.get(sid, ""))}
+    hashed = {
+        sid: ds.session_dir[sid]
+        for sid in chats
+        if sid not in ds.session_cwd and is_project_hash(ds.session_dir.get(sid, ""))
+    }
     if not hashed:
         return
     candidates = list(dict.fromkeys([*ds.session_cwd.values(), *roots()]))

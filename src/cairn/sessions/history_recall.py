@@ -65,8 +65,9 @@ class Past:
             self._newest = self.con.execute("SELECT MAX(seq) FROM sessions").fetchone()[0] or 0
         return 0.5 ** (max(0, self._newest - seq) / half_life) if half_life > 0 else 1.0
 
-    def similar(self, prompt: str, *, min_sim: float, limit: int, half_life: float
-                ) -> list[tuple[int, float, str, str | None, int]]:
+    def similar(
+        self, prompt: str, *, min_sim: float, limit: int, half_life: float
+    ) -> list[tuple[int, float, str, str | None, int]]:
         """(request id, similarity x recency, its prompt, its time, its file count) of the earlier
         requests at least `min_sim` like `prompt`, the best `limit`."""
         con = self.con
@@ -75,22 +76,26 @@ class Past:
         if n <= 0 or not words:
             return []
         avg = max(count_of(con, "terms") / n, 1.0)
-        df = dict(con.execute(f"SELECT term, df FROM term_df WHERE term IN ({','.join('?' * len(words))})", words)
-                  .fetchall())
+        df = dict(
+            con.execute(f"SELECT term, df FROM term_df WHERE term IN ({','.join('?' * len(words))})", words).fetchall()
+        )
         idf = {w: math.log(1 + (n - df.get(w, 0) + 0.5) / (df.get(w, 0) + 0.5)) for w in words}
         whole = sum(idf.values())  # what a request holding every word (of average length) would score
         acc: dict[int, float] = {}
         for w in sorted((w for w in words if w in df), key=lambda w: -idf[w])[:MAX_QUERY_TERMS]:
-            for (rid,) in con.execute("SELECT rid FROM request_terms WHERE term = ? ORDER BY rid DESC LIMIT ?",
-                                      (w, MAX_POSTINGS)):
+            for (rid,) in con.execute(
+                "SELECT rid FROM request_terms WHERE term = ? ORDER BY rid DESC LIMIT ?", (w, MAX_POSTINGS)
+            ):
                 acc[rid] = acc.get(rid, 0.0) + idf[w]
         if not acc or whole <= 0:
             return []
         best = sorted(acc, key=lambda r: -acc[r])[:CANDIDATES]
         out = []
         for rid, sid, prompt_head, ts, nterms, nfiles, seq in con.execute(
-                f"SELECT r.id, r.sid, r.prompt, r.ts, r.nterms, r.nfiles, s.seq FROM requests r "
-                f"JOIN sessions s ON s.sid = r.sid WHERE r.id IN ({','.join('?' * len(best))})", best):
+            f"SELECT r.id, r.sid, r.prompt, r.ts, r.nterms, r.nfiles, s.seq FROM requests r "
+            f"JOIN sessions s ON s.sid = r.sid WHERE r.id IN ({','.join('?' * len(best))})",
+            best,
+        ):
             if sid == self.exclude or not nfiles:
                 continue
             norm = (K1 + 1) / (1 + K1 * (1 - B + B * nterms / avg))
@@ -100,8 +105,16 @@ class Past:
         out.sort(key=lambda x: (-x[1], -x[0]))
         return out[:limit]
 
-    def asked(self, prompt: str, *, min_sim: float = 0.3, limit: int = 20, half_life: float = 200.0,
-              power: float = 2.0, read_share: float = 0.6) -> dict[str, Asked]:
+    def asked(
+        self,
+        prompt: str,
+        *,
+        min_sim: float = 0.3,
+        limit: int = 20,
+        half_life: float = 200.0,
+        power: float = 2.0,
+        read_share: float = 0.6,
+    ) -> dict[str, Asked]:
         """path -> Asked: the files the earlier requests like `prompt` led to (see the module doc)."""
         found = self.similar(prompt, min_sim=min_sim, limit=limit, half_life=half_life)
         if not found:
@@ -109,14 +122,14 @@ class Past:
         by_id = {rid: (w, head, ts, nfiles) for rid, w, head, ts, nfiles in found}
         out: dict[str, Asked] = {}
         for rid, path, edited in self.con.execute(
-                f"SELECT rid, path, edited FROM request_files WHERE rid IN ({','.join('?' * len(by_id))})", list(by_id)):
+            f"SELECT rid, path, edited FROM request_files WHERE rid IN ({','.join('?' * len(by_id))})", list(by_id)
+        ):
             w, head, ts, nfiles = by_id[rid]
-            share = (w ** power) * (1.0 if edited else read_share) / math.sqrt(nfiles)
+            share = (w**power) * (1.0 if edited else read_share) / math.sqrt(nfiles)
             out.setdefault(path, Asked()).add(share, head, ts)
         return out
 
-    def together(self, seeds: dict[str, float], *, per_seed: int = 40, half_life: float = 200.0
-                 ) -> dict[str, float]:
+    def together(self, seeds: dict[str, float], *, per_seed: int = 40, half_life: float = 200.0) -> dict[str, float]:
         """path -> how strongly it was worked on in the same earlier sessions as the seeds."""
         con = self.con
         if not seeds:
@@ -129,14 +142,17 @@ class Past:
                 continue
             rows = con.execute(
                 "SELECT s.sid, s.seq, s.nfiles FROM session_files f JOIN sessions s ON s.sid = f.sid "
-                "WHERE f.path = ? AND f.sid != ? ORDER BY s.seq DESC LIMIT ?", (seed, self.exclude, per_seed)).fetchall()
+                "WHERE f.path = ? AND f.sid != ? ORDER BY s.seq DESC LIMIT ?",
+                (seed, self.exclude, per_seed),
+            ).fetchall()
             if not rows:
                 continue
             weight = {sid: self._recency(seq, half_life) / math.log2(2 + nfiles) for sid, seq, nfiles in rows}
             acc: dict[str, float] = {}
             for sid, path in con.execute(
-                    f"SELECT sid, path FROM session_files WHERE sid IN ({','.join('?' * len(weight))}) AND path != ?",
-                    (*weight, seed)):
+                f"SELECT sid, path FROM session_files WHERE sid IN ({','.join('?' * len(weight))}) AND path != ?",
+                (*weight, seed),
+            ):
                 acc[path] = acc.get(path, 0.0) + weight[sid]
             other = _sessions_of(con, list(acc))
             for path, s in acc.items():
@@ -145,7 +161,6 @@ class Past:
             out.pop(seed, None)
         return out
 
-
     def ignored(self, paths: Sequence[str], min_sessions: int = 3) -> set[str]:
         """Of `paths`, those injected in at least `min_sessions` earlier sessions and opened in none."""
         if not paths:
@@ -153,16 +168,21 @@ class Past:
         part = list(paths)[:500]
         rows = self.con.execute(
             f"SELECT path, COUNT(*), SUM(opened) FROM feedback WHERE path IN ({','.join('?' * len(part))}) "
-            f"AND sid != ? GROUP BY path", (*part, self.exclude)).fetchall()
+            f"AND sid != ? GROUP BY path",
+            (*part, self.exclude),
+        ).fetchall()
         return {p for p, shown, opened in rows if shown >= min_sessions and not opened}
 
 
 def _sessions_of(con: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for i in range(0, len(paths), 500):
-        part = list(paths[i:i + 500])
-        out.update(con.execute(f"SELECT path, sessions FROM file_df WHERE path IN ({','.join('?' * len(part))})",
-                               part).fetchall())
+        part = list(paths[i : i + 500])
+        out.update(
+            con.execute(
+                f"SELECT path, sessions FROM file_df WHERE path IN ({','.join('?' * len(part))})", part
+            ).fetchall()
+        )
     return out
 
 

@@ -42,8 +42,11 @@ MAX_FILES = 60  # files kept of one request, and (x4) of one session
 MAX_TERMS = 40  # words kept of one prompt
 PROMPT_CHARS = 300  # of a prompt kept to say why a file is offered
 INJECTED_STATE = "injected"  # the prompt hook's per-session state naming the files it injected (path -> times)
-_TRACKER = re.compile(r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
-                      r"|\b(task|issue|ticket|bug|phase|step|story|item|milestone)s?[\s#:-]*(\d{1,6})\b", re.I)
+_TRACKER = re.compile(
+    r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
+    r"|\b(task|issue|ticket|bug|phase|step|story|item|milestone)s?[\s#:-]*(\d{1,6})\b",
+    re.I,
+)
 # a dotted run (`cart.py`, `app.test.tsx`), taken whole at its start: one try a run, so linear;
 # _file_name finds its extension in Python (the backtracking a one-regex form paid quadratically)
 _DOTTED = re.compile(r"(?<![\w-])[\w-]+(?:\.[\w-]+)+")
@@ -103,7 +106,9 @@ def terms_of(text: str) -> list[str]:
     out: dict[str, None] = {}
     for m in _TRACKER.finditer(text):
         num, key, word, n = m.groups()
-        out.setdefault("#" + num.lstrip("0") if num else key.lower() if key else f"{word.lower()}#{n.lstrip('0')}", None)
+        out.setdefault(
+            "#" + num.lstrip("0") if num else key.lower() if key else f"{word.lower()}#{n.lstrip('0')}", None
+        )
     for m in _DOTTED.finditer(text):
         name = _file_name(m.group(0))
         if name and not name[0].isdigit():
@@ -129,8 +134,9 @@ def _file_name(run: str) -> str | None:
 
 
 def _count_add(con: sqlite3.Connection, key: str, delta: int) -> None:
-    con.execute("INSERT INTO counts(key, n) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
-                "n = n + excluded.n", (key, delta))
+    con.execute(
+        "INSERT INTO counts(key, n) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET n = n + excluded.n", (key, delta)
+    )
 
 
 def count_of(con: sqlite3.Connection, key: str) -> int:
@@ -145,8 +151,11 @@ _COUNTED = {"term_df": ("term", "df"), "file_df": ("path", "sessions")}  # table
 def _count(con: sqlite3.Connection, table: str, keys: Iterable[str], delta: int) -> None:
     """Add `delta` to each key's count in a frequency table (term_df, file_df); a count of 0 goes."""
     key, col = _COUNTED[table]
-    con.executemany(f"INSERT INTO {table}({key}, {col}) VALUES (?, ?) "
-                    f"ON CONFLICT({key}) DO UPDATE SET {col} = {col} + excluded.{col}", [(k, delta) for k in keys])
+    con.executemany(
+        f"INSERT INTO {table}({key}, {col}) VALUES (?, ?) "
+        f"ON CONFLICT({key}) DO UPDATE SET {col} = {col} + excluded.{col}",
+        [(k, delta) for k in keys],
+    )
     if delta < 0:
         con.execute(f"DELETE FROM {table} WHERE {col} <= 0")
 
@@ -155,7 +164,7 @@ def drop_session(con: sqlite3.Connection, sid: str) -> None:
     """Take a session out of the log (its requests, their words, its files), counts kept true."""
     rids = [r[0] for r in con.execute("SELECT id FROM requests WHERE sid = ?", (sid,))]
     for i in range(0, len(rids), 500):
-        part = rids[i:i + 500]
+        part = rids[i : i + 500]
         marks = ",".join("?" * len(part))
         gone = [r[0] for r in con.execute(f"SELECT term FROM request_terms WHERE rid IN ({marks})", part)]
         _count(con, "term_df", gone, -1)
@@ -171,9 +180,15 @@ def drop_session(con: sqlite3.Connection, sid: str) -> None:
     con.execute("DELETE FROM sessions WHERE sid = ?", (sid,))
 
 
-def put_session(con: sqlite3.Connection, sid: str, start: str | None, requests: list[Request],
-                session_files: dict[str, tuple[int, bool]], turns: int = 0,
-                injected: dict[str, int] | None = None) -> None:
+def put_session(
+    con: sqlite3.Connection,
+    sid: str,
+    start: str | None,
+    requests: list[Request],
+    session_files: dict[str, tuple[int, bool]],
+    turns: int = 0,
+    injected: dict[str, int] | None = None,
+) -> None:
     """Store (or replace) one session: its requests, the files it touched (path -> (touches,
     edited)) and the files recall injected into it (path -> times), each then opened or not. It
     keeps its place in the order when replaced; a new one comes after every other."""
@@ -183,25 +198,34 @@ def put_session(con: sqlite3.Connection, sid: str, start: str | None, requests: 
         drop_session(con, sid)
     else:
         seq = (con.execute("SELECT MAX(seq) FROM sessions").fetchone()[0] or 0) + 1
-    files = dict(sorted(session_files.items(), key=lambda kv: -kv[1][0])[:MAX_FILES * 4])
-    con.execute("INSERT INTO sessions(sid, seq, start, turns, nfiles) VALUES (?, ?, ?, ?, ?)",
-                (sid, seq, start, turns, len(files)))
-    con.executemany("INSERT INTO session_files(sid, path, n, edited) VALUES (?, ?, ?, ?)",
-                    [(sid, p, n, int(e)) for p, (n, e) in files.items()])
+    files = dict(sorted(session_files.items(), key=lambda kv: -kv[1][0])[: MAX_FILES * 4])
+    con.execute(
+        "INSERT INTO sessions(sid, seq, start, turns, nfiles) VALUES (?, ?, ?, ?, ?)",
+        (sid, seq, start, turns, len(files)),
+    )
+    con.executemany(
+        "INSERT INTO session_files(sid, path, n, edited) VALUES (?, ?, ?, ?)",
+        [(sid, p, n, int(e)) for p, (n, e) in files.items()],
+    )
     _count(con, "file_df", files, 1)
-    con.executemany("INSERT INTO feedback(sid, path, shown, opened) VALUES (?, ?, ?, ?)",
-                    [(sid, p, n, int(p in session_files)) for p, n in list((injected or {}).items())[:MAX_FILES * 4]])
+    con.executemany(
+        "INSERT INTO feedback(sid, path, shown, opened) VALUES (?, ?, ?, ?)",
+        [(sid, p, n, int(p in session_files)) for p, n in list((injected or {}).items())[: MAX_FILES * 4]],
+    )
     for req in requests:
         words = terms_of(req.prompt)
         led = list(req.files.items())[:MAX_FILES]
-        rid = con.execute("INSERT INTO requests(sid, idx, ts, prompt, nterms, nfiles) VALUES (?, ?, ?, ?, ?, ?)",
-                          (sid, req.index, req.ts, " ".join(req.prompt.split())[:PROMPT_CHARS], len(words),
-                           len(led))).lastrowid
+        rid = con.execute(
+            "INSERT INTO requests(sid, idx, ts, prompt, nterms, nfiles) VALUES (?, ?, ?, ?, ?, ?)",
+            (sid, req.index, req.ts, " ".join(req.prompt.split())[:PROMPT_CHARS], len(words), len(led)),
+        ).lastrowid
         con.executemany("INSERT OR IGNORE INTO request_terms(term, rid) VALUES (?, ?)", [(w, rid) for w in words])
         _count(con, "term_df", words, 1)
         _count_add(con, "terms", len(words))
-        con.executemany("INSERT OR IGNORE INTO request_files(rid, path, edited) VALUES (?, ?, ?)",
-                        [(rid, p, int(how == "edited")) for p, how in led])
+        con.executemany(
+            "INSERT OR IGNORE INTO request_files(rid, path, edited) VALUES (?, ?, ?)",
+            [(rid, p, int(how == "edited")) for p, how in led],
+        )
     _count_add(con, "requests", len(requests))
 
 
@@ -216,22 +240,34 @@ def prune(con: sqlite3.Connection, keep: int = MAX_SESSIONS) -> int:
 # ---------------------------------------------------------------- from the archive
 
 
-def _session_rows(archive: sqlite3.Connection, sids: list[str]) -> list[tuple[str, str | None, str | None, str | None, int]]:
+def _session_rows(
+    archive: sqlite3.Connection, sids: list[str]
+) -> list[tuple[str, str | None, str | None, str | None, int]]:
     """(sid, project id, cwd, start, turns) of the archived sessions among `sids`, oldest first."""
     out = []
     for i in range(0, len(sids), 500):
-        part = sids[i:i + 500]
-        out += [tuple(r) for r in archive.execute(
-            f"SELECT session_id, project_id, cwd, start, turns FROM sessions WHERE session_id IN "
-            f"({','.join('?' * len(part))})", part)]
+        part = sids[i : i + 500]
+        out += [
+            tuple(r)
+            for r in archive.execute(
+                f"SELECT session_id, project_id, cwd, start, turns FROM sessions WHERE session_id IN "
+                f"({','.join('?' * len(part))})",
+                part,
+            )
+        ]
     return sorted(out, key=lambda r: (r[3] or "", r[0]))
 
 
 def session_turns(archive: sqlite3.Connection, sid: str) -> list[TurnRow]:
     """A session's prompts and tool calls in the main conversation, oldest first."""
-    return [tuple(r) for r in archive.execute(
-        "SELECT role, text, tool, arg, ts FROM turns WHERE session_id = ? AND agent IS NULL "
-        "AND role IN ('user', 'tool') ORDER BY ts, id", (sid,))]
+    return [
+        tuple(r)
+        for r in archive.execute(
+            "SELECT role, text, tool, arg, ts FROM turns WHERE session_id = ? AND agent IS NULL "
+            "AND role IN ('user', 'tool') ORDER BY ts, id",
+            (sid,),
+        )
+    ]
 
 
 def _project_root(cwd: str | None) -> str | None:
@@ -247,8 +283,9 @@ def _project_root(cwd: str | None) -> str | None:
     return cwd
 
 
-def session_from_turns(turns: list[TurnRow], to_project: Callable[[str], str | None]
-                       ) -> tuple[list[Request], dict[str, tuple[int, bool]]]:
+def session_from_turns(
+    turns: list[TurnRow], to_project: Callable[[str], str | None]
+) -> tuple[list[Request], dict[str, tuple[int, bool]]]:
     """A session's requests and the files it touched (path -> (touches, edited)), as project paths
     (`to_project`: a path as the agent wrote it -> the project's path, None outside it)."""
     requests = requests_of(turns, to_project)
@@ -300,7 +337,9 @@ def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: b
                         have = con.execute("SELECT turns FROM sessions WHERE sid = ?", (sid,)).fetchone()
                         if have is not None and have[0] == turns:
                             continue
-                    requests, files = session_from_turns(session_turns(archive, sid), project_paths(_project_root(cwd), cwd))
+                    requests, files = session_from_turns(
+                        session_turns(archive, sid), project_paths(_project_root(cwd), cwd)
+                    )
                     put_session(con, sid, start, requests, files, turns, injected_files(pid, sid))
                     done += 1
                 prune(con)
@@ -317,8 +356,11 @@ def rebuild(archive: sqlite3.Connection, project_id: str | None = None) -> int:
     if project_id is not None:
         sql, args = sql + " AND project_id = ?", (GLOBAL_ID, project_id)
     sids = [r[0] for r in archive.execute(sql, args)]
-    pids = {project_id} if project_id else {r[0] for r in archive.execute(
-        "SELECT DISTINCT project_id FROM sessions WHERE project_id IS NOT NULL")}
+    pids = (
+        {project_id}
+        if project_id
+        else {r[0] for r in archive.execute("SELECT DISTINCT project_id FROM sessions WHERE project_id IS NOT NULL")}
+    )
     for pid in pids:
         for suffix in ("", "-wal", "-shm"):
             try:
@@ -357,11 +399,13 @@ def stats(project_id: str) -> dict:
         return out
     try:
         q = con.execute
-        out.update(sessions=q("SELECT COUNT(*) FROM sessions").fetchone()[0],
-                   requests=q("SELECT COUNT(*) FROM requests").fetchone()[0],
-                   leading=q("SELECT COUNT(*) FROM requests WHERE nfiles > 0").fetchone()[0],
-                   links=q("SELECT COUNT(*) FROM request_files").fetchone()[0],
-                   files=q("SELECT COUNT(*) FROM file_df").fetchone()[0])
+        out.update(
+            sessions=q("SELECT COUNT(*) FROM sessions").fetchone()[0],
+            requests=q("SELECT COUNT(*) FROM requests").fetchone()[0],
+            leading=q("SELECT COUNT(*) FROM requests WHERE nfiles > 0").fetchone()[0],
+            links=q("SELECT COUNT(*) FROM request_files").fetchone()[0],
+            files=q("SELECT COUNT(*) FROM file_df").fetchone()[0],
+        )
     finally:
         con.close()
     out["bytes"] = sum(Path(str(path) + sfx).stat().st_size for sfx in ("", "-wal") if Path(str(path) + sfx).exists())

@@ -41,22 +41,33 @@ class CostParts:
 
     __slots__ = ("input", "output", "cache_write", "cache_read")
 
-    def __init__(self, input: float = 0.0, output: float = 0.0, cache_write: float = 0.0,  # noqa: A002
-                 cache_read: float = 0.0) -> None:
+    def __init__(
+        self,
+        input: float = 0.0,
+        output: float = 0.0,
+        cache_write: float = 0.0,  # noqa: A002
+        cache_read: float = 0.0,
+    ) -> None:
         self.input = input
         self.output = output
         self.cache_write = cache_write
         self.cache_read = cache_read
 
     def __repr__(self) -> str:
-        return (f"CostParts(input={self.input!r}, output={self.output!r}, cache_write={self.cache_write!r}, "
-                f"cache_read={self.cache_read!r})")
+        return (
+            f"CostParts(input={self.input!r}, output={self.output!r}, cache_write={self.cache_write!r}, "
+            f"cache_read={self.cache_read!r})"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CostParts):
             return NotImplemented
         return (self.input, self.output, self.cache_write, self.cache_read) == (
-            other.input, other.output, other.cache_write, other.cache_read)
+            other.input,
+            other.output,
+            other.cache_write,
+            other.cache_read,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -71,27 +82,43 @@ class ModelPrice:
     base: dict[str, float]
     above_200k: dict[str, float] | None = None
 
-    def parts(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
-              cache_read: int) -> tuple[float, float, float, float]:
+    def parts(
+        self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int, cache_read: int
+    ) -> tuple[float, float, float, float]:
         """(input, output, cache write, cache read) USD of one request; the long-context tier
         applies when its whole input passes 200k."""
         prompt = input_tokens + write_5m + write_1h + cache_read
         r = self.above_200k if (self.above_200k and prompt > LONG_CONTEXT_TOKENS) else self.base
-        return (input_tokens * r["input"] * PER_TOKEN, output_tokens * r["output"] * PER_TOKEN,
-                (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * PER_TOKEN,
-                cache_read * r["cache_read"] * PER_TOKEN)
+        return (
+            input_tokens * r["input"] * PER_TOKEN,
+            output_tokens * r["output"] * PER_TOKEN,
+            (write_5m * r["cache_write_5m"] + write_1h * r["cache_write_1h"]) * PER_TOKEN,
+            cache_read * r["cache_read"] * PER_TOKEN,
+        )
 
-    def parts_columns(self, inputs: Sequence[int], outputs: Sequence[int], writes_5m: Sequence[int],
-                      writes_1h: Sequence[int], reads: Sequence[int]) -> tuple[list[float], ...]:
+    def parts_columns(
+        self,
+        inputs: Sequence[int],
+        outputs: Sequence[int],
+        writes_5m: Sequence[int],
+        writes_1h: Sequence[int],
+        reads: Sequence[int],
+    ) -> tuple[list[float], ...]:
         """`parts` of many requests at once, as four lists: the same floats, computed in list
         comprehensions (one rate set) instead of a call per request."""
         if self.above_200k:  # the tier depends on each request's prompt
-            return tuple(map(list, zip(*map(self.parts, inputs, outputs, writes_5m, writes_1h, reads), strict=True))) \
-                if inputs else ([], [], [], [])
+            return (
+                tuple(map(list, zip(*map(self.parts, inputs, outputs, writes_5m, writes_1h, reads), strict=True)))
+                if inputs
+                else ([], [], [], [])
+            )
         r = self.base
         ri, ro, r5, r1, rc = r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
-        writes = ([(a * r5 + b * r1) * PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)]
-                  if any(writes_5m) or any(writes_1h) else [(0 * r5 + 0 * r1) * PER_TOKEN] * len(writes_5m))
+        writes = (
+            [(a * r5 + b * r1) * PER_TOKEN for a, b in zip(writes_5m, writes_1h, strict=True)]
+            if any(writes_5m) or any(writes_1h)
+            else [(0 * r5 + 0 * r1) * PER_TOKEN] * len(writes_5m)
+        )
         return _times(inputs, ri), _times(outputs, ro), writes, _times(reads, rc)
 
     def flat_rates(self) -> tuple[float, float, float, float, float] | None:
@@ -103,13 +130,11 @@ class ModelPrice:
         r = self.base
         return r["input"], r["output"], r["cache_write_5m"], r["cache_write_1h"], r["cache_read"]
 
-    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
-             cache_read: int) -> CostParts:
+    def cost(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int, cache_read: int) -> CostParts:
         """Price one request (see `parts`)."""
         return CostParts(*self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read))
 
-    def cost_total(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int,
-                   cache_read: int) -> float:
+    def cost_total(self, input_tokens: int, output_tokens: int, write_5m: int, write_1h: int, cache_read: int) -> float:
         """`cost(...).total` without building the parts object: the same float, added in the same order."""
         a, b, c, d = self.parts(input_tokens, output_tokens, write_5m, write_1h, cache_read)
         return a + b + c + d
@@ -172,10 +197,10 @@ def _rates(name: str, raw: dict, base: dict[str, float] | None, where: str) -> d
         if key in raw:
             val = raw[key]
             if isinstance(val, bool) or not isinstance(val, int | float) or val < 0:
-                raise CairnError(f"{where}: prices.\"{name}\".{key} must be a non-negative number")
+                raise CairnError(f'{where}: prices."{name}".{key} must be a non-negative number')
             out[key] = float(val)
     if "input" not in out or "output" not in out:
-        raise CairnError(f"{where}: prices.\"{name}\" needs at least input and output (USD per million tokens)")
+        raise CairnError(f'{where}: prices."{name}" needs at least input and output (USD per million tokens)')
     for key, mult in DERIVED.items():
         if key not in raw and (base is None or key not in base):
             out[key] = out["input"] * mult
@@ -184,7 +209,7 @@ def _rates(name: str, raw: dict, base: dict[str, float] | None, where: str) -> d
 
 def _model_price(name: str, raw: dict, prior: ModelPrice | None, where: str) -> ModelPrice:
     if not isinstance(raw, dict):
-        raise CairnError(f"{where}: prices.\"{name}\" must be a table of rates")
+        raise CairnError(f'{where}: prices."{name}" must be a table of rates')
     base = _rates(name, raw, prior.base if prior else None, where)
     above_raw = {k.removesuffix("_above_200k"): v for k, v in raw.items() if k.endswith("_above_200k")}
     above = prior.above_200k if prior else None
@@ -198,8 +223,7 @@ def load_prices(overrides: dict | None = None) -> PriceTable:
     # beside this module; not importlib.resources, whose zip support costs ~7 ms of imports per run
     data = json.loads(Path(__file__).with_name("prices.json").read_text(encoding="utf-8"))
     models = {name: _model_price(name, raw, None, "prices.json") for name, raw in data["models"].items()}
-    table = PriceTable(as_of=data["as_of"], source=data["source"], models=models,
-                       aliases=dict(data.get("aliases", {})))
+    table = PriceTable(as_of=data["as_of"], source=data["source"], models=models, aliases=dict(data.get("aliases", {})))
     if overrides is None:
         from cairn.config import user_config
 

@@ -55,8 +55,9 @@ def _claude_conversation(record: dict) -> bool:
 CLAUDE_READER = Reader(CLAUDE, turns.extract, turns.record_meta, _claude_conversation)
 CODEX_READER = Reader(CODEX, codex_turns.extract, record_meta, codex_turns.is_conversation)
 GEMINI_LINES_READER = Reader(GEMINI, gemini_turns.extract, gemini_turns.record_meta, gemini_turns.is_conversation)
-GEMINI_DOC_READER = Reader(GEMINI, gemini_turns.extract, gemini_turns.record_meta, gemini_turns.is_conversation,
-                           whole_document=True)
+GEMINI_DOC_READER = Reader(
+    GEMINI, gemini_turns.extract, gemini_turns.record_meta, gemini_turns.is_conversation, whole_document=True
+)
 
 
 def reader_for(path: Path) -> Reader:

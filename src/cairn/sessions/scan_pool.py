@@ -80,7 +80,7 @@ def _runs(files: list[Path], sizes: list[int], n: int, last_share: float = 1.0) 
     times the others' (the process that also reads every Codex tool output takes less usage)."""
     total = sum(sizes)
     weights = [1.0] * (n - 1) + [last_share]
-    ends = [total * sum(weights[:k + 1]) / sum(weights) for k in range(n)]  # where each run's bytes end
+    ends = [total * sum(weights[: k + 1]) / sum(weights) for k in range(n)]  # where each run's bytes end
     runs: list[list[Path]] = [[]]
     acc = 0
     for f, size in zip(files, sizes, strict=True):
@@ -120,18 +120,32 @@ def _encode(part: Part) -> bytes:
     """A run's result as marshal bytes: plain tuples, which cross a pipe far faster than pickled objects."""
     ds, claude, other, keys, codex = part
     get = attrgetter(*_FIELDS)
-    return marshal.dumps((
-        [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results], ds.tool_totals,
-        [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
-        ds.session_cwd, ds.session_dir, ds.bad_lines,
-        [get(t) for t in claude], [get(t) for t in other], keys, codex,
-    ))
+    return marshal.dumps(
+        (
+            [(r.session_id, r.ts, r.tool, r.chars) for r in ds.tool_results],
+            ds.tool_totals,
+            [(c.session_id, c.ts, c.trigger, c.pre_tokens, c.is_subagent) for c in ds.compactions],
+            ds.session_cwd,
+            ds.session_dir,
+            ds.bad_lines,
+            [get(t) for t in claude],
+            [get(t) for t in other],
+            keys,
+            codex,
+        )
+    )
 
 
 def _decode(data: bytes) -> Part:
     tools, totals, comps, cwd, folders, bad, claude, other, keys, codex = marshal.loads(data)
-    ds = Dataset(tool_results=[ToolResult(*r) for r in tools], compactions=[Compaction(*c) for c in comps],
-                 session_cwd=cwd, session_dir=folders, bad_lines=bad, tool_totals=totals)
+    ds = Dataset(
+        tool_results=[ToolResult(*r) for r in tools],
+        compactions=[Compaction(*c) for c in comps],
+        session_cwd=cwd,
+        session_dir=folders,
+        bad_lines=bad,
+        tool_totals=totals,
+    )
     return ds, [Turn(*t) for t in claude], [Turn(*t) for t in other], keys, codex
 
 
@@ -181,8 +195,9 @@ def _read_message(fh: BinaryIO) -> bytes:
     return body
 
 
-def _scan_in_child(files: list[Path], tool_files: list[Path] | None = None,
-                   spill: BinaryIO | None = None, tool_rows: bool = True) -> tuple[int, int]:
+def _scan_in_child(
+    files: list[Path], tool_files: list[Path] | None = None, spill: BinaryIO | None = None, tool_rows: bool = True
+) -> tuple[int, int]:
     """(pid, read end of a pipe) of a forked process scanning `files` without their Codex tool
     outputs; it writes that part as a message (`_message`) to the pipe, or, given `spill` (a
     temporary file), to that file and a byte to the pipe, so that it never waits for the reader;
@@ -279,7 +294,9 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     n = workers()
     sizes = [] if n < 2 else [_size(f) for f in files]
     if n < 2 or sum(sizes) < MIN_BYTES or len(files) < 2 or not _can_fork():
-        part, lone_claude, lone_other, _, _ = scan_run(files, keyed=False, tool_rows=ds.tool_rows)  # one run: its Codex / Gemini entries are unique
+        part, lone_claude, lone_other, _, _ = scan_run(
+            files, keyed=False, tool_rows=ds.tool_rows
+        )  # one run: its Codex / Gemini entries are unique
         _merge_side_facts(ds, part)
         return lone_claude, lone_other
     # Codex rollouts are named so (agent_of opens no file for them); the process reading their tool
@@ -290,8 +307,10 @@ def scan_all(files: list[Path], ds: Dataset) -> tuple[list[Turn], list[Turn]]:
     runs = _runs(files, sizes, n, LATE_SHARE if late else 1.0)
     late = late and len(runs) > 1
     spill = _spill_file() if late else None
-    children = [_scan_in_child(run, files, spill, ds.tool_rows) if late and k == len(runs) - 1
-                else _scan_in_child(run) for k, run in enumerate(runs[1:], 1)]
+    children = [
+        _scan_in_child(run, files, spill, ds.tool_rows) if late and k == len(runs) - 1 else _scan_in_child(run)
+        for k, run in enumerate(runs[1:], 1)
+    ]
     late_tools: _LateTools | None = None
     try:
         parts = [scan_run(runs[0], codex_tools=False)]  # this process takes the first run

@@ -67,8 +67,9 @@ class _Run:
         self.compactions = compactions
 
 
-def _price(prices: PriceTable, model: str | None, *, inp: int = 0, out: int = 0, w5: int = 0, w1: int = 0,
-           cr: int = 0) -> float:
+def _price(
+    prices: PriceTable, model: str | None, *, inp: int = 0, out: int = 0, w5: int = 0, w1: int = 0, cr: int = 0
+) -> float:
     """USD of a request (0.0 for a model without a price)."""
     p = prices.lookup(model)
     return 0.0 if p is None else p.cost_total(inp, out, w5, w1, cr)
@@ -82,8 +83,13 @@ class Prepared:
 
     __slots__ = ("turns", "contexts", "reals", "peak", "real_sum", "one_hour", "_peaks")
 
-    def __init__(self, curve: list[Turn], real_totals: list[float], contexts: list[int] | None = None,
-                 one_hour: bool | None = None) -> None:
+    def __init__(
+        self,
+        curve: list[Turn],
+        real_totals: list[float],
+        contexts: list[int] | None = None,
+        one_hour: bool | None = None,
+    ) -> None:
         self.turns = curve
         self.contexts = [t.context for t in curve] if contexts is None else contexts
         self.reals = real_totals
@@ -101,8 +107,9 @@ class Prepared:
         return bisect_right(self._peaks, threshold)
 
 
-def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
-           prepared: Prepared | None = None) -> _Run:
+def replay(
+    curve: list[Turn], prices: PriceTable, threshold: int, handoff: int, prepared: Prepared | None = None
+) -> _Run:
     """Cost of one session's main thread under the compact-at-threshold policy.
 
     Without `prepared` every turn is priced (the plain computation). With it, a turn whose
@@ -153,8 +160,12 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
                 if flat is not None:
                     ri, ro, r5, r1, rc = flat
             if flat is not None:  # ModelPrice.parts' products and their sum, inline (~10k turns on 100 MB)
-                cost += (inp * ri * PER_TOKEN + t.output * ro * PER_TOKEN
-                         + ((cw - w1) * r5 + w1 * r1) * PER_TOKEN + (sim - inp - cw) * rc * PER_TOKEN)
+                cost += (
+                    inp * ri * PER_TOKEN
+                    + t.output * ro * PER_TOKEN
+                    + ((cw - w1) * r5 + w1 * r1) * PER_TOKEN
+                    + (sim - inp - cw) * rc * PER_TOKEN
+                )
             else:
                 cost += 0.0 if p is None else p.cost_total(inp, t.output, cw - w1, w1, sim - inp - cw)
         if can_compact and sim > threshold and i < last:
@@ -168,8 +179,15 @@ def replay(curve: list[Turn], prices: PriceTable, threshold: int, handoff: int,
     return run
 
 
-def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: int, *,
-             prepared: list[Prepared] | None = None, total: float | None = None) -> dict[str, Any]:
+def simulate(
+    ds: Dataset,
+    prices: PriceTable,
+    thresholds: list[int],
+    handoff: int,
+    *,
+    prepared: list[Prepared] | None = None,
+    total: float | None = None,
+) -> dict[str, Any]:
     """Per threshold: compactions and the estimated saving on total cost (all turns, all sessions).
 
     `prepared` (each session's main curve, Prepared, in first-seen session order) and `total`
@@ -198,16 +216,25 @@ def simulate(ds: Dataset, prices: PriceTable, thresholds: list[int], handoff: in
             comps += run.compactions
             touched += run.compactions > 0
         saving = real_main - cost
-        rows.append({"threshold": th, "compactions": comps, "sessions_compacted": touched,
-                     "cost_usd": round(total - saving, 6), "saving_usd": round(saving, 6) + 0.0,
-                     "saving_share": (round(saving / total, 4) if total else 0.0) + 0.0})
+        rows.append(
+            {
+                "threshold": th,
+                "compactions": comps,
+                "sessions_compacted": touched,
+                "cost_usd": round(total - saving, 6),
+                "saving_usd": round(saving, 6) + 0.0,
+                "saving_share": (round(saving / total, 4) if total else 0.0) + 0.0,
+            }
+        )
     best = max(rows, key=lambda r: r["saving_usd"], default=None)
     return {
         "method": METHOD.replace("H output", f"H={handoff} output"),
         "handoff_tokens": handoff,
         "sessions": len(prepared),
-        "baseline": {"cost_usd": round(total, 6),
-                     "real_compactions": sum(1 for c in ds.compactions if not c.is_subagent)},
+        "baseline": {
+            "cost_usd": round(total, 6),
+            "real_compactions": sum(1 for c in ds.compactions if not c.is_subagent),
+        },
         "thresholds": rows,
         "best": best["threshold"] if best and best["saving_usd"] > 0 else None,
     }

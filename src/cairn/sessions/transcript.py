@@ -26,10 +26,14 @@ _HEAD = 4096  # bytes read to tell which agent wrote a file
 def claude_roots() -> list[Path]:
     """Claude Code's transcript folders: CLAUDE_CONFIG_DIR (comma list) or ~/.claude, ~/.config/claude."""
     env = os.environ.get("CLAUDE_CONFIG_DIR")
-    bases = [Path(p).expanduser() for p in env.split(",") if p.strip()] if env else [
-        Path.home() / ".claude",
-        Path.home() / ".config" / "claude",
-    ]
+    bases = (
+        [Path(p).expanduser() for p in env.split(",") if p.strip()]
+        if env
+        else [
+            Path.home() / ".claude",
+            Path.home() / ".config" / "claude",
+        ]
+    )
     return [b / "projects" for b in bases if (b / "projects").is_dir()]
 
 
@@ -68,8 +72,9 @@ def find_transcripts(paths: Iterable[str | os.PathLike] | None = None) -> list[P
             real_dirs: dict[str, str] = {}
             for folder, entry in _named_json(top):
                 suffix = _suffix(entry.name)
-                if ((suffix == ".jsonl" or (suffix == ".json" and os.path.basename(folder) == "chats"))
-                        and entry.is_file()):
+                if (
+                    suffix == ".jsonl" or (suffix == ".json" and os.path.basename(folder) == "chats")
+                ) and entry.is_file():
                     found.add(_resolved(top, real_top, folder, entry, real_dirs))
     return [Path(p) for p in sorted(found, key=_parts)]
 
@@ -115,7 +120,7 @@ def _resolved(top: str, real_top: str, folder: str, entry: os.DirEntry, real_dir
         return os.path.realpath(entry.path)
     real = real_dirs.get(folder)
     if real is None:
-        rel = folder[len(top):].lstrip("/")
+        rel = folder[len(top) :].lstrip("/")
         real = real_dirs[folder] = os.path.join(real_top, rel) if rel else real_top
     return os.path.join(real, entry.name)
 
@@ -152,8 +157,9 @@ def session_id_for(path: Path) -> str:
     return path.stem
 
 
-def iter_records(path: Path, offset: int = 0,
-                 on_bad: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict]]:
+def iter_records(
+    path: Path, offset: int = 0, on_bad: Callable[[int], None] | None = None
+) -> Iterator[tuple[int, dict]]:
     """(offset_after_line, record) for each complete JSON line from `offset` on; see util.jsonl
     (`on_bad` hears of each line skipped as broken)."""
     return read_jsonl_from(path, offset, on_bad)

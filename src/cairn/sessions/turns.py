@@ -22,11 +22,25 @@ TEXT_MAX = 32_000  # characters kept of one user/assistant/summary text
 
 # The argument that says what a tool call was about.
 MAIN_ARG = {
-    "Bash": "command", "Read": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-    "Write": "file_path", "NotebookEdit": "notebook_path", "NotebookRead": "notebook_path",
-    "Grep": "pattern", "Glob": "pattern", "Task": "description", "Agent": "description",
-    "WebFetch": "url", "WebSearch": "query", "TaskOutput": "task_id", "KillShell": "shell_id",
-    "BashOutput": "bash_id", "Skill": "skill", "SlashCommand": "command", "ExitPlanMode": "plan",
+    "Bash": "command",
+    "Read": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "Write": "file_path",
+    "NotebookEdit": "notebook_path",
+    "NotebookRead": "notebook_path",
+    "Grep": "pattern",
+    "Glob": "pattern",
+    "Task": "description",
+    "Agent": "description",
+    "WebFetch": "url",
+    "WebSearch": "query",
+    "TaskOutput": "task_id",
+    "KillShell": "shell_id",
+    "BashOutput": "bash_id",
+    "Skill": "skill",
+    "SlashCommand": "command",
+    "ExitPlanMode": "plan",
     "LS": "path",
 }
 # Results worth more than a head: the user's answers to the agent's questions are decisions.
@@ -238,8 +252,7 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
             arg = redacted_head(main_argument(name, params), ARG_MAX)
             extra = params.get("description") if name == "Bash" else None
             text = f"{name} {arg}" + (f" ({redacted_head(extra, 200)})" if isinstance(extra, str) else "")
-            turns.append(Turn(uuid, i, "tool", ts, text, tool=name, arg=arg,
-                              ref=_str(block.get("id")), agent=agent))
+            turns.append(Turn(uuid, i, "tool", ts, text, tool=name, arg=arg, ref=_str(block.get("id")), agent=agent))
         elif btype == "tool_result":
             ref = _str(block.get("tool_use_id"))
             tool = tool_name(ref) if ref else None
@@ -248,8 +261,9 @@ def extract(record: dict, offset: int, tool_name: Callable[[str], str | None]) -
             is_error = bool(block.get("is_error"))
             if not text and not is_error:
                 continue
-            turns.append(Turn(uuid, i, "error" if is_error else "tool_result", ts, text,
-                              tool=tool, ref=ref, agent=agent))
+            turns.append(
+                Turn(uuid, i, "error" if is_error else "tool_result", ts, text, tool=tool, ref=ref, agent=agent)
+            )
         # thinking, redacted_thinking, image, document: not archived
     return turns
 

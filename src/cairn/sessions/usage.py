@@ -48,10 +48,12 @@ def has_null_field(raw: bytes) -> bool:
     `"(id|cwd|...)":null` finds, by looking only at each `":null`: twice as fast on usage lines)."""
     i = raw.find(b'":null')
     while i != -1:
-        if raw[raw.rfind(b'"', 0, i) + 1:i] in _NULL_FIELDS:
+        if raw[raw.rfind(b'"', 0, i) + 1 : i] in _NULL_FIELDS:
             return True
         i = raw.find(b'":null', i + 6)
     return False
+
+
 _SEMVER_PREFIX = re.compile(r"\d+\.\d+\.\d")
 
 
@@ -117,15 +119,17 @@ def parse_timestamp(value: object) -> float | None:
         return None
     z = value.find("Z")
     try:
-        dt = _FROM_ISO(value if z == -1 or z == len(value) - 1 else
-                       value.replace("Z", "+00:00") if value.endswith("Z") else value)
+        dt = _FROM_ISO(
+            value if z == -1 or z == len(value) - 1 else value.replace("Z", "+00:00") if value.endswith("Z") else value
+        )
     except ValueError:
         return None
     return None if dt.tzinfo is None else dt.timestamp()
 
 
-def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None,
-               file_info: tuple[str, bool] | None = None) -> Turn | None:
+def usage_turn(
+    rec: dict, raw: bytes, path: Path, session_id: str | None = None, file_info: tuple[str, bool] | None = None
+) -> Turn | None:
     """The usage entry of one parsed line, or None when ccusage would not count it.
 
     `file_info` = (str(path), is_subagent) precomputed by a caller reading many lines of one file.
@@ -180,10 +184,23 @@ def usage_turn(rec: dict, raw: bytes, path: Path, session_id: str | None = None,
     cwd = rec.get("cwd")
     fname, sub = file_info or (str(path), is_subagent_file(path))
     return Turn(
-        session_id=session_id or session_id_for(path), file=fname, is_subagent=sub,
-        ts=ts, timestamp=rec["timestamp"], model=model, message_id=message_id, request_id=request_id,
-        sidechain=side is True, speed=speed, input=inp, output=out, cache_write=cw, write_5m=w5,
-        write_1h=w1, cache_read=cr, cwd=cwd if isinstance(cwd, str) else None,
+        session_id=session_id or session_id_for(path),
+        file=fname,
+        is_subagent=sub,
+        ts=ts,
+        timestamp=rec["timestamp"],
+        model=model,
+        message_id=message_id,
+        request_id=request_id,
+        sidechain=side is True,
+        speed=speed,
+        input=inp,
+        output=out,
+        cache_write=cw,
+        write_5m=w5,
+        write_1h=w1,
+        cache_read=cr,
+        cwd=cwd if isinstance(cwd, str) else None,
     )
 
 
@@ -207,8 +224,10 @@ class Deduper:
         t = self.kept[i]
         if t.message_id is None:  # kept as is, never matched
             return
-        for slot in (self._exact.setdefault((t.message_id, t.request_id), []),
-                     self._by_message.setdefault(t.message_id, [])):
+        for slot in (
+            self._exact.setdefault((t.message_id, t.request_id), []),
+            self._by_message.setdefault(t.message_id, []),
+        ):
             if i not in slot:
                 slot.append(i)
 
@@ -221,12 +240,23 @@ class Deduper:
             self.kept.append(turn)
             self._index(len(self.kept) - 1)
             return
-        found = next((i for i in self._exact.get((mid, turn.request_id), ())
-                      if self.kept[i].message_id == mid and self.kept[i].request_id == turn.request_id), None)
+        found = next(
+            (
+                i
+                for i in self._exact.get((mid, turn.request_id), ())
+                if self.kept[i].message_id == mid and self.kept[i].request_id == turn.request_id
+            ),
+            None,
+        )
         if found is None:  # a sidechain replay of the same message under a new requestId
-            found = next((i for i in self._by_message.get(mid, ())
-                          if self.kept[i].message_id == mid and (turn.sidechain or self.kept[i].sidechain)),
-                         None)
+            found = next(
+                (
+                    i
+                    for i in self._by_message.get(mid, ())
+                    if self.kept[i].message_id == mid and (turn.sidechain or self.kept[i].sidechain)
+                ),
+                None,
+            )
         if found is not None:
             if _replaces(turn, self.kept[found]):
                 self.kept[found] = turn
@@ -288,7 +318,8 @@ class Dataset:
     # Codex tool outputs still being read by another process (scan_pool.py): a call gives
     # (their ToolResults, their counts by tool, the lines they found bad); complete() waits for them and adds them
     late: Callable[[], tuple[list[ToolResult], dict[str, list[int]], int]] | None = field(
-        default=None, repr=False, compare=False)
+        default=None, repr=False, compare=False
+    )
 
     def complete(self) -> Dataset:
         """Add the tool outputs another process is still reading, if any (waiting for them); self."""
@@ -396,13 +427,17 @@ def scan_file(path: Path, ds: Dataset, raw_turns: list[Turn]) -> None:
             meta = rec.get("compactMetadata")
             meta = meta if isinstance(meta, dict) else {}
             pre = _uint(meta.get("preTokens"))
-            ds.compactions.append(Compaction(sid, parse_timestamp(rec.get("timestamp")) or 0.0,
-                                             str(meta.get("trigger") or "unknown"), pre, sub))
+            ds.compactions.append(
+                Compaction(
+                    sid, parse_timestamp(rec.get("timestamp")) or 0.0, str(meta.get("trigger") or "unknown"), pre, sub
+                )
+            )
     ds.session_dir.setdefault(sid, project_dir_for(path))
 
 
-def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_tools: bool = False,
-                     tool_rows: bool = True) -> Dataset:
+def load_transcripts(
+    paths: Iterable[str | os.PathLike] | None = None, *, late_tools: bool = False, tool_rows: bool = True
+) -> Dataset:
     """Scan transcript files/folders (default: the agents' own folders) into a deduplicated Dataset.
 
     Missing paths and folders without transcripts are a CairnError with a one-line reason.
@@ -432,16 +467,23 @@ def load_transcripts(paths: Iterable[str | os.PathLike] | None = None, *, late_t
     return ds if late_tools else ds.complete()
 
 
-def select(ds: Dataset, *, days: int | None = None, sessions: set[str] | None = None,
-           now: float | None = None) -> Dataset:
+def select(
+    ds: Dataset, *, days: int | None = None, sessions: set[str] | None = None, now: float | None = None
+) -> Dataset:
     """A copy keeping activity of the last `days` days (by record time) and of the given sessions."""
     cutoff = None if days is None else (now if now is not None else time.time()) - days * 86400
 
     def keep(sid: str, ts: float) -> bool:
         return (cutoff is None or ts >= cutoff) and (sessions is None or sid in sessions)
 
-    out = Dataset(session_cwd=ds.session_cwd, session_dir=ds.session_dir, files=ds.files,
-                  bad_lines=ds.bad_lines, roots=ds.roots, tool_rows=ds.tool_rows)
+    out = Dataset(
+        session_cwd=ds.session_cwd,
+        session_dir=ds.session_dir,
+        files=ds.files,
+        bad_lines=ds.bad_lines,
+        roots=ds.roots,
+        tool_rows=ds.tool_rows,
+    )
     if cutoff is None and sessions is None:  # nothing to filter: every item kept, without a call per item
         out.turns, out.tool_results, out.compactions = list(ds.turns), list(ds.tool_results), list(ds.compactions)
         out.tool_totals, out.late = {k: list(v) for k, v in ds.tool_totals.items()}, ds.late

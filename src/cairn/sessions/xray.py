@@ -30,18 +30,31 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 KINDS = ("cache_read", "cache_write", "input", "output")
-KIND_LABEL = {"cache_read": "cache read (re-reading context)", "cache_write": "cache write",
-              "input": "fresh input", "output": "output"}
+KIND_LABEL = {
+    "cache_read": "cache read (re-reading context)",
+    "cache_write": "cache write",
+    "input": "fresh input",
+    "output": "output",
+}
 SIZE_LIMITS = (150_000, 400_000)
-SIZE_BUCKETS = (("under 50k", 0, 50_000), ("50k-150k", 50_000, 150_000),
-                ("150k-400k", 150_000, 400_000), ("over 400k", 400_000, None))
+SIZE_BUCKETS = (
+    ("under 50k", 0, 50_000),
+    ("50k-150k", 50_000, 150_000),
+    ("150k-400k", 150_000, 400_000),
+    ("over 400k", 400_000, None),
+)
 TTL_5M, TTL_1H = 300, 3600
 EXPIRY_MIN_CONTEXT = 10_000  # ignore tiny prefixes: rewriting them costs nothing worth telling
 EXPIRY_REWRITE_SHARE = 0.5  # a write of at least half the previous context = the prefix was lost
 CHARS_PER_TOKEN = 4.0  # rough estimate for tool output text; stated in the output
 
 
-_MODEL, _TS, _SUB, _SIDE = attrgetter("model"), attrgetter("ts"), attrgetter("is_subagent"), attrgetter("sidechain")  # read in C, per session
+_MODEL, _TS, _SUB, _SIDE = (
+    attrgetter("model"),
+    attrgetter("ts"),
+    attrgetter("is_subagent"),
+    attrgetter("sidechain"),
+)  # read in C, per session
 _TOOL = attrgetter("tool")
 
 
@@ -119,8 +132,14 @@ def _rows(groups: dict[str, Acc], label: str, total: float) -> list[dict[str, An
     return sorted(rows, key=lambda r: (-r["cost_usd"], str(r[label])))
 
 
-def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None = None,
-            curves: bool = True, before_tools: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
+def analyze(
+    ds: Dataset,
+    prices: PriceTable,
+    *,
+    filters: dict[str, Any] | None = None,
+    curves: bool = True,
+    before_tools: Callable[[dict[str, Any]], object] | None = None,
+) -> dict[str, Any]:
     """Everything the report needs, as JSON-ready data; `curves` holds each session's context curve
     (for the HTML page; `curves=False` leaves it empty, which saves a list per turn). `before_tools`
     is given the report once all but its tools section and findings are made, before the tool
@@ -170,8 +189,12 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
             at = slice(curve.start, curve.stop)
             prep = Prepared(turns_all[at], turn_totals[at], ctx_col[at], any(w1_col[at]))
         else:
-            prep = Prepared([turns_all[i] for i in curve], [turn_totals[i] for i in curve],
-                            [ctx_col[i] for i in curve], any(w1_col[i] for i in curve))
+            prep = Prepared(
+                [turns_all[i] for i in curve],
+                [turn_totals[i] for i in curve],
+                [ctx_col[i] for i in curve],
+                any(w1_col[i] for i in curve),
+            )
         prepared.append(prep)
         first_ts, last_ts = min(times), max(times)
         session_days.append(_one_day(first_ts, last_ts))
@@ -179,28 +202,51 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         pid, pname = project_of(ds.session_cwd.get(sid))
         session_projects.append(pname)
         comps = [c for c in comp_by_session.get(sid, []) if not c.is_subagent]
-        sessions.append({
-            "session_id": sid, "agent": turns_all[idx[0]].agent, "project": pname, "project_id": pid,
-            "project_dir": ds.session_dir.get(sid, ""), "models": sorted(names), **acc.as_dict(),
-            "cost_share": _share(acc.cost_usd, grand),
-            "first_activity": iso(first_ts), "last_activity": iso(last_ts),
-            "start_context": prep.contexts[0], "peak_context": prep.peak,
-            "main_turns": len(prep.contexts), "subagent_turns": subagent_turns,
-            "compactions": len(comps), "cache_expiries": len(exp_by_session.get(sid, [])),
-            "unpriced_turns": acc.unpriced_turns,
-        })
+        sessions.append(
+            {
+                "session_id": sid,
+                "agent": turns_all[idx[0]].agent,
+                "project": pname,
+                "project_id": pid,
+                "project_dir": ds.session_dir.get(sid, ""),
+                "models": sorted(names),
+                **acc.as_dict(),
+                "cost_share": _share(acc.cost_usd, grand),
+                "first_activity": iso(first_ts),
+                "last_activity": iso(last_ts),
+                "start_context": prep.contexts[0],
+                "peak_context": prep.peak,
+                "main_turns": len(prep.contexts),
+                "subagent_turns": subagent_turns,
+                "compactions": len(comps),
+                "cache_expiries": len(exp_by_session.get(sid, [])),
+                "unpriced_turns": acc.unpriced_turns,
+            }
+        )
         if not want_curves:
             continue
-        curve_points[sid] = {"points": [[round(t.ts, 3), t.context] for t in prep.turns],
-                       "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
-                       "expiries": [[round(e.ts, 3), e.rewritten] for e in exp_by_session.get(sid, [])
-                                    if not e.is_subagent]}
+        curve_points[sid] = {
+            "points": [[round(t.ts, 3), t.context] for t in prep.turns],
+            "compactions": [[round(c.ts, 3), c.pre_tokens] for c in comps],
+            "expiries": [[round(e.ts, 3), e.rewritten] for e in exp_by_session.get(sid, []) if not e.is_subagent],
+        }
     sessions.sort(key=lambda s: (-s["cost_usd"], s["session_id"]))
 
-    by_kind = [{"kind": k, "label": KIND_LABEL[k],
-                "tokens": {"cache_read": total.cache_read, "cache_write": total.cache_write,
-                           "input": total.input, "output": total.output}[k],
-                "cost_usd": round(total.cost[k], 6), "cost_share": _share(total.cost[k], grand)} for k in KINDS]
+    by_kind = [
+        {
+            "kind": k,
+            "label": KIND_LABEL[k],
+            "tokens": {
+                "cache_read": total.cache_read,
+                "cache_write": total.cache_write,
+                "input": total.input,
+                "output": total.output,
+            }[k],
+            "cost_usd": round(total.cost[k], 6),
+            "cost_share": _share(total.cost[k], grand),
+        }
+        for k in KINDS
+    ]
     day_numbers = _day_numbers(session_days, idx_by_session.values(), ts_col)
     day_names = {n: _day(n) for n in set(day_numbers)}  # day_of, once per day
     by_day = _rows(group_sums(cols, list(map(day_names.__getitem__, day_numbers))), "day", grand)
@@ -224,23 +270,34 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         "sessions": sessions,
         "totals": {**total.as_dict(), "sessions": len(sessions), "projects": len(set(session_projects))},
         "by_kind": by_kind,
-        "by_project": _rows(group_sums(cols, _spread(session_projects, idx_by_session.values(), len(turns_all))),
-                            "project", grand),
+        "by_project": _rows(
+            group_sums(cols, _spread(session_projects, idx_by_session.values(), len(turns_all))), "project", grand
+        ),
         "by_model": _rows(_by_model(cols), "model", grand),
         "by_agent": _rows(group_sums(cols, [t.agent for t in turns_all]), "agent", grand),
         "by_day": by_day,
         "start_context_median": int(_median([s["start_context"] for s in sessions])) if sessions else 0,
         "tools": {},  # filled last (below): the Codex tool outputs may still be being read by another process
         "cache_expiries": {
-            "count": len(expiries), "sessions": len(exp_by_session),
+            "count": len(expiries),
+            "sessions": len(exp_by_session),
             "extra_cost_usd": round(sum(e.extra_cost for e in expiries), 6),
-            "events": [{"session_id": e.session_id, "at": iso(e.ts), "gap_minutes": round(e.gap_s / 60, 1),
-                        "ttl_minutes": e.ttl_s // 60, "rewritten_tokens": e.rewritten,
-                        "extra_cost_usd": round(e.extra_cost, 6)} for e in expiries],
+            "events": [
+                {
+                    "session_id": e.session_id,
+                    "at": iso(e.ts),
+                    "gap_minutes": round(e.gap_s / 60, 1),
+                    "ttl_minutes": e.ttl_s // 60,
+                    "rewritten_tokens": e.rewritten,
+                    "extra_cost_usd": round(e.extra_cost, 6),
+                }
+                for e in expiries
+            ],
         },
         "session_size": size,
         "compactions": {
-            "count": len(main_comps), "sessions": len({c.session_id for c in main_comps}),
+            "count": len(main_comps),
+            "sessions": len({c.session_id for c in main_comps}),
             "auto": sum(c.trigger == "auto" for c in main_comps),
             "manual": sum(c.trigger == "manual" for c in main_comps),
             "median_pre_tokens": int(_median(pre)) if pre else None,
@@ -248,14 +305,19 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
         },
         "unpriced_models": [{"model": m, "turns": n, "tokens": tok} for m, (n, tok) in sorted(unpriced.items())],
         "prices": prices.describe(),
-        "included": {"files": ds.files, "roots": ds.roots, "filters": filters or {},
-                     "skipped_lines": 0,  # filled with "tools", once every line was read
-                     "first_activity": min((s["first_activity"] for s in sessions), default=None),
-                     "last_activity": max((s["last_activity"] for s in sessions), default=None)},
+        "included": {
+            "files": ds.files,
+            "roots": ds.roots,
+            "filters": filters or {},
+            "skipped_lines": 0,  # filled with "tools", once every line was read
+            "first_activity": min((s["first_activity"] for s in sessions), default=None),
+            "last_activity": max((s["last_activity"] for s in sessions), default=None),
+        },
         "curves": curve_points,
     }
-    report["simulation"] = simulate(ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, prepared=prepared,
-                                    total=fsum(turn_totals, 0.0))
+    report["simulation"] = simulate(
+        ds, prices, DEFAULT_THRESHOLDS, DEFAULT_HANDOFF, prepared=prepared, total=fsum(turn_totals, 0.0)
+    )
     if before_tools is not None:
         before_tools(report)
     report["tools"] = _tool_report(ds)  # the last part needing them: the scan of tool outputs has the most time
@@ -266,7 +328,7 @@ def analyze(ds: Dataset, prices: PriceTable, *, filters: dict[str, Any] | None =
 
 def _in_time_order(pos: list[int] | range, ts: list[float]) -> list[int] | range:
     """`pos` sorted by time, stably (main_curve's order): `pos` itself when already in order."""
-    times = ts[pos.start:pos.stop] if type(pos) is range else pick(ts, pos)
+    times = ts[pos.start : pos.stop] if type(pos) is range else pick(ts, pos)
     if all(map(le, times, islice(times, 1, None))):  # no later turn earlier: a stable sort keeps them all
         return pos
     return sorted(pos, key=ts.__getitem__)
@@ -300,7 +362,7 @@ def _spread(values: list[T], positions: Iterable[list[int] | range], n: int) -> 
     out: list = [None] * n
     for value, pos in zip(values, positions, strict=True):
         if type(pos) is range:
-            out[pos.start:pos.stop] = [value] * len(pos)
+            out[pos.start : pos.stop] = [value] * len(pos)
         else:
             for i in pos:
                 out[i] = value
@@ -327,14 +389,18 @@ def _size_report(sessions: list[dict], grand: float) -> dict[str, Any]:
     for label, lo, hi in SIZE_BUCKETS:
         inside = [s for s in sessions if s["peak_context"] >= lo and (hi is None or s["peak_context"] < hi)]
         cost = sum(s["cost_usd"] for s in inside)
-        buckets.append({"bucket": label, "sessions": len(inside), "cost_usd": round(cost, 6),
-                        "cost_share": _share(cost, grand)})
+        buckets.append(
+            {"bucket": label, "sessions": len(inside), "cost_usd": round(cost, 6), "cost_share": _share(cost, grand)}
+        )
     over = {}
     for limit in SIZE_LIMITS:
         inside = [s for s in sessions if s["peak_context"] > limit]
         cost = sum(s["cost_usd"] for s in inside)
-        over[f"over_{limit // 1000}k"] = {"sessions": len(inside), "cost_usd": round(cost, 6),
-                                          "cost_share": _share(cost, grand)}
+        over[f"over_{limit // 1000}k"] = {
+            "sessions": len(inside),
+            "cost_usd": round(cost, 6),
+            "cost_share": _share(cost, grand),
+        }
     return {"buckets": buckets, **over}
 
 
@@ -350,15 +416,25 @@ def _tool_report(ds: Dataset) -> dict[str, Any]:
         calls[name] += outputs
         chars[name] = get(name, 0) + size
     whole = sum(chars.values())
-    rows: list[dict[str, Any]] = [{"tool": name, "calls": calls[name], "chars": chars[name],
-             "est_tokens": int(chars[name] / CHARS_PER_TOKEN), "share": _share(chars[name], whole)}
-            for name in calls]
+    rows: list[dict[str, Any]] = [
+        {
+            "tool": name,
+            "calls": calls[name],
+            "chars": chars[name],
+            "est_tokens": int(chars[name] / CHARS_PER_TOKEN),
+            "share": _share(chars[name], whole),
+        }
+        for name in calls
+    ]
     rows.sort(key=lambda r: (-r["chars"], r["tool"]))
-    return {"method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by id; "
-                      "Gemini CLI's functionResponse output and error; Codex CLI's function_call_output and "
-                      "custom_tool_call_output, matched to its call by call_id; "
-                      f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
-            "rows": rows, "est_tokens": int(whole / CHARS_PER_TOKEN)}
+    return {
+        "method": "text size of each tool's output: Claude Code's tool_result, matched to its tool_use by id; "
+        "Gemini CLI's functionResponse output and error; Codex CLI's function_call_output and "
+        "custom_tool_call_output, matched to its call by call_id; "
+        f"tokens ~ chars/{CHARS_PER_TOKEN:g}",
+        "rows": rows,
+        "est_tokens": int(whole / CHARS_PER_TOKEN),
+    }
 
 
 def _pct(x: float) -> str:
@@ -379,42 +455,56 @@ def findings(r: dict[str, Any]) -> list[str]:
     kinds = {k["kind"]: k for k in r["by_kind"]}
     if cost > 0:
         cr, cw = kinds["cache_read"], kinds["cache_write"]
-        out.append(f"{_pct(cr['cost_share'])} of your cost (${cr['cost_usd']:.2f} of ${cost:.2f}) was re-reading "
-                   f"context from the cache; writing it cost {_pct(cw['cost_share'])}, output "
-                   f"{_pct(kinds['output']['cost_share'])}, fresh input {_pct(kinds['input']['cost_share'])}.")
+        out.append(
+            f"{_pct(cr['cost_share'])} of your cost (${cr['cost_usd']:.2f} of ${cost:.2f}) was re-reading "
+            f"context from the cache; writing it cost {_pct(cw['cost_share'])}, output "
+            f"{_pct(kinds['output']['cost_share'])}, fresh input {_pct(kinds['input']['cost_share'])}."
+        )
         o150, o400 = r["session_size"]["over_150k"], r["session_size"]["over_400k"]
-        out.append(f"{_pct(o150['cost_share'])} of the cost came from the {o150['sessions']} of {tot['sessions']} "
-                   f"sessions whose context grew past 150k tokens"
-                   + (f"; {_pct(o400['cost_share'])} from {o400['sessions']} past 400k." if o400["sessions"] else "."))
+        out.append(
+            f"{_pct(o150['cost_share'])} of the cost came from the {o150['sessions']} of {tot['sessions']} "
+            f"sessions whose context grew past 150k tokens"
+            + (f"; {_pct(o400['cost_share'])} from {o400['sessions']} past 400k." if o400["sessions"] else ".")
+        )
     sim = r.get("simulation")
     smallest = min((row["threshold"] for row in sim["thresholds"]), default=0) if sim else 0
     if sim and cost > 0 and any(s["peak_context"] > smallest for s in r["sessions"]):
         best = next((row for row in sim["thresholds"] if row["threshold"] == sim["best"]), None)
         if best:
-            out.append(f"Compacting whenever the context passes {_k(best['threshold'])} tokens would have cost about "
-                       f"{_pct(best['saving_share'])} less (${best['saving_usd']:.2f}), by `cairn xray simulate`.")
+            out.append(
+                f"Compacting whenever the context passes {_k(best['threshold'])} tokens would have cost about "
+                f"{_pct(best['saving_share'])} less (${best['saving_usd']:.2f}), by `cairn xray simulate`."
+            )
         else:
             out.append("Compacting earlier would not have saved money on these sessions (`cairn xray simulate`).")
     if r["sessions"]:
-        out.append(f"A session starts with a median of {_k(r['start_context_median'])} tokens of context "
-                   f"before any work; every later turn re-reads it.")
+        out.append(
+            f"A session starts with a median of {_k(r['start_context_median'])} tokens of context "
+            f"before any work; every later turn re-reads it."
+        )
     rows = r["tools"]["rows"][:3]
     if rows and r["tools"]["est_tokens"]:
         parts = ", ".join(f"{x['tool']} ~{_k(x['est_tokens'])} tokens ({_pct(x['share'])})" for x in rows)
         out.append(f"Tool output that entered the context: {parts}.")
     ce = r["cache_expiries"]
     if ce["count"]:
-        out.append(f"The cache expired mid-session {ce['count']} time(s) in {ce['sessions']} session(s) (a pause longer "
-                   f"than the cache lifetime, then the context written again), about ${ce['extra_cost_usd']:.2f} extra.")
+        out.append(
+            f"The cache expired mid-session {ce['count']} time(s) in {ce['sessions']} session(s) (a pause longer "
+            f"than the cache lifetime, then the context written again), about ${ce['extra_cost_usd']:.2f} extra."
+        )
     cp = r["compactions"]
     if cp["count"]:
         med = f", median {_k(cp['median_pre_tokens'])} tokens before" if cp["median_pre_tokens"] else ""
-        out.append(f"{cp['count']} compactions in {cp['sessions']} sessions ({cp['auto']} automatic{med}); "
-                   f"the summarizing runs cost ${cp['compaction_runs_cost_usd']:.2f}.")
+        out.append(
+            f"{cp['count']} compactions in {cp['sessions']} sessions ({cp['auto']} automatic{med}); "
+            f"the summarizing runs cost ${cp['compaction_runs_cost_usd']:.2f}."
+        )
     else:
         out.append("No compactions seen.")
     if r["unpriced_models"]:
         names = ", ".join(m["model"] for m in r["unpriced_models"])
-        out.append(f"No price for {names}: those turns count in tokens but not in cost "
-                   f"(add [prices.\"<model>\"] to ~/.cairn/config.toml).")
+        out.append(
+            f"No price for {names}: those turns count in tokens but not in cost "
+            f'(add [prices."<model>"] to ~/.cairn/config.toml).'
+        )
     return out

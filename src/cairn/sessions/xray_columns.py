@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 if sys.version_info < (3, 12):  # `sum` of floats adds left to right in C (0.9 -> 0.13 ms per 26k floats)
     fsum: Callable[[Iterable[float], float], float] = sum
 else:  # 3.12's `sum` compensates rounding (other floats than adding one by one): the plain fold
+
     def fsum(values: Iterable[float], start: float) -> float:
         """The float `start + v0 + v1 + ...`, added left to right (as a loop or `reduce(add, ...)` does)."""
         return reduce(add, values, start)
@@ -32,8 +33,18 @@ else:  # 3.12's `sum` compensates rounding (other floats than adding one by one)
 class Acc:
     """Tokens and cost of a group of turns."""
 
-    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
-                 "c_cache_read", "turns", "unpriced_turns")
+    __slots__ = (
+        "input",
+        "output",
+        "cache_write",
+        "cache_read",
+        "c_input",
+        "c_output",
+        "c_cache_write",
+        "c_cache_read",
+        "turns",
+        "unpriced_turns",
+    )
 
     def __init__(self) -> None:
         self.input = self.output = self.cache_write = self.cache_read = self.turns = self.unpriced_turns = 0
@@ -56,8 +67,12 @@ class Acc:
     @property
     def cost(self) -> dict[str, float]:
         """USD by kind, in KINDS order."""
-        return {"cache_read": self.c_cache_read, "cache_write": self.c_cache_write, "input": self.c_input,
-                "output": self.c_output}
+        return {
+            "cache_read": self.c_cache_read,
+            "cache_write": self.c_cache_write,
+            "input": self.c_input,
+            "output": self.c_output,
+        }
 
     @property
     def cost_usd(self) -> float:
@@ -65,13 +80,21 @@ class Acc:
 
     def as_dict(self) -> dict[str, Any]:
         ccr, ccw, ci, co = self.c_cache_read, self.c_cache_write, self.c_input, self.c_output
-        return {"input_tokens": self.input, "output_tokens": self.output,
-                "cache_creation_tokens": self.cache_write, "cache_read_tokens": self.cache_read,
-                "total_tokens": self.input + self.output + self.cache_write + self.cache_read,
-                "cost_usd": round(sum((ccr, ccw, ci, co)), 6),
-                "cost_by_kind": {"cache_read": round(ccr, 6), "cache_write": round(ccw, 6), "input": round(ci, 6),
-                                 "output": round(co, 6)},
-                "turns": self.turns}
+        return {
+            "input_tokens": self.input,
+            "output_tokens": self.output,
+            "cache_creation_tokens": self.cache_write,
+            "cache_read_tokens": self.cache_read,
+            "total_tokens": self.input + self.output + self.cache_write + self.cache_read,
+            "cost_usd": round(sum((ccr, ccw, ci, co)), 6),
+            "cost_by_kind": {
+                "cache_read": round(ccr, 6),
+                "cache_write": round(ccw, 6),
+                "input": round(ci, 6),
+                "output": round(co, 6),
+            },
+            "turns": self.turns,
+        }
 
 
 def turn_cost(t: Turn, prices: PriceTable) -> CostParts | None:
@@ -99,8 +122,22 @@ class Columns:
     adding 0.0 leaves a sum of non-negative floats unchanged, so every group total is the float
     the turn-by-turn loop (Acc.add) gives, to the bit."""
 
-    __slots__ = ("input", "output", "cache_write", "cache_read", "c_input", "c_output", "c_cache_write",
-                 "c_cache_read", "unpriced", "any_unpriced", "models", "by_model", "write_1h", "_all")
+    __slots__ = (
+        "input",
+        "output",
+        "cache_write",
+        "cache_read",
+        "c_input",
+        "c_output",
+        "c_cache_write",
+        "c_cache_read",
+        "unpriced",
+        "any_unpriced",
+        "models",
+        "by_model",
+        "write_1h",
+        "_all",
+    )
 
     def __init__(self, turns: list[Turn], costs: list[CostParts | None]) -> None:
         self.input = [t.input for t in turns]
@@ -146,10 +183,12 @@ class Columns:
             if type(idx) is range:
                 at = slice(idx.start, idx.stop)
                 ci[at], co[at], cw[at], cr[at] = p.parts_columns(
-                    cols.input[at], cols.output[at], w5[at], w1[at], cols.cache_read[at])
+                    cols.input[at], cols.output[at], w5[at], w1[at], cols.cache_read[at]
+                )
                 continue
-            parts = p.parts_columns(pick(cols.input, idx), pick(cols.output, idx), pick(w5, idx), pick(w1, idx),
-                                    pick(cols.cache_read, idx))  # a model found in several runs
+            parts = p.parts_columns(
+                pick(cols.input, idx), pick(cols.output, idx), pick(w5, idx), pick(w1, idx), pick(cols.cache_read, idx)
+            )  # a model found in several runs
             for col, values in zip((ci, co, cw, cr), parts, strict=True):
                 for i, v in zip(idx, values, strict=True):
                     col[i] = v
@@ -169,20 +208,51 @@ class Columns:
         n = len(idx)
         if n == len(self.input) and n:  # every turn (the total, or a group holding all: one agent, one model)
             if self._all is None:
-                self._all = self._sums((self.input, self.output, self.cache_write, self.cache_read, self.c_input,
-                                        self.c_output, self.c_cache_write, self.c_cache_read, self.unpriced))
+                self._all = self._sums(
+                    (
+                        self.input,
+                        self.output,
+                        self.cache_write,
+                        self.cache_read,
+                        self.c_input,
+                        self.c_output,
+                        self.c_cache_write,
+                        self.c_cache_read,
+                        self.unpriced,
+                    )
+                )
             return self._all
         if n == 0:
             return Acc()
         if type(idx) is range:  # one run of positions (a session read from one file): slices, in C
             at = slice(idx.start, idx.stop)
-            return self._sums((self.input[at], self.output[at], self.cache_write[at], self.cache_read[at],
-                               self.c_input[at], self.c_output[at], self.c_cache_write[at], self.c_cache_read[at],
-                               self.unpriced[at] if self.any_unpriced else ()))
+            return self._sums(
+                (
+                    self.input[at],
+                    self.output[at],
+                    self.cache_write[at],
+                    self.cache_read[at],
+                    self.c_input[at],
+                    self.c_output[at],
+                    self.c_cache_write[at],
+                    self.c_cache_read[at],
+                    self.unpriced[at] if self.any_unpriced else (),
+                )
+            )
         pick = itemgetter(*idx) if n > 1 else (lambda seq: (seq[idx[0]],))
-        return self._sums((pick(self.input), pick(self.output), pick(self.cache_write), pick(self.cache_read),
-                           pick(self.c_input), pick(self.c_output), pick(self.c_cache_write), pick(self.c_cache_read),
-                           pick(self.unpriced) if self.any_unpriced else ()))
+        return self._sums(
+            (
+                pick(self.input),
+                pick(self.output),
+                pick(self.cache_write),
+                pick(self.cache_read),
+                pick(self.c_input),
+                pick(self.c_output),
+                pick(self.c_cache_write),
+                pick(self.c_cache_read),
+                pick(self.unpriced) if self.any_unpriced else (),
+            )
+        )
 
     @staticmethod
     def _sums(cols: tuple) -> Acc:

@@ -43,8 +43,10 @@ def _nice_max(v: float) -> float:
 
 
 def _svg(w: int, h: int, body: str, label: str) -> str:
-    return (f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-            f'viewBox="0 0 {w} {h}" role="img" aria-label="{escape(label)}">{body}</svg>')
+    return (
+        f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" role="img" aria-label="{escape(label)}">{body}</svg>'
+    )
 
 
 def cost_by_day_svg(days: list[dict[str, Any]]) -> str:
@@ -57,8 +59,10 @@ def cost_by_day_svg(days: list[dict[str, Any]]) -> str:
     for i in range(5):  # y grid
         v = top_val * i / 4
         y = h - bottom - (h - bottom - top) * i / 4
-        parts.append(f'<line x1="{left}" x2="{w - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
-                     f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">${v:,.2f}</text>')
+        parts.append(
+            f'<line x1="{left}" x2="{w - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">${v:,.2f}</text>'
+        )
     step = max(1, n // 12)
     for i, d in enumerate(days):
         x, y0 = left + i * bw, h - bottom
@@ -68,15 +72,18 @@ def cost_by_day_svg(days: list[dict[str, Any]]) -> str:
             if bh <= 0:
                 continue
             y0 -= bh
-            parts.append(f'<rect x="{x + bw * 0.1:.1f}" y="{y0:.1f}" width="{bw * 0.8:.1f}" height="{bh:.1f}" '
-                         f'fill="{COLORS[k]}"><title>{d["day"]} {KIND_LABEL[k]}: {usd(v)}</title></rect>')
+            parts.append(
+                f'<rect x="{x + bw * 0.1:.1f}" y="{y0:.1f}" width="{bw * 0.8:.1f}" height="{bh:.1f}" '
+                f'fill="{COLORS[k]}"><title>{d["day"]} {KIND_LABEL[k]}: {usd(v)}</title></rect>'
+            )
         if i % step == 0:
             parts.append(f'<text x="{x + bw / 2:.1f}" y="{h - bottom + 16}" text-anchor="middle">{d["day"][5:]}</text>')
     return _svg(w, h, "".join(parts), "cost by kind per day")
 
 
-def curve_svg(points: list[list[float]], comps: list[list[Any]], y_max: float,
-              expiries: list[list[Any]] | None = None) -> str:
+def curve_svg(
+    points: list[list[float]], comps: list[list[Any]], y_max: float, expiries: list[list[Any]] | None = None
+) -> str:
     """One session's context per turn; dashed lines at 150k/400k, red compactions, orange cache expiries."""
     w, h, left, bottom, top = 340, 150, 44, 18, 8
     n = len(points)
@@ -85,32 +92,42 @@ def curve_svg(points: list[list[float]], comps: list[list[Any]], y_max: float,
     def y(v: float) -> float:
         return h - bottom - (h - bottom - top) * min(v, y_max) / y_max
 
-    parts = [f'<line x1="{left}" x2="{w - 8}" y1="{h - bottom}" y2="{h - bottom}" stroke="#ccc"/>',
-             f'<text x="{left - 4}" y="{y(y_max) + 8:.1f}" text-anchor="end">{tokens(y_max)}</text>',
-             f'<text x="{left - 4}" y="{h - bottom:.1f}" text-anchor="end">0</text>',
-             f'<text x="{w - 8}" y="{h - 4}" text-anchor="end">{n} turns</text>']
+    parts = [
+        f'<line x1="{left}" x2="{w - 8}" y1="{h - bottom}" y2="{h - bottom}" stroke="#ccc"/>',
+        f'<text x="{left - 4}" y="{y(y_max) + 8:.1f}" text-anchor="end">{tokens(y_max)}</text>',
+        f'<text x="{left - 4}" y="{h - bottom:.1f}" text-anchor="end">0</text>',
+        f'<text x="{w - 8}" y="{h - 4}" text-anchor="end">{n} turns</text>',
+    ]
     for limit in SIZE_LIMITS:
         if limit < y_max:
-            parts.append(f'<line x1="{left}" x2="{w - 8}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#bbb" '
-                         f'stroke-dasharray="3,3"/><text x="{left + 2}" y="{y(limit) - 2:.1f}">{tokens(limit)}</text>')
+            parts.append(
+                f'<line x1="{left}" x2="{w - 8}" y1="{y(limit):.1f}" y2="{y(limit):.1f}" stroke="#bbb" '
+                f'stroke-dasharray="3,3"/><text x="{left + 2}" y="{y(limit) - 2:.1f}">{tokens(limit)}</text>'
+            )
     times = [p[0] for p in points]
     for ts, pre in comps:
         i = next((j for j, t in enumerate(times) if t >= ts), n - 1)
         x = left + i * xs
-        parts.append(f'<line class="compaction" x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{h - bottom}" '
-                     f'stroke="#d62728" stroke-dasharray="4,2"><title>compaction'
-                     f'{" at " + tokens(pre) + " tokens" if pre else ""}</title></line>'
-                     f'<circle cx="{x:.1f}" cy="{y(pre or 0):.1f}" r="3.5" fill="#d62728"/>')
+        parts.append(
+            f'<line class="compaction" x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{h - bottom}" '
+            f'stroke="#d62728" stroke-dasharray="4,2"><title>compaction'
+            f"{' at ' + tokens(pre) + ' tokens' if pre else ''}</title></line>"
+            f'<circle cx="{x:.1f}" cy="{y(pre or 0):.1f}" r="3.5" fill="#d62728"/>'
+        )
     for ts, rewritten in expiries or []:
         i = next((j for j, t in enumerate(times) if t >= ts), n - 1)
         x = left + i * xs
-        parts.append(f'<path class="expiry" d="M{x - 5:.1f},{top} L{x + 5:.1f},{top} L{x:.1f},{top + 8} Z" '
-                     f'fill="#f28e2b"><title>cache expired: {tokens(rewritten)} tokens written again</title></path>')
+        parts.append(
+            f'<path class="expiry" d="M{x - 5:.1f},{top} L{x + 5:.1f},{top} L{x:.1f},{top + 8} Z" '
+            f'fill="#f28e2b"><title>cache expired: {tokens(rewritten)} tokens written again</title></path>'
+        )
     path = " ".join(f"{left + i * xs:.1f},{y(p[1]):.1f}" for i, p in enumerate(points))
     parts.append(f'<polyline points="{path}" fill="none" stroke="#4e79a7" stroke-width="1.6"/>')
     if n <= 30:  # few turns: show each one, or a one-turn session draws nothing at all
-        parts.extend(f'<circle cx="{left + i * xs:.1f}" cy="{y(p[1]):.1f}" r="2.2" fill="#4e79a7"/>'
-                     for i, p in enumerate(points))
+        parts.extend(
+            f'<circle cx="{left + i * xs:.1f}" cy="{y(p[1]):.1f}" r="2.2" fill="#4e79a7"/>'
+            for i, p in enumerate(points)
+        )
     return _svg(w, h, "".join(parts), "context per turn")
 
 
@@ -122,18 +139,20 @@ def size_share_svg(buckets: list[dict[str, Any]]) -> str:
     for i, b in enumerate(buckets):
         y = 5 + i * row
         bw = (w - left - 150) * b["cost_share"]
-        parts.append(f'<text x="{left - 8}" y="{y + 17}" text-anchor="end">{escape(b["bucket"])}</text>'
-                     f'<rect x="{left}" y="{y + 4}" width="{max(bw, 0.5):.1f}" height="{row - 10}" fill="#4e79a7">'
-                     f'<title>{b["sessions"]} sessions, {usd(b["cost_usd"])}</title></rect>'
-                     f'<text x="{left + bw + 6:.1f}" y="{y + 17}">{pct(b["cost_share"])} · {usd(b["cost_usd"])} '
-                     f'· {b["sessions"]} sessions</text>')
+        parts.append(
+            f'<text x="{left - 8}" y="{y + 17}" text-anchor="end">{escape(b["bucket"])}</text>'
+            f'<rect x="{left}" y="{y + 4}" width="{max(bw, 0.5):.1f}" height="{row - 10}" fill="#4e79a7">'
+            f"<title>{b['sessions']} sessions, {usd(b['cost_usd'])}</title></rect>"
+            f'<text x="{left + bw + 6:.1f}" y="{y + 17}">{pct(b["cost_share"])} · {usd(b["cost_usd"])} '
+            f"· {b['sessions']} sessions</text>"
+        )
     return _svg(w, h, "".join(parts), "cost share by session size")
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<div class=\"wide\"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 USAGE_HEAD = ["cache read", "cache write", "input", "output", "cost", "share"]  # the text report's order
@@ -141,9 +160,21 @@ USAGE_HEAD = ["cache read", "cache write", "input", "output", "cost", "share"]  
 
 def _usage_table(label: str, rows: list[dict[str, Any]], limit: int) -> str:
     """The text report's by-agent / project / model / day tables."""
-    return _table([label, *USAGE_HEAD], [
-        [str(x[label]), tokens(x["cache_read_tokens"]), tokens(x["cache_creation_tokens"]), tokens(x["input_tokens"]),
-         tokens(x["output_tokens"]), usd(x["cost_usd"]), pct(x["cost_share"])] for x in rows[:limit]])
+    return _table(
+        [label, *USAGE_HEAD],
+        [
+            [
+                str(x[label]),
+                tokens(x["cache_read_tokens"]),
+                tokens(x["cache_creation_tokens"]),
+                tokens(x["input_tokens"]),
+                tokens(x["output_tokens"]),
+                usd(x["cost_usd"]),
+                pct(x["cost_share"]),
+            ]
+            for x in rows[:limit]
+        ],
+    )
 
 
 def _extra_tables(r: dict[str, Any]) -> str:
@@ -151,40 +182,86 @@ def _extra_tables(r: dict[str, Any]) -> str:
     cache expiries, unpriced models and the compaction simulator."""
     from cairn.sessions.xray_report import RECENT_DAYS, TOP_ROWS
 
-    out = [f"<h2>By agent</h2>{_usage_table('agent', r.get('by_agent', []), TOP_ROWS)}",
-           f"<h2>By project</h2>{_usage_table('project', r['by_project'], TOP_ROWS)}",
-           f"<h2>By model</h2>{_usage_table('model', r['by_model'], TOP_ROWS)}",
-           f"<h2>By day (last {RECENT_DAYS} active days, UTC)</h2>"
-           f"{_usage_table('day', r['by_day'][-RECENT_DAYS:], RECENT_DAYS)}",
-           "<h2>Cost by session size (peak context)</h2>" + _table(
-               ["peak context", "sessions", "cost", "share"],
-               [[b["bucket"], str(b["sessions"]), usd(b["cost_usd"]), pct(b["cost_share"])]
-                for b in r["session_size"]["buckets"]])]
+    out = [
+        f"<h2>By agent</h2>{_usage_table('agent', r.get('by_agent', []), TOP_ROWS)}",
+        f"<h2>By project</h2>{_usage_table('project', r['by_project'], TOP_ROWS)}",
+        f"<h2>By model</h2>{_usage_table('model', r['by_model'], TOP_ROWS)}",
+        f"<h2>By day (last {RECENT_DAYS} active days, UTC)</h2>"
+        f"{_usage_table('day', r['by_day'][-RECENT_DAYS:], RECENT_DAYS)}",
+        "<h2>Cost by session size (peak context)</h2>"
+        + _table(
+            ["peak context", "sessions", "cost", "share"],
+            [
+                [b["bucket"], str(b["sessions"]), usd(b["cost_usd"]), pct(b["cost_share"])]
+                for b in r["session_size"]["buckets"]
+            ],
+        ),
+    ]
     events = r["cache_expiries"]["events"]
     if events:
-        out.append("<h2>Cache expiries mid-session</h2>" + _table(
-            ["session", "at (UTC)", "pause", "rewritten", "extra cost"],
-            [[e["session_id"][:13], e["at"].replace("T", " ")[:16], f"{e['gap_minutes']:.0f} min",
-              tokens(e["rewritten_tokens"]), usd(e["extra_cost_usd"])] for e in events[:TOP_ROWS]]))
+        out.append(
+            "<h2>Cache expiries mid-session</h2>"
+            + _table(
+                ["session", "at (UTC)", "pause", "rewritten", "extra cost"],
+                [
+                    [
+                        e["session_id"][:13],
+                        e["at"].replace("T", " ")[:16],
+                        f"{e['gap_minutes']:.0f} min",
+                        tokens(e["rewritten_tokens"]),
+                        usd(e["extra_cost_usd"]),
+                    ]
+                    for e in events[:TOP_ROWS]
+                ],
+            )
+        )
     tel = r.get("telemetry")
     if tel and tel["covered"]:
-        out.append("<h2>Transcript vs OpenTelemetry</h2><p class='sub'>gap = transcript / telemetry - 1; "
-                   "negative: the transcript counts less than Claude Code reported.</p>" + _table(
-                       ["session", "source", "input", "output", "cache read", "cache write", "cost"],
-                       [[x["session_id"][:13], x["source"], *(gap(x[k]["gap"]) for k in
-                         ("input", "output", "cache_read", "cache_write", "cost_usd"))]
-                        for x in tel["sessions"][:TOP_ROWS]]))
+        out.append(
+            "<h2>Transcript vs OpenTelemetry</h2><p class='sub'>gap = transcript / telemetry - 1; "
+            "negative: the transcript counts less than Claude Code reported.</p>"
+            + _table(
+                ["session", "source", "input", "output", "cache read", "cache write", "cost"],
+                [
+                    [
+                        x["session_id"][:13],
+                        x["source"],
+                        *(gap(x[k]["gap"]) for k in ("input", "output", "cache_read", "cache_write", "cost_usd")),
+                    ]
+                    for x in tel["sessions"][:TOP_ROWS]
+                ],
+            )
+        )
     if r["unpriced_models"]:
-        out.append("<h2>Models without a price (tokens counted, cost not)</h2>" + _table(
-            ["model", "turns", "tokens"], [[m["model"], str(m["turns"]), tokens(m["tokens"])] for m in r["unpriced_models"]]))
+        out.append(
+            "<h2>Models without a price (tokens counted, cost not)</h2>"
+            + _table(
+                ["model", "turns", "tokens"],
+                [[m["model"], str(m["turns"]), tokens(m["tokens"])] for m in r["unpriced_models"]],
+            )
+        )
     sim = r.get("simulation")
     if sim and sim.get("thresholds"):
         best = f"<p class='sub'>Best here: compact at {tokens(sim['best'])} tokens.</p>" if sim["best"] else ""
-        out.append("<h2>Compaction simulator: compact whenever the context passes ...</h2>" + _table(
-            ["threshold", "compactions", "sessions", "estimated cost", "saving", "saving %"],
-            [[tokens(x["threshold"]), str(x["compactions"]), str(x["sessions_compacted"]), usd(x["cost_usd"]),
-              usd(x["saving_usd"]), pct(x["saving_share"])] for x in sim["thresholds"]])
-            + best + f"<p class='sub'>{escape(sim['method'])}</p>")
+        out.append(
+            "<h2>Compaction simulator: compact whenever the context passes ...</h2>"
+            + _table(
+                ["threshold", "compactions", "sessions", "estimated cost", "saving", "saving %"],
+                [
+                    [
+                        tokens(x["threshold"]),
+                        str(x["compactions"]),
+                        str(x["sessions_compacted"]),
+                        usd(x["cost_usd"]),
+                        usd(x["saving_usd"]),
+                        pct(x["saving_share"]),
+                    ]
+                    for x in sim["thresholds"]
+                ],
+            )
+            + best
+            + f"<p class='sub'>{escape(sim['method'])}</p>"
+        )
     return "\n".join(out)
 
 
@@ -200,40 +277,58 @@ def render_html(r: dict[str, Any]) -> str:
         c = curves.get(s["session_id"], {"points": [], "compactions": []})
         if not c["points"]:
             continue
-        cards.append(f'<div class="curve"><p class="t">{escape(s["session_id"][:13])} · {escape(s["project"])} · '
-                     f'{usd(s["cost_usd"])} · peak {tokens(s["peak_context"])}'
-                     f'{" · " + str(s["compactions"]) + " compaction(s)" if s["compactions"] else ""}</p>'
-                     f'{curve_svg(c["points"], c["compactions"], y_max, c.get("expiries"))}</div>')
-    sess_rows = [[s["session_id"][:13], s.get("agent", ""), s["project"], tokens(s["start_context"]), tokens(s["peak_context"]),
-                  str(s["compactions"]), str(s["cache_expiries"]), usd(s["cost_usd"]), pct(s["cost_share"])]
-                 for s in r["sessions"][:30]]
+        cards.append(
+            f'<div class="curve"><p class="t">{escape(s["session_id"][:13])} · {escape(s["project"])} · '
+            f"{usd(s['cost_usd'])} · peak {tokens(s['peak_context'])}"
+            f"{' · ' + str(s['compactions']) + ' compaction(s)' if s['compactions'] else ''}</p>"
+            f"{curve_svg(c['points'], c['compactions'], y_max, c.get('expiries'))}</div>"
+        )
+    sess_rows = [
+        [
+            s["session_id"][:13],
+            s.get("agent", ""),
+            s["project"],
+            tokens(s["start_context"]),
+            tokens(s["peak_context"]),
+            str(s["compactions"]),
+            str(s["cache_expiries"]),
+            usd(s["cost_usd"]),
+            pct(s["cost_share"]),
+        ]
+        for s in r["sessions"][:30]
+    ]
     kind_rows = [[k["label"], tokens(k["tokens"]), usd(k["cost_usd"]), pct(k["cost_share"])] for k in r["by_kind"]]
-    tool_rows = [[t["tool"], str(t["calls"]), tokens(t["est_tokens"]), pct(t["share"])] for t in r["tools"]["rows"][:12]]
+    tool_rows = [
+        [t["tool"], str(t["calls"]), tokens(t["est_tokens"]), pct(t["share"])] for t in r["tools"]["rows"][:12]
+    ]
     findings = "".join(f"<li>{escape(f)}</li>" for f in r["findings"])
-    more = f"<p class='sub'>Showing the {len(cards)} costliest of {len(r['sessions'])} sessions.</p>" \
-        if len(r["sessions"]) > MAX_CURVES else ""
+    more = (
+        f"<p class='sub'>Showing the {len(cards)} costliest of {len(r['sessions'])} sessions.</p>"
+        if len(r["sessions"]) > MAX_CURVES
+        else ""
+    )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>cairn token X-ray</title><style>{CSS}</style></head>
 <body data-rendered="0">
 <h1>Token X-ray</h1>
-<p class="sub">{tot['sessions']} sessions in {tot['projects']} projects · {tokens(tot['total_tokens'])} tokens ·
-{usd(tot['cost_usd'])} · {escape((inc['first_activity'] or '')[:10])} to {escape((inc['last_activity'] or '')[:10])} ·
-{escape(describe_filters(inc['filters']))}</p>
+<p class="sub">{tot["sessions"]} sessions in {tot["projects"]} projects · {tokens(tot["total_tokens"])} tokens ·
+{usd(tot["cost_usd"])} · {escape((inc["first_activity"] or "")[:10])} to {escape((inc["last_activity"] or "")[:10])} ·
+{escape(describe_filters(inc["filters"]))}</p>
 <h2>What stands out</h2><ul class="findings">{findings}</ul>
-<h2>Cost by kind over days</h2><div class="legend">{legend}</div>{cost_by_day_svg(r['by_day'])}
-{_table(['kind', 'tokens', 'cost', 'share'], kind_rows)}
-<h2>Cost share by session size (peak context)</h2>{size_share_svg(r['session_size']['buckets'])}
+<h2>Cost by kind over days</h2><div class="legend">{legend}</div>{cost_by_day_svg(r["by_day"])}
+{_table(["kind", "tokens", "cost", "share"], kind_rows)}
+<h2>Cost share by session size (peak context)</h2>{size_share_svg(r["session_size"]["buckets"])}
 <h2>Context per turn, by session</h2>
 <p class="sub">Prompt size of each turn of the session's own thread (input + cache write + cache read);
 red dashed lines are compactions; orange triangles are cache expiries (a pause, then the context written
 again); grey dashed lines mark 150k and 400k.</p>{more}
-<div class="curves">{''.join(cards)}</div>
-<h2>Sessions</h2>{_table(['session', 'agent', 'project', 'start ctx', 'peak ctx', 'compactions', 'cache expiries', 'cost', 'share'], sess_rows)}
-<h2>Tool output entering the context</h2>{_table(['tool', 'calls', '~tokens', 'share'], tool_rows)}
-<p class="sub">{escape(r['tools']['method'])}</p>
+<div class="curves">{"".join(cards)}</div>
+<h2>Sessions</h2>{_table(["session", "agent", "project", "start ctx", "peak ctx", "compactions", "cache expiries", "cost", "share"], sess_rows)}
+<h2>Tool output entering the context</h2>{_table(["tool", "calls", "~tokens", "share"], tool_rows)}
+<p class="sub">{escape(r["tools"]["method"])}</p>
 {_extra_tables(r)}
-<p class="foot">Prices as of {escape(r['prices']['as_of'])}: {escape(r['prices']['source'])}. Generated by cairn.</p>
+<p class="foot">Prices as of {escape(r["prices"]["as_of"])}: {escape(r["prices"]["source"])}. Generated by cairn.</p>
 <script>document.body.setAttribute("data-rendered", String(document.querySelectorAll("svg.plot").length));
 document.body.setAttribute("data-overflow", String([...document.querySelectorAll("h1,h2,.curve .t,.sub")]
   .filter(e => e.scrollWidth > e.clientWidth + 1).length));</script>

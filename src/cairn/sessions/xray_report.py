@@ -42,8 +42,9 @@ def pct(x: float) -> str:
 
 
 def _table(title: str, *cols: str) -> Table:
-    t = Table(title=title, title_justify="left", title_style="bold", header_style="bold", pad_edge=False,
-              box=box.SIMPLE_HEAD)
+    t = Table(
+        title=title, title_justify="left", title_style="bold", header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD
+    )
     for i, c in enumerate(cols):
         t.add_column(c, justify="left" if i == 0 else "right", no_wrap=True, overflow="ellipsis")
     return t
@@ -51,8 +52,15 @@ def _table(title: str, *cols: str) -> Table:
 
 def _usage_rows(t: Table, rows: list[dict[str, Any]], label: str, limit: int) -> None:
     for r in rows[:limit]:
-        t.add_row(str(r[label]), tokens(r["cache_read_tokens"]), tokens(r["cache_creation_tokens"]),
-                  tokens(r["input_tokens"]), tokens(r["output_tokens"]), usd(r["cost_usd"]), pct(r["cost_share"]))
+        t.add_row(
+            str(r[label]),
+            tokens(r["cache_read_tokens"]),
+            tokens(r["cache_creation_tokens"]),
+            tokens(r["input_tokens"]),
+            tokens(r["output_tokens"]),
+            usd(r["cost_usd"]),
+            pct(r["cost_share"]),
+        )
     if len(rows) > limit:
         t.add_row(f"... {len(rows) - limit} more", "", "", "", "", "", "")
 
@@ -71,8 +79,10 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
     con = con or console()
     inc, tot = r["included"], r["totals"]
     span = f"{(inc['first_activity'] or '')[:10]} to {(inc['last_activity'] or '')[:10]}"
-    con.print(f"[bold]Token X-ray[/bold]  {tot['sessions']} sessions in {tot['projects']} projects, "
-              f"{inc['files']} files, {span}; {describe_filters(inc['filters'])}")
+    con.print(
+        f"[bold]Token X-ray[/bold]  {tot['sessions']} sessions in {tot['projects']} projects, "
+        f"{inc['files']} files, {span}; {describe_filters(inc['filters'])}"
+    )
     con.print("\n[bold]What stands out[/bold]")
     for f in r["findings"]:
         con.print(Padding(f"• {f}", (0, 0, 0, 2), expand=False))
@@ -84,13 +94,31 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
     t.add_row("[bold]total[/bold]", tokens(tot["total_tokens"]), f"[bold]{usd(tot['cost_usd'])}[/bold]", "")
     con.print(t)
 
-    t = _table(f"Sessions (top {min(TOP_SESSIONS, len(r['sessions']))} by cost; context at start and peak, "
-               "compactions, cache expiries)", "session", "project", "start", "peak", "turns", "comp", "exp",
-               "cost", "share")
+    t = _table(
+        f"Sessions (top {min(TOP_SESSIONS, len(r['sessions']))} by cost; context at start and peak, "
+        "compactions, cache expiries)",
+        "session",
+        "project",
+        "start",
+        "peak",
+        "turns",
+        "comp",
+        "exp",
+        "cost",
+        "share",
+    )
     for s in r["sessions"][:TOP_SESSIONS]:
-        t.add_row(s["session_id"][:8], s["project"][:20], tokens(s["start_context"]), tokens(s["peak_context"]),
-                  str(s["main_turns"] + s["subagent_turns"]), str(s["compactions"]), str(s["cache_expiries"]),
-                  usd(s["cost_usd"]), pct(s["cost_share"]))
+        t.add_row(
+            s["session_id"][:8],
+            s["project"][:20],
+            tokens(s["start_context"]),
+            tokens(s["peak_context"]),
+            str(s["main_turns"] + s["subagent_turns"]),
+            str(s["compactions"]),
+            str(s["cache_expiries"]),
+            usd(s["cost_usd"]),
+            pct(s["cost_share"]),
+        )
     con.print(t)
 
     t = _table("Cost by session size (peak context)", "peak context", "sessions", "cost", "share")
@@ -98,8 +126,11 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
         t.add_row(b["bucket"], str(b["sessions"]), usd(b["cost_usd"]), pct(b["cost_share"]))
     con.print(t)
 
-    for title, key, label in (("By agent", "by_agent", "agent"), ("By project", "by_project", "project"),
-                              ("By model", "by_model", "model")):
+    for title, key, label in (
+        ("By agent", "by_agent", "agent"),
+        ("By project", "by_project", "project"),
+        ("By model", "by_model", "model"),
+    ):
         t = _table(title, label, *USAGE_COLS)
         _usage_rows(t, r[key], label, TOP_ROWS)
         con.print(t)
@@ -119,16 +150,32 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
     if ce["events"]:
         t = _table("Cache expiries mid-session", "session", "at (UTC)", "pause", "rewritten", "extra cost")
         for e in ce["events"][:TOP_ROWS]:
-            t.add_row(e["session_id"][:8], e["at"].replace("T", " ")[:16], f"{e['gap_minutes']:.0f} min",
-                      tokens(e["rewritten_tokens"]), usd(e["extra_cost_usd"]))
+            t.add_row(
+                e["session_id"][:8],
+                e["at"].replace("T", " ")[:16],
+                f"{e['gap_minutes']:.0f} min",
+                tokens(e["rewritten_tokens"]),
+                usd(e["extra_cost_usd"]),
+            )
         con.print(t)
     tel = r.get("telemetry")
     if tel and tel["covered"]:
-        t = _table("Transcript vs OpenTelemetry (gap = transcript / telemetry - 1)", "session", "source",
-                   "input", "output", "cache read", "cache write", "cost")
+        t = _table(
+            "Transcript vs OpenTelemetry (gap = transcript / telemetry - 1)",
+            "session",
+            "source",
+            "input",
+            "output",
+            "cache read",
+            "cache write",
+            "cost",
+        )
         for row in tel["sessions"][:TOP_ROWS]:
-            t.add_row(row["session_id"][:8], row["source"],
-                      *(gap(row[k]["gap"]) for k in ("input", "output", "cache_read", "cache_write", "cost_usd")))
+            t.add_row(
+                row["session_id"][:8],
+                row["source"],
+                *(gap(row[k]["gap"]) for k in ("input", "output", "cache_read", "cache_write", "cost_usd")),
+            )
         con.print(t)
     if r["unpriced_models"]:
         t = _table("Models without a price (tokens counted, cost not)", "model", "turns", "tokens")
@@ -160,17 +207,35 @@ def render_simulation(sim: dict[str, Any], con: Console | None = None) -> None:
     """Print the simulator's table, its best threshold and the method."""
     con = con or console()
     base = sim["baseline"]
-    con.print(f"[bold]Compaction simulator[/bold]  {sim['sessions']} sessions, real cost {usd(base['cost_usd'])}, "
-              f"{base['real_compactions']} real compactions, handoff {tokens(sim['handoff_tokens'])} tokens")
-    t = _table("Compact whenever the context passes ...", "threshold", "compactions", "sessions",
-               "estimated cost", "saving", "saving %")
+    con.print(
+        f"[bold]Compaction simulator[/bold]  {sim['sessions']} sessions, real cost {usd(base['cost_usd'])}, "
+        f"{base['real_compactions']} real compactions, handoff {tokens(sim['handoff_tokens'])} tokens"
+    )
+    t = _table(
+        "Compact whenever the context passes ...",
+        "threshold",
+        "compactions",
+        "sessions",
+        "estimated cost",
+        "saving",
+        "saving %",
+    )
     for row in sim["thresholds"]:
-        t.add_row(tokens(row["threshold"]), str(row["compactions"]), str(row["sessions_compacted"]),
-                  usd(row["cost_usd"]), usd(row["saving_usd"]), pct(row["saving_share"]))
+        t.add_row(
+            tokens(row["threshold"]),
+            str(row["compactions"]),
+            str(row["sessions_compacted"]),
+            usd(row["cost_usd"]),
+            usd(row["saving_usd"]),
+            pct(row["saving_share"]),
+        )
     con.print(t)
     if sim["best"]:
-        setting = (f"CLAUDE_CODE_AUTO_COMPACT_WINDOW={sim['best']}" if sim["best"] >= 100_000 else
-                   "Claude Code's auto-compact window cannot go below 100000; compact by hand with /compact")
+        setting = (
+            f"CLAUDE_CODE_AUTO_COMPACT_WINDOW={sim['best']}"
+            if sim["best"] >= 100_000
+            else "Claude Code's auto-compact window cannot go below 100000; compact by hand with /compact"
+        )
         con.print(f"Best here: compact at {tokens(sim['best'])} tokens ({setting}).")
     else:
         con.print("None of these thresholds would have saved money on these sessions.")

@@ -17,8 +17,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 TOLERANCE = 0.01
-KINDS = (("input", "input_tokens"), ("output", "output_tokens"), ("cache_read", "cache_read_tokens"),
-         ("cache_write", "cache_creation_tokens"))
+KINDS = (
+    ("input", "input_tokens"),
+    ("output", "output_tokens"),
+    ("cache_read", "cache_read_tokens"),
+    ("cache_write", "cache_creation_tokens"),
+)
 
 
 def _gap(transcript: float, telemetry: float) -> float | None:
@@ -57,15 +61,22 @@ def reconcile(report: dict[str, Any], telemetry: dict[str, dict]) -> dict[str, A
         row: dict[str, Any] = {"session_id": s["session_id"], "source": tel["source"], "requests": tel["requests"]}
         for kind, key in KINDS:
             row[kind] = {"transcript": s[key], "telemetry": tel[kind], "gap": _gap(s[key], tel[kind])}
-        row["cost_usd"] = {"transcript": s["cost_usd"], "telemetry": tel["cost_usd"],
-                           "gap": _gap(s["cost_usd"], tel["cost_usd"])}
+        row["cost_usd"] = {
+            "transcript": s["cost_usd"],
+            "telemetry": tel["cost_usd"],
+            "gap": _gap(s["cost_usd"], tel["cost_usd"]),
+        }
         rows.append(row)
     summary = {}
     for kind, _ in (*KINDS, ("cost_usd", "")):
         under = [r for r in rows if _side(r[kind]) < 0]
         over = [r for r in rows if _side(r[kind]) > 0]
-        summary[kind] = {"sessions_undercounted": len(under), "undercount": _share(under, kind, -1),
-                         "sessions_overcounted": len(over), "overcount": _share(over, kind, 1)}
+        summary[kind] = {
+            "sessions_undercounted": len(under),
+            "undercount": _share(under, kind, -1),
+            "sessions_overcounted": len(over),
+            "overcount": _share(over, kind, 1),
+        }
     return {"sessions": rows, "covered": len(rows), "summary": summary}
 
 
@@ -82,11 +93,9 @@ def _phrases(kind: str, v: dict[str, Any]) -> list[str]:
     """What the transcript does against telemetry for one kind, each direction apart."""
     out = []
     if v["sessions_undercounted"]:
-        out.append(f"undercounts {_label(kind)} by {_pct(v['undercount'])} in {v['sessions_undercounted']} "
-                   "session(s)")
+        out.append(f"undercounts {_label(kind)} by {_pct(v['undercount'])} in {v['sessions_undercounted']} session(s)")
     if n := v.get("sessions_overcounted"):
-        more = ("where telemetry has none" if v["overcount"] is None
-                else f"{_pct(v['overcount'])} more than telemetry")
+        more = "where telemetry has none" if v["overcount"] is None else f"{_pct(v['overcount'])} more than telemetry"
         out.append(f"counts {_label(kind)} {more} in {n} session(s)")
     return out
 
@@ -99,6 +108,5 @@ def finding(section: dict[str, Any]) -> str | None:
     parts = [p for kind, v in section["summary"].items() for p in _phrases(kind, v)]
     n = section["covered"]
     if not parts:
-        return (f"OpenTelemetry covers {n} session(s); the transcripts agree with it within "
-                f"{TOLERANCE * 100:.0f}%.")
+        return f"OpenTelemetry covers {n} session(s); the transcripts agree with it within {TOLERANCE * 100:.0f}%."
     return f"OpenTelemetry covers {n} session(s); against it the transcript " + "; ".join(parts) + "."

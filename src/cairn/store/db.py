@@ -21,8 +21,9 @@ def like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def connect(path: Path, migrations: Sequence[Migration] = (), *, readonly: bool = False,
-            private: bool = False) -> sqlite3.Connection:
+def connect(
+    path: Path, migrations: Sequence[Migration] = (), *, readonly: bool = False, private: bool = False
+) -> sqlite3.Connection:
     """Open (creating if needed) the database at `path` and bring its schema up to date.
 
     `migrations[i]` upgrades user_version i -> i+1; each runs in its own transaction.

@@ -17,8 +17,16 @@ from pathlib import Path
 
 from cairn.errors import printable
 
-_NOT_DAMAGE = ("locked", "busy", "interrupted", "readonly", "read-only", "unable to open", "disk is full",
-               "out of memory")
+_NOT_DAMAGE = (
+    "locked",
+    "busy",
+    "interrupted",
+    "readonly",
+    "read-only",
+    "unable to open",
+    "disk is full",
+    "out of memory",
+)
 _NOTES: list[str] = []
 
 

@@ -25,7 +25,7 @@ ENV = "CAIRN_TEAM_DATABASE"
 MIN_SERVER = 120000  # PostgreSQL 12: stored generated columns (the tsvector), websearch_to_tsquery
 CONNECT_TIMEOUT_S = 10
 MEMBER_ROLE = "cairn_member"  # the group role an admin creates; the schema's migrations grant it what members need
-ADMIN_DOC = "README.md, \"A team\""  # where the SQL that sets up a database and its members is
+ADMIN_DOC = 'README.md, "A team"'  # where the SQL that sets up a database and its members is
 
 
 class TeamUnavailable(CairnError):
@@ -42,8 +42,9 @@ def database_url(root: Path | None = None) -> str:
 
         url = settings(root).team.database.strip()
     if not url:
-        raise TeamUnavailable(f"no team database: set [team] database = \"postgresql://...\" in "
-                              f"~/.cairn/config.toml, or {ENV}")
+        raise TeamUnavailable(
+            f'no team database: set [team] database = "postgresql://..." in ~/.cairn/config.toml, or {ENV}'
+        )
     return url
 
 
@@ -60,18 +61,30 @@ def where(url: str) -> str:
 
 
 _REASONS = (
-    (re.compile(r"password authentication failed|no password supplied|authentication failed", re.I),
-     "authentication failed (wrong user or password)"),
+    (
+        re.compile(r"password authentication failed|no password supplied|authentication failed", re.I),
+        "authentication failed (wrong user or password)",
+    ),
     (re.compile(r"does not exist", re.I), "the database or role does not exist"),
     (re.compile(r"connection refused", re.I), "unreachable (connection refused)"),
     (re.compile(r"timeout expired|timed out", re.I), "unreachable (timed out)"),
-    (re.compile(r"could not translate host name|name or service not known|nodename nor servname", re.I),
-     "unreachable (unknown host)"),
+    (
+        re.compile(r"could not translate host name|name or service not known|nodename nor servname", re.I),
+        "unreachable (unknown host)",
+    ),
     (re.compile(r"SSL|certificate", re.I), "TLS failed"),
-    (re.compile(r"permission denied|row-level security", re.I),
-     f"permission denied (a member's role needs the grants of {ADMIN_DOC})"),
-    (re.compile(r"server closed the connection|terminating connection|connection is lost|"
-                r"consuming input failed|shutting down|starting up", re.I), "the connection was lost"),
+    (
+        re.compile(r"permission denied|row-level security", re.I),
+        f"permission denied (a member's role needs the grants of {ADMIN_DOC})",
+    ),
+    (
+        re.compile(
+            r"server closed the connection|terminating connection|connection is lost|"
+            r"consuming input failed|shutting down|starting up",
+            re.I,
+        ),
+        "the connection was lost",
+    ),
 )
 
 
@@ -93,8 +106,9 @@ def check_server(version: int) -> None:
     """Refuse a server older than MIN_SERVER (`version` as libpq reports it, e.g. 150018)."""
     if version < MIN_SERVER:
         major = version // 10000 if version >= 100000 else version // 100 / 100
-        raise TeamUnavailable(f"team database: PostgreSQL {major} is too old; cairn needs "
-                              f"PostgreSQL {MIN_SERVER // 10000} or newer")
+        raise TeamUnavailable(
+            f"team database: PostgreSQL {major} is too old; cairn needs PostgreSQL {MIN_SERVER // 10000} or newer"
+        )
 
 
 def _quiet_driver() -> None:
@@ -154,8 +168,7 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
         raise TeamUnavailable("the team archive needs the PostgreSQL driver: pip install 'cairn[team]'") from None
     _quiet_driver()
     try:
-        con = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit,
-                              application_name="cairn")
+        con = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit, application_name="cairn")
     except psycopg.ProgrammingError:
         raise TeamUnavailable("team database: the connection string is not valid") from None
     except psycopg.Error as exc:
@@ -169,9 +182,11 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
             run_migrations(con)
     except psycopg.errors.InsufficientPrivilege:
         con.close()
-        raise TeamUnavailable(f"team database {where(url)}: this role may not read, create or upgrade the team "
-                              f"schema: the database's admin runs `cairn team status` once and makes the role a "
-                              f"member of {MEMBER_ROLE} ({ADMIN_DOC})") from None
+        raise TeamUnavailable(
+            f"team database {where(url)}: this role may not read, create or upgrade the team "
+            f"schema: the database's admin runs `cairn team status` once and makes the role a "
+            f"member of {MEMBER_ROLE} ({ADMIN_DOC})"
+        ) from None
     except psycopg.Error as exc:
         con.close()
         raise unavailable(url, exc, "cannot prepare the schema") from None

@@ -38,10 +38,10 @@ def normalize_remote(url: str) -> str:
 
 def git_remote(root: Path) -> str | None:
     """The URL of `origin` (else of the first remote), or None."""
+
     def run(*args: str) -> str:
         try:
-            r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10,
-                               check=False)
+            r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10, check=False)
         except (OSError, subprocess.SubprocessError):
             return ""
         return r.stdout.strip() if r.returncode == 0 else ""
@@ -54,8 +54,13 @@ def git_remote(root: Path) -> str | None:
 
 def git_user(root: Path | None) -> str:
     try:
-        r = subprocess.run(["git", *(["-C", str(root)] if root else []), "config", "user.email"],
-                           capture_output=True, text=True, timeout=10, check=False)
+        r = subprocess.run(
+            ["git", *(["-C", str(root)] if root else []), "config", "user.email"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
         return r.stdout.strip() if r.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
         return ""
@@ -100,15 +105,20 @@ def identity(project: object) -> Identity:
         raise CairnError("no project here: the team archive names projects by their git remote; cd into one")
     remote = git_remote(Path(root))
     if not remote:
-        raise CairnError(f"{root} has no git remote: the team archive names a project by its remote "
-                         "(`git remote add origin URL`)")
+        raise CairnError(
+            f"{root} has no git remote: the team archive names a project by its remote (`git remote add origin URL`)"
+        )
     team = settings(Path(root)).team
     try:
         login = getpass.getuser()
     except (OSError, KeyError):
         login = "unknown"
     ident = normalize_remote(remote)
-    return Identity(project=ident, project_name=ident.rsplit("/", 1)[-1],
-                    local_project_id=str(getattr(project, "id", "")),
-                    user=team.user.strip() or git_user(Path(root)) or login,
-                    machine=team.machine.strip() or socket.gethostname(), archive=archive_id())
+    return Identity(
+        project=ident,
+        project_name=ident.rsplit("/", 1)[-1],
+        local_project_id=str(getattr(project, "id", "")),
+        user=team.user.strip() or git_user(Path(root)) or login,
+        machine=team.machine.strip() or socket.gethostname(),
+        archive=archive_id(),
+    )

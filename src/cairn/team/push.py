@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     import psycopg
 
 BATCH = 2000
-_STAGE = ("CREATE TEMP TABLE IF NOT EXISTS team_stage (session_id text, uuid text, block integer, role text, "
-          "ts timestamptz, body text, tool text, arg text) ON COMMIT DELETE ROWS")
+_STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS team_stage (session_id text, uuid text, block integer, role text, "
+    "ts timestamptz, body text, tool text, arg text) ON COMMIT DELETE ROWS"
+)
 
 
 @dataclass
@@ -45,8 +47,10 @@ class PushStats:
 
     def summary(self) -> str:
         rate = f", {self.offered / self.seconds:,.0f} turns/s" if self.seconds > 0 and self.offered else ""
-        return (f"{self.inserted} new turns of {self.sessions} sessions sent ({self.offered} offered, "
-                f"{self.batches} batches, {self.seconds:.1f}s{rate})")
+        return (
+            f"{self.inserted} new turns of {self.sessions} sessions sent ({self.offered} offered, "
+            f"{self.batches} batches, {self.seconds:.1f}s{rate})"
+        )
 
 
 def _timestamp(text: str | None) -> datetime | None:
@@ -71,19 +75,22 @@ def claim(pg: psycopg.Connection, user: str) -> str:
 
     with pg.transaction():
         pg.execute("INSERT INTO cairn.members (user_name) VALUES (%s) ON CONFLICT (user_name) DO NOTHING", (user,))
-        row = pg.execute("SELECT m.owner, current_user FROM cairn.members m WHERE m.user_name = %s",
-                         (user,)).fetchone()
+        row = pg.execute("SELECT m.owner, current_user FROM cairn.members m WHERE m.user_name = %s", (user,)).fetchone()
     assert row is not None
     owner, role = str(row[0]), str(row[1])
     if owner != role:
-        raise CairnError(f"the team user name {user!r} belongs to the database role {owner!r}, not to yours "
-                         f"({role!r}): set [team] user in ~/.cairn/config.toml to a name of your own")
+        raise CairnError(
+            f"the team user name {user!r} belongs to the database role {owner!r}, not to yours "
+            f"({role!r}): set [team] user in ~/.cairn/config.toml to a name of your own"
+        )
     return role
 
 
 def _mark(pg: psycopg.Connection, ident: Identity) -> int:
-    row = pg.execute("SELECT last_id FROM cairn.push_marks WHERE owner = current_user AND archive = %s"
-                     " AND project = %s", (ident.archive, ident.project)).fetchone()
+    row = pg.execute(
+        "SELECT last_id FROM cairn.push_marks WHERE owner = current_user AND archive = %s AND project = %s",
+        (ident.archive, ident.project),
+    ).fetchone()
     pg.commit()
     return int(row[0]) if row else 0
 
@@ -92,17 +99,35 @@ def _local_batch(local: sqlite3.Connection, project_id: str, after: int, limit: 
     return local.execute(
         "SELECT t.id, t.session_id, t.uuid, t.block, t.role, t.ts, t.text, t.tool, t.arg FROM turns t"
         " WHERE t.id > ? AND t.session_id IN (SELECT session_id FROM sessions WHERE project_id = ?)"
-        " ORDER BY t.id LIMIT ?", (after, project_id, limit)).fetchall()
+        " ORDER BY t.id LIMIT ?",
+        (after, project_id, limit),
+    ).fetchall()
 
 
 def _session_rows(local: sqlite3.Connection, ids: list[str], ident: Identity) -> list[tuple]:
     from cairn.redact import redact
 
     marks = ",".join("?" * len(ids))
-    rows = local.execute(f'SELECT session_id, project_name, git_branch, start, "end", turns, title FROM sessions'
-                         f" WHERE session_id IN ({marks})", ids).fetchall()
-    return [(r[0], ident.project, ident.project_name, ident.user, ident.machine, r[2], _timestamp(r[3]),
-             _timestamp(r[4]), int(r[5] or 0), redact(r[6]) if r[6] else None) for r in rows]
+    rows = local.execute(
+        f'SELECT session_id, project_name, git_branch, start, "end", turns, title FROM sessions'
+        f" WHERE session_id IN ({marks})",
+        ids,
+    ).fetchall()
+    return [
+        (
+            r[0],
+            ident.project,
+            ident.project_name,
+            ident.user,
+            ident.machine,
+            r[2],
+            _timestamp(r[3]),
+            _timestamp(r[4]),
+            int(r[5] or 0),
+            redact(r[6]) if r[6] else None,
+        )
+        for r in rows
+    ]
 
 
 def _send(pg: psycopg.Connection, ident: Identity, sessions: list[tuple], turns: list[tuple], last_id: int) -> int:
@@ -116,7 +141,9 @@ def _send(pg: psycopg.Connection, ident: Identity, sessions: list[tuple], turns:
                 " ON CONFLICT (owner, session_id) DO UPDATE SET ended = greatest(cairn.sessions.ended,"
                 " EXCLUDED.ended), turns = greatest(cairn.sessions.turns, EXCLUDED.turns),"
                 " title = coalesce(cairn.sessions.title, EXCLUDED.title),"
-                " git_branch = coalesce(EXCLUDED.git_branch, cairn.sessions.git_branch), pushed_at = now()", sessions)
+                " git_branch = coalesce(EXCLUDED.git_branch, cairn.sessions.git_branch), pushed_at = now()",
+                sessions,
+            )
             with cur.copy("COPY team_stage (session_id, uuid, block, role, ts, body, tool, arg) FROM STDIN") as cp:
                 for row in turns:
                     cp.write_row(row)
@@ -125,17 +152,28 @@ def _send(pg: psycopg.Connection, ident: Identity, sessions: list[tuple], turns:
             cur.execute(
                 "INSERT INTO cairn.turns (session_id, uuid, block, project, user_name, role, ts, body, tool, arg)"
                 " SELECT st.session_id, st.uuid, st.block, %s, %s, st.role, st.ts, st.body, st.tool, st.arg"
-                " FROM team_stage st ON CONFLICT DO NOTHING", (ident.project, ident.user))
+                " FROM team_stage st ON CONFLICT DO NOTHING",
+                (ident.project, ident.user),
+            )
             inserted = max(cur.rowcount, 0)
             cur.execute(
                 "INSERT INTO cairn.push_marks (archive, project, user_name, machine, last_id) VALUES (%s, %s, %s, %s, %s)"
                 " ON CONFLICT (owner, archive, project) DO UPDATE SET last_id = greatest(cairn.push_marks.last_id,"
-                " EXCLUDED.last_id), pushed_at = now()", (ident.archive, ident.project, ident.user, ident.machine, last_id))
+                " EXCLUDED.last_id), pushed_at = now()",
+                (ident.archive, ident.project, ident.user, ident.machine, last_id),
+            )
     return inserted
 
 
-def push(local: sqlite3.Connection, pg: psycopg.Connection, ident: Identity, *, full: bool = False,
-         batch: int = BATCH, progress: Callable[[PushStats], None] | None = None) -> PushStats:
+def push(
+    local: sqlite3.Connection,
+    pg: psycopg.Connection,
+    ident: Identity,
+    *,
+    full: bool = False,
+    batch: int = BATCH,
+    progress: Callable[[PushStats], None] | None = None,
+) -> PushStats:
     """Send every local turn of `ident`'s project after the push mark (all of them with `full`)."""
     from cairn.redact import redact
 
@@ -149,8 +187,10 @@ def push(local: sqlite3.Connection, pg: psycopg.Connection, ident: Identity, *, 
         if not rows:
             break
         sids = sorted({r[1] for r in rows})
-        turns = [(r[1], r[2], int(r[3]), r[4], _timestamp(r[5]), redact(r[6] or ""), r[7],
-                  redact(r[8]) if r[8] else None) for r in rows]
+        turns = [
+            (r[1], r[2], int(r[3]), r[4], _timestamp(r[5]), redact(r[6] or ""), r[7], redact(r[8]) if r[8] else None)
+            for r in rows
+        ]
         after = int(rows[-1][0])
         stats.inserted += _send(pg, ident, _session_rows(local, sids, ident), turns, after)
         stats.offered += len(rows)

@@ -137,8 +137,10 @@ def grant_members(con: psycopg.Connection) -> bool:
     """Grant MEMBER_ROLE its rights again when this role may (the schema's owner, a superuser):
     `cairn team status` run by the admin, so a member role made after the schema is not left out.
     Returns whether it granted."""
-    row = con.execute("SELECT pg_has_role(current_user, n.nspowner, 'USAGE') OR r.rolsuper FROM pg_namespace n,"
-                      " pg_roles r WHERE n.nspname = 'cairn' AND r.rolname = current_user").fetchone()
+    row = con.execute(
+        "SELECT pg_has_role(current_user, n.nspowner, 'USAGE') OR r.rolsuper FROM pg_namespace n,"
+        " pg_roles r WHERE n.nspname = 'cairn' AND r.rolname = current_user"
+    ).fetchone()
     con.commit()
     if not row or not row[0]:
         return False
@@ -173,12 +175,16 @@ def migrate(con: psycopg.Connection) -> int:
     with con.transaction():
         con.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
         con.execute("CREATE SCHEMA IF NOT EXISTS cairn")
-        con.execute("CREATE TABLE IF NOT EXISTS cairn.schema_version (version integer PRIMARY KEY, "
-                    "applied_at timestamptz NOT NULL DEFAULT now())")
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS cairn.schema_version (version integer PRIMARY KEY, "
+            "applied_at timestamptz NOT NULL DEFAULT now())"
+        )
         current = _version(con)
         if current > len(MIGRATIONS):
-            raise TeamUnavailable(f"the team database has schema version {current}, newer than this cairn "
-                             f"knows ({len(MIGRATIONS)}): upgrade cairn")
+            raise TeamUnavailable(
+                f"the team database has schema version {current}, newer than this cairn "
+                f"knows ({len(MIGRATIONS)}): upgrade cairn"
+            )
         for number, step in enumerate(MIGRATIONS[current:], start=current + 1):
             step(con)
             con.execute("INSERT INTO cairn.schema_version (version) VALUES (%s)", (number,))

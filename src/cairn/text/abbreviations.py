@@ -46,8 +46,12 @@ _TABLE = {
     "initialisation": ("init",),
     "implementation": ("impl",),
 }
-_PATTERN = re.compile(r"\b(" + "|".join(sorted((re.escape(k).replace(r"\ ", r"[\s_-]+") for k in _TABLE),
-                                              key=len, reverse=True)) + r")s?\b", re.I)
+_PATTERN = re.compile(
+    r"\b("
+    + "|".join(sorted((re.escape(k).replace(r"\ ", r"[\s_-]+") for k in _TABLE), key=len, reverse=True))
+    + r")s?\b",
+    re.I,
+)
 
 
 def short_forms(text: str) -> list[str]:

@@ -32,13 +32,18 @@ def estimate_tokens(text: str) -> int:
     """Estimated tokens of `text`, on the high side of a real Claude tokenizer's count."""
     if not text:
         return 0
-    raw = (W_WORD * len(_WORDS.findall(text)) + W_PUNCT * len(_PUNCT.findall(text))
-           + W_NEWLINE * text.count("\n") + W_NUMBER * len(_NUMBERS.findall(text)))
+    raw = (
+        W_WORD * len(_WORDS.findall(text))
+        + W_PUNCT * len(_PUNCT.findall(text))
+        + W_NEWLINE * text.count("\n")
+        + W_NUMBER * len(_NUMBERS.findall(text))
+    )
     return max(1, math.ceil(MARGIN * raw))
 
 
-def take_within(items: Iterable[T], cost: Callable[[T], int], budget: int | None, used: int = 0,
-                *, skip: bool = False) -> tuple[list[T], int]:
+def take_within(
+    items: Iterable[T], cost: Callable[[T], int], budget: int | None, used: int = 0, *, skip: bool = False
+) -> tuple[list[T], int]:
     """The items, in order, whose costs fit in `budget` together with the `used` tokens already
     spent; and the tokens used after them. `budget=None` takes every item.
 

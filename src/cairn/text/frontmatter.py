@@ -34,5 +34,5 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     end = front_matter_end(lines)
     if not end:
         return None, text
-    inner = "".join(line.rstrip("\r") + "\n" for line in lines[1:end - 1])
+    inner = "".join(line.rstrip("\r") + "\n" for line in lines[1 : end - 1])
     return inner, "\n".join(lines[end:])

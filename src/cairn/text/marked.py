@@ -27,7 +27,7 @@ def splice_block(text: str | None, block: str, start: str, end: str) -> str:
     text = text or ""
     i, j = text.find(start), text.find(end)
     if i >= 0 and j > i:
-        return text[:i] + block + text[j + len(end):]
+        return text[:i] + block + text[j + len(end) :]
     if i >= 0 or j >= 0:
         raise MarkerError(f"found only one of the markers {start} / {end}; fix or remove it and re-run")
     if not text:

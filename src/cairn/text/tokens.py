@@ -29,6 +29,7 @@ _NON_ALNUM = re.compile(r"[\W_]+")
 _INNER_CAP = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _WORD = re.compile(r"[^\W_]+(?:[_-][^\W_]+)*|[^\W_]+", re.UNICODE)
 
+
 def strip_accents(text: str) -> str:
     """café -> cafe (case kept), as FTS5's remove_diacritics does."""
     if text.isascii():

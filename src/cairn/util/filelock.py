@@ -35,8 +35,9 @@ def _try(fd: int) -> bool:
 
 
 @contextmanager
-def file_lock(path: Path, *, timeout: float | None = None, busy: str = "", error: type[LockBusy] = LockBusy,
-              mode: int = 0o644) -> Iterator[int]:
+def file_lock(
+    path: Path, *, timeout: float | None = None, busy: str = "", error: type[LockBusy] = LockBusy, mode: int = 0o644
+) -> Iterator[int]:
     """Hold an exclusive lock on `path` (created with `mode` if missing) for the block; yields its fd.
 
     `timeout=None` waits as long as it takes, `0` does not wait, `> 0` waits up to that many

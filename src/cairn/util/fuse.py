@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from typing import TypeVar
+
     K = TypeVar("K")  # a key: file ids, paths, node ids
 
 

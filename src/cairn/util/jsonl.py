@@ -19,8 +19,24 @@ if TYPE_CHECKING:
     from typing import Any
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPES = (b"\\ud8", b"\\ud9", b"\\uda", b"\\udb", b"\\udc", b"\\udd", b"\\ude", b"\\udf",
-                      b"\\uD8", b"\\uD9", b"\\uDA", b"\\uDB", b"\\uDC", b"\\uDD", b"\\uDE", b"\\uDF")
+_SURROGATE_ESCAPES = (
+    b"\\ud8",
+    b"\\ud9",
+    b"\\uda",
+    b"\\udb",
+    b"\\udc",
+    b"\\udd",
+    b"\\ude",
+    b"\\udf",
+    b"\\uD8",
+    b"\\uD9",
+    b"\\uDA",
+    b"\\uDB",
+    b"\\uDC",
+    b"\\uDD",
+    b"\\uDE",
+    b"\\uDF",
+)
 
 
 def _clean(text: str) -> str:
@@ -82,8 +98,9 @@ def parse_line(raw: bytes | str) -> dict | None:
     return obj if isinstance(obj, dict) else None
 
 
-def read_jsonl_from(path: Path, offset: int = 0,
-                    on_bad: Callable[[int], None] | None = None) -> Iterator[tuple[int, dict]]:
+def read_jsonl_from(
+    path: Path, offset: int = 0, on_bad: Callable[[int], None] | None = None
+) -> Iterator[tuple[int, dict]]:
     """Yield (offset_after_line, record) for each complete, parseable JSON object line.
 
     The offset yielded is where the next read should start. A trailing line without a newline

@@ -74,15 +74,16 @@ def close_door(door: Door | None) -> None:
     srv.close()
 
 
-def read_request(conn: socket.socket, token: bytes, root: str, limit: int, key: bytes
-                 ) -> tuple[str, bytes, bytes | None, bytes] | None:
+def read_request(
+    conn: socket.socket, token: bytes, root: str, limit: int, key: bytes
+) -> tuple[str, bytes, bytes | None, bytes] | None:
     """(event, cwd, CLAUDE_PROJECT_DIR or None, payload) of a request from hook.sh, after
     answering "ok KEY"; None (nothing sent) for anything else: a stranger, another install, a
     broken or oversized request."""
     data, timeout = b"", conn.gettimeout()
     deadline = time.monotonic() + (timeout or HEADER_SECONDS)  # in all: a trickle cannot hold the server
     while data.count(b"\n") < HEADER_LINES:
-        if len(data) > MAX_HEADER or not (MAGIC + b"\n").startswith(data[:len(MAGIC) + 1]):
+        if len(data) > MAX_HEADER or not (MAGIC + b"\n").startswith(data[: len(MAGIC) + 1]):
             return None  # too long, or not hook.sh (a browser's request): no need to wait for more
         left = deadline - time.monotonic()
         if left <= 0:

@@ -80,8 +80,13 @@ def ask(event: str, raw: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, s
         return None
     if not os.path.exists(path):
         return NO_SERVER
-    head = [MAGIC, version().encode(), event.encode(), os.fsencode(os.getcwd()),
-            os.fsencode(os.environ.get("CLAUDE_PROJECT_DIR", "\0"))]
+    head = [
+        MAGIC,
+        version().encode(),
+        event.encode(),
+        os.fsencode(os.getcwd()),
+        os.fsencode(os.environ.get("CLAUDE_PROJECT_DIR", "\0")),
+    ]
     if any(b"\n" in h for h in head):
         return None
     try:
@@ -101,7 +106,7 @@ def ask(event: str, raw: bytes, timeout: float = ANSWER_TIMEOUT) -> tuple[str, s
         code, size, rest = data.split(b"\n", 2)
         if not code.isdigit() or not size.isdigit() or int(size) > len(rest):
             return None  # "fallback", or a broken answer
-        out, err = rest[: int(size)], rest[int(size):]
+        out, err = rest[: int(size)], rest[int(size) :]
         return out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), int(code)
     except (OSError, ValueError):
         return None
@@ -131,8 +136,9 @@ def full_site() -> None:
 
 def settings() -> bytes:
     """This process's CAIRN_* environment (CAIRN_WARM aside): a server answers only clients of its own."""
-    return b"\0".join(os.fsencode(f"{k}={v}") for k, v in sorted(os.environ.items())
-                      if k.startswith("CAIRN_") and k != "CAIRN_WARM")
+    return b"\0".join(
+        os.fsencode(f"{k}={v}") for k, v in sorted(os.environ.items()) if k.startswith("CAIRN_") and k != "CAIRN_WARM"
+    )
 
 
 def cli_main(argv: list[str]) -> int | None:
@@ -225,8 +231,14 @@ def start(command: list[str]) -> None:
     import subprocess
 
     try:
-        subprocess.Popen([sys.executable, *command], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, env=dict(os.environ))
+        subprocess.Popen(
+            [sys.executable, *command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            env=dict(os.environ),
+        )
     except OSError:
         pass

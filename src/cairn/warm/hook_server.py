@@ -39,8 +39,14 @@ DOOR_READ_TIMEOUT = 1.0
 FALLBACK = b"fallback\n0\n"
 
 
-def serve(answer: Answer, *, idle: float = IDLE_SECONDS, cli: bool = False, own_process: bool = False,
-          prepare: Callable[[], None] | None = None) -> int:
+def serve(
+    answer: Answer,
+    *,
+    idle: float = IDLE_SECONDS,
+    cli: bool = False,
+    own_process: bool = False,
+    prepare: Callable[[], None] | None = None,
+) -> int:
     """Answer hook calls (`cli`: command lines) on the socket with `answer` until idle for `idle`
     seconds or the code changes; `prepare`: what to import before the first request (once this
     process is the one that serves); `own_process`: this process is the server's own (_warm_up)."""
@@ -60,7 +66,9 @@ def serve(answer: Answer, *, idle: float = IDLE_SECONDS, cli: bool = False, own_
         prepare()
     _warm_up(own_process)
     seen = lifecycle.loaded_sources()
-    watch = abandon.Watch() if abandon.available() else None  # it interrupts the main thread: not a server run in another
+    watch = (
+        abandon.Watch() if abandon.available() else None
+    )  # it interrupts the main thread: not a server run in another
     idle = min(idle, CLI_IDLE_SECONDS) if cli else idle
     door = None if cli else warm_door.open_door(path)  # the bash prompt hook's way in (hook.sh)
     doors = [srv] if door is None else [srv, door[0]]
@@ -158,8 +166,9 @@ def _read_door_request(conn: socket.socket, door: Door | None) -> Request | None
     return request
 
 
-def _reply(conn: socket.socket, answer: Answer, request: Request, watch: abandon.Watch | None, *,
-           half_closed: bool) -> bytes | None:
+def _reply(
+    conn: socket.socket, answer: Answer, request: Request, watch: abandon.Watch | None, *, half_closed: bool
+) -> bytes | None:
     """The reply to `request`; None when its client left before it was ready (warm/abandon.py): the
     work is stopped, what it left half done dropped, and the server goes on with the next request."""
     if watch is None:
@@ -182,8 +191,11 @@ def _after_abandoned(name: str, seconds: float) -> None:
 
     index_cache.clear()
     what = "a command line" if name == CLI else name
-    log_exception("cli.log" if name == CLI else "hooks.log",
-                  f"warm server: {what} stopped after {seconds:.1f} s, its client gone", with_traceback=False)
+    log_exception(
+        "cli.log" if name == CLI else "hooks.log",
+        f"warm server: {what} stopped after {seconds:.1f} s, its client gone",
+        with_traceback=False,
+    )
 
 
 def _run_request(answer: Answer, name: str, cwd: bytes, project_dir: bytes | None, stdin: bytes) -> bytes:

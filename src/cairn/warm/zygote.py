@@ -140,8 +140,13 @@ def _answer(conn: socket.socket, srv: socket.socket, run: Runner, seen: dict[str
             _send(conn, FALLBACK)
             return magic != MAGIC  # a newer (or older) cairn: leave the place to its zygote
         cwd, mask, argv, env = parse_payload(rest)
-        if len(fds) != 3 or len(rest) != size or argv[:1] != ["serve"] or settings(env) != settings(os.environ) \
-                or threads() != 1:
+        if (
+            len(fds) != 3
+            or len(rest) != size
+            or argv[:1] != ["serve"]
+            or settings(env) != settings(os.environ)
+            or threads() != 1
+        ):
             _send(conn, FALLBACK)
             return True
         if os.fork() == 0:
@@ -165,8 +170,13 @@ def _send(conn: socket.socket, data: bytes) -> None:
         pass
 
 
-def _child(conn: socket.socket, srv: socket.socket, fds: list[int],
-           client: tuple[str, int, list[str], dict[str, str]], run: Runner) -> None:
+def _child(
+    conn: socket.socket,
+    srv: socket.socket,
+    fds: list[int],
+    client: tuple[str, int, list[str], dict[str, str]],
+    run: Runner,
+) -> None:
     """The forked server: the client's stdio, directory, umask and environment, then `run(argv)`; exits."""
     cwd, mask, argv, env = client
     code = 1
@@ -195,8 +205,7 @@ def _child(conn: socket.socket, srv: socket.socket, fds: list[int],
         os.environ.clear()
         os.environ.update(env)
         sys.argv = [sys.argv[0], *argv]
-        threading.Thread(target=_exit_with_client, args=(conn, done), name="cairn-zygote-client",
-                         daemon=True).start()
+        threading.Thread(target=_exit_with_client, args=(conn, done), name="cairn-zygote-client", daemon=True).start()
         code = run(argv)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
@@ -223,10 +232,14 @@ def _reopen_stdio() -> None:
     """New sys.stdin/stdout/stderr on descriptors 0-2, as Python builds them at start-up."""
     import io
 
-    def text(fd: int, mode: str, old: object, **kw: object) -> io.TextIOWrapper:
+    def text(fd: int, mode: str, old: object, line_buffering: bool = False) -> io.TextIOWrapper:
         raw = io.open(fd, mode + "b", closefd=False)  # noqa: UP020, SIM115  (buffered binary, not text)
-        return io.TextIOWrapper(raw, encoding=getattr(old, "encoding", None) or "utf-8",
-                                errors=getattr(old, "errors", None) or "strict", **kw)  # type: ignore[arg-type]
+        return io.TextIOWrapper(
+            raw,
+            encoding=getattr(old, "encoding", None) or "utf-8",
+            errors=getattr(old, "errors", None) or "strict",
+            line_buffering=line_buffering,
+        )
 
     sys.stdin = text(0, "r", sys.stdin)
     sys.stdout = text(1, "w", sys.stdout, line_buffering=os.isatty(1))

@@ -79,8 +79,13 @@ def supported() -> bool:
     libraries refuse some uses of a forked child), so other platforms serve inline."""
     from cairn.warm.hook_client import enabled
 
-    return (enabled() and sys.platform.startswith("linux") and hasattr(os, "fork")
-            and hasattr(_socket, "SCM_RIGHTS") and hasattr(_socket.socket, "sendmsg"))
+    return (
+        enabled()
+        and sys.platform.startswith("linux")
+        and hasattr(os, "fork")
+        and hasattr(_socket, "SCM_RIGHTS")
+        and hasattr(_socket.socket, "sendmsg")
+    )
 
 
 def socket_path() -> str:
@@ -91,15 +96,22 @@ def socket_path() -> str:
     import cairn
     from cairn.warm.hook_client import socket_path as hook_socket
 
-    key = settings(os.environ) + b"\0" + os.fsencode(sys.executable) + b"\0" + os.fsencode(os.path.dirname(cairn.__file__))
+    key = (
+        settings(os.environ)
+        + b"\0"
+        + os.fsencode(sys.executable)
+        + b"\0"
+        + os.fsencode(os.path.dirname(cairn.__file__))
+    )
     return os.path.join(os.path.dirname(hook_socket()), f"{SOCKET_PREFIX}{crc32(key):08x}.sock")
 
 
 def settings(env: Mapping[str, str]) -> bytes:
     """The CAIRN_* settings of `env` a zygote must share with its clients: all but CAIRN_WARM and
     CAIRN_PROJECT_DIR (read per start, from the child's environment, never at import)."""
-    return b"\0".join(os.fsencode(f"{k}={v}") for k, v in sorted(env.items())
-                      if k.startswith("CAIRN_") and k not in PER_START)
+    return b"\0".join(
+        os.fsencode(f"{k}={v}") for k, v in sorted(env.items()) if k.startswith("CAIRN_") and k not in PER_START
+    )
 
 
 def version() -> bytes:
@@ -113,8 +125,13 @@ def header(argv: list[str]) -> bytes:
     umask, the number of arguments, the arguments and the environment, NUL-separated."""
     mask = os.umask(0o022)
     os.umask(mask)
-    fields = [os.fsencode(os.getcwd()), b"%d" % mask, b"%d" % len(argv), *(os.fsencode(a) for a in argv),
-              *(os.fsencode(k) + b"=" + os.fsencode(v) for k, v in os.environ.items())]
+    fields = [
+        os.fsencode(os.getcwd()),
+        b"%d" % mask,
+        b"%d" % len(argv),
+        *(os.fsencode(a) for a in argv),
+        *(os.fsencode(k) + b"=" + os.fsencode(v) for k, v in os.environ.items()),
+    ]
     payload = b"\0".join(fields)
     return MAGIC + b"\n" + version() + b"\n" + b"%d" % len(payload) + b"\n" + payload
 
@@ -133,9 +150,9 @@ def parse_payload(payload: bytes) -> tuple[str, int, list[str], dict[str, str]]:
     mask, count = int(fields[1]), int(fields[2])
     if not 0 <= mask <= 0o777 or len(fields) < 3 + count:
         raise ValueError("bad payload")
-    argv = [os.fsdecode(a) for a in fields[3:3 + count]]
+    argv = [os.fsdecode(a) for a in fields[3 : 3 + count]]
     env = {}
-    for item in fields[3 + count:]:
+    for item in fields[3 + count :]:
         key, sep, value = item.partition(b"=")
         if sep:
             env[os.fsdecode(key)] = os.fsdecode(value)
@@ -257,9 +274,16 @@ def start() -> None:
     try:
         run_dir = os.path.dirname(socket_path())
         os.makedirs(run_dir, mode=0o700, exist_ok=True)
-        subprocess.Popen([sys.executable, "-m", "cairn", "serve", "--zygote"], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, env=dict(os.environ), cwd=run_dir)
+        subprocess.Popen(
+            [sys.executable, "-m", "cairn", "serve", "--zygote"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            env=dict(os.environ),
+            cwd=run_dir,
+        )
     except (OSError, ValueError):
         pass
 

@@ -64,69 +64,214 @@ def _instructions(rel: str, fmt: str = "block", auto: bool = True, note: str = "
     return Target("instructions", lambda home, root: root / rel, fmt, auto=auto, note=note)
 
 
-AGENTS: dict[str, Agent] = {a.name: a for a in (
-    Agent("codex", "OpenAI Codex CLI", "standard", pin_project=False, targets=(
-        Target("mcp", lambda h, r: h / ".codex" / "config.toml", "toml", keypath=("mcp_servers",),
-               needs_parent=True),
-        _instructions("AGENTS.md"),
-        Target("hooks", lambda h, r: h / ".codex" / "hooks.json", "hooks-json", needs_parent=True,
-               note="SessionStart and UserPromptSubmit; Codex asks you to trust new hooks once"),
-    ), hook_flag=("features", "hooks"), hook_flag_old=("codex_hooks",)),
-    Agent("gemini", "Gemini CLI", "standard", pin_project=False, targets=(
-        Target("mcp", lambda h, r: h / ".gemini" / "settings.json", "json", keypath=("mcpServers",),
-               needs_parent=True),
-        _instructions("GEMINI.md"),
-        Target("hooks", lambda h, r: h / ".gemini" / "settings.json", "hooks-json", auto=False,
-               note="Gemini CLI hook events (BeforeAgent, ...) and contract are unverified: printed only"),
-    )),
-    Agent("cursor", "Cursor", "standard", pin_project=True, targets=(
-        Target("mcp", lambda h, r: r / ".cursor" / "mcp.json", "json", keypath=("mcpServers",),
-               note="project file .cursor/mcp.json (restart Cursor after connecting)"),
-        _instructions(".cursor/rules/cairn.mdc", "file"),
-    )),
-    Agent("vscode", "VS Code (GitHub Copilot agent mode)", "vscode", pin_project=True, targets=(
-        Target("mcp", lambda h, r: r / ".vscode" / "mcp.json", "jsonc", auto=False, keypath=("servers",),
-               note="JSON with comments: printed (or run `code --add-mcp`)"),
-        _instructions(".github/copilot-instructions.md"),
-    )),
-    Agent("windsurf", "Windsurf (Cascade)", "standard", pin_project=True, targets=(
-        Target("mcp", lambda h, r: h / ".codeium" / "windsurf" / "mcp_config.json", "json",
-               keypath=("mcpServers",), needs_parent=True, note="global file: serves the project it was connected in"),
-        _instructions(".windsurf/rules/cairn.md", "file", auto=False, note="rules folder unverified: printed"),
-    )),
-    Agent("cline", "Cline (VS Code extension)", "standard", pin_project=True, targets=(
-        Target("mcp", lambda h, r: _app_support(h, "Code", "User", "globalStorage", "saoudrizwan.claude-dev",
-                                                "settings") / "cline_mcp_settings.json", "json",
-               keypath=("mcpServers",), needs_parent=True, note="global file: serves the project it was connected in"),
-        _instructions(".clinerules/cairn.md", "file", auto=False, note=".clinerules layout unverified: printed"),
-    )),
-    Agent("opencode", "OpenCode", "opencode", pin_project=False, targets=(
-        Target("mcp", lambda h, r: r / "opencode.json", "jsonc", auto=False, keypath=("mcp",),
-               note="format differs between OpenCode versions (v2 nests under mcp.servers): printed"),
-        _instructions("AGENTS.md", auto=False, note="OpenCode reading AGENTS.md is unverified: printed"),
-    )),
-    Agent("continue", "Continue", "continue", pin_project=True, targets=(
-        Target("mcp", lambda h, r: r / ".continue" / "mcpServers" / "cairn.yaml", "yaml", auto=False,
-               note="YAML, format unverified: printed"),
-        _instructions(".continue/rules/cairn.md", "file", auto=False, note="unverified: printed"),
-    )),
-    Agent("goose", "Goose", "goose", pin_project=False, targets=(
-        Target("mcp", lambda h, r: h / ".config" / "goose" / "config.yaml", "yaml", auto=False,
-               note="YAML under `extensions:`, format unverified: printed"),
-        _instructions(".goosehints", auto=False, note="unverified: printed"),
-    )),
-    Agent("zed", "Zed", "zed", pin_project=True, targets=(
-        Target("mcp", lambda h, r: h / ".config" / "zed" / "settings.json", "jsonc", auto=False,
-               keypath=("context_servers",),
-               note="JSON with comments: printed"),
-        _instructions(".rules", auto=False, note="unverified: printed"),
-    )),
-    Agent("claude-desktop", "Claude Desktop", "standard", pin_project=True, targets=(
-        Target("mcp", lambda h, r: _app_support(h, "Claude") / "claude_desktop_config.json", "json",
-               keypath=("mcpServers",), needs_parent=True,
-               note="global file: serves the project it was connected in; restart the app"),
-    ), notes="no instruction file: the server's own instructions teach the routine"),
-)}
+AGENTS: dict[str, Agent] = {
+    a.name: a
+    for a in (
+        Agent(
+            "codex",
+            "OpenAI Codex CLI",
+            "standard",
+            pin_project=False,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: h / ".codex" / "config.toml",
+                    "toml",
+                    keypath=("mcp_servers",),
+                    needs_parent=True,
+                ),
+                _instructions("AGENTS.md"),
+                Target(
+                    "hooks",
+                    lambda h, r: h / ".codex" / "hooks.json",
+                    "hooks-json",
+                    needs_parent=True,
+                    note="SessionStart and UserPromptSubmit; Codex asks you to trust new hooks once",
+                ),
+            ),
+            hook_flag=("features", "hooks"),
+            hook_flag_old=("codex_hooks",),
+        ),
+        Agent(
+            "gemini",
+            "Gemini CLI",
+            "standard",
+            pin_project=False,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: h / ".gemini" / "settings.json",
+                    "json",
+                    keypath=("mcpServers",),
+                    needs_parent=True,
+                ),
+                _instructions("GEMINI.md"),
+                Target(
+                    "hooks",
+                    lambda h, r: h / ".gemini" / "settings.json",
+                    "hooks-json",
+                    auto=False,
+                    note="Gemini CLI hook events (BeforeAgent, ...) and contract are unverified: printed only",
+                ),
+            ),
+        ),
+        Agent(
+            "cursor",
+            "Cursor",
+            "standard",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: r / ".cursor" / "mcp.json",
+                    "json",
+                    keypath=("mcpServers",),
+                    note="project file .cursor/mcp.json (restart Cursor after connecting)",
+                ),
+                _instructions(".cursor/rules/cairn.mdc", "file"),
+            ),
+        ),
+        Agent(
+            "vscode",
+            "VS Code (GitHub Copilot agent mode)",
+            "vscode",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: r / ".vscode" / "mcp.json",
+                    "jsonc",
+                    auto=False,
+                    keypath=("servers",),
+                    note="JSON with comments: printed (or run `code --add-mcp`)",
+                ),
+                _instructions(".github/copilot-instructions.md"),
+            ),
+        ),
+        Agent(
+            "windsurf",
+            "Windsurf (Cascade)",
+            "standard",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: h / ".codeium" / "windsurf" / "mcp_config.json",
+                    "json",
+                    keypath=("mcpServers",),
+                    needs_parent=True,
+                    note="global file: serves the project it was connected in",
+                ),
+                _instructions(".windsurf/rules/cairn.md", "file", auto=False, note="rules folder unverified: printed"),
+            ),
+        ),
+        Agent(
+            "cline",
+            "Cline (VS Code extension)",
+            "standard",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: (
+                        _app_support(h, "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings")
+                        / "cline_mcp_settings.json"
+                    ),
+                    "json",
+                    keypath=("mcpServers",),
+                    needs_parent=True,
+                    note="global file: serves the project it was connected in",
+                ),
+                _instructions(
+                    ".clinerules/cairn.md", "file", auto=False, note=".clinerules layout unverified: printed"
+                ),
+            ),
+        ),
+        Agent(
+            "opencode",
+            "OpenCode",
+            "opencode",
+            pin_project=False,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: r / "opencode.json",
+                    "jsonc",
+                    auto=False,
+                    keypath=("mcp",),
+                    note="format differs between OpenCode versions (v2 nests under mcp.servers): printed",
+                ),
+                _instructions("AGENTS.md", auto=False, note="OpenCode reading AGENTS.md is unverified: printed"),
+            ),
+        ),
+        Agent(
+            "continue",
+            "Continue",
+            "continue",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: r / ".continue" / "mcpServers" / "cairn.yaml",
+                    "yaml",
+                    auto=False,
+                    note="YAML, format unverified: printed",
+                ),
+                _instructions(".continue/rules/cairn.md", "file", auto=False, note="unverified: printed"),
+            ),
+        ),
+        Agent(
+            "goose",
+            "Goose",
+            "goose",
+            pin_project=False,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: h / ".config" / "goose" / "config.yaml",
+                    "yaml",
+                    auto=False,
+                    note="YAML under `extensions:`, format unverified: printed",
+                ),
+                _instructions(".goosehints", auto=False, note="unverified: printed"),
+            ),
+        ),
+        Agent(
+            "zed",
+            "Zed",
+            "zed",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: h / ".config" / "zed" / "settings.json",
+                    "jsonc",
+                    auto=False,
+                    keypath=("context_servers",),
+                    note="JSON with comments: printed",
+                ),
+                _instructions(".rules", auto=False, note="unverified: printed"),
+            ),
+        ),
+        Agent(
+            "claude-desktop",
+            "Claude Desktop",
+            "standard",
+            pin_project=True,
+            targets=(
+                Target(
+                    "mcp",
+                    lambda h, r: _app_support(h, "Claude") / "claude_desktop_config.json",
+                    "json",
+                    keypath=("mcpServers",),
+                    needs_parent=True,
+                    note="global file: serves the project it was connected in; restart the app",
+                ),
+            ),
+            notes="no instruction file: the server's own instructions teach the routine",
+        ),
+    )
+}
 
 
 def server_command() -> list[str]:
@@ -157,8 +302,18 @@ def yaml_snippet(agent: Agent, project_root: Path) -> str:
     cmd = server_command()
     doc: dict[str, object]
     if agent.entry == "goose":
-        doc = {"extensions": {SERVER_NAME: {"name": SERVER_NAME, "type": "stdio", "enabled": True,
-                                            "cmd": cmd[0], "args": cmd[1:], "timeout": 300}}}
+        doc = {
+            "extensions": {
+                SERVER_NAME: {
+                    "name": SERVER_NAME,
+                    "type": "stdio",
+                    "enabled": True,
+                    "cmd": cmd[0],
+                    "args": cmd[1:],
+                    "timeout": 300,
+                }
+            }
+        }
     else:
         server: dict[str, object] = {"name": SERVER_NAME, "command": cmd[0], "args": cmd[1:]}
         if agent.pin_project:

@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 START = "<!-- cairn:agent:start -->"
 END = "<!-- cairn:agent:end -->"
-MDC_HEAD = ("---\ndescription: cairn project memory - how to use its MCP tools\nglobs:\nalwaysApply: true\n---\n")
+MDC_HEAD = "---\ndescription: cairn project memory - how to use its MCP tools\nglobs:\nalwaysApply: true\n---\n"
 
 
 @dataclass
@@ -100,8 +100,11 @@ def _snippet(agent: Agent, target: Target, root: Path) -> str:
             cmds = {"SessionStart": cmds["SessionStart"]}
         return edit.hooks_json_set(None, cmds, HOOK_MARKER)
     if target.role == "instructions":
-        return _own_file(target.path(Path.home(), root)) if target.fmt == "file" else \
-            edit.block_set(None, USAGE_BLOCK, START, END)
+        return (
+            _own_file(target.path(Path.home(), root))
+            if target.fmt == "file"
+            else edit.block_set(None, USAGE_BLOCK, START, END)
+        )
     if target.fmt == "yaml":
         return yaml_snippet(agent, root)
     if target.fmt == "toml":
@@ -145,12 +148,26 @@ def plan(agent: Agent, root: Path, home: Path | None = None) -> list[Step]:
             steps.append(Step(target, path, "print", _snippet(agent, target, root), reason or "printed"))
             continue
         if target.needs_parent and not path.parent.is_dir():
-            steps.append(Step(target, path, "print", _snippet(agent, target, root),
-                              f"{path.parent} does not exist (is {agent.title} installed?)"))
+            steps.append(
+                Step(
+                    target,
+                    path,
+                    "print",
+                    _snippet(agent, target, root),
+                    f"{path.parent} does not exist (is {agent.title} installed?)",
+                )
+            )
             continue
         if target.role == "hooks" and not _hooks_available():
-            steps.append(Step(target, path, "print", _snippet(agent, target, root),
-                              "`cairn hook` is not available in this install"))
+            steps.append(
+                Step(
+                    target,
+                    path,
+                    "print",
+                    _snippet(agent, target, root),
+                    "`cairn hook` is not available in this install",
+                )
+            )
             continue
         try:
             old = pending[path] if path in pending else _read(path)
@@ -190,8 +207,15 @@ def _hook_flag(agent: Agent, steps: list[Step], originals: dict[Path, str | None
             toml.action = "same" if new == originals.get(toml.path) else "write"
             return []
     flag = Target("hooks", toml.target.path, "toml", auto=False)
-    return [Step(flag, toml.path, "print", f"[{table}]\n{key} = true\n",
-                 f"{reason}; if [{table}] is already there, add the key inside it")]
+    return [
+        Step(
+            flag,
+            toml.path,
+            "print",
+            f"[{table}]\n{key} = true\n",
+            f"{reason}; if [{table}] is already there, add the key inside it",
+        )
+    ]
 
 
 # ------------------------------------------------------------------ journal
@@ -234,8 +258,11 @@ def _load(agent: Agent, home: Path | None = None) -> dict[str, Any]:
         return _empty()
     if not isinstance(data, dict):
         return _empty()
-    if data.get("version") == JOURNAL_VERSION and isinstance(data.get("user"), dict) \
-            and isinstance(data.get("projects"), dict):
+    if (
+        data.get("version") == JOURNAL_VERSION
+        and isinstance(data.get("user"), dict)
+        and isinstance(data.get("projects"), dict)
+    ):
         return data
     if isinstance(data.get("files"), dict):
         return _migrate(agent, data["files"], home or Path.home())
@@ -372,8 +399,10 @@ def undo(agent: Agent, root: Path | None, home: Path | None = None) -> list[str]
     others = sorted(r for r in book["projects"] if r != project)
     if not mine and not book["user"]:
         where = f" in {project}" if project else ""
-        return [f"nothing to undo for {agent.name}{where}"
-                + (f" (connected in: {', '.join(others)}; run the undo there)" if others else "")]
+        return [
+            f"nothing to undo for {agent.name}{where}"
+            + (f" (connected in: {', '.join(others)}; run the undo there)" if others else "")
+        ]
     lines: list[str] = []
     for key, record in reversed(list(mine.items())):  # last written, first undone
         line, done = _undo_file(Path(key), record)
@@ -393,8 +422,10 @@ def undo(agent: Agent, root: Path | None, home: Path | None = None) -> list[str]
             del book["user"][key]
     _save(agent.name, book)
     if others and shared_done:
-        lines.append(f"note: {agent.name} stays connected in {', '.join(others)} (its project files); the shared "
-                     f"files above served every project: run `cairn connect {agent.name}` there to put them back")
+        lines.append(
+            f"note: {agent.name} stays connected in {', '.join(others)} (its project files); the shared "
+            f"files above served every project: run `cairn connect {agent.name}` there to put them back"
+        )
     elif others:
         lines.append(f"still connected in: {', '.join(others)} (undo there to remove those)")
     return lines
@@ -444,8 +475,10 @@ def _undo_layer(path: Path, record: dict, project: str | None) -> tuple[str, boo
     except OSError as exc:
         return f"kept {path}: cannot read it ({exc})", False
     if current is not None and _sha(current) != record.get("written"):
-        return f"kept {path}: changed since `cairn connect`; the original is in {record.get('backup') or '(none)'}", \
-            False
+        return (
+            f"kept {path}: changed since `cairn connect`; the original is in {record.get('backup') or '(none)'}",
+            False,
+        )
     layer = layers.pop()
     data = Path(layer["before"]).read_bytes()
     atomic_write_bytes(path, data)
@@ -462,7 +495,7 @@ def _undo_changed(path: Path, current: bytes, record: dict) -> str:
     i, j = text.find(START), text.find(END)
     if i < 0 or j < i:
         return f"kept {path}: changed since `cairn connect`; the original is in {record.get('backup') or '(none)'}"
-    before, after = text[:i], text[j + len(END):]
+    before, after = text[:i], text[j + len(END) :]
     new = before.rstrip("\n") + ("\n" if before.strip() else "") + after.lstrip("\n")
     if not new.strip() and not record.get("existed"):
         path.unlink()

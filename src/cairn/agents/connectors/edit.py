@@ -39,7 +39,9 @@ def json_set(text: str | None, keypath: tuple[str, ...], name: str, entry: dict[
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise NeedsManual(f"not plain JSON (comments or trailing commas?): {exc.msg} at line {exc.lineno}") from None
+            raise NeedsManual(
+                f"not plain JSON (comments or trailing commas?): {exc.msg} at line {exc.lineno}"
+            ) from None
     if not isinstance(doc, dict):
         raise NeedsManual("the top level is not a JSON object")
     node = doc
@@ -61,8 +63,9 @@ def _indent_of(text: str | None) -> int:
     return 2
 
 
-def hooks_json_set(text: str | None, commands: dict[str, tuple[str | None, str]], marker: str,
-                   timeout: int = 10) -> str:
+def hooks_json_set(
+    text: str | None, commands: dict[str, tuple[str | None, str]], marker: str, timeout: int = 10
+) -> str:
     """Claude-style hooks JSON (event -> [matcher group]): replace cairn's groups, keep the user's.
 
     `commands` maps event -> (matcher or None, command line); a group is cairn's when one of
@@ -73,7 +76,7 @@ def hooks_json_set(text: str | None, commands: dict[str, tuple[str | None, str]]
     except json.JSONDecodeError as exc:
         raise NeedsManual(f"not plain JSON: {exc.msg} at line {exc.lineno}") from None
     if not isinstance(doc, dict) or not isinstance(doc.setdefault("hooks", {}), dict):
-        raise NeedsManual("expected {\"hooks\": {EVENT: [...]}}")
+        raise NeedsManual('expected {"hooks": {EVENT: [...]}}')
     hooks = doc["hooks"]
     for event, (matcher, command) in commands.items():
         groups = hooks.setdefault(event, [])
@@ -89,7 +92,8 @@ def hooks_json_set(text: str | None, commands: dict[str, tuple[str | None, str]]
 
 def _is_ours(group: Any, marker: str) -> bool:
     return isinstance(group, dict) and any(
-        isinstance(h, dict) and marker in str(h.get("command", "")) for h in group.get("hooks", []) or [])
+        isinstance(h, dict) and marker in str(h.get("command", "")) for h in group.get("hooks", []) or []
+    )
 
 
 # ------------------------------------------------------------------ TOML

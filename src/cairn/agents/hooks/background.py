@@ -38,9 +38,15 @@ def spawn_hook(event: str, payload: dict) -> subprocess.Popen:
     """Run `cairn hook EVENT --inline` detached, with `payload` on its stdin; the Popen."""
     import subprocess
 
-    proc = subprocess.Popen([sys.executable, "-m", "cairn", "hook", event, "--inline"], stdin=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                            close_fds=True, env=dict(os.environ))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cairn", "hook", event, "--inline"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+        env=dict(os.environ),
+    )
     try:
         assert proc.stdin is not None  # stdin=PIPE
         proc.stdin.write(json.dumps(payload).encode())

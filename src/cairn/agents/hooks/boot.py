@@ -13,7 +13,9 @@ __all__ = ["ROOT", "boot", "ensure_started", "server_command"]  # ROOT: the fold
 
 def boot(root: str = ROOT) -> str:
     """The `-c` program that starts this client from `root` (the folder holding `cairn`)."""
-    literal = '"' + root.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'  # double quotes: reads well inside '...'
+    literal = (
+        '"' + root.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    )  # double quotes: reads well inside '...'
     return f"import sys; sys.path[0] = {literal}; from cairn.agents.hooks.client import main; sys.exit(main())"
 
 

@@ -57,8 +57,12 @@ def serve(own_process: bool = False, idle: float | None = None) -> int:
     """Be the hook server (warm/hook_server.py), answering with the runner's handlers."""
     from cairn.warm import hook_server
 
-    return hook_server.serve(_answer, own_process=own_process, prepare=_import_handlers,
-                             idle=hook_server.IDLE_SECONDS if idle is None else idle)
+    return hook_server.serve(
+        _answer,
+        own_process=own_process,
+        prepare=_import_handlers,
+        idle=hook_server.IDLE_SECONDS if idle is None else idle,
+    )
 
 
 def _import_handlers() -> None:

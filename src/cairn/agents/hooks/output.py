@@ -17,13 +17,25 @@ import json
 from cairn.sessions.markers import wrap_injected
 
 # Events whose hookSpecificOutput accepts additionalContext (CC docs "JSON output").
-CONTEXT_EVENTS = frozenset({
-    "SessionStart", "Setup", "SubagentStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
-    "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop", "SubagentStop",
-})
+CONTEXT_EVENTS = frozenset(
+    {
+        "SessionStart",
+        "Setup",
+        "SubagentStart",
+        "UserPromptSubmit",
+        "UserPromptExpansion",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PostToolBatch",
+        "Stop",
+        "SubagentStop",
+    }
+)
 # Events where a top-level {"decision": "block", "reason": ...} is understood.
-BLOCK_EVENTS = frozenset({"UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop",
-                          "SubagentStop", "PreCompact"})
+BLOCK_EVENTS = frozenset(
+    {"UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop", "SubagentStop", "PreCompact"}
+)
 MAX_CHARS = 10_000  # Claude Code saves longer hook output to a file and shows a preview
 DENY_EXIT = 2
 

@@ -27,11 +27,13 @@ def compaction_window(configured: int) -> int:
 
 def meter_message(tokens: int, window: int, session: str = "") -> str:
     tag = f" --session {session}" if session and session.replace("-", "").isalnum() else ""
-    return (f"cairn: this session's context is about {tokens // 1000}k tokens, {100 * tokens // window}% of the "
-            f"{window // 1000}k compaction window. Before it compacts, register the durable things you learned "
-            "(decisions, gotchas, how the code works) with `cairn remember \"TITLE\" --type decision|gotcha|concept "
-            "--body ... --file PATH`, then save a handoff: `cairn handoff save --goal ... --where ... --file PATH "
-            f"--next ...{tag}`. This session's newest handoff is restored automatically after compaction.")
+    return (
+        f"cairn: this session's context is about {tokens // 1000}k tokens, {100 * tokens // window}% of the "
+        f"{window // 1000}k compaction window. Before it compacts, register the durable things you learned "
+        '(decisions, gotchas, how the code works) with `cairn remember "TITLE" --type decision|gotcha|concept '
+        "--body ... --file PATH`, then save a handoff: `cairn handoff save --goal ... --where ... --file PATH "
+        f"--next ...{tag}`. This session's newest handoff is restored automatically after compaction."
+    )
 
 
 def handle(ctx: HookContext) -> HookResult | None:

@@ -30,10 +30,12 @@ def count_lines(path: str, limit_bytes: int) -> int:
 
 def deny_reason(path: str, lines: int | None, size: int) -> str:
     what = f"{lines} lines, {size // 1024} KB" if lines else f"{size // 1024} KB"
-    return (f"cairn read guard: {path} is large ({what}, roughly {size * 2 // 7 // 1000}k tokens if read whole). "
-            "Find the part you need first: `cairn search \"what you are looking for\"` (or Grep), then Read with "
-            "offset/limit (e.g. offset=1, limit=200). If you really need the whole file, repeat the same Read: "
-            "it will be allowed.")
+    return (
+        f"cairn read guard: {path} is large ({what}, roughly {size * 2 // 7 // 1000}k tokens if read whole). "
+        'Find the part you need first: `cairn search "what you are looking for"` (or Grep), then Read with '
+        "offset/limit (e.g. offset=1, limit=200). If you really need the whole file, repeat the same Read: "
+        "it will be allowed."
+    )
 
 
 def handle(ctx: HookContext) -> HookResult | None:

@@ -51,8 +51,13 @@ KIND = "all"  # knowledge and code together
 MAX_NAME, NAME_HEAD = 256, 4000
 MAX_PROMPT = 20_000  # characters of a prompt recall reads (a pasted megabyte log: its head)
 _MATCHES = re.compile(r"^matches (.+)$")
-STRONG = ("named in the request", "named in the prompt", "the item the prompt names", "defines ",
-          "configures what the request names")  # search/tooling.py: the tool's own file by convention
+STRONG = (
+    "named in the request",
+    "named in the prompt",
+    "the item the prompt names",
+    "defines ",
+    "configures what the request names",
+)  # search/tooling.py: the tool's own file by convention
 MAX_SEEDS = 24
 SESSION_TERMS = 2  # distinctive or code-absent words a past-session hit must share with the prompt
 SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits / on their own
@@ -60,15 +65,18 @@ SESSIONS_WITH_CODE, SESSIONS_ALONE = 1, 2  # past-session hits beside code hits 
 
 # What a person says to carry on ("continue where you left off", "keep going", "pick it up from
 # there"): not a request to search for; the SessionStart restore and the transcript carry the work.
-_CARRY_ON = frozenset("""continue continuing resume proceed carry keep going ahead pick left off stopped
-where were last time next step steps finish finishing rest remaining""".split())
+_CARRY_ON = frozenset(
+    """continue continuing resume proceed carry keep going ahead pick left off stopped
+where were last time next step steps finish finishing rest remaining""".split()
+)
 
 
 def worth_searching(prompt: str) -> bool:
     """The cheap gate: two content words beyond carrying on, or something that looks like a file
     or symbol name."""
     return len([t for t in content_terms(prompt) if t not in _CARRY_ON]) >= 2 or any(
-        CODE_NAME.search(word) for word in prompt[:NAME_HEAD].split() if len(word) <= MAX_NAME)
+        CODE_NAME.search(word) for word in prompt[:NAME_HEAD].split() if len(word) <= MAX_NAME
+    )
 
 
 def strong_reason(why: list[str], distinctive: set[str]) -> bool:
@@ -163,8 +171,9 @@ def _folded(words: set[str] | list[str]) -> set[str]:
     return {singular(w) for w in words}
 
 
-def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str],
-                   limit: int = SESSIONS_WITH_CODE) -> list[tuple[str, str]]:
+def _past_sessions(
+    ctx: HookContext, query: str, terms: set[str], seen: set[str], limit: int = SESSIONS_WITH_CODE
+) -> list[tuple[str, str]]:
     """(key, text) of up to `limit` past sessions of this project whose best hit shares
     SESSION_TERMS of `terms`; never this session, one hit per session, never `_global`."""
     from cairn.project import GLOBAL_ID
@@ -179,8 +188,9 @@ def _past_sessions(ctx: HookContext, query: str, terms: set[str], seen: set[str]
         from cairn.config import settings
 
         semantic = settings(ctx.project.root).index.semantic  # in an inline hook the channel skips itself
-        hits = search_sessions(ctx.project.id, query, limit=limit + 2, exclude_session=ctx.text("session_id") or None,
-                               semantic=semantic)
+        hits = search_sessions(
+            ctx.project.id, query, limit=limit + 2, exclude_session=ctx.text("session_id") or None, semantic=semantic
+        )
     except Exception as exc:  # a damaged archive must not cost the prompt its code hits
         from cairn.agents.hooks.runner import log_error
 
@@ -231,16 +241,26 @@ def handle(ctx: HookContext) -> HookResult | None:
     return None
 
 
-def recall(ctx: HookContext, cfg: RecallSettings, query: str, items: list[dict], distinctive: set[str],
-           seeds: dict[str, float], *, absent: set[str] | None = None, code: bool = True,
-           session: SessionContext | None = None, terms: list[str] | None = None) -> HookResult | None:
+def recall(
+    ctx: HookContext,
+    cfg: RecallSettings,
+    query: str,
+    items: list[dict],
+    distinctive: set[str],
+    seeds: dict[str, float],
+    *,
+    absent: set[str] | None = None,
+    code: bool = True,
+    session: SessionContext | None = None,
+    terms: list[str] | None = None,
+) -> HookResult | None:
     """Inject the code/knowledge hits that pass the gate (unless `code` is False), then past
     sessions: one beside code hits, up to two on their own (see the module doc)."""
     state = ctx.load_state("recall")
     seen = set(state.get("seen") or [])
     budget, max_items = cfg.budget, cfg.max_items
     header = "cairn recall (matches for this prompt from the project's memory and code; open only what helps):"
-    lines = [header] + [f"- {it['ref']} is \"{it['title']}\"" for it in items]
+    lines = [header] + [f'- {it["ref"]} is "{it["title"]}"' for it in items]
     used = estimate_tokens("\n".join(lines))
     picked: list[str] = []
     if code:
@@ -295,13 +315,27 @@ def _ignored_before(ctx: HookContext, results: list[dict]) -> set[str]:
 
 def _named(why: list[str]) -> bool:
     """The request names the file (by path, by name, or the tracker item it is): feedback never hides it."""
-    return any(w.startswith(("named in the request", "named in the prompt", "the item the prompt names",
-                             "attached to the prompt")) for w in why)
+    return any(
+        w.startswith(
+            ("named in the request", "named in the prompt", "the item the prompt names", "attached to the prompt")
+        )
+        for w in why
+    )
 
 
-def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[str], distinctive: set[str],
-               seeds: dict[str, float], seen: set[str], lines: list[str], picked: list[str], used: int,
-               session: SessionContext | None = None) -> int:
+def _code_hits(
+    ctx: HookContext,
+    cfg: RecallSettings,
+    query: str,
+    terms: list[str],
+    distinctive: set[str],
+    seeds: dict[str, float],
+    seen: set[str],
+    lines: list[str],
+    picked: list[str],
+    used: int,
+    session: SessionContext | None = None,
+) -> int:
     """Append the knowledge and code hits that pass (strong reason, score floor, budget) to
     `lines` and their keys to `picked`; the tokens used after them. A file the session already
     read and that has not changed since is never injected: the agent has it."""
@@ -310,8 +344,16 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[st
     budget, max_items = cfg.budget, cfg.max_items
     floor = cfg.score_floor
     assert ctx.project is not None  # handle() returned early without one
-    answer = search(ctx.project, query, terms=terms or None, limit=max_items * 3, kind=KIND, refresh=False,
-                    seed_paths=seeds or None, session=session)
+    answer = search(
+        ctx.project,
+        query,
+        terms=terms or None,
+        limit=max_items * 3,
+        kind=KIND,
+        refresh=False,
+        seed_paths=seeds or None,
+        session=session,
+    )
     from cairn.safepath import AGENT_INSTRUCTION_FILES
 
     top = answer.results[0]["score"] if answer.results else 0.0
@@ -322,8 +364,11 @@ def _code_hits(ctx: HookContext, cfg: RecallSettings, query: str, terms: list[st
             break
         key = item_key(result)
         name = str(result.get("path") or "").rsplit("/", 1)[-1].lower()
-        if name in AGENT_INSTRUCTION_FILES or result["score"] < max(floor, 0.5 * top) \
-                or not strong_reason(result.get("why") or [], distinctive):
+        if (
+            name in AGENT_INSTRUCTION_FILES
+            or result["score"] < max(floor, 0.5 * top)
+            or not strong_reason(result.get("why") or [], distinctive)
+        ):
             continue  # CLAUDE.md and kin are loaded by the agent itself
         slots += 1
         if key in seen or result.get("seen"):

@@ -43,8 +43,15 @@ HANDLERS = {
 # own limits are far longer (600 s, 30 s for prompts, 1.5 s shared by SessionEnd hooks); ours
 # are what an agent should ever wait for cairn.
 TIME_LIMITS = {
-    "SessionStart": 8.0, "UserPromptSubmit": 4.0, "PreToolUse": 2.0, "PostToolUse": 2.0,
-    "Stop": 3.0, "PreCompact": 25.0, "SessionEnd": 1.2, "_refresh": 600.0, "_ingest": 600.0,
+    "SessionStart": 8.0,
+    "UserPromptSubmit": 4.0,
+    "PreToolUse": 2.0,
+    "PostToolUse": 2.0,
+    "Stop": 3.0,
+    "PreCompact": 25.0,
+    "SessionEnd": 1.2,
+    "_refresh": 600.0,
+    "_ingest": 600.0,
 }
 INLINE_LIMITS = {"SessionEnd": 30.0}  # the detached SessionEnd run has time
 MAX_STDIN = 32 * 1024 * 1024
@@ -117,15 +124,20 @@ def record_time(event: str, started: float, status: str, project: str | None) ->
     from cairn.logs import append
 
     ms = round((time.perf_counter() - started) * 1000, 1)
-    append(TIMES_FILE, json.dumps({"ts": round(time.time(), 3), "event": event, "ms": ms, "status": status,
-                                   "project": project}) + "\n", redacted=False)
+    append(
+        TIMES_FILE,
+        json.dumps({"ts": round(time.time(), 3), "event": event, "ms": ms, "status": status, "project": project})
+        + "\n",
+        redacted=False,
+    )
 
 
 def run(event: str | None, payload: dict, *, inline: bool = False) -> tuple[str, str, int, str, str | None]:
     """Run one event's handler; (stdout, stderr, exit code, status, project id) where status is
     ok | timeout | error | skipped. Exceptions never escape."""
-    event = canonical_event(event) or canonical_event(payload.get("hook_event_name")
-                                                      if isinstance(payload.get("hook_event_name"), str) else None)
+    event = canonical_event(event) or canonical_event(
+        payload.get("hook_event_name") if isinstance(payload.get("hook_event_name"), str) else None
+    )
     if event is None:
         return "", "", 0, "skipped", None
     ctx = HookContext(event, payload, inline=inline)
@@ -174,8 +186,10 @@ def _main(argv: list[str] | None, raw: bytes | None) -> int:
     inline = "--inline" in args
     names = [a for a in args if not a.startswith("-")]
     if any(a in ("-h", "--help") for a in args):
-        sys.stdout.write("usage: cairn hook [EVENT] [--inline] < hook-input.json\n"
-                         f"events: {', '.join(e for e in HANDLERS if not e.startswith('_'))}\n")
+        sys.stdout.write(
+            "usage: cairn hook [EVENT] [--inline] < hook-input.json\n"
+            f"events: {', '.join(e for e in HANDLERS if not e.startswith('_'))}\n"
+        )
         return 0
     if raw is not None:
         payload = parse_payload(raw)

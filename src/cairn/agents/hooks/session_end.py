@@ -88,8 +88,11 @@ def archive_digest(ctx: HookContext) -> Digest | None:
             continue
         if t["tool"] in SEARCH_TOOLS or "search" in t["tool"].lower():
             d.explored += 1
-        title = remember_title(t["arg"] or "") if t["tool"] == "Bash" else (
-            t["arg"] if REMEMBER_TOOL.match(t["tool"]) else None)
+        title = (
+            remember_title(t["arg"] or "")
+            if t["tool"] == "Bash"
+            else (t["arg"] if REMEMBER_TOOL.match(t["tool"]) else None)
+        )
         if title:
             d.registered.append(shorten(title, 120))
     return d
@@ -121,8 +124,7 @@ def write_entry(ctx: HookContext, *, from_archive: bool = True) -> str | None:
     if is_trivial(d):
         return None
     now = time.localtime()
-    entry = journal_entry(d, when=time.strftime("%H:%M", now), session=ctx.session_id,
-                          reason=ctx.text("reason"))
+    entry = journal_entry(d, when=time.strftime("%H:%M", now), session=ctx.session_id, reason=ctx.text("reason"))
     import os
 
     from cairn.redact import redact
@@ -150,7 +152,7 @@ def latest_entry(project: Project) -> str | None:
         except OSError:
             continue
         cut = text.rfind("\n## ")
-        entry = text[cut + 1:] if cut >= 0 else ""
+        entry = text[cut + 1 :] if cut >= 0 else ""
         if entry.strip():
             return f"({day.stem}) " + entry.strip()
     return None

@@ -126,15 +126,26 @@ def startup_sections(ctx: HookContext, cfg: SessionStartSettings) -> list[Sectio
     try:
         from cairn.agents.leaf import project_leaf
 
-        leaf = project_leaf(con, decisions=cfg.decisions, tasks=cfg.tasks) \
-            if con is not None else {"decisions": [], "tasks": []}
+        leaf = (
+            project_leaf(con, decisions=cfg.decisions, tasks=cfg.tasks)
+            if con is not None
+            else {"decisions": [], "tasks": []}
+        )
         sections.append(Section(1, "Key decisions and gotchas", leaf["decisions"]))
         sections.append(Section(2, "Open tasks", leaf["tasks"]))
         if con is not None:
             sections.append(Section(3, "Map", _map_lines(con, project, cfg.map_budget)))
         else:
-            sections.append(Section(3, "Map", ["The code index is being built in the background (first session "
-                                               "here); `cairn map` and `cairn search` work once it is done."]))
+            sections.append(
+                Section(
+                    3,
+                    "Map",
+                    [
+                        "The code index is being built in the background (first session "
+                        "here); `cairn map` and `cairn search` work once it is done."
+                    ],
+                )
+            )
         entry = latest_entry(project)
         if entry:
             sections.append(Section(4, "Latest journal entry", entry.splitlines()))

@@ -13,10 +13,12 @@ from __future__ import annotations
 from cairn.agents.hooks.context import HookContext
 from cairn.agents.hooks.output import HookResult
 
-ASK = ("cairn: this turn explored {n} files and searches and registered nothing. If you learned something a "
-       "later session would need (a decision and its reason, a gotcha, how a part of the code works), register "
-       "1-5 short facts now with `cairn remember \"TITLE\" --type decision|gotcha|concept --body ... --file PATH`; "
-       "if nothing is worth keeping, just stop.")
+ASK = (
+    "cairn: this turn explored {n} files and searches and registered nothing. If you learned something a "
+    "later session would need (a decision and its reason, a gotcha, how a part of the code works), register "
+    '1-5 short facts now with `cairn remember "TITLE" --type decision|gotcha|concept --body ... --file PATH`; '
+    "if nothing is worth keeping, just stop."
+)
 
 
 def turn_records(records: list[dict]) -> list[dict]:
@@ -25,7 +27,7 @@ def turn_records(records: list[dict]) -> list[dict]:
 
     for i in range(len(records) - 1, -1, -1):
         if user_prompts([records[i]]):
-            return records[i + 1:]
+            return records[i + 1 :]
     return records
 
 
@@ -33,8 +35,7 @@ def handle(ctx: HookContext) -> HookResult | None:
     if ctx.transcript is not None and ctx.settings.archive.enabled:
         from cairn.agents.hooks.background import spawn_hook
 
-        spawn_hook("_ingest", {"transcript_path": str(ctx.transcript), "cwd": ctx.cwd,
-                               "hook_event_name": "_ingest"})
+        spawn_hook("_ingest", {"transcript_path": str(ctx.transcript), "cwd": ctx.cwd, "hook_event_name": "_ingest"})
     cfg = ctx.settings.harvest
     if not cfg.enabled or ctx.payload.get("stop_hook_active") is True or ctx.transcript is None:
         return None

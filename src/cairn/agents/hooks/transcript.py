@@ -94,7 +94,7 @@ def segment_records(path: Path) -> list[dict]:
     cut = data.rfind(b'"subtype":"compact_boundary"')
     if cut >= 0:
         cut = data.find(b"\n", cut)
-        data = data[cut + 1:] if cut >= 0 else b""
+        data = data[cut + 1 :] if cut >= 0 else b""
     return list(_parse(ln for ln in data.split(b"\n") if ln.strip()))
 
 

@@ -76,16 +76,18 @@ def safe_path(project: Project, path: str, *, must_exist: bool = True) -> Path:
         raise PathRefused(path, "'..' is not allowed; give a path inside the project")
     if project.root is None and not raw.is_absolute():
         raise CairnError("no project: the server was not started inside one (set CAIRN_PROJECT_DIR)")
-    real = confine(raw, allowed_bases(project), relative_to=Path(project.root) if project.root else None,
-                   what="a path")
+    real = confine(raw, allowed_bases(project), relative_to=Path(project.root) if project.root else None, what="a path")
     if must_exist and not real.exists():
         raise CairnError(f"{path}: no such file in the project")
     if project.root is not None:
         root = Path(project.root)
         lexical = raw if raw.is_absolute() else root / raw
         memory = root / ".cairn"
-        if inside(Path(os.path.normpath(lexical)), memory) and real.exists() \
-                and not memory_member_ok(memory, Path(os.path.normpath(lexical))):
+        if (
+            inside(Path(os.path.normpath(lexical)), memory)
+            and real.exists()
+            and not memory_member_ok(memory, Path(os.path.normpath(lexical)))
+        ):
             raise PathRefused(path, "a symlink inside .cairn/ is never followed out of it")
     return real
 
@@ -118,8 +120,10 @@ class Scope:
         except CairnError as exc:
             raise CairnError(f"root {root}: {exc}") from None
         if self.project.is_global or other.identity != self.project.identity:
-            raise CairnError(f"root {root} is not a worktree of this server's project ({self.project.name}); "
-                             "start a cairn server in that project instead")
+            raise CairnError(
+                f"root {root} is not a worktree of this server's project ({self.project.name}); "
+                "start a cairn server in that project instead"
+            )
         remember_root(other)
         return other
 
@@ -154,8 +158,13 @@ def remember_root(project: Project) -> None:
 
     try:
         ensure_private_dir(path.parent)
-        record = {"id": project.id, "name": project.name, "kind": project.kind,
-                  "roots": sorted({*roots, root}), "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        record = {
+            "id": project.id,
+            "name": project.name,
+            "kind": project.kind,
+            "roots": sorted({*roots, root}),
+            "updated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         atomic_write_text(path, json.dumps(record, indent=1) + "\n", mode=0o600)
     except OSError:
         pass

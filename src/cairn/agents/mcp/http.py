@@ -55,8 +55,10 @@ def load_or_create_token() -> tuple[str, str]:
 
 def check_bind(host: str, allow_remote: bool) -> None:
     if host not in LOOPBACK and not allow_remote:
-        raise CairnError(f"refusing to listen on {host}: cairn serves HTTP on 127.0.0.1 only "
-                         "(pass --allow-remote to override, and put TLS in front)")
+        raise CairnError(
+            f"refusing to listen on {host}: cairn serves HTTP on 127.0.0.1 only "
+            "(pass --allow-remote to override, and put TLS in front)"
+        )
 
 
 class BearerAuth:
@@ -76,10 +78,17 @@ class BearerAuth:
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not self.authorized(given):
                 body = b'{"error":"missing or wrong bearer token (see CAIRN_HOME/mcp-token)"}'
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"www-authenticate", b'Bearer realm="cairn"'),
-                                        (b"content-length", str(len(body)).encode())]})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="cairn"'),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
@@ -95,6 +104,7 @@ def run_http(server: Any, host: str, port: int, token: str, *, allow_remote: boo
     if host not in LOOPBACK:  # the SDK protects loopback by Host/Origin itself; elsewhere the token does
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     app = server.streamable_http_app(host=host, transport_security=security)
-    config = uvicorn.Config(BearerAuth(app, token), host=host, port=port, log_level="warning",
-                            lifespan="on", access_log=False)
+    config = uvicorn.Config(
+        BearerAuth(app, token), host=host, port=port, log_level="warning", lifespan="on", access_log=False
+    )
     uvicorn.Server(config).run()

@@ -34,8 +34,9 @@ INSTRUCTIONS = SERVER_INSTRUCTIONS
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-IDEMPOTENT_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                                   open_world_hint=False)
+IDEMPOTENT_WRITE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 # name -> (annotations, title)
 TOOL_TABLE: dict[str, tuple[ToolAnnotations, str]] = {
@@ -84,8 +85,10 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             from cairn.redact import redact
 
             where = _log_internal(name)
-            raise ToolError(redact(f"internal error in {name}: {type(exc).__name__}: {exc}")
-                            + (f" (details in {where})" if where else "")) from None
+            raise ToolError(
+                redact(f"internal error in {name}: {type(exc).__name__}: {exc}")
+                + (f" (details in {where})" if where else "")
+            ) from None
 
     return tool
 
@@ -158,12 +161,19 @@ def build_server(project_dir: str | None = None, *, warm: bool = False) -> MCPSe
     if warm:
         prewarm(scope)
     tools = CairnTools(scope)
-    server = MCPServer("cairn", title="cairn project memory", instructions=INSTRUCTIONS, version=__version__,
-                       log_level="WARNING")
+    server = MCPServer(
+        "cairn", title="cairn project memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
     for name, (hints, title) in TOOL_TABLE.items():
         fn = getattr(tools, name)
-        server.add_tool(_guarded(name, fn), name=name, title=title, description=_description(fn),
-                        annotations=hints, structured_output=False)
+        server.add_tool(
+            _guarded(name, fn),
+            name=name,
+            title=title,
+            description=_description(fn),
+            annotations=hints,
+            structured_output=False,
+        )
     return server
 
 

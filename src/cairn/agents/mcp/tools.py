@@ -35,17 +35,34 @@ MAX_FACTS = 20
 
 Int = Annotated[int, Strict()]
 Str = Annotated[str, Strict()]
-Root = Annotated[str | None, Field(description="Another worktree of this same project to work in "
-                                               "(default: the project the server was started for).")]
+Root = Annotated[
+    str | None,
+    Field(
+        description="Another worktree of this same project to work in "
+        "(default: the project the server was started for)."
+    ),
+]
 Query = Annotated[Str, Field(min_length=1, max_length=2000, description="What you are looking for, in words.")]
-Terms = Annotated[list[Str] | None, Field(max_length=40, description="Your own related words: synonyms, "
-                                          "likely identifiers, file names. They widen the search.")]
+Terms = Annotated[
+    list[Str] | None,
+    Field(
+        max_length=40,
+        description="Your own related words: synonyms, likely identifiers, file names. They widen the search.",
+    ),
+]
 Budget = Annotated[Int | None, Field(ge=1, description=f"Token budget for the answer (clamped to {MAX_BUDGET}).")]
 Limit = Annotated[Int, Field(ge=1, description=f"Maximum number of results (clamped to {MAX_LIMIT}).")]
-TranscriptPath = Annotated[Str | None, Field(max_length=4096, description=(
-    "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, a Codex CLI rollout under "
-    "~/.codex/sessions, a Gemini CLI chat .jsonl under ~/.gemini/tmp, or a .jsonl inside the project): files "
-    "already read or edited and earlier prompts then steer the ranking."))]
+TranscriptPath = Annotated[
+    Str | None,
+    Field(
+        max_length=4096,
+        description=(
+            "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, a Codex CLI rollout under "
+            "~/.codex/sessions, a Gemini CLI chat .jsonl under ~/.gemini/tmp, or a .jsonl inside the project): files "
+            "already read or edited and earlier prompts then steer the ranking."
+        ),
+    ),
+]
 NodeType = Literal[TYPES]  # type: ignore[valid-type]
 
 
@@ -82,8 +99,16 @@ class CairnTools:
 
     # ------------------------------------------------------------------ search
 
-    def _search(self, kind: str, query: str, terms: list[str] | None, limit: int, budget: int | None,
-                root: str | None, transcript_path: str | None = None) -> str:
+    def _search(
+        self,
+        kind: str,
+        query: str,
+        terms: list[str] | None,
+        limit: int,
+        budget: int | None,
+        root: str | None,
+        transcript_path: str | None = None,
+    ) -> str:
         from cairn.search.service import search, session_context
 
         project = self.scope.project_for(root)
@@ -93,39 +118,65 @@ class CairnTools:
 
         query, item_terms = with_tracker_items(project, query)
         terms = (terms or []) + item_terms
-        answer = search(project, query, terms=terms or None, limit=_clamp(limit, 10, MAX_LIMIT),
-                        budget=_clamp(budget, 2000, MAX_BUDGET), kind=kind, session=session)
+        answer = search(
+            project,
+            query,
+            terms=terms or None,
+            limit=_clamp(limit, 10, MAX_LIMIT),
+            budget=_clamp(budget, 2000, MAX_BUDGET),
+            kind=kind,
+            session=session,
+        )
         if not answer.texts:
-            return f"No {kind if kind != 'all' else 'code or knowledge'} matches for {query!r}. " \
-                   "Try other words (pass `terms`), or open the map."
+            return (
+                f"No {kind if kind != 'all' else 'code or knowledge'} matches for {query!r}. "
+                "Try other words (pass `terms`), or open the map."
+            )
         return f"{answer.text}\n({len(answer.results)} results, ~{answer.tokens} tokens)"
 
-    def context(self, query: Query, terms: Terms = None, budget: Budget = 2000, limit: Limit = 12,
-                root: Root = None, transcript_path: TranscriptPath = None) -> str:
+    def context(
+        self,
+        query: Query,
+        terms: Terms = None,
+        budget: Budget = 2000,
+        limit: Limit = 12,
+        root: Root = None,
+        transcript_path: TranscriptPath = None,
+    ) -> str:
         """Start here for any task: the places in the code and the project knowledge (decisions, gotchas,
         bugs) that matter for a request, ranked and packed into a token budget. Read these before
         exploring files yourself; pass `terms` with your own related words to widen the net, and
         `transcript_path` (your session's .jsonl) so the files already in play steer the ranking."""
         return self._search("all", query, terms, limit, budget, root, transcript_path)
 
-    def search_code(self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None,
-                    root: Root = None) -> str:
+    def search_code(
+        self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None, root: Root = None
+    ) -> str:
         """Search the project's code: files and definitions ranked by name, text and the import graph,
         each with line numbers to open. Cheaper and more precise than grep plus reading files."""
         return self._search("code", query, terms, limit, budget, root)
 
-    def search_knowledge(self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None,
-                         root: Root = None) -> str:
+    def search_knowledge(
+        self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None, root: Root = None
+    ) -> str:
         """Search what the team and earlier sessions learned: decisions, gotchas, bugs, concepts,
         how-tos. Check here before re-deciding something or debugging a known problem."""
         return self._search("knowledge", query, terms, limit, budget, root)
 
     # ------------------------------------------------------------------ maps
 
-    def map(self, module: Annotated[Str | None, Field(max_length=500, description="A module name from the "
-                                                      "level-0 map (e.g. src/app/api); omit for the overview.")] = None,
-            budget: Annotated[Int, Field(ge=1, description="Token budget of the overview (100-4000).")] = 500,
-            root: Root = None) -> str:
+    def map(
+        self,
+        module: Annotated[
+            Str | None,
+            Field(
+                max_length=500,
+                description="A module name from the level-0 map (e.g. src/app/api); omit for the overview.",
+            ),
+        ] = None,
+        budget: Annotated[Int, Field(ge=1, description="Token budget of the overview (100-4000).")] = 500,
+        root: Root = None,
+    ) -> str:
         """The project map: without `module`, a ~500-token overview (languages, modules, central files,
         entry points); with `module`, that module's files, key symbols with line numbers and its
         links. Open it first in a new session instead of listing directories."""
@@ -142,11 +193,16 @@ class CairnTools:
         finally:
             con.close()
 
-    def write_summary(self, text: Annotated[Str, Field(max_length=MAX_SUMMARY_CHARS, description="The curated "
-                                                       "summary, markdown; empty removes it.")],
-                      module: Annotated[Str | None, Field(max_length=500, description="The module it describes; "
-                                                          "omit for the project overview.")] = None,
-                      root: Root = None) -> str:
+    def write_summary(
+        self,
+        text: Annotated[
+            Str, Field(max_length=MAX_SUMMARY_CHARS, description="The curated summary, markdown; empty removes it.")
+        ],
+        module: Annotated[
+            Str | None, Field(max_length=500, description="The module it describes; omit for the project overview.")
+        ] = None,
+        root: Root = None,
+    ) -> str:
         """Write the curated summary shown at the top of the map (or of one module's page): what the
         project or module is for and how its parts fit, in a few lines. Re-indexing keeps it."""
         from cairn.codemap.indexer import open_fresh
@@ -166,10 +222,22 @@ class CairnTools:
         what = f"module {name}" if name else "the project map"
         return f"{'removed' if not text.strip() else 'saved'} summary of {what} ({relative_to_root(project, path)})"
 
-    def explain(self, target: Annotated[Str, Field(min_length=1, max_length=1000, description=(
+    def explain(
+        self,
+        target: Annotated[
+            Str,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description=(
                     "A file path relative to the project root (or a unique file name), a symbol name (or "
-                    "FILE:SYMBOL), or a knowledge node id."))],
-                budget: Budget = 1200, root: Root = None) -> str:
+                    "FILE:SYMBOL), or a knowledge node id."
+                ),
+            ),
+        ],
+        budget: Budget = 1200,
+        root: Root = None,
+    ) -> str:
         """Everything cairn knows about one file, symbol or knowledge node: its description and
         definitions with signatures, who uses it and what it uses (imports and references by name
         apart, most uses first), the notes citing it (stale or not), its PageRank position, and its
@@ -181,10 +249,19 @@ class CairnTools:
         _, text, tokens = explain(project, safe_target(project, target), budget=_clamp(budget, 1200, MAX_BUDGET))
         return f"{text}(~{tokens} tokens)"
 
-    def path(self, a: Annotated[Str, Field(min_length=1, max_length=1000, description="Where the path starts: "
-                                           "a file path, a symbol name or a knowledge node id.")],
-             b: Annotated[Str, Field(min_length=1, max_length=1000, description="Where it ends (same forms).")],
-             root: Root = None) -> str:
+    def path(
+        self,
+        a: Annotated[
+            Str,
+            Field(
+                min_length=1,
+                max_length=1000,
+                description="Where the path starts: a file path, a symbol name or a knowledge node id.",
+            ),
+        ],
+        b: Annotated[Str, Field(min_length=1, max_length=1000, description="Where it ends (same forms).")],
+        root: Root = None,
+    ) -> str:
         """How A depends on B: the shortest chains of imports and references from A to B, each hop
         with its direction and the names it goes through; or why there is none (B depends on A
         instead, they only share neighbours, or they are in different components)."""
@@ -197,8 +274,9 @@ class CairnTools:
 
     # ------------------------------------------------------------------ knowledge
 
-    def remember(self, facts: Annotated[list[FactIn], Field(min_length=1, max_length=MAX_FACTS)],
-                 root: Root = None) -> dict:
+    def remember(
+        self, facts: Annotated[list[FactIn], Field(min_length=1, max_length=MAX_FACTS)], root: Root = None
+    ) -> dict:
         """Register what you learned so the next session does not rediscover it: decisions (and why),
         gotchas, bugs and their causes, concepts, how-tos. A fact that repeats a live node merges
         into it; `supersedes` retires an outdated one; `links` connect related nodes. Cite
@@ -227,14 +305,20 @@ class CairnTools:
             raise PathRefused(path, "a cited file must be inside the project")
         return relative_to_root(project, real)
 
-    def read(self, id: Annotated[Str | None, Field(max_length=300, description="A knowledge node id or title "
-                                                   "(from search results).")] = None,
-             path: Annotated[Str | None, Field(max_length=1000, description="A file path relative to the project "
-                                               "root.")] = None,
-             start_line: Annotated[Int, Field(ge=1, description="First line (1-based).")] = 1,
-             end_line: Annotated[Int | None, Field(ge=1, description=f"Last line (at most {MAX_READ_LINES} "
-                                                   "lines per call).")] = None,
-             root: Root = None) -> str:
+    def read(
+        self,
+        id: Annotated[
+            Str | None, Field(max_length=300, description="A knowledge node id or title (from search results).")
+        ] = None,
+        path: Annotated[
+            Str | None, Field(max_length=1000, description="A file path relative to the project root.")
+        ] = None,
+        start_line: Annotated[Int, Field(ge=1, description="First line (1-based).")] = 1,
+        end_line: Annotated[
+            Int | None, Field(ge=1, description=f"Last line (at most {MAX_READ_LINES} lines per call).")
+        ] = None,
+        root: Root = None,
+    ) -> str:
         """Read one knowledge node by `id` (body, status, what superseded it, cited files that changed
         since), or a region of a project file by `path` and line range, numbered. Read the lines a
         search pointed to instead of whole files."""
@@ -256,19 +340,32 @@ class CairnTools:
         for row in rows:
             row["current"] = row["id"] == current.id
         if current.root is not None and not any(r["current"] for r in rows):
-            rows.insert(0, {"id": current.id, "name": current.name, "roots": [str(current.root)],
-                            "indexed": False, "current": True})
+            rows.insert(
+                0,
+                {
+                    "id": current.id,
+                    "name": current.name,
+                    "roots": [str(current.root)],
+                    "indexed": False,
+                    "current": True,
+                },
+            )
         return {"current": current.id, "projects": rows}
 
-    def handoff_save(self, goal: Annotated[Str | None, Field(max_length=2000, description="What the work is for.")] = None,
-                     where: Annotated[Str | None, Field(max_length=4000, description="Where we are now.")] = None,
-                     files: Annotated[list[Str] | None, Field(max_length=50, description="Files in play.")] = None,
-                     decisions: Annotated[list[Str] | None, Field(max_length=50, description="Decisions made.")] = None,
-                     next: Annotated[list[Str] | None, Field(max_length=50, description="Next steps.")] = None,
-                     blockers: Annotated[list[Str] | None, Field(max_length=50, description="Blockers.")] = None,
-                     body: Annotated[Str | None, Field(max_length=20_000, description="Or the whole handoff as "
-                                                       "markdown (used instead of the fields).")] = None,
-                     root: Root = None) -> str:
+    def handoff_save(
+        self,
+        goal: Annotated[Str | None, Field(max_length=2000, description="What the work is for.")] = None,
+        where: Annotated[Str | None, Field(max_length=4000, description="Where we are now.")] = None,
+        files: Annotated[list[Str] | None, Field(max_length=50, description="Files in play.")] = None,
+        decisions: Annotated[list[Str] | None, Field(max_length=50, description="Decisions made.")] = None,
+        next: Annotated[list[Str] | None, Field(max_length=50, description="Next steps.")] = None,
+        blockers: Annotated[list[Str] | None, Field(max_length=50, description="Blockers.")] = None,
+        body: Annotated[
+            Str | None,
+            Field(max_length=20_000, description="Or the whole handoff as markdown (used instead of the fields)."),
+        ] = None,
+        root: Root = None,
+    ) -> str:
         """Save a handoff for the next session (or for after compaction): goal, where we are, files in
         play, decisions made, next steps, blockers. Do it before the context fills up or when you stop."""
         from cairn.agents.handoff import save_handoff
@@ -276,8 +373,14 @@ class CairnTools:
         project = self.scope.project_for(root)
         self.scope.require_root(project)
         files = [self._cited(project, f) for f in files] if files else files  # names inside the project only
-        fields = {"goal": goal, "where": where, "files": files, "decisions": decisions, "next": next,
-                  "blockers": blockers}
+        fields = {
+            "goal": goal,
+            "where": where,
+            "files": files,
+            "decisions": decisions,
+            "next": next,
+            "blockers": blockers,
+        }
         saved = save_handoff(project, fields=fields, body=body)
         return f"saved handoff {saved.title!r} ({relative_to_root(project, saved.path.resolve())})"
 
@@ -328,8 +431,10 @@ def transcript_file(project: Project, raw: str) -> str:
             allowed.append(Path(os.environ[var]).expanduser())
     inside = any(a is not None and real.is_relative_to(Path(a).resolve()) for a in allowed)
     if real.suffix != ".jsonl" or not real.is_file() or not inside:
-        raise CairnError(f"transcript_path {raw!r}: not a session transcript (.jsonl inside the project or an "
-                         "agent's session folder)")
+        raise CairnError(
+            f"transcript_path {raw!r}: not a session transcript (.jsonl inside the project or an "
+            "agent's session folder)"
+        )
     return str(real)
 
 
@@ -374,7 +479,7 @@ def _read_region(project: Project, path: str, start: int, end: int | None) -> st
         for total, raw in enumerate(fh, 1):
             if total < start:
                 if total >= start - REDACT_CONTEXT_LINES:
-                    before.append(raw.decode("utf-8", errors="replace").rstrip("\r\n")[:MAX_LINE_CHARS * 4])
+                    before.append(raw.decode("utf-8", errors="replace").rstrip("\r\n")[: MAX_LINE_CHARS * 4])
                 continue
             if total > last or used >= MAX_READ_CHARS:
                 if fh.tell() > MAX_COUNT_BYTES:  # a huge file: stop here, do not count every line
@@ -387,7 +492,7 @@ def _read_region(project: Project, path: str, start: int, end: int | None) -> st
     if lines:  # redacted as a whole (blocks span lines), line breaks kept so the numbers stay true
         from cairn.redact import redact
 
-        shown = redact("\n".join(before + lines), keep_lines=True).split("\n")[len(before):]
+        shown = redact("\n".join(before + lines), keep_lines=True).split("\n")[len(before) :]
         for i, line in enumerate(shown):
             if len(line) > MAX_LINE_CHARS:
                 line = line[:MAX_LINE_CHARS] + f" ... [{len(line) - MAX_LINE_CHARS} more characters]"
@@ -401,7 +506,10 @@ def _read_region(project: Project, path: str, start: int, end: int | None) -> st
     if total is None:
         more, of = f"; continue with start_line={shown_last + 1}", "?"
     else:
-        more = f"; {total - shown_last} more lines, continue with start_line={shown_last + 1}" \
-            if shown_last < total else ""
+        more = (
+            f"; {total - shown_last} more lines, continue with start_line={shown_last + 1}"
+            if shown_last < total
+            else ""
+        )
         of = str(total)
     return f"{name} L{start}-{shown_last} of {of}{more}\n" + "\n".join(out) + "\n"

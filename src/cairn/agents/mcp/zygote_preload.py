@@ -10,12 +10,27 @@ from __future__ import annotations
 
 PRELOAD = (
     "cairn.agents.mcp.server",  # the SDK and the tools
-    "rich.console", "rich.logging",  # what MCPServer() imports to configure its logging
-    "anyio._backends._asyncio", "anyio.streams.stapled",  # what its run() imports (anyio's event loop)
-    "cairn.search.service", "cairn.search.engine", "cairn.search.render", "cairn.search.knowledge",
-    "cairn.search.session_signals", "cairn.codemap.freshness", "cairn.codemap.history", "cairn.agents.tracker",
-    "cairn.search.phrases", "cairn.text.abbreviations", "cairn.codemap.indexer", "cairn.codemap.graph_update",
-    "cairn.codemap.vectors", "cairn.codemap.embed", "cairn.codemap.maps", "cairn.memory", "cairn.codemap.file_facts",
+    "rich.console",
+    "rich.logging",  # what MCPServer() imports to configure its logging
+    "anyio._backends._asyncio",
+    "anyio.streams.stapled",  # what its run() imports (anyio's event loop)
+    "cairn.search.service",
+    "cairn.search.engine",
+    "cairn.search.render",
+    "cairn.search.knowledge",
+    "cairn.search.session_signals",
+    "cairn.codemap.freshness",
+    "cairn.codemap.history",
+    "cairn.agents.tracker",
+    "cairn.search.phrases",
+    "cairn.text.abbreviations",
+    "cairn.codemap.indexer",
+    "cairn.codemap.graph_update",
+    "cairn.codemap.vectors",
+    "cairn.codemap.embed",
+    "cairn.codemap.maps",
+    "cairn.memory",
+    "cairn.codemap.file_facts",
 )
 
 

@@ -60,7 +60,6 @@ FAMILIES: dict[str, Family] = {
 }
 
 
-
 def build_context(root: Path, files: Iterable[str]) -> ResolverContext:
     """The resolver context of a file list, with the lookup tables of each family present in it."""
     return ResolverContext.build(root, files, FAMILIES)

@@ -55,7 +55,7 @@ def _by_suffix(ctx: ResolverContext, from_path: str, rel: str) -> str | None:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """Quoted includes: relative, include dirs, root, suffix. Angle includes: include dirs and root."""
-    idx = ctx.indexes.get('c')
+    idx = ctx.indexes.get("c")
     if idx is None:
         return []
     raw = imp.raw.strip().strip('"<>').strip()

@@ -34,6 +34,7 @@ CONFIG_NAMES = frozenset(
 )
 MAX_CONFIG_BYTES = 1_000_000
 
+
 def dirname(path: str) -> str:
     """Repo-relative parent directory; the repository root is ''."""
     return path.rpartition("/")[0]
@@ -202,7 +203,6 @@ class ResolverContext:
     def files_in(self, directory: str, exts: tuple[str, ...]) -> list[str]:
         """Files directly in `directory` with one of the extensions."""
         return [f for f in self.dir_files.get(directory, ()) if f.endswith(exts)]
-
 
 
 def _families_present(exts: dict[str, tuple[str, ...]], files: frozenset[str]) -> set[str]:

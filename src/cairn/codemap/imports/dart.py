@@ -34,7 +34,7 @@ def build_index(ctx: ResolverContext) -> DartIndex:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """`package:` of a local package -> its lib/ file; relative URI -> sibling path; else []."""
-    idx = ctx.indexes.get('dart')
+    idx = ctx.indexes.get("dart")
     if idx is None:
         return []
     uri = imp.raw.strip().strip("'\"")

@@ -46,15 +46,13 @@ def build_index(ctx: ResolverContext) -> GoIndex:
         gos = [f for f in files if f.endswith(".go") and not f.endswith("_test.go")]
         if gos:
             packages[d] = gos
-    vendor_roots = sorted(
-        {d for d in modules.values() if join(d, "vendor") in ctx.dirs}, key=lambda d: (-len(d), d)
-    )
+    vendor_roots = sorted({d for d in modules.values() if join(d, "vendor") in ctx.dirs}, key=lambda d: (-len(d), d))
     return GoIndex(modules=modules, packages=packages, vendor_roots=vendor_roots)
 
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """Import path -> files of the package directory, via the longest matching module path."""
-    idx = ctx.indexes.get('go')
+    idx = ctx.indexes.get("go")
     if idx is None:
         return []
     path = imp.raw.strip().strip('"`')

@@ -124,9 +124,7 @@ def _export_targets(value: Any) -> list[str]:
     if isinstance(value, list):
         return [t for v in value for t in _export_targets(v)]
     if isinstance(value, dict):
-        keys = sorted(
-            value, key=lambda k: CONDITION_ORDER.index(k) if k in CONDITION_ORDER else len(CONDITION_ORDER)
-        )
+        keys = sorted(value, key=lambda k: CONDITION_ORDER.index(k) if k in CONDITION_ORDER else len(CONDITION_ORDER))
         return [t for k in keys for t in _export_targets(value[k])]
     return []
 
@@ -149,9 +147,7 @@ def _source_of(ctx: ResolverContext, idx: JsIndex, d: str, target: str) -> str |
     return hit
 
 
-def _package_entry(
-    ctx: ResolverContext, idx: JsIndex, d: str, data: dict[str, Any], sub: str = ""
-) -> str | None:
+def _package_entry(ctx: ResolverContext, idx: JsIndex, d: str, data: dict[str, Any], sub: str = "") -> str | None:
     """Source file for `pkg` or `pkg/sub` of a workspace package.
 
     Sources beat build output: `source`, src/index.*, then exports/types/module/main (mapped
@@ -241,9 +237,7 @@ def _configs_by_dir(ctx: ResolverContext) -> dict[str, TsConfig | None]:
 def _alias(ctx: ResolverContext, idx: JsIndex, cfg: TsConfig, spec: str) -> str | None:
     for prefix, suffix, has_star, targets in cfg.aliases:
         if has_star:
-            if not (
-                spec.startswith(prefix) and spec.endswith(suffix) and len(spec) >= len(prefix) + len(suffix)
-            ):
+            if not (spec.startswith(prefix) and spec.endswith(suffix) and len(spec) >= len(prefix) + len(suffix)):
                 continue
             star = spec[len(prefix) : len(spec) - len(suffix)]
         elif spec != prefix:
@@ -280,12 +274,7 @@ def _subpath_import(ctx: ResolverContext, idx: JsIndex, here: str, spec: str) ->
         return None
     for pattern, value in idx.subpath_imports[d].items():
         prefix, star, suffix = pattern.partition("*")
-        if (
-            star
-            and spec.startswith(prefix)
-            and spec.endswith(suffix)
-            and len(spec) >= len(prefix) + len(suffix)
-        ):
+        if star and spec.startswith(prefix) and spec.endswith(suffix) and len(spec) >= len(prefix) + len(suffix):
             fill = spec[len(prefix) : len(spec) - len(suffix)]
         elif not star and spec == pattern:
             fill = ""
@@ -299,7 +288,7 @@ def _subpath_import(ctx: ResolverContext, idx: JsIndex, here: str, spec: str) ->
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """Relative specifiers, tsconfig aliases, baseUrl, workspace packages; npm packages -> []."""
-    idx = ctx.indexes.get('js')
+    idx = ctx.indexes.get("js")
     if idx is None:
         return []
     spec = imp.raw.strip().strip("'\"`").split("?", 1)[0]
@@ -312,9 +301,7 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
         # Root-relative (Vite, Next): the project root is the nearest directory with a
         # package.json, else the repository root.
         project = next((a for a in (here, *ancestors(here)) if a in idx.package_dirs), "") if here else ""
-        hit = _lookup(ctx, idx, join(project, spec.lstrip("/"))) or _lookup(
-            ctx, idx, join("", spec.lstrip("/"))
-        )
+        hit = _lookup(ctx, idx, join(project, spec.lstrip("/"))) or _lookup(ctx, idx, join("", spec.lstrip("/")))
     else:
         cfg = idx.config_for_dir.get(here)
         if cfg is None and here not in idx.config_for_dir:

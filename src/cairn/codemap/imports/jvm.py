@@ -42,7 +42,9 @@ class JvmIndex:
     packages: dict[str, list[str]]  # package -> files declaring it
     classes: dict[str, list[str]]  # "package.FileStem" -> files
     dir_packages: dict[str, str] = field(default_factory=dict)  # folder -> its package (a Scala import's base)
-    folded: dict[str, list[str]] = field(default_factory=dict)  # classes by lowercased key (Scala `object eq` in Eq.scala)
+    folded: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # classes by lowercased key (Scala `object eq` in Eq.scala)
 
 
 def _read_package(ctx: ResolverContext, rel: str) -> str | None:

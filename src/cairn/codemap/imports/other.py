@@ -58,7 +58,7 @@ def _namespace_dirs(idx: OtherIndex, segs: list[str]) -> list[str]:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef, lang: str) -> list[str]:
     """C# namespace -> .cs files of a matching directory; Swift module -> Sources/<X> files."""
-    idx = ctx.indexes.get('other')
+    idx = ctx.indexes.get("other")
     if idx is None:
         return []
     raw = imp.raw.strip().rstrip(";").strip()

@@ -23,7 +23,9 @@ INDEX = "paths"
 class Style:
     suffixes: tuple[str, ...]  # tried after the path as written ("" = as written)
     folder_exts: tuple[str, ...] = ()  # a folder target means its files with these extensions
-    module_exts: tuple[str, ...] = ()  # a bare name (no path) is a module file: `using Foo` -> Foo.jl, `@import("clap")` -> clap.zig
+    module_exts: tuple[
+        str, ...
+    ] = ()  # a bare name (no path) is a module file: `using Foo` -> Foo.jl, `@import("clap")` -> clap.zig
 
 
 STYLES: dict[str, Style] = {

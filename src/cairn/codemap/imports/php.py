@@ -98,7 +98,7 @@ def _class_file(ctx: ResolverContext, idx: PhpIndex, fqcn: str) -> list[str]:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """kind "use": class via PSR-4; kind "path": include relative to the file, then the root."""
-    idx = ctx.indexes.get('php')
+    idx = ctx.indexes.get("php")
     if idx is None:
         return []
     raw = imp.raw.strip().strip("'\"")

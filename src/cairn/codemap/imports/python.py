@@ -26,9 +26,7 @@ class PythonIndex:
 def build_index(ctx: ResolverContext) -> PythonIndex:
     """Find import roots and index every module by its dotted name under each root."""
     py_files = [f for f in ctx.files if f.endswith(PY_EXTS)]
-    package_dirs = frozenset(
-        dirname(f) for f in py_files if f.rpartition("/")[2] in ("__init__.py", "__init__.pyi")
-    )
+    package_dirs = frozenset(dirname(f) for f in py_files if f.rpartition("/")[2] in ("__init__.py", "__init__.pyi"))
     roots = {""}
     if "src" in ctx.dirs:
         roots.add("src")
@@ -97,9 +95,7 @@ def _module_file(ctx: ResolverContext, base_dir: str, rel_parts: list[str]) -> s
     return None
 
 
-def _relative(
-    ctx: ResolverContext, idx: PythonIndex, from_path: str, raw: str, names: list[str]
-) -> list[str]:
+def _relative(ctx: ResolverContext, idx: PythonIndex, from_path: str, raw: str, names: list[str]) -> list[str]:
     dots = len(raw) - len(raw.lstrip("."))
     rest = raw[dots:]
     base = dirname(from_path)
@@ -128,7 +124,7 @@ def _relative(
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """`import a.b`, `from a.b import c` (c may be a submodule), `from ..x import y`."""
-    idx = ctx.indexes.get('python')
+    idx = ctx.indexes.get("python")
     if idx is None:
         return []
     raw = imp.raw.strip()

@@ -42,7 +42,7 @@ def build_index(ctx: ResolverContext) -> RubyIndex:
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """kind "relative": require_relative; otherwise `require` through load-path roots."""
-    idx = ctx.indexes.get('ruby')
+    idx = ctx.indexes.get("ruby")
     if idx is None:
         return []
     raw = imp.raw.strip().strip("'\"")

@@ -166,7 +166,7 @@ def _resolve_path(ctx: ResolverContext, idx: RustIndex, from_path: str, path: st
 
 def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     """kind "mod": sibling/child module file; kind "use": walk the module tree."""
-    idx = ctx.indexes.get('rust')
+    idx = ctx.indexes.get("rust")
     if idx is None:
         return []
     raw = imp.raw.strip()
@@ -194,9 +194,7 @@ def resolve(ctx: ResolverContext, from_path: str, imp: ImportRef) -> list[str]:
     if imp.names and "{" not in raw:  # names that are not already the path's last segment
         last = paths[0].rsplit("::", 1)[-1]
         paths += [
-            f"{paths[0]}::{n}"
-            for n in (x.split(" as ", 1)[0].strip() for x in imp.names)
-            if n not in ("*", "", last)
+            f"{paths[0]}::{n}" for n in (x.split(" as ", 1)[0].strip() for x in imp.names) if n not in ("*", "", last)
         ]
     out: list[str] = []
     for p in paths:

@@ -36,8 +36,9 @@ def find_changes(run: Run) -> None:
 def _walk(run: Run) -> ScanResult:
     """Every path, one stat each; starts the watcher of a large tree, so the next run reads its journal."""
     run.known = _known_files(run.con, None)
-    result = scan(run.root, max_bytes=run.cfg.max_file_bytes, kept=set(run.known),
-                  ignore_fingerprint=run.meta.ignore_fingerprint)
+    result = scan(
+        run.root, max_bytes=run.cfg.max_file_bytes, kept=set(run.known), ignore_fingerprint=run.meta.ignore_fingerprint
+    )
     run.passed = _skipped(run.con, None)
     run.offset = run.watch.size if run.watch is not None else 0
     if run.watch is None and len(result.entries) >= WATCH_MIN_FILES:
@@ -82,14 +83,16 @@ def _rows(con: sqlite3.Connection, paths: list[str] | None, table: str, cols: st
         return con.execute(f"SELECT {cols} FROM {table}").fetchall()
     rows: list[sqlite3.Row] = []
     for i in range(0, len(paths), 500):
-        part = paths[i:i + 500]
+        part = paths[i : i + 500]
         rows += con.execute(f"SELECT {cols} FROM {table} WHERE path IN ({','.join('?' * len(part))})", part).fetchall()
     return rows
 
 
 def _known_files(con: sqlite3.Connection, paths: list[str] | None) -> dict:
-    return {r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
-            for r in _rows(con, paths, "files", "id, path, size, mtime_ns, hash")}
+    return {
+        r["path"]: (r["id"], r["size"], r["mtime_ns"], r["hash"])
+        for r in _rows(con, paths, "files", "id, path, size, mtime_ns, hash")
+    }
 
 
 def _skipped(con: sqlite3.Connection, paths: list[str] | None) -> dict:
@@ -101,6 +104,8 @@ def _journal_paths(con: sqlite3.Connection, changed: set[str]) -> list[str]:
     out = {p for p in changed if not p.endswith("/")}
     for pre in (p for p in changed if p.endswith("/")):
         for table in ("files", "skipped"):
-            out.update(r[0] for r in con.execute(f"SELECT path FROM {table} WHERE path >= ? AND path < ?",
-                                                 (pre, pre[:-1] + "0")))
+            out.update(
+                r[0]
+                for r in con.execute(f"SELECT path FROM {table} WHERE path >= ? AND path < ?", (pre, pre[:-1] + "0"))
+            )
     return sorted(out)

@@ -119,14 +119,19 @@ def _count(run: Run, stats: IndexStats) -> None:
     con = run.con
     stats.files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     # files of no language count as text, in one group (two groups under one key: the last one won)
-    stats.languages = dict(con.execute(
-        "SELECT COALESCE(lang, 'text'), COUNT(*) FROM files GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
+    stats.languages = dict(
+        con.execute("SELECT COALESCE(lang, 'text'), COUNT(*) FROM files GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+    )
     stats.symbols, stats.headings = con.execute(
         "SELECT COUNT(*) - COALESCE(SUM(kind = 'heading'), 0), COALESCE(SUM(kind = 'heading'), 0) FROM symbols"
     ).fetchone()
     stats.edges = con.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
-    stats.parse_failures = dict(con.execute("SELECT COALESCE(lang, 'text'), COUNT(*) FROM files "
-                                            "WHERE parse_error IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1").fetchall())
+    stats.parse_failures = dict(
+        con.execute(
+            "SELECT COALESCE(lang, 'text'), COUNT(*) FROM files "
+            "WHERE parse_error IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1"
+        ).fetchall()
+    )
     stats.parse_errors = sum(stats.parse_failures.values())
     with transaction(con):
         run.meta.save(con, totals={k: getattr(stats, k) for k in _TOTALS})

@@ -83,8 +83,10 @@ def _flush(run: Run, batch: list[FileRecord]) -> None:
                     dropped.append(entry[0])
                     run.stats.deleted += 1
                     run.meta.save(con, graph_dirty=True)
-                con.execute("INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES(?,?,?,?)",
-                            (rec.path, rec.size, rec.mtime_ns, rec.skip.split(":")[0]))
+                con.execute(
+                    "INSERT OR REPLACE INTO skipped(path, size, mtime_ns, reason) VALUES(?,?,?,?)",
+                    (rec.path, rec.size, rec.mtime_ns, rec.skip.split(":")[0]),
+                )
             elif entry and entry[3] == rec.hash and not run.full:
                 # touched but unchanged: remember the new stat, keep everything else
                 con.execute("UPDATE files SET size=?, mtime_ns=? WHERE id=?", (rec.size, rec.mtime_ns, entry[0]))
@@ -121,18 +123,30 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
     """Insert or update the file's `files` row (clearing its old rows) and return its id."""
     from cairn.text.tokens import name_key, stem_of
 
-    row = (rec.lang, rec.kind, rec.size, rec.mtime_ns, rec.hash, rec.lines,
-           rec.parsed.error if rec.parsed else None, rec.role)
+    row = (
+        rec.lang,
+        rec.kind,
+        rec.size,
+        rec.mtime_ns,
+        rec.hash,
+        rec.lines,
+        rec.parsed.error if rec.parsed else None,
+        rec.role,
+    )
     if file_id is None:
         new_id = con.execute(
             "INSERT INTO files(path, stem, lang, kind, size, mtime_ns, hash, lines, parse_error, role) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?)", (rec.path, name_key(stem_of(rec.path)), *row)).lastrowid
+            "VALUES(?,?,?,?,?,?,?,?,?,?)",
+            (rec.path, name_key(stem_of(rec.path)), *row),
+        ).lastrowid
         assert new_id is not None  # an INSERT gives a rowid
         return new_id
     _delete_file_rows(con, file_id)  # its text goes in `_file_contents`
-    con.execute("UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
-                "dirty=1 WHERE id=?",
-                (*row, file_id))
+    con.execute(
+        "UPDATE files SET lang=?, kind=?, size=?, mtime_ns=?, hash=?, lines=?, parse_error=?, role=?, "
+        "dirty=1 WHERE id=?",
+        (*row, file_id),
+    )
     return file_id
 
 
@@ -149,17 +163,33 @@ def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, repla
         con.executemany(
             "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
             "VALUES(?,?,?,?,?,?,?,?,?)",
-            [(file_id, d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level),
-              symbol_key(d.name, d.kind))
-             for d in parsed.defs])
-        con.executemany("INSERT INTO refs(file_id, name, count) VALUES(?,?,?)",
-                        [(file_id, n, c) for n, c in parsed.refs.items()])
-        con.executemany("INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)",
-                        [(file_id, i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None)
-                         for i in parsed.imports])
+            [
+                (
+                    file_id,
+                    d.name,
+                    d.kind,
+                    d.line,
+                    d.end_line,
+                    d.signature,
+                    d.parent,
+                    int(d.top_level),
+                    symbol_key(d.name, d.kind),
+                )
+                for d in parsed.defs
+            ],
+        )
+        con.executemany(
+            "INSERT INTO refs(file_id, name, count) VALUES(?,?,?)", [(file_id, n, c) for n, c in parsed.refs.items()]
+        )
+        con.executemany(
+            "INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)",
+            [(file_id, i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None) for i in parsed.imports],
+        )
     fts_rows.insert(con, file_id, rec.fts_path, rec.fts_names, rec.body, rec.fts_packed)
-    con.executemany("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
-                    [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks])
+    con.executemany(
+        "INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
+        [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks],
+    )
 
 
 def _delete_files(con: sqlite3.Connection, file_ids: list[int]) -> None:

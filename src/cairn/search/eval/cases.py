@@ -26,7 +26,9 @@ MAX_ADDED_DELETED = 2
 _SKIP_SUBJECT = re.compile(
     r"^(merge|revert|release|bump|version|v?\d+\.\d+|prepare|changelog|typo|format|lint|style|docs?|ci|"
     r"chore|build|test|tests|deps?|dependabot|update (the )?(deps|dependencies|changelog|readme))\b|"
-    r"\b(typos?|formatting|readme|changelog|release notes|bump version|dependabot)\b", re.I)
+    r"\b(typos?|formatting|readme|changelog|release notes|bump version|dependabot)\b",
+    re.I,
+)
 _CONVENTIONAL = re.compile(r"^(\w+)(\([^)]*\))?!?:\s*")
 _TICKETS = re.compile(r"(?<!\s)\s*\((?:#|[A-Z]+-)\d+\)|(?<!\s)\s*#\d+\b|\b[A-Z][A-Z0-9]+-\d+:?\s*|^\[[^\]]*\]\s*")
 _SKIP_TYPES = {"docs", "doc", "ci", "chore", "build", "style", "test", "tests", "release", "deps"}
@@ -50,7 +52,7 @@ def clean_subject(subject: str) -> str | None:
     if m:
         if m.group(1).lower() in _SKIP_TYPES:
             return None
-        s = s[m.end():]
+        s = s[m.end() :]
     s = _TICKETS.sub(" ", s).strip().rstrip(".").strip()
     if not s or _SKIP_SUBJECT.search(s):
         return None
@@ -61,8 +63,9 @@ def clean_subject(subject: str) -> str | None:
 
 def is_source(path: str) -> bool:
     lang = language_for_path(path)
-    return (lang in CODE_LANGUAGES and lang != "markdown" and not is_test_path(path)
-            and skip_reason_for_path(path) is None)
+    return (
+        lang in CODE_LANGUAGES and lang != "markdown" and not is_test_path(path) and skip_reason_for_path(path) is None
+    )
 
 
 def names_gold(query: str, gold: list[str]) -> bool:
@@ -80,13 +83,22 @@ def _git(repo: Path, *args: str) -> str:
     return out.stdout
 
 
-def mine_cases(repo: Path, *, limit: int = 40, scan_commits: int = 400, name: str = "",
-               skipped: Counter | None = None) -> list[Case]:
+def mine_cases(
+    repo: Path, *, limit: int = 40, scan_commits: int = 400, name: str = "", skipped: Counter | None = None
+) -> list[Case]:
     """Up to `limit` cases from the newest `scan_commits` first-parent, non-merge commits; with
     `skipped`, counts why each other commit examined gave no case (what `eval cases` reports)."""
     why: Counter = skipped if skipped is not None else Counter()
-    log = _git(repo, "log", "--first-parent", "--no-merges", f"-n{scan_commits}", "--name-status",
-               "--format=%x00%H%x1f%P%x1f%an%x1f%ad%x1f%s", "--date=short")
+    log = _git(
+        repo,
+        "log",
+        "--first-parent",
+        "--no-merges",
+        f"-n{scan_commits}",
+        "--name-status",
+        "--format=%x00%H%x1f%P%x1f%an%x1f%ad%x1f%s",
+        "--date=short",
+    )
     cases: list[Case] = []
     seen_queries: set[str] = set()
     for block in log.split("\x00")[1:]:

@@ -28,8 +28,9 @@ def materialize(git_dir: Path, sha: str, dest: Path) -> Path:
     if (tree / ".cairn-eval-complete").exists():
         return tree
     tree.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen(["git", f"--git-dir={git_dir}", "archive", "--format=tar", sha],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["git", f"--git-dir={git_dir}", "archive", "--format=tar", sha], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
             tar.extractall(tree, filter="data")
@@ -101,8 +102,15 @@ def chatty(query: str, i: int) -> str:
     return CHATTY[i % len(CHATTY)].format(q=query[0].lower() + query[1:] if query else query)
 
 
-def run_cases(cases: list[dict], repo: Path, cache: Path, *, baseline: bool = True, conversational: bool = False,
-              progress: Callable[[str], None] | None = None) -> dict:
+def run_cases(
+    cases: list[dict],
+    repo: Path,
+    cache: Path,
+    *,
+    baseline: bool = True,
+    conversational: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
     """Metrics per system (and per case) for cases of one repository (optionally wrapped in chatter)."""
     from cairn.codemap.indexer import index_project, open_index
     from cairn.project import project_for_root
@@ -154,8 +162,14 @@ def run_cases(cases: list[dict], repo: Path, cache: Path, *, baseline: bool = Tr
             os.environ.pop("CAIRN_HOME", None)
         else:
             os.environ["CAIRN_HOME"] = old_home
-    systems = {name: {**aggregate(r), "ms/query": round(1000 * sum(latency[name]) / max(len(latency[name]), 1), 1)}
-               for name, r in rows.items()}
-    return {"cases": len(per_case), "snapshots": len(by_snapshot),
-            "index_seconds": round(sum(index_seconds) / max(len(index_seconds), 1), 2),
-            "systems": systems, "per_case": per_case}
+    systems = {
+        name: {**aggregate(r), "ms/query": round(1000 * sum(latency[name]) / max(len(latency[name]), 1), 1)}
+        for name, r in rows.items()
+    }
+    return {
+        "cases": len(per_case),
+        "snapshots": len(by_snapshot),
+        "index_seconds": round(sum(index_seconds) / max(len(index_seconds), 1), 2),
+        "systems": systems,
+        "per_case": per_case,
+    }

@@ -48,8 +48,11 @@ class ReplayCase:
     touched: list[str] = field(default_factory=list)  # repo paths touched before, oldest first
 
 
-def cases_from_turns(session_id: str, turns: list[tuple[str, str, str | None, str | None, str | None]],
-                     to_repo: Callable[[str], str | None]) -> list[ReplayCase]:
+def cases_from_turns(
+    session_id: str,
+    turns: list[tuple[str, str, str | None, str | None, str | None]],
+    to_repo: Callable[[str], str | None],
+) -> list[ReplayCase]:
     """Cases of one session from its archived main-thread turns (role, text, tool, arg, ts), oldest
     first. `to_repo` maps a path as the agent wrote it to a repository path (None: not ours)."""
     ctx = SessionContext()
@@ -84,12 +87,21 @@ def _copy(ctx: SessionContext) -> SessionContext:
     return SessionContext.from_json(ctx.as_json())
 
 
-def archived_cases(archive: sqlite3.Connection, project_id: str, to_repo: Callable[[str], str | None],
-                   max_sessions: int = 200, history: History | None = None) -> list[ReplayCase]:
+def archived_cases(
+    archive: sqlite3.Connection,
+    project_id: str,
+    to_repo: Callable[[str], str | None],
+    max_sessions: int = 200,
+    history: History | None = None,
+) -> list[ReplayCase]:
     """Replay cases of the project's newest archived sessions; `history` learns every session of the
     project in time order (also those older than the newest `max_sessions`), to be the past of each."""
-    sids = [r[0] for r in archive.execute(
-        "SELECT session_id FROM sessions WHERE project_id = ? ORDER BY start, session_id", (project_id,))]
+    sids = [
+        r[0]
+        for r in archive.execute(
+            "SELECT session_id FROM sessions WHERE project_id = ? ORDER BY start, session_id", (project_id,)
+        )
+    ]
     replayed = set(sids[-max_sessions:])
     cases: list[ReplayCase] = []
     for sid in sids:
@@ -129,7 +141,7 @@ class History:
         from cairn.store.db import transaction
 
         with transaction(self.con):
-            for other in self.order[:self.order.index(sid)]:
+            for other in self.order[: self.order.index(sid)]:
                 if other not in self.stored:
                     requests, files = session_from_turns(self.turns[other], self.to_repo)
                     put_session(self.con, other, None, requests, files)
@@ -148,8 +160,13 @@ def _novel(gold: list[str], ranked: list[str], seen: set[str]) -> float | None:
     return len(set(novel) & set(top)) / len(novel)
 
 
-def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
-           progress: Callable[[str], None] | None = None, history: History | None = None) -> dict:
+def replay(
+    con: sqlite3.Connection,
+    root: Path | None,
+    cases: list[ReplayCase],
+    progress: Callable[[str], None] | None = None,
+    history: History | None = None,
+) -> dict:
     """files@5 / novel@5 per system over `cases`, searched on the open index `con` of `root`; with
     `history`, cairn again with each session's past ("cairn+history")."""
     from cairn.search.engine import search_code
@@ -169,11 +186,15 @@ def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
         hits, _ = search_code(con, c.prompt, root=root, limit=10, session=c.before)
         bm = flat.search(c.prompt, 10) if flat is not None else []
         recency = list(dict.fromkeys(reversed(c.touched)))
-        ranked = {"cairn": [h.path for h in hits], "bm25-files": bm,
-                  "session-recency": recency + [p for p in bm if p not in recency]}
+        ranked = {
+            "cairn": [h.path for h in hits],
+            "bm25-files": bm,
+            "session-recency": recency + [p for p in bm if p not in recency],
+        }
         if history is not None:
-            hits, _ = search_code(con, c.prompt, root=root, limit=10, session=c.before,
-                                  past=history.before(c.session_id))
+            hits, _ = search_code(
+                con, c.prompt, root=root, limit=10, session=c.before, past=history.before(c.session_id)
+            )
             ranked[WITH_HISTORY] = [h.path for h in hits]
         for name, got in ranked.items():
             rows[name].append((len(set(gold) & set(got[:5])) / len(gold), _novel(gold, got, seen)))
@@ -182,6 +203,10 @@ def replay(con: sqlite3.Connection, root: Path | None, cases: list[ReplayCase],
     out = {}
     for name, rs in rows.items():
         nov = [n for _, n in rs if n is not None]
-        out[name] = {"cases": len(rs), "files@5": round(mean(f for f, _ in rs), 3) if rs else None,
-                     "novel@5": round(mean(nov), 3) if nov else None, "novel_cases": len(nov)}
+        out[name] = {
+            "cases": len(rs),
+            "files@5": round(mean(f for f, _ in rs), 3) if rs else None,
+            "novel@5": round(mean(nov), 3) if nov else None,
+            "novel_cases": len(nov),
+        }
     return out
