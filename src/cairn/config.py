@@ -95,7 +95,7 @@ class IndexSettings(Table):
     max_file_bytes: int = 1_000_000  # larger files are skipped and counted
     workers: int = 0  # 0 = one per core when the cold index is large enough to pay
     history: bool = True  # mine git history (co-change, churn) for recall; false skips `git log`
-    semantic: bool = False  # vectors for the semantic search channel (needs `pip install 'cairn[semantic]'`)
+    semantic: bool = False  # vectors for the semantic search channel (needs the `semantic` extra: util/install_hint.py says the command)
 
 
 class SearchSettings(Table):

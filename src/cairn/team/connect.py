@@ -165,7 +165,9 @@ def connect(url: str, *, autocommit: bool = False, migrate: bool = True) -> psyc
     try:
         import psycopg
     except ImportError:
-        raise TeamUnavailable("the team archive needs the PostgreSQL driver: pip install 'cairn[team]'") from None
+        from cairn.util.install_hint import install_hint
+
+        raise TeamUnavailable(f"the team archive needs the PostgreSQL driver: {install_hint('team')}") from None
     _quiet_driver()
     try:
         con = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit, application_name="cairn")
