@@ -41,7 +41,7 @@ TYPES = ("decision", "gotcha", "bug", "concept")
 
 
 def make_project(base: Path, notes: int, seed: int) -> tuple[Path, dict]:
-    from cairn.memory.node import Node, make_id, render
+    from cairn.codemap.knowledge.node import Node, make_id, render
 
     root = base / "proj"
     (root / "src").mkdir(parents=True)

@@ -22,6 +22,7 @@ TITLES = {
     "cairn/codemap": "Code map (index path)",
     "cairn/codemap/imports": "Import resolution, one resolver per language family",
     "cairn/codemap/stages": "The index run, one module per stage",
+    "cairn/codemap/knowledge": "Knowledge files read: node format, vaults, decision records (the index and memory build on it)",
     "cairn/search": "Search (request path)",
     "cairn/search/eval": "Evaluation built into the product",
     "cairn/memory": "Knowledge graph (markdown is the truth)",

@@ -23,23 +23,6 @@ SRC = ROOT / "src"
 KNOWN_CYCLES: dict[frozenset[str], str] = {
     frozenset(
         {
-            "cairn.codemap.graph",
-            "cairn.codemap.graph_update",
-            "cairn.codemap.indexer",
-            "cairn.codemap.knowledge_index",
-            "cairn.codemap.maps",
-            "cairn.codemap.stages.changes",
-            "cairn.codemap.stages.derive",
-            "cairn.codemap.stages.store",
-            "cairn.memory",
-            "cairn.memory.knowledge",
-        }
-    ): "the index run (indexer.py and its stages) rebuilds the graph, whose knowledge step and the map ask "
-    "memory for the nodes (knowledge_index.py, the layer contract's one exception), and memory refreshes "
-    "the index (memory/knowledge.py). Storage (index_db) left it with the index stages; cut when the index "
-    "run takes the nodes from its caller",
-    frozenset(
-        {
             "cairn.agents.hooks.background",
             "cairn.agents.hooks.runner",
             "cairn.agents.hooks.session_end",
@@ -75,13 +58,10 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
     "and grant its MEMBER_ROLE: those two in a module below both cut it",
 }
 
-# [tool.importlinter] ignore_imports: the layer contract's exceptions (pyproject.toml), to burn down:
+# [tool.importlinter] ignore_imports: the layer contract's exceptions (pyproject.toml). None is left (the
+# last, codemap -> memory for the knowledge nodes, went when reading them moved to codemap/knowledge/):
 # a module that needs something of a layer above takes it as an argument from its caller instead.
-# codemap/knowledge_index.py: see the codemap cycle above (the index run is to hand it the nodes).
-KNOWN_LAYER_EXCEPTIONS: set[str] = {
-    "cairn.codemap.knowledge_index -> cairn.memory",
-    "cairn.codemap.knowledge_index -> cairn.memory.adr_import",
-}
+KNOWN_LAYER_EXCEPTIONS: set[str] = set()
 
 # Private names (`_x`) one module takes from another, to burn down: make the name public, or move it.
 KNOWN_PRIVATE_IMPORTS: dict[str, str] = {}

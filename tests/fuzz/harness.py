@@ -233,11 +233,11 @@ def fuzz_notes(base: Path, n: int, seed: int) -> Outcome:
     """Case i: note file i in one vault beside a good note; the vault is loaded once (every file
     parsed), then every node that loaded goes through what list, read, doctor and memory-md do."""
     from cairn.codemap.indexer import index_project
+    from cairn.codemap.knowledge.graph import find
+    from cairn.codemap.knowledge.node import parse, render
+    from cairn.memory import load_knowledge_with_problems, node_summary
     from cairn.memory.doctor import diagnose
-    from cairn.memory.graph import find
-    from cairn.memory.knowledge import load_knowledge_with_problems, node_summary
     from cairn.memory.memory_md import render_block
-    from cairn.memory.node import parse, render
     from cairn.memory.staleness import stale_files
     from cairn.project import resolve_project
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from cairn.codemap.knowledge.record_nodes import clean_title, import_records
+from cairn.codemap.knowledge.records import classify
 from cairn.memory import live_version, load_knowledge
-from cairn.memory.adr_import import classify, clean_title, import_records
 from cairn.project import resolve_project
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "adr_repo"
@@ -154,7 +155,7 @@ def test_a_new_decision_can_supersede_a_record_without_touching_it(repo) -> None
     ],
 )
 def test_status_styles(text: str, status: str) -> None:
-    from cairn.memory.adr_import import parse_record
+    from cairn.codemap.knowledge.record_nodes import parse_record
 
     node, _ = parse_record("docs/adr/0001-x.md", text, "decision")
     assert node.status == status

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from memory_helpers import make_project
 
+from cairn.codemap.knowledge.graph import ranked
+from cairn.codemap.knowledge.node import Node
 from cairn.errors import CairnError
 from cairn.memory import load_knowledge, load_knowledge_with_problems
 from cairn.memory.doctor import diagnose
 from cairn.memory.facts import Fact, parse_link
-from cairn.memory.memory_md import END, START, ranked, render_block, write_memory_md
-from cairn.memory.node import Node
+from cairn.memory.memory_md import END, START, render_block, write_memory_md
 from cairn.memory.vault import Vault
 
 
@@ -45,7 +46,7 @@ def test_value_prefers_decisions_recent_and_linked() -> None:
     dec = Node(id="c", type="decision", title="decision", updated="2025-01-01T00:00:00Z")
     hub = Node(id="d", type="note", title="hub", updated="2025-01-01T00:00:00Z")
     sup = Node(id="e", type="decision", title="replaced", status="superseded", updated="2026-01-01T00:00:00Z")
-    from cairn.memory.node import Link
+    from cairn.codemap.knowledge.node import Link
 
     linkers = [
         Node(id=f"l{i}", type="task", title=f"t{i}", status="done", links=[Link("about", "d")]) for i in range(4)

@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from cairn.memory.node import Cite, Link, Node, ParseError, is_unchanged_since_written, make_id, parse, render
+from cairn.codemap.knowledge.node import (
+    Cite,
+    Link,
+    Node,
+    ParseError,
+    is_unchanged_since_written,
+    make_id,
+    parse,
+    render,
+)
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "golden"
 

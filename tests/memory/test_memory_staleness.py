@@ -83,7 +83,7 @@ def test_symbol_gone_is_stale(tmp_path) -> None:
     project = make_project(tmp_path / "p")
     rng = _symbol_range_from_text(project.root)
     [cite] = make_cites(project.root, ["src/checkout.py"], ["apply_coupon"], rng, None)
-    from cairn.memory.node import Node
+    from cairn.codemap.knowledge.node import Node
 
     node = Node(id="n", type="gotcha", title="t", cites=[cite])
     path = project.root / "src/checkout.py"

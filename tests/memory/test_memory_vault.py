@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from memory_helpers import knowledge_files, make_project
 
+from cairn.codemap.knowledge.graph import normalize_title, supersede_chain
+from cairn.codemap.knowledge.node import parse, render
 from cairn.errors import CairnError
 from cairn.memory import live_version, load_knowledge
 from cairn.memory.facts import Fact, parse_link
-from cairn.memory.graph import supersede_chain
-from cairn.memory.node import parse, render
-from cairn.memory.similar import BODY_JACCARD, TITLE_JACCARD, duplicate_of, jaccard, normalize_title, tokens
+from cairn.memory.similar import BODY_JACCARD, TITLE_JACCARD, duplicate_of, jaccard, tokens
 from cairn.memory.vault import Vault
 
 
@@ -60,7 +60,7 @@ def test_other_type_or_other_title_creates(vault) -> None:
 
 
 def test_duplicate_rule_thresholds_are_explicit() -> None:
-    from cairn.memory.node import Node
+    from cairn.codemap.knowledge.node import Node
 
     assert normalize_title("The coupon is applied twice") == normalize_title("Coupons applied twice")
     assert TITLE_JACCARD == 0.75 and BODY_JACCARD == 0.8

@@ -8,7 +8,7 @@ import pytest
 from memory_helpers import make_project
 
 from cairn.errors import CairnError
-from cairn.memory.knowledge import load_knowledge
+from cairn.memory import load_knowledge
 from cairn.memory.node_view import node_view
 
 

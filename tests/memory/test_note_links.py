@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from cairn.codemap.knowledge.node import Link, Node, body_wikilinks, parse, render
 from cairn.codemap.markdown import note_search_text
-from cairn.memory.node import Link, Node, body_wikilinks, parse, render
 from cairn.project import resolve_project
 from helpers import make_git_repo
 
@@ -86,7 +86,7 @@ def test_linked_notes_are_found_for_their_own_words_and_inline_links_are_edges(t
 
 
 def test_inline_links_count_in_a_notes_degree():
-    from cairn.memory.graph import degree
+    from cairn.codemap.knowledge.graph import degree
 
     a = Node(id="a", type="note", title="Alpha", body="See [[Beta]] and [[Nowhere]].")
     b = Node(id="b", type="note", title="Beta", body="")

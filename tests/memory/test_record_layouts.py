@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from cairn.memory.adr_import import import_records
+from cairn.codemap.knowledge.record_nodes import import_records
 
 PROPOSAL = "---\ntype: proposal\ntitle: {t}\nstatus: {s}\n---\n\n## Summary\n\n{t}.\n\n## Motivation\n\nm\n\n## Proposal\n\np\n"
 SPEC = (
@@ -109,7 +109,7 @@ def test_restructuredtext_records_with_headings_status_and_links(tmp_path) -> No
     assert sorted(got) == ["docs/decisions/0001-first.rst", "docs/decisions/0002-second.rst"]
     second = got["docs/decisions/0002-second.rst"]
     assert (second.title, second.status) == ("Optional fields", "accepted")
-    from cairn.memory.record_shape import as_markdown
+    from cairn.codemap.knowledge.record_shape import as_markdown
 
     assert "# 2. Optional fields" in as_markdown(files["docs/decisions/0002-second.rst"], "x.rst")
 
@@ -174,7 +174,7 @@ def test_a_folder_of_numbered_parts_is_one_record(tmp_path) -> None:
     assert got["rfcs/0007-storage-engine/01-survey.md"].title == "Storage engine: Survey"
     assert "record" not in got["rfcs/0006-cache.md"].extra
     assert got["docs/storage-rfc/02-design.md"].extra["record"] == "docs/storage-rfc"
-    from cairn.memory.record_shape import Layout
+    from cairn.codemap.knowledge.record_shape import Layout
 
     layout = Layout(files)
     assert "rfcs" in layout.series and layout.record_folder("rfcs/0006-cache.md") is None
@@ -197,7 +197,7 @@ def test_a_folder_of_numbered_parts_is_one_record(tmp_path) -> None:
 
 
 def test_record_names() -> None:
-    from cairn.memory.record_shape import name_kind
+    from cairn.codemap.knowledge.record_shape import name_kind
 
     assert [
         name_kind(n)

@@ -181,8 +181,8 @@ def test_install_project_writes_no_machine_path(tmp_path, run_cli):
 
 
 def test_disagreements_follow_the_remember_merge_rule():
+    from cairn.codemap.knowledge.node import Node
     from cairn.memory.disagree import disagreements
-    from cairn.memory.node import Node
 
     def n(i, title, **kw):
         return Node(id=i, type=kw.pop("type", "decision"), title=title, path=f".cairn/knowledge/{i}.md", **kw)

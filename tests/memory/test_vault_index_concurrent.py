@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-from cairn.memory.vault_index import INDEX_NAME, VaultIndex
+from cairn.codemap.knowledge.vault_index import INDEX_NAME, VaultIndex
 
 
 def test_first_loads_at_once_keep_every_row(tmp_path):

@@ -24,8 +24,8 @@ LIMIT = 2.0  # seconds for one probe before it counts as endless
 # Patterns cairn runs at one position only: a start is tried once, so only that is timed.
 ONE_POSITION = {
     "cairn.codemap.extract_refs._HYPHENATED": "extract_refs: _HYPHENATED.match(name)",
-    "cairn.memory.adr_import._LINK_NUMBER": "adr_import: _LINK_NUMBER.match(link text)",
-    "cairn.memory.adr_import.RECORD_NAME": "adr_import: RECORD_NAME.match(file name)",
+    "cairn.codemap.knowledge.record_nodes._LINK_NUMBER": "record_nodes: _LINK_NUMBER.match(link text)",
+    "cairn.codemap.knowledge.records.RECORD_NAME": "records: RECORD_NAME.match(file name)",
     "cairn.redact.assign._LIST_GOES_ON": "assign: _LIST_GOES_ON.match(data, ve + 1, ve + 8)",
     "cairn.redact.assign._WEAK_SHORT_BARE": "assign: _WEAK_SHORT_BARE.match(data, end)",
     "cairn.redact.shape._CALLISH": "shape: _CALLISH.match(value)",
@@ -42,7 +42,7 @@ ONE_POSITION = {
     "cairn.redact.records._VAR": "records: _VAR.fullmatch(word)",
     # html_text: `<[^>]*>` runs on the page up to its last `>` only, where every `<` has an end
     "cairn.codemap.html_text._TAG": "html_text.visible_text: .sub on the text up to the last `>`",
-    "cairn.memory.adr_import._COMMENT_BLOCK": "adr_import: .sub on the text up to the last `-->`",
+    "cairn.codemap.knowledge.record_nodes._COMMENT_BLOCK": "record_nodes: .sub on the text up to the last `-->`",
 }
 # Patterns whose input the caller cuts to a length: (that length, where).
 BOUNDED = {

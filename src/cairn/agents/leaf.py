@@ -4,7 +4,7 @@ One line each, read from the code index's `nodes` table (the indexer stores ever
 knowledge node of the project there, see codemap/knowledge_index.py). Reading the index instead
 of the vault keeps YAML parsing and the graph load off the session-start path.
 
-Order: by importance, the one formula of `memory/importance.py` (pinned first, then type weight,
+Order: by importance, the one formula of `codemap/knowledge/importance.py` (pinned first, then type weight,
 recency and links, as CLAUDE.md's block ranks them); tasks the same way. Personal notes are not
 project knowledge and are left out.
 """
@@ -45,8 +45,8 @@ def _rows(con: sqlite3.Connection, types: tuple[str, ...]) -> list[tuple[sqlite3
 
 
 def _sorted(rows: list[tuple[sqlite3.Row, dict]]) -> list[tuple[sqlite3.Row, dict]]:
-    """Most important first (`memory/importance.order`)."""
-    from cairn.memory.importance import order
+    """Most important first (`codemap/knowledge/importance.order`)."""
+    from cairn.codemap.knowledge.importance import order
 
     items = [
         (

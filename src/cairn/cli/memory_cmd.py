@@ -188,7 +188,7 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    from cairn.memory.knowledge import load_knowledge
+    from cairn.memory import load_knowledge
     from cairn.memory.node_view import node_view
 
     project = resolve(args, need_root=False)
@@ -202,7 +202,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_memory_md(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
-    from cairn.memory.knowledge import load_knowledge, node_stale_files
+    from cairn.memory import load_knowledge
+    from cairn.memory.knowledge import node_stale_files
     from cairn.memory.memory_md import write_memory_md
 
     if args.bytes < 200 or args.lines < 8:
@@ -226,7 +227,7 @@ def cmd_memory_md(args: argparse.Namespace) -> int:
 
 
 def cmd_memory_list(args: argparse.Namespace) -> int:
-    from cairn.memory.knowledge import load_knowledge_with_problems, node_summary
+    from cairn.memory import load_knowledge_with_problems, node_summary
 
     project = resolve(args, need_root=False)
     kn = load_knowledge_with_problems(project)
@@ -254,8 +255,9 @@ def cmd_memory_list(args: argparse.Namespace) -> int:
 
 
 def cmd_memory_doctor(args: argparse.Namespace) -> int:
+    from cairn.memory import load_knowledge_with_problems
     from cairn.memory.doctor import diagnose
-    from cairn.memory.knowledge import load_knowledge_with_problems, symbol_range_for
+    from cairn.memory.knowledge import symbol_range_for
 
     project = resolve(args, need_root=False)
     kn = load_knowledge_with_problems(project)

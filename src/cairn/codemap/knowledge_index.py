@@ -5,8 +5,8 @@ documents; this adds what makes them knowledge: type, status, title, what replac
 edges node -> cited file ("cites") and node -> node ("link"), so the graph walk can go from a
 request about a concept to the gotcha linked to it and to the file that gotcha is about.
 Runs inside the graph rebuild (any changed file, note files included, triggers it). The map's
-list of key decisions asks here too (`key_notes`): this module is the code map's one door to
-`memory`, the layer contract's one exception (pyproject.toml [tool.importlinter]).
+list of key decisions asks here too (`key_notes`). The nodes are read by codemap/knowledge/ (the
+node file format, the vault, the decision records), which `memory` builds on to write them.
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ LINK_WEIGHT = 0.7
 
 def record_headings(con: sqlite3.Connection, project: Any, file_ids: list[int] | None = None) -> dict[str, int] | None:
     """Per prose file of the index, how many of its headings are record sections (Status, Context,
-    Summary, Motivation, Root cause...): with the file list, what adr_import needs to open only the
+    Summary, Motivation, Root cause...): with the file list, what records.py needs to open only the
     files that could be records (`file_ids`: of those files only). None when `[memory] adr_globs` can name
     any file (open them all)."""
+    from cairn.codemap.knowledge.records import CANDIDATE_SECTIONS
     from cairn.config import load_config
-    from cairn.memory import adr_import as adr
 
     try:
         if (load_config(project.root).get("memory", {}) or {}).get("adr_globs"):
             return None
     except Exception:
         return None
-    sections = adr.CANDIDATE_SECTIONS
+    sections = CANDIDATE_SECTIONS
     heads: dict[str, int] = {}
     only = "" if file_ids is None else f" AND s.file_id IN ({','.join(str(int(f)) for f in file_ids)})"
     for path, name in con.execute(
@@ -48,13 +48,13 @@ def record_headings(con: sqlite3.Connection, project: Any, file_ids: list[int] |
 
 def record_candidates(con: sqlite3.Connection, changed: dict[str, int], project: Any) -> list[str]:
     """Of the `changed` files (path -> file id), those that could be decision records (an edit to
-    one rebuilds the knowledge rows): by name, folder or record headings (adr_import.candidates);
+    one rebuilds the knowledge rows): by name, folder or record headings (records.candidates);
     a file below a record-named folder too (`0007-storage/02-design.md`)."""
-    from cairn.memory import adr_import as adr
+    from cairn.codemap.knowledge.records import changed_candidates
 
     heads = record_headings(con, project, list(changed.values()))
     paths = list(changed)
-    return adr.changed_candidates(paths, None if heads is None else {p: heads.get(p, 0) for p in paths})
+    return changed_candidates(paths, None if heads is None else {p: heads.get(p, 0) for p in paths})
 
 
 def knowledge_rows(
@@ -62,7 +62,8 @@ def knowledge_rows(
 ) -> tuple[list[tuple], dict[tuple[int, int], tuple[str, float]]]:
     """(nodes rows, {(src file id, dst file id): (kind, weight)}) for the project's repo nodes."""
     try:
-        from cairn.memory import load_knowledge, target_resolver
+        from cairn.codemap.knowledge.graph import target_resolver
+        from cairn.codemap.knowledge.load import load_knowledge
 
         nodes = load_knowledge(project, personal=False, paths=list(by_path), heads=record_headings(con, project))
     except Exception:  # knowledge must never break indexing; `cairn memory doctor` reports problems
@@ -85,7 +86,7 @@ def knowledge_rows(
             "supersedes": n.supersedes,
             "updated": n.updated,
         }
-        if n.extra.get("record"):  # one record kept as a folder of parts (memory/record_shape.py)
+        if n.extra.get("record"):  # one record kept as a folder of parts (codemap/knowledge/record_shape.py)
             data["record"] = n.extra["record"]
         title = redact(n.title)
         rows.append(
@@ -142,8 +143,9 @@ def store_nodes(con: sqlite3.Connection, rows: list[tuple]) -> None:
 
 
 def key_notes(project: Any, limit: int) -> list:
-    """The project's most valuable live decisions, gotchas and bugs (memory's ranking), for the map."""
-    from cairn.memory import load_knowledge, ranked
+    """The project's most valuable live decisions, gotchas and bugs (graph.ranked, as memory-md ranks them), for the map."""
+    from cairn.codemap.knowledge.graph import ranked
+    from cairn.codemap.knowledge.load import load_knowledge
 
     nodes = ranked(load_knowledge(project, personal=False))
     return [n for n in nodes if n.type in ("decision", "gotcha", "bug")][:limit]

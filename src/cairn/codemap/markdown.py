@@ -122,7 +122,7 @@ def _sections(headings: list[tuple[int, int, str, str]], total_lines: int) -> li
 
 
 NOTE_DIR = ".cairn/knowledge/"
-LINKS_HEADING = "## Links"  # the generated section of a knowledge node (memory/node.py)
+LINKS_HEADING = "## Links"  # the generated section of a knowledge node (codemap/knowledge/node.py)
 _LINK_KEYS = re.compile(r"^(links|supersedes|superseded_by|cites|cairn_hash|commit):")
 _LINK_ITEM = re.compile(r"^\s*[-*]\s*(?:[A-Za-z][\w-]*\s*:?\s*)?\[\[[^\]]+\]\]\s*(\(pending\))?\s*$")
 

@@ -28,8 +28,11 @@ API for search and the maps (everything else is internal):
 Writing goes through `Vault.remember(facts)` (see vault.py); `cairn remember`, `cairn read`,
 `cairn memory-md`, `cairn memory list|doctor` live in cairn.cli.memory_cmd.
 
-The names above are imported on first use (PEP 562), so a stdlib-only module of this package
-(`importance`) can be imported by a hook without loading YAML and the vault.
+The names above are imported on first use (PEP 562), so a module of this package can be imported
+by a hook without loading YAML and the vault. The node file format, reading a vault and finding
+decision records are in `cairn.codemap.knowledge` (node.py, vault_read.py, records.py,
+record_nodes.py, load.py), below both memory and the index run that puts the nodes into the code
+graph; memory writes, checks and shows them.
 """
 
 from __future__ import annotations
@@ -40,23 +43,24 @@ TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (
 if TYPE_CHECKING:  # what the lazy names are, for the type checker
     from typing import Any
 
-    from cairn.memory.graph import find, live_version, target_resolver
-    from cairn.memory.knowledge import load_knowledge, load_knowledge_with_problems, node_summary
-    from cairn.memory.memory_md import ranked
-    from cairn.memory.node import Link, Node
+    from cairn.codemap.knowledge.graph import find, live_version, ranked, target_resolver
+    from cairn.codemap.knowledge.load import load_knowledge, load_knowledge_with_problems
+    from cairn.codemap.knowledge.node import Link, Node
+    from cairn.memory.knowledge import node_summary
     from cairn.memory.staleness import stale_files
 
+# Reading the graph lives below, in codemap/knowledge/ (the index run reads it too); the names stay here.
 _API = {
-    "find": "graph",
-    "live_version": "graph",
-    "target_resolver": "graph",
-    "load_knowledge": "knowledge",
-    "load_knowledge_with_problems": "knowledge",
-    "node_summary": "knowledge",
-    "ranked": "memory_md",
-    "Link": "node",
-    "Node": "node",
-    "stale_files": "staleness",
+    "find": "cairn.codemap.knowledge.graph",
+    "live_version": "cairn.codemap.knowledge.graph",
+    "target_resolver": "cairn.codemap.knowledge.graph",
+    "ranked": "cairn.codemap.knowledge.graph",
+    "load_knowledge": "cairn.codemap.knowledge.load",
+    "load_knowledge_with_problems": "cairn.codemap.knowledge.load",
+    "node_summary": "cairn.memory.knowledge",
+    "Link": "cairn.codemap.knowledge.node",
+    "Node": "cairn.codemap.knowledge.node",
+    "stale_files": "cairn.memory.staleness",
 }
 __all__ = [
     "Link",
@@ -75,6 +79,6 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     if name not in _API:
         raise AttributeError(f"module 'cairn.memory' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"cairn.memory.{_API[name]}"), name)
+    value = getattr(importlib.import_module(_API[name]), name)
     globals()[name] = value
     return value

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from cairn.memory.node import Node
-from cairn.memory.similar import BODY_TITLE_FLOOR, TITLE_JACCARD, normalize_title, probe, tokens
+from cairn.codemap.knowledge.graph import normalize_title
+from cairn.codemap.knowledge.node import Node
+from cairn.memory.similar import BODY_TITLE_FLOOR, TITLE_JACCARD, probe, tokens
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:

@@ -4,9 +4,9 @@ Returns data only (the lead's `cairn doctor` formats it): notes whose cited code
 orphans (every cited file gone and no link in or out, so nothing leads to them any more), links
 that resolve to nothing (typed ones and `[[wikilinks]]` written in a note's text), files that
 could not be parsed, notes that disagree after a merge (disagree.py), and what was odd about the
-repository's decision records (adr_import: a binary file under a record's name, front matter that is
-not YAML, a record that links to itself or to no record): each record was still found, or skipped,
-and the rest read; these notes are for a person to tidy, so they do not fail the check.
+repository's decision records (codemap/knowledge/records.py and record_nodes.py: a binary file
+under a record's name, front matter that is not YAML, a record that links to itself or to no
+record): each record was still found, or skipped, and the rest read; these notes are for a person to tidy, so they do not fail the check.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.codemap.knowledge.graph import index_by_id, target_resolver
+from cairn.codemap.knowledge.node import Node
+from cairn.codemap.knowledge.vault_read import Problem
 from cairn.memory.disagree import describe, disagreements
-from cairn.memory.graph import index_by_id, target_resolver
-from cairn.memory.node import Node
 from cairn.memory.staleness import SymbolRange, stale_files
-from cairn.memory.vault import Problem
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:

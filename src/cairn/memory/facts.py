@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cairn.codemap.knowledge.node import TYPES, Link, normalize_body
 from cairn.errors import CairnError
-from cairn.memory.node import TYPES, Link, normalize_body
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:

@@ -16,10 +16,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from cairn.codemap.knowledge.graph import ranked
+from cairn.codemap.knowledge.node import Node
 from cairn.errors import CairnError
-from cairn.memory.graph import degree
-from cairn.memory.importance import order
-from cairn.memory.node import Node
 from cairn.safepath import AGENT_INSTRUCTION_FILES
 from cairn.text.marked import splice_block
 from cairn.util.atomic import atomic_write_text
@@ -33,15 +32,6 @@ END = "<!-- cairn:memory:end -->"
 DEFAULT_BYTES = 6000
 DEFAULT_LINES = 60
 SUMMARY_CHARS = 110
-
-
-def ranked(nodes: list[Node]) -> list[Node]:
-    """Live team knowledge (not personal) in block order: pinned first, then by value
-    (`memory/importance.py`: type, recency, links)."""
-    live = [n for n in nodes if n.is_live and n.origin != "personal"]
-    deg = degree(nodes)
-    idx = order([(n.id, n.type, n.updated or n.created, "pinned" in n.tags, deg.get(n.id, 0)) for n in live])
-    return [live[i] for i in idx]
 
 
 def _summary(node: Node) -> str:

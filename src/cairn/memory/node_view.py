@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cairn.codemap.knowledge.graph import find, index_by_id, live_version, supersede_chain, target_resolver
+from cairn.codemap.knowledge.node import Node
 from cairn.errors import CairnError
-from cairn.memory.graph import find, index_by_id, live_version, supersede_chain, target_resolver
 from cairn.memory.knowledge import node_stale_files, node_summary
-from cairn.memory.node import Node
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:

@@ -11,10 +11,8 @@ import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cairn.errors import CairnError
-from cairn.memory.facts import Fact, repo_relative
-from cairn.memory.graph import find, live_version, resolve
-from cairn.memory.node import (
+from cairn.codemap.knowledge.graph import find, live_version, resolve
+from cairn.codemap.knowledge.node import (
     LINKS_HEADING,
     Link,
     Node,
@@ -26,6 +24,8 @@ from cairn.memory.node import (
     parse,
     render,
 )
+from cairn.errors import CairnError
+from cairn.memory.facts import Fact, repo_relative
 from cairn.memory.similar import duplicate_of
 from cairn.memory.staleness import SymbolRange, head_commit, make_cites
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 
-from cairn.memory.node import Node
+from cairn.codemap.knowledge.graph import normalize_title
+from cairn.codemap.knowledge.node import Node
 from cairn.text.words import FUNCTION_WORDS, singular
 
 TITLE_JACCARD = 0.75
@@ -51,11 +52,6 @@ CONTRAST = frozenset(
 def tokens(text: str) -> set[str]:
     """Content words of a text, lowercased and plural-folded."""
     return {singular(w) for w in _WORD.findall(text.lower()) if w not in FUNCTION_WORDS}
-
-
-def normalize_title(title: str) -> str:
-    words = [singular(w) for w in _WORD.findall(title.lower()) if w not in FUNCTION_WORDS]
-    return " ".join(words) or title.strip().lower()
 
 
 def specifics(text: str) -> set[str]:

@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from cairn.memory.node import Cite, Node
+from cairn.codemap.knowledge.node import Cite, Node
 
 SymbolRange = Callable[[str, str], "tuple[int, int] | None"]
 _SHA = re.compile(r"^[0-9a-f]{40,64}$")

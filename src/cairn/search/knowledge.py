@@ -57,8 +57,8 @@ def node_stale(con: sqlite3.Connection, root: Path | None, path: str, origin: st
     if root is None or origin != "project":
         return []
     try:
+        from cairn.codemap.knowledge.node import parse
         from cairn.memory import stale_files
-        from cairn.memory.node import parse
         from cairn.memory.staleness import symbols_from_index
 
         node = parse((root / path).read_text(encoding="utf-8"), path)

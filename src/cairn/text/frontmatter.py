@@ -1,8 +1,8 @@
 """Front matter, found one way: the leading `---` (YAML) or `+++` (TOML) block of a markdown file.
 
-Knowledge nodes (`memory/node.py`), decision records (`memory/adr_import.py`), handoffs and
-session records (`agents/records.py`) and every indexed markdown file (`codemap/markdown.py`)
-split their text here; each then reads the block its own way (YAML, JSON values, or not at all).
+Knowledge nodes (`codemap/knowledge/node.py`), decision records (`codemap/knowledge/records.py`),
+handoffs and session records (`agents/records.py`) and every indexed markdown file
+(`codemap/markdown.py`) split their text here; each then reads the block its own way (YAML, JSON values, or not at all).
 Stdlib only.
 """
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
 from cairn.agents.mcp.guard import Scope, known_projects, relative_to_root, safe_path
+from cairn.codemap.knowledge.node import TYPES
 from cairn.errors import CairnError
-from cairn.memory.node import TYPES
 
 if TYPE_CHECKING:
     from cairn.project import Project

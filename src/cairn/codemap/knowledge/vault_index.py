@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.memory.node import Cite, Link, Node
+from cairn.codemap.knowledge.node import Cite, Link, Node
 from cairn.store.repair import is_damage, move_aside_directories
 
 INDEX_NAME = "vault-index.db"

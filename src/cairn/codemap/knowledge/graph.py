@@ -1,4 +1,4 @@
-"""In-memory graph operations shared by the vault, `cairn read`, doctor and search.
+"""In-memory graph operations shared by the vault, the index run, `cairn read`, doctor and search.
 
 Files are edited by people and by several sessions, so the graph is made consistent when it is
 read rather than trusted as written: links naming a title are resolved to ids, a `supersedes`
@@ -7,10 +7,21 @@ without its `superseded_by` twin (a crash, a hand edit) is completed, chains are
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from cairn.memory.node import Node
-from cairn.memory.similar import normalize_title
+from cairn.codemap.knowledge.importance import order
+from cairn.codemap.knowledge.node import Node
+from cairn.text.words import FUNCTION_WORDS, singular
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def normalize_title(title: str) -> str:
+    """A title as compared for sameness: lowercase words, function words dropped, plurals folded
+    (`cairn.text.words`); links name their target by it, and memory/similar.py finds duplicates by it."""
+    words = [singular(w) for w in _WORD.findall(title.lower()) if w not in FUNCTION_WORDS]
+    return " ".join(words) or title.strip().lower()
 
 
 def index_by_id(nodes: list[Node]) -> dict[str, Node]:
@@ -143,3 +154,12 @@ def degree(nodes: list[Node]) -> dict[str, int]:
                     out[node.id] += 1
                     out[hit.id] += 1
     return out
+
+
+def ranked(nodes: list[Node]) -> list[Node]:
+    """Live team knowledge (not personal) in block order: pinned first, then by value
+    (importance.py: type, recency, links): what memory-md lists first and the map's key decisions."""
+    live = [n for n in nodes if n.is_live and n.origin != "personal"]
+    deg = degree(nodes)
+    idx = order([(n.id, n.type, n.updated or n.created, "pinned" in n.tags, deg.get(n.id, 0)) for n in live])
+    return [live[i] for i in idx]
