@@ -37,6 +37,10 @@ class IndexMeta:
     # The files the last walk skipped by name, per reason (sorted); written by stages/changes.py after
     # a walk, read by a run that looked at the journal's paths only (its counts start from these).
     walk_skipped: dict | None = None
+    # git's view when the index was last right (git_changes.py: HEAD and the paths git status listed,
+    # plus every path a run stored or deleted since); written by stages/derive.py (record_git_view),
+    # read by stages/changes.py: without the watcher, only those paths and HEAD's diff are looked at.
+    git_view: dict | None = None
     # The watcher (freshness.py) whose journal this index is right as of, and the journal offset it is
     # right at; written by stages/derive.py (record_journal) at the end of a run. Read by
     # stages/changes.py (read the journal from there, for that epoch only) and freshness.is_fresh.

@@ -40,6 +40,7 @@ def stages() -> tuple[Stage, ...]:
         count_totals,
         mine_history,
         prune_text_log,
+        record_git_view,
         record_journal,
         refresh_graph,
         refresh_vectors,
@@ -48,7 +49,7 @@ def stages() -> tuple[Stage, ...]:
     from cairn.codemap.stages.store import forget_gone, store_changed
 
     return (
-        find_changes,  # which files are new, changed or gone: a walk, or the watcher's journal
+        find_changes,  # which files are new, changed or gone: a walk, the watcher's journal, or git's view
         forget_gone,  # delete the gone files (and save the ignore rules that dropped them)
         store_changed,  # extract the changed files, store them in batched transactions
         prune_text_log,  # the text log (schema v8) stays bounded
@@ -57,6 +58,7 @@ def stages() -> tuple[Stage, ...]:
         count_kinds,  # files per kind and language, for the search engine's file mix
         mine_history,  # commits and churn (history.py)
         record_journal,  # the watcher's journal offset the index is now right as of
+        record_git_view,  # git's view the index is right as of (git_changes.py)
         write_maps,  # .cairn/map.md and the module pages, in an opted-in project
         count_totals,  # what the index holds, for `cairn index` to print
     )

@@ -1,7 +1,8 @@
 """Stage 1, find changes: which files are new, changed or gone since the index was last right.
 
 A walk stats every path git lists (or the tree holds); when the watcher (freshness.py) has
-journaled since the offset the index recorded, only the journaled paths are looked at. A file
+journaled since the offset the index recorded, only the journaled paths are looked at; without the
+journal, in a large git work tree, only the paths git says may have changed (git_changes.py). A file
 whose size and mtime are the ones stored is not read again; a file skipped before (binary,
 generated...) and unchanged since stays skipped. Nothing is stored here but the walk's skip counts.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 
 from cairn.codemap.freshness import WATCH_MIN_FILES, observe, read_changes, start_watcher
+from cairn.codemap.git_changes import GitView, changed_paths, git_view
 from cairn.codemap.graph import GRAPH_VERSION
 from cairn.codemap.scan import ScanResult, scan, scan_paths
 from cairn.codemap.stages.state import Run
@@ -25,12 +27,30 @@ def find_changes(run: Run) -> None:
     changed: set[str] | None = None
     if run.watch is not None and not run.full and meta.watch_epoch == run.watch.epoch:
         changed, run.offset = read_changes(index_path, meta.watch_offset or 0, run.watch.size)
+    if changed is None:
+        changed = _git_changes(run)
     result = _walk(run) if changed is None else _look_at(run, _journal_paths(run.con, changed))
     run.git, run.ignore_fingerprint = result.git, result.ignore_fingerprint
     _count_skipped(run, result)
     run.seen = {e.path for e in result.entries}
     run.gone = [p for p in run.known if p not in run.seen]
     run.todo = [e for e in result.entries if run.full or not _unchanged(run, e.path, e.size, e.mtime_ns)]
+
+
+def _git_changes(run: Run) -> set[str] | None:
+    """Without the journal, what git says may have changed since the index was last right (None: walk).
+
+    git's view is taken before anything is read, for a tree large enough that a walk costs more than
+    `git status` (WATCH_MIN_FILES indexed files); stages/derive.py saves it at the end of the run."""
+    if not (run.root / ".git").exists():
+        return None
+    if run.meta.git_view is None and run.con.execute("SELECT count(*) FROM files").fetchone()[0] < WATCH_MIN_FILES:
+        return None
+    run.git_view = git_view(run.root)
+    then = GitView.from_row(run.meta.git_view)
+    if run.full or then is None or run.git_view is None:
+        return None
+    return changed_paths(run.root, then, run.git_view)
 
 
 def _walk(run: Run) -> ScanResult:

@@ -9,6 +9,7 @@ index is right as of is recorded last but the maps and counts, which the next ru
 from __future__ import annotations
 
 from cairn.codemap.freshness import history_stamp
+from cairn.codemap.git_changes import MAX_LISTED, GitView
 from cairn.codemap.index_meta import RANKS_MISSING
 from cairn.codemap.stages.state import IndexStats, Run
 from cairn.store.db import transaction
@@ -81,6 +82,27 @@ def record_journal(run: Run) -> None:
     if watch is not None and (run.meta.watch_epoch, run.meta.watch_offset) != (watch.epoch, run.offset):
         with transaction(run.con):
             run.meta.save(run.con, watch_epoch=watch.epoch, watch_offset=run.offset)
+
+
+def record_git_view(run: Run) -> None:
+    """git's view as the run started, plus every path it stored or deleted (their content is what was
+    read, which git may call clean later): the next run without the journal starts from it. A run
+    that took no view but changed files leaves no view (the old one no longer covers the index)."""
+    changed = {e.path for e in run.todo} | set(run.gone)
+    if run.git_view is not None:
+        listed = sorted(set(run.git_view.listed) | changed)
+        view = GitView(run.git_view.head, listed, run.git_view.stamps)
+        row = view.as_row() if len(listed) <= MAX_LISTED else None
+    elif run.meta.git_view is not None and changed:
+        then = GitView.from_row(run.meta.git_view)
+        listed = sorted(set(then.listed) | changed) if then is not None else []
+        fits = then is not None and len(listed) <= MAX_LISTED
+        row = GitView(then.head, listed, then.stamps).as_row() if then is not None and fits else None
+    else:
+        return
+    if row != run.meta.git_view:
+        with transaction(run.con):
+            run.meta.save(run.con, git_view=row)
 
 
 def write_maps(run: Run) -> None:

@@ -12,6 +12,7 @@ from cairn.codemap.index_meta import IndexMeta
 TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
     from cairn.codemap.freshness import Watch
+    from cairn.codemap.git_changes import GitView
     from cairn.codemap.scan import ScanEntry
     from cairn.config import IndexSettings
     from cairn.project import Project
@@ -37,7 +38,7 @@ class IndexStats:
     seconds: float = 0.0
     parse_errors: int = 0  # files of a parsed language indexed as text instead (see parse_failures)
     parse_failures: dict[str, int] = field(default_factory=dict)  # language -> such files
-    walked: bool = True  # False: the watcher's journal named what changed (codemap/freshness.py)
+    walked: bool = True  # False: the watcher's journal or git named what changed (freshness.py, git_changes.py)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -62,6 +63,7 @@ class Run:
     watch: Watch | None = None  # the watcher observed before scanning
     offset: int = 0  # the journal offset the index is right as of once this run ends
     git: bool = False  # the tree is a git work tree (its history is mined)
+    git_view: GitView | None = None  # git's view as this run started (git_changes.py); None: not taken
     ignore_fingerprint: str = ""  # of the ignore rules this run applied
     known: dict[str, Known] = field(default_factory=dict)  # indexed files among those looked at
     passed: dict[str, tuple[int, int]] = field(default_factory=dict)  # skipped files' (size, mtime_ns)
