@@ -34,10 +34,11 @@ MAX_LISTED_NOTES = 100
 MARKDOWN = "text/markdown"
 
 
-def _missing(what: str, exc: CairnError) -> ResourceNotFoundError:
+def _missing(exc: CairnError) -> ResourceNotFoundError:
+    """A lookup's own message ("no module 'x'; modules: ...") as the resource-not-found error."""
     from cairn.redact import redact
 
-    return ResourceNotFoundError(redact(f"{what}: {exc}"))
+    return ResourceNotFoundError(redact(str(exc)))
 
 
 def register(server: MCPServer, scope: Scope, guard: Callable[[str, Callable[..., Any]], Callable[..., Any]]) -> None:
@@ -64,7 +65,7 @@ def register(server: MCPServer, scope: Scope, guard: Callable[[str, Callable[...
         try:
             return module_page(con, scope.project, name)
         except CairnError as exc:
-            raise _missing(f"module {name!r}", exc) from None
+            raise _missing(exc) from None
         finally:
             con.close()
 
@@ -72,7 +73,7 @@ def register(server: MCPServer, scope: Scope, guard: Callable[[str, Callable[...
         try:
             return render_node(project(), id)
         except CairnError as exc:
-            raise _missing(f"note {id!r}", exc) from None
+            raise _missing(exc) from None
 
     def add(uri: str, fn: Callable[..., Any], name: str, title: str, description: str) -> None:
         wrapped = guard(f"resource {name}", fn)

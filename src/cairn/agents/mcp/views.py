@@ -83,7 +83,10 @@ def render_node(project: Project, ref: str) -> str:
 
     nodes = load_knowledge(project, paths=indexed_paths(project))
     view = node_view(project, nodes, ref, hint="search_knowledge lists ids")
-    where = relative_to_root(project, Path(view.node.path).resolve()) if view.node.path else None
+    where = None
+    if view.node.path:  # repo-relative for the project's notes, absolute for the personal vault's
+        file = Path(view.node.path)
+        where = relative_to_root(project, (Path(project.root) / file if project.root else file).resolve())
     more = f"read(path={where!r}) from a later start_line" if where else "search_knowledge for a narrower note"
     return with_note(*cap_text(view.text(), MAX_READ_CHARS, more))
 
