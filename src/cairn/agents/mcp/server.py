@@ -42,15 +42,15 @@ REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempote
 
 # name -> (annotations, title)
 TOOL_TABLE: dict[str, tuple[ToolAnnotations, str]] = {
-    "context": (READ_ONLY, "Relevant code and knowledge for a task"),
+    "context": (READ_ONLY, "Task context"),
     "search_code": (READ_ONLY, "Search code"),
     "search_knowledge": (READ_ONLY, "Search project knowledge"),
     "map": (READ_ONLY, "Project map"),
-    "explain": (READ_ONLY, "Explain a file, symbol or knowledge node"),
-    "path": (READ_ONLY, "Dependency path between two files or symbols"),
-    "read": (READ_ONLY, "Read a knowledge node or a file region"),
-    "remember": (WRITES, "Register facts in the knowledge graph"),
-    "write_summary": (REPLACES, "Write the map or a module summary"),
+    "explain": (READ_ONLY, "Explain a file, symbol or note"),
+    "path": (READ_ONLY, "Dependency path"),
+    "read": (READ_ONLY, "Read a note or file lines"),
+    "remember": (WRITES, "Remember facts"),
+    "write_summary": (REPLACES, "Write a map summary"),
     "handoff_save": (WRITES, "Save a handoff"),
     "handoff_last": (READ_ONLY, "Latest handoff"),
     "projects": (READ_ONLY, "Known projects"),

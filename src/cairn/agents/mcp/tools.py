@@ -40,7 +40,7 @@ MAX_FACTS = 20
 
 Int = Annotated[int, Strict()]
 Str = Annotated[str, Strict()]
-Root = Annotated[str | None, Field(description="Another worktree of this project (default: the server's).")]
+Root = Annotated[str | None, Field(description="Another worktree of this project.")]
 Query = Annotated[Str, Field(min_length=1, max_length=2000, description="What you look for, in words.")]
 Terms = Annotated[
     list[Str] | None,
@@ -71,7 +71,7 @@ class FactIn(BaseModel):
     type: NodeType = Field("note")  # the schema's enum lists the types
     body: Str = Field("", max_length=20_000, description="the fact itself, markdown: what, why, how to apply")
     files: list[Str] = Field(default_factory=list, max_length=30, description="repo-relative files it is about")
-    symbols: list[Str] = Field(default_factory=list, max_length=30, description="symbols it is about")
+    symbols: list[Str] = Field(default_factory=list, max_length=30)
     links: list[LinkIn] = Field(default_factory=list, max_length=30)
     supersedes: Str | None = Field(None, description="id or title of the node this one replaces")
     tags: list[Str] = Field(default_factory=list, max_length=20)
@@ -271,9 +271,9 @@ class CairnTools:
     def remember(
         self, facts: Annotated[list[FactIn], Field(min_length=1, max_length=MAX_FACTS)], root: Root = None
     ) -> dict:
-        """Save durable knowledge for later sessions: a decision and why, a gotcha, a bug's cause, how a
-        part works. Not for progress (handoff_save). A repeat merges into the live note; `supersedes`
-        retires an old one; cite `files`/`symbols` so it is flagged when that code changes."""
+        """Save what later sessions need: a decision and why, a gotcha, a bug's cause. Use once learned;
+        not for progress (handoff_save). Repeats merge; `supersedes` retires an old note; cite
+        `files`/`symbols` so it is flagged when that code changes."""
         from cairn.memory.facts import fact_from_dict
         from cairn.memory.knowledge import remember_facts
 
@@ -358,10 +358,10 @@ class CairnTools:
         self,
         goal: Annotated[Str | None, Field(max_length=2000, description="What the work is for.")] = None,
         where: Annotated[Str | None, Field(max_length=4000, description="Where we are now.")] = None,
-        files: Annotated[list[Str] | None, Field(max_length=50, description="Files in play.")] = None,
-        decisions: Annotated[list[Str] | None, Field(max_length=50, description="Decisions made.")] = None,
-        next: Annotated[list[Str] | None, Field(max_length=50, description="Next steps.")] = None,
-        blockers: Annotated[list[Str] | None, Field(max_length=50, description="Blockers.")] = None,
+        files: Annotated[list[Str] | None, Field(max_length=50)] = None,  # the names say it (tokens: listed)
+        decisions: Annotated[list[Str] | None, Field(max_length=50)] = None,
+        next: Annotated[list[Str] | None, Field(max_length=50)] = None,
+        blockers: Annotated[list[Str] | None, Field(max_length=50)] = None,
         body: Annotated[
             Str | None,
             Field(max_length=20_000, description="Or the whole handoff as markdown (used instead of the fields)."),
