@@ -38,14 +38,12 @@ def map_overview(con: sqlite3.Connection, project: Project, budget: int) -> str:
     from cairn.codemap.maps import render_level0
     from cairn.text.budget import estimate_tokens
 
-    text = render_level0(con, project, budget=budget)
-    whole = render_level0(con, project, budget=1 << 30)
-    if text == whole:
+    whole: list[int] = []  # the untrimmed map's tokens, when the budget trimmed it
+    text = render_level0(con, project, budget=budget, whole=whole)
+    if not whole:
         return text
     more = f"budget up to {MAX_MAP_BUDGET}, or " if budget < MAX_MAP_BUDGET else ""
-    cut = Truncation(
-        estimate_tokens(text), estimate_tokens(whole), "tokens", f"budget {budget}", more + "map(module=...)"
-    )
+    cut = Truncation(estimate_tokens(text), whole[0], "tokens", f"budget {budget}", more + "map(module=...)")
     return with_note(text, cut)
 
 
