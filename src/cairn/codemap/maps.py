@@ -82,8 +82,11 @@ def _languages(con: sqlite3.Connection) -> str:
     return ", ".join(f"{r['lang']} {r['n']}" for r in rows) or "no parsed languages"
 
 
-def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL0_BUDGET) -> str:
-    """The overview map, trimmed to `budget` estimated tokens."""
+def render_level0(
+    con: sqlite3.Connection, project: Project, budget: int = LEVEL0_BUDGET, whole: list[int] | None = None
+) -> str:
+    """The overview map, trimmed to `budget` estimated tokens; `whole` receives the untrimmed map's
+    tokens when it was trimmed (the MCP map says what the budget left out)."""
     n_files = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     if n_files == 0:
         raise CairnError("the index is empty: run `cairn index` first")
@@ -133,6 +136,7 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
         return head + know_lines + mod_lines + more + file_lines + entry_lines
 
     lines = assemble()
+    untrimmed = "\n".join(lines)
     sections = (know_lines, mod_lines, file_lines, entry_lines)
     # trim the longest section from its bottom until the map fits (every section keeps a few rows),
     # then down to one row each, then drop whole sections, least useful first: the budget is a cap
@@ -148,6 +152,8 @@ def render_level0(con: sqlite3.Connection, project: Project, budget: int = LEVEL
             break
         section.clear()
         lines = assemble()
+    if whole is not None and "\n".join(lines) != untrimmed:
+        whole.append(estimate_tokens(untrimmed.rstrip() + "\n"))
     return "\n".join(lines).rstrip() + "\n"
 
 

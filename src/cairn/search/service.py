@@ -26,6 +26,7 @@ class Answer:
     results: list[dict] = field(default_factory=list)  # JSON-ready, rank order
     texts: list[str] = field(default_factory=list)  # one rendered block per result
     tokens: int = 0
+    found: int = 0  # hits before the budget packed them: more than len(results) means the budget cut some
 
     def as_json(self) -> dict:
         return {"results": self.results, "tokens": self.tokens}
@@ -49,7 +50,7 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
     hits = personal_hits(analyze(con, query, terms), limit)
     con.close()
     kept, texts, tokens = pack(hits, budget)
-    return Answer([h.as_json() for h in kept], texts, tokens)
+    return Answer([h.as_json() for h in kept], texts, tokens, len(hits))
 
 
 def search(
@@ -126,7 +127,7 @@ def search(
         if not held:
             con.close()
     kept, texts, tokens = pack(hits, budget)
-    return Answer([h.as_json() for h in kept], texts, tokens)
+    return Answer([h.as_json() for h in kept], texts, tokens, len(hits))
 
 
 def _past(project: Project, session: SessionContext | None) -> Past | None:

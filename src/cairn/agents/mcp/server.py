@@ -1,4 +1,4 @@
-"""The cairn MCP server: one MCPServer (mcp SDK 2.x) exposing the tools of tools.py.
+"""The cairn MCP server: one MCPServer (mcp SDK 2.x) exposing the tools of tools.py and the resources of resources.py.
 
 Why this shape: the SDK turns each tool's signature into its input schema and runs sync tools in
 worker threads, so two clients (or two calls) never block each other. Every tool goes through
@@ -9,7 +9,8 @@ a bad call never takes the server down and never leaks a stack to the agent. Bot
 error text go through `redact`: an exception message can quote a token from a file or an argument,
 and a log kept on disk for months must not hold it in clear. `instructions`
 teach the agent the routine cairn exists for: map first, search before exploring, register
-what you learned.
+what you learned. Resources go through the same guard; the tool list is listed with compact
+schemas (cost.py: it is loaded into every session).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
+from mcp.server.mcpserver.exceptions import MCPServerError, ResourceError, ToolError
+from mcp.types import Resource, Tool, ToolAnnotations
 
 from cairn import __version__
 from cairn.agents.mcp.guard import Scope
@@ -32,23 +33,24 @@ from cairn.errors import CairnError
 
 INSTRUCTIONS = SERVER_INSTRUCTIONS
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# The spec reads destructive and idempotent hints only when read_only is false: not sent for reads.
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+# adds or merges notes, saves a new handoff: nothing is lost, and a second call adds again
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-IDEMPOTENT_WRITE = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
+# replaces the summary it names (the old text is gone): destructive, and the same call twice is once
+REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 # name -> (annotations, title)
 TOOL_TABLE: dict[str, tuple[ToolAnnotations, str]] = {
-    "context": (READ_ONLY, "Relevant code and knowledge for a task"),
+    "context": (READ_ONLY, "Task context"),
     "search_code": (READ_ONLY, "Search code"),
     "search_knowledge": (READ_ONLY, "Search project knowledge"),
     "map": (READ_ONLY, "Project map"),
-    "explain": (READ_ONLY, "Explain a file, symbol or knowledge node"),
-    "path": (READ_ONLY, "Dependency path between two files or symbols"),
-    "read": (READ_ONLY, "Read a knowledge node or a file region"),
-    "remember": (WRITES, "Register facts in the knowledge graph"),
-    "write_summary": (IDEMPOTENT_WRITE, "Write the map or a module summary"),
+    "explain": (READ_ONLY, "Explain a file, symbol or note"),
+    "path": (READ_ONLY, "Dependency path"),
+    "read": (READ_ONLY, "Read a note or file lines"),
+    "remember": (WRITES, "Remember facts"),
+    "write_summary": (REPLACES, "Write a map summary"),
     "handoff_save": (WRITES, "Save a handoff"),
     "handoff_last": (READ_ONLY, "Latest handoff"),
     "projects": (READ_ONLY, "Known projects"),
@@ -67,8 +69,8 @@ def _log_internal(name: str) -> str | None:
     return str(path) if path else None
 
 
-def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """`fn` with cairn's errors as MCP tool errors (same signature, so the schema is unchanged)."""
+def _guarded(name: str, fn: Callable[..., Any], fail: type[MCPServerError] = ToolError) -> Callable[..., Any]:
+    """`fn` with cairn's errors as MCP errors of class `fail` (ToolError, ResourceError), same signature."""
 
     @functools.wraps(fn)
     def tool(*args: Any, **kwargs: Any) -> Any:
@@ -78,19 +80,47 @@ def _guarded(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return redact_obj(fn(*args, **kwargs))  # nothing leaves the server unredacted
         except CairnError as exc:
-            raise ToolError(redact(str(exc))) from None
-        except ToolError:
+            raise fail(redact(str(exc))) from None
+        except MCPServerError:
             raise
         except Exception as exc:
-            from cairn.redact import redact
-
             where = _log_internal(name)
-            raise ToolError(
+            raise fail(
                 redact(f"internal error in {name}: {type(exc).__name__}: {exc}")
                 + (f" (details in {where})" if where else "")
             ) from None
 
     return tool
+
+
+def _resource_guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    return _guarded(name, fn, ResourceError)
+
+
+class CairnServer(MCPServer):
+    """MCPServer listing compact tool schemas and the project's notes among its resources."""
+
+    def __init__(self, scope: Scope, **settings: Any) -> None:
+        super().__init__(**settings)
+        self.scope = scope
+
+    async def list_tools(self) -> list[Tool]:
+        from cairn.agents.mcp.cost import compact_schema
+
+        tools = await super().list_tools()
+        return [t.model_copy(update={"input_schema": compact_schema(t.input_schema)}) for t in tools]
+
+    async def list_resources(self) -> list[Resource]:
+        import anyio
+
+        from cairn.agents.mcp.resources import note_resources
+
+        listed = await super().list_resources()
+        try:
+            return listed + await anyio.to_thread.run_sync(note_resources, self.scope)
+        except Exception:  # a broken index must not break the listing: the map and templates remain
+            _log_internal("list_resources")
+            return listed
 
 
 def prewarm(scope: Scope) -> None:
@@ -161,8 +191,13 @@ def build_server(project_dir: str | None = None, *, warm: bool = False) -> MCPSe
     if warm:
         prewarm(scope)
     tools = CairnTools(scope)
-    server = MCPServer(
-        "cairn", title="cairn project memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    server = CairnServer(
+        scope,
+        name="cairn",
+        title="cairn project memory",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        log_level="WARNING",
     )
     for name, (hints, title) in TOOL_TABLE.items():
         fn = getattr(tools, name)
@@ -174,6 +209,9 @@ def build_server(project_dir: str | None = None, *, warm: bool = False) -> MCPSe
             annotations=hints,
             structured_output=False,
         )
+    from cairn.agents.mcp.resources import register
+
+    register(server, scope, _resource_guard)
     return server
 
 

@@ -16,6 +16,18 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
+from cairn.agents.mcp.bounds import (
+    MAX_BUDGET,
+    MAX_LIMIT,
+    MAX_MAP_BUDGET,
+    MAX_PROJECTS,
+    MAX_READ_CHARS,
+    MAX_READ_LINES,
+    Truncation,
+    cap_text,
+    clamp,
+    with_note,
+)
 from cairn.agents.mcp.guard import Scope, known_projects, relative_to_root, safe_path
 from cairn.codemap.knowledge.node import TYPES
 from cairn.errors import CairnError
@@ -23,44 +35,24 @@ from cairn.errors import CairnError
 if TYPE_CHECKING:
     from cairn.project import Project
 
-MAX_BUDGET = 12_000  # tokens: more than any agent should pull through one call
-MAX_LIMIT = 50
-MAX_READ_LINES = 400
-MAX_READ_CHARS = 40_000
-MAX_LINE_CHARS = 2_000  # minified files: one line can be megabytes
-REDACT_CONTEXT_LINES = 120  # lines above a region read along for redaction (a private key block fits)
-MAX_COUNT_BYTES = 16 << 20  # past this, a read stops instead of counting the file's lines
 MAX_SUMMARY_CHARS = 8_000
 MAX_FACTS = 20
 
 Int = Annotated[int, Strict()]
 Str = Annotated[str, Strict()]
-Root = Annotated[
-    str | None,
-    Field(
-        description="Another worktree of this same project to work in "
-        "(default: the project the server was started for)."
-    ),
-]
-Query = Annotated[Str, Field(min_length=1, max_length=2000, description="What you are looking for, in words.")]
+Root = Annotated[str | None, Field(description="Another worktree of this project.")]
+Query = Annotated[Str, Field(min_length=1, max_length=2000, description="What you look for, in words.")]
 Terms = Annotated[
     list[Str] | None,
-    Field(
-        max_length=40,
-        description="Your own related words: synonyms, likely identifiers, file names. They widen the search.",
-    ),
+    Field(max_length=40, description="Your related words: synonyms, likely identifiers, file names."),
 ]
-Budget = Annotated[Int | None, Field(ge=1, description=f"Token budget for the answer (clamped to {MAX_BUDGET}).")]
-Limit = Annotated[Int, Field(ge=1, description=f"Maximum number of results (clamped to {MAX_LIMIT}).")]
+Budget = Annotated[Int | None, Field(ge=1, description=f"Answer token budget (max {MAX_BUDGET}).")]
+Limit = Annotated[Int, Field(ge=1, description=f"Max results (max {MAX_LIMIT}).")]
 TranscriptPath = Annotated[
     Str | None,
     Field(
         max_length=4096,
-        description=(
-            "Your session's transcript (a Claude Code .jsonl under ~/.claude/projects, a Codex CLI rollout under "
-            "~/.codex/sessions, a Gemini CLI chat .jsonl under ~/.gemini/tmp, or a .jsonl inside the project): files "
-            "already read or edited and earlier prompts then steer the ranking."
-        ),
+        description="Your session's .jsonl transcript (Claude Code, Codex, Gemini CLI): files in play steer the ranking.",
     ),
 ]
 NodeType = Literal[TYPES]  # type: ignore[valid-type]
@@ -73,22 +65,17 @@ class LinkIn(BaseModel):
 
 
 class FactIn(BaseModel):
-    """One fact, the same shape `cairn remember --json` reads."""
-
+    # One fact, the same shape `cairn remember --json` reads (a comment: a docstring would be sent in the schema).
     model_config = ConfigDict(extra="forbid", strict=True)
     title: Str = Field(min_length=1, max_length=300, description="short, specific, searchable")
-    type: NodeType = Field("note", description="decision, bug, gotcha, concept, howto, preference, task or note")
+    type: NodeType = Field("note")  # the schema's enum lists the types
     body: Str = Field("", max_length=20_000, description="the fact itself, markdown: what, why, how to apply")
     files: list[Str] = Field(default_factory=list, max_length=30, description="repo-relative files it is about")
-    symbols: list[Str] = Field(default_factory=list, max_length=30, description="symbols it is about")
+    symbols: list[Str] = Field(default_factory=list, max_length=30)
     links: list[LinkIn] = Field(default_factory=list, max_length=30)
     supersedes: Str | None = Field(None, description="id or title of the node this one replaces")
     tags: list[Str] = Field(default_factory=list, max_length=20)
     personal: bool = Field(False, description="true: a personal preference for every project (personal vault)")
-
-
-def _clamp(value: int | None, default: int, high: int) -> int:
-    return default if value is None else max(1, min(int(value), high))
 
 
 class CairnTools:
@@ -118,21 +105,22 @@ class CairnTools:
 
         query, item_terms = with_tracker_items(project, query)
         terms = (terms or []) + item_terms
-        answer = search(
-            project,
-            query,
-            terms=terms or None,
-            limit=_clamp(limit, 10, MAX_LIMIT),
-            budget=_clamp(budget, 2000, MAX_BUDGET),
-            kind=kind,
-            session=session,
-        )
+        limit, budget = clamp(limit, 10, MAX_LIMIT), clamp(budget, 2000, MAX_BUDGET)
+        answer = search(project, query, terms=terms or None, limit=limit, budget=budget, kind=kind, session=session)
         if not answer.texts:
             return (
                 f"No {kind if kind != 'all' else 'code or knowledge'} matches for {query!r}. "
                 "Try other words (pass `terms`), or open the map."
             )
-        return f"{answer.text}\n({len(answer.results)} results, ~{answer.tokens} tokens)"
+        shown = len(answer.results)
+        cut = None
+        if shown < answer.found:
+            more = f"budget up to {MAX_BUDGET}" if budget < MAX_BUDGET else "narrower words"
+            cut = Truncation(shown, answer.found, "results", f"budget {budget} tokens", more)
+        elif answer.found >= limit:
+            more = f"limit up to {MAX_LIMIT}" if limit < MAX_LIMIT else "narrower words"
+            cut = Truncation(shown, None, "results", f"limit {limit}", more)
+        return with_note(f"{answer.text}\n({shown} results, ~{answer.tokens} tokens)", cut)
 
     def context(
         self,
@@ -143,24 +131,25 @@ class CairnTools:
         root: Root = None,
         transcript_path: TranscriptPath = None,
     ) -> str:
-        """Start here for any task: the places in the code and the project knowledge (decisions, gotchas,
-        bugs) that matter for a request, ranked and packed into a token budget. Read these before
-        exploring files yourself; pass `terms` with your own related words to widen the net, and
-        `transcript_path` (your session's .jsonl) so the files already in play steer the ranking."""
+        """Start of any task: the code places and team knowledge (decisions, gotchas, bugs) that matter
+        for a request, ranked within a token budget. Use before exploring files or grepping. Not for
+        one known file or symbol (explain)."""
         return self._search("all", query, terms, limit, budget, root, transcript_path)
 
     def search_code(
         self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None, root: Root = None
     ) -> str:
-        """Search the project's code: files and definitions ranked by name, text and the import graph,
-        each with line numbers to open. Cheaper and more precise than grep plus reading files."""
+        """Find code by words or names: files and definitions with line numbers, ranked by names, text
+        and imports. Use instead of grep or find plus reading files. Not for why-questions
+        (search_knowledge)."""
         return self._search("code", query, terms, limit, budget, root)
 
     def search_knowledge(
         self, query: Query, terms: Terms = None, limit: Limit = 10, budget: Budget = None, root: Root = None
     ) -> str:
-        """Search what the team and earlier sessions learned: decisions, gotchas, bugs, concepts,
-        how-tos. Check here before re-deciding something or debugging a known problem."""
+        """Search what the team and earlier sessions learned: decisions, gotchas, bug causes, how-tos.
+        Use for "didn't we fix this before?", "why is it built this way?", and before deciding or
+        debugging. Not for finding code (search_code)."""
         return self._search("knowledge", query, terms, limit, budget, root)
 
     # ------------------------------------------------------------------ maps
@@ -174,22 +163,22 @@ class CairnTools:
                 description="A module name from the level-0 map (e.g. src/app/api); omit for the overview.",
             ),
         ] = None,
-        budget: Annotated[Int, Field(ge=1, description="Token budget of the overview (100-4000).")] = 500,
+        budget: Annotated[Int, Field(ge=1, description=f"Overview token budget (100-{MAX_MAP_BUDGET}).")] = 500,
         root: Root = None,
     ) -> str:
-        """The project map: without `module`, a ~500-token overview (languages, modules, central files,
-        entry points); with `module`, that module's files, key symbols with line numbers and its
-        links. Open it first in a new session instead of listing directories."""
+        """Project map: without `module` an overview (languages, modules, central files, entry points,
+        key decisions); with `module` its files, key symbols with lines, links. Use first in a new
+        session or unfamiliar area, instead of listing directories."""
+        from cairn.agents.mcp.views import map_overview, module_page
         from cairn.codemap.indexer import open_fresh
-        from cairn.codemap.maps import find_module, render_level0, render_level1
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
         con = open_fresh(project)
         try:
             if module:
-                return render_level1(con, project, find_module(con, module))
-            return render_level0(con, project, budget=max(100, min(budget, 4000)))
+                return module_page(con, project, module)
+            return map_overview(con, project, clamp(budget, 500, MAX_MAP_BUDGET, low=100))
         finally:
             con.close()
 
@@ -203,8 +192,8 @@ class CairnTools:
         ] = None,
         root: Root = None,
     ) -> str:
-        """Write the curated summary shown at the top of the map (or of one module's page): what the
-        project or module is for and how its parts fit, in a few lines. Re-indexing keeps it."""
+        """Replace the summary atop the map or a module's page: what it is for and how its parts fit, in
+        a few lines. Use once you understand it. Not for facts (remember)."""
         from cairn.codemap.indexer import open_fresh
         from cairn.codemap.maps import find_module
         from cairn.codemap.summaries import set_summary
@@ -238,16 +227,22 @@ class CairnTools:
         budget: Budget = 1200,
         root: Root = None,
     ) -> str:
-        """Everything cairn knows about one file, symbol or knowledge node: its description and
-        definitions with signatures, who uses it and what it uses (imports and references by name
-        apart, most uses first), the notes citing it (stale or not), its PageRank position, and its
-        recent commits and the files that change with it. Use it before changing something."""
+        """All cairn knows about one file, symbol or knowledge node: definitions, users and uses, notes
+        citing it, centrality, recent commits, files changing with it. Use before changing it. Not
+        for finding things (context)."""
+        from cairn.search.explain_render import pack
         from cairn.search.service import explain
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
-        _, text, tokens = explain(project, safe_target(project, target), budget=_clamp(budget, 1200, MAX_BUDGET))
-        return f"{text}(~{tokens} tokens)"
+        budget = clamp(budget, 1200, MAX_BUDGET)
+        data, whole, whole_tokens = explain(project, safe_target(project, target), budget=None)
+        _, text, tokens = pack(data, budget)
+        cut = None
+        if text != whole:
+            more = f"budget up to {MAX_BUDGET}" if budget < MAX_BUDGET else "explain a narrower target"
+            cut = Truncation(tokens, whole_tokens, "tokens", f"budget {budget}", more)
+        return with_note(f"{text}(~{tokens} tokens)", cut)
 
     def path(
         self,
@@ -262,9 +257,8 @@ class CairnTools:
         b: Annotated[Str, Field(min_length=1, max_length=1000, description="Where it ends (same forms).")],
         root: Root = None,
     ) -> str:
-        """How A depends on B: the shortest chains of imports and references from A to B, each hop
-        with its direction and the names it goes through; or why there is none (B depends on A
-        instead, they only share neighbours, or they are in different components)."""
+        """How A depends on B: the shortest import and reference chains from A to B, each hop with the
+        names it goes through, or why there is none. Use to judge whether changing B can break A."""
         from cairn.search.service import dependency_path
 
         project = self.scope.project_for(root)
@@ -277,10 +271,9 @@ class CairnTools:
     def remember(
         self, facts: Annotated[list[FactIn], Field(min_length=1, max_length=MAX_FACTS)], root: Root = None
     ) -> dict:
-        """Register what you learned so the next session does not rediscover it: decisions (and why),
-        gotchas, bugs and their causes, concepts, how-tos. A fact that repeats a live node merges
-        into it; `supersedes` retires an outdated one; `links` connect related nodes. Cite
-        `files`/`symbols` so the note is flagged when that code changes."""
+        """Save what later sessions need: a decision and why, a gotcha, a bug's cause. Use once learned;
+        not for progress (handoff_save). Repeats merge; `supersedes` retires an old note; cite
+        `files`/`symbols` so it is flagged when that code changes."""
         from cairn.memory.facts import fact_from_dict
         from cairn.memory.knowledge import remember_facts
 
@@ -319,22 +312,24 @@ class CairnTools:
         ] = None,
         root: Root = None,
     ) -> str:
-        """Read one knowledge node by `id` (body, status, what superseded it, cited files that changed
-        since), or a region of a project file by `path` and line range, numbered. Read the lines a
-        search pointed to instead of whole files."""
+        """A knowledge note by `id` (body, status, what replaced it, cited files changed since), or
+        numbered lines of a project file by `path`. Use after a search or the map pointed to lines;
+        not to list directories (map) or to read whole files."""
+        from cairn.agents.mcp.views import read_region, render_node
+
         if (id is None) == (path is None):
             raise CairnError("give exactly one of `id` (a knowledge node) or `path` (a file region)")
         project = self.scope.project_for(root)
         if id is not None:
-            return _render_node(project, id)
+            return render_node(project, id)
         assert path is not None  # exactly one of id and path was given
-        return _read_region(project, path, start_line, end_line)
+        return read_region(project, path, start_line, end_line)
 
     # ------------------------------------------------------------------ sessions
 
     def projects(self) -> dict:
-        """The projects cairn knows on this machine (id, name, worktree roots, indexed or not) and
-        which one this server serves. Other worktrees of the current project can be passed as `root`."""
+        """The projects cairn knows on this machine and the one this server serves; a worktree of it
+        can be passed as `root`. Rarely needed."""
         current = self.scope.project
         rows = known_projects()
         for row in rows:
@@ -350,24 +345,31 @@ class CairnTools:
                     "current": True,
                 },
             )
-        return {"current": current.id, "projects": rows}
+        rows.sort(key=lambda r: not r["current"])  # stable: the current project first, then by id
+        out: dict = {"current": current.id, "projects": rows[:MAX_PROJECTS]}
+        if len(rows) > MAX_PROJECTS:
+            cut = Truncation(
+                MAX_PROJECTS, len(rows), "projects", f"{MAX_PROJECTS} per answer", "the folders of CAIRN_HOME/projects/"
+            )
+            out["truncated"] = cut.as_json()
+        return out
 
     def handoff_save(
         self,
         goal: Annotated[Str | None, Field(max_length=2000, description="What the work is for.")] = None,
         where: Annotated[Str | None, Field(max_length=4000, description="Where we are now.")] = None,
-        files: Annotated[list[Str] | None, Field(max_length=50, description="Files in play.")] = None,
-        decisions: Annotated[list[Str] | None, Field(max_length=50, description="Decisions made.")] = None,
-        next: Annotated[list[Str] | None, Field(max_length=50, description="Next steps.")] = None,
-        blockers: Annotated[list[Str] | None, Field(max_length=50, description="Blockers.")] = None,
+        files: Annotated[list[Str] | None, Field(max_length=50)] = None,  # the names say it (tokens: listed)
+        decisions: Annotated[list[Str] | None, Field(max_length=50)] = None,
+        next: Annotated[list[Str] | None, Field(max_length=50)] = None,
+        blockers: Annotated[list[Str] | None, Field(max_length=50)] = None,
         body: Annotated[
             Str | None,
             Field(max_length=20_000, description="Or the whole handoff as markdown (used instead of the fields)."),
         ] = None,
         root: Root = None,
     ) -> str:
-        """Save a handoff for the next session (or for after compaction): goal, where we are, files in
-        play, decisions made, next steps, blockers. Do it before the context fills up or when you stop."""
+        """Save where the work stands for the next session or after compaction: goal, state, files,
+        decisions, next steps, blockers. Use before stopping or when context runs low."""
         from cairn.agents.handoff import save_handoff
 
         project = self.scope.project_for(root)
@@ -385,8 +387,7 @@ class CairnTools:
         return f"saved handoff {saved.title!r} ({relative_to_root(project, saved.path.resolve())})"
 
     def handoff_last(self, root: Root = None) -> str:
-        """The newest handoff of this project: read it first when resuming work that an earlier
-        session (or someone else) left."""
+        """The newest handoff of this project. Use when resuming work an earlier session left."""
         from cairn.agents.handoff import latest_handoff
 
         project = self.scope.project_for(root)
@@ -394,7 +395,9 @@ class CairnTools:
         last = latest_handoff(project)
         if last is None:
             return "No handoff saved yet in this project."
-        return f"(handoff of {last.created}, {relative_to_root(project, last.path.resolve())})\n\n{last.body}"
+        where = relative_to_root(project, last.path.resolve())
+        body, cut = cap_text(last.body, MAX_READ_CHARS, f"read(path={where!r})")
+        return with_note(f"(handoff of {last.created}, {where})\n\n{body}", cut)
 
 
 def safe_target(project: Project, raw: str) -> str:
@@ -436,80 +439,3 @@ def transcript_file(project: Project, raw: str) -> str:
             "agent's session folder)"
         )
     return str(real)
-
-
-def _indexed_paths(project: Project) -> list[str] | None:
-    """The index's file list, so finding decision records skips a second walk of a big tree
-    (5k files: 140 ms -> 5 ms). None without an index: load_knowledge then walks itself."""
-    if project.root is None or not project.index_path().exists():
-        return None
-    from cairn.codemap.indexer import open_index
-
-    con = open_index(project)
-    try:
-        return [row[0] for row in con.execute("SELECT path FROM files")]
-    finally:
-        con.close()
-
-
-def _render_node(project: Project, ref: str) -> str:
-    from cairn.memory import load_knowledge
-    from cairn.memory.node_view import node_view
-
-    nodes = load_knowledge(project, paths=_indexed_paths(project))
-    return node_view(project, nodes, ref, hint="search_knowledge lists ids").text()
-
-
-def _read_region(project: Project, path: str, start: int, end: int | None) -> str:
-    """Numbered lines start..end of a text file, bounded in lines, characters and bytes read."""
-    real = safe_path(project, path)
-    if not real.is_file():
-        raise CairnError(f"{path}: not a file")
-    with open(real, "rb") as fh:
-        if b"\x00" in fh.read(8192):
-            raise CairnError(f"{path}: binary file, not shown")
-        fh.seek(0)
-        last = min(end if end is not None else start + MAX_READ_LINES - 1, start + MAX_READ_LINES - 1)
-        if last < start:
-            raise CairnError("end_line is before start_line")
-        before: list[str] = []  # lines just above the region: a key block may start there
-        lines: list[str] = []
-        used = 0
-        total: int | None = 0
-        for total, raw in enumerate(fh, 1):
-            if total < start:
-                if total >= start - REDACT_CONTEXT_LINES:
-                    before.append(raw.decode("utf-8", errors="replace").rstrip("\r\n")[: MAX_LINE_CHARS * 4])
-                continue
-            if total > last or used >= MAX_READ_CHARS:
-                if fh.tell() > MAX_COUNT_BYTES:  # a huge file: stop here, do not count every line
-                    total = None
-                    break
-                continue
-            lines.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-            used += min(len(lines[-1]), MAX_LINE_CHARS) + 9
-    out: list[str] = []
-    if lines:  # redacted as a whole (blocks span lines), line breaks kept so the numbers stay true
-        from cairn.redact import redact
-
-        shown = redact("\n".join(before + lines), keep_lines=True).split("\n")[len(before) :]
-        for i, line in enumerate(shown):
-            if len(line) > MAX_LINE_CHARS:
-                line = line[:MAX_LINE_CHARS] + f" ... [{len(line) - MAX_LINE_CHARS} more characters]"
-            out.append(f"{start + i:>6}| {line}")
-    name = relative_to_root(project, real)
-    if total == 0:
-        return f"{name}: empty file\n"
-    if not out:
-        raise CairnError(f"{path} has {total} lines; start_line {start} is past the end")
-    shown_last = start + len(out) - 1
-    if total is None:
-        more, of = f"; continue with start_line={shown_last + 1}", "?"
-    else:
-        more = (
-            f"; {total - shown_last} more lines, continue with start_line={shown_last + 1}"
-            if shown_last < total
-            else ""
-        )
-        of = str(total)
-    return f"{name} L{start}-{shown_last} of {of}{more}\n" + "\n".join(out) + "\n"
