@@ -54,6 +54,12 @@ def project_data_dir(project_id: str) -> Path:
     return ensure_private_dir(projects_dir() / project_id)
 
 
+def agent_memory_dir(project_id: str) -> Path:
+    """The agents' own memories of one project, imported as read-only notes (agents/native_memory.py):
+    beside the project's index, never in its repository (one person's notes)."""
+    return projects_dir() / project_id / "agent-memory"
+
+
 def logs_dir() -> Path:
     return ensure_private_dir(cairn_home() / "logs")
 

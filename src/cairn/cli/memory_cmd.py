@@ -1,4 +1,4 @@
-"""`cairn remember`, `cairn read`, `cairn memory-md`, `cairn memory list|doctor`: the knowledge graph.
+"""`cairn remember`, `cairn read`, `cairn memory-md`, `cairn memory list|doctor|agents`: the knowledge graph.
 
 Library code is imported inside the handlers so `cairn --help` stays cheap.
 """
@@ -115,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     lp = msub.add_parser("list", help="list knowledge nodes")
     lp.add_argument("--type", choices=NODE_TYPES, help="only this type")
     lp.add_argument("--status", help="only this status (active, superseded, done, accepted, ...)")
-    lp.add_argument("--origin", choices=("project", "adr", "personal"), help="only this origin")
+    lp.add_argument("--origin", choices=("project", "adr", "personal", "agent"), help="only this origin")
     add_root(lp)
     add_json(lp)
     lp.set_defaults(func=cmd_memory_list)
@@ -123,6 +123,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_root(dp)
     add_json(dp)
     dp.set_defaults(func=cmd_memory_doctor)
+    ap = msub.add_parser(
+        "agents",
+        help="the agents' own memories: import them, write cairn's decisions for Codex, undo",
+        description="Claude Code keeps an auto memory per repository, Codex one memory folder per user. "
+        "`--import claude,codex` copies this project's memories (redacted, read-only, origin `agent`, "
+        "never into the repository; ones a project note already holds are left out) so search finds them; "
+        "`--export codex` writes the live decisions and gotchas as one Codex ad-hoc note (Claude Code reads "
+        "them from the CLAUDE.md block of `cairn memory-md`); `--undo` removes both. Without a flag: what "
+        "would be read.",
+    )
+    ap.add_argument("--import", dest="import_agents", metavar="AGENTS", help="claude, codex or claude,codex")
+    ap.add_argument("--export", choices=("codex",), help="write cairn's live decisions and gotchas for this agent")
+    ap.add_argument("--undo", action="store_true", help="remove the imported memories and cairn's Codex note")
+    add_root(ap)
+    add_json(ap)
+    ap.set_defaults(func=cmd_memory_agents)
     memory.set_defaults(func=lambda args: (memory.print_help(), 0)[1])
 
 
@@ -239,7 +255,12 @@ def cmd_memory_list(args: argparse.Namespace) -> int:
         and (not args.origin or n.origin == args.origin)
     ]
     nodes.sort(
-        key=lambda n: (("project", "adr", "personal").index(n.origin), n.state != "active", n.type, n.title.lower())
+        key=lambda n: (
+            ("project", "adr", "personal", "agent").index(n.origin),
+            n.state != "active",
+            n.type,
+            n.title.lower(),
+        )
     )
     if args.json:
         print_json({"nodes": [node_summary(n) for n in nodes], "problems": [p.to_dict() for p in kn.problems]})
@@ -274,3 +295,41 @@ def cmd_memory_doctor(args: argparse.Namespace) -> int:
     if not lines:
         print(f"memory ok: {report.nodes} nodes, nothing stale, orphaned, broken or malformed")
     return 0 if report.ok else 1  # problems: exit 1, so a script or CI step can act on them
+
+
+def cmd_memory_agents(args: argparse.Namespace) -> int:
+    from cairn.agents import native_memory as nm
+    from cairn.cli.common import resolve_root
+    from cairn.errors import CairnError
+
+    project, root = resolve_root(args)
+    agents = [a.strip() for a in (args.import_agents or "").split(",") if a.strip()]
+    unknown = [a for a in agents if a not in nm.AGENTS]
+    if unknown:
+        raise CairnError(f"unknown agent {unknown[0]!r}: --import takes {', '.join(nm.AGENTS)} (comma-separated)")
+    if args.undo:
+        report = nm.undo(project)
+    elif agents or args.export:
+        report = nm.import_memories(project, agents) if agents else nm.Report()
+        if args.export:
+            report.exported = nm.export_codex(project).exported
+    else:
+        report = nm.Report()
+        report.imported = {"claude": len(nm.claude_memories(root, report)),
+                           "codex": len(nm.codex_task_groups(root, report))}  # fmt: skip
+    if args.json:
+        print_json(report.as_json())
+        return 0
+    done = "would import" if not (agents or args.export or args.undo) else "imported"
+    if not args.undo:
+        counts = ", ".join(f"{n} from {a}" for a, n in report.imported.items()) or "nothing"
+        print(f"{done}: {counts}" + (f" ({report.duplicates} already in project notes)" if report.duplicates else ""))
+        for src in report.sources:
+            print(f"  read {src}")
+    for line in report.skipped:
+        print(f"  skipped {line}")
+    if report.exported:
+        print(f"codex note: {report.exported}")
+    if report.removed:
+        print(f"removed {report.removed} file(s)")
+    return 0

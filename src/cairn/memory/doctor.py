@@ -104,7 +104,7 @@ def diagnose(
         for target in node.inline_links:  # [[target]] written in the body
             if resolve_target(target) is None:
                 report.broken_links.append({**where, "rel": "in the text", "target": target})
-        if node.origin == "personal" or root is None or not node.cites:
+        if node.origin in ("personal", "agent") or root is None or not node.cites:
             continue
         gone = [c.path for c in node.cites if not (Path(root) / c.path).is_file()]
         if len(gone) == len(node.cites) and node.id not in linked:

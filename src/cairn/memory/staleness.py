@@ -209,7 +209,7 @@ def make_cites(
 
 def stale_files(node: Node, root: Path | None, symbol_range: SymbolRange | None = None) -> list[str]:
     """Cited files whose cited content changed since the note was written, or that are gone."""
-    if root is None or node.origin == "personal":
+    if root is None or node.origin in ("personal", "agent"):
         return []
     root = Path(root)
     out = []

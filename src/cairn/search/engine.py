@@ -113,7 +113,7 @@ def _search_code(
         know = kn.project_knowledge_hits(
             con, q, fused, root, req.file_terms, req.name_reasons, limit, ranking.knowledge, k
         )
-        know += kn.personal_hits(q, limit, k, ranking.knowledge)
+        know += kn.personal_hits(q, limit, k, ranking.knowledge, index=con)
         know.sort(key=lambda h: (-h.score, h.path))
     defined = definitions(con, q.symbols, ranking.names)
     nodes = req.weigh.nodes

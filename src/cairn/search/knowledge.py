@@ -228,12 +228,30 @@ def successors_first(con: sqlite3.Connection, hits: list[Hit], rows: dict) -> li
     return out
 
 
-def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT_RANKING.knowledge) -> list[Hit]:
-    """Notes of the personal vault that match the request (scored in memory, same term weights)."""
+def _agent_folder(con: sqlite3.Connection | None) -> Path | None:
+    """The agents' memories imported for the project whose index `con` is (agents/native_memory.py)."""
+    if con is None:
+        return None
+    from cairn.home import agent_memory_dir
+
+    row = con.execute("PRAGMA database_list").fetchone()
+    return agent_memory_dir(Path(row[2]).parent.name) if row and row[2] else None
+
+
+def personal_hits(
+    q: Query,
+    limit: int,
+    rrf_k: int = RRF_K,
+    r: Weights = DEFAULT_RANKING.knowledge,
+    index: sqlite3.Connection | None = None,
+) -> list[Hit]:
+    """Notes of the personal vault, and the agents' memories the project of `index` imported, that
+    match the request (scored in memory, same term weights: both are one person's notes)."""
     from cairn.home import personal_vault_dir
 
-    vault = personal_vault_dir()
-    if not q.terms or not vault.is_dir() or not any(vault.glob("*.md")):
+    vault, agents = personal_vault_dir(), _agent_folder(index)
+    folders = [(d, o) for d, o in ((vault, "personal"), (agents, "agent")) if d is not None and d.is_dir()]
+    if not q.terms or not any(any(d.glob("*.md")) for d, _ in folders):
         return []  # the common case: no personal notes, and no YAML import on the request path
     from cairn.codemap.schema import FTS_TOKENIZER
     from cairn.search.engine import Hit
@@ -241,9 +259,9 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT
     from cairn.text.tokens import expand_identifiers
 
     try:
-        from cairn.memory.vault import Vault
+        from cairn.codemap.knowledge.vault_read import VaultReader
 
-        nodes = Vault.personal().load(resolve_links=False).nodes
+        nodes = [n for d, o in folders for n in VaultReader(d, origin=o, root=None).load(resolve_links=False).nodes]
     except Exception:
         return []
     if not nodes:
@@ -278,7 +296,7 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT
             "type": n.type,
             "status": n.status,
             "title": n.title,
-            "origin": "personal",
+            "origin": n.origin,
             "files": list(n.files),
             "symbols": list(n.symbols),
             "superseded_by": n.superseded_by,
@@ -286,7 +304,13 @@ def personal_hits(q: Query, limit: int, rrf_k: int = RRF_K, r: Weights = DEFAULT
             "stale": [],
         }
         score = 1.0 / (rrf_k + rank) * (r.superseded_factor if n.state == "superseded" else 1.0)
-        why = ["personal note; matches " + ", ".join(sorted(set(matched.get(i, [])))[:4])]
+        words = ", ".join(sorted(set(matched.get(i, [])))[:4])
+        source = n.extra.get("source") if n.origin == "agent" else None
+        why = [
+            f"from {n.extra.get('from', 'an agent memory')} ({source}); matches {words}"
+            if source
+            else f"personal note; matches {words}"
+        ]
         hits.append(Hit(-1 - i, str(n.path), score, "knowledge", why=why, meta=meta))
     return hits
 

@@ -157,9 +157,9 @@ def degree(nodes: list[Node]) -> dict[str, int]:
 
 
 def ranked(nodes: list[Node]) -> list[Node]:
-    """Live team knowledge (not personal) in block order: pinned first, then by value
+    """Live team knowledge (not personal, not an agent's memory) in block order: pinned first, then by value
     (importance.py: type, recency, links): what memory-md lists first and the map's key decisions."""
-    live = [n for n in nodes if n.is_live and n.origin != "personal"]
+    live = [n for n in nodes if n.is_live and n.origin not in ("personal", "agent")]
     deg = degree(nodes)
     idx = order([(n.id, n.type, n.updated or n.created, "pinned" in n.tags, deg.get(n.id, 0)) for n in live])
     return [live[i] for i in idx]

@@ -1,5 +1,5 @@
-"""Everything the project knows, as one graph: the project vault, its decision records, and the
-personal vault. Never another project's vault: isolation holds because a project's vault is a
+"""Everything the project knows, as one graph: the project vault, its decision records, the
+personal vault and the agents' memories it imported (read-only). Never another project's vault: isolation holds because a project's vault is a
 folder inside that project's own tree. The index run reads the project's part (no personal vault)
 for its knowledge rows (codemap/knowledge_index.py); memory's commands and search read all of it.
 """
@@ -63,8 +63,22 @@ def load_knowledge_with_problems(
         known = {n.id for n in nodes}
         nodes += [n for n in res.nodes if n.id not in known]
         problems += res.problems
+        nodes += _agent_memories(project, {n.id for n in nodes})
     resolve(nodes)
     return Knowledge(nodes, problems, notes)
+
+
+def _agent_memories(project: Any, known: set[str]) -> list[Node]:
+    """The agents' own memories this project imported (agents/native_memory.py): read-only notes."""
+    from cairn.home import agent_memory_dir
+
+    folder = agent_memory_dir(project.id) if getattr(project, "id", None) else None
+    if folder is None or not folder.is_dir():
+        return []
+    res = VaultReader(folder, origin="agent", root=None, state_dir=folder / ".state").load(resolve_links=False)
+    for n in res.nodes:
+        n.read_only = True
+    return [n for n in res.nodes if n.id not in known]
 
 
 def load_knowledge(

@@ -38,7 +38,7 @@ STATE_OF_STATUS = {
     "deprecated": "done",
     "rejected": "done",
 }
-ORIGINS = ("project", "adr", "personal")
+ORIGINS = ("project", "adr", "personal", "agent")  # agent: an agent's own memory, imported read-only
 KNOWN_KEYS = (
     "id",
     "type",
