@@ -80,19 +80,17 @@ def main() -> None:
     ap.add_argument("repo")
     ap.add_argument("--max", type=int, default=80)
     ap.add_argument("--join", action="store_true", help="GIT_DIR and OWNER/NAME are the candidates and texts files")
+    ap.add_argument("--commits", default="", help="these fixes (comma-separated) whatever their message says")
     a = ap.parse_args()
     if a.join:
         join(a.git_dir, a.repo)
         return
-    log = git(
-        a.git_dir,
-        "log",
-        "--no-merges",
-        "--format=%H%x00%P%x00%s%x00%b%x01",
-        "-i",
-        "-E",
-        r"--grep=(fix(e[sd])?|close[sd]?|resolve[sd]?):? +#[0-9]+",
-    )
+    fmt = "--format=%H%x00%P%x00%s%x00%b%x01"
+    if a.commits:
+        log = "".join(git(a.git_dir, "show", "-s", fmt, sha) for sha in a.commits.split(","))
+    else:
+        grep = r"--grep=(fix(e[sd])?|close[sd]?|resolve[sd]?):? +#[0-9]+"
+        log = git(a.git_dir, "log", "--no-merges", fmt, "-i", "-E", grep)
     n = 0
     for rec in log.split("\x01"):
         parts = rec.strip("\n").split("\x00")
@@ -100,7 +98,7 @@ def main() -> None:
             continue
         sha, parents, subject, body = parts
         issues = sorted({int(x) for x in FIXES.findall(subject + "\n" + body)})
-        if not issues or not parents:
+        if (not issues and not a.commits) or not parents:
             continue
         parent = parents.split()[0]
         changed = [p for p in git(a.git_dir, "diff", "--name-only", "--diff-filter=M", parent, sha).splitlines() if p]
