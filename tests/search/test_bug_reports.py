@@ -11,7 +11,6 @@ import pytest
 from cairn.codemap.index_db import open_index
 from cairn.codemap.indexer import index_project
 from cairn.project import project_for_root
-from cairn.search.bugreport import fragments, parse
 from cairn.search.engine import search_code
 from cairn.search.ranking import DEFAULT_RANKING, override
 from helpers import make_git_repo
@@ -83,6 +82,7 @@ def test_built_javascript_in_node_modules_stands_for_its_typescript_source(shop)
     hits, _ = search_code(con, report, root=root)
     assert hits[0].path == "packages/core/src/router/match.ts"
     assert hits[0].symbols[0] == "matchRoute"
+    assert "in the traceback: packages/core/src/router/match.ts:2 in matchRoute()" in hits[0].why
 
 
 def test_a_go_panic_from_a_module_path_finds_the_method(shop):
@@ -113,6 +113,8 @@ def test_a_failing_test_id_leads_to_the_code_it_tests(shop):
 
 
 def test_a_request_that_is_no_bug_report_ranks_as_without_the_channels(shop):
+    from cairn.search.bugreport import parse
+
     con, root = shop
     off = override(DEFAULT_RANKING, {"fusion.trace": 0, "fusion.raises": 0, "fusion.tested": 0})
     for q in ("parse the order text", "where is the coupon applied", "fix: order total off by one in parser.py"):
@@ -134,9 +136,14 @@ def test_a_traceback_of_another_project_adds_nothing(shop):
     )
     hits, _ = search_code(con, report, root=root)
     assert hits and not any(w.startswith(("in the traceback", "raises")) for h in hits for w in h.why)
+    ours = report.replace('  File "/usr', '  File "/srv/shop/src/shop/cli.py", line 5, in main\n  File "/usr')
+    traced = [h.path for h in search_code(con, ours, root=root)[0] if any("in the traceback" in w for w in h.why)]
+    assert traced == ["src/shop/cli.py"]
 
 
 def test_a_huge_log_and_binary_garbage_answer_in_bounded_time(shop):
+    from cairn.search.bugreport import parse
+
     con, root = shop
     rnd = random.Random(38)
     log = "".join(
@@ -156,6 +163,8 @@ def test_a_huge_log_and_binary_garbage_answer_in_bounded_time(shop):
 
 
 def test_the_parser_reads_each_format():
+    from cairn.search.bugreport import fragments, parse
+
     rep = parse(
         "thread 'main' panicked at src/de/impls.rs:1933:9:\noverflow in Duration::new\n"
         "   3: serde::de::impls::visit_seq\n             at /home/u/.cargo/registry/src/serde-1.0/src/de/impls.rs:1940:5\n"
