@@ -17,7 +17,8 @@ and for flat BM25 (`--bm25`: the shared harness's bm25-files, bm25s over path + 
   lines (path + text), the same definitions as the gold.
 
 `--loo` picks, for each repository, the variant best on the other repositories (macro Acc@5,
-then Acc@1) and reports the held-out repository under it. `-v` prints each miss's top 3.
+then Acc@1) and reports the held-out repository under it. `-v` prints each miss's top 3. ms_p50: one
+query's wall time in process, the index open and warm (its first run with this variant).
 
 Usage: python bench/bugs_eval.py --cache /work/runs/bugs38 [--mirrors '/work/.mirror/{owner}+{name}/repo'] \\
            [--cases 'bench/bugs/*.jsonl'] [--bm25] [--loo] [-v] '{}' '{"fusion.trace": 0}'
@@ -30,6 +31,7 @@ import glob
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import benchlib
@@ -151,9 +153,12 @@ def main() -> None:
     for spec in a.variants:
         ranking = override(DEFAULT_RANKING, json.loads(spec))
         per: dict[str, list[dict]] = {}
+        times = []
         for c in cases:
             con, tree = open_case(c)
+            started = time.perf_counter()
             hits, _ = search_code(con, c["query"], root=tree, limit=10, ranking=ranking)
+            times.append(time.perf_counter() - started)
             files = [h.path for h in hits]
             funcs = [(h.path, s) for h in hits for s in h.symbols]
             gf = gold_fn[(c["repo"], c["issue"])]
@@ -164,7 +169,8 @@ def main() -> None:
                     f"  miss {c['repo']}#{c['issue']} gold {c['gold']}: {files[:3]}  fn {funcs[:3]}  gold fn {sorted(gf)[:3]}"
                 )
         table[spec] = {r: _agg(rows) for r, rows in per.items()}
-        print(json.dumps({"variant": spec, "macro": _macro(table[spec]), "per_repo": table[spec]}))
+        p50 = round(1000 * sorted(times)[len(times) // 2], 1)
+        print(json.dumps({"variant": spec, "macro": _macro(table[spec]), "ms_p50": p50, "per_repo": table[spec]}))
     if a.bm25:
         bm = Bm25()
         per = {}
