@@ -247,7 +247,7 @@ def _quoted_line(file: Path, words: list[str]) -> int:
 def _tested(con: sqlite3.Connection, tests: list[tuple[str, str]], r: Bugs, ev: Evidence) -> None:
     """A failing test's file (weak) and the file it tests (strong), by the counterpart rule that
     pairs `test_x.py` with `x.py` and `x_test.go` with `x.go`."""
-    from cairn.search.session_signals import _counterparts
+    from cairn.search.session_signals import counterparts
 
     test_files: dict[str, float] = {}
     for path, name in tests:
@@ -259,7 +259,7 @@ def _tested(con: sqlite3.Connection, tests: list[tuple[str, str]], r: Bugs, ev: 
                 ev.why[("tested", fid)] = f"the failing test {name or fpath}"
     if not test_files:
         return
-    for fid, w in _counterparts(con, test_files, set(), r.away).items():
+    for fid, w in counterparts(con, test_files, set(), r.away).items():
         if w > ev.tested.get(fid, 0.0):
             ev.tested[fid] = w
             ev.why[("tested", fid)] = "exercised by the failing test"
