@@ -35,6 +35,7 @@ from cairn.util.fuse import ranked
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from cairn.search.bug_evidence import Evidence
     from cairn.search.hit import Hit
     from cairn.search.session_signals import SessionSignals
 
@@ -115,6 +116,7 @@ class Request:
     ppr: dict[int, float] = field(default_factory=dict)  # the walk's mass per file
     phrases: dict[int, str] = field(default_factory=dict)  # file -> the phrase it holds
     semantic: tuple[dict[int, float], dict[int, int]] = field(default_factory=lambda: ({}, {}))  # its answer
+    bug: Evidence | None = None  # a pasted report's frames, messages and failing tests (bug_evidence.py)
 
     def top(self, scores: dict[int, float]) -> list[int]:
         return ranked(scores)[: self.ranking.fusion.depth]
@@ -253,6 +255,47 @@ def _semantic(req: Request) -> tuple[list[int], float]:
 def _explain_semantic(req: Request, hits: list[Hit]) -> None:
     if req.semantic[0]:
         semantic_explain(req.con, hits, *req.semantic, top=req.ranking.semantic.said)
+
+
+def _bug_evidence(req: Request) -> Evidence:
+    """The report read once per request: its frames, error messages and failing tests, resolved."""
+    if req.bug is None:
+        from cairn.search.bug_evidence import Evidence, gather
+        from cairn.search.bugreport import parse
+
+        report = parse(req.text)
+        req.bug = gather(req.con, req.root, report, req.ranking.bugs) if report else Evidence()
+    return req.bug
+
+
+def _bug_run(kind: str) -> Callable[[Request], tuple[list[int], float]]:
+    def run(req: Request) -> tuple[list[int], float]:
+        if not getattr(req.ranking.fusion, kind):
+            return [], 1.0
+        return ranked(getattr(_bug_evidence(req), kind)), 1.0
+
+    return run
+
+
+def _bug_explain(kind: str) -> Callable[[Request, list[Hit]], None]:
+    def explain(req: Request, hits: list[Hit]) -> None:
+        ev = req.bug
+        if ev is None or not getattr(req.ranking.fusion, kind):
+            return
+        for h in hits:
+            why = ev.why.get((kind, h.file_id))
+            if why is None:
+                continue
+            h.why.append(why)
+            for name, line, end in reversed(ev.defs.get(h.file_id, [])):  # the frame's function first
+                if name in h.symbols:
+                    h.symbols.remove(name)
+                h.symbols.insert(0, name)
+                if (line, end) not in h.lines:
+                    h.lines.insert(0, (line, end))
+                    h.snippets.insert(0, (line, end, name))
+
+    return explain
 
 
 # ------------------------------------------------------------------ the declarations of the first fusion's best files
@@ -426,6 +469,10 @@ FIRST = (
     Channel("tooling", lambda req: req.ranking.fusion.tooling, _tooling, _explain_tooling),
     Channel("phrase", lambda req: req.ranking.fusion.phrase, _phrase, _explain_phrase),
     Channel("semantic", lambda req: req.ranking.fusion.semantic, _semantic, _explain_semantic),
+    # a pasted bug report (bugreport.py, bug_evidence.py); weights: ranking.Fusion.trace/raises/tested
+    Channel("trace", lambda req: req.ranking.fusion.trace, _bug_run("trace"), _bug_explain("trace")),
+    Channel("raises", lambda req: req.ranking.fusion.raises, _bug_run("raises"), _bug_explain("raises")),
+    Channel("tested", lambda req: req.ranking.fusion.tested, _bug_run("tested"), _bug_explain("tested")),
 )
 RUN_LAST = ("text", "expansion")  # run after the others: FTS5 answers their common terms meanwhile (fts_ahead.py)
 CHUNK = Channel("chunk", lambda req: req.ranking.fusion.chunk, _chunk, _explain_chunks)

@@ -35,7 +35,19 @@ if TYPE_CHECKING:
 # The order in which the channels that brought a hit say why (channels.py): the prompt's own
 # pointers and the session first, then what the request matched, then the hit's own facts
 # (_hit_facts), then phrases and meaning.
-EXPLAIN_FIRST = ("tooling", "mention", "recent", "asked", "cochange", "coaccess", "counterpart", "topic")
+EXPLAIN_FIRST = (
+    "trace",
+    "raises",
+    "tested",
+    "tooling",
+    "mention",
+    "recent",
+    "asked",
+    "cochange",
+    "coaccess",
+    "counterpart",
+    "topic",
+)
 EXPLAIN_MATCH = ("name", "text", "chunk", "graph")
 EXPLAIN_LAST = ("phrase", "semantic")
 

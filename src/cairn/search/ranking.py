@@ -55,6 +55,11 @@ class Fusion:
     # docs/benchmarks.md#session-history
     coaccess: float = 0.5  # files worked on in the same earlier sessions as those in play; see
     # docs/benchmarks.md#session-history
+    trace: float = 1.0  # a pasted report's stack frames in the project, innermost first (bug_evidence.py);
+    # bench/bugs Acc@5 0.762 at 0 / 0.5 / 1, 0.738 at 2 (hono 0.75 -> 0.50) (docs/benchmarks.md#bug-reports)
+    raises: float = 1.0  # the files holding a report's error message literally (where it is raised); 0 / 1 / 2
+    # alike on bench/bugs (no figure chooses it)
+    tested: float = 1.0  # the files a report's failing tests exercise; no case of bench/bugs has a test id
     rrf_k: int = 60  # RRF's constant (Cormack et al.); 30: cases files@5 0.772 -> 0.770 ("Design choices, measured")
     depth: int = 100  # ranks kept per channel list; inherited, no figure recorded (9cc0a81)
     chunk_candidates: int = 40  # files of the first fusion whose declarations are scored; no figure recorded (bbf8df7)
@@ -276,6 +281,22 @@ class Tooling:
 
 
 @dataclass(frozen=True)
+class Bugs:
+    """bug_evidence.py: how a pasted report's frames, messages and failing tests count."""
+
+    frame_decay: float = 0.7  # each project file further from the innermost counts this much of the one before;
+    # no figure recorded (the fields below too: bench/bugs holds too few stacks to choose them)
+    keep: float = 0.8  # project files of the stack under this share of the innermost one's weight are left out;
+    # 0.5: bench/bugs hono Acc@5 0.75 -> 0.50 (the stack's other project files push a gold file out)
+    name_only: float = 0.4  # a frame matched by its file name alone, among several files of that name
+    test_frame: float = 0.5  # a frame in a test file (the test is rarely what the fix changes)
+    max_holders: int = 4  # a message phrase held by more files is no evidence of where it is raised
+    max_phrases: int = 6  # message phrases looked up per request
+    test_file: float = 0.4  # a failing test's own file, against the file it exercises (1.0)
+    away: float = 0.3  # = session.counterpart_away: a tested file in another folder, shared over their number
+
+
+@dataclass(frozen=True)
 class Knowledge:
     """knowledge.py: decisions, bugs and notes beside the code."""
 
@@ -329,6 +350,7 @@ class Ranking:
     phrases: Phrases = field(default_factory=Phrases)
     tooling: Tooling = field(default_factory=Tooling)
     knowledge: Knowledge = field(default_factory=Knowledge)
+    bugs: Bugs = field(default_factory=Bugs)
 
 
 DEFAULT_RANKING = Ranking()

@@ -367,7 +367,7 @@ def build_signals(
             sig.near[fid] = max(sig.near.get(fid, 0.0), w)
     share = r.counterpart_asked if _ASKS_TESTS.search(prompt) else r.counterpart_share
     sig.counterparts = {
-        fid: w * share for fid, w in _counterparts(con, in_play, set(sig.touched), r.counterpart_away).items()
+        fid: w * share for fid, w in counterparts(con, in_play, set(sig.touched), r.counterpart_away).items()
     }
     if use_history and sig.seeds:
         co = history.cochange(con, {sig.paths[f]: w for f, w in sig.seeds.items()})
@@ -436,7 +436,7 @@ def _graph_neighbours(
     return out
 
 
-def _counterparts(
+def counterparts(
     con: sqlite3.Connection, weights: dict[str, float], exclude: set[int], away: float
 ) -> dict[int, float]:
     """A file's test and the file a test exercises (`parser.go` <-> `parser_test.go`, `cart.py` <->
