@@ -50,11 +50,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="cairn xray [PATH...] [--days N] [--project P | --all-projects] [--session ID] [--json] "
-        "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
+        "[--html FILE | --by month|block]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
         "[--json]",
     )
     _selection(p)
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    p.add_argument(
+        "--by",
+        choices=("month", "block"),
+        help="only the totals by calendar month (UTC) or by 5-hour billing block (Claude Code), as ccusage "
+        "`monthly` and `blocks` count them",
+    )
     add_json(p)
     p.set_defaults(func=cmd_xray)
 
@@ -155,6 +161,10 @@ def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
 
     paths = list(args.paths)
+    if args.by:
+        if args.html:
+            raise CairnError("--by prints a table (or --json); --html draws the whole X-ray: use one of them")
+        return _periods(args, paths)
     import gc
 
     gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
@@ -210,6 +220,26 @@ def cmd_xray(args: argparse.Namespace) -> int:
         render(report)
     if args.html:
         print(f"HTML report written to {args.html}")
+    return 0
+
+
+def _periods(args: argparse.Namespace, paths: list[str]) -> int:
+    """`cairn xray --by month|block`: the usage by month or billing block, nothing else."""
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.xray_periods import period_report
+
+    ds, filters, empty = _load(args, paths)
+    report = period_report(ds, load_prices(), args.by)
+    report["included"] = {"files": ds.files, "roots": ds.roots, "filters": filters}
+    if args.json:
+        print_json(report)
+        return 0
+    if empty:
+        print(empty)
+        return 0
+    from cairn.sessions.xray_report import render_periods
+
+    render_periods(report)
     return 0
 
 
