@@ -143,7 +143,13 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
             code = run(argv)
             if code is not None:
                 return code
-    if warm and argv[:1] and argv[0] in WARM_COMMANDS:
+    if argv[:2] == ["xray", "statusline"] and "--input" not in argv and not {"-h", "--help"} & set(argv):
+        from cairn.warm.hook_client import read_stdin  # read here: a warm server has not this stdin
+
+        env = os.environ  # the folders to read are this client's, not the warm server's
+        argv += ["--input", read_stdin().decode("utf-8", "replace"), "--claude-config-dir"]
+        argv += [env.get("CLAUDE_CONFIG_DIR", ""), "--home", env.get("HOME", "")]
+    if warm and argv[:1] and (argv[0] in WARM_COMMANDS or argv[:2] == ["xray", "statusline"]):
         from cairn.warm.hook_client import cli_main
 
         code = cli_main(argv)
@@ -168,6 +174,8 @@ def warm_ready(argv: list[str]) -> bool:
     """Whether a warm server may answer this command line: a command it serves (WARM_COMMANDS) that
     parses and names a project whose code index exists (a first, cold index runs inline, where its
     progress shows)."""
+    if argv[:2] == ["xray", "statusline"]:  # needs no index
+        return True
     if not argv or argv[0] not in WARM_COMMANDS:
         return False
     try:
@@ -186,6 +194,10 @@ def _run(argv: list[str]) -> int:
         from cairn.cli.xray_cmd import simulate_parser
 
         args = simulate_parser().parse_args(argv[2:])
+    elif argv[:2] == ["xray", "statusline"]:
+        from cairn.cli.xray_cmd import statusline_parser
+
+        args = statusline_parser().parse_args(argv[2:])
     else:
         args = parser.parse_args(argv)
     if not getattr(args, "func", None):

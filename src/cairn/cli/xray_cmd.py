@@ -91,6 +91,59 @@ def simulate_parser() -> argparse.ArgumentParser:
     return p
 
 
+STATUSLINE_DESCRIPTION = """One line for Claude Code's status line: the session's cost, today's (UTC), the active 5-hour
+billing block's with its time left and burn rate, and the context's size, from the JSON Claude
+Code pipes in (ccusage `statusline`'s inputs and line). In ~/.claude/settings.json:
+
+  "statusLine": {"type": "command", "command": "cairn xray statusline"}
+
+Answered by the warm command-line server when one runs (started by the first call), so that a
+line costs milliseconds, not a Python start.
+"""
+
+
+def statusline_parser() -> argparse.ArgumentParser:
+    """`cairn xray statusline`'s own parser (as simulate's: xray takes PATHs)."""
+    p = argparse.ArgumentParser(
+        prog="cairn xray statusline",
+        description=STATUSLINE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--cost-source",
+        choices=("auto", "cc", "cairn"),
+        default="auto",
+        help="the session's cost: Claude Code's own figure (cc), cairn's from the transcript (cairn), or Claude "
+        "Code's when it gives one (auto, the default)",
+    )
+    # stdin and where the transcripts are, as the client saw them (a warm server runs it: cli/main.py)
+    p.add_argument("--input", help=argparse.SUPPRESS)
+    p.add_argument("--claude-config-dir", help=argparse.SUPPRESS)
+    p.add_argument("--home", help=argparse.SUPPRESS)
+    add_json(p)
+    p.set_defaults(func=cmd_statusline)
+    return p
+
+
+def cmd_statusline(args: argparse.Namespace) -> int:
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.statusline import figures, parse_input, render
+    from cairn.sessions.transcript import claude_roots
+
+    if args.input is None:
+        from cairn.warm.hook_client import read_stdin
+
+        args.input = read_stdin().decode("utf-8", "replace")
+    hook = parse_input(args.input)
+    roots = claude_roots(args.claude_config_dir, args.home)
+    f = figures(hook, load_prices(), roots, cost_source=args.cost_source)
+    if args.json:
+        print_json(f)
+    else:
+        print(render(f))
+    return 0
+
+
 def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
     from cairn.sessions.xray import project_of
 
