@@ -246,8 +246,15 @@ def render(f: dict[str, Any]) -> str:
         block = f"{usd(b['cost_usd'])} block ({when})"
         burn = f" | 🔥 {usd(b['burn_rate']['cost_per_hour'])}/hr" if b["burn_rate"] else ""
     ctx = f["context"]
-    context = "N/A" if ctx is None else f"{ctx[0]:,} ({round(ctx[0] / ctx[1] * 100) if ctx[1] else 0}%)"
+    context = "N/A" if ctx is None else f"{ctx[0]:,} ({_half_up(ctx[0] / ctx[1] * 100) if ctx[1] else 0}%)"
     return (
         f"🤖 {f['model'] or 'Claude'} | 💰 {session} session / {usd(f['today_cost_usd'])} today / {block}{burn}"
         f" | 🧠 {context}"
     )
+
+
+def _half_up(x: float) -> int:
+    """`x` rounded half away from zero (Rust's `round`, ccusage's percentage), for x >= 0: Python's
+    `round` goes to the even number (0.5 -> 0)."""
+    whole = int(x)
+    return whole + (x - whole >= 0.5)
