@@ -249,9 +249,9 @@ def cmd_xray(args: argparse.Namespace) -> int:
         gc.enable()
         for thread in threads:
             thread.join()  # done before anything is redacted (the output, the page, an error) or printed
-    _add_telemetry(report)
     if empty:
         report["findings"] = [empty]
+    _add_telemetry(report, set(ds.session_dir))
     if args.html:
         from cairn.sessions.xray_html import render_html
 
@@ -267,6 +267,8 @@ def cmd_xray(args: argparse.Namespace) -> int:
         return 0
     if empty:
         print(empty)
+        for line in report["findings"][1:]:  # what telemetry adds (sessions whose transcripts are gone)
+            print(line)
     else:
         from cairn.sessions.xray_report import render
 
@@ -333,15 +335,16 @@ def _rows_text(rows: list) -> str:
     return "[" + ",".join(chunks) + "]"
 
 
-def _add_telemetry(report: dict) -> None:
-    """Put each session's transcript beside its OpenTelemetry numbers, when `cairn otel serve` stored any."""
+def _add_telemetry(report: dict, read: set[str]) -> None:
+    """Put each session's transcript beside its OpenTelemetry numbers, when `cairn otel serve` stored
+    any, and list the sessions it reported whose transcript is gone (`read`: every session read)."""
     from cairn.sessions.archive_schema import archive_path
 
     if not archive_path().exists():
         return
     from cairn.otel.store import telemetry_by_session
     from cairn.sessions.archive_schema import open_archive
-    from cairn.sessions.xray_telemetry import finding, reconcile
+    from cairn.sessions.xray_telemetry import finding, reconcile, telemetry_only, telemetry_only_finding
 
     con = open_archive()
     try:
@@ -349,9 +352,13 @@ def _add_telemetry(report: dict) -> None:
     finally:
         con.close()
     section = reconcile(report, tel)
+    section["telemetry_only"] = telemetry_only(
+        read | {s["session_id"] for s in report["sessions"]}, tel, report["included"]["filters"]
+    )
     report["telemetry"] = section
-    if (line := finding(section)) is not None:
-        report["findings"].append(line)
+    for line in (finding(section), telemetry_only_finding(section["telemetry_only"])):
+        if line is not None:
+            report["findings"].append(line)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

@@ -177,6 +177,29 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
                 *(gap(row[k]["gap"]) for k in ("input", "output", "cache_read", "cache_write", "cost_usd")),
             )
         con.print(t)
+    only = (tel or {}).get("telemetry_only")
+    if only:
+        t = _table(
+            "Sessions known only from OpenTelemetry (transcript gone; not in the totals above)",
+            "session",
+            "first (UTC)",
+            "last (UTC)",
+            "models",
+            "tokens",
+            "cost",
+        )
+        for row in only[:TOP_ROWS]:
+            t.add_row(
+                row["session_id"][:8],
+                (row["first_activity"] or "-").replace("T", " ")[:16],
+                (row["last_activity"] or "-").replace("T", " ")[:16],
+                ", ".join(row["models"])[:30],
+                tokens(row["total_tokens"]),
+                usd(row["cost_usd"]),
+            )
+        if len(only) > TOP_ROWS:
+            t.add_row(f"... {len(only) - TOP_ROWS} more", "", "", "", "", "")
+        con.print(t)
     if r["unpriced_models"]:
         t = _table("Models without a price (tokens counted, cost not)", "model", "turns", "tokens")
         for m in r["unpriced_models"]:
