@@ -150,9 +150,9 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         argv += ["--input", read_stdin().decode("utf-8", "replace"), "--claude-config-dir"]
         argv += [env.get("CLAUDE_CONFIG_DIR", ""), "--home", env.get("HOME", "")]
     if warm and argv[:1] and (argv[0] in WARM_COMMANDS or argv[:2] == ["xray", "statusline"]):
-        from cairn.warm.hook_client import cli_main
+        from cairn.warm.hook_client import CLI_ANSWER_TIMEOUT, STATUSLINE_TIMEOUT, cli_main
 
-        code = cli_main(argv)
+        code = cli_main(argv, STATUSLINE_TIMEOUT if argv[0] == "xray" else CLI_ANSWER_TIMEOUT)
         if code is not None:
             return code
     if argv[:1] and argv[0] in UNREDACTED_COMMANDS:

@@ -1,4 +1,5 @@
-"""`cairn xray`: where the tokens went; `cairn xray simulate`: what compacting earlier would save."""
+"""`cairn xray`: where the tokens went (also by month or billing block); `xray simulate`: what compacting
+earlier would save; `xray statusline`: one line for Claude Code's status line."""
 
 from __future__ import annotations
 
@@ -28,7 +29,16 @@ dates. Sessions are named as each agent names them; Claude Code subagent files c
 session. Token counts match ccusage `session` (`claude`, `codex`, `gemini`); costs use cairn's
 price table, each agent's models at their own prices (override in ~/.cairn/config.toml under
 [prices."model-name"]). Where `cairn otel serve` stored Claude Code's telemetry, each session's
-transcript is put beside it.
+transcript is put beside it, and a session it reported whose transcript is gone (Claude Code
+deletes old transcripts) is listed as known only from telemetry, outside the totals.
+
+--by month | --by block: only the usage by calendar month (UTC, every agent) or by 5-hour billing
+block (Claude Code, as ccusage `blocks` cuts them: from the hour of a block's first entry; the
+active block with its burn rate and projection), equal to ccusage `claude monthly` and `blocks`.
+
+  cairn xray statusline [--cost-source auto|cc|cairn]
+reads Claude Code's status line JSON on stdin and prints ccusage `statusline`'s line (session,
+today, active block, burn rate, context); `cairn xray statusline --help` says how to set it up.
 
   cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] [--json]
 replays every session's context curve as if Claude Code compacted whenever the context

@@ -94,6 +94,10 @@ def _stats(roots: list[Path]) -> list[tuple[str, os.stat_result]]:
         except OSError:
             continue
     out.sort(key=lambda x: x[0])
+    if len(_FILES) > len(out):  # transcripts deleted since: forget them
+        seen = {p for p, _ in out}
+        for gone in [p for p in _FILES if p not in seen]:
+            del _FILES[gone]
     return out
 
 

@@ -1,4 +1,5 @@
-"""How far each session's transcript is from what the agent reported over OpenTelemetry.
+"""How far each session's transcript is from what the agent reported over OpenTelemetry, and the
+sessions only telemetry still knows (their transcripts deleted).
 
 Claude Code's JSONL is known to miss some requests; the OpenTelemetry events it exports
 (`cairn otel serve` stores them) count every API request. For each X-rayed session that has
