@@ -7,7 +7,7 @@ the first half is written before the runs and one more line is appended before e
 runs the status line after each assistant message, so the transcript has grown every time). Each
 run is a fresh `cairn xray statusline < hook.json` process (what Claude Code runs), in rounds that
 alternate: warm (a server answering: CAIRN_WARM=1, started by an untimed first call), cold
-(CAIRN_WARM=0), ccusage with its own 1-second output cache off (`--no-cache`: the computing it does)
+(CAIRN_WARM=0), a bare `python -S -c pass` (what any Python client costs before its first line), ccusage with its own 1-second output cache off (`--no-cache`: the computing it does)
 and on (its default). Also timed: the server's answer alone (a client in this process, no Python
 start). Printed: p50 and p95 of each, in ms, and the lines, which must show the same figures.
 
@@ -99,6 +99,7 @@ def main() -> int:
             "cairn, warm server": (cairn, {**base, "CAIRN_WARM": "1"}),
             "cairn, cold (CAIRN_WARM=0)": (cairn, {**base, "CAIRN_WARM": "0"}),
         }
+        kinds["python -S -c pass (any Python client's floor)"] = ([sys.executable, "-S", "-c", "pass"], base)
         if args.ccusage:
             cc = [args.ccusage, "statusline", "--offline", "--cost-source", "ccusage"]
             kinds["ccusage statusline --no-cache"] = (cc + ["--no-cache"], base)
@@ -116,7 +117,8 @@ def main() -> int:
                 times[name].append((time.perf_counter() - t0) * 1000)
                 if res.returncode != 0:
                     raise SystemExit(f"{name} failed: {res.stderr[-500:]}")
-                lines[name] = res.stdout.strip()
+                if res.stdout.strip():
+                    lines[name] = res.stdout.strip()
         benchlib.on_path(benchlib.SRC)
         os.environ.update(kinds["cairn, warm server"][1])
         from cairn.warm.hook_client import cli_main
