@@ -19,7 +19,7 @@ from cairn.sessions import statusline
 from cairn.sessions.prices import load_prices
 from cairn.sessions.statusline import figures, parse_input, render
 from cairn.sessions.usage import Turn
-from cairn.sessions.xray_periods import identify_blocks
+from cairn.sessions.xray_periods import identify_blocks, iso_ms
 
 NOW = 1769940000.0  # 2026-02-01 10:00 UTC
 
@@ -98,8 +98,8 @@ def test_the_active_block_is_found_after_more_than_a_day_without_a_pause(tmp_pat
     path = write(tmp_path / "projects" / "-demo" / "long.jsonl", recs)
     start, inside = identify_blocks(turns)[-1]
     f = figures(_hook(path), load_prices(), [tmp_path / "projects"], now=now)
-    assert f["block"]["start"] == start / 1000 and round(f["block"]["cost_usd"], 6) == round(0.003 * len(inside), 6)
-    assert f["window_start"] < now - 86400  # it did widen
+    assert f["block"]["start"] == iso_ms(start) and round(f["block"]["cost_usd"], 6) == round(0.003 * len(inside), 6)
+    assert f["window_start"] == iso_ms(round((now - 4 * 86400) * 1000))  # it did widen, to 4 days
     # a window of one day alone would have put the block's start elsewhere
     one_day = [t for t in turns if t.ts >= now - 86400]
     assert identify_blocks(one_day)[-1][0] != start

@@ -152,6 +152,10 @@ def test_cli_by_month_and_block_json_and_table(tmp_path, cairn_home):
     assert res.returncode == 2 and "invalid choice" in res.stderr
     res = run("--by", "month", "--html", str(tmp_path / "x.html"))
     assert res.returncode == 1 and res.stderr.count("\n") == 1 and "--by" in res.stderr
+    codex = FIXTURES.parent / "codex"
+    cmd = [sys.executable, "-m", "cairn", "xray", str(codex), "--by", "block"]
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+    assert res.returncode == 0 and res.stdout.startswith("No Claude Code turns among those read (116 of other agents)")
 
 
 def test_period_report_names_what_blocks_leave_out(tmp_path):

@@ -27,7 +27,7 @@ from cairn.sessions.prices import PriceTable
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, session_id_for
 from cairn.sessions.usage import Deduper, Turn, lines_to_parse, usage_turn
 from cairn.sessions.xray_columns import turn_cost
-from cairn.sessions.xray_periods import BLOCK_HOURS, HOUR_MS, burn_rate, identify_blocks
+from cairn.sessions.xray_periods import BLOCK_HOURS, HOUR_MS, burn_rate, identify_blocks, iso_ms
 from cairn.util.jsonl import parse_line
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
@@ -221,7 +221,7 @@ def figures(
         if inside and now_ms - round(inside[-1].ts * 1000) < span and now_ms < start + span:
             cost = sum(c.total for c in (turn_cost(t, prices) for t in inside) if c is not None)
             block = {
-                "start": start / 1000,
+                "start": iso_ms(start),
                 "cost_usd": cost,
                 "minutes_left": (start + span - now_ms) // 60_000,
                 "burn_rate": burn_rate(inside, cost),
@@ -234,7 +234,7 @@ def figures(
         "today_cost_usd": today,
         "block": block,
         "context": _context(hook),
-        "window_start": since,
+        "window_start": None if since is None else iso_ms(round(since * 1000)),  # what was read: from then on
     }
 
 

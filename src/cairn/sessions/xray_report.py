@@ -269,6 +269,10 @@ def render_periods(r: dict[str, Any], con: Console | None = None) -> None:
     """Print `cairn xray --by month|block`: one row per month or billing block, then the total."""
     con = con or console()
     month = r["by"] == "month"
+    if not r["rows"]:
+        left = r.get("other_agents_left_out")
+        con.print(f"No Claude Code turns among those read ({left} of other agents): billing blocks are Claude's.")
+        return
     label = "month (UTC)" if month else "block start (UTC)"
     t = _table("By month" if month else "By 5-hour billing block", label, *USAGE_COLS[:-1], "models")
     for row in r["rows"]:
