@@ -7,7 +7,8 @@ the first half is written before the runs and one more line is appended before e
 runs the status line after each assistant message, so the transcript has grown every time). Each
 run is a fresh `cairn xray statusline < hook.json` process (what Claude Code runs), in rounds that
 alternate: warm (a server answering: CAIRN_WARM=1, started by an untimed first call), cold
-(CAIRN_WARM=0), a bare `python -S -c pass` (what any Python client costs before its first line), ccusage with its own 1-second output cache off (`--no-cache`: the computing it does)
+(CAIRN_WARM=0), the lean command `xray statusline --setup` prints (`python -S -c <boot>`, via `sh
+-c` as Claude Code runs a command), a bare `python -S -c pass` (what any Python client costs before its first line), ccusage with its own 1-second output cache off (`--no-cache`: the computing it does)
 and on (its default). Also timed: the server's answer alone (a client in this process, no Python
 start). Printed: p50 and p95 of each, in ms, and the lines, which must show the same figures.
 
@@ -95,8 +96,11 @@ def main() -> int:
             }
         )
         cairn = [args.cairn, "xray", "statusline", "--cost-source", "cairn"]
+        setup = subprocess.run([*cairn[:3], "--setup"], env=base, capture_output=True, text=True, check=True)
+        lean = ["sh", "-c", json.loads(setup.stdout)["statusLine"]["command"] + " --cost-source cairn"]
         kinds = {
             "cairn, warm server": (cairn, {**base, "CAIRN_WARM": "1"}),
+            "cairn --setup's command (python -S), warm": (lean, {**base, "CAIRN_WARM": "1"}),
             "cairn, cold (CAIRN_WARM=0)": (cairn, {**base, "CAIRN_WARM": "0"}),
         }
         kinds["python -S -c pass (any Python client's floor)"] = ([sys.executable, "-S", "-c", "pass"], base)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -137,6 +138,20 @@ def test_cli_inline_and_from_the_warm_server_print_the_same_line(tmp_path, run_c
     assert inline.stdout.startswith("🤖 Sonnet | 💰 $0.03 session / $0.03 today / $0.03 block (")
     bad = run_cli_process("xray", "statusline", input="{oops", env=env)
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "not JSON" in bad.stderr
+    setup = run_cli_process("xray", "statusline", "--setup", env=env)
+    command = json.loads(setup.stdout)["statusLine"]["command"]
+    assert " -S -c " in command and command.endswith(" xray statusline")
+    lean = subprocess.run(  # the setting's command, as Claude Code runs it: a shell line, from anywhere
+        command + " --cost-source cairn",
+        shell=True,
+        input=data,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, **env, "CAIRN_HOME": str(cairn_home)},
+        timeout=60,
+    )
+    assert lean.returncode == 0 and lean.stdout.split(" block (")[0] == inline.stdout.split(" block (")[0]
 
     import sys
 

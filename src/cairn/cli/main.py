@@ -155,6 +155,10 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
         code = cli_main(argv, STATUSLINE_TIMEOUT if argv[0] == "xray" else CLI_ANSWER_TIMEOUT)
         if code is not None:
             return code
+    if sys.flags.no_site:  # the status line's lean command (`python -S -c <boot>`, xray_cmd.statusline_command)
+        from cairn.warm.hook_client import full_site
+
+        full_site()  # answered inline: the dependencies are in site-packages
     if argv[:1] and argv[0] in UNREDACTED_COMMANDS:
         return _run(argv)
     real_stdout = sys.stdout

@@ -108,7 +108,9 @@ Code pipes in (ccusage `statusline`'s inputs and line). In ~/.claude/settings.js
   "statusLine": {"type": "command", "command": "cairn xray statusline"}
 
 Answered by the warm command-line server when one runs (started by the first call), so that a
-line costs milliseconds, not a Python start.
+line costs milliseconds of work after its Python start. `--setup` prints the same setting with a
+leaner command (this Python without `site`, as cairn's hooks start), which spends less before it
+asks the server.
 """
 
 
@@ -127,6 +129,7 @@ def statusline_parser() -> argparse.ArgumentParser:
         "Code's when it gives one (auto, the default)",
     )
     # stdin and where the transcripts are, as the client saw them (a warm server runs it: cli/main.py)
+    p.add_argument("--setup", action="store_true", help="print the statusLine setting for ~/.claude/settings.json")
     p.add_argument("--input", help=argparse.SUPPRESS)
     p.add_argument("--claude-config-dir", help=argparse.SUPPRESS)
     p.add_argument("--home", help=argparse.SUPPRESS)
@@ -140,6 +143,12 @@ def cmd_statusline(args: argparse.Namespace) -> int:
     from cairn.sessions.statusline import figures, parse_input, render
     from cairn.sessions.transcript import claude_roots
 
+    if args.setup:
+        import json
+
+        command = statusline_command()
+        print(json.dumps({"statusLine": {"type": "command", "command": command, "padding": 0}}, indent=2))
+        return 0
     if args.input is None:
         from cairn.warm.hook_client import read_stdin
 
@@ -152,6 +161,20 @@ def cmd_statusline(args: argparse.Namespace) -> int:
     else:
         print(render(f))
     return 0
+
+
+def statusline_command() -> str:
+    """`'<python>' -S -c '<boot>' xray statusline`: this cairn without `site` (the client needs only the
+    standard library to ask the warm server; cli/main.py loads `site` when it answers inline)."""
+    import json
+    import shlex
+    import sys
+
+    from cairn.warm.hook_client import ROOT
+
+    # a JSON string is a Python string literal here (double quotes read well inside the shell's '...')
+    boot = f"import sys; sys.path[0] = {json.dumps(ROOT)}; from cairn.cli.main import main; sys.exit(main())"
+    return f"{shlex.quote(sys.executable)} -S -c {shlex.quote(boot)} xray statusline"
 
 
 def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
