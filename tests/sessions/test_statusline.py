@@ -28,8 +28,10 @@ NOW = 1769940000.0  # 2026-02-01 10:00 UTC
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     statusline._FILES.clear()
+    statusline._DEDUPED.clear()
     yield
     statusline._FILES.clear()
+    statusline._DEDUPED.clear()
 
 
 def _hook(path: Path, **more) -> dict:

@@ -193,17 +193,19 @@ def warm_ready(argv: list[str]) -> bool:
 
 
 def _run(argv: list[str]) -> int:
-    parser = build_parser(argv[0] if argv else None)
-    if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
-        from cairn.cli.xray_cmd import simulate_parser
-
-        args = simulate_parser().parse_args(argv[2:])
-    elif argv[:2] == ["xray", "statusline"]:
+    if argv[:2] == ["xray", "statusline"]:  # its own parser, alone: it runs on every agent message
         from cairn.cli.xray_cmd import statusline_parser
 
-        args = statusline_parser().parse_args(argv[2:])
+        parser = statusline_parser()
+        args = parser.parse_args(argv[2:])
     else:
-        args = parser.parse_args(argv)
+        parser = build_parser(argv[0] if argv else None)
+        if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
+            from cairn.cli.xray_cmd import simulate_parser
+
+            args = simulate_parser().parse_args(argv[2:])
+        else:
+            args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -101,13 +101,24 @@ def _stats(roots: list[Path]) -> list[tuple[str, os.stat_result]]:
     return out
 
 
+_DEDUPED: dict[tuple, list[Turn]] = {}  # the last few answers of _deduped, by the files' states
+
+
 def _deduped(files: list[tuple[str, os.stat_result]], since: float | None) -> list[Turn]:
-    """ccusage's deduplication over the turns of `files` (path order), those at `since` or later."""
-    d = Deduper()
-    for path, st in files:
-        for t in _read(path, st):
-            d.add(t)
-    return d.kept if since is None else [t for t in d.kept if t.ts >= since]
+    """ccusage's deduplication over the turns of `files` (path order), those at `since` or later
+    (the same files unchanged: the same list, without deduplicating again)."""
+    key = tuple((p, st.st_mtime_ns, st.st_size) for p, st in files)
+    kept = _DEDUPED.get(key)
+    if kept is None:
+        d = Deduper()
+        for path, st in files:
+            for t in _read(path, st):
+                d.add(t)
+        kept = d.kept
+        if len(_DEDUPED) >= 8:
+            _DEDUPED.clear()
+        _DEDUPED[key] = kept
+    return kept if since is None else [t for t in kept if t.ts >= since]
 
 
 def recent(now: float, roots: list[Path]) -> tuple[list[Turn], float | None]:
