@@ -131,6 +131,9 @@ def test_sdk_logs_exporter_stores_each_api_request(receiver: Receiver, encoding:
         "cost_usd": 0.0963,
         "requests": 3,
         "source": "api_request events",
+        "first_activity": "2026-02-11T10:00:00.000Z",
+        "last_activity": "2026-02-11T10:02:00.000Z",
+        "models": ["claude-opus-4-6"],
     }
     assert receiver.rejected == 0
 
@@ -149,6 +152,8 @@ def test_sdk_metrics_exporter_stores_token_and_cost_counters(receiver: Receiver,
     con = open_archive(receiver.archive)
     tel = telemetry_by_session(con)
     con.close()
+    span = {k: tel["s-metrics"].pop(k) for k in ("first_activity", "last_activity")}
+    assert span["first_activity"] and span["first_activity"] <= span["last_activity"]  # the export's time
     assert tel["s-metrics"] == {
         "input": 40,
         "output": 900,
@@ -157,6 +162,7 @@ def test_sdk_metrics_exporter_stores_token_and_cost_counters(receiver: Receiver,
         "cost_usd": 0.25,
         "requests": None,
         "source": "delta counters",
+        "models": ["claude-sonnet-4-5"],
     }
 
 

@@ -143,12 +143,22 @@ def main(argv: list[str] | None = None, *, warm: bool = True) -> int:
             code = run(argv)
             if code is not None:
                 return code
-    if warm and argv[:1] and argv[0] in WARM_COMMANDS:
-        from cairn.warm.hook_client import cli_main
+    if argv[:2] == ["xray", "statusline"] and "--input" not in argv and not {"-h", "--help"} & set(argv):
+        from cairn.warm.hook_client import read_stdin  # read here: a warm server has not this stdin
 
-        code = cli_main(argv)
+        env = os.environ  # the folders to read are this client's, not the warm server's
+        argv += ["--input", read_stdin().decode("utf-8", "replace"), "--claude-config-dir"]
+        argv += [env.get("CLAUDE_CONFIG_DIR", ""), "--home", env.get("HOME", "")]
+    if warm and argv[:1] and (argv[0] in WARM_COMMANDS or argv[:2] == ["xray", "statusline"]):
+        from cairn.warm.hook_client import CLI_ANSWER_TIMEOUT, STATUSLINE_TIMEOUT, cli_main
+
+        code = cli_main(argv, STATUSLINE_TIMEOUT if argv[0] == "xray" else CLI_ANSWER_TIMEOUT)
         if code is not None:
             return code
+    if sys.flags.no_site:  # the status line's lean command (`python -S -c <boot>`, xray_cmd.statusline_command)
+        from cairn.warm.hook_client import full_site
+
+        full_site()  # answered inline: the dependencies are in site-packages
     if argv[:1] and argv[0] in UNREDACTED_COMMANDS:
         return _run(argv)
     real_stdout = sys.stdout
@@ -168,6 +178,8 @@ def warm_ready(argv: list[str]) -> bool:
     """Whether a warm server may answer this command line: a command it serves (WARM_COMMANDS) that
     parses and names a project whose code index exists (a first, cold index runs inline, where its
     progress shows)."""
+    if argv[:2] == ["xray", "statusline"]:  # needs no index
+        return True
     if not argv or argv[0] not in WARM_COMMANDS:
         return False
     try:
@@ -181,13 +193,19 @@ def warm_ready(argv: list[str]) -> bool:
 
 
 def _run(argv: list[str]) -> int:
-    parser = build_parser(argv[0] if argv else None)
-    if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
-        from cairn.cli.xray_cmd import simulate_parser
+    if argv[:2] == ["xray", "statusline"]:  # its own parser, alone: it runs on every agent message
+        from cairn.cli.xray_cmd import statusline_parser
 
-        args = simulate_parser().parse_args(argv[2:])
+        parser = statusline_parser()
+        args = parser.parse_args(argv[2:])
     else:
-        args = parser.parse_args(argv)
+        parser = build_parser(argv[0] if argv else None)
+        if argv[:2] == ["xray", "simulate"]:  # its own parser, so `xray simulate --help` is simulate's help
+            from cairn.cli.xray_cmd import simulate_parser
+
+            args = simulate_parser().parse_args(argv[2:])
+        else:
+            args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 0

@@ -30,6 +30,7 @@ def serve(main: Main, ready: Ready) -> int:
 
 def _import_search() -> None:
     from cairn.cli import search_cmd  # noqa: F401  (warm: the first request pays no import)
+    from cairn.sessions import statusline  # noqa: F401  (`cairn xray statusline`, on every agent message)
 
 
 def run_request(body: bytes, main: Main, ready: Ready) -> tuple[str, str, int] | None:

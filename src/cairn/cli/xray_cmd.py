@@ -1,4 +1,5 @@
-"""`cairn xray`: where the tokens went; `cairn xray simulate`: what compacting earlier would save."""
+"""`cairn xray`: where the tokens went (also by month or billing block); `xray simulate`: what compacting
+earlier would save; `xray statusline`: one line for Claude Code's status line."""
 
 from __future__ import annotations
 
@@ -28,7 +29,16 @@ dates. Sessions are named as each agent names them; Claude Code subagent files c
 session. Token counts match ccusage `session` (`claude`, `codex`, `gemini`); costs use cairn's
 price table, each agent's models at their own prices (override in ~/.cairn/config.toml under
 [prices."model-name"]). Where `cairn otel serve` stored Claude Code's telemetry, each session's
-transcript is put beside it.
+transcript is put beside it, and a session it reported whose transcript is gone (Claude Code
+deletes old transcripts) is listed as known only from telemetry, outside the totals.
+
+--by month | --by block: only the usage by calendar month (UTC, every agent) or by 5-hour billing
+block (Claude Code, as ccusage `blocks` cuts them: from the hour of a block's first entry; the
+active block with its burn rate and projection), equal to ccusage `claude monthly` and `blocks`.
+
+  cairn xray statusline [--cost-source auto|cc|cairn]
+reads Claude Code's status line JSON on stdin and prints ccusage `statusline`'s line (session,
+today, active block, burn rate, context); `cairn xray statusline --help` says how to set it up.
 
   cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] [--json]
 replays every session's context curve as if Claude Code compacted whenever the context
@@ -50,11 +60,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         usage="cairn xray [PATH...] [--days N] [--project P | --all-projects] [--session ID] [--json] "
-        "[--html FILE]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
+        "[--html FILE | --by month|block]\n       cairn xray simulate [PATH...] [--thresholds 100k,150k,250k] [--handoff 8k] "
         "[--json]",
     )
     _selection(p)
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page with plots")
+    p.add_argument(
+        "--by",
+        choices=("month", "block"),
+        help="only the totals by calendar month (UTC) or by 5-hour billing block (Claude Code), as ccusage "
+        "`monthly` and `blocks` count them",
+    )
     add_json(p)
     p.set_defaults(func=cmd_xray)
 
@@ -83,6 +99,82 @@ def simulate_parser() -> argparse.ArgumentParser:
     add_json(p)
     p.set_defaults(func=cmd_simulate)
     return p
+
+
+STATUSLINE_DESCRIPTION = """One line for Claude Code's status line: the session's cost, today's (UTC), the active 5-hour
+billing block's with its time left and burn rate, and the context's size, from the JSON Claude
+Code pipes in (ccusage `statusline`'s inputs and line). In ~/.claude/settings.json:
+
+  "statusLine": {"type": "command", "command": "cairn xray statusline"}
+
+Answered by the warm command-line server when one runs (started by the first call), so that a
+line costs milliseconds of work after its Python start. `--setup` prints the same setting with a
+leaner command (this Python without `site`, as cairn's hooks start), which spends less before it
+asks the server.
+"""
+
+
+def statusline_parser() -> argparse.ArgumentParser:
+    """`cairn xray statusline`'s own parser (as simulate's: xray takes PATHs)."""
+    p = argparse.ArgumentParser(
+        prog="cairn xray statusline",
+        description=STATUSLINE_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--cost-source",
+        choices=("auto", "cc", "cairn"),
+        default="auto",
+        help="the session's cost: Claude Code's own figure (cc), cairn's from the transcript (cairn), or Claude "
+        "Code's when it gives one (auto, the default)",
+    )
+    # stdin and where the transcripts are, as the client saw them (a warm server runs it: cli/main.py)
+    p.add_argument("--setup", action="store_true", help="print the statusLine setting for ~/.claude/settings.json")
+    p.add_argument("--input", help=argparse.SUPPRESS)
+    p.add_argument("--claude-config-dir", help=argparse.SUPPRESS)
+    p.add_argument("--home", help=argparse.SUPPRESS)
+    add_json(p)
+    p.set_defaults(func=cmd_statusline)
+    return p
+
+
+def cmd_statusline(args: argparse.Namespace) -> int:
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.statusline import figures, parse_input, render
+    from cairn.sessions.transcript import claude_roots
+
+    if args.setup:
+        import json
+
+        command = statusline_command()
+        print(json.dumps({"statusLine": {"type": "command", "command": command, "padding": 0}}, indent=2))
+        return 0
+    if args.input is None:
+        from cairn.warm.hook_client import read_stdin
+
+        args.input = read_stdin().decode("utf-8", "replace")
+    hook = parse_input(args.input)
+    roots = claude_roots(args.claude_config_dir, args.home)
+    f = figures(hook, load_prices(), roots, cost_source=args.cost_source)
+    if args.json:
+        print_json(f)
+    else:
+        print(render(f))
+    return 0
+
+
+def statusline_command() -> str:
+    """`'<python>' -S -c '<boot>' xray statusline`: this cairn without `site` (the client needs only the
+    standard library to ask the warm server; cli/main.py loads `site` when it answers inline)."""
+    import json
+    import shlex
+    import sys
+
+    from cairn.warm.hook_client import ROOT
+
+    # a JSON string is a Python string literal here (double quotes read well inside the shell's '...')
+    boot = f"import sys; sys.path[0] = {json.dumps(ROOT)}; from cairn.cli.main import main; sys.exit(main())"
+    return f"{shlex.quote(sys.executable)} -S -c {shlex.quote(boot)} xray statusline"
 
 
 def _matches_project(query: str, cwd: str | None, folder: str) -> bool:
@@ -155,6 +247,10 @@ def cmd_xray(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
 
     paths = list(args.paths)
+    if args.by:
+        if args.html:
+            raise CairnError("--by prints a table (or --json); --html draws the whole X-ray: use one of them")
+        return _periods(args, paths)
     import gc
 
     gc.disable()  # ~10^5 objects built and kept, almost none in cycles: the collector's passes would be wasted
@@ -186,9 +282,9 @@ def cmd_xray(args: argparse.Namespace) -> int:
         gc.enable()
         for thread in threads:
             thread.join()  # done before anything is redacted (the output, the page, an error) or printed
-    _add_telemetry(report)
     if empty:
         report["findings"] = [empty]
+    _add_telemetry(report, set(ds.session_dir))
     if args.html:
         from cairn.sessions.xray_html import render_html
 
@@ -204,12 +300,34 @@ def cmd_xray(args: argparse.Namespace) -> int:
         return 0
     if empty:
         print(empty)
+        for line in report["findings"][1:]:  # what telemetry adds (sessions whose transcripts are gone)
+            print(line)
     else:
         from cairn.sessions.xray_report import render
 
         render(report)
     if args.html:
         print(f"HTML report written to {args.html}")
+    return 0
+
+
+def _periods(args: argparse.Namespace, paths: list[str]) -> int:
+    """`cairn xray --by month|block`: the usage by month or billing block, nothing else."""
+    from cairn.sessions.prices import load_prices
+    from cairn.sessions.xray_periods import period_report
+
+    ds, filters, empty = _load(args, paths)
+    report = period_report(ds, load_prices(), args.by)
+    report["included"] = {"files": ds.files, "roots": ds.roots, "filters": filters}
+    if args.json:
+        print_json(report)
+        return 0
+    if empty:
+        print(empty)
+        return 0
+    from cairn.sessions.xray_report import render_periods
+
+    render_periods(report)
     return 0
 
 
@@ -250,15 +368,16 @@ def _rows_text(rows: list) -> str:
     return "[" + ",".join(chunks) + "]"
 
 
-def _add_telemetry(report: dict) -> None:
-    """Put each session's transcript beside its OpenTelemetry numbers, when `cairn otel serve` stored any."""
+def _add_telemetry(report: dict, read: set[str]) -> None:
+    """Put each session's transcript beside its OpenTelemetry numbers, when `cairn otel serve` stored
+    any, and list the sessions it reported whose transcript is gone (`read`: every session read)."""
     from cairn.sessions.archive_schema import archive_path
 
     if not archive_path().exists():
         return
     from cairn.otel.store import telemetry_by_session
     from cairn.sessions.archive_schema import open_archive
-    from cairn.sessions.xray_telemetry import finding, reconcile
+    from cairn.sessions.xray_telemetry import finding, reconcile, telemetry_only, telemetry_only_finding
 
     con = open_archive()
     try:
@@ -266,9 +385,13 @@ def _add_telemetry(report: dict) -> None:
     finally:
         con.close()
     section = reconcile(report, tel)
+    section["telemetry_only"] = telemetry_only(
+        read | {s["session_id"] for s in report["sessions"]}, tel, report["included"]["filters"]
+    )
     report["telemetry"] = section
-    if (line := finding(section)) is not None:
-        report["findings"].append(line)
+    for line in (finding(section), telemetry_only_finding(section["telemetry_only"])):
+        if line is not None:
+            report["findings"].append(line)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:

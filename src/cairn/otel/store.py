@@ -54,14 +54,31 @@ def _count(total: float) -> int:
     return int(total) if math.isfinite(total) else 0
 
 
+def _span(first: str | None, last: str | None, models: str | None) -> dict:
+    """When a session's telemetry begins and ends, and its models: what the X-ray shows of a session
+    whose transcript is gone."""
+    return {"first_activity": first, "last_activity": last, "models": sorted(set(models.split(","))) if models else []}
+
+
+def _ns_iso(ns: int | None) -> str | None:
+    if not ns or ns <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
 def telemetry_by_session(con: sqlite3.Connection) -> dict[str, dict]:
-    """{session id: {input, output, cache_read, cache_write, cost_usd, requests, source}}. Sums are
+    """{session id: {input, output, cache_read, cache_write, cost_usd, requests, source, first_activity,
+    last_activity, models}}. Sums are
     TOTAL()s: SQLite's SUM() of integers raises on overflow, and one absurd row must not hide the rest."""
     out: dict[str, dict] = {}
     try:
-        for sid, n, inp, outp, cr, cw, cost in con.execute(
+        for sid, n, inp, outp, cr, cw, cost, first, last, models in con.execute(
             "SELECT session_id, COUNT(*), TOTAL(input), TOTAL(output), TOTAL(cache_read), TOTAL(cache_write),"
-            " TOTAL(cost_usd) FROM otel_requests WHERE session_id IS NOT NULL GROUP BY session_id"
+            " TOTAL(cost_usd), MIN(ts), MAX(ts), GROUP_CONCAT(DISTINCT model) FROM otel_requests"
+            " WHERE session_id IS NOT NULL GROUP BY session_id"
         ):
             out[sid] = {
                 "input": _count(inp),
@@ -71,12 +88,21 @@ def telemetry_by_session(con: sqlite3.Connection) -> dict[str, dict]:
                 "cost_usd": round(cost if math.isfinite(cost) else 0.0, 6),
                 "requests": n,
                 "source": "api_request events",
+                **_span(first, last, models),
             }
         metric = con.execute(
             "SELECT session_id, name, type, TOTAL(value) FROM otel_metrics WHERE temporality = ? AND session_id"
             " IS NOT NULL GROUP BY session_id, name, type",
             (DELTA,),
         ).fetchall()
+        spans = {
+            sid: _span(_ns_iso(first), _ns_iso(last), models)
+            for sid, first, last, models in con.execute(
+                "SELECT session_id, MIN(COALESCE(start_ns, end_ns)), MAX(end_ns), GROUP_CONCAT(DISTINCT model)"
+                " FROM otel_metrics WHERE temporality = ? AND session_id IS NOT NULL GROUP BY session_id",
+                (DELTA,),
+            )
+        }
     except sqlite3.OperationalError:  # an archive from before telemetry (schema < 3) opened read-only
         return out
     for sid, name, typ, value in metric:
@@ -94,6 +120,7 @@ def telemetry_by_session(con: sqlite3.Connection) -> dict[str, dict]:
                 "cost_usd": 0.0,
                 "requests": None,
                 "source": "delta counters",
+                **spans.get(sid, _span(None, None, None)),
             },
         )
         if name == "claude_code.cost.usage":

@@ -23,15 +23,17 @@ AGENTS = (CLAUDE, CODEX, GEMINI)
 _HEAD = 4096  # bytes read to tell which agent wrote a file
 
 
-def claude_roots() -> list[Path]:
-    """Claude Code's transcript folders: CLAUDE_CONFIG_DIR (comma list) or ~/.claude, ~/.config/claude."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR")
+def claude_roots(env: str | None = None, home: str | None = None) -> list[Path]:
+    """Claude Code's transcript folders: CLAUDE_CONFIG_DIR (comma list) or ~/.claude, ~/.config/claude
+    (`env`, `home`: another process's CLAUDE_CONFIG_DIR and HOME instead of this one's)."""
+    env = os.environ.get("CLAUDE_CONFIG_DIR") if env is None else env
+    user = Path(home) if home else Path.home()
     bases = (
         [Path(p).expanduser() for p in env.split(",") if p.strip()]
         if env
         else [
-            Path.home() / ".claude",
-            Path.home() / ".config" / "claude",
+            user / ".claude",
+            user / ".config" / "claude",
         ]
     )
     return [b / "projects" for b in bases if (b / "projects").is_dir()]

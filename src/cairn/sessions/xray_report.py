@@ -177,6 +177,29 @@ def render(r: dict[str, Any], con: Console | None = None) -> None:
                 *(gap(row[k]["gap"]) for k in ("input", "output", "cache_read", "cache_write", "cost_usd")),
             )
         con.print(t)
+    only = (tel or {}).get("telemetry_only")
+    if only:
+        t = _table(
+            "Sessions known only from OpenTelemetry (transcript gone; not in the totals above)",
+            "session",
+            "first (UTC)",
+            "last (UTC)",
+            "models",
+            "tokens",
+            "cost",
+        )
+        for row in only[:TOP_ROWS]:
+            t.add_row(
+                row["session_id"][:8],
+                (row["first_activity"] or "-").replace("T", " ")[:16],
+                (row["last_activity"] or "-").replace("T", " ")[:16],
+                ", ".join(row["models"])[:30],
+                tokens(row["total_tokens"]),
+                usd(row["cost_usd"]),
+            )
+        if len(only) > TOP_ROWS:
+            t.add_row(f"... {len(only) - TOP_ROWS} more", "", "", "", "", "")
+        con.print(t)
     if r["unpriced_models"]:
         t = _table("Models without a price (tokens counted, cost not)", "model", "turns", "tokens")
         for m in r["unpriced_models"]:
@@ -240,3 +263,57 @@ def render_simulation(sim: dict[str, Any], con: Console | None = None) -> None:
     else:
         con.print("None of these thresholds would have saved money on these sessions.")
     con.print(f"[dim]Method: {sim['method']}[/dim]")
+
+
+def render_periods(r: dict[str, Any], con: Console | None = None) -> None:
+    """Print `cairn xray --by month|block`: one row per month or billing block, then the total."""
+    con = con or console()
+    month = r["by"] == "month"
+    if not r["rows"]:
+        left = r.get("other_agents_left_out")
+        con.print(f"No Claude Code turns among those read ({left} of other agents): billing blocks are Claude's.")
+        return
+    label = "month (UTC)" if month else "block start (UTC)"
+    t = _table("By month" if month else "By 5-hour billing block", label, *USAGE_COLS[:-1], "models")
+    for row in r["rows"]:
+        if row.get("is_gap"):
+            hours = (_epoch(row["end"]) - _epoch(row["start"])) / 3600
+            t.add_row(f"[dim]no activity for {hours:.0f} h[/dim]", "", "", "", "", "", "")
+            continue
+        name = row["month"] if month else row["start"][:16].replace("T", " ") + (" ACTIVE" if row["is_active"] else "")
+        t.add_row(
+            name,
+            tokens(row["cache_read_tokens"]),
+            tokens(row["cache_creation_tokens"]),
+            tokens(row["input_tokens"]),
+            tokens(row["output_tokens"]),
+            usd(row["cost_usd"]),
+            ", ".join(row["models"])[:40],
+        )
+    tot = r["totals"]
+    t.add_row(
+        "[bold]total[/bold]",
+        tokens(tot["cache_read_tokens"]),
+        tokens(tot["cache_creation_tokens"]),
+        tokens(tot["input_tokens"]),
+        tokens(tot["output_tokens"]),
+        f"[bold]{usd(tot['cost_usd'])}[/bold]",
+        "",
+    )
+    con.print(t)
+    active = r.get("active")
+    if active and active["projection"]:
+        p, rate = active["projection"], active["burn_rate"]
+        con.print(
+            f"Active block: {usd(active['cost_usd'])} so far, {usd(rate['cost_per_hour'])}/hour; at this rate "
+            f"{usd(p['cost_usd'])} and {tokens(p['total_tokens'])} tokens by its end ({p['remaining_minutes']} min left)."
+        )
+    if r.get("other_agents_left_out"):
+        con.print(f"[dim]{r['other_agents_left_out']} turns of other agents left out (the window is Claude's).[/dim]")
+    con.print(f"[dim]Method: {r['method']}.[/dim]")
+
+
+def _epoch(stamp: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()

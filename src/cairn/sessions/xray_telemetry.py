@@ -1,4 +1,5 @@
-"""How far each session's transcript is from what the agent reported over OpenTelemetry.
+"""How far each session's transcript is from what the agent reported over OpenTelemetry, and the
+sessions only telemetry still knows (their transcripts deleted).
 
 Claude Code's JSONL is known to miss some requests; the OpenTelemetry events it exports
 (`cairn otel serve` stores them) count every API request. For each X-rayed session that has
@@ -110,3 +111,59 @@ def finding(section: dict[str, Any]) -> str | None:
     if not parts:
         return f"OpenTelemetry covers {n} session(s); the transcripts agree with it within {TOLERANCE * 100:.0f}%."
     return f"OpenTelemetry covers {n} session(s); against it the transcript " + "; ".join(parts) + "."
+
+
+def telemetry_only(
+    read: set[str], telemetry: dict[str, dict], filters: dict[str, Any], now: float | None = None
+) -> list[dict[str, Any]]:
+    """The sessions telemetry reported but no transcript read holds: Claude Code deletes old
+    transcripts (after 30 days by default), and such a session would otherwise vanish from the X-ray.
+
+    Only when the X-ray read the agents' own folders for every project (a PATH or --project reads a
+    part of them: a session missing there may be elsewhere); --session and --days apply (a session
+    whose telemetry has no time is left out under --days). Costs are the telemetry's own."""
+    if filters.get("paths") or filters.get("project"):
+        return []
+    import time
+    from datetime import datetime
+
+    days, prefix = filters.get("days"), filters.get("session")
+    cutoff = None if not days else (time.time() if now is None else now) - days * 86400
+    rows = []
+    for sid, tel in telemetry.items():
+        if sid in read or (prefix and not sid.startswith(prefix)):
+            continue
+        last = tel.get("last_activity")
+        if cutoff is not None:
+            try:
+                if last is None or datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp() < cutoff:
+                    continue
+            except ValueError:
+                continue
+        tokens = {key: tel[kind] for kind, key in KINDS}
+        rows.append(
+            {
+                "session_id": sid,
+                "source": tel["source"],
+                "requests": tel["requests"],
+                **tokens,
+                "total_tokens": sum(tokens.values()),
+                "cost_usd": tel["cost_usd"],
+                "first_activity": tel.get("first_activity"),
+                "last_activity": last,
+                "models": tel.get("models", []),
+            }
+        )
+    rows.sort(key=lambda r: (-r["cost_usd"], r["session_id"]))
+    return rows
+
+
+def telemetry_only_finding(rows: list[dict[str, Any]]) -> str | None:
+    if not rows:
+        return None
+    cost = sum(r["cost_usd"] for r in rows)
+    tokens = sum(r["total_tokens"] for r in rows)
+    return (
+        f"{len(rows)} session(s) known only from OpenTelemetry (their transcripts are gone): ${cost:.2f} and "
+        f"{tokens:,} tokens by its count, not in the totals above."
+    )

@@ -33,6 +33,7 @@ EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")  # every prom
 # warm process (a start of Python and its imports cost such a hook ~40-70 ms, its handler a few); the rare others inline
 CLI = "cli"  # the request is a command line (cli_main)
 CLI_ANSWER_TIMEOUT = 300.0  # a search refreshes first: after a big change, a rebuild of the graph
+STATUSLINE_TIMEOUT = 2.0  # `xray statusline` runs on every agent message: a busy server is not waited for
 CONNECT_TIMEOUT = 0.05
 ANSWER_TIMEOUT = 6.0  # above the handler's own 4 s bound
 # A hook's: a little more than its handler's limit (runner.TIME_LIMITS), so that answering inline after it
@@ -141,7 +142,7 @@ def settings() -> bytes:
     )
 
 
-def cli_main(argv: list[str]) -> int | None:
+def cli_main(argv: list[str], timeout: float = CLI_ANSWER_TIMEOUT) -> int | None:
     """`cairn COMMAND ...` (the caller, cli/main.py, checked that COMMAND is one the warm server
     answers) answered by the warm server: its exit code once its output is written; None: run the
     command inline (no server yet, and one is started for the next command; CAIRN_WARM=0; help
@@ -150,7 +151,7 @@ def cli_main(argv: list[str]) -> int | None:
         return None
     env = settings()
     try:
-        answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), CLI_ANSWER_TIMEOUT)
+        answer = ask(CLI, b"%d\n" % len(env) + env + b"\0".join(os.fsencode(a) for a in argv), timeout)
     except KeyboardInterrupt:  # as the inline command says it
         print("cairn: interrupted", file=sys.stderr)
         return 130
