@@ -394,7 +394,7 @@ def test_concurrent_ingesters_never_double_count(transcripts: Path, tmp_path: Pa
     f = tmp_path / "d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl"
     shutil.copy(transcripts / "tool_heavy.jsonl", f)
     slow, fast = open_archive(), open_archive()
-    real = archive._write_batch
+    real = archive.write_batch
     calls = []
 
     def racing(con, *args):
@@ -403,7 +403,7 @@ def test_concurrent_ingesters_never_double_count(transcripts: Path, tmp_path: Pa
             ingest_file(f, fast)
         return real(con, *args)
 
-    monkeypatch.setattr(archive, "_write_batch", racing)
+    monkeypatch.setattr(archive, "write_batch", racing)
     ingest_file(f, slow)
     n = _count(slow, "SELECT COUNT(*) FROM turns")
     assert n > 0 and _count(slow, "SELECT turns FROM sessions") == n
