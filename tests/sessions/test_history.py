@@ -147,10 +147,10 @@ def test_a_growing_session_is_stored_again_and_rebuild_gives_the_same_log(shop: 
             return [
                 tuple(r)
                 for r in con.execute(
-                    "SELECT r.idx, r.prompt, f.path, f.edited FROM requests r JOIN request_files f ON f.rid = r.id "
-                    "ORDER BY r.idx"
+                    "SELECT r.idx, r.prompt, p.path, f.edited FROM requests r JOIN request_files f ON f.rid = r.id "
+                    "JOIN files p ON p.id = f.fid ORDER BY r.idx"
                 )
-            ] + [tuple(r) for r in con.execute("SELECT * FROM term_df ORDER BY term")]
+            ] + [tuple(r) for r in con.execute("SELECT term, df FROM terms ORDER BY term")]
         finally:
             con.close()
 
@@ -228,8 +228,8 @@ def test_the_log_keeps_the_newest_sessions_and_true_counts(shop: Path):
             put_session(con, f"s{i}", None, [r], {f"util/helper{i}.py": (1, False)})
         assert prune(con, keep=2) == 3
         assert [r[0] for r in con.execute("SELECT sid FROM sessions ORDER BY seq")] == ["s3", "s4"]
-        assert con.execute("SELECT df FROM term_df WHERE term = 'helper'").fetchone()[0] == 2
-        assert con.execute("SELECT COUNT(*) FROM file_df").fetchone()[0] == 2
+        assert con.execute("SELECT df FROM terms WHERE term = 'helper'").fetchone()[0] == 2
+        assert con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 2
         assert count_of(con, "requests") == 2 and count_of(con, "terms") == 2 * len(
             terms_of("look at helper number 3 and its callers")
         )
@@ -347,7 +347,12 @@ def test_store_holds_no_more_than_the_caps(shop: Path, tmp_path: Path):
     con = sqlite3.connect(store_path(project_for_root(shop).id))
     try:
         assert con.execute("SELECT COUNT(*) FROM request_files").fetchone()[0] <= MAX_FILES
-        assert con.execute("SELECT n FROM session_files WHERE path = 'util/helper0.py'").fetchone()[0] == 3
+        assert (
+            con.execute(
+                "SELECT n FROM session_files s JOIN files f ON f.id = s.fid WHERE f.path = 'util/helper0.py'"
+            ).fetchone()[0]
+            == 3
+        )
     finally:
         con.close()
 
