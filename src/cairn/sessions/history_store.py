@@ -41,7 +41,7 @@ STORE_NAME = "history.db"
 MAX_SESSIONS = 5000  # a project's newest sessions kept (~ a year of a busy project)
 MAX_FILES = 60  # files kept of one request, and (x4) of one session
 MAX_TERMS = 40  # words kept of one prompt
-PROMPT_CHARS = 300  # of a prompt kept to say why a file is offered
+PROMPT_CHARS = 81  # of a prompt kept to say why a file is offered (the reason shows 80: one more says it was cut)
 INJECTED_STATE = "injected"  # the prompt hook's per-session state naming the files it injected (path -> times)
 _TRACKER = re.compile(
     r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
