@@ -311,6 +311,22 @@ def test_noise_other_projects_and_cut_sessions_never_make_recall_worse(shop: Pat
     assert _search(shop, "continue with the next task please")  # the noise itself: still an answer
 
 
+def test_chatter_said_a_thousand_times_recalls_as_without_history(shop: Path, tmp_path: Path):
+    """A prompt made only of words the log holds again and again ("continue") is like hundreds of
+    earlier requests, so like none: it must not lend the files the newest of them led to."""
+    chatter = ["continue", "continue with the next task please", "yes go ahead and continue", "next task"]
+    before = {p: _search(shop, p, past=False) for p in chatter}
+    steps = [("continue with the next task please", [f"util/helper{i % 30}.py"]) for i in range(1000)]
+    steps += [("yes go ahead", [f"util/helper{i % 7}.py"]) for i in range(300)]
+    steps += [("continue", ["docs/guide.md"])] * 300
+    steps += [("the order total ignores the discount code", ["pricing/cupom.py"])]
+    _archive(tmp_path, write_session(tmp_path / "t" / "noise.jsonl", shop, "noise", steps))
+    for prompt in chatter:
+        assert _search(shop, prompt) == before[prompt], prompt
+    found = dict(_search(shop, "why is the discount code ignored in the order total"))
+    assert any(w.startswith("asked before") for w in found["pricing/cupom.py"])  # what says something still counts
+
+
 def test_a_damaged_history_store_is_no_history(shop: Path):
     path = store_path(project_for_root(shop).id)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -3,9 +3,10 @@ one led to, and what was worked on together with the files in play.
 
 - `Past.asked`: the earlier prompts most like this one (BM25 over the request log, each word
   weighted by how rare it is among the project's prompts, so "continue with the next task" said
-  a thousand times matches nothing in particular) lend the files they led to, each request by its
-  similarity and its recency (in sessions), shared over the files it led to. A prompt whose words
-  the log never saw is not like any earlier one: such words count against the similarity.
+  a thousand times matches nothing in particular, and a prompt made only of such words, nothing:
+  CHATTER_DF) lend the files they led to, each request by its similarity and its recency (in
+  sessions), shared over the files it led to. A prompt whose words the log never saw is not like
+  any earlier one: such words count against the similarity.
 - `Past.together`: the files read or edited in the same earlier sessions as the seeds (the files in
   play), cosine-normalized by how many sessions each file was in, newest sessions first: a file
   every session opens (a README, an agent's notes) cannot dominate.
@@ -34,6 +35,10 @@ MAX_QUERY_TERMS = 16  # of a prompt's words, the rarest in the log are looked up
 MAX_POSTINGS = 4000  # requests read per word (the newest): a word in more says little anyway
 CANDIDATES = 200  # requests scored in full, the best partial sums first
 K1, B = 1.2, 0.75  # BM25 over prompts, binary term frequency
+# A prompt must say at least what one word of this many earlier requests says: made only of words
+# the log holds again and again ("continue", "yes go ahead"), it would be fully like each of
+# hundreds of requests, and lend the files of the newest (a log of fewer requests: no floor).
+CHATTER_DF = 100
 
 
 class Asked:
@@ -90,8 +95,10 @@ class Past:
             f"SELECT id, term, df FROM terms WHERE term IN ({','.join('?' * len(words))})", words
         ):
             ids[term], df[term] = tid, count
-        idf = {w: math.log(1 + (n - df.get(w, 0) + 0.5) / (df.get(w, 0) + 0.5)) for w in words}
+        idf = {w: _idf(n, df.get(w, 0)) for w in words}
         whole = sum(idf.values())  # what a request holding every word (of average length) would score
+        if n > CHATTER_DF and whole < _idf(n, CHATTER_DF):  # "continue", said a thousand times: like all of them, so like none
+            return []
         acc: dict[int, float] = {}
         for w in sorted((w for w in words if w in df), key=lambda w: -idf[w])[:MAX_QUERY_TERMS]:
             for (rid,) in con.execute(
@@ -189,6 +196,11 @@ class Past:
             (*part, self._excluded()),
         ).fetchall()
         return {p for p, shown, opened in rows if shown >= min_sessions and not opened}
+
+
+def _idf(n: int, df: int) -> float:
+    """BM25's idf of a word in `df` of `n` requests."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def _sessions_of(con: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
