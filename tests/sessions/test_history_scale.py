@@ -134,3 +134,35 @@ def test_a_store_of_the_first_format_is_carried_over(tmp_path: Path):
     finally:
         con.close()
     assert stats(pid)["files"] == 2
+
+
+def test_a_file_renamed_in_git_is_followed_and_a_deleted_one_marked_gone(tmp_path: Path):
+    from helpers import git, make_git_repo
+
+    root = make_git_repo(
+        tmp_path / "shop", {"pricing/cupom.py": "def apply_discount(t):\n    return t\n", "x.py": "y = 1\n"}
+    )
+    root = root.resolve()
+    index_project(project_for_root(root))
+    project_for_recorded_cwd.cache_clear()
+    steps = [("the order total ignores the discount code", ["pricing/cupom.py", "x.py"])]
+    assert not ingest_paths([write_session(tmp_path / "t" / "s1.jsonl", root, "s1", steps)], auto_backup=None).errors
+    git(root, "mv", "pricing/cupom.py", "pricing/coupon.py")
+    git(root, "rm", "-q", "x.py")
+    git(root, "commit", "-qm", "rename the coupon module, drop x")
+    index_project(project_for_root(root))
+    later = [("add the vat line to the receipt", ["pricing/coupon.py"])]
+    assert not ingest_paths([write_session(tmp_path / "t" / "s2.jsonl", root, "s2", later)], auto_backup=None).errors
+    pid = project_for_root(root).id
+    con = open_store(pid)
+    assert con is not None
+    try:
+        assert dict(con.execute("SELECT path, gone FROM files").fetchall()) == {"pricing/coupon.py": 0, "x.py": 1}
+        assert tuple(con.execute("SELECT sessions, refs FROM files WHERE path = 'pricing/coupon.py'").fetchone()) == (
+            2,
+            4,
+        )
+        asked = Past(con).asked("why is the discount code ignored in the order total")
+        assert set(asked) == {"pricing/coupon.py", "x.py"}  # x.py: the index has it no more, search drops it
+    finally:
+        con.close()

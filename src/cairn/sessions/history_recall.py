@@ -97,7 +97,9 @@ class Past:
             ids[term], df[term] = tid, count
         idf = {w: _idf(n, df.get(w, 0)) for w in words}
         whole = sum(idf.values())  # what a request holding every word (of average length) would score
-        if n > CHATTER_DF and whole < _idf(n, CHATTER_DF):  # "continue", said a thousand times: like all of them, so like none
+        if n > CHATTER_DF and whole < _idf(
+            n, CHATTER_DF
+        ):  # "continue", said a thousand times: like all of them, so like none
             return []
         acc: dict[int, float] = {}
         for w in sorted((w for w in words if w in df), key=lambda w: -idf[w])[:MAX_QUERY_TERMS]:

@@ -37,7 +37,8 @@ def _v2(con: sqlite3.Connection) -> None:
     """Sessions, files and words by integer id: v1 repeated a 36-character session id and a path in
     every row and index entry (a year of sessions made a store 36% the archive's size, issue 37's
     bound being 10%). `files.sessions` counts the sessions a file was in (co-access), `files.refs`
-    every row naming it (a file goes when nothing does); `terms.df` the requests holding a word."""
+    every row naming it (a file goes when nothing does), `files.gone` a path the project lost that
+    git names no new place for (history_renames.py); `terms.df` the requests holding a word."""
     for old in ("sessions", "requests", "request_terms", "term_df", "request_files", "session_files", "file_df"):
         con.execute(f"ALTER TABLE {old} RENAME TO old_{old}")
     con.execute("ALTER TABLE feedback RENAME TO old_feedback")
@@ -55,7 +56,8 @@ def _v2(con: sqlite3.Connection) -> None:
         "CREATE TABLE request_terms (tid INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (tid, rid)) WITHOUT ROWID",
         "CREATE INDEX request_terms_rid ON request_terms(rid)",
         """CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,
-                               sessions INTEGER NOT NULL DEFAULT 0, refs INTEGER NOT NULL DEFAULT 0)""",
+                               sessions INTEGER NOT NULL DEFAULT 0, refs INTEGER NOT NULL DEFAULT 0,
+                               gone INTEGER NOT NULL DEFAULT 0)""",
         """CREATE TABLE request_files (rid INTEGER NOT NULL, fid INTEGER NOT NULL, edited INTEGER NOT NULL,
                                        PRIMARY KEY (rid, fid)) WITHOUT ROWID""",
         """CREATE TABLE session_files (seq INTEGER NOT NULL, fid INTEGER NOT NULL, n INTEGER NOT NULL,

@@ -16,8 +16,9 @@ detached run call it with the sessions they touched; an unchanged session is ski
 count), bounded (the newest MAX_SESSIONS sessions of a project, MAX_FILES files a request or a
 session, MAX_TERMS words a prompt), and rebuilt from the archive by `cairn sessions history
 --rebuild` (`rebuild`). Paths are stored relative to the root of the project the session ran in;
-files that no longer exist simply find no file in the index. A project without history has no
-file here, and recall then behaves as it did before.
+a file git renamed since is followed to its new name (history_renames.py), one deleted simply finds
+no file in the index. A project without history has no file here, and recall then behaves as it
+did before.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from cairn.home import projects_dir
 from cairn.project import GLOBAL_ID, resolve_project
+from cairn.sessions.history_renames import follow_renames
 from cairn.sessions.history_schema import MIGRATIONS
 from cairn.sessions.requests import Request, TurnRow, project_paths, requests_of, touches
 from cairn.store.db import connect, transaction
@@ -208,6 +210,7 @@ def put_session(
     asked = [(req, terms_of(req.prompt), list(req.files.items())[:MAX_FILES]) for req in requests]
     fid = _ids(con, "files", "path", [*files, *(p for p, _ in shown), *(p for _, _, led in asked for p, _ in led)])
     tid = _ids(con, "terms", "term", [w for _, words, _ in asked for w in words])
+    con.executemany("UPDATE files SET gone = 0 WHERE id = ? AND gone", [(i,) for i in fid.values()])  # back again
     con.execute(
         "INSERT INTO sessions(seq, sid, start, turns, nfiles) VALUES (?, ?, ?, ?, ?)",
         (seq, sid, start, turns, len(files)),
@@ -354,6 +357,7 @@ def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: b
                     put_session(con, sid, start, requests, files, turns, injected_files(pid, sid))
                     done += 1
                 prune(con, MAX_SESSIONS)
+                follow_renames(con, _project_root(sessions[-1][2]))
         finally:
             con.close()
     return done
