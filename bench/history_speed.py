@@ -12,7 +12,9 @@ Reported: ingest time; archive and history store sizes (the store's share of the
 the ingest left it and after a rebuild); `cairn sessions history --rebuild` time; and the prompt
 hook p50 / p95 (the installed command, the measure of bench/hook_speed.py: through the warm
 server, then inline in a cold process) with this archive, with the history store and with it
-moved away (no history), the runs of the two interleaved, each on words of its own.
+moved away (no history), the runs of the two interleaved, each on words of its own; and the CPU
+time of the hook's handler in process (as the warm server runs it), with and without the store,
+on the same 30 prompts, two fresh processes each (CPU time: others' load counts far less).
 
 Usage: python bench/history_speed.py [--repo /tmp/terraform] [--sessions 10000] [--runs 15]
 """
@@ -191,6 +193,7 @@ def run(args, tmp: Path) -> int:
         transcript(repo, "live", 400, [("look at the provider schema cache", [("Read", f) for f in files[:3]])])
     )
     results = measure_both(args.runs, repo, env, transcript_path, store)
+    cpu = cpu_both(repo, env, transcript_path, store)
     subprocess.run(
         [
             PY,
@@ -216,7 +219,58 @@ def run(args, tmp: Path) -> int:
     print("| case | p50 ms | p95 ms | runs | exit codes |\n|---|---:|---:|---:|---|")
     for r in results:
         print(f"| {r['case']} | {r['p50']:.1f} | {r['p95']:.1f} | {r['runs']} | {', '.join(map(str, r['exit']))} |")
+    for label, ts in cpu.items():
+        ts.sort()
+        print(
+            f"| the handler in process (as in the warm server), CPU, {label} | {statistics.median(ts):.1f} | "
+            f"{ts[max(0, int(round(0.95 * len(ts))) - 1)]:.1f} | {len(ts)} | |"
+        )
     return 0
+
+
+# The warm server's handler in one process (its own warm-up first), every prompt of PROMPTS in a new session.
+CPU_ROUND = r"""
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from hook_speed import PROMPTS
+from cairn.agents.hooks import runner
+from cairn.warm import hook_server
+hook_server._warm_up(True)
+def call(sid, prompt):
+    payload = {"session_id": sid, "transcript_path": sys.argv[2], "cwd": os.getcwd(), "permission_mode": "default",
+               "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    c = time.process_time()
+    runner.run("UserPromptSubmit", payload)
+    return (time.process_time() - c) * 1000
+call("cpu-warm-up", "where is the output of terraform show json built for a saved plan")
+print(json.dumps([call(f"cpu-{sys.argv[3]}-{i}", prompt) for i, prompt in enumerate(PROMPTS)]))
+"""
+
+
+def cpu_both(repo: Path, env: dict, transcript_path: Path, store: Path, rounds: int = 2) -> dict[str, list[float]]:
+    """CPU ms of the prompt hook's handler per prompt, in process, with and without the history
+    store (moved away), on the same 30 prompts, each case in fresh processes taking turns
+    (time.process_time: other processes' load counts far less than in wall time)."""
+    out: dict[str, list[float]] = {"with the past": [], "without (history store moved away)": []}
+    away = store.with_suffix(".away")
+    for k in range(rounds * 2):
+        label = list(out)[k % 2]
+        if label.startswith("without"):
+            store.rename(away)
+        try:
+            r = subprocess.run(
+                [PY, "-c", CPU_ROUND, str(Path(__file__).resolve().parent), str(transcript_path), str(k)],
+                cwd=repo,
+                env={**env, "CAIRN_WARM": "0"},
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+        finally:
+            if away.exists():
+                away.rename(store)
+        out[label] += json.loads(r.stdout.strip().splitlines()[-1])
+    return out
 
 
 def measure_both(runs: int, repo: Path, env: dict, transcript_path: Path, store: Path) -> list[dict]:
