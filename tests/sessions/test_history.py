@@ -147,10 +147,10 @@ def test_a_growing_session_is_stored_again_and_rebuild_gives_the_same_log(shop: 
             return [
                 tuple(r)
                 for r in con.execute(
-                    "SELECT r.idx, r.prompt, f.path, f.edited FROM requests r JOIN request_files f ON f.rid = r.id "
-                    "ORDER BY r.idx"
+                    "SELECT r.idx, r.prompt, p.path, f.edited FROM requests r JOIN request_files f ON f.rid = r.id "
+                    "JOIN files p ON p.id = f.fid ORDER BY r.idx"
                 )
-            ] + [tuple(r) for r in con.execute("SELECT * FROM term_df ORDER BY term")]
+            ] + [tuple(r) for r in con.execute("SELECT term, df FROM terms ORDER BY term")]
         finally:
             con.close()
 
@@ -228,8 +228,8 @@ def test_the_log_keeps_the_newest_sessions_and_true_counts(shop: Path):
             put_session(con, f"s{i}", None, [r], {f"util/helper{i}.py": (1, False)})
         assert prune(con, keep=2) == 3
         assert [r[0] for r in con.execute("SELECT sid FROM sessions ORDER BY seq")] == ["s3", "s4"]
-        assert con.execute("SELECT df FROM term_df WHERE term = 'helper'").fetchone()[0] == 2
-        assert con.execute("SELECT COUNT(*) FROM file_df").fetchone()[0] == 2
+        assert con.execute("SELECT df FROM terms WHERE term = 'helper'").fetchone()[0] == 2
+        assert con.execute("SELECT COUNT(*) FROM files").fetchone()[0] == 2
         assert count_of(con, "requests") == 2 and count_of(con, "terms") == 2 * len(
             terms_of("look at helper number 3 and its callers")
         )
@@ -308,7 +308,24 @@ def test_noise_other_projects_and_cut_sessions_never_make_recall_worse(shop: Pat
     assert "web/gone.py" not in dict(after)  # a file that no longer exists is dropped
     for p in before[:3]:
         assert p in [q for q, _ in after][:5]
-    assert _search(shop, "continue with the next task please")  # the noise itself: still an answer
+    noise = "continue with the next task please"  # the noise itself: answered as without history
+    assert _search(shop, noise) == _search(shop, noise, past=False)
+
+
+def test_chatter_said_a_thousand_times_recalls_as_without_history(shop: Path, tmp_path: Path):
+    """A prompt made only of words the log holds again and again ("continue") is like hundreds of
+    earlier requests, so like none: it must not lend the files the newest of them led to."""
+    chatter = ["continue", "continue with the next task please", "yes go ahead and continue", "next task"]
+    before = {p: _search(shop, p, past=False) for p in chatter}
+    steps = [("continue with the next task please", [f"util/helper{i % 30}.py"]) for i in range(1000)]
+    steps += [("yes go ahead", [f"util/helper{i % 7}.py"]) for i in range(300)]
+    steps += [("continue", ["docs/guide.md"])] * 300
+    steps += [("the order total ignores the discount code", ["pricing/cupom.py"])]
+    _archive(tmp_path, write_session(tmp_path / "t" / "noise.jsonl", shop, "noise", steps))
+    for prompt in chatter:
+        assert _search(shop, prompt) == before[prompt], prompt
+    found = dict(_search(shop, "why is the discount code ignored in the order total"))
+    assert any(w.startswith("asked before") for w in found["pricing/cupom.py"])  # what says something still counts
 
 
 def test_a_damaged_history_store_is_no_history(shop: Path):
@@ -347,7 +364,12 @@ def test_store_holds_no_more_than_the_caps(shop: Path, tmp_path: Path):
     con = sqlite3.connect(store_path(project_for_root(shop).id))
     try:
         assert con.execute("SELECT COUNT(*) FROM request_files").fetchone()[0] <= MAX_FILES
-        assert con.execute("SELECT n FROM session_files WHERE path = 'util/helper0.py'").fetchone()[0] == 3
+        assert (
+            con.execute(
+                "SELECT n FROM session_files s JOIN files f ON f.id = s.fid WHERE f.path = 'util/helper0.py'"
+            ).fetchone()[0]
+            == 3
+        )
     finally:
         con.close()
 

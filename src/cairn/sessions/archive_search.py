@@ -21,6 +21,7 @@ from cairn.text.words import TOPIC_STOPWORDS, singular
 
 ROLE_WEIGHT = {"user": 1.3, "summary": 1.15, "assistant": 1.0, "error": 0.9, "tool": 0.8, "tool_result": 0.6}
 _ROLE_CASE = "CASE t.role " + " ".join(f"WHEN '{r}' THEN {w}" for r, w in ROLE_WEIGHT.items()) + " ELSE 1 END"
+HOOK_WINDOW = 1000  # a word in more turns counts only in the newest this many that match (_windowed_rows)
 W_SEMANTIC = 1.0  # the meaning's ranking beside full text's: its best turn ties full text's best
 SNIPPET_WORDS = 24  # a turn only the meaning found shows this many words (FTS snippets are as long)
 _TERM = re.compile(r"\w[\w.\-/:@#]*", re.UNICODE)
@@ -173,11 +174,16 @@ def search(
     any_term: bool | None = None,
     exclude_session: str | None = None,
     semantic: bool = False,
+    window: int | None = None,
 ) -> list[Hit]:
     """Ranked hits for `query`. All terms must match; if nothing does, any term may (unless
     `any_term` is given explicitly). `per_session` caps hits from one session. With `semantic`
     (`[index] semantic`), the turns closest in meaning (archive_vectors.py) are fused with the
-    full-text ranking by reciprocal rank, so a paraphrase finds a turn that shares no word with it."""
+    full-text ranking by reciprocal rank, so a paraphrase finds a turn that shares no word with it.
+    `window` (any-word searches): a word in more turns than that counts only in the newest
+    `window` matching turns (_windowed_rows), so that a word in every turn of a year's archive
+    (the project's folder name is in every path a tool read) costs the prompt hook ~10 ms, not
+    ~130-500."""
     _refresh_if_tagged(con, tag)
     where, params = _filters(project_ids, after, before, tag, "t.ts")
     if exclude_session:
@@ -190,7 +196,7 @@ def search(
         match = fts_query(query, any_term=mode, drop_stopwords=mode)
         if match is None:
             return []
-        rows = _fts_rows(con, match, where, params, fetch)
+        rows = _fts_rows(con, match, where, params, fetch, window)
         if rows:
             break
     if semantic:
@@ -202,7 +208,11 @@ def search(
     return _hits(rows, limit, per_session)
 
 
-def _fts_rows(con: sqlite3.Connection, match: str, where: str, params: list, fetch: int) -> list[sqlite3.Row]:
+def _fts_rows(
+    con: sqlite3.Connection, match: str, where: str, params: list, fetch: int, window: int | None = None
+) -> list[sqlite3.Row]:
+    if window and " OR " in match:
+        return _windowed_rows(con, match, where, params, fetch, window)
     sql = (
         "SELECT t.id, t.session_id, s.project_name, s.project_id, t.ts, t.role, t.tool,"
         " snippet(turns_fts, 0, '«', '»', '…', 24) AS snip,"
@@ -215,6 +225,42 @@ def _fts_rows(con: sqlite3.Connection, match: str, where: str, params: list, fet
         return con.execute(sql, [match, *params, fetch]).fetchall()
     except sqlite3.OperationalError as exc:
         raise CairnError(f"search failed: {exc}") from None
+
+
+def _windowed_rows(
+    con: sqlite3.Connection, match: str, where: str, params: list, fetch: int, window: int
+) -> list[sqlite3.Row]:
+    """An any-word search whose cost does not grow with the archive: a word in more than `window`
+    turns (ranking costs ~1-4 us a matching turn, and such a word weighs little) counts only in the
+    newest `window` turns of the filter that match the query; the other words count everywhere.
+    With no such word, the plain search, to the same rows."""
+    words = match.split(" OR ")  # fts_query's quoted words: none holds a space
+    common = {w for w in words if _matches_more_than(con, w, window)}
+    if not common:
+        return _fts_rows(con, match, where, params, fetch)
+    try:
+        oldest = con.execute(
+            "SELECT turns_fts.rowid FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid"
+            " JOIN sessions s ON s.session_id = t.session_id"
+            f" WHERE turns_fts MATCH ?{where} ORDER BY turns_fts.rowid DESC LIMIT 1 OFFSET ?",
+            [match, *params, window - 1],
+        ).fetchone()
+    except sqlite3.OperationalError as exc:
+        raise CairnError(f"search failed: {exc}") from None
+    if oldest is None:  # the filter holds fewer than `window` matching turns: all of them
+        return _fts_rows(con, match, where, params, fetch)
+    rows = _fts_rows(con, match, where + " AND turns_fts.rowid >= ?", [*params, oldest[0]], fetch)
+    rare = [w for w in words if w not in common]
+    if rare:
+        rows += _fts_rows(con, " OR ".join(rare), where + " AND turns_fts.rowid < ?", [*params, oldest[0]], fetch)
+        rows.sort(key=lambda r: r["rank"])
+    return rows[:fetch]
+
+
+def _matches_more_than(con: sqlite3.Connection, word: str, n: int) -> bool:
+    """Whether more than `n` turns hold `word` (reads at most n + 1 of them)."""
+    sql = "SELECT COUNT(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)"
+    return con.execute(sql, (word, n + 1)).fetchone()[0] > n
 
 
 def _fused(con: sqlite3.Connection, rows: list[sqlite3.Row], close: list[int], fetch: int) -> list[dict]:
@@ -294,6 +340,7 @@ def search_sessions(
             any_term=True,
             exclude_session=exclude_session,
             semantic=semantic,
+            window=HOOK_WINDOW,
         )
     finally:
         con.close()

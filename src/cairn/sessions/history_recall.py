@@ -3,9 +3,10 @@ one led to, and what was worked on together with the files in play.
 
 - `Past.asked`: the earlier prompts most like this one (BM25 over the request log, each word
   weighted by how rare it is among the project's prompts, so "continue with the next task" said
-  a thousand times matches nothing in particular) lend the files they led to, each request by its
-  similarity and its recency (in sessions), shared over the files it led to. A prompt whose words
-  the log never saw is not like any earlier one: such words count against the similarity.
+  a thousand times matches nothing in particular, and a prompt made only of such words, nothing:
+  CHATTER_DF) lend the files they led to, each request by its similarity and its recency (in
+  sessions), shared over the files it led to. A prompt whose words the log never saw is not like
+  any earlier one: such words count against the similarity.
 - `Past.together`: the files read or edited in the same earlier sessions as the seeds (the files in
   play), cosine-normalized by how many sessions each file was in, newest sessions first: a file
   every session opens (a README, an agent's notes) cannot dominate.
@@ -34,6 +35,10 @@ MAX_QUERY_TERMS = 16  # of a prompt's words, the rarest in the log are looked up
 MAX_POSTINGS = 4000  # requests read per word (the newest): a word in more says little anyway
 CANDIDATES = 200  # requests scored in full, the best partial sums first
 K1, B = 1.2, 0.75  # BM25 over prompts, binary term frequency
+# A prompt must say at least what one word of this many earlier requests says: made only of words
+# the log holds again and again ("continue", "yes go ahead"), it would be fully like each of
+# hundreds of requests, and lend the files of the newest (a log of fewer requests: no floor).
+CHATTER_DF = 100
 
 
 class Asked:
@@ -56,6 +61,14 @@ class Past:
     def __init__(self, con: sqlite3.Connection, exclude: str | None = None) -> None:
         self.con, self.exclude = con, exclude or ""
         self._newest: int | None = None
+        self._skip: int | None = None
+
+    def _excluded(self) -> int:
+        """The store's number of the session being searched (-1: it holds none)."""
+        if self._skip is None:
+            row = self.con.execute("SELECT seq FROM sessions WHERE sid = ?", (self.exclude,)).fetchone()
+            self._skip = row[0] if row else -1
+        return self._skip
 
     def close(self) -> None:
         self.con.close()
@@ -76,27 +89,34 @@ class Past:
         if n <= 0 or not words:
             return []
         avg = max(count_of(con, "terms") / n, 1.0)
-        df = dict(
-            con.execute(f"SELECT term, df FROM term_df WHERE term IN ({','.join('?' * len(words))})", words).fetchall()
-        )
-        idf = {w: math.log(1 + (n - df.get(w, 0) + 0.5) / (df.get(w, 0) + 0.5)) for w in words}
+        ids: dict[str, int] = {}
+        df: dict[str, int] = {}
+        for tid, term, count in con.execute(
+            f"SELECT id, term, df FROM terms WHERE term IN ({','.join('?' * len(words))})", words
+        ):
+            ids[term], df[term] = tid, count
+        idf = {w: _idf(n, df.get(w, 0)) for w in words}
         whole = sum(idf.values())  # what a request holding every word (of average length) would score
+        if n > CHATTER_DF and whole < _idf(
+            n, CHATTER_DF
+        ):  # "continue", said a thousand times: like all of them, so like none
+            return []
         acc: dict[int, float] = {}
         for w in sorted((w for w in words if w in df), key=lambda w: -idf[w])[:MAX_QUERY_TERMS]:
             for (rid,) in con.execute(
-                "SELECT rid FROM request_terms WHERE term = ? ORDER BY rid DESC LIMIT ?", (w, MAX_POSTINGS)
+                "SELECT rid FROM request_terms WHERE tid = ? ORDER BY rid DESC LIMIT ?", (ids[w], MAX_POSTINGS)
             ):
                 acc[rid] = acc.get(rid, 0.0) + idf[w]
         if not acc or whole <= 0:
             return []
         best = sorted(acc, key=lambda r: -acc[r])[:CANDIDATES]
         out = []
-        for rid, sid, prompt_head, ts, nterms, nfiles, seq in con.execute(
-            f"SELECT r.id, r.sid, r.prompt, r.ts, r.nterms, r.nfiles, s.seq FROM requests r "
-            f"JOIN sessions s ON s.sid = r.sid WHERE r.id IN ({','.join('?' * len(best))})",
+        skip = self._excluded()
+        for rid, prompt_head, ts, nterms, nfiles, seq in con.execute(
+            f"SELECT id, prompt, ts, nterms, nfiles, seq FROM requests WHERE id IN ({','.join('?' * len(best))})",
             best,
         ):
-            if sid == self.exclude or not nfiles:
+            if seq == skip or not nfiles:
                 continue
             norm = (K1 + 1) / (1 + K1 * (1 - B + B * nterms / avg))
             sim = min(1.0, acc[rid] * norm / whole)
@@ -122,7 +142,9 @@ class Past:
         by_id = {rid: (w, head, ts, nfiles) for rid, w, head, ts, nfiles in found}
         out: dict[str, Asked] = {}
         for rid, path, edited in self.con.execute(
-            f"SELECT rid, path, edited FROM request_files WHERE rid IN ({','.join('?' * len(by_id))})", list(by_id)
+            f"SELECT r.rid, f.path, r.edited FROM request_files r JOIN files f ON f.id = r.fid "
+            f"WHERE r.rid IN ({','.join('?' * len(by_id))}) ORDER BY r.rid, f.path",
+            list(by_id),
         ):
             w, head, ts, nfiles = by_id[rid]
             share = (w**power) * (1.0 if edited else read_share) / math.sqrt(nfiles)
@@ -135,26 +157,30 @@ class Past:
         if not seeds:
             return {}
         counts = _sessions_of(con, list(seeds))
+        skip = self._excluded()
         out: dict[str, float] = {}
         for seed, w in seeds.items():
-            n_seed = counts.get(seed, 0)
+            fid, n_seed = counts.get(seed, (0, 0))
             if not n_seed:
                 continue
             rows = con.execute(
-                "SELECT s.sid, s.seq, s.nfiles FROM session_files f JOIN sessions s ON s.sid = f.sid "
-                "WHERE f.path = ? AND f.sid != ? ORDER BY s.seq DESC LIMIT ?",
-                (seed, self.exclude, per_seed),
+                "SELECT s.seq, s.nfiles FROM session_files f JOIN sessions s ON s.seq = f.seq "
+                "WHERE f.fid = ? AND f.seq != ? ORDER BY f.seq DESC LIMIT ?",
+                (fid, skip, per_seed),
             ).fetchall()
             if not rows:
                 continue
-            weight = {sid: self._recency(seq, half_life) / math.log2(2 + nfiles) for sid, seq, nfiles in rows}
+            weight = {seq: self._recency(seq, half_life) / math.log2(2 + nfiles) for seq, nfiles in rows}
             acc: dict[str, float] = {}
-            for sid, path in con.execute(
-                f"SELECT sid, path FROM session_files WHERE sid IN ({','.join('?' * len(weight))}) AND path != ?",
-                (*weight, seed),
+            other: dict[str, int] = {}
+            for seq, path, n in con.execute(  # in v1's order (session id, path): the same sums to the last bit
+                f"SELECT s.seq, p.path, p.sessions FROM session_files f JOIN sessions s ON s.seq = f.seq "
+                f"JOIN files p ON p.id = f.fid WHERE f.seq IN ({','.join('?' * len(weight))}) AND f.fid != ? "
+                f"ORDER BY s.sid, p.path",
+                (*weight, fid),
             ):
-                acc[path] = acc.get(path, 0.0) + weight[sid]
-            other = _sessions_of(con, list(acc))
+                acc[path] = acc.get(path, 0.0) + weight[seq]
+                other[path] = n
             for path, s in acc.items():
                 out[path] = out.get(path, 0.0) + w * s / math.sqrt(min(n_seed, per_seed) * max(other.get(path, 1), 1))
         for seed in seeds:
@@ -167,22 +193,27 @@ class Past:
             return set()
         part = list(paths)[:500]
         rows = self.con.execute(
-            f"SELECT path, COUNT(*), SUM(opened) FROM feedback WHERE path IN ({','.join('?' * len(part))}) "
-            f"AND sid != ? GROUP BY path",
-            (*part, self.exclude),
+            f"SELECT f.path, COUNT(*), SUM(b.opened) FROM files f JOIN feedback b ON b.fid = f.id "
+            f"WHERE f.path IN ({','.join('?' * len(part))}) AND b.seq != ? GROUP BY f.path",
+            (*part, self._excluded()),
         ).fetchall()
         return {p for p, shown, opened in rows if shown >= min_sessions and not opened}
 
 
-def _sessions_of(con: sqlite3.Connection, paths: Sequence[str]) -> dict[str, int]:
-    out: dict[str, int] = {}
+def _idf(n: int, df: int) -> float:
+    """BM25's idf of a word in `df` of `n` requests."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def _sessions_of(con: sqlite3.Connection, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """path -> (its id, the sessions it was in) of the paths the store knows."""
+    out: dict[str, tuple[int, int]] = {}
     for i in range(0, len(paths), 500):
         part = list(paths[i : i + 500])
-        out.update(
-            con.execute(
-                f"SELECT path, sessions FROM file_df WHERE path IN ({','.join('?' * len(part))})", part
-            ).fetchall()
-        )
+        for fid, path, n in con.execute(
+            f"SELECT id, path, sessions FROM files WHERE path IN ({','.join('?' * len(part))})", part
+        ):
+            out[path] = (fid, n)
     return out
 
 

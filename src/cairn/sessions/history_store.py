@@ -16,8 +16,9 @@ detached run call it with the sessions they touched; an unchanged session is ski
 count), bounded (the newest MAX_SESSIONS sessions of a project, MAX_FILES files a request or a
 session, MAX_TERMS words a prompt), and rebuilt from the archive by `cairn sessions history
 --rebuild` (`rebuild`). Paths are stored relative to the root of the project the session ran in;
-files that no longer exist simply find no file in the index. A project without history has no
-file here, and recall then behaves as it did before.
+a file git renamed since is followed to its new name (history_renames.py), one deleted simply finds
+no file in the index. A project without history has no file here, and recall then behaves as it
+did before.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from pathlib import Path
 
 from cairn.home import projects_dir
 from cairn.project import GLOBAL_ID, resolve_project
+from cairn.sessions.history_renames import follow_renames
+from cairn.sessions.history_schema import MIGRATIONS
 from cairn.sessions.requests import Request, TurnRow, project_paths, requests_of, touches
 from cairn.store.db import connect, transaction
 from cairn.text.tokens import query_terms
@@ -40,7 +43,7 @@ STORE_NAME = "history.db"
 MAX_SESSIONS = 5000  # a project's newest sessions kept (~ a year of a busy project)
 MAX_FILES = 60  # files kept of one request, and (x4) of one session
 MAX_TERMS = 40  # words kept of one prompt
-PROMPT_CHARS = 300  # of a prompt kept to say why a file is offered
+PROMPT_CHARS = 81  # of a prompt kept to say why a file is offered (the reason shows 80: one more says it was cut)
 INJECTED_STATE = "injected"  # the prompt hook's per-session state naming the files it injected (path -> times)
 _TRACKER = re.compile(
     r"(?<![\w&])#(\d{1,6})\b|\b([A-Za-z][A-Za-z0-9]{1,9}-\d{1,7})\b"
@@ -51,33 +54,6 @@ _TRACKER = re.compile(
 # _file_name finds its extension in Python (the backtracking a one-regex form paid quadratically)
 _DOTTED = re.compile(r"(?<![\w-])[\w-]+(?:\.[\w-]+)+")
 _EXTENSION = re.compile(r"[A-Za-z][A-Za-z0-9]{0,7}\b")
-
-
-def _v1(con: sqlite3.Connection) -> None:
-    for stmt in (
-        "CREATE TABLE counts (key TEXT PRIMARY KEY, n INTEGER NOT NULL)",
-        """CREATE TABLE sessions (sid TEXT PRIMARY KEY, seq INTEGER NOT NULL UNIQUE, start TEXT,
-                                  turns INTEGER NOT NULL DEFAULT 0, nfiles INTEGER NOT NULL DEFAULT 0)""",
-        """CREATE TABLE requests (id INTEGER PRIMARY KEY, sid TEXT NOT NULL, idx INTEGER NOT NULL, ts TEXT,
-                                  prompt TEXT NOT NULL, nterms INTEGER NOT NULL, nfiles INTEGER NOT NULL)""",
-        "CREATE INDEX requests_sid ON requests(sid)",
-        "CREATE TABLE request_terms (term TEXT NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (term, rid)) WITHOUT ROWID",
-        "CREATE INDEX request_terms_rid ON request_terms(rid)",
-        "CREATE TABLE term_df (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID",
-        """CREATE TABLE request_files (rid INTEGER NOT NULL, path TEXT NOT NULL, edited INTEGER NOT NULL,
-                                       PRIMARY KEY (rid, path)) WITHOUT ROWID""",
-        """CREATE TABLE session_files (sid TEXT NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL,
-                                       edited INTEGER NOT NULL, PRIMARY KEY (sid, path)) WITHOUT ROWID""",
-        "CREATE INDEX session_files_path ON session_files(path)",
-        "CREATE TABLE file_df (path TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID",
-        """CREATE TABLE feedback (sid TEXT NOT NULL, path TEXT NOT NULL, shown INTEGER NOT NULL,
-                                  opened INTEGER NOT NULL, PRIMARY KEY (sid, path)) WITHOUT ROWID""",
-        "CREATE INDEX feedback_path ON feedback(path)",
-    ):
-        con.execute(stmt)
-
-
-MIGRATIONS = [_v1]
 
 
 def store_path(project_id: str) -> Path:
@@ -145,39 +121,70 @@ def count_of(con: sqlite3.Connection, key: str) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
-_COUNTED = {"term_df": ("term", "df"), "file_df": ("path", "sessions")}  # table -> (key, count column)
+def _chunks(ids: Iterable, size: int = 500) -> Iterable[tuple[list, str]]:
+    """`ids` in parts small enough for one statement, each with its `?,?,...` marks."""
+    ids = list(ids)
+    for i in range(0, len(ids), size):
+        part = ids[i : i + size]
+        yield part, ",".join("?" * len(part))
 
 
-def _count(con: sqlite3.Connection, table: str, keys: Iterable[str], delta: int) -> None:
-    """Add `delta` to each key's count in a frequency table (term_df, file_df); a count of 0 goes."""
-    key, col = _COUNTED[table]
+def _ids(con: sqlite3.Connection, table: str, col: str, keys: Iterable[str]) -> dict[str, int]:
+    """key -> id in a dictionary table (`files` by path, `terms` by word), the new ones made."""
+    keys = list(dict.fromkeys(keys))
+    con.executemany(f"INSERT OR IGNORE INTO {table}({col}) VALUES (?)", [(k,) for k in keys])
+    out: dict[str, int] = {}
+    for part, marks in _chunks(keys):
+        out.update((k, i) for i, k in con.execute(f"SELECT id, {col} FROM {table} WHERE {col} IN ({marks})", part))
+    return out
+
+
+def _recount(con: sqlite3.Connection, terms: Counter, sessions: Counter, refs: Counter) -> None:
+    """Add to words' request counts (`terms.df`) and files' session and row counts; a word or a
+    file no row names any more goes."""
+    con.executemany("UPDATE terms SET df = df + ? WHERE id = ?", [(n, i) for i, n in terms.items()])
     con.executemany(
-        f"INSERT INTO {table}({key}, {col}) VALUES (?, ?) "
-        f"ON CONFLICT({key}) DO UPDATE SET {col} = {col} + excluded.{col}",
-        [(k, delta) for k in keys],
+        "UPDATE files SET sessions = sessions + ?, refs = refs + ? WHERE id = ?",
+        [(sessions.get(i, 0), n, i) for i, n in refs.items()],
     )
-    if delta < 0:
-        con.execute(f"DELETE FROM {table} WHERE {col} <= 0")
+    if any(n < 0 for n in terms.values()):
+        for part, marks in _chunks(terms):
+            con.execute(f"DELETE FROM terms WHERE id IN ({marks}) AND df <= 0", part)
+    if any(n < 0 for n in refs.values()):
+        for part, marks in _chunks(refs):
+            con.execute(f"DELETE FROM files WHERE id IN ({marks}) AND refs <= 0", part)
 
 
 def drop_session(con: sqlite3.Connection, sid: str) -> None:
     """Take a session out of the log (its requests, their words, its files), counts kept true."""
-    rids = [r[0] for r in con.execute("SELECT id FROM requests WHERE sid = ?", (sid,))]
-    for i in range(0, len(rids), 500):
-        part = rids[i : i + 500]
-        marks = ",".join("?" * len(part))
-        gone = [r[0] for r in con.execute(f"SELECT term FROM request_terms WHERE rid IN ({marks})", part)]
-        _count(con, "term_df", gone, -1)
-        _count_add(con, "terms", -len(gone))
+    row = con.execute("SELECT seq FROM sessions WHERE sid = ?", (sid,)).fetchone()
+    if row is None:
+        return
+    seq = row[0]
+    rids = [r[0] for r in con.execute("SELECT id FROM requests WHERE seq = ?", (seq,))]
+    terms: Counter = Counter()
+    sessions: Counter = Counter()
+    refs: Counter = Counter()
+    for part, marks in _chunks(rids):
+        terms.update(r[0] for r in con.execute(f"SELECT tid FROM request_terms WHERE rid IN ({marks})", part))
+        refs.update(r[0] for r in con.execute(f"SELECT fid FROM request_files WHERE rid IN ({marks})", part))
         con.execute(f"DELETE FROM request_terms WHERE rid IN ({marks})", part)
         con.execute(f"DELETE FROM request_files WHERE rid IN ({marks})", part)
+    _count_add(con, "terms", -sum(terms.values()))
     _count_add(con, "requests", -len(rids))
-    con.execute("DELETE FROM requests WHERE sid = ?", (sid,))
-    files = [r[0] for r in con.execute("SELECT path FROM session_files WHERE sid = ?", (sid,))]
-    _count(con, "file_df", files, -1)
-    con.execute("DELETE FROM session_files WHERE sid = ?", (sid,))
-    con.execute("DELETE FROM feedback WHERE sid = ?", (sid,))
-    con.execute("DELETE FROM sessions WHERE sid = ?", (sid,))
+    con.execute("DELETE FROM requests WHERE seq = ?", (seq,))
+    sessions.update(r[0] for r in con.execute("SELECT fid FROM session_files WHERE seq = ?", (seq,)))
+    refs.update(sessions)
+    refs.update(r[0] for r in con.execute("SELECT fid FROM feedback WHERE seq = ?", (seq,)))
+    con.execute("DELETE FROM session_files WHERE seq = ?", (seq,))
+    con.execute("DELETE FROM feedback WHERE seq = ?", (seq,))
+    con.execute("DELETE FROM sessions WHERE seq = ?", (seq,))
+    _recount(
+        con,
+        Counter({i: -n for i, n in terms.items()}),
+        Counter({i: -n for i, n in sessions.items()}),
+        Counter({i: -n for i, n in refs.items()}),
+    )
 
 
 def put_session(
@@ -199,33 +206,40 @@ def put_session(
     else:
         seq = (con.execute("SELECT MAX(seq) FROM sessions").fetchone()[0] or 0) + 1
     files = dict(sorted(session_files.items(), key=lambda kv: -kv[1][0])[: MAX_FILES * 4])
+    shown = list((injected or {}).items())[: MAX_FILES * 4]
+    asked = [(req, terms_of(req.prompt), list(req.files.items())[:MAX_FILES]) for req in requests]
+    fid = _ids(con, "files", "path", [*files, *(p for p, _ in shown), *(p for _, _, led in asked for p, _ in led)])
+    tid = _ids(con, "terms", "term", [w for _, words, _ in asked for w in words])
+    con.executemany("UPDATE files SET gone = 0 WHERE id = ? AND gone", [(i,) for i in fid.values()])  # back again
     con.execute(
-        "INSERT INTO sessions(sid, seq, start, turns, nfiles) VALUES (?, ?, ?, ?, ?)",
-        (sid, seq, start, turns, len(files)),
+        "INSERT INTO sessions(seq, sid, start, turns, nfiles) VALUES (?, ?, ?, ?, ?)",
+        (seq, sid, start, turns, len(files)),
     )
     con.executemany(
-        "INSERT INTO session_files(sid, path, n, edited) VALUES (?, ?, ?, ?)",
-        [(sid, p, n, int(e)) for p, (n, e) in files.items()],
+        "INSERT INTO session_files(seq, fid, n, edited) VALUES (?, ?, ?, ?)",
+        [(seq, fid[p], n, int(e)) for p, (n, e) in files.items()],
     )
-    _count(con, "file_df", files, 1)
     con.executemany(
-        "INSERT INTO feedback(sid, path, shown, opened) VALUES (?, ?, ?, ?)",
-        [(sid, p, n, int(p in session_files)) for p, n in list((injected or {}).items())[: MAX_FILES * 4]],
+        "INSERT INTO feedback(seq, fid, shown, opened) VALUES (?, ?, ?, ?)",
+        [(seq, fid[p], n, int(p in session_files)) for p, n in shown],
     )
-    for req in requests:
-        words = terms_of(req.prompt)
-        led = list(req.files.items())[:MAX_FILES]
+    sessions = Counter(fid[p] for p in files)
+    refs = sessions + Counter(fid[p] for p, _ in shown)
+    terms: Counter = Counter()
+    for req, words, led in asked:
         rid = con.execute(
-            "INSERT INTO requests(sid, idx, ts, prompt, nterms, nfiles) VALUES (?, ?, ?, ?, ?, ?)",
-            (sid, req.index, req.ts, " ".join(req.prompt.split())[:PROMPT_CHARS], len(words), len(led)),
+            "INSERT INTO requests(seq, idx, ts, prompt, nterms, nfiles) VALUES (?, ?, ?, ?, ?, ?)",
+            (seq, req.index, req.ts, " ".join(req.prompt.split())[:PROMPT_CHARS], len(words), len(led)),
         ).lastrowid
-        con.executemany("INSERT OR IGNORE INTO request_terms(term, rid) VALUES (?, ?)", [(w, rid) for w in words])
-        _count(con, "term_df", words, 1)
-        _count_add(con, "terms", len(words))
+        con.executemany("INSERT INTO request_terms(tid, rid) VALUES (?, ?)", [(tid[w], rid) for w in words])
         con.executemany(
-            "INSERT OR IGNORE INTO request_files(rid, path, edited) VALUES (?, ?, ?)",
-            [(rid, p, int(how == "edited")) for p, how in led],
+            "INSERT INTO request_files(rid, fid, edited) VALUES (?, ?, ?)",
+            [(rid, fid[p], int(how == "edited")) for p, how in led],
         )
+        terms.update(tid[w] for w in words)
+        refs.update(fid[p] for p, _ in led)
+    _recount(con, terms, sessions, refs)
+    _count_add(con, "terms", sum(terms.values()))
     _count_add(con, "requests", len(requests))
 
 
@@ -332,7 +346,7 @@ def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: b
         assert con is not None  # create=True
         try:
             with transaction(con):
-                for sid, _pid, cwd, start, turns in sessions:
+                for sid, _pid, cwd, start, turns in _kept(con, sessions):
                     if not force:
                         have = con.execute("SELECT turns FROM sessions WHERE sid = ?", (sid,)).fetchone()
                         if have is not None and have[0] == turns:
@@ -342,10 +356,20 @@ def refresh(archive: sqlite3.Connection, session_ids: Iterable[str], *, force: b
                     )
                     put_session(con, sid, start, requests, files, turns, injected_files(pid, sid))
                     done += 1
-                prune(con)
+                prune(con, MAX_SESSIONS)
+                follow_renames(con, _project_root(sessions[-1][2]))
         finally:
             con.close()
     return done
+
+
+def _kept(con: sqlite3.Connection, sessions: list[tuple]) -> list[tuple]:
+    """Of a project's sessions to store (oldest first), those prune would not drop at once: when
+    MAX_SESSIONS or more of them are new, only the newest MAX_SESSIONS (a rebuild, or the first
+    archiving of a long past, then stores half of a 10,000-session archive, not all of it)."""
+    have = {r[0] for r in con.execute("SELECT sid FROM sessions")} if len(sessions) > MAX_SESSIONS else set()
+    new = [r for r in sessions if r[0] not in have]
+    return new[-MAX_SESSIONS:] if len(new) >= MAX_SESSIONS else sessions
 
 
 def rebuild(archive: sqlite3.Connection, project_id: str | None = None) -> int:
@@ -367,7 +391,16 @@ def rebuild(archive: sqlite3.Connection, project_id: str | None = None) -> int:
                 os.unlink(str(store_path(str(pid))) + suffix)
             except OSError:
                 pass
-    return refresh(archive, sids, force=True)
+    done = refresh(archive, sids, force=True)
+    for pid in pids:  # written in one go, its indexes half-full pages: compacted once (a third smaller)
+        con = open_store(str(pid), create=False)
+        if con is not None:
+            try:
+                con.execute("VACUUM")
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                con.close()
+    return done
 
 
 def forget(archive: sqlite3.Connection, session_ids: list[str]) -> None:
@@ -404,7 +437,7 @@ def stats(project_id: str) -> dict:
             requests=q("SELECT COUNT(*) FROM requests").fetchone()[0],
             leading=q("SELECT COUNT(*) FROM requests WHERE nfiles > 0").fetchone()[0],
             links=q("SELECT COUNT(*) FROM request_files").fetchone()[0],
-            files=q("SELECT COUNT(*) FROM file_df").fetchone()[0],
+            files=q("SELECT COUNT(*) FROM files WHERE sessions > 0").fetchone()[0],
         )
     finally:
         con.close()
