@@ -79,7 +79,7 @@ def run_group(job: tuple) -> list[dict]:
                 s = s.copy().keep(present)
                 (folder / f"{s.sid}.jsonl").write_text(s.transcript(root))
             t = time.perf_counter()
-            ingest_paths([folder], auto_backup=False)
+            ingest_paths([folder], auto_backup=None)
             ingest_ms = (time.perf_counter() - t) * 1000
             archived |= {s.sid for s in new}
         else:
