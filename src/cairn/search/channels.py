@@ -220,6 +220,13 @@ def _explain_asked(req: Request, hits: list[Hit]) -> None:
             h.why.append(req.sig.asked_why[h.file_id])
 
 
+def _asked_weight(req: Request) -> float:
+    """The request log's weight: full at a session's start, `asked_in_play` once files are in play
+    (the session's own files then say more than earlier sessions' requests)."""
+    f = req.ranking.fusion
+    return f.asked_in_play if req.sig.seeds else f.asked
+
+
 def _tooling(req: Request) -> tuple[list[int], float]:
     scores = req.tool[0]
     return ranked(scores), max(scores.values(), default=0.0)
@@ -465,7 +472,7 @@ FIRST = (
     Channel("mention_path", lambda req: req.ranking.fusion.mention_path, _mention_paths),  # "mention" says why
     Channel("mention", lambda req: req.ranking.fusion.mention, _mentions, _explain_mentions),
     Channel("topic", lambda req: req.ranking.fusion.topic, _topic, _explain_topic),
-    Channel("asked", lambda req: req.ranking.fusion.asked, _asked, _explain_asked),
+    Channel("asked", _asked_weight, _asked, _explain_asked),
     Channel("tooling", lambda req: req.ranking.fusion.tooling, _tooling, _explain_tooling),
     Channel("phrase", lambda req: req.ranking.fusion.phrase, _phrase, _explain_phrase),
     Channel("semantic", lambda req: req.ranking.fusion.semantic, _semantic, _explain_semantic),

@@ -17,8 +17,8 @@ which the engine fuses with its own channels (search/engine.py):
 - churn: what changes often and lately, a prior for vague prompts;
 - seen: files the session read and that have not changed since (the agent already has them);
 - asked, coaccess: from the project's past (sessions/history_recall.py, when it has a history
-  store): the files earlier requests like this prompt led to, and the files worked on in the same
-  earlier sessions as those in play.
+  store): the files earlier requests like this prompt led to (while no file is in play), and the
+  files worked on in the same earlier sessions as those in play.
 """
 
 from __future__ import annotations
@@ -328,8 +328,6 @@ def build_signals(
         sig.mention_why[fid] = why
         if why.startswith(ATTACHED):
             sig.seen.add(fid)  # ranked as named, marked seen: the hook does not inject it again
-    if past is not None and ranking.fusion.asked:
-        _asked_before(con, past, prompt, sig, r)
     # the words of a tracker item the prompt names ("task 008" -> its file's title and opening lines)
     items = [_item_text(con, root, fid) for fid, why in sig.mention_why.items() if why.startswith("the item")]
     prompts = [p for p in session.prompts if p.strip() != prompt.strip()] if session is not None else []
@@ -338,6 +336,8 @@ def build_signals(
         if sig.topic_terms:
             sig.topic, _ = file_text_channel(con, sig.topic_terms, with_terms=False, r=ranking.text)
     if session is None or session.empty:
+        if past is not None:
+            _from_past(con, past, prompt, sig, ranking)
         if use_history and q.distinctive <= 1:
             sig.churn = _ids(con, history.churn(con))
         return sig
@@ -360,6 +360,8 @@ def build_signals(
     order = {fid: session.files[raw].order for raw, (fid, _) in touched.items()}
     sig.recent = sorted(scored, key=lambda f: (-scored[f], -order[f]))
     sig.seeds = {f: scored[f] for f in sig.recent[: r.max_seeds] if sig.touched[f] != "named"}
+    if past is not None:
+        _from_past(con, past, prompt, sig, ranking)
     in_play = {sig.paths[f]: w for f, w in sig.seeds.items()}
     sig.near = _neighbours(con, in_play, set(sig.touched))
     if r.near_graph:
@@ -378,6 +380,14 @@ def build_signals(
     if use_history and q.distinctive <= 1:
         sig.churn = _ids(con, history.churn(con))
     return sig
+
+
+def _from_past(con: sqlite3.Connection, past: Past, prompt: str, sig: SessionSignals, ranking: Ranking) -> None:
+    """The files earlier requests like this one led to, looked up only when they weigh: at a
+    session's start (`fusion.asked`) or once files are in play (`fusion.asked_in_play`)."""
+    f = ranking.fusion
+    if f.asked_in_play if sig.seeds else f.asked:
+        _asked_before(con, past, prompt, sig, ranking.session)
 
 
 def _asked_before(con: sqlite3.Connection, past: Past, prompt: str, sig: SessionSignals, r: Weights) -> None:
