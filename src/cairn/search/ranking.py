@@ -292,6 +292,12 @@ class Knowledge:
     # 3,2,1 and 8,4,1 in every fold
     record_rarity: float = 0.0  # the record channel's term weight is cairn's (repository-wide) weight to this power:
     # 0 = every word alike, the records' own IDF decides; picked over 0.5 and 1 in every fold
+    record_idf_plus: bool = True  # the record channel's IDF is ln(1 + (N - n + .5) / (n + .5)), not FTS5's (0 for a
+    # word in half the records or more: "bus" in 11 of openedx-events' 18 event-bus ADRs); with record_title 1, picked
+    # in every fold on nine repositories (bench/decisions_extra too): default hit@1 0.802 -> 0.862, files@5 0.919 ->
+    # 0.946 held out; --kind knowledge 0.838 -> 0.902 (openedx-events 0.769 -> 0.923); no repository lower
+    record_title: float = 1.0  # a request word in a record's title or path adds this times its IDF, whatever the
+    # record's length (FTS5's BM25 divides a title hit by the whole row's length); 0.5 / 2 / 0 (alone: 0.852) below 1
     record_expansion: float = 0.5  # related words (abbreviations, --terms) in the record channel; no figure recorded
     first_title: float = 0.5  # `auto` puts the best record first when its title and path hold this share of the
     # request's words (weighted; records.evidence); 0.4 ties, 0.6 -0.006, never (9) -0.031 hit@1
