@@ -145,3 +145,20 @@ def test_a_title_word_in_half_the_records_still_finds_its_record(tmp_path) -> No
     path = {r[0]: r[1] for r in con.execute("SELECT id, path FROM files")}
     ranked = sorted(scores, key=lambda f: -scores[f])
     assert path[ranked[0]] == "docs/adr/0001-depending-on-multiple-bus-implementations.md", [path[f] for f in ranked]
+
+
+def test_the_name_of_a_record_series_is_no_topic_word(tmp_path) -> None:
+    """ "Add kubeadm types KEP": the KEP says a record is asked for, not which one; named once in one
+    record's body it put that record first."""
+    from cairn.codemap.index_db import open_index
+    from cairn.codemap.indexer import index_project
+    from cairn.project import project_for_root
+    from cairn.search.query import analyze
+    from cairn.search.records import topic_terms
+
+    note = {"docs/kubeadm.md": "# Kubeadm types\n\nThe kubeadm types, as the KEP (a PEP, a CAEP) says.\n"}
+    project = project_for_root(make_git_repo(tmp_path / "svc", {**CODE, **note}))
+    index_project(project)
+    con = open_index(project)
+    for request in ("Add kubeadm types KEP", "PEP for kubeadm types", "kubeadm types CAEP"):
+        assert {t.text for t in topic_terms(analyze(con, request))} == {"kubeadm", "types"}, request

@@ -20,7 +20,7 @@ import sqlite3
 from dataclasses import dataclass, replace
 
 from cairn.search.index_cache import for_index
-from cairn.search.query import Query, Term
+from cairn.search.query import Query, Term, file_count
 from cairn.search.ranking import DEFAULT_RANKING, Knowledge, Text
 from cairn.text.tokens import fts_quote
 
@@ -42,10 +42,13 @@ def _rows(con: sqlite3.Connection, columns: str, expr: str) -> list[tuple[int, f
     return list(for_index(con).value(f"records:{columns}:{expr}", ask, graph_only=True))
 
 
-# Words that name a record or the act of filing one ("Add ADR for ...", "Draft an RFC on ...", "what did
-# we decide about ..."): they say the request is about a record, not which one; every record says them.
+# Words that name a record or the act of filing one ("Add ADR for ...", "Draft an RFC on ...", "Add kubeadm
+# types KEP", "what did we decide about ..."): they say the request is about a record, not which one; every
+# record says them (or, named once in one record, they pick a wrong one). Not "one-pager": in a title
+# ("design/one-pager-*.md") it counts toward `title_share`, and crossplane lost a case without it.
 META_WORDS = frozenset(
-    """adr adrs rfc rfcs spec specs specification proposal proposals propose proposes proposed
+    """adr adrs rfc rfcs kep keps pep peps caep caeps spec specs specification proposal proposals propose proposes
+    proposed
     proposing draft drafts drafted decision decisions decide decided record records add adds added adding
     introduce introduces introduced introducing update updates updated updating write writes wrote writing
     create creates created submit submits submitted initial mini document documents documenting describe
@@ -78,9 +81,12 @@ def record_scores(
     scores: dict[int, float] = {}
     words: dict[int, list[str]] = {}
     total = _record_count(con)
+    files = file_count(con) if r.record_idf_repo else 0
     for t, w in _terms(q, r):
         rows = _rows(con, r.record_columns, fts_quote(t.text))
         fts_idf, idf = _idfs(total, len(rows))
+        if r.record_idf_repo and files:  # how rare the word is in the whole repository, in part
+            idf = (1 - r.record_idf_repo) * idf + r.record_idf_repo * _idfs(files, min(t.df, files))[1]
         scale = idf / fts_idf if r.record_idf_plus else 1.0
         for fid, s in rows:
             scores[fid] = scores.get(fid, 0.0) + w * s * scale
