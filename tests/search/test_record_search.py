@@ -162,3 +162,14 @@ def test_the_name_of_a_record_series_is_no_topic_word(tmp_path) -> None:
     con = open_index(project)
     for request in ("Add kubeadm types KEP", "PEP for kubeadm types", "kubeadm types CAEP"):
         assert {t.text for t in topic_terms(analyze(con, request))} == {"kubeadm", "types"}, request
+
+
+def test_a_question_the_code_answers_still_shows_its_best_record_in_the_top_five(tmp_path, run_cli) -> None:
+    """No evidence puts the record first or second, yet a question (not a change to make) keeps it
+    in the first five; a commit-style request keeps the code alone there."""
+    root = make_git_repo(tmp_path / "svc", {**CODE, **RECORDS})
+    res = _search(run_cli, root, "where does the Consumer poll the queue?")
+    assert res[0]["path"] == "src/queue/consumer.py"
+    assert [r["kind"] for r in res[:5]].count("knowledge") == 1, [(r["path"], r["kind"]) for r in res[:5]]
+    res = _search(run_cli, root, "Consumer polls the queue twice")
+    assert all(r["kind"] != "knowledge" for r in res[:5]), [(r["path"], r["kind"]) for r in res[:5]]

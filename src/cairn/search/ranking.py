@@ -289,7 +289,8 @@ class Knowledge:
     record_fused: float = 0.0  # ...and the fused ranking of every file (its text, names, walk) in it; 0 picked over
     # 0.02 / 0.05 / 0.1 in every fold on nine repositories (with record_idf_plus and record_title; the record channel's
     # places are 1/61 - 1/62 apart, so any share of the fused ranking reorders near-ties): default hit@1 0.861 ->
-    # 0.879, --kind knowledge 0.906 -> 0.924, no repository lower (on six, before those: 0.05 in 3 of 6 folds)
+    # 0.879, --kind knowledge 0.906 -> 0.924, no repository lower on hit@1 (crossplane files@5 0.960 -> 0.920: a
+    # record it does not recognise fell from 5th to 6th); on six, before those: 0.05 in 3 of 6 folds
     record_columns: str = "5.0, 3.0, 1.0"  # records_fts column weights: title, path words, body; picked over
     # 3,2,1 and 8,4,1 in every fold
     record_rarity: float = 0.0  # the record channel's term weight is cairn's (repository-wide) weight to this power:
@@ -315,6 +316,11 @@ class Knowledge:
     cover_hits: int = 3  # the code hits a record's coverage is compared with; no figure recorded
     runner_up_place: int = 3  # with the best record first, the next record goes at this place (0: by score), unless
     # the request is a code task; 0: files@5 0.925 -> 0.856, 2 ties (MRR +0.012, code MRR -0.006)
+    runner_up_after_second: int = 4  # with the best record second, the next record at this place for a question
+    # (a "...?" or a request naming a record kind; knowledge.arrange), and
+    floor_place: int = 5  # with no evidence for it, the best record still at this place for one: both picked over
+    # 0 / 4 / 5 in every fold on nine repositories, default files@5 0.954 -> 0.975, hit@1 0.879 -> 0.883; the code
+    # subjects of those repositories unchanged (files@5 0.624; for any request, not questions alone: 0.603)
     second_plain: float = 0.8  # second (after the best code hit) at these levels; none of them: files@5 0.957 -> 0.922
     second_title: float = 0.3  # (hit@1 the same); second_cover 0 or 0.2: no change
     second_cover: float = 0.1
