@@ -173,3 +173,22 @@ def test_a_question_the_code_answers_still_shows_its_best_record_in_the_top_five
     assert [r["kind"] for r in res[:5]].count("knowledge") == 1, [(r["path"], r["kind"]) for r in res[:5]]
     res = _search(run_cli, root, "Consumer polls the queue twice")
     assert all(r["kind"] != "knowledge" for r in res[:5]), [(r["path"], r["kind"]) for r in res[:5]]
+
+
+def test_a_digit_of_an_abbreviation_is_no_record_word(tmp_path) -> None:
+    """ "Kubernetes" brings its short form `k8s` as a related word, and with it an "8": in a record's
+    body ("8 nodes") it put a wrong record first. A related word of digits alone names nothing."""
+    from cairn.codemap.index_db import open_index
+    from cairn.codemap.indexer import index_project
+    from cairn.project import project_for_root
+    from cairn.search.query import analyze
+    from cairn.search.ranking import DEFAULT_RANKING
+    from cairn.search.records import _terms
+
+    code = {**CODE, "src/k8s/client.py": "def k8s_client():\n    return connect('k8s', port=8)\n"}
+    project = project_for_root(make_git_repo(tmp_path / "svc", code))
+    index_project(project)
+    con = open_index(project)
+    q = analyze(con, "Add Managed Kubernetes proposal")
+    assert any(t.expansion for t in q.terms), q.terms  # the short form is there
+    assert not [t.text for t, _ in _terms(q, DEFAULT_RANKING.knowledge) if t.text.isdigit()]

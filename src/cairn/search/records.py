@@ -69,7 +69,11 @@ def topic_terms(q: Query) -> list[Term]:
 
 def _terms(q: Query, r: Knowledge) -> list[tuple[Term, float]]:
     """The request's topic terms and their weight here: main terms, then related words at `record_expansion`."""
-    out = [(t, (r.record_expansion if t.expansion else 1.0) * t.weight**r.record_rarity) for t in topic_terms(q)]
+    out = [
+        (t, (r.record_expansion if t.expansion else 1.0) * t.weight**r.record_rarity)
+        for t in topic_terms(q)
+        if not (t.expansion and t.text.isdigit())  # the "8" of "k8s" names nothing
+    ]
     return sorted(out, key=lambda x: -x[1])[:16]
 
 
