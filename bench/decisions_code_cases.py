@@ -12,6 +12,7 @@ query, gold`) for bench/decisions_eval.py `--cases`. The tree at the snapshot al
 change (the cases measure where the code lands beside the records, not recall of a past state).
 
 Usage: python bench/decisions_code_cases.py --trees TREES --mirrors '/work/.mirror/{owner}+{name}/repo' --out DIR
+       [--decisions DIR ...]   (default: the shared set; bench/decisions_extra for this checkout's own)
 """
 
 from __future__ import annotations
@@ -59,14 +60,23 @@ def main() -> None:
     ap.add_argument("--trees", required=True, help="the harness's trees ({owner}+{name}@{sha} and its .files list)")
     ap.add_argument("--mirrors", required=True, help="bare git directories, with {owner} and {name}")
     ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--decisions", action="append", type=Path, help="folders of decision cases (repeatable)")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
-    for f in sorted((benchlib.SHARED_BENCH / "decisions").glob("*.jsonl")):
+    for f in sorted(f for d in a.decisions or [benchlib.SHARED_BENCH / "decisions"] for f in d.glob("*.jsonl")):
         first = json.loads(f.read_text().splitlines()[0])
         repo, snapshot = first["repo"], first["snapshot"]
         owner, name = repo.split("/")
-        tracked = set((Path(a.trees) / f"{owner}+{name}@{snapshot}.files").read_text().split("\n"))
-        cases = mine(a.mirrors.format(owner=owner, name=name), repo, snapshot, tracked)
+        git_dir = a.mirrors.format(owner=owner, name=name)
+        listing = Path(a.trees) / f"{owner}+{name}@{snapshot}.files"
+        if listing.exists():
+            tracked = set(listing.read_text().split("\n"))
+        else:  # a tree written by decisions_eval.py --mirrors: the snapshot's own file list
+            out = subprocess.run(
+                ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", snapshot], capture_output=True
+            )
+            tracked = set(out.stdout.decode("utf-8", "replace").split("\n"))
+        cases = mine(git_dir, repo, snapshot, tracked)
         (a.out / f.name).write_text("".join(json.dumps(c) + "\n" for c in cases))
         print(repo, len(cases))
 

@@ -7,9 +7,12 @@ JSON object: Ranking fields by dotted name (ranking.override), plus "kind" (auto
 all; default auto). Prints hit@1 / files@5 / MRR@10 per repository and their mean (macro), and with
 `--loo` the leave-one-repository-out choice among the variants: for each repository, the variant
 best on the other repositories (macro hit@1, then files@5) and the held-out repository's figures
-under it. `-v` prints each miss's top 3.
+under it. `-v` prints each miss's top 3. `--extra` adds this checkout's own development repositories
+(bench/decisions_extra, other layouts: a design/ folder, a folder per RFC, dated proposals); `--mirrors`
+writes a tree the `--trees` folder lacks from its bare git directory (bench/materialize.py).
 
-Usage: python bench/decisions_eval.py --trees T --home H [--cases GLOB] [--loo] [-v] '{}' '{"kind": "knowledge"}'
+Usage: python bench/decisions_eval.py --trees T --home H [--cases GLOB ...] [--extra] [--mirrors M] [--loo] [-v]
+       '{}' '{"kind": "knowledge"}'
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from pathlib import Path
 import benchlib
 
 METRICS = ("hit@1", "files@5", "mrr")
+EXTRA = benchlib.BENCH / "decisions_extra"
 
 
 def _case_rows(hits: list[str], gold: list[str]) -> dict[str, float]:
@@ -43,21 +47,26 @@ def main() -> None:
     ap.add_argument("variants", nargs="+")
     ap.add_argument("--trees", required=True, help="trees of the shared harness ({owner}+{name}@{sha})")
     ap.add_argument("--home", required=True, help="CAIRN_HOME holding the indexes (kept between runs)")
-    ap.add_argument("--cases", default=str(benchlib.SHARED_BENCH / "decisions" / "*.jsonl"))
+    ap.add_argument("--cases", action="append", help="case files (glob; repeatable); default: the shared set")
+    ap.add_argument("--extra", action="store_true", help="also bench/decisions_extra/*.jsonl")
+    ap.add_argument("--mirrors", help="bare git directories ({owner}, {name}) for trees not yet written")
     ap.add_argument("--renodes", action="store_true", help="rebuild the graph stage (record detection changed)")
     ap.add_argument("--loo", action="store_true", help="leave-one-repository-out choice among the variants")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     os.environ["CAIRN_HOME"] = a.home
     from cairn.codemap.index_db import open_index
+    from cairn.codemap.index_meta import IndexMeta
     from cairn.codemap.indexer import index_project
-    from cairn.codemap.schema import set_meta
     from cairn.project import project_for_root
     from cairn.search.engine import search_code
     from cairn.search.ranking import DEFAULT_RANKING, override
 
+    globs = a.cases or [str(benchlib.SHARED_BENCH / "decisions" / "*.jsonl")]
+    if a.extra:
+        globs.append(str(EXTRA / "*.jsonl"))
     cases: dict[str, list[dict]] = {}
-    for f in sorted(glob.glob(a.cases)):
+    for f in sorted(f for g in globs for f in glob.glob(g)):
         for line in Path(f).read_text().splitlines():
             if line.strip():
                 c = json.loads(line)
@@ -65,12 +74,17 @@ def main() -> None:
     cons = {}
     for repo, cs in cases.items():
         tree = Path(a.trees) / f"{repo.replace('/', '+')}@{cs[0]['snapshot']}"
+        if not tree.is_dir() and a.mirrors:
+            from materialize import materialize
+
+            owner, name = repo.split("/")
+            materialize(a.mirrors.format(owner=owner, name=name), cs[0]["snapshot"], tree)
         project = project_for_root(tree)
         index_project(project)
         con = open_index(project)
         if a.renodes:
             with con:
-                set_meta(con, "graph_dirty", "1")
+                IndexMeta.write(con, graph_dirty=True)
             con.close()
             index_project(project)
             con = open_index(project)

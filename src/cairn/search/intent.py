@@ -67,6 +67,11 @@ def names_record(text: str) -> bool:
     return bool(_RECORD.search(text))
 
 
+def asks_question(text: str) -> bool:
+    """True when the request is a question ("...?"), not a change to make nor a commit subject."""
+    return text.rstrip().endswith("?")
+
+
 def wants_history(text: str) -> bool:
     """True when the request asks about past sessions, discussions or releases (logs are what it wants)."""
     return bool(_HISTORY.search(text))

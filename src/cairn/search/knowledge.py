@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from cairn.search.index_cache import for_index
-from cairn.search.intent import names_record, wants_change, wants_reason
+from cairn.search.intent import asks_question, names_record, wants_change, wants_reason
 from cairn.search.query import Query
 from cairn.search.ranking import DEFAULT_RANKING, Ranking
 from cairn.search.ranking import Knowledge as Weights
@@ -342,11 +342,15 @@ def arrange(
     r = ranking.knowledge
     ev = evidence(con, q, best.file_id, [h.file_id for h in code], node_file_ids(con), why_q, task, r, ranking.text)
     placed: dict[int, Hit] = {}
+    asking = named or asks_question(q.text)
     if ev.place:
         best.why.insert(0, ("first: " if ev.place == 1 else "second: ") + ev.reason)
         placed[ev.place] = best
-        if ev.place == 1 and r.runner_up_place > 1 and len(know) > 1 and not task:
-            placed[r.runner_up_place] = know[1]
+        runner_up = r.runner_up_place if ev.place == 1 else r.runner_up_after_second * asking
+        if runner_up > ev.place and len(know) > 1 and not task:
+            placed[runner_up] = know[1]
+    elif r.floor_place and asking:  # a question (or a request for a record) the code answers better still shows
+        placed[r.floor_place] = best  # its best record; a commit-style request does not
     rest_know = [h for h in know if h not in placed.values()]
     rest = interleave(code, rest_know, limit, r.share) if why_q else code + rest_know
     out: list[Hit] = []

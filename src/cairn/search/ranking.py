@@ -313,12 +313,24 @@ class Knowledge:
     # bench/decisions_eval.py --loo: picked on five repositories, scored on the sixth; docs/benchmarks.md#decisions).
     record_channel: float = 2.0  # the record channel (records.py: records ranked among themselves) in a knowledge
     # hit's score; picked over 0 / 0.5 / 1 in every fold: default hit@1 0.791 -> 0.804, --kind knowledge 0.857 -> 0.876
-    record_fused: float = 0.05  # ...and the fused ranking of every file (its text, names, walk) in it; 0.05 picked
-    # over 0 in 3 of 6 folds (held-out hit@1 0.762 against 0.791 fixed), 0.1 / 0.25 / 1.0 never (1.0: 0.738)
+    record_fused: float = 0.0  # ...and the fused ranking of every file (its text, names, walk) in it; 0 picked over
+    # 0.02 / 0.05 / 0.1 in every fold on nine repositories (with record_idf_plus and record_title; the record channel's
+    # places are 1/61 - 1/62 apart, so any share of the fused ranking reorders near-ties): default hit@1 0.861 ->
+    # 0.879, --kind knowledge 0.906 -> 0.924, no repository lower on hit@1 (crossplane files@5 0.960 -> 0.920: a
+    # record it does not recognise fell from 5th to 6th); on six, before those: 0.05 in 3 of 6 folds
     record_columns: str = "5.0, 3.0, 1.0"  # records_fts column weights: title, path words, body; picked over
     # 3,2,1 and 8,4,1 in every fold
     record_rarity: float = 0.0  # the record channel's term weight is cairn's (repository-wide) weight to this power:
     # 0 = every word alike, the records' own IDF decides; picked over 0.5 and 1 in every fold
+    record_idf_plus: bool = True  # the record channel's IDF is ln(1 + (N - n + .5) / (n + .5)), not FTS5's (0 for a
+    # word in half the records or more: "bus" in 11 of openedx-events' 18 event-bus ADRs); with record_title 1, picked
+    # in every fold on nine repositories (bench/decisions_extra too): default hit@1 0.802 -> 0.862, files@5 0.919 ->
+    # 0.946 held out; --kind knowledge 0.838 -> 0.902 (openedx-events 0.769 -> 0.923); no repository lower
+    record_title: float = 1.0  # a request word in a record's title or path adds this times its IDF, whatever the
+    # record's length (FTS5's BM25 divides a title hit by the whole row's length); 0.5 / 2 / 0 (alone: 0.852) below 1
+    record_idf_repo: float = 0.0  # that IDF mixed with the word's IDF among every file of the repository at this share;
+    # 1 was picked in 7 of 9 default folds but held out no better (0.878 against 0.879) and openedx-events fell 0.923 ->
+    # 0.885 (its 18 ADRs share the repository's common words); --kind knowledge picked 0 in 8 of 9 folds
     record_expansion: float = 0.5  # related words (abbreviations, --terms) in the record channel; no figure recorded
     first_title: float = 0.5  # `auto` puts the best record first when its title and path hold this share of the
     # request's words (weighted; records.evidence); 0.4 ties, 0.6 -0.006, never (9) -0.031 hit@1
@@ -331,6 +343,11 @@ class Knowledge:
     cover_hits: int = 3  # the code hits a record's coverage is compared with; no figure recorded
     runner_up_place: int = 3  # with the best record first, the next record goes at this place (0: by score), unless
     # the request is a code task; 0: files@5 0.925 -> 0.856, 2 ties (MRR +0.012, code MRR -0.006)
+    runner_up_after_second: int = 4  # with the best record second, the next record at this place for a question
+    # (a "...?" or a request naming a record kind; knowledge.arrange), and
+    floor_place: int = 5  # with no evidence for it, the best record still at this place for one: both picked over
+    # 0 / 4 / 5 in every fold on nine repositories, default files@5 0.954 -> 0.975, hit@1 0.879 -> 0.883; the code
+    # subjects of those repositories unchanged (files@5 0.624; for any request, not questions alone: 0.603)
     second_plain: float = 0.8  # second (after the best code hit) at these levels; none of them: files@5 0.957 -> 0.922
     second_title: float = 0.3  # (hit@1 the same); second_cover 0 or 0.2: no change
     second_cover: float = 0.1

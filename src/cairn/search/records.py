@@ -5,7 +5,8 @@ thousands of files and the whole-file ranking keeps a term's best few hundred ro
 keeps the nodes' own text apart (`records_fts`: title, path words, body; codemap/knowledge_index.py),
 so here a word's rarity is read among the records: "RFC" in every RFC says nothing, "schema" in
 two of them says which. Each term is one FTS5 query (cairn's term weight, raised to
-`record_rarity`, times FTS5's BM25 with the record's own IDF). `evidence` decides, from the share
+`record_rarity`, times FTS5's BM25 with the records' own IDF, never 0: `_idfs`), plus `record_title`
+times that IDF when the record's title or path holds the word, whatever the record's length. `evidence` decides, from the share
 of the request's words in the best record's title, from plain BM25 over every file and from how much
 of the request the record holds beside the best code hits, whether the default list puts the record
 first, second or after the code, whatever the request's first word.
@@ -13,12 +14,13 @@ first, second or after the code, whatever the request's first word.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from dataclasses import dataclass, replace
 
 from cairn.search.index_cache import for_index
-from cairn.search.query import Query, Term
+from cairn.search.query import Query, Term, file_count
 from cairn.search.ranking import DEFAULT_RANKING, Knowledge, Text
 from cairn.text.tokens import fts_quote
 
@@ -40,10 +42,13 @@ def _rows(con: sqlite3.Connection, columns: str, expr: str) -> list[tuple[int, f
     return list(for_index(con).value(f"records:{columns}:{expr}", ask, graph_only=True))
 
 
-# Words that name a record or the act of filing one ("Add ADR for ...", "Draft an RFC on ...", "what did
-# we decide about ..."): they say the request is about a record, not which one; every record says them.
+# Words that name a record or the act of filing one ("Add ADR for ...", "Draft an RFC on ...", "Add kubeadm
+# types KEP", "what did we decide about ..."): they say the request is about a record, not which one; every
+# record says them (or, named once in one record, they pick a wrong one). Not "one-pager": in a title
+# ("design/one-pager-*.md") it counts toward `title_share`, and crossplane lost a case without it.
 META_WORDS = frozenset(
-    """adr adrs rfc rfcs spec specs specification proposal proposals propose proposes proposed
+    """adr adrs rfc rfcs kep keps pep peps caep caeps spec specs specification proposal proposals propose proposes
+    proposed
     proposing draft drafts drafted decision decisions decide decided record records add adds added adding
     introduce introduces introduced introducing update updates updated updating write writes wrote writing
     create creates created submit submits submitted initial mini document documents documenting describe
@@ -64,7 +69,11 @@ def topic_terms(q: Query) -> list[Term]:
 
 def _terms(q: Query, r: Knowledge) -> list[tuple[Term, float]]:
     """The request's topic terms and their weight here: main terms, then related words at `record_expansion`."""
-    out = [(t, (r.record_expansion if t.expansion else 1.0) * t.weight**r.record_rarity) for t in topic_terms(q)]
+    out = [
+        (t, (r.record_expansion if t.expansion else 1.0) * t.weight**r.record_rarity)
+        for t in topic_terms(q)
+        if not (t.expansion and t.text.isdigit())  # the "8" of "k8s" names nothing
+    ]
     return sorted(out, key=lambda x: -x[1])[:16]
 
 
@@ -75,11 +84,42 @@ def record_scores(
     file id -> the request's words it holds (what its hit says it matches)."""
     scores: dict[int, float] = {}
     words: dict[int, list[str]] = {}
+    total = _record_count(con)
+    files = file_count(con) if r.record_idf_repo else 0
     for t, w in _terms(q, r):
-        for fid, s in _rows(con, r.record_columns, fts_quote(t.text)):
-            scores[fid] = scores.get(fid, 0.0) + w * s
+        rows = _rows(con, r.record_columns, fts_quote(t.text))
+        fts_idf, idf = _idfs(total, len(rows))
+        if r.record_idf_repo and files:  # how rare the word is in the whole repository, in part
+            idf = (1 - r.record_idf_repo) * idf + r.record_idf_repo * _idfs(files, min(t.df, files))[1]
+        scale = idf / fts_idf if r.record_idf_plus else 1.0
+        for fid, s in rows:
+            scores[fid] = scores.get(fid, 0.0) + w * s * scale
             words.setdefault(fid, []).append(t.text)
+        if r.record_title and rows:
+            for fid, _ in _rows(con, r.record_columns, "{title path} : " + fts_quote(t.text)):
+                scores[fid] += w * r.record_title * idf
     return scores, words
+
+
+def _record_count(con: sqlite3.Connection) -> int:
+    """How many rows records_fts holds (FTS5's N); 0 without the table."""
+
+    def ask() -> int:
+        try:
+            return int(con.execute("SELECT count(*) FROM records_fts").fetchone()[0])
+        except sqlite3.OperationalError:
+            return 0
+
+    return int(for_index(con).value("records:count", ask, graph_only=True))
+
+
+def _idfs(total: int, holding: int) -> tuple[float, float]:
+    """FTS5's IDF of a word `holding` of `total` records (clamped to 1e-6 when the word is in half of
+    them or more), and the IDF used instead: ln(1 + (N - n + 0.5) / (n + 0.5)), never 0. Among a
+    few records a title word of one is often in half of them ("bus" in 11 of 18 event-bus ADRs), and
+    FTS5's own IDF gives it nothing, title or not."""
+    ratio = (total - holding + 0.5) / (holding + 0.5)
+    return max(math.log(ratio), 1e-6) if ratio > 0 else 1e-6, math.log1p(max(ratio, 0.0))
 
 
 def title_share(con: sqlite3.Connection, q: Query, fid: int) -> float:
