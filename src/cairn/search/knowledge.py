@@ -108,12 +108,17 @@ def knowledge_scores(
     """Node file -> score: its place in the fused ranking of every file plus, as one more list of the
     fusion, its place in the record channel (records.py: the records ranked among themselves); and
     node file -> the request's words the record channel found in it."""
-    scores = {f: s * weights.record_fused for f, s in fused.items() if f in rows}
+    scores: dict[int, float] = {}
     words: dict[int, list[str]] = {}
     if weights.record_channel:
         channel, words = record_scores(con, q, weights)
         for rank, fid in enumerate(ranked({f: s for f, s in channel.items() if f in rows})):
-            scores[fid] = scores.get(fid, 0.0) + weights.record_channel / (k + rank + 1)
+            scores[fid] = weights.record_channel / (k + rank + 1)
+    for f, s in fused.items():
+        if f in rows:  # a node the record channel did not place (no request word: a paraphrase) by the fused ranking
+            scores[f] = scores.get(f, 0.0) + s * (
+                weights.record_fused if f in scores else weights.record_fused_unplaced
+            )
     return scores, words
 
 
