@@ -297,3 +297,25 @@ def test_search_never_prints_superseded_by_none(tmp_path, run_cli) -> None:
     out = run_cli("search", "why cron for the nightly export", "--root", str(root))
     assert out.returncode == 0, out.stderr
     assert "0001-use-cron" in out.stdout and "superseded by None" not in out.stdout
+
+
+def test_a_design_doc_saying_its_status_in_its_header_is_a_record(tmp_path: Path) -> None:
+    """A folder of design docs and one-pagers (crossplane's design/): the status sits in a bullet list
+    under the title, whatever sections follow; a note in the same folder without one is not a record."""
+    root = tmp_path / "repo"
+    design = root / "design"
+    (design / "defunct").mkdir(parents=True)
+    for i in range(3):
+        (design / f"one-pager-topic-{i}.md").write_text(
+            f"# Topic {i}\n\n* Owner: Someone (@someone)\n* Status: Accepted\n\n## Background\n\nWhy.\n\n"
+            "## Proposal\n\nWhat.\n\n## Alternatives Considered\n\nOthers.\n"
+        )
+    (design / "defunct" / "one-pager-stack-cli.md").write_text(
+        "# Stack CLI\n\n* Owner: Someone (@someone)\n* Reviewers: Maintainers\n* Status: Defunct\n\n"
+        "## Background\n\nThe old stack tooling.\n"
+    )
+    (design / "notes.md").write_text("# Meeting notes\n\nWe talked about the status: fine.\n")
+    paths = [p.relative_to(root).as_posix() for p in root.rglob("*.md")]
+    found = {n.path for n in import_records(root, paths, {}, None, [])}
+    assert "design/defunct/one-pager-stack-cli.md" in found
+    assert "design/notes.md" not in found
