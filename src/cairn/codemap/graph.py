@@ -30,7 +30,7 @@ REF_WEIGHT = 0.5  # a shared name is a guess: a reference edge weighs at most ha
 REF_MAX_OUT = 16  # reference edges kept per file, strongest first
 HUB_MIN_INDEGREE = 10  # a hub is imported/used by at least this many files...
 HUB_SHARE = 0.05  # ...and by at least this share of all code files
-GRAPH_VERSION = "4"  # 4: records_fts beside the nodes (knowledge_index.store_nodes); 3: adjacency lists for the walk
+GRAPH_VERSION = "5"  # 5: a status line in a header makes a record (records._status_in_header); 4: records_fts beside the nodes (knowledge_index.store_nodes); 3: adjacency lists for the walk
 ADJ_PER_DIRECTION = 16  # strongest edges kept per direction: a Go package import fans out to every file in it
 BESIDE_MIN_FILES = 5000  # from this many files, reference edges and knowledge rows are built in a second process
 # Languages whose imports do not name the files a file depends on (Go packages, C# namespaces,
