@@ -52,14 +52,14 @@ class Fusion:
     # dev sessions novel@5 0.398 -> 0.415 (0c0b735)
     churn: float = 0.3  # what changes often and lately, for vague prompts only; inherited, no figure recorded
     asked: float = 1.25  # the files earlier requests like this one led to (the project's request log), while no
-    # file is in play. Dev sessions with their past (docs/benchmarks.md#session-history, leave-one-repository-out):
+    # file is in play. Dev sessions with their past (docs/benchmarks-log/2026-12-07.md#log-session-history, leave-one-repository-out):
     # chosen in 3 of 4 folds; against 1.0 cc-backend novel@5 +0.003, getspecstory -0.001; 0.75: macro novel@5 0.483
     asked_in_play: float = 0.0  # ...and once files are in play (the session's own files say more): 0.5 / 1.0 cost
     # getspecstory novel@5 0.009 / 0.004 and oh-my-posh 0.006 / 0.012 (files@5 -0.015 at 1.0); cc-backend +0.005 at 1.0
     coaccess: float = 0.0  # files worked on in the same earlier sessions as those in play (history_recall.together);
-    # 0.25 / 0.5: oh-my-posh novel@5 -0.006 / -0.006, cc-backend 0 / -0.004, no fold chose it (#session-history)
+    # 0.25 / 0.5: oh-my-posh novel@5 -0.006 / -0.006, cc-backend 0 / -0.004, no fold chose it (benchmarks-log/2026-12-07.md)
     trace: float = 1.0  # a pasted report's stack frames in the project, innermost first (bug_evidence.py);
-    # bench/bugs Acc@5 0.762 at 0 / 0.5 / 1, 0.738 at 2 (hono 0.75 -> 0.50) (docs/benchmarks.md#bug-reports)
+    # bench/bugs Acc@5 0.762 at 0 / 0.5 / 1, 0.738 at 2 (hono 0.75 -> 0.50) (docs/benchmarks-log/2026-12-07.md#log-bug-reports)
     raises: float = 1.0  # the files holding a report's error message literally (where it is raised); 0 / 1 / 2
     # alike on bench/bugs (no figure chooses it)
     tested: float = 1.0  # the files a report's failing tests exercise; no case of bench/bugs has a test id
@@ -251,12 +251,12 @@ class Session:
     # no figure recorded
     past_min_sim: float = 0.1  # an earlier request at least this like the prompt lends its files
     # (sessions/history_recall.py): a request sharing one rare word is often enough about the same files.
-    # docs/benchmarks.md#session-history: macro novel@5 0.3 0.477 (with the old in-play weights), 0.2 0.483,
+    # docs/benchmarks-log/2026-12-07.md#log-session-history: macro novel@5 0.3 0.477 (with the old in-play weights), 0.2 0.483,
     # 0.15 0.490, 0.1 0.496, 0.05 0.493 (cc-backend -0.008)
     past_requests: int = 20  # the most alike earlier requests that lend their files; 50: the same figures
     past_power: float = 2.0  # a request's share grows as its similarity to this power; 1.0: macro novel@5 -0.001
     past_read: float = 0.6  # a file a request only read, against one it edited; 0.3 and 1.0: every repository
-    # within 0.001 (an earlier run of #session-history)
+    # within 0.001 (an earlier run, benchmarks-log/2026-12-07.md)
     past_half_life: float = 200.0  # sessions: a request this many sessions older counts half (the benchmark's
     # sessions share one clock and are archived at once, so no figure can choose it)
     past_per_seed: int = 40  # earlier sessions of a file in play walked for co-access, the newest first
@@ -310,7 +310,8 @@ class Knowledge:
     why_factor: float = 1.5  # a why-question wants the decision or bug record first; no figure recorded (ed053e2)
     share: float = 0.25  # in the `all` view, at least this share of slots goes to knowledge; no figure recorded
     # The weights below were chosen leave-one-repository-out on the decisions set (../shared/bench/decisions,
-    # bench/decisions_eval.py --loo: picked on five repositories, scored on the sixth; docs/benchmarks.md#decisions).
+    # bench/decisions_eval.py --loo: picked on five repositories, scored on the sixth; the per-round tables:
+    # docs/benchmarks-log/2026-12-07.md#log-decisions).
     record_channel: float = 2.0  # the record channel (records.py: records ranked among themselves) in a knowledge
     # hit's score; picked over 0 / 0.5 / 1 in every fold: default hit@1 0.791 -> 0.804, --kind knowledge 0.857 -> 0.876
     record_fused: float = 0.0  # ...and the fused ranking of every file (its text, names, walk) in it; 0 picked over
