@@ -34,7 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchlib
 from hook_speed import PROMPTS, PYTHON_PROMPTS, hook, timed
+
+benchlib.on_path(benchlib.TESTS)  # tests/history_helpers.py writes the transcripts
 
 PY = sys.executable
 NOISE = [
@@ -47,61 +50,13 @@ NOISE = [
 
 
 def transcript(cwd: Path, sid: str, day: int, steps: list[tuple[str, list[tuple[str, str]]]]) -> str:
-    lines, parent, n = [], None, 0
-    base_t = time.gmtime(1735689600 + day * 86400)
+    """One made-up session, `day` days after 2025-01-01, as Claude Code writes it (tests/history_helpers.py)."""
+    from history_helpers import transcript_lines  # tests/, on the path (benchlib above)
 
-    def rec(**kw) -> None:
-        nonlocal parent, n
-        n += 1
-        uid = f"{sid[:8]}-0000-4000-8000-{n:012d}"
-        stamp = time.strftime("%Y-%m-%dT", base_t) + f"{9 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"
-        lines.append(
-            json.dumps(
-                {
-                    "isSidechain": False,
-                    "userType": "external",
-                    "cwd": str(cwd),
-                    "sessionId": sid,
-                    "version": "2.1.39",
-                    "gitBranch": "main",
-                    "parentUuid": parent,
-                    "uuid": uid,
-                    "timestamp": stamp,
-                    **kw,
-                }
-            )
-        )
-        parent = uid
-
-    for prompt, touches in steps:
-        rec(type="user", message={"role": "user", "content": prompt})
-        for tool, f in touches:
-            tid = f"toolu_{n:08d}"
-            inp = (
-                {"file_path": str(cwd / f)}
-                if tool == "Read"
-                else {"file_path": str(cwd / f), "old_string": "a", "new_string": "b"}
-            )
-            rec(
-                type="assistant",
-                requestId=f"req_{n:08d}",
-                message={
-                    "model": "claude-sonnet-4-5",
-                    "id": f"msg_{n:08d}",
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [{"type": "tool_use", "id": tid, "name": tool, "input": inp}],
-                    "stop_reason": "tool_use",
-                    "usage": {"input_tokens": 1, "output_tokens": 1},
-                },
-            )
-            rec(
-                type="user",
-                message={
-                    "role": "user",
-                    "content": [{"tool_use_id": tid, "type": "tool_result", "content": "(file content)"}],
-                },
-            )
+    date = time.strftime("%Y-%m-%dT", time.gmtime(1735689600 + day * 86400))
+    lines = transcript_lines(
+        cwd, sid, steps, lambda n: date + f"{9 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z", sid[:8]
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -201,6 +201,13 @@ def run(args, tmp: Path) -> int:
         "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
         "c.execute(\"SELECT rowid FROM files_fts WHERE files_fts MATCH 'schema' LIMIT 10\").fetchall()"
     )
+
+    def post_tool(i: int) -> dict:
+        return base(
+            "PostToolUse", i, tool_name="Bash", tool_input={"command": "ls"}, tool_response={}, tool_use_id="t",
+            duration_ms=3,
+        )  # fmt: skip
+
     cases = [
         ("floor: python -I -S -c pass", lambda i: ([PY, "-I", "-S", "-c", "pass"], "")),
         ("floor: python -c pass (venv site)", lambda i: ([PY, "-c", "pass"], "")),
@@ -299,45 +306,21 @@ def run(args, tmp: Path) -> int:
             "PostToolUse meter (2.7 MB transcript)",
             hook(
                 "PostToolUse",
-                lambda i: base(
-                    "PostToolUse",
-                    i,
-                    tool_name="Bash",
-                    tool_input={"command": "ls"},
-                    tool_response={},
-                    tool_use_id="t",
-                    duration_ms=3,
-                ),
+                post_tool,
             ),
         ),
         (
             "PostToolUse meter, same session (the transcript read up to its end before)",
             hook(
                 "PostToolUse",
-                lambda i: base(
-                    "PostToolUse",
-                    0,
-                    tool_name="Bash",
-                    tool_input={"command": "ls"},
-                    tool_response={},
-                    tool_use_id="t",
-                    duration_ms=3,
-                ),
+                lambda _i: post_tool(0),  # one session: the transcript read to its end before
             ),
         ),
         (
             "PostToolUse meter, same session, Python client",
             hook(
                 "PostToolUse",
-                lambda i: base(
-                    "PostToolUse",
-                    0,
-                    tool_name="Bash",
-                    tool_input={"command": "ls"},
-                    tool_response={},
-                    tool_use_id="t",
-                    duration_ms=3,
-                ),
+                lambda _i: post_tool(0),  # one session: the transcript read to its end before
                 "python",
             ),
         ),
