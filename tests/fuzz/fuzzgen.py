@@ -14,6 +14,8 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from cairn.codemap.knowledge.node import KNOWN_KEYS
+
 STRINGS = [
     "",
     " ",
@@ -391,24 +393,7 @@ YAML_VALUES = [
     "!!omap [a: 1]",
     "<<: {a: 1}",
 ]
-KEYS = [
-    "id",
-    "type",
-    "status",
-    "title",
-    "files",
-    "symbols",
-    "links",
-    "supersedes",
-    "superseded_by",
-    "commit",
-    "created",
-    "updated",
-    "tags",
-    "cites",
-    "cairn_hash",
-    "custom",
-]
+KEYS = [*KNOWN_KEYS, "custom"]  # the node file's own keys, and one it does not know
 
 
 def note_text(rng: random.Random, i: int) -> bytes:

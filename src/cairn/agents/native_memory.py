@@ -86,10 +86,8 @@ class Memory:
 
 def _read(path: Path, report: Report) -> str | None:
     try:
-        if path.stat().st_size > 4 * MAX_CHARS:
-            data = path.open("rb").read(4 * MAX_CHARS)
-        else:
-            data = path.read_bytes()
+        with path.open("rb") as fh:
+            data = fh.read(4 * MAX_CHARS)
     except OSError as exc:
         report.skipped.append(f"{path}: unreadable ({exc.strerror})")
         return None
@@ -168,8 +166,9 @@ def import_memories(project: Project, agents: list[str]) -> Report:
         node.tags = ["agent-memory", m.agent]
         node.extra = {"source": redact(m.source), "agent": m.agent, "from": KEPT_BY[m.agent]}
         name = node.id + ".md"
-        folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)
+        if not keep:
+            folder.mkdir(parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)
         atomic_write_text(folder / name, render(node), 0o600)
         keep.add(name)
         report.imported[m.agent] = report.imported.get(m.agent, 0) + 1
