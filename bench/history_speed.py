@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import benchlib
-from hook_speed import PROMPTS, PYTHON_PROMPTS, hook, timed
+from hook_speed import PROMPTS, PYTHON_PROMPTS, hook, stop_hook_server, timed
 
 benchlib.on_path(benchlib.TESTS)  # tests/history_helpers.py writes the transcripts
 
@@ -149,15 +149,7 @@ def run(args, tmp: Path) -> int:
     )
     results = measure_both(args.runs, repo, env, transcript_path, store)
     cpu = cpu_both(repo, env, transcript_path, store)
-    subprocess.run(
-        [
-            PY,
-            "-c",
-            "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
-            str(tmp / "home" / "run" / "hooks.pid"),
-        ],
-        capture_output=True,
-    )
+    stop_hook_server(tmp / "home")
     time.sleep(1)
     print(
         f"- command: `python bench/history_speed.py --repo {args.repo} --sessions {args.sessions} --runs {args.runs}`"

@@ -137,6 +137,16 @@ def hook(event: str, payload_of, client: str = "installed"):
     return make
 
 
+def stop_hook_server(home: Path) -> None:
+    """End the warm hook server the measured hooks started under `home` (its pid file), if any."""
+    import signal
+
+    try:
+        os.kill(int((home / "run" / "hooks.pid").read_text()), signal.SIGTERM)
+    except (OSError, ValueError):
+        pass
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", default="/tmp/terraform")
@@ -356,15 +366,7 @@ def run(args, tmp: Path) -> int:
         time.sleep(0.1)
     time.sleep(1.0)
     results = [measure(c[0], args.runs, c[1], repo, cold_env if c[2:] == (cold,) else env) for c in cases]
-    subprocess.run(
-        [
-            PY,
-            "-c",
-            "import os, signal, sys; os.kill(int(open(sys.argv[1]).read()), signal.SIGTERM)",
-            str(tmp / "home" / "run" / "hooks.pid"),
-        ],
-        capture_output=True,
-    )
+    stop_hook_server(tmp / "home")
     time.sleep(2)  # let detached SessionEnd runs finish before the folder goes
     head = (
         f"- command: `python bench/hook_speed.py --repo {args.repo} --runs {args.runs}`\n"
