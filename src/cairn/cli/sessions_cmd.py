@@ -312,7 +312,7 @@ def _team_hits(args: argparse.Namespace) -> list:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from cairn.sessions.archive_search import list_sessions
+    from cairn.sessions.archive_browse import list_sessions
 
     con = _open_existing()
     try:
@@ -378,7 +378,7 @@ def _fold(text: str, width: int = 110) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from cairn.sessions.archive_search import resolve_session, session_detail
+    from cairn.sessions.archive_browse import resolve_session, session_detail
 
     con = _open_existing()
     try:
@@ -415,7 +415,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_related(args: argparse.Namespace) -> int:
-    from cairn.sessions.archive_search import related
+    from cairn.sessions.archive_browse import related
 
     con = _open_existing()
     try:
@@ -438,7 +438,8 @@ def cmd_related(args: argparse.Namespace) -> int:
 def cmd_forget(args: argparse.Namespace) -> int:
     from cairn.errors import CairnError
     from cairn.sessions.archive import forget
-    from cairn.sessions.archive_search import parse_when, project_ids, resolve_session, sessions_before
+    from cairn.sessions.archive_browse import resolve_session, sessions_before
+    from cairn.sessions.archive_search import parse_when, project_ids
 
     if bool(args.session) == bool(args.before):
         raise CairnError("give a session ID or --before DATE (not both)")
