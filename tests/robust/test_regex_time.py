@@ -36,7 +36,7 @@ ONE_POSITION = {
     "cairn.redact.shape._DOTTED": "shape: _DOTTED.fullmatch(value)",
     "cairn.redact.shape._VERSION": "shape: _VERSION.fullmatch(value)",
     "cairn.redact.shape._PATHLIKE": "shape: _PATHLIKE.fullmatch(value)",
-    "cairn.sessions.usage._SEMVER_PREFIX": "usage: _SEMVER_PREFIX.match(version)",
+    "cairn.sessions.usage_entry._SEMVER_PREFIX": "usage_entry: _SEMVER_PREFIX.match(version)",
     "cairn.redact.assign._RULE_LIST": "assign: _RULE_LIST.fullmatch(value)",
     "cairn.redact.records._LABEL": "records: _LABEL.fullmatch(line head)",
     "cairn.redact.records._VAR": "records: _VAR.fullmatch(word)",

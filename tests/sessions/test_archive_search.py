@@ -11,13 +11,11 @@ import pytest
 from cairn.cli.main import main
 from cairn.errors import CairnError
 from cairn.sessions.archive import archive_path, forget, ingest_paths, open_archive, project_for_cwd
+from cairn.sessions.archive_browse import list_sessions, related, resolve_session
 from cairn.sessions.archive_search import (
     fts_query,
-    list_sessions,
     parse_when,
     project_ids,
-    related,
-    resolve_session,
     search,
     search_sessions,
 )
@@ -230,7 +228,7 @@ def test_cli_without_archive_says_what_to_do(capsys):
 
 
 def test_session_digest_for_the_journal(con):
-    from cairn.sessions.archive_search import session_digest
+    from cairn.sessions.archive_browse import session_digest
 
     d = session_digest(DOV, con)
     assert d["project"] == "spotter-dov" and d["prompts"][0].startswith("Work on bead spotter-dov")

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from cairn.sessions.archive import archive_path, ingest_file, ingest_paths, open_archive, project_for_cwd
-from cairn.sessions.archive_search import list_sessions, search, session_detail
+from cairn.sessions.archive_browse import list_sessions, session_detail
+from cairn.sessions.archive_search import search
 from cairn.sessions.prices import load_prices
 from cairn.sessions.transcript import CLAUDE, CODEX, GEMINI, agent_of, find_transcripts
 from cairn.sessions.usage import load_transcripts, parse_timestamp, select
@@ -206,7 +207,7 @@ def test_gemini_archive_json_and_jsonl_and_regrowth(gemini: Path):
     assert info["agent"] == "gemini" and info["cwd"] == "/home/USER/src/demo-app"
     assert [t["role"] for t in turns].count("user") == 2
     assert any(t["role"] == "error" and "0 occurrences" in t["text"] for t in turns)
-    from cairn.sessions.archive_search import session_digest
+    from cairn.sessions.archive_browse import session_digest
 
     digest = session_digest("5f0c6a8e-2b61-4c1e-9d7a-3f1e2a9b7c10", con)  # the journal's summary
     assert digest["files_changed"] == ["/home/USER/src/demo-app/src/fetch.ts"] and digest["commands"] == ["npm test"]
@@ -259,7 +260,7 @@ def test_real_gemini_chats_in_the_archive(gemini: Path):
     assert sum(t["role"] == "tool_result" for t in turns) == 12
     assert [t["role"] for t in turns].count("assistant") == 2  # two messages with text, each written twice
     assert not any("Analyzing" in (t["text"] or "") for t in turns)  # thoughts are not archived
-    from cairn.sessions.archive_search import session_digest
+    from cairn.sessions.archive_browse import session_digest
 
     digest = session_digest(REAL_JSONL, con)
     assert digest["files_changed"] == ["GEMINI.md"] and len(digest["files_read"]) == 7

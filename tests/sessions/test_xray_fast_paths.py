@@ -26,7 +26,8 @@ from cairn.sessions.codex_usage import _raw_usage_slow, context_key_of, raw_usag
 from cairn.sessions.prices import load_prices
 from cairn.sessions.simulate import DEFAULT_HANDOFF, Prepared, replay
 from cairn.sessions.transcript import find_transcripts
-from cairn.sessions.usage import has_null_field, lines_to_parse, load_transcripts, parse_timestamp, select
+from cairn.sessions.usage import lines_to_parse, load_transcripts, parse_timestamp, select
+from cairn.sessions.usage_entry import has_null_field
 from cairn.sessions.xray import _median, day_of, find_expiries
 from cairn.sessions.xray_columns import Acc, Columns, group_sums, main_curve, positions_of, turn_cost
 

@@ -1,4 +1,4 @@
-"""`cairn sessions ...`: archive past agent sessions, then search, list, show, relate, forget."""
+"""`cairn sessions ...`: archive past agent sessions, then search, list, show and relate them."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ import sys
 from collections.abc import Callable
 
 from cairn.cli.common import add_json, print_json
-
-TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
-if TYPE_CHECKING:
-    import sqlite3
+from cairn.cli.sessions_args import add_scope, date_range, open_existing, scope_project_ids, semantic_setting
+from cairn.cli.sessions_forget_cmd import cmd_forget
 
 DESCRIPTION = """\
 The session archive: every past agent conversation, redacted, searchable offline.
@@ -55,12 +53,6 @@ def db_errors(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
     return run
 
 
-def _scope(p: argparse.ArgumentParser) -> None:
-    who = p.add_mutually_exclusive_group()
-    who.add_argument("--project", metavar="P", help="a project name or id (default: the current project)")
-    who.add_argument("--all-projects", action="store_true", help="every project")
-
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sessions",
@@ -79,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = ss.add_parser("search", help="search past sessions")
     q.add_argument("query", nargs="+", metavar="QUERY")
-    _scope(q)
+    add_scope(q)
     q.add_argument("--after", metavar="DATE", help="only turns at or after DATE")
     q.add_argument("--before", metavar="DATE", help="only turns before DATE")
     q.add_argument("--tag", metavar="T", help="only sessions with tag T (e.g. webhook, topic:webhook, tool:bash)")
@@ -93,7 +85,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=db_errors(cmd_search))
 
     q = ss.add_parser("list", help="list archived sessions")
-    _scope(q)
+    add_scope(q)
     q.add_argument("--after", metavar="DATE", help="only sessions that ended at or after DATE")
     q.add_argument("--before", metavar="DATE", help="only sessions that ended before DATE")
     q.add_argument("--tag", metavar="T", help="only sessions with tag T")
@@ -109,13 +101,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     q = ss.add_parser("related", help="terms and sessions co-occurring with TERM")
     q.add_argument("term", nargs="+", metavar="TERM")
-    _scope(q)
+    add_scope(q)
     q.add_argument("--limit", type=int, default=15, metavar="N")
     add_json(q)
     q.set_defaults(func=db_errors(cmd_related))
 
     q = ss.add_parser("history", help="the request log and co-access recall learns from (per project)")
-    _scope(q)
+    add_scope(q)
     q.add_argument("--rebuild", action="store_true", help="build it again from the archive first")
     add_json(q)
     q.set_defaults(func=db_errors(cmd_history))
@@ -130,50 +122,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_json(q)
     q.set_defaults(func=db_errors(cmd_forget))
-
-
-def _project_ids(args: argparse.Namespace, con: sqlite3.Connection) -> list[str] | None:
-    """None for --all-projects, else the ids of --project P or of the current project."""
-    from cairn.cli.common import resolve
-    from cairn.sessions.archive_search import project_ids
-
-    if getattr(args, "all_projects", False):
-        return None
-    if getattr(args, "project", None):
-        return project_ids(con, args.project)
-    return [resolve(args, need_root=False).id]
-
-
-def _semantic(args: argparse.Namespace) -> bool:
-    """`[index] semantic` of the current project (else of ~/.cairn/config.toml): the archive's
-    turns get vectors at ingest, and search fuses them (sessions/archive_vectors.py)."""
-    from cairn.config import settings
-    from cairn.errors import CairnError
-    from cairn.project import resolve_project
-
-    try:
-        root = resolve_project(root=getattr(args, "root", None)).root
-    except CairnError:
-        root = None
-    return settings(root).index.semantic
-
-
-def _open_existing():
-    from cairn.errors import CairnError
-    from cairn.sessions.archive import archive_path, open_archive
-
-    if not archive_path().exists():
-        raise CairnError("no session archive yet: run `cairn sessions ingest` first")
-    return open_archive()
-
-
-def _dates(args: argparse.Namespace) -> tuple[str | None, str | None]:
-    from cairn.sessions.archive_search import parse_when
-
-    return (
-        parse_when(args.after) if getattr(args, "after", None) else None,
-        parse_when(args.before) if getattr(args, "before", None) else None,
-    )
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -203,11 +151,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             stats = ingest_paths(
                 args.paths or None,
                 auto_backup=backup,
-                semantic=_semantic(args),
+                semantic=semantic_setting(args),
                 progress=lambda done, tot: bar.update(task, completed=done, total=tot),
             )
     else:
-        stats = ingest_paths(args.paths or None, auto_backup=backup, semantic=_semantic(args))
+        stats = ingest_paths(args.paths or None, auto_backup=backup, semantic=semantic_setting(args))
     if args.json:
         print_json(
             {
@@ -261,18 +209,18 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     hits = []
     if archive_path().exists() or not args.team:
-        con = _open_existing()
+        con = open_existing()
         try:
-            after, before = _dates(args)
+            after, before = date_range(args)
             hits = search(
                 con,
                 " ".join(args.query),
-                project_ids=_project_ids(args, con),
+                project_ids=scope_project_ids(args, con),
                 after=after,
                 before=before,
                 tag=args.tag,
                 limit=args.limit,
-                semantic=_semantic(args),
+                semantic=semantic_setting(args),
             )
         finally:
             con.close()
@@ -306,19 +254,19 @@ def _team_hits(args: argparse.Namespace) -> list:
         from cairn.team.identity import identity
 
         project = identity(resolve(args, need_root=False)).project
-    after, before = _dates(args)
+    after, before = date_range(args)
     with team_db(args) as pg:
         return team_search(pg, " ".join(args.query), project=project, after=after, before=before, limit=args.limit)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from cairn.sessions.archive_search import list_sessions
+    from cairn.sessions.archive_browse import list_sessions
 
-    con = _open_existing()
+    con = open_existing()
     try:
-        after, before = _dates(args)
+        after, before = date_range(args)
         rows = list_sessions(
-            con, project_ids=_project_ids(args, con), after=after, before=before, tag=args.tag, limit=args.limit
+            con, project_ids=scope_project_ids(args, con), after=after, before=before, tag=args.tag, limit=args.limit
         )
     finally:
         con.close()
@@ -342,9 +290,9 @@ def cmd_history(args: argparse.Namespace) -> int:
     as sessions are archived; `--rebuild` builds them again from the archive (sessions/history_store.py)."""
     from cairn.sessions.history_store import rebuild, stats
 
-    con = _open_existing()
+    con = open_existing()
     try:
-        pids = _project_ids(args, con)
+        pids = scope_project_ids(args, con)
         if pids is None:
             pids = [
                 r[0]
@@ -378,9 +326,9 @@ def _fold(text: str, width: int = 110) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from cairn.sessions.archive_search import resolve_session, session_detail
+    from cairn.sessions.archive_browse import resolve_session, session_detail
 
-    con = _open_existing()
+    con = open_existing()
     try:
         info, turns = session_detail(con, resolve_session(con, args.session))
     finally:
@@ -415,11 +363,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_related(args: argparse.Namespace) -> int:
-    from cairn.sessions.archive_search import related
+    from cairn.sessions.archive_browse import related
 
-    con = _open_existing()
+    con = open_existing()
     try:
-        out = related(con, " ".join(args.term), project_ids=_project_ids(args, con), limit=args.limit)
+        out = related(con, " ".join(args.term), project_ids=scope_project_ids(args, con), limit=args.limit)
     finally:
         con.close()
     if args.json:
@@ -432,88 +380,4 @@ def cmd_related(args: argparse.Namespace) -> int:
     print("sessions:")
     for s in out["sessions"]:
         print(f"  {s['session_id'][:8]}  {s['project']}  {s['turns']} turns mention it  {s['title'] or ''}"[:160])
-    return 0
-
-
-def cmd_forget(args: argparse.Namespace) -> int:
-    from cairn.errors import CairnError
-    from cairn.sessions.archive import forget
-    from cairn.sessions.archive_search import parse_when, project_ids, resolve_session, sessions_before
-
-    if bool(args.session) == bool(args.before):
-        raise CairnError("give a session ID or --before DATE (not both)")
-    con = _open_existing()
-    in_archive = True
-    try:
-        if args.session:
-            try:
-                ids = [resolve_session(con, args.session)]
-            except CairnError:
-                if not args.purge_backups:
-                    raise
-                from cairn.sessions.backup import ids_in_backups
-
-                ids, in_archive = ids_in_backups(args.session), False  # forgotten before: backups only
-        else:
-            # --before is about age: every project unless --project narrows it
-            try:
-                scope = project_ids(con, args.project) if args.project else None
-                ids = sessions_before(con, parse_when(args.before), scope)
-            except CairnError:
-                if not args.purge_backups:
-                    raise
-                ids = []
-            if not ids and args.purge_backups:  # forgotten before: what the backups still hold
-                from cairn.sessions.backup import ids_before_in_backups
-
-                ids, in_archive = ids_before_in_backups(parse_when(args.before), args.project), False
-        if not ids:
-            print("nothing to forget")
-            return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                raise CairnError(f"would delete {len(ids)} session(s); pass --yes to confirm")
-            answer = input(f"delete {len(ids)} session(s) from the archive for good? [y/N] ")
-            if answer.strip().lower() not in ("y", "yes"):
-                print("kept")
-                return 1
-        n = forget(con, ids) if in_archive else 0
-    finally:
-        con.close()
-    from cairn.sessions.backup import backups_holding, purge_backups, unreadable_copies
-
-    purged = purge_backups(ids) if args.purge_backups else 0
-    left = backups_holding(ids)
-    unreadable = unreadable_copies() if args.purge_backups else []
-    if args.json:
-        print_json(
-            {
-                "forgotten": ids,
-                "backups_purged": purged,
-                "backups_still_holding": [str(p) for p in left],
-                "backups_unreadable": [str(p) for p in unreadable],
-            }
-        )
-        return 0
-    if in_archive:
-        print(f"forgot {n} session(s); their text is purged from the archive file")
-    else:
-        print(f"{len(ids)} session(s) were already forgotten in the archive")
-    if purged:
-        print(f"also purged from {purged} snapshot(s) in the backups folder")
-    if left:
-        again = (
-            f"cairn sessions forget {ids[0]}"
-            if args.session
-            else f"cairn sessions forget --before {args.before}"
-            + (f" --project {args.project}" if args.project else "")
-        )
-        print(
-            f"{len(left)} snapshot(s) in {left[0].parent} still hold them: run `{again} --purge-backups --yes`, "
-            "or delete those files"
-        )
-    for path in unreadable:
-        print(f"cannot open {path} to purge it (damaged): delete it if it may hold them")
-    if purged or left:
-        print("mirror copies written with `cairn backup --mirror` elsewhere are not touched: delete them there")
     return 0

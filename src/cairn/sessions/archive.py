@@ -8,8 +8,8 @@ before they are written (see turns.py) and keyed by (file, uuid, block), so re-i
 duplicates. Every agent's transcripts land in the same tables (Claude Code, Codex CLI, Gemini
 CLI: readers.py picks the reader for a file; the session row records the agent). A Gemini `.json`
 chat is one document rewritten in place: it is re-read whole when it grew, and its message ids
-keep re-reading from duplicating. Search, listing and the rest of the read side live in
-archive_search.py.
+keep re-reading from duplicating. The read side lives in archive_search.py (search) and
+archive_browse.py (list, show, related terms).
 """
 
 from __future__ import annotations

@@ -226,7 +226,8 @@ def ids_in_backups(ident: str) -> list[str]:
 def ids_before_in_backups(when: str, project: str | None = None) -> list[str]:
     """Sessions that ended before `when` in the local snapshots (`forget --before` after the
     archive already forgot them), optionally of one project (name or id)."""
-    from cairn.sessions.archive_search import project_ids, sessions_before
+    from cairn.sessions.archive_browse import sessions_before
+    from cairn.sessions.archive_search import project_ids
 
     found: set[str] = set()
     for path in _local_copies():

@@ -25,7 +25,8 @@ import orjson
 from cairn.errors import CairnError
 from cairn.sessions.prices import PriceTable
 from cairn.sessions.transcript import find_transcripts, is_subagent_file, session_id_for
-from cairn.sessions.usage import Deduper, Turn, lines_to_parse, usage_turn
+from cairn.sessions.usage import lines_to_parse
+from cairn.sessions.usage_entry import Deduper, Turn, usage_turn
 from cairn.sessions.xray_columns import turn_cost
 from cairn.sessions.xray_periods import BLOCK_HOURS, HOUR_MS, burn_rate, identify_blocks, iso_ms
 from cairn.util.jsonl import parse_line

@@ -7,7 +7,7 @@ deterministic filter that skips empty and trivial sessions.
 SessionEnd hooks share a 1.5 s budget, so the hook itself only hands the payload to a detached
 `cairn hook SessionEnd --inline` and returns; that run first archives the session's last turns
 (main transcript and subagents: Stop may not have run after them), then builds the entry from the
-archive's digest of the session (`archive_search.session_digest`: one source of truth with
+archive's digest of the session (`archive_browse.session_digest`: one source of truth with
 `cairn sessions`, and it covers every file of the session). When the archive has nothing (turned
 off with `[hooks.archive] enabled = false`, or the ingest failed), the entry comes from the
 transcript's own digest instead (agents/digest.py).
@@ -62,7 +62,7 @@ def archive_digest(ctx: HookContext) -> Digest | None:
     from cairn.agents.hooks.context import relpath
     from cairn.agents.hooks.transcript import SEARCH_TOOLS
     from cairn.sessions.archive import archive_path, open_archive
-    from cairn.sessions.archive_search import session_detail, session_digest
+    from cairn.sessions.archive_browse import session_detail, session_digest
 
     if not archive_path().exists() or ctx.transcript is None:
         return None
