@@ -1,6 +1,6 @@
 """What the `cairn sessions` options mean: the project scope, the dates, the semantic setting, the archive.
 
-Shared by the subcommands of sessions_cmd.py and sessions_forget_cmd.py.
+Shared by the subcommands of sessions_cmd.py and sessions_forget_cmd.py, and by team_cmd.py (--after, --before).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from cairn.cli.common import add_json, add_root, print_json
+from cairn.cli.sessions_args import date_range
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -110,15 +111,6 @@ def team_db(args: argparse.Namespace) -> Iterator[psycopg.Connection]:
             pass
 
 
-def _dates(args: argparse.Namespace) -> tuple[str | None, str | None]:
-    from cairn.sessions.archive_search import parse_when
-
-    return (
-        parse_when(args.after) if getattr(args, "after", None) else None,
-        parse_when(args.before) if getattr(args, "before", None) else None,
-    )
-
-
 def cmd_push(args: argparse.Namespace) -> int:
     from cairn.sessions.archive_schema import archive_path, open_archive
     from cairn.team.push import push
@@ -168,7 +160,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CairnError("--limit must be 1 or more")
     project = _scope(args)
-    after, before = _dates(args)
+    after, before = date_range(args)
     with team_db(args) as pg:
         hits = search(
             pg, " ".join(args.query), project=project, user=args.user, after=after, before=before, limit=args.limit
@@ -194,7 +186,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     from cairn.team.search import list_sessions, session_turns
 
     project = _scope(args)
-    after, before = _dates(args)
+    after, before = date_range(args)
     with team_db(args) as pg:
         if args.session:
             info, turns = session_turns(pg, args.session, project, args.user)
@@ -234,7 +226,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
     if not args.session and not args.before:
         raise CairnError("name session ids or --before DATE")
     ident = _identity(args)
-    _, before = _dates(args)
+    _, before = date_range(args)
     with team_db(args) as pg:
         n = forget(pg, ident.user, args.session or None, before, ident.project)
     if args.json:
