@@ -295,7 +295,7 @@ def test_the_header_carries_the_start_as_the_client_sees_it(tmp_path, monkeypatc
 
 
 def test_doctor_names_the_running_zygote(one_zygote, monkeypatch):
-    from cairn.agents.doctor import warm_start
+    from cairn.agents.doctor_wiring import warm_start
 
     repo, env, pid = one_zygote
     monkeypatch.setenv("CAIRN_HOME", env["CAIRN_HOME"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from cairn.codemap.knowledge.node import Link, Node, body_wikilinks, parse, render
+from cairn.codemap.knowledge.node import Link, Node, parse, render
+from cairn.codemap.knowledge.wikilinks import body_wikilinks
 from cairn.codemap.markdown import note_search_text
 from cairn.project import resolve_project
 from helpers import make_git_repo

@@ -45,7 +45,8 @@ def cmd_connect(args: argparse.Namespace) -> int:
         return _list(args)
     if not args.agent:
         raise CairnError("name an agent (see `cairn connect --list`)")
-    from cairn.agents.connectors.apply import agent_named, apply, plan, undo
+    from cairn.agents.connectors.apply import apply, undo
+    from cairn.agents.connectors.plan import agent_named, plan
     from cairn.cli.common import resolve, resolve_root
 
     agent = agent_named(args.agent)

@@ -5,6 +5,7 @@ the key decisions) and `cairn.memory` (which writes, checks and shows them) read
 here, so it sits below both:
 
 - node.py: the node file format (front matter, body, links), parsed and rendered;
+- wikilinks.py: the `[[links]]` a person writes in a node's body (code skipped);
 - vault_read.py: reading a vault folder (`.cairn/knowledge/`, the personal vault), through the
   vault index of parsed notes (vault_index.py);
 - records.py: which files of the tree are decision records (with record_shape.py: names, folders,
