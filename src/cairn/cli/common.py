@@ -29,6 +29,29 @@ def add_root(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", metavar="DIR", help="project root (default: the project of the current directory)")
 
 
+def add_workspace(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-workspace",
+        action="store_true",
+        help="this project only, also when it is in your workspace (`cairn workspace`)",
+    )
+
+
+def workspace_for(args: argparse.Namespace, project: Project) -> Any:
+    """The workspace (workspace/members.Workspace) the command answers across: the user's, when
+    `project` is one of its members and --no-workspace is not given; else None."""
+    if getattr(args, "no_workspace", False):
+        return None
+    from cairn.workspace.members import workspace_of
+
+    ws = workspace_of(project)
+    if ws is not None:
+        for line in ws.notes:  # a member gone or not indexed: said once, the others still answer
+            print(f"cairn: {line}", file=sys.stderr)
+        ws.notes.clear()
+    return ws
+
+
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object for programs")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cairn.cli.common import add_json, add_root, print_json, resolve
+from cairn.cli.common import add_json, add_root, add_workspace, print_json, resolve, workspace_for
 
 TARGET_HELP = "a file path (or a unique file name), a symbol name (or FILE:SYMBOL), or a knowledge node id"
 
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-refresh", action="store_true", help="read the index as it is (skip the refresh)")
     add_root(p)
+    add_workspace(p)
     add_json(p)
     p.set_defaults(func=cmd_explain)
 
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("b", help="where it ends (same forms)")
     q.add_argument("--no-refresh", action="store_true", help="read the index as it is (skip the refresh)")
     add_root(q)
+    add_workspace(q)
     add_json(q)
     q.set_defaults(func=cmd_path)
 
@@ -58,9 +60,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     project = resolve(args)
     budget = DEFAULT_BUDGET if args.budget is None else args.budget
-    data, text, tokens = repairing(
-        project, lambda again: explain(project, args.target, budget=budget, refresh=again or not args.no_refresh)
-    )
+    ws = workspace_for(args, project)
+    if ws is not None:  # in the user's workspace: the target in any member, and the imports between them
+        from cairn.workspace.explain import explain as across
+
+        data, text, tokens = repairing(
+            project, lambda again: across(ws, args.target, budget=budget, refresh=again or not args.no_refresh)
+        )
+    else:
+        data, text, tokens = repairing(
+            project, lambda again: explain(project, args.target, budget=budget, refresh=again or not args.no_refresh)
+        )
     if args.json:
         print_json({**data, "tokens": tokens})
     else:
@@ -73,9 +83,15 @@ def cmd_path(args: argparse.Namespace) -> int:
     from cairn.search.service import dependency_path
 
     project = resolve(args)
-    res, text = repairing(
-        project, lambda again: dependency_path(project, args.a, args.b, refresh=again or not args.no_refresh)
-    )
+    ws = workspace_for(args, project)
+    if ws is not None:  # A and B in any members; across two by the imports between them
+        from cairn.workspace.explain import path as across
+
+        res, text = repairing(project, lambda _again: across(ws, args.a, args.b))
+    else:
+        res, text = repairing(
+            project, lambda again: dependency_path(project, args.a, args.b, refresh=again or not args.no_refresh)
+        )
     if args.json:
         print_json(res)
     else:

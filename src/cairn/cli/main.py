@@ -27,6 +27,7 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "cairn.cli.search_cmd": ("search",),
     "cairn.cli.explain_cmd": ("explain", "path"),
     "cairn.cli.graph_cmd": ("graph",),
+    "cairn.cli.workspace_cmd": ("workspace",),
     "cairn.cli.eval_cmd": ("eval",),
     "cairn.cli.xray_cmd": ("xray",),
     "cairn.cli.memory_cmd": ("remember", "read", "memory-md", "memory"),

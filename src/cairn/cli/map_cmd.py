@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cairn.cli.common import add_json, add_root, print_json, resolve
+from cairn.cli.common import add_json, add_root, add_workspace, print_json, resolve, workspace_for
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,6 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("module", nargs="?", help="a module name, e.g. src/cairn/codemap (or a unique suffix)")
     p.add_argument("--budget", type=int, default=500, help="token budget of the level-0 map (default 500)")
     add_root(p)
+    add_workspace(p)
     add_json(p)
     p.set_defaults(func=cmd_map)
 
@@ -41,8 +42,18 @@ def cmd_map(args: argparse.Namespace) -> int:
             con.close()
 
     module, text = repairing(project, render)
+    ws = None if args.module else workspace_for(args, project)
+    extra = None
+    if ws is not None:  # in the user's workspace: its members and the imports between them, under the map
+        from cairn.workspace.overview import overview
+        from cairn.workspace.overview import render as render_ws
+
+        extra = overview(ws)
+        text += render_ws(extra, max(60, args.budget // 3))
     if args.json:
-        print_json({"project": project.id, "module": module, "markdown": text})
+        print_json(
+            {"project": project.id, "module": module, "markdown": text, **({"workspace": extra} if extra else {})}
+        )
     else:
         print(text, end="")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cairn.cli.common import add_json, add_root, print_json, resolve
+from cairn.cli.common import add_json, add_root, add_workspace, print_json, resolve, workspace_for
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every search ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from cairn.project import Project
+    from cairn.search.service import Answer
 
     T = TypeVar("T")
 
@@ -59,11 +60,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "results it already read are marked seen",
     )
     add_root(p)
+    add_workspace(p)
     add_json(p)
     p.set_defaults(func=cmd_search)
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    import sys
+
     from cairn.errors import CairnError
     from cairn.search.service import search, session_context
 
@@ -78,19 +82,39 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     query, item_terms = with_tracker_items(project, args.query)
     terms += item_terms
-    answer = repairing_search(
-        project,
-        lambda again: search(
-            project,
-            query,
-            terms=terms,
-            limit=args.limit,
-            budget=args.budget,
-            refresh=again or not args.no_refresh,
-            kind=args.kind,
-            session=session,
-        ),
-    )
+    ws = workspace_for(args, project) if project.root is not None else None
+    if ws is not None:  # the project is in the user's workspace: every member answers, labelled
+        from cairn.workspace.fanout import search as across
+
+        def run(again: bool) -> Answer:
+            answer, notes = across(
+                ws,
+                query,
+                terms=terms,
+                limit=args.limit,
+                budget=args.budget,
+                refresh=again or not args.no_refresh,
+                kind=args.kind,
+                session=session,
+            )
+            for line in notes:
+                print(f"cairn: {line}", file=sys.stderr)
+            return answer
+    else:
+
+        def run(again: bool) -> Answer:
+            return search(
+                project,
+                query,
+                terms=terms,
+                limit=args.limit,
+                budget=args.budget,
+                refresh=again or not args.no_refresh,
+                kind=args.kind,
+                session=session,
+            )
+
+    answer = repairing_search(project, run)
     if args.json:
         print_json(answer.as_json())
     elif not answer.results:

@@ -13,6 +13,8 @@ from cairn.project import Project
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from cairn.search.hit import Hit
+    from cairn.search.query import Query
     from cairn.search.ranking import Ranking
     from cairn.sessions.context import SessionContext
     from cairn.sessions.history_recall import Past
@@ -75,9 +77,6 @@ def search(
     `seed_paths` (repo-relative path -> weight) adds files to start the graph walk from.
     `ranking`: every weight of search (search/ranking.py; default DEFAULT_RANKING).
     """
-    from cairn.codemap.indexer import open_fresh
-    from cairn.search.engine import search_code
-    from cairn.search.ranking import DEFAULT_RANKING
     from cairn.search.render import pack
 
     if kind not in KINDS:
@@ -90,6 +89,40 @@ def search(
         if kind != "knowledge":
             raise CairnError("not inside a project: pass --root DIR (or --kind knowledge for the personal vault)")
         return _personal_only(query, terms, limit, budget)
+    hits, _ = ranked(
+        project,
+        query,
+        terms=terms,
+        limit=limit,
+        kind=kind,
+        refresh=refresh,
+        seed_paths=seed_paths,
+        session=session,
+        ranking=ranking,
+    )
+    kept, texts, tokens = pack(hits, budget)
+    return Answer([h.as_json() for h in kept], texts, tokens, len(hits))
+
+
+def ranked(
+    project: Project,
+    query: str,
+    *,
+    terms: list[str] | None = None,
+    limit: int = 10,
+    kind: str = "auto",
+    refresh: bool = True,
+    seed_paths: dict[str, float] | None = None,
+    session: SessionContext | None = None,
+    ranking: Ranking | None = None,
+) -> tuple[list[Hit], Query]:
+    """The ranked hits of `search` before packing, with the analyzed request (a workspace query
+    merges several projects' lists by it: workspace/fanout.py). `project` must have a root."""
+    from cairn.codemap.indexer import open_fresh
+    from cairn.search.engine import search_code
+    from cairn.search.ranking import DEFAULT_RANKING
+
+    assert project.root is not None
     if refresh:
         con, held = open_fresh(project, refresh), False
     else:  # a hook: a warm process keeps the connection while the index is unchanged (index_cache.lend)
@@ -108,7 +141,7 @@ def search(
             }
         past = _past(project, session)
         try:
-            hits, _ = search_code(
+            hits, q = search_code(
                 con,
                 query,
                 root=project.root,
@@ -126,8 +159,7 @@ def search(
     finally:
         if not held:
             con.close()
-    kept, texts, tokens = pack(hits, budget)
-    return Answer([h.as_json() for h in kept], texts, tokens, len(hits))
+    return hits, q
 
 
 def _past(project: Project, session: SessionContext | None) -> Past | None:
