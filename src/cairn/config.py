@@ -190,6 +190,7 @@ USER_ONLY: dict[str, str] = {
     "routes": "files other folders' sessions under a project",
     "prices": "changes what the X-ray says every project cost",
     "sessions": "how many archive backups the user keeps",
+    "workspace": "adds other folders to what search reads (`cairn workspace add PATH` is yours to run)",
 }
 # Values a project may lower but not raise past what this machine has.
 _CAPS: dict[tuple[str, str], Any] = {("index", "workers"): lambda: os.cpu_count() or 1}

@@ -50,6 +50,7 @@ SCHEMA: dict[str, dict[str | None, Check]] = {
     "prices": {None: _TABLE},  # each entry a table: TABLES_OF_TABLES
     "hooks": {None: _TABLE},
     "routes": {None: _ROUTES},
+    "workspace": {None: _TABLE, "roots": _STRS},
     "team": {None: _TABLE, "database": _STR, "user": _STR, "machine": _STR, "push_on_stop": _BOOL},
 }
 

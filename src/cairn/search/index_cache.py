@@ -92,6 +92,13 @@ class IndexCache:
         self.fts_rows += len(answer[0])
 
 
+def hold(indexes: int) -> None:
+    """Keep at least `indexes` index states (and their connections) in this process: a workspace
+    query reads every member's index in turn (workspace/fanout.py), which four would thrash."""
+    global MAX_INDEXES
+    MAX_INDEXES = max(MAX_INDEXES, min(indexes + 2, 66))
+
+
 _CACHES: dict[tuple, IndexCache] = {}
 _PINNED: dict[int, tuple[sqlite3.Connection, IndexCache]] = {}  # thread -> its pinned request (see `Pinned`)
 _KEEPERS: dict[str, tuple[tuple, sqlite3.Connection]] = {}  # path -> (file identity, an idle connection)

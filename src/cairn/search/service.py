@@ -13,6 +13,8 @@ from cairn.project import Project
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    import sqlite3
+
     from cairn.search.hit import Hit
     from cairn.search.query import Query
     from cairn.search.ranking import Ranking
@@ -118,19 +120,10 @@ def ranked(
 ) -> tuple[list[Hit], Query]:
     """The ranked hits of `search` before packing, with the analyzed request (a workspace query
     merges several projects' lists by it: workspace/fanout.py). `project` must have a root."""
-    from cairn.codemap.indexer import open_fresh
     from cairn.search.engine import search_code
     from cairn.search.ranking import DEFAULT_RANKING
 
-    assert project.root is not None
-    if refresh:
-        con, held = open_fresh(project, refresh), False
-    else:  # a hook: a warm process keeps the connection while the index is unchanged (index_cache.lend)
-        from cairn.codemap.index_db import is_marked
-        from cairn.search.index_cache import lend
-
-        path = project.index_path()
-        con, held = lend(str(path), lambda: open_fresh(project, False), reuse=not is_marked(path))
+    con, held = _open(project, refresh)
     try:
         seeds = None
         if seed_paths:
@@ -160,6 +153,39 @@ def ranked(
         if not held:
             con.close()
     return hits, q
+
+
+def _open(project: Project, refresh: bool) -> tuple[sqlite3.Connection, bool]:
+    """(the project's index, whether it stays open): refreshed first when asked; else, in a warm
+    process, the connection it keeps while the index is unchanged (index_cache.lend)."""
+    from cairn.codemap.indexer import open_fresh
+
+    assert project.root is not None
+    if refresh:
+        return open_fresh(project, refresh), False
+    from cairn.codemap.index_db import is_marked
+    from cairn.search.index_cache import lend
+
+    path = project.index_path()
+    return lend(str(path), lambda: open_fresh(project, False), reuse=not is_marked(path))
+
+
+def analyzed(project: Project, query: str, terms: list[str] | None = None, ranking: Ranking | None = None) -> Query:
+    """The request as the project's index weighs it (its words' document frequencies), without
+    searching: a workspace query reads it from every member to choose which to search
+    (workspace/fanout.py). The same memo as the search's own analysis (query.analyze)."""
+    from cairn.search.index_cache import Pinned
+    from cairn.search.query import analyze
+    from cairn.search.ranking import DEFAULT_RANKING
+    from cairn.search.session_signals import without_urls
+
+    con, held = _open(project, False)
+    try:
+        with Pinned(con):
+            return analyze(con, without_urls(query)[0], terms, (ranking or DEFAULT_RANKING).terms)
+    finally:
+        if not held:
+            con.close()
 
 
 def _past(project: Project, session: SessionContext | None) -> Past | None:

@@ -66,8 +66,11 @@ def _section(edges: list[Edge], member: str, paths: list[str]) -> tuple[dict, st
         o, i = touching(edges, member, p)
         outs += o
         ins += i
-    data = {"used_by": [e.as_json() for e in ins[:SHOWN]], "uses": [e.as_json() for e in outs[:SHOWN]]}
-    data["totals"] = {"used_by": len(ins), "uses": len(outs)}
+    data: dict[str, Any] = {
+        "used_by": [e.as_json() for e in ins[:SHOWN]],
+        "uses": [e.as_json() for e in outs[:SHOWN]],
+        "totals": {"used_by": len(ins), "uses": len(outs)},
+    }
     lines = []
     for title, lst, into in (("used by other projects", ins, True), ("uses other projects", outs, False)):
         if lst:
@@ -144,8 +147,8 @@ def path(ws: Workspace, a: str, b: str) -> tuple[dict, str]:
     mb, pb = locate(ws, b, resolve)
     if ma is mb:
         assert ma.project is not None
-        res, text = dependency_path(ma.project, split(ws, a)[1], split(ws, b)[1], refresh=ma is ws.home)
-        return {**res, "project": ma.name}, f"[{ma.name}]\n{text}"
+        within, text = dependency_path(ma.project, split(ws, a)[1], split(ws, b)[1], refresh=ma is ws.home)
+        return {**within, "project": ma.name}, f"[{ma.name}]\n{text}"
     res: dict = {"from": f"{ma.name}:{pa}", "to": f"{mb.name}:{pb}", "direction": None, "paths": [], "reason": ""}
     for direction, (m1, p1, m2, p2) in (("forward", (ma, pa, mb, pb)), ("reverse", (mb, pb, ma, pa))):
         found = _best_bridge(ws, m1, p1, m2, p2)

@@ -5,12 +5,16 @@ same code and weights a single project uses) and the ranked lists are merged her
 comparable across indexes (each list is already a fusion of ranks, and BM25 weighs a word by its
 rarity in one repository), so the merge uses what is comparable:
 
-- the rank of a hit in its own project's list, through Reciprocal Rank Fusion's 1 / (K + rank);
-- times the project's *coverage* of the request squared: the share of the request's own words
-  (expansion terms aside) that occur anywhere in that project's index. A project that lacks half
-  the words of a request answers it with its best guess; its first hit should not sit beside the
-  first hit of a project that holds them all.
+    score = coverage^2 * (1 + selection) / (K + rank)
 
+- `rank`: the hit's rank in its own project's list (Reciprocal Rank Fusion, K = 10);
+- `coverage`: the share of the request's own words (expansion terms aside) that occur anywhere
+  in that project's index: a project that lacks half the words answers with its best guess;
+- `selection`: how much the request is about that project at all (selection.py, 0..1).
+
+Measured on 78 requests of three repositories in a 10-repository workspace (docs/benchmarks.md#workspace):
+plain RRF over ranks kept the gold file in the top 10 for 0.667 / 0.950 / 0.575 of them, this
+score for 0.944 / 1.000 / 0.775 (each repository alone: 1.000 / 1.000 / 0.900).
 Ties go to the project the command runs in, then to the member order. Every hit keeps its own
 reasons and is labelled `member:path` (and `"project"` in JSON). The personal vault is searched by
 every member: its notes are kept once. Only the home project is refreshed and sees the session:
@@ -23,8 +27,9 @@ import sqlite3
 from dataclasses import replace
 
 from cairn.errors import CairnError
-from cairn.search.service import Answer, ranked
+from cairn.search.service import Answer, analyzed, ranked
 from cairn.workspace.members import Member, Workspace
+from cairn.workspace.selection import scores
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every search ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -32,7 +37,8 @@ if TYPE_CHECKING:
     from cairn.search.query import Query
     from cairn.sessions.context import SessionContext
 
-K = 60  # Reciprocal Rank Fusion's constant, as search/ranking.py's Fusion.rrf_k: ranks 1 and 10 differ by ~15%
+K = 10  # rank constant: with 60 (one project's fusion) rank 1 and rank 10 differ by ~15%, too little to merge by
+MERGE = "selected"  # selected | rrf (plain RRF over ranks: bench/workspace_speed.py compares them)
 
 
 def coverage(q: Query) -> float:
@@ -43,6 +49,18 @@ def coverage(q: Query) -> float:
     return sum(1 for t in own if t.df > 0) / len(own)
 
 
+def _score(q: Query, selection: float, rank: int) -> float:
+    if MERGE == "rrf":
+        return 1 / (60 + rank)
+    cover = coverage(q)
+    return cover * cover * (1 + selection) / (K + rank)
+
+
+def _bound(q: Query, selection: float) -> float:
+    """The highest score a member's hits can have: its first hit's."""
+    return _score(q, selection, 1)
+
+
 def label(member: Member, hit: Hit) -> Hit:
     """`hit` as the workspace shows it: its path prefixed by the member's name (`chi:mux.go`); a
     personal note (the same in every project) is left as it is."""
@@ -51,12 +69,14 @@ def label(member: Member, hit: Hit) -> Hit:
     return replace(hit, path=f"{member.name}:{hit.path}")
 
 
-def merge(lists: list[tuple[Member, float, list[Hit]]], home: Member | None, limit: int) -> list[tuple[str, Hit]]:
-    """The members' ranked lists (member, coverage, hits) as one list of (member name, hit),
-    scored coverage^2 / (K + rank)."""
+def merge(
+    lists: list[tuple[Member, Query, float, list[Hit]]], home: Member | None, limit: int
+) -> list[tuple[str, Hit]]:
+    """The members' ranked lists (member, its analyzed request, its selection score, hits) as one
+    list of (member name, hit)."""
     scored: list[tuple[float, int, int, str, Hit]] = []
     seen: set[str] = set()
-    for order, (member, cover, hits) in enumerate(lists):
+    for order, (member, q, c, hits) in enumerate(lists):
         first = 0 if member is home else 1
         for rank, hit in enumerate(hits, 1):
             out = label(member, hit)
@@ -64,7 +84,7 @@ def merge(lists: list[tuple[Member, float, list[Hit]]], home: Member | None, lim
             if key in seen:  # a personal note every member found
                 continue
             seen.add(key)
-            score = cover * cover / (K + rank)
+            score = _score(q, c, rank)
             name = "" if out is hit else member.name
             scored.append((-score, first, order * 1000 + rank, name, replace(out, score=score)))
     scored.sort(key=lambda s: s[:3])
@@ -89,25 +109,45 @@ def search(
         raise CairnError("limit must be at least 1")
     if budget is not None and budget < 1:
         raise CairnError("budget must be a positive number of tokens")
+    from cairn.search.index_cache import hold
+
+    hold(len(ws.answering))
     notes = list(ws.notes)
-    lists: list[tuple[Member, float, list[Hit]]] = []
-    for member in ws.answering:
+    order = sorted(ws.answering, key=lambda m: m is not ws.home)  # home first: it is refreshed, then read
+    asked: list[tuple[Member, Query]] = []
+    found: dict[int, list[Hit]] = {}
+    for member in order:
         assert member.project is not None
-        home = member is ws.home
         try:
-            hits, q = ranked(
-                member.project,
-                query,
-                terms=terms,
-                limit=limit,
-                kind=kind,
-                refresh=refresh and home,
-                session=session if home else None,
-            )
+            if member is ws.home:
+                found[id(member)], q = ranked(
+                    member.project, query, terms=terms, limit=limit, kind=kind, refresh=refresh, session=session
+                )
+            else:
+                q = analyzed(member.project, query, terms)
         except (CairnError, sqlite3.Error, OSError) as exc:
             notes.append(f"workspace: {member.name} could not answer: {exc}")
             continue
-        lists.append((member, coverage(q), hits))
+        asked.append((member, q))
+    chosen = dict(zip((id(m) for m, _ in asked), scores([q for _, q in asked]), strict=True))
+    # The best a member can score is its first hit's; members are searched from the most promising
+    # down, and one whose best cannot enter the top `limit` found so far is not searched at all.
+    best: list[float] = []
+    lists: list[tuple[Member, Query, float, list[Hit]]] = []
+    for member, q in sorted(asked, key=lambda mq: -_bound(mq[1], chosen[id(mq[0])])):
+        if len(best) >= limit and _bound(q, chosen[id(member)]) < best[limit - 1]:
+            continue
+        hits = found.get(id(member))
+        if hits is None:
+            assert member.project is not None
+            try:
+                hits, q = ranked(member.project, query, terms=terms, limit=limit, kind=kind, refresh=False)
+            except (CairnError, sqlite3.Error, OSError) as exc:
+                notes.append(f"workspace: {member.name} could not answer: {exc}")
+                continue
+        lists.append((member, q, chosen[id(member)], hits))
+        best = sorted(best + [_score(q, chosen[id(member)], r) for r in range(1, len(hits) + 1)], reverse=True)
+    lists.sort(key=lambda mqh: order.index(mqh[0]))
     merged = merge(lists, ws.home, limit)
     kept, texts, tokens = pack([h for _, h in merged], budget)
     results = [{**h.as_json(), "project": name or None} for (name, _), h in zip(merged, kept, strict=False)]

@@ -1,7 +1,8 @@
 """The workspace file: which folders the user put in the workspace, read and written in one place.
 
 Trust: the list lives in CAIRN_HOME (`~/.cairn/workspace.toml`, beside the user's config.toml),
-written only by `cairn workspace add/remove`. Nothing a repository commits is read here: a
+written only by `cairn workspace add/remove`, plus the `[workspace] roots` the user may write in
+their own `~/.cairn/config.toml`. Nothing a repository commits is read here: a
 project's `.cairn/config.toml` cannot add a folder to what cairn reads (`[workspace]` is one of
 config.USER_ONLY's tables, so such a table is dropped and `cairn doctor` shows it as a suggestion).
 
@@ -58,6 +59,7 @@ def read_entries() -> Entries:
     raw = data.get("roots", [])
     if not isinstance(raw, list) or not all(isinstance(r, str) for r in raw):
         raise CairnError(f"{path}: `roots` must be a list of folder paths (fix it or remove the file)")
+    raw = raw + configured()
     out = Entries()
     for text in raw[:MAX_ENTRIES]:
         root = Path(os.path.expanduser(text))
@@ -75,6 +77,15 @@ def read_entries() -> Entries:
     if len(raw) > MAX_ENTRIES:
         out.problems.append(f"workspace has {len(raw)} entries: only the first {MAX_ENTRIES} are read")
     return out
+
+
+def configured() -> list[str]:
+    """The `[workspace] roots` of the user's own config.toml (a project's file never counts:
+    config.USER_ONLY drops it there)."""
+    from cairn.config import user_config
+
+    table = user_config().get("workspace")
+    return list(table.get("roots", [])) if isinstance(table, dict) else []
 
 
 def write_entries(roots: list[Path]) -> None:
@@ -112,6 +123,7 @@ def add(texts: list[str]) -> tuple[list[Path], list[str]]:
     """Add folders to the workspace: (the ones added, a line for each one refused or already there)."""
     entries = read_entries()
     roots = list(entries.roots)
+    fixed = {str(Path(os.path.expanduser(t))) for t in configured()}
     added: list[Path] = []
     notes: list[str] = []
     for text in texts:
@@ -128,14 +140,16 @@ def add(texts: list[str]) -> tuple[list[Path], list[str]]:
         roots.append(real)
         added.append(real)
     if added:
-        write_entries(roots)
+        write_entries([r for r in roots if str(r) not in fixed])
     return added, notes
 
 
 def remove(texts: list[str]) -> list[Path]:
     """Remove entries (by the path given, resolved or as written, or by folder name): the ones removed."""
     entries = read_entries()
-    keep, gone = [], []
+    fixed = {str(Path(os.path.expanduser(t))) for t in configured()}
+    keep: list[Path] = []
+    gone: list[Path] = []
     wanted = set()
     for text in texts:
         wanted.add(os.path.abspath(os.path.expanduser(text)))
@@ -148,5 +162,10 @@ def remove(texts: list[str]) -> list[Path]:
         (gone if str(root) in wanted or root.name in wanted else keep).append(root)
     if not gone:
         raise CairnError(f"not in the workspace: {', '.join(texts)} (see `cairn workspace list`)")
-    write_entries(keep)
+    pinned = [str(r) for r in gone if str(r) in fixed]
+    if pinned:
+        raise CairnError(
+            f"{', '.join(pinned)}: set in [workspace] roots of {cairn_home() / 'config.toml'}: remove it there"
+        )
+    write_entries([r for r in keep if str(r) not in fixed])
     return gone

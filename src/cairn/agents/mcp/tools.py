@@ -106,7 +106,19 @@ class CairnTools:
         query, item_terms = with_tracker_items(project, query)
         terms = (terms or []) + item_terms
         limit, budget = clamp(limit, 10, MAX_LIMIT), clamp(budget, 2000, MAX_BUDGET)
-        answer = search(project, query, terms=terms or None, limit=limit, budget=budget, kind=kind, session=session)
+        from cairn.workspace.members import workspace_of
+
+        ws = workspace_of(project)  # the user's workspace holds this project: every member answers, labelled
+        if ws is not None:
+            from cairn.workspace.fanout import search as across
+
+            answer, notes = across(
+                ws, query, terms=terms or None, limit=limit, budget=budget, kind=kind, session=session
+            )
+            if notes and answer.texts:
+                answer.texts.append("\n".join(notes))
+        else:
+            answer = search(project, query, terms=terms or None, limit=limit, budget=budget, kind=kind, session=session)
         if not answer.texts:
             return (
                 f"No {kind if kind != 'all' else 'code or knowledge'} matches for {query!r}. "
