@@ -29,6 +29,7 @@ TITLES = {
     "cairn/sessions": "Transcripts of every agent: archive, redaction, token X-ray",
     "cairn/team": "Team archive on PostgreSQL (opt-in): push, search, forget",
     "cairn/otel": "OpenTelemetry receiver: the usage an agent reports, as ground truth",
+    "cairn/workspace": "A workspace of repositories: one request across the user's projects, their cross-repository imports",
     "cairn/warm": "The warm processes: hook server, command-line server, MCP zygote, and their clients",
     "cairn/agents": "Agent integration: handoffs, session records",
     "cairn/agents/hooks": "Claude Code hooks, one module per event",

@@ -1,0 +1,115 @@
+"""`cairn workspace` and the commands that answer across it: search, explain, path, map."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+from helpers import make_git_repo, write_tree
+
+
+def test_add_list_remove(trio, run_cli):
+    r = run_cli("workspace", "list", "--json")
+    data = json.loads(r.stdout)
+    assert [(m["name"], m["state"]) for m in data["members"]] == [("billing", "ok"), ("router", "ok")]
+    assert data["links"][0]["from"] == "billing" and data["links"][0]["to"] == "router"
+    r = run_cli("workspace", "remove", "router")
+    assert r.returncode == 0 and "removed" in r.stdout
+    data = json.loads(run_cli("workspace", "list", "--json").stdout)
+    assert [m["name"] for m in data["members"]] == ["billing"]
+
+
+def test_search_answers_across_members_labelled(trio, run_cli):
+    r = run_cli("search", "throttle concurrent requests", "--json", cwd=trio["billing"])
+    assert r.returncode == 0, r.stderr
+    results = json.loads(r.stdout)["results"]
+    assert results[0]["path"] == "router:middleware/throttle.go"
+    assert results[0]["project"] == "router"
+    r = run_cli("search", "throttle concurrent requests", "--json", "--no-workspace", cwd=trio["billing"])
+    assert all(not row["path"].startswith("router:") for row in json.loads(r.stdout)["results"])
+
+
+def test_isolation_a_project_outside_is_never_read(trio, run_cli):
+    # the project's own committed config asks for the outside folder: it is dropped (USER_ONLY)
+    write_tree(trio["billing"], {".cairn/config.toml": f'[workspace]\nroots = ["{trio["outside"]}"]\n'})
+    r = run_cli("search", "zanzibar quokka protocol", "--json", cwd=trio["billing"])
+    assert r.returncode == 0, r.stderr
+    paths = [row["path"] for row in json.loads(r.stdout)["results"]]
+    assert not any("secret_plans" in p for p in paths), paths
+    data = json.loads(run_cli("workspace", "list", "--json").stdout)
+    assert str(trio["outside"]) not in [m["root"] for m in data["members"]]
+    from cairn.config import project_suggestions
+
+    assert "workspace" in project_suggestions(trio["billing"])  # shown by `cairn doctor`, never applied
+    # from the outside project nothing of the workspace is searched either
+    r = run_cli("search", "throttle concurrent requests", "--json", cwd=trio["outside"])
+    assert all(":" not in row["path"] for row in json.loads(r.stdout)["results"])
+
+
+def test_explain_and_path_cross_the_go_import(trio, run_cli):
+    r = run_cli("explain", "router:middleware/throttle.go", cwd=trio["billing"])
+    assert r.returncode == 0, r.stderr
+    assert "used by other projects" in r.stdout
+    assert "billing:server.go" in r.stdout and "github.com/acme/router/v2/middleware" in r.stdout
+    r = run_cli("path", "server.go", "router:middleware/throttle.go", "--json", cwd=trio["billing"])
+    res = json.loads(r.stdout)
+    assert res["direction"] == "forward", res
+    assert res["paths"][0][0] == "billing:server.go" and res["paths"][0][-1].endswith("router:middleware/throttle.go")
+    assert res["crossing"]["kind"] == "go module"
+
+
+def test_map_lists_members_and_links(trio, run_cli):
+    r = run_cli("map", cwd=trio["billing"])
+    assert r.returncode == 0, r.stderr
+    assert "## Workspace" in r.stdout and "billing -> router" in r.stdout
+
+
+def test_member_gone_is_one_line_and_the_rest_answers(trio, run_cli):
+    shutil.rmtree(trio["router"])
+    r = run_cli("search", "invoice total", "--json", cwd=trio["billing"])
+    assert r.returncode == 0, r.stderr
+    assert "router" in r.stderr and "is gone" in r.stderr
+    assert any(row["path"].endswith("invoice/total.go") for row in json.loads(r.stdout)["results"])
+    assert "missing" in run_cli("workspace", "list", "--json").stdout
+
+
+def test_unindexed_member_is_named_and_skipped(trio, run_cli, tmp_path):
+    fresh = make_git_repo(tmp_path / "ledger", {"ledger.py": "def post_entry():\n    pass\n"})
+    r = run_cli("workspace", "add", "--no-index", str(fresh))
+    assert r.returncode == 0, r.stderr
+    r = run_cli("search", "post entry", "--json", cwd=trio["billing"])
+    assert r.returncode == 0
+    assert "ledger is not indexed yet" in r.stderr and "cairn workspace index" in r.stderr
+    r = run_cli("workspace", "index")
+    assert r.returncode == 0 and f"indexed {fresh}" in r.stdout
+    r = run_cli("search", "post entry", "--json", cwd=trio["billing"])
+    assert any(row["path"] == "ledger:ledger.py" for row in json.loads(r.stdout)["results"])
+
+
+def test_symlink_loop_nested_and_duplicate_entries_refused(trio, run_cli, tmp_path):
+    loop = tmp_path / "loop"
+    os.symlink(loop, loop)
+    r = run_cli("workspace", "add", str(loop))
+    assert r.returncode == 1 and "symlink loop" in r.stderr
+    r = run_cli("workspace", "add", str(trio["router"] / "middleware"))
+    assert "refused: inside the entry" in r.stdout
+    link = tmp_path / "router-link"
+    os.symlink(trio["router"], link)
+    r = run_cli("workspace", "add", str(link))
+    assert "already in the workspace" in r.stdout
+    r = run_cli("workspace", "add", str(tmp_path))
+    assert "refused: around the entry" in r.stdout
+    data = json.loads(run_cli("workspace", "list", "--json").stdout)
+    assert len(data["members"]) == 2
+
+
+def test_hand_edited_file_with_nested_entries_counts_each_folder_once(trio, run_cli, cairn_home):
+    from cairn.workspace.registry import read_entries
+
+    (cairn_home / "workspace.toml").write_text(
+        f'roots = ["{trio["router"] / "middleware"}", "{trio["router"]}", "{trio["router"]}", "{trio["billing"]}"]\n'
+    )
+    entries = read_entries()
+    assert entries.roots == [trio["router"], trio["billing"]]
+    assert len(entries.problems) == 2
