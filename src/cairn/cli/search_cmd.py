@@ -83,36 +83,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     query, item_terms = with_tracker_items(project, args.query)
     terms += item_terms
     ws = workspace_for(args, project) if project.root is not None else None
-    if ws is not None:  # the project is in the user's workspace: every member answers, labelled
-        from cairn.workspace.fanout import search as across
+    asked = {"terms": terms, "limit": args.limit, "budget": args.budget, "kind": args.kind, "session": session}
 
-        def run(again: bool) -> Answer:
-            answer, notes = across(
-                ws,
-                query,
-                terms=terms,
-                limit=args.limit,
-                budget=args.budget,
-                refresh=again or not args.no_refresh,
-                kind=args.kind,
-                session=session,
-            )
-            for line in notes:
-                print(f"cairn: {line}", file=sys.stderr)
-            return answer
-    else:
+    def run(again: bool) -> Answer:
+        refresh = again or not args.no_refresh
+        if ws is None:
+            return search(project, query, refresh=refresh, **asked)
+        from cairn.workspace.fanout import search as across  # the project is in the user's workspace
 
-        def run(again: bool) -> Answer:
-            return search(
-                project,
-                query,
-                terms=terms,
-                limit=args.limit,
-                budget=args.budget,
-                refresh=again or not args.no_refresh,
-                kind=args.kind,
-                session=session,
-            )
+        answer, notes = across(ws, query, refresh=refresh, **asked)
+        for line in notes:
+            print(f"cairn: {line}", file=sys.stderr)
+        return answer
 
     answer = repairing_search(project, run)
     if args.json:

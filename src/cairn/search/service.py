@@ -57,6 +57,16 @@ def _personal_only(query: str, terms: list[str] | None, limit: int, budget: int 
     return Answer([h.as_json() for h in kept], texts, tokens, len(hits))
 
 
+def check_request(kind: str, limit: int, budget: int | None) -> None:
+    """One clear line for a request's options out of range (every front end, a workspace's too)."""
+    if kind not in KINDS:
+        raise CairnError(f"--kind must be one of {', '.join(KINDS)}")
+    if limit < 1:
+        raise CairnError("limit must be at least 1")
+    if budget is not None and budget < 1:
+        raise CairnError("budget must be a positive number of tokens")
+
+
 def search(
     project: Project,
     query: str,
@@ -81,12 +91,7 @@ def search(
     """
     from cairn.search.render import pack
 
-    if kind not in KINDS:
-        raise CairnError(f"--kind must be one of {', '.join(KINDS)}")
-    if limit < 1:
-        raise CairnError("limit must be at least 1")
-    if budget is not None and budget < 1:
-        raise CairnError("budget must be a positive number of tokens")
+    check_request(kind, limit, budget)
     if project.root is None:
         if kind != "knowledge":
             raise CairnError("not inside a project: pass --root DIR (or --kind knowledge for the personal vault)")

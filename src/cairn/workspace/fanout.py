@@ -27,7 +27,7 @@ import sqlite3
 from dataclasses import replace
 
 from cairn.errors import CairnError
-from cairn.search.service import Answer, analyzed, ranked
+from cairn.search.service import Answer, analyzed, check_request, ranked
 from cairn.workspace.members import Member, Workspace
 from cairn.workspace.selection import scores
 
@@ -103,13 +103,10 @@ def search(
     session: SessionContext | None = None,
 ) -> tuple[Answer, list[str]]:
     """(the merged answer, lines about members that could not answer) for a request in `ws`."""
+    from cairn.search.index_cache import hold
     from cairn.search.render import pack
 
-    if limit < 1:
-        raise CairnError("limit must be at least 1")
-    if budget is not None and budget < 1:
-        raise CairnError("budget must be a positive number of tokens")
-    from cairn.search.index_cache import hold
+    check_request(kind, limit, budget)
 
     hold(len(ws.answering))
     notes = list(ws.notes)
