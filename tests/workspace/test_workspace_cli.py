@@ -113,3 +113,15 @@ def test_hand_edited_file_with_nested_entries_counts_each_folder_once(trio, run_
     entries = read_entries()
     assert entries.roots == [trio["router"], trio["billing"]]
     assert len(entries.problems) == 2
+
+
+def test_a_damaged_member_index_is_one_line_and_the_rest_answers(trio, run_cli):
+    from cairn.project import project_for_root
+
+    project_for_root(trio["router"]).index_path().write_bytes(b"not a database at all" * 100)
+    r = run_cli("search", "invoice total", "--json", cwd=trio["billing"])
+    assert r.returncode == 0, r.stderr
+    assert "router has nothing indexed" in r.stderr
+    assert any(row["path"].endswith("invoice/total.go") for row in json.loads(r.stdout)["results"])
+    r = run_cli("map", cwd=trio["billing"])
+    assert r.returncode == 0 and "## Workspace" in r.stdout

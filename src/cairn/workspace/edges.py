@@ -185,16 +185,27 @@ def cross_edges(ws: Workspace) -> list[Edge]:
     cons: dict[str, sqlite3.Connection] = {}
     try:
         found: dict[str, list[tuple[Member, Export]]] = {}
+        readable = []
         for m in ws.answering:
             assert m.project is not None
-            cons[m.name] = read_only(m.project.index_path())
-            for exp in exports_of(m, cons[m.name]):
-                found.setdefault(exp.kind, []).append((m, exp))
+            try:  # an index of another format (a cairn upgrade) or being replaced: no edges of it
+                cons[m.name] = read_only(m.project.index_path())
+                for exp in exports_of(m, cons[m.name]):
+                    found.setdefault(exp.kind, []).append((m, exp))
+                readable.append(m)
+            except sqlite3.Error:
+                continue
         edges: list[Edge] = []
         targets: dict[str, _Targets] = {}
-        for m in ws.answering:
-            for path, line, kind, raw, sib, where, sub in _scan(m, cons[m.name], ws, found):
-                t = targets.get(sib.name) or targets.setdefault(sib.name, _Targets(cons[sib.name]))
+        for m in readable:
+            try:
+                scanned = _scan(m, cons[m.name], ws, found)
+            except sqlite3.Error:
+                continue
+            for path, line, kind, raw, sib, where, sub in scanned:
+                if sib.name not in targets:
+                    targets[sib.name] = _Targets(cons[sib.name])
+                t = targets[sib.name]
                 if kind == PYTHON:
                     dst = _python_file(t, where, raw)
                 elif kind == NPM:

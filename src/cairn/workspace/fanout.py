@@ -125,6 +125,9 @@ def search(
         except (CairnError, sqlite3.Error, OSError) as exc:
             notes.append(f"workspace: {member.name} could not answer: {exc}")
             continue
+        if q.n_files == 0:  # an index emptied by an upgrade of its format, or never filled
+            notes.append(f"workspace: {member.name} has nothing indexed: `cairn index --root {member.root}`")
+            continue
         asked.append((member, q))
     chosen = dict(zip((id(m) for m, _ in asked), scores([q for _, q in asked]), strict=True))
     # The best a member can score is its first hit's; members are searched from the most promising
