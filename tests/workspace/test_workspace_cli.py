@@ -125,3 +125,20 @@ def test_a_damaged_member_index_is_one_line_and_the_rest_answers(trio, run_cli):
     assert any(row["path"].endswith("invoice/total.go") for row in json.loads(r.stdout)["results"])
     r = run_cli("map", cwd=trio["billing"])
     assert r.returncode == 0 and "## Workspace" in r.stdout
+
+
+def test_a_broken_workspace_file_leaves_the_project_searchable(trio, run_cli, cairn_home):
+    (cairn_home / "workspace.toml").write_text("roots = [\n")
+    r = run_cli("search", "invoice total", "--json", cwd=trio["billing"])
+    assert r.returncode == 0
+    assert "workspace.toml" in r.stderr and "this project only" in r.stderr
+    assert any(row["path"] == "invoice/total.go" for row in json.loads(r.stdout)["results"])
+    r = run_cli("workspace", "list")
+    assert r.returncode == 1 and "workspace.toml" in r.stderr
+
+
+def test_add_refuses_a_folder_that_is_not_there_or_too_wide(trio, run_cli, tmp_path):
+    r = run_cli("workspace", "add", str(tmp_path / "nowhere"))
+    assert r.returncode == 1 and "no such folder" in r.stderr
+    r = run_cli("workspace", "add", "/")
+    assert r.returncode == 1 and "too wide" in r.stderr

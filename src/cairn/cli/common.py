@@ -42,9 +42,14 @@ def workspace_for(args: argparse.Namespace, project: Project) -> Any:
     `project` is one of its members and --no-workspace is not given; else None."""
     if getattr(args, "no_workspace", False):
         return None
+    from cairn.errors import CairnError
     from cairn.workspace.members import workspace_of
 
-    ws = workspace_of(project)
+    try:
+        ws = workspace_of(project)
+    except CairnError as exc:  # a broken workspace file never stops a search of this project
+        print(f"cairn: {exc} (this project only)", file=sys.stderr)
+        return None
     if ws is not None:
         for line in ws.notes:  # a member gone or not indexed: said once, the others still answer
             print(f"cairn: {line}", file=sys.stderr)

@@ -108,7 +108,10 @@ class CairnTools:
         limit, budget = clamp(limit, 10, MAX_LIMIT), clamp(budget, 2000, MAX_BUDGET)
         from cairn.workspace.members import workspace_of
 
-        ws = workspace_of(project)  # the user's workspace holds this project: every member answers, labelled
+        try:  # the user's workspace holds this project: every member answers, labelled
+            ws = workspace_of(project)
+        except CairnError:  # a broken workspace file: this project only
+            ws = None
         if ws is not None:
             from cairn.workspace.fanout import search as across
 
