@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 
+from workspace_trees import ROUTER, SERVICE
+
 from helpers import make_git_repo, write_tree
 
 
@@ -142,3 +144,15 @@ def test_add_refuses_a_folder_that_is_not_there_or_too_wide(trio, run_cli, tmp_p
     assert r.returncode == 1 and "no such folder" in r.stderr
     r = run_cli("workspace", "add", "/")
     assert r.returncode == 1 and "too wide" in r.stderr
+
+
+def test_workspace_roots_in_the_users_own_config(tmp_path, run_cli, cairn_home):
+    billing = make_git_repo(tmp_path / "billing", SERVICE)
+    router = make_git_repo(tmp_path / "router", ROUTER)
+    for root in (billing, router):
+        assert run_cli("index", "--root", str(root)).returncode == 0
+    (cairn_home / "config.toml").write_text(f'[workspace]\nroots = ["{billing}", "{router}"]\n')
+    r = run_cli("search", "throttle concurrent requests", "--json", cwd=billing)
+    assert json.loads(r.stdout)["results"][0]["path"] == "router:middleware/throttle.go"
+    r = run_cli("workspace", "remove", str(router))
+    assert r.returncode == 1 and "config.toml" in r.stderr

@@ -89,10 +89,10 @@ def load(current: Project | None = None) -> Workspace:
 
 def workspace_of(project: Project | None) -> Workspace | None:
     """The workspace when `project` is one of its members (the automatic case), else None. Costs
-    one stat when the user has no workspace file."""
-    from cairn.workspace.registry import workspace_file
+    a stat (and the user's config.toml, read as settings read it) when the user has no workspace."""
+    from cairn.workspace.registry import configured, workspace_file
 
-    if project is None or project.root is None or not workspace_file().is_file():
+    if project is None or project.root is None or not (workspace_file().is_file() or configured()):
         return None
     ws = load(project)
     return ws if ws.home is not None and len(ws.members) > 1 else None
