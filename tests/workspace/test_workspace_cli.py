@@ -156,3 +156,27 @@ def test_workspace_roots_in_the_users_own_config(tmp_path, run_cli, cairn_home):
     assert json.loads(r.stdout)["results"][0]["path"] == "router:middleware/throttle.go"
     r = run_cli("workspace", "remove", str(router))
     assert r.returncode == 1 and "config.toml" in r.stderr
+
+
+def test_knowledge_stays_in_its_project_and_is_found_from_the_workspace(trio, run_cli):
+    assert run_cli("init", cwd=trio["router"]).returncode == 0
+    r = run_cli(
+        "remember",
+        "Throttle rejects past the limit instead of queueing",
+        "--type",
+        "decision",
+        "--body",
+        "Queueing hid overload from callers; a 429 tells them to back off.",
+        "--file",
+        "middleware/throttle.go",
+        cwd=trio["router"],
+    )
+    assert r.returncode == 0, r.stderr
+    assert run_cli("workspace", "index").returncode == 0
+    r = run_cli(
+        "search", "why does throttle reject instead of queueing", "--kind", "knowledge", "--json", cwd=trio["billing"]
+    )
+    assert r.returncode == 0, r.stderr
+    first = json.loads(r.stdout)["results"][0]
+    assert first["project"] == "router" and first["path"].startswith("router:.cairn/knowledge/")
+    assert not (trio["billing"] / ".cairn" / "knowledge").exists()  # nothing copied into the home project
