@@ -21,8 +21,8 @@ GO, PYTHON, NPM, TERRAFORM = "go module", "python package", "npm package", "terr
 MAX_MANIFEST = 256 * 1024
 MAX_MANIFESTS = 400  # per member: a monorepo of packages, not every fixture
 _SKIP = re.compile(r"(^|/)(vendor|node_modules|testdata|test|tests|fixtures?|examples?|third_party)/")
-_GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
-_CFG_NAME = re.compile(r"^\s*name\s*=\s*([A-Za-z0-9._-]+)\s*$", re.M)
+_GO_MODULE = re.compile(r"^[ \t]*module[ \t]+\"?([^\s\"]+)", re.M)  # [ \t], not \s: \s* across lines backtracks
+_CFG_NAME = re.compile(r"^[ \t]*name[ \t]*=[ \t]*([A-Za-z0-9._-]+)[ \t]*$", re.M)
 
 
 @dataclass(frozen=True)
