@@ -3,7 +3,7 @@
 
 Reads a dump of bench/history_replay.py run with --keep (its rows with the past carry `reach`: the
 prompt's novel gold files that any earlier session touched, and where the request log and session
-co-access ranked them). For each reach, novel@5 if every novel gold file it holds were put into the
+co-access ranked them; a row without it had no earlier session). For each reach, novel@5 if every novel gold file it holds were put into the
 top 5 ahead of everything else (the novel gold the search found in its top 5 stays found): an
 oracle that ranks the past's evidence perfectly. Printed per repository and macro, beside the
 variant's own novel@5 and that without the past.
@@ -43,14 +43,15 @@ def table(rows: list[dict], variant: str) -> list[str]:
     base = {(r["repo"], r["session"], r["prompt_index"]): r for r in rows if r["variant"] == "none"}
     by: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        if r["variant"] != variant or "reach" not in r or "novel@5" not in r:
+        if r["variant"] != variant or "novel@5" not in r or "top10" not in r:
             continue
+        reach = r.get("reach") or {"ever": [], "asked": [], "together": []}  # none: no earlier session yet
         b = base.get((r["repo"], r["session"], r["prompt_index"]))
         cells = by[r["repo"]]
         cells["without the past"].append(b["novel@5"] if b else float("nan"))
         cells[f"with the past ({variant})"].append(r["novel@5"])
         for name, of in REACHES:
-            cells[f"ceiling: {name}"].append(ceiling(r, of(r["reach"])))
+            cells[f"ceiling: {name}"].append(ceiling(r, of(reach)))
     repos = sorted(by)
     if not repos:
         return ["no rows with `reach` (run history_replay.py with --keep)"]
