@@ -35,7 +35,7 @@ import benchlib
 from session_replay import _ranking
 
 SHARED = benchlib.SHARED_BENCH
-KEEP = int(os.environ.get("HISTORY_KEEP", "0"))  # --keep: the "none" row keeps its ranking this deep
+KEEP = int(os.environ.get("HISTORY_KEEP", "0"))  # --keep: every row keeps its ranking this deep
 
 
 def run_group(job: tuple) -> list[dict]:
@@ -108,8 +108,6 @@ def run_group(job: tuple) -> list[dict]:
                 past=past,
             )
             ms = (time.perf_counter() - t) * 1000
-            if past is not None:
-                past.close()
             ranked = [h.path for h in hits]
             row = {
                 "repo": repo,
@@ -125,7 +123,7 @@ def run_group(job: tuple) -> list[dict]:
             }
             if novel:
                 row["novel@5"] = run_eval.score(novel, [r for r in ranked if r not in seen])["files@5"]
-            if KEEP and name == "none":  # the ranking with its scores, for offline fusion trials (history_explore.py)
+            if KEEP:  # the ranking with its scores, for offline fusion trials (history_explore.py)
                 wide, _ = search_code(
                     con,
                     query,
@@ -135,6 +133,7 @@ def run_group(job: tuple) -> list[dict]:
                     session=ctx,
                     use_history=False,
                     ranking=ranking,
+                    past=past,
                 )
                 row.update(
                     query=case["query"],
@@ -143,9 +142,34 @@ def run_group(job: tuple) -> list[dict]:
                     top10=ranked,
                     wide=[(h.path, round(h.score, 6)) for h in wide],
                 )
+            if KEEP and past is not None and novel:  # what the past could reach at all: history_ceiling.py
+                row["reach"] = reach(past, case["query"], seen, novel, earlier, ranking)
+            if past is not None:
+                past.close()
             rows.append(row)
     con.close()
     return rows
+
+
+def reach(past, query: str, seen: set[str], novel: list[str], earlier: list, ranking) -> dict[str, list]:
+    """Of the prompt's novel gold files: those any earlier session touched, and each history list's
+    rank of them (the request log as the search asks it, co-access from the files in play)."""
+    r = ranking.session
+    asked = past.asked(
+        query,
+        min_sim=r.past_min_sim,
+        limit=r.past_requests,
+        half_life=r.past_half_life,
+        power=r.past_power,
+        read_share=r.past_read,
+    )
+    together = past.together(dict.fromkeys(seen, 1.0), per_seed=r.past_per_seed, half_life=r.past_half_life)
+    ever = {f for s in earlier for f in s.files}
+    out: dict[str, list] = {"ever": [g for g in novel if g in ever]}
+    for name, scores in (("asked", {p: a.score for p, a in asked.items()}), ("together", together)):
+        order = [p for p in sorted(scores, key=lambda p: (-scores[p], p)) if p not in seen]
+        out[name] = [[g, order.index(g)] for g in novel if g in scores and g not in seen]
+    return out
 
 
 def groups_of(case_files: list[Path], variants: dict, homes: str, max_groups: int) -> list[tuple]:
@@ -218,7 +242,7 @@ def main() -> None:
         "--keep",
         type=int,
         default=0,
-        help="rows without history keep their ranking this deep, with scores and the case (for offline trials)",
+        help="every row keeps its ranking this deep, with scores and the case (for offline trials)",
     )
     args = ap.parse_args()
     if args.keep:
