@@ -121,6 +121,8 @@ def fetch(
 
     digest = hashlib.sha256()
     try:
+        if not con.autocommit:
+            con.commit()  # the isolation level is set by a transaction's first statement
         with con.transaction():
             con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             row = con.execute(
