@@ -244,3 +244,17 @@ def test_kill_during_an_install_leaves_a_sound_index(tmp_path, run_cli, cairn_ho
     r = run_cli("index", "--from", str(out), "--json", cwd=here)  # a later install sweeps what the kills left
     assert r.returncode == 0 and json.loads(r.stdout)["same"] == len(files)
     assert [p.name for p in index.parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def test_an_opted_in_clone_writes_its_maps_after_an_install(tmp_path, run_cli):
+    repo = make_repo(tmp_path / "ci", CODE)
+    assert run_cli("init", cwd=repo).returncode == 0  # the CI checkout is opted in: its maps are written
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "opt in")
+    out = tmp_path / "x.cidx"
+    assert run_cli("index", "--publish", str(out), cwd=repo).returncode == 0
+    here = clone(repo, tmp_path / "clone")
+    assert (here / ".cairn").is_dir() and not (here / ".cairn/map.md").exists()  # generated maps are not committed
+    r = run_cli("index", "--from", str(out), cwd=here)
+    assert r.returncode == 0, r.stderr
+    assert (here / ".cairn/map.md").is_file()

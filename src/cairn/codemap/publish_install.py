@@ -138,6 +138,7 @@ def _adjust(con: sqlite3.Connection, root: Path, m: Manifest, here: dict[str, st
         con.executemany(f"UPDATE {table} SET size = ?, mtime_ns = ? WHERE path = ?", rows)
     con.execute("DELETE FROM meta WHERE key IN ('watch_epoch', 'watch_offset', 'git_view', 'history_stamp')")
     con.execute("UPDATE meta SET value = ? WHERE key = 'paths_epoch'", (secrets.token_hex(8),))
+    con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('maps_dirty', '1')")  # this project's maps, if opted in
     con.execute("COMMIT")
     return same
 
