@@ -39,7 +39,7 @@ def timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
 
 
 def load() -> str:
-    return "load %.2f %.2f %.2f" % os.getloadavg()
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def clone(mirror: Path, dest: Path, commit: str) -> Path:
