@@ -8,9 +8,11 @@ HEAD (--ahead commits later: the install refreshes only the files that differ) i
 answer --query; a fresh clone at the published commit answers cold. Every clone gets an empty
 CAIRN_HOME; the watcher is off (CAIRN_WATCH=0: no detached process per clone), so the search after
 an install checks git's view. The load average is printed beside every figure (a shared machine).
+`--team`: the index goes through a throwaway PostgreSQL (tests/team/pg_server.py) instead of the
+file: `cairn index --publish --team`, then `cairn index --from --team` in each clone.
 
 Usage: python bench/publish_speed.py [--mirror /work/.mirror/hashicorp+terraform/repo] [--work DIR]
-       [--ahead 5] [--runs 3] [--query "state migrate json view"]
+       [--ahead 5] [--runs 3] [--query "state migrate json view"] [--team]
 """
 
 from __future__ import annotations
@@ -54,14 +56,15 @@ def fresh_env(base: dict, home: Path) -> dict:
     return {**base, "CAIRN_HOME": str(home)}
 
 
-def first_answer(mirror: Path, work: Path, commit: str, artifact: Path | None, query: str, base: dict) -> tuple:
-    """(wall, CPU, install wall, install CPU, the install's summary) of a fresh clone's first answer."""
+def first_answer(mirror: Path, work: Path, commit: str, source: list[str] | None, query: str, base: dict) -> tuple:
+    """(wall, CPU, install wall, install CPU, the install's summary) of a fresh clone's first answer;
+    `source`: the arguments of `--from` (None: the cold index)."""
     tree = clone(mirror, work / "clone", commit)
     env = fresh_env(base, work / "clone-home")
     iw = ic = 0.0
     summary = ""
-    if artifact is not None:
-        iw, ic, summary = timed([*CAIRN, "index", "--from", str(artifact), "-q"], env, tree)
+    if source is not None:
+        iw, ic, summary = timed([*CAIRN, "index", "--from", *source, "-q"], env, tree)
     sw, sc, answer = timed([*CAIRN, "search", query], env, tree)
     assert answer.strip(), "no answer"
     return iw + sw, ic + sc, iw, ic, summary.strip().splitlines()[-1] if summary else ""
@@ -74,9 +77,28 @@ def main() -> None:
     ap.add_argument("--ahead", type=int, default=5)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--query", default="state migrate json view")
+    ap.add_argument("--team", action="store_true", help="through a throwaway PostgreSQL instead of a file")
     a = ap.parse_args()
     src = str(Path(__file__).resolve().parents[1] / "src")
     base = {**os.environ, "PYTHONPATH": src, "CAIRN_WARM": "0", "CAIRN_WATCH": "0"}
+    server = None
+    if a.team:
+        import benchlib
+
+        benchlib.on_path(benchlib.TESTS / "team")
+        from pg_server import PgServer
+
+        server = PgServer()
+        server.start()
+        base["CAIRN_TEAM_DATABASE"] = server.url
+    try:
+        run(a, base)
+    finally:
+        if server is not None:
+            server.close()
+
+
+def run(a: argparse.Namespace, base: dict) -> None:
     head = subprocess.run(["git", "-C", str(a.mirror), "rev-parse", "HEAD"], capture_output=True, text=True)
     head_sha = head.stdout.strip()
     published = f"{head_sha}~{a.ahead}"
@@ -87,22 +109,26 @@ def main() -> None:
     cw, cc, _ = timed([*CAIRN, "index", "-q"], env, ci)
     print(f"CI clone at {published} ({files} tracked files): cold index {cw:.2f} s wall, {cc:.2f} CPU-s ({load()})")
     artifact = a.work / "index.cidx"
-    pw, pc, out = timed([*CAIRN, "index", "--publish", str(artifact)], env, ci)
+    target = ["--team"] if a.team else [str(artifact)]
+    pw, pc, out = timed([*CAIRN, "index", "--publish", *target], env, ci)
     print(f"publish: {pw:.2f} s wall, {pc:.2f} CPU-s ({load()}); {out.strip()}")
-    print(f"published file: {artifact.stat().st_size / 1e6:.1f} MB")
     rows: dict[str, list[tuple]] = {"published commit": [], f"{a.ahead} commits ahead": [], "cold index": []}
     for _ in range(a.runs):
         for name, commit, art in (
-            ("published commit", published, artifact),
-            (f"{a.ahead} commits ahead", head_sha, artifact),
+            ("published commit", published, target),
+            (f"{a.ahead} commits ahead", head_sha, target),
             ("cold index", published, None),
         ):
+            if a.team and art is None:
+                continue  # the cold index is the file run's
             row = first_answer(a.mirror, a.work, commit, art, a.query, base)
             rows[name].append(row)
             extra = f"; install {row[2]:.2f} s wall {row[3]:.2f} CPU-s: {row[4]}" if art else ""
             print(f"  {name}: first answer {row[0]:.2f} s wall, {row[1]:.2f} CPU-s ({load()}){extra}")
     print("median over runs:")
     for name, rs in rows.items():
+        if not rs:
+            continue
         print(
             f"  {name}: {statistics.median(r[0] for r in rs):.2f} s wall, "
             f"{statistics.median(r[1] for r in rs):.2f} CPU-s"

@@ -258,3 +258,30 @@ def test_an_opted_in_clone_writes_its_maps_after_an_install(tmp_path, run_cli):
     r = run_cli("index", "--from", str(out), cwd=here)
     assert r.returncode == 0, r.stderr
     assert (here / ".cairn/map.md").is_file()
+
+
+def test_a_shallow_checkout_publishes_no_history_and_the_clone_mines_its_own(tmp_path, run_cli):
+    repo = make_repo(tmp_path / "full", CODE)
+    for i in range(3):
+        (repo / "billing/invoice.py").write_text(f"def render_invoice(order):\n    return order.total + {i}\n")
+        (repo / "billing/coupon.py").write_text(f"def apply_coupon(order):\n    return {i}\n")
+        git(repo, "commit", "-qam", f"change {i}")
+    ci = tmp_path / "ci"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(ci)], check=True, capture_output=True)
+    git(ci, "remote", "set-url", "origin", "git@github.com:acme/app.git")
+    out = tmp_path / "shallow.cidx"
+    assert run_cli("index", "--publish", str(out), cwd=ci).returncode == 0
+    data = out.read_bytes()
+    head = data.index(b"\n", len(MAGIC))
+    size = int(data[len(MAGIC) : head])
+    assert json.loads(data[head + 1 : head + 1 + size])["shallow"] is True
+    db = tmp_path / "payload.db"
+    db.write_bytes(zlib.decompress(data[head + 1 + size :]))
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT COUNT(*) FROM commits").fetchone()[0] == 0
+    con.close()
+    here = clone(repo, tmp_path / "clone")
+    assert run_cli("index", "--from", str(out), cwd=here).returncode == 0
+    con = sqlite3.connect(_index_of(here))
+    assert con.execute("SELECT COUNT(*) FROM commits").fetchone()[0] == 4  # the clone's own history, mined
+    con.close()
