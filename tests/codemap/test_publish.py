@@ -285,3 +285,30 @@ def test_a_shallow_checkout_publishes_no_history_and_the_clone_mines_its_own(tmp
     con = sqlite3.connect(_index_of(here))
     assert con.execute("SELECT COUNT(*) FROM commits").fetchone()[0] == 4  # the clone's own history, mined
     con.close()
+
+
+def _edges(root: Path) -> set:
+    con = sqlite3.connect(_index_of(root))
+    try:
+        return set(
+            con.execute(
+                "SELECT s.path, d.path, e.kind FROM edges e JOIN files s ON s.id = e.src JOIN files d ON d.id = e.dst"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+
+
+def test_a_clone_ahead_updates_the_graph_in_place_with_the_edges_a_rebuild_makes(tmp_path, published, run_cli):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    (here / "pkg/mod2.py").write_text("from billing.invoice import render_invoice\n\ndef helper_2():\n    return 2\n")
+    git(here, "commit", "-qam", "mod2 imports the invoice")
+    r = run_cli("index", "--from", str(out), "--json", cwd=here)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["changed"] == 1 and data["graph_updated"] and not data["graph_rebuilt"]
+    in_place = _edges(here)
+    assert ("pkg/mod2.py", "billing/invoice.py", "import") in in_place
+    assert run_cli("index", "--full", cwd=here).returncode == 0
+    assert _edges(here) == in_place

@@ -126,7 +126,7 @@ def _install(args: argparse.Namespace, project: Project, summary_line: Callable[
         done = fetch_from_team(project)
     from cairn.codemap.indexer import index_project
 
-    stats = index_project(project)  # install() ran SQLite's page check: the refresh need not
+    stats = index_project(project)  # no page walk (`check`): the payload's sha256 was checked
     line = installed_line(done) + "\n" + summary_line(stats)
     return {"line": line, "commit": done.manifest.commit, "files": done.files, "same": done.same, **stats.as_dict()}
 
