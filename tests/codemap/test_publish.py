@@ -79,13 +79,24 @@ def _index_of(root: Path) -> Path:
     return project_for_root(root).index_path()
 
 
-def _snapshot(path: Path) -> tuple:
-    """What the local index holds (its files and their hashes), to show it was left as it was."""
+def _rows(path: Path, sql: str) -> list:
     con = sqlite3.connect(path)
     try:
-        return tuple(con.execute("SELECT path, hash FROM files ORDER BY path").fetchall())
+        return con.execute(sql).fetchall()
     finally:
         con.close()
+
+
+def _snapshot(path: Path) -> tuple:
+    """What the local index holds (its files and their hashes), to show it was left as it was."""
+    return tuple(_rows(path, "SELECT path, hash FROM files ORDER BY path"))
+
+
+def _split(out: Path) -> tuple[bytes, int, int]:
+    """(the file's bytes, where its manifest starts, the manifest's length)."""
+    data = out.read_bytes()
+    head = data.index(b"\n", len(MAGIC))
+    return data, head + 1, int(data[len(MAGIC) : head])
 
 
 def test_a_clone_installs_the_published_index_and_refreshes_only_what_differs(tmp_path, published, run_cli):
@@ -115,11 +126,9 @@ def test_the_published_file_holds_no_secret_the_redactor_would_stop(tmp_path, ru
     repo = make_repo(tmp_path / "sec", files)
     out = tmp_path / "sec.cidx"
     assert run_cli("index", "--publish", str(out), cwd=repo).returncode == 0
-    data = out.read_bytes()
-    head = data.index(b"\n", len(MAGIC))
-    size = int(data[len(MAGIC) : head])
+    data, start, size = _split(out)
     db = tmp_path / "payload.db"
-    db.write_bytes(zlib.decompress(data[head + 1 + size :]))
+    db.write_bytes(zlib.decompress(data[start + size :]))
     con = sqlite3.connect(db)
     texts = []
     for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
@@ -143,15 +152,13 @@ def test_another_index_format_is_refused_and_the_local_index_kept(tmp_path, publ
     here = clone(repo, tmp_path / "clone")
     assert run_cli("index", cwd=here).returncode == 0
     before = _snapshot(_index_of(here))
-    data = out.read_bytes()
-    head = data.index(b"\n", len(MAGIC))
-    size = int(data[len(MAGIC) : head])
-    manifest = json.loads(data[head + 1 : head + 1 + size])
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
     for field, value in (("index_format", "1"), ("graph_version", "0"), ("publish_format", 99)):
         changed = dict(manifest, **{field: value})
         body = json.dumps(changed).encode()
         bad = tmp_path / f"{field}.cidx"
-        bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[head + 1 + size :])
+        bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[start + size :])
         r = run_cli("index", "--from", str(bad), cwd=here)
         assert r.returncode == 2, (field, r.stdout, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
@@ -177,13 +184,11 @@ def test_a_truncated_or_corrupt_file_is_one_line_and_nothing_changes(tmp_path, p
     here = clone(repo, tmp_path / "clone")
     assert run_cli("index", cwd=here).returncode == 0
     before = _snapshot(_index_of(here))
-    data = out.read_bytes()
-    head = data.index(b"\n", len(MAGIC))
-    size = int(data[len(MAGIC) : head])
+    data, start, size = _split(out)
     bad = {
         "header": data[:10],
-        "manifest": data[: head + 1 + size // 2],
-        "payload": data[: head + 1 + size + (len(data) - head - size) // 2],
+        "manifest": data[: start + size // 2],
+        "payload": data[: start + size + (len(data) - start - size) // 2],
         "flipped": data[:-100] + bytes([data[-100] ^ 0xFF]) + data[-99:],
         "not-ours": b"PK\x03\x04 a zip file",
     }[cut]
@@ -271,32 +276,19 @@ def test_a_shallow_checkout_publishes_no_history_and_the_clone_mines_its_own(tmp
     git(ci, "remote", "set-url", "origin", "git@github.com:acme/app.git")
     out = tmp_path / "shallow.cidx"
     assert run_cli("index", "--publish", str(out), cwd=ci).returncode == 0
-    data = out.read_bytes()
-    head = data.index(b"\n", len(MAGIC))
-    size = int(data[len(MAGIC) : head])
-    assert json.loads(data[head + 1 : head + 1 + size])["shallow"] is True
+    data, start, size = _split(out)
+    assert json.loads(data[start : start + size])["shallow"] is True
     db = tmp_path / "payload.db"
-    db.write_bytes(zlib.decompress(data[head + 1 + size :]))
-    con = sqlite3.connect(db)
-    assert con.execute("SELECT COUNT(*) FROM commits").fetchone()[0] == 0
-    con.close()
+    db.write_bytes(zlib.decompress(data[start + size :]))
+    assert _rows(db, "SELECT COUNT(*) FROM commits") == [(0,)]
     here = clone(repo, tmp_path / "clone")
     assert run_cli("index", "--from", str(out), cwd=here).returncode == 0
-    con = sqlite3.connect(_index_of(here))
-    assert con.execute("SELECT COUNT(*) FROM commits").fetchone()[0] == 4  # the clone's own history, mined
-    con.close()
+    assert _rows(_index_of(here), "SELECT COUNT(*) FROM commits") == [(4,)]  # the clone's own history, mined
 
 
 def _edges(root: Path) -> set:
-    con = sqlite3.connect(_index_of(root))
-    try:
-        return set(
-            con.execute(
-                "SELECT s.path, d.path, e.kind FROM edges e JOIN files s ON s.id = e.src JOIN files d ON d.id = e.dst"
-            ).fetchall()
-        )
-    finally:
-        con.close()
+    sql = "SELECT s.path, d.path, e.kind FROM edges e JOIN files s ON s.id = e.src JOIN files d ON d.id = e.dst"
+    return set(_rows(_index_of(root), sql))
 
 
 def test_a_clone_ahead_updates_the_graph_in_place_with_the_edges_a_rebuild_makes(tmp_path, published, run_cli):
@@ -312,3 +304,13 @@ def test_a_clone_ahead_updates_the_graph_in_place_with_the_edges_a_rebuild_makes
     assert ("pkg/mod2.py", "billing/invoice.py", "import") in in_place
     assert run_cli("index", "--full", cwd=here).returncode == 0
     assert _edges(here) == in_place
+
+
+def test_the_install_hashes_files_as_the_extractor_does(tmp_path):
+    from cairn.codemap.extract import content_hash
+    from cairn.codemap.publish import file_hash
+
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"\x00\x01 some bytes \xff" * 100)
+    assert file_hash(path) == content_hash(path.read_bytes())
+    assert file_hash(tmp_path / "absent") is None

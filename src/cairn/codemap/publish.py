@@ -126,7 +126,8 @@ def git(root: Path, *args: str) -> str | None:
 
 
 def file_hash(path: Path) -> str | None:
-    """The content hash the index stores for a file (extract.content_hash), None when unreadable."""
+    """The content hash the index stores for a file (extract.content_hash, written again here: an
+    install that finds nothing changed never imports the extractor), None when unreadable."""
     try:
         with open(path, "rb") as fh:
             data = fh.read()

@@ -194,20 +194,12 @@ def _sweep(index: Path) -> None:
     """Temporary files a killed install left beside the index (their process is gone)."""
     import re
 
+    from cairn.util.atomic import pid_alive
+
     for old in index.parent.glob(f"{index.name}.fetch-*"):
         pid = re.search(r"\.fetch-(\d+)", old.name)
-        if pid and not _alive(int(pid.group(1))):
+        if pid and not pid_alive(int(pid.group(1))):
             old.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def _graph_files(con: sqlite3.Connection) -> tuple[str, list[str]] | None:
