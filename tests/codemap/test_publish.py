@@ -178,6 +178,20 @@ def test_another_repository_or_tree_is_refused(tmp_path, published, run_cli):
     assert not _index_of(unrelated).exists()
 
 
+def test_a_manifest_naming_a_path_outside_the_project_is_refused(tmp_path, published, run_cli):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
+    for path in ("../outside.txt", "/etc/hostname", ".git/config", "sub/.git/config", "a//b"):
+        body = json.dumps(dict(manifest, files={**manifest["files"], path: "0" * 32})).encode()
+        bad = tmp_path / "bad.cidx"
+        bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[start + size :])
+        r = run_cli("index", "--from", str(bad), cwd=here)
+        assert r.returncode == 2 and "outside the project" in r.stderr, (path, r.stderr)
+    assert not _index_of(here).exists()
+
+
 @pytest.mark.parametrize("cut", ["header", "manifest", "payload", "flipped", "not-ours"])
 def test_a_truncated_or_corrupt_file_is_one_line_and_nothing_changes(tmp_path, published, run_cli, cut):
     repo, out = published

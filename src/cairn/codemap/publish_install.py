@@ -65,6 +65,16 @@ def _check_versions(m: Manifest, where: str) -> None:
         )
 
 
+def _check_paths(m: Manifest, where: str) -> None:
+    """Every path a manifest names is a relative path inside the project (it is read to be hashed)."""
+    for path in (*m.files, *m.skipped):
+        parts = path.split("/")
+        if not path or path.startswith("/") or "\0" in path or ".." in parts or ".git" in parts or "" in parts:
+            raise PublishedIndexError(f"{where}: corrupt: it names a path outside the project ({path[:80]!r})")
+        if not isinstance(m.files.get(path, ""), str) or not isinstance(m.skipped.get(path, ""), str):
+            raise PublishedIndexError(f"{where}: corrupt: a content hash is not text")
+
+
 def _check_repository(m: Manifest, repository: str | None, where: str) -> None:
     if m.repository and repository and m.repository != repository:
         raise PublishedIndexError(
@@ -116,6 +126,8 @@ def _check_db(con: sqlite3.Connection, m: Manifest, where: str) -> None:
         raise PublishedIndexError(f"{where}: corrupt: its index is damaged ({why})")
     if fmt != INDEX_FORMAT or version != m.schema_version:
         raise PublishedIndexError(f"{where}: corrupt: its index says format {fmt}, schema {version}")
+    if dict(con.execute("SELECT path, hash FROM files").fetchall()) != m.files:
+        raise PublishedIndexError(f"{where}: corrupt: its index holds other files than its manifest lists")
 
 
 def _adjust(con: sqlite3.Connection, root: Path, m: Manifest, here: dict[str, str | None]) -> int:
@@ -161,6 +173,7 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
             raise PublishedIndexError(f"{where}: cannot read it: {exc.strerror or exc}") from None
         with fh:
             m = read_manifest(fh, where)
+            _check_paths(m, where)
             _check_versions(m, where)
             _check_repository(m, repository, where)
             index.parent.mkdir(parents=True, exist_ok=True)
