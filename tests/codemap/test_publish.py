@@ -328,3 +328,11 @@ def test_the_install_hashes_files_as_the_extractor_does(tmp_path):
     path.write_bytes(b"\x00\x01 some bytes \xff" * 100)
     assert file_hash(path) == content_hash(path.read_bytes())
     assert file_hash(tmp_path / "absent") is None
+
+
+def test_a_publish_file_that_cannot_be_written_is_one_line(tmp_path, published, run_cli):
+    repo, _out = published
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    r = run_cli("index", "--publish", str(blocker / "index.cidx"), cwd=repo)
+    assert r.returncode == 1 and "cannot write it" in r.stderr and "internal error" not in r.stderr, r.stderr

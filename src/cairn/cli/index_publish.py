@@ -91,8 +91,11 @@ def _publish(args: argparse.Namespace, project: Project) -> dict:
     _need(args.publish, args.team, "--publish")
     repo = repository(project)
     if not args.team:
-        m = publish_index(project, Path(args.publish), repo)
-        size = Path(args.publish).stat().st_size
+        try:
+            m = publish_index(project, Path(args.publish), repo)
+            size = Path(args.publish).stat().st_size
+        except OSError as exc:  # a folder that cannot be written, a full disk
+            raise CairnError(f"{args.publish}: cannot write it: {exc.strerror or exc}") from None
         where = args.publish
     else:
         if repo is None:
@@ -190,7 +193,7 @@ def maybe_fetch(project: Project) -> Installed | None:
         return None
     try:
         done = fetch_from_team(project)
-    except CairnError as exc:
+    except (CairnError, OSError) as exc:
         print(f"cairn: no published index used ({exc}); indexing from scratch", file=sys.stderr)
         return None
     print(installed_line(done), file=sys.stderr)
