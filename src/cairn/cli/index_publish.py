@@ -131,7 +131,8 @@ def _install(args: argparse.Namespace, project: Project, summary_line: Callable[
 
     stats = index_project(project)  # no page walk (`check`): the payload's sha256 was checked
     line = installed_line(done) + "\n" + summary_line(stats)
-    return {"line": line, "commit": done.manifest.commit, "files": done.files, "same": done.same, **stats.as_dict()}
+    out = {"line": line, "commit": done.manifest.commit, "files": done.files, "same": done.same}
+    return {**out, "install_seconds": done.seconds, **stats.as_dict()}
 
 
 def installed_line(done: Installed) -> str:

@@ -47,7 +47,7 @@ class Installed:
     manifest: Manifest
     files: int  # files the published index holds
     same: int  # of them, with the same content here
-    seconds_checked: float = 0.0
+    seconds: float = 0.0  # the install, before the refresh
 
 
 def _check_versions(m: Manifest, where: str) -> None:
