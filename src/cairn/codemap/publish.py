@@ -156,17 +156,18 @@ def _refuse_unclean(con: sqlite3.Connection, root: Path, head: str) -> None:
 
 def _snapshot(con: sqlite3.Connection, dest: Path, shallow: bool) -> None:
     """A consistent copy of the index at `dest` without this machine's rows (see module docstring)."""
+    from cairn.codemap.index_meta import IndexMeta
     from cairn.codemap.publish_redact import redact_names
 
     con.execute("VACUUM INTO ?", (str(dest),))
     out = sqlite3.connect(dest, isolation_level=None)
     try:
         out.execute("BEGIN")
-        out.execute(f"DELETE FROM meta WHERE key IN ({','.join('?' * len(DROPPED_META))})", DROPPED_META)
+        IndexMeta.write(out, **dict.fromkeys(DROPPED_META))
         if shallow:  # a shallow clone's history is a stub: the clone mines its own (history.py)
             for table in HISTORY_TABLES:
                 out.execute(f"DELETE FROM {table}")
-            out.execute("DELETE FROM meta WHERE key = 'history_head'")
+            IndexMeta.write(out, history_head=None)
         redact_names(out)
         out.execute("COMMIT")
         out.execute("VACUUM")

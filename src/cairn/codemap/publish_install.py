@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import sqlite3
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from cairn.codemap.publish import CHUNK, Manifest, PublishedIndexError, file_hash, read_manifest
+from cairn.codemap.index_meta import IndexMeta
+from cairn.codemap.publish import CHUNK, DROPPED_META, Manifest, PublishedIndexError, file_hash, read_manifest
 from cairn.project import Project
 
 TYPE_CHECKING = False  # not typing's (see index_db.py)
@@ -113,7 +113,6 @@ def _inflate(fh: BinaryIO, m: Manifest, dest: Path, where: str) -> None:
 
 def _check_db(con: sqlite3.Connection, m: Manifest, where: str) -> None:
     from cairn.codemap.index_db import INDEX_FORMAT, expected_tables
-    from cairn.codemap.index_meta import IndexMeta
     from cairn.store import repair
 
     try:
@@ -149,9 +148,8 @@ def _adjust(con: sqlite3.Connection, root: Path, m: Manifest, here: dict[str, st
             else:
                 rows.append((-1, -1, path))  # differs here (or gone): the refresh reads it again
         con.executemany(f"UPDATE {table} SET size = ?, mtime_ns = ? WHERE path = ?", rows)
-    con.execute("DELETE FROM meta WHERE key IN ('watch_epoch', 'watch_offset', 'git_view', 'history_stamp')")
-    con.execute("UPDATE meta SET value = ? WHERE key = 'paths_epoch'", (secrets.token_hex(8),))
-    con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('maps_dirty', '1')")  # this project's maps, if opted in
+    IndexMeta.write(con, **dict.fromkeys(DROPPED_META), maps_dirty=True)  # maps_dirty: this project's maps, if opted in
+    IndexMeta.draw_paths_epoch(con)
     con.execute("COMMIT")
     return same
 
@@ -217,8 +215,6 @@ def _sweep(index: Path) -> None:
 
 def _graph_files(con: sqlite3.Connection) -> tuple[str, list[str]] | None:
     """(graph_paths, the file list of the published graph), when its graph is whole."""
-    from cairn.codemap.index_meta import IndexMeta
-
     meta = IndexMeta.load(con, "graph_paths", "graph_dirty")
     if meta.graph_dirty or not meta.graph_paths:
         return None
