@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--full", action="store_true", help="re-parse every file, ignoring the stat cache")
     p.add_argument("--workers", type=int, default=None, help="parser processes (default: one per core)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    from cairn.cli.index_publish import add_flags
+
+    add_flags(p)  # --publish, --from, --team: an index built once for the team (index_publish.py)
     p.set_defaults(func=cmd_index)
 
     p = sub.add_parser(
@@ -126,7 +129,13 @@ def _refresh_maps(project: Project) -> int:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from cairn.cli import index_publish
+
     project = resolve(args)
+    if index_publish.wanted(args):
+        return index_publish.run(args, project, summary_line)
+    if not args.full:
+        index_publish.maybe_fetch(project)  # a fresh clone: the team's published index, when configured
     stats = run_index(project, quiet=args.quiet or args.json, full=args.full, workers=args.workers)
     if args.json:
         print_json({"project": project.id, "root": str(project.root), **stats.as_dict()})

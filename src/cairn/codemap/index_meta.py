@@ -132,6 +132,14 @@ class IndexMeta:
         """`save` without a loaded value (a module that writes rows it does not read)."""
         IndexMeta().save(con, **values)
 
+    @staticmethod
+    def draw_paths_epoch(con: sqlite3.Connection) -> None:
+        """A new random `paths_epoch` (a trigger-kept row, never written by `save`): an index installed in
+        place of another (publish_install.py) must not meet what caches keep for the other's file list."""
+        import secrets
+
+        con.execute("UPDATE meta SET value = ? WHERE key = 'paths_epoch'", (secrets.token_hex(8),))
+
 
 TRIGGER_KEPT = frozenset({"paths_epoch", "paths_version", "graph_walk_version"})
 

@@ -116,7 +116,47 @@ def _v2(con: psycopg.Connection) -> None:
             con.execute(stmt)
 
 
-MIGRATIONS: list[Callable[[psycopg.Connection], None]] = [_v1, _v2]
+def _v3(con: psycopg.Connection) -> None:
+    """Published code indexes (team/published.py): one row per (role, repository, commit), the file in
+    parts; every member reads them, a role writes and deletes its own (its CI's)."""
+    for stmt in (
+        """CREATE TABLE cairn.published_indexes (
+            owner text NOT NULL DEFAULT current_user,
+            project text NOT NULL,            -- the normalized git remote
+            commit_sha text NOT NULL,
+            publish_format integer NOT NULL,
+            index_format text NOT NULL,
+            graph_version text NOT NULL,
+            bytes bigint NOT NULL,
+            sha256 text NOT NULL,             -- of the whole file; '' until its parts are in
+            published_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (owner, project, commit_sha)
+        )""",
+        "CREATE INDEX published_indexes_commit ON cairn.published_indexes (project, commit_sha)",
+        """CREATE TABLE cairn.published_index_parts (
+            owner text NOT NULL DEFAULT current_user,
+            project text NOT NULL,
+            commit_sha text NOT NULL,
+            seq integer NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (owner, project, commit_sha, seq),
+            FOREIGN KEY (owner, project, commit_sha) REFERENCES cairn.published_indexes (owner, project, commit_sha)
+                ON DELETE CASCADE
+        )""",
+    ):
+        con.execute(stmt)
+    for table in ("published_indexes", "published_index_parts"):
+        for stmt in (
+            f"ALTER TABLE cairn.{table} ENABLE ROW LEVEL SECURITY",
+            f"CREATE POLICY everyone_reads ON cairn.{table} FOR SELECT USING (true)",
+            f"CREATE POLICY insert_own ON cairn.{table} FOR INSERT WITH CHECK ({_OWN})",
+            f"CREATE POLICY update_own ON cairn.{table} FOR UPDATE USING ({_OWN}) WITH CHECK ({_OWN})",
+            f"CREATE POLICY delete_own ON cairn.{table} FOR DELETE USING ({_OWN})",
+        ):
+            con.execute(stmt)
+
+
+MIGRATIONS: list[Callable[[psycopg.Connection], None]] = [_v1, _v2, _v3]
 
 
 def _grant_members(con: psycopg.Connection) -> None:
@@ -129,6 +169,7 @@ def _grant_members(con: psycopg.Connection) -> None:
         f"GRANT SELECT ON cairn.schema_version TO {MEMBER_ROLE}",
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON cairn.sessions, cairn.push_marks TO {MEMBER_ROLE}",
         f"GRANT SELECT, INSERT ON cairn.turns, cairn.members TO {MEMBER_ROLE}",
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON cairn.published_indexes, cairn.published_index_parts TO {MEMBER_ROLE}",
     ):
         con.execute(stmt)
 
