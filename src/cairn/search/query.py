@@ -12,10 +12,11 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from cairn.search import long_query
 from cairn.search.index_cache import IndexCache, for_index
-from cairn.search.ranking import DEFAULT_RANKING, Terms
+from cairn.search.ranking import DEFAULT_RANKING, LongQuery, Terms
 from cairn.text.tokens import CODE_NAME, STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 _IDENT = CODE_NAME  # code-shaped tokens (text/tokens.py says why it is written as it is)
@@ -56,6 +57,7 @@ class Query:
     name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: ranking.Terms.key_*)
     symbols: list[Symbol] = field(default_factory=list)  # names of definitions the request may mean
     n_files: int = 0
+    long: bool = False  # read as a long, report-shaped request (long_query.py)
 
     @property
     def main(self) -> list[Term]:
@@ -195,6 +197,7 @@ def _symbols(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[Symbol]:
     return list(out.values())
 
 
+NOT_LONG = LongQuery(min_words=0)
 MAX_QUERIES = 1000  # analyzed requests a warm process keeps per index state
 
 
@@ -214,6 +217,12 @@ def analyze(
 
 
 def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, r: Terms) -> Query:
+    if long_query.is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
+        where = long_query.regions(text)
+        q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
+        long_query.reweigh(q.terms, where, r.long)
+        q.text, q.long = text, True
+        return q
     if r.abbreviations:
         from cairn.text.abbreviations import short_forms
 

@@ -90,6 +90,8 @@ class Roles:
     code_intent: RoleFactors = RoleFactors(1.0, 0.6, 0.5, 0.6, 0.7)  # a code question; all 1.0 (no role
     # weights): semble 0.881 -> 0.795, cases files@5 0.784 -> 0.658 ("What did it")
     doc_intent: RoleFactors = RoleFactors(0.9, 0.5, 1.3, 0.7, 0.7)  # a documentation question (intent.py); see above
+    report_intent: RoleFactors = RoleFactors(1.0, 0.6, 0.5, 0.6, 0.7)  # a long, report-shaped request
+    # (long_query.py): the code to fix, not the guides or the issue template
     prose_repo_share: float = 0.6  # a repository this much prose is documentation: prose counts fully; no figure
     # recorded (abe5b9f)
     in_channels: bool = True  # weigh each channel's list by role, not only the final list; off: semble
@@ -102,6 +104,23 @@ class Roles:
     # whatever its role; terms.key_ngram instead cost semble 0.006 (f9bae70)
     in_play_full_weight: bool = True  # files in play keep their full weight whatever their role; dev sessions files@5
     # 0.540 -> 0.557 (3c1347b; off: section "Files in play keep their full weight")
+
+
+@dataclass(frozen=True)
+class LongQuery:
+    """long_query.py: a long, report-shaped request (a pasted issue) weighs what it writes as code most."""
+
+    min_words: int = 60  # a request of this many words or more is read as a report (0: never)
+    scrub: bool = True  # another machine's path prefixes and the numbers leave the request
+    code_ident: float = 2.0  # a code-shaped word written as code or quoted: its rarity weight times this
+    code_word: float = 1.0  # another word written as code (a fenced block, `inline`, a traceback)
+    quoted: float = 1.0  # a word of a quoted span of the prose ("requires an argument")
+    prose: float = 0.5  # a word of the prose only
+    defines: float = 0.3  # fusion.defines times this: a report names many definitions, each a weaker pointer
+    name: float = 1.0  # the name channel's weight times this
+    text: float = 2.0  # the text channel's weight (whole-file BM25 of the reweighed terms) times this
+    chunk: float = 2.0  # the declarations channel's weight times this
+    graph: float = 1.0  # the graph walk's weight times this
 
 
 @dataclass(frozen=True)
@@ -125,6 +144,7 @@ class Terms:
     sym_capital: float = 0.35  # a capitalised word in a sentence ("the Session"); abe5b9f, no figure recorded
     sym_first: float = 0.2  # a capitalised first word; abe5b9f, no figure recorded
     sym_word: float = 0.1  # a plain word a definition may carry; 0: semble and cases unchanged ("What did it")
+    long: LongQuery = field(default_factory=LongQuery)  # the long-request stage (long_query.py)
     abbreviations: bool = True  # also search the short forms of long ones ("openid connect" -> oidc); cases hit@1
     # 0.467 -> 0.492, semble 0.879 -> 0.880 (a41522d; off: `{"terms.abbreviations": false}`)
 
@@ -303,6 +323,19 @@ class Bugs:
 
 
 @dataclass(frozen=True)
+class FunctionRank:
+    """functions.py: for a long, report-shaped request, the definitions of each of the best hits by the
+    report's evidence, those with evidence listed first."""
+
+    files: int = 5  # the best hits whose definitions are re-ranked (0: off)
+    frame: float = 3.0  # the function of a stack frame or of the line raising the report's message
+    named: float = 2.0  # times the strength the report names a definition with (query.Symbol.strength)
+    body: float = 1.0  # times the share of the report's term weight found in an innermost function's lines
+    least: float = 0.3  # a definition with less evidence keeps its place after those with more
+    max_first: int = 3  # definitions moved to the front of a hit
+
+
+@dataclass(frozen=True)
 class Knowledge:
     """knowledge.py: decisions, bugs and notes beside the code."""
 
@@ -379,6 +412,7 @@ class Ranking:
     tooling: Tooling = field(default_factory=Tooling)
     knowledge: Knowledge = field(default_factory=Knowledge)
     bugs: Bugs = field(default_factory=Bugs)
+    functions: FunctionRank = field(default_factory=FunctionRank)
 
 
 DEFAULT_RANKING = Ranking()

@@ -1,0 +1,115 @@
+"""A long, report-shaped request (a pasted issue) read for what it names, not as a bag of words.
+
+A 400-word issue holds a few names of the project's code (`BaseModel.construct`, `is_flag`,
+"requires an argument") among prose, the reporter's machine (`/Users/kyle/Library/Caches/...`,
+`site-packages`), version numbers and dates. Weighed by rarity alone, those last are the rarest
+words of the request and fill the text channel's few terms. This stage, run by query.analyze for a
+request of `LongQuery.min_words` words or more (shorter requests are analysed exactly as before):
+
+- scrub: another machine's path keeps only its part inside the package (`.../site-packages/pydantic/
+  main.py` -> `pydantic/main.py`; a path from / or a drive without such a marker keeps its last two
+  parts), and numbers (`1.8.2`, `line 865`) go;
+- regions: what is written as code (fenced blocks, `inline code`, indented lines, tracebacks, `>>>`
+  lines) and what is quoted ("requires an argument") against the prose around them;
+- reweigh: a term's rarity weight (query.py) times `code_ident` when a code-shaped word is written
+  as code or quoted, `code_word` for another word written as code, `quoted` for a quoted word and
+  `prose` for a word of the prose only: the names weigh most, the prose by its rarity, damped.
+
+Bounded: the text is cut to MAX_CHARS and the regexes are linear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cairn.text.tokens import query_terms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cairn.search.query import Term
+    from cairn.search.ranking import LongQuery
+
+MAX_CHARS = 100_000  # a pasted log longer than this is read from its start only
+_WORDS = re.compile(r"\S+")
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:~?[\\/])?(?:[\w.@+~-]+[\\/]){2,}[\w.@+~-]*")
+_MARKERS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor", ".venv", "venv", "gems"})
+_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:[.:]\d+)*(?![\w])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE = re.compile(r"`([^`\n]{1,300})`")
+_QUOTED = re.compile(r"(?<![\w])\"([^\"\n]{2,160})\"(?![\w])|(?<![\w])'([^'\n]{2,160})'(?![\w])")
+_CODE_LINE = re.compile(r"^(?: {4}|\t|>>> |\.\.\. |\$ |File \"|Traceback |\s+at )")
+
+
+@dataclass
+class Regions:
+    """A long request's terms by where they were written: as code, quoted, in the prose."""
+
+    code: set[str]
+    quoted: set[str]
+
+
+def is_long(text: str, r: LongQuery) -> bool:
+    """A request of `r.min_words` words or more (counted up to that many: a 200 KB log costs nothing)."""
+    if not r.min_words or len(text) < r.min_words * 2:
+        return False
+    n = 0
+    for _ in _WORDS.finditer(text):
+        n += 1
+        if n >= r.min_words:
+            return True
+    return False
+
+
+def scrub(text: str) -> str:
+    """The request without another machine's path prefixes and without numbers."""
+    text = _PATH.sub(_local_part, text[:MAX_CHARS])
+    return _NUMBER.sub(" ", text)
+
+
+def _local_part(m: re.Match[str]) -> str:
+    path = m.group(0)
+    parts = [p for p in re.split(r"[\\/]+", path) if p]
+    marks = [i for i, p in enumerate(parts) if p.lower() in _MARKERS or re.fullmatch(r"python\d[\d.]*", p.lower())]
+    if marks:
+        return "/".join(parts[marks[-1] + 1 :]) or " "
+    foreign = path[:1] in "/\\~" or (len(path) > 1 and path[1] == ":") or "\\" in path
+    return "/".join(parts[-2:]) if foreign else path
+
+
+def regions(text: str) -> Regions:
+    """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted."""
+    code: list[str] = []
+    quoted: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or _CODE_LINE.match(line):
+            code.append(line)
+            continue
+        code.extend(m.group(1) for m in _INLINE.finditer(line))
+        prose = _INLINE.sub(" ", line)
+        quoted.extend(m.group(1) or m.group(2) or "" for m in _QUOTED.finditer(prose))
+    return Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
+
+
+def reweigh(terms: list[Term], where: Regions, r: LongQuery) -> None:
+    """Each request term's weight times its region's factor (the caller's related terms unchanged)."""
+    for t in terms:
+        if t.expansion or t.weight <= 0:
+            continue
+        if t.text.isdigit():  # a number's part of a name (`x86_64` -> 86) or of a version
+            t.weight = 0.0
+            continue
+        in_code, in_quoted = t.text in where.code, t.text in where.quoted
+        if t.identifier and (in_code or in_quoted):
+            f = r.code_ident
+        elif in_code:
+            f = r.code_word
+        elif in_quoted:
+            f = r.quoted
+        else:
+            f = r.prose
+        t.weight = round(t.weight * f, 3)
