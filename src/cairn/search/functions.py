@@ -71,7 +71,7 @@ def rank_functions(
         best = sorted(scored.items(), key=lambda kv: (-kv[1][0], kv[1][1]))[: r.max_first]
         first = [name for name, _ in best]
         h.symbols = first + [s for s in h.symbols if s not in first]
-        for name, (_, line, end, sig) in reversed(best):
+        for _name, (_, line, end, sig) in reversed(best):
             if (line, end) not in h.lines:
                 h.lines.insert(0, (line, end))
                 h.snippets.insert(0, (line, end, sig))

@@ -4,7 +4,8 @@ A 400-word issue holds a few names of the project's code (`BaseModel.construct`,
 "requires an argument") among prose, the reporter's machine (`/Users/kyle/Library/Caches/...`,
 `site-packages`), version numbers and dates. Weighed by rarity alone, those last are the rarest
 words of the request and fill the text channel's few terms. This stage, run by query.analyze for a
-request of `LongQuery.min_words` words or more (shorter requests are analysed exactly as before):
+request of `LongQuery.min_words` words or more that writes something as code (shorter requests, and
+long prompts of prose only, are analysed exactly as before):
 
 - scrub: another machine's path keeps only its part inside the package (`.../site-packages/pydantic/
   main.py` -> `pydantic/main.py`; a path from / or a drive without such a marker keeps its last two
@@ -38,6 +39,7 @@ _NUMBER = re.compile(r"(?<![\w.])v?\d+(?:[.:]\d+)*(?![\w])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE = re.compile(r"`([^`\n]{1,300})`")
 _QUOTED = re.compile(r"(?<![\w])\"([^\"\n]{2,160})\"(?![\w])|(?<![\w])'([^'\n]{2,160})'(?![\w])")
+_ERROR_LINE = re.compile(r"\b[A-Z]\w{2,60}(?:Error|Exception|Warning): ")
 _CODE_LINE = re.compile(r"^(?: {4}|\t|>>> |\.\.\. |\$ |File \"|Traceback |\s+at )")
 
 
@@ -50,15 +52,23 @@ class Regions:
 
 
 def is_long(text: str, r: LongQuery) -> bool:
-    """A request of `r.min_words` words or more (counted up to that many: a 200 KB log costs nothing)."""
+    """A report: `r.min_words` words or more (counted up to that many: a 200 KB log costs nothing) that
+    write something as code (a fenced block, `inline code`, a traceback, an error line). A long prompt
+    of prose only ("I want you to analyse whether...") is no report: it is read as before."""
     if not r.min_words or len(text) < r.min_words * 2:
         return False
     n = 0
     for _ in _WORDS.finditer(text):
         n += 1
         if n >= r.min_words:
-            return True
+            return _writes_code(text[:MAX_CHARS])
     return False
+
+
+def _writes_code(text: str) -> bool:
+    if "```" in text or "~~~" in text or _INLINE.search(text) or _ERROR_LINE.search(text):
+        return True
+    return any(_CODE_LINE.match(line) and line.strip() for line in text.splitlines())
 
 
 def scrub(text: str) -> str:
