@@ -28,6 +28,9 @@ FILES = {
     "to the cart and that the total is computed after the items are merged. Every cart item has a quantity "
     "and every quantity counts toward the total of the cart when the order is placed.\n",
     **{f"src/shop/util_{i}.py": f"def helper_{i}(cart):\n    return cart\n" for i in range(8)},
+    ".github/ISSUE_TEMPLATE/bug.md": "---\nname: Bug\n---\n\n### Checks\n\n"
+    "* [ ] I searched for similar issues and read the guide\n\n"
+    'Output of `python -c "import shop.version; print(shop.version.version_info())"`:\n```\n...\n```\n',
 }
 
 REPORT = (
@@ -87,6 +90,18 @@ def test_a_long_report_leads_to_the_code_and_to_the_function_it_names_first(shop
     assert hits[0].path == "src/shop/cart.py"
     assert hits[0].symbols[0] == "finalize_total"  # written as code in the report; the others after
     assert hits[0].lines[0] == (11, 13)
+
+
+def test_the_lines_a_report_kept_from_the_issue_template_leave_it(shop):
+    con, root = shop
+    kept = long_query.without_template(REPORT, root)
+    assert "version_info" not in kept and "I searched for similar issues" not in kept
+    assert "finalize_total" in kept and "install path" in kept  # the reporter's own lines stay
+    _, q = search_code(con, REPORT, root=root)
+    assert "versioninfo" not in {t.text for t in q.terms}
+    off = override(DEFAULT_RANKING, {"terms.long.template": False})
+    _, q = search_code(con, REPORT, root=root, ranking=off)
+    assert "versioninfo" in {t.text for t in q.terms}
 
 
 def test_the_functions_stage_only_reorders(shop):

@@ -15,7 +15,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from cairn.search import fts_ahead, roles
+from cairn.search import fts_ahead, long_query, roles
 from cairn.search.channels import CHUNK, FIRST, RUN_LAST, SESSION, WALK, Channel, Request, RoleWeights
 from cairn.search.hit import Hit
 from cairn.search.index_cache import Pinned, for_index
@@ -178,6 +178,8 @@ def _first_stage(
     from cairn.search.session_signals import build_signals, without_urls
 
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
+    if root is not None and long_query.is_long(words, ranking.terms.long) and ranking.terms.long.template:
+        words = long_query.without_template(words, root)  # a report's lines kept from the issue template
     q = analyze(con, words, terms, ranking.terms)
     r = ranking.roles
     ahead = ask_ahead(con, q.main, q.expansion, r=ranking.text)  # the text channel's common terms, meanwhile

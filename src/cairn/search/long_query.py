@@ -21,8 +21,11 @@ Bounded: the text is cut to MAX_CHARS and the regexes are linear.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 from cairn.text.tokens import query_terms
 
@@ -69,6 +72,61 @@ def _writes_code(text: str) -> bool:
     if "```" in text or "~~~" in text or _INLINE.search(text) or _ERROR_LINE.search(text):
         return True
     return any(_CODE_LINE.match(line) and line.strip() for line in text.splitlines())
+
+
+_TEMPLATE_DIRS = (".github/ISSUE_TEMPLATE", ".github", "docs", ".")
+_TEMPLATE_NAME = re.compile(r"(?i)^(issue_template|bug[-_ ]?report|bug|1-bug-report|[\w-]*bug[\w-]*)\.(md|ya?ml|txt)$")
+_LINE_HEAD = re.compile(
+    r"^[\s#>*+\-]*(?:\[[ xX]\]\s*)?(?:(?:label|description|placeholder|value|title|about|name)\s*:\s*[|>]?-?\s*)?"
+)
+MAX_TEMPLATE_BYTES = 64_000
+
+
+def without_template(text: str, root: Path) -> str:
+    """The report without the lines it kept from the project's issue template (`Output of python -c
+    "import pydantic.utils; print(pydantic.utils.version_info())"`, "I have searched for similar
+    issues"): those name the template's code, not the bug."""
+    lines = _template_lines(str(root), _template_stamp(root))
+    if not lines:
+        return text
+    return "\n".join(x for x in text[:MAX_CHARS].splitlines() if _norm(x) not in lines)
+
+
+def _template_stamp(root: Path) -> tuple[tuple[str, int], ...]:
+    """The issue templates under `root` and their modification times (the cache key)."""
+    out = []
+    for d in _TEMPLATE_DIRS[:1]:
+        try:
+            with os.scandir(root / d) as it:
+                out += [(e.path, e.stat().st_mtime_ns) for e in it if e.is_file() and _TEMPLATE_NAME.match(e.name)]
+        except OSError:
+            continue
+    for d in _TEMPLATE_DIRS[1:]:
+        p = root / d / "ISSUE_TEMPLATE.md"
+        try:
+            out.append((str(p), p.stat().st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=64)
+def _template_lines(root: str, stamp: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    lines: set[str] = set()
+    for path, _ in stamp:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                body = fh.read(MAX_TEMPLATE_BYTES)
+        except OSError:
+            continue
+        lines.update(n for n in map(_norm, body.splitlines()) if n)
+    return frozenset(lines)
+
+
+def _norm(line: str) -> str:
+    """A line as a template and a report both write it: no bullet, checkbox, heading mark or yml key."""
+    n = " ".join(_LINE_HEAD.sub("", line[:1000]).strip().strip("\"'").lower().split())
+    return n if len(n) >= 12 else ""
 
 
 def scrub(text: str) -> str:

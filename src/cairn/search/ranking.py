@@ -112,6 +112,7 @@ class LongQuery:
 
     min_words: int = 60  # a request of this many words or more is read as a report (0: never)
     scrub: bool = True  # another machine's path prefixes and the numbers leave the request
+    template: bool = True  # the lines a report kept from the project's issue template leave it
     code_ident: float = 2.0  # a code-shaped word written as code or quoted: its rarity weight times this
     code_word: float = 1.0  # another word written as code (a fenced block, `inline`, a traceback)
     quoted: float = 1.0  # a word of a quoted span of the prose ("requires an argument")
