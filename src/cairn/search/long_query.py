@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 MAX_CHARS = 100_000  # a pasted log longer than this is read from its start only
 _WORDS = re.compile(r"\S+")
-_PATH = re.compile(r"(?:[A-Za-z]:)?(?:~?[\\/])?(?:[\w.@+~-]+[\\/]){2,}[\w.@+~-]*")
+_TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;]+")  # a path's candidate: a run without space, quote or bracket
 _MARKERS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor", ".venv", "venv", "gems"})
 _NUMBER = re.compile(r"(?<![\w.])v?\d+(?:[.:]\d+)*(?![\w])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -75,7 +75,7 @@ def _writes_code(text: str) -> bool:
 
 
 _TEMPLATE_DIRS = (".github/ISSUE_TEMPLATE", ".github", "docs", ".")
-_TEMPLATE_NAME = re.compile(r"(?i)^(issue_template|bug[-_ ]?report|bug|1-bug-report|[\w-]*bug[\w-]*)\.(md|ya?ml|txt)$")
+_TEMPLATE_EXTS = (".md", ".yml", ".yaml", ".txt")
 _LINE_HEAD = re.compile(
     r"^[\s#>*+\-]*(?:\[[ xX]\]\s*)?(?:(?:label|description|placeholder|value|title|about|name)\s*:\s*[|>]?-?\s*)?"
 )
@@ -98,7 +98,7 @@ def _template_stamp(root: Path) -> tuple[tuple[str, int], ...]:
     for d in _TEMPLATE_DIRS[:1]:
         try:
             with os.scandir(root / d) as it:
-                out += [(e.path, e.stat().st_mtime_ns) for e in it if e.is_file() and _TEMPLATE_NAME.match(e.name)]
+                out += [(e.path, e.stat().st_mtime_ns) for e in it if e.is_file() and _is_bug_template(e.name)]
         except OSError:
             continue
     for d in _TEMPLATE_DIRS[1:]:
@@ -108,6 +108,11 @@ def _template_stamp(root: Path) -> tuple[tuple[str, int], ...]:
         except OSError:
             continue
     return tuple(sorted(out))
+
+
+def _is_bug_template(name: str) -> bool:
+    low = name.lower()
+    return low.endswith(_TEMPLATE_EXTS) and ("bug" in low or low.startswith("issue_template"))
 
 
 @lru_cache(maxsize=64)
@@ -131,13 +136,15 @@ def _norm(line: str) -> str:
 
 def scrub(text: str) -> str:
     """The request without another machine's path prefixes and without numbers."""
-    text = _PATH.sub(_local_part, text[:MAX_CHARS])
+    text = _TOKEN.sub(_local_part, text[:MAX_CHARS])
     return _NUMBER.sub(" ", text)
 
 
 def _local_part(m: re.Match[str]) -> str:
     path = m.group(0)
-    parts = [p for p in re.split(r"[\\/]+", path) if p]
+    if path.count("/") + path.count("\\") < 2:  # not a path of two folders or more
+        return path
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
     marks = [i for i, p in enumerate(parts) if p.lower() in _MARKERS or re.fullmatch(r"python\d[\d.]*", p.lower())]
     if marks:
         return "/".join(parts[marks[-1] + 1 :]) or " "
