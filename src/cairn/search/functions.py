@@ -22,7 +22,6 @@ import os
 import sqlite3
 from pathlib import Path
 
-from cairn.search.chunks import _lowered
 from cairn.search.hit import Hit
 
 TYPE_CHECKING = False
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
 
 DEF_KINDS = ("function", "method", "class", "struct", "impl", "interface", "trait", "enum", "type", "macro", "module")
 _CALLABLE = frozenset({"function", "method", "macro"})
+MAX_FILE_BYTES = 1 << 20  # a file's head read for the body signal
 
 
 def rank_functions(
@@ -54,15 +54,14 @@ def rank_functions(
         if not defs:
             continue
         framed = {d[0] for d in (bug.defs.get(h.file_id, []) if bug else [])}
-        text = _lowered(os.path.join(root, h.path)) if root is not None and r.body else None
-        starts = text.line_starts() if text is not None else []
+        lines = _lines(os.path.join(root, h.path)) if root is not None and r.body else None
         scored: dict[str, tuple[float, int, int, str]] = {}
         for i, d in enumerate(defs):
             name, kind, line, end = d["name"], d["kind"], d["line"], d["end_line"]
             s = r.frame if name in framed else 0.0
             s += r.named * named.get(symbol_key(name), 0.0)
-            if text is not None and kind in _CALLABLE and _leaf(defs, i):
-                body = text.low[starts[line - 1] if line - 1 < len(starts) else 0 : _end(starts, end, text.low)]
+            if lines and kind in _CALLABLE and _leaf(defs, i):
+                body = "\n".join(lines[line - 1 : end])
                 s += r.body * sum(w for t, w in code_terms if t in body) / total
             if s >= r.least and s > scored.get(name, (0.0,))[0]:
                 scored[name] = (s, line, end, d["signature"] or name)
@@ -88,5 +87,10 @@ def _leaf(defs: list[sqlite3.Row], i: int) -> bool:
     return True
 
 
-def _end(starts: list[int], end: int, low: str) -> int:
-    return starts[end] if end < len(starts) else len(low)
+def _lines(path: str) -> list[str]:
+    """A file's lowercased lines (its first MAX_FILE_BYTES); none when it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_FILE_BYTES).decode("utf-8", "replace").lower().split("\n")
+    except OSError:
+        return []

@@ -12,7 +12,7 @@ long prompts of prose only, are analysed exactly as before):
   parts), and numbers (`1.8.2`, `line 865`) go;
 - regions: what is written as code (fenced blocks, `inline code`, indented lines, tracebacks, `>>>`
   lines) and what is quoted ("requires an argument") against the prose around them;
-- reweigh: a term's rarity weight (query.py) times `code_ident` when a code-shaped word is written
+- reweigh (query._reweigh, where the terms are made): a term's rarity weight times `code_ident` when a code-shaped word is written
   as code or quoted, `code_word` for another word written as code, `quoted` for a quoted word and
   `prose` for a word of the prose only: the names weigh most, the prose by its rarity, damped.
 
@@ -31,7 +31,6 @@ from cairn.text.tokens import query_terms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from cairn.search.query import Term
     from cairn.search.ranking import LongQuery
 
 MAX_CHARS = 100_000  # a pasted log longer than this is read from its start only
@@ -168,23 +167,3 @@ def regions(text: str) -> Regions:
         prose = _INLINE.sub(" ", line)
         quoted.extend(m.group(1) or m.group(2) or "" for m in _QUOTED.finditer(prose))
     return Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
-
-
-def reweigh(terms: list[Term], where: Regions, r: LongQuery) -> None:
-    """Each request term's weight times its region's factor (the caller's related terms unchanged)."""
-    for t in terms:
-        if t.expansion or t.weight <= 0:
-            continue
-        if t.text.isdigit():  # a number's part of a name (`x86_64` -> 86) or of a version
-            t.weight = 0.0
-            continue
-        in_code, in_quoted = t.text in where.code, t.text in where.quoted
-        if t.identifier and (in_code or in_quoted):
-            f = r.code_ident
-        elif in_code:
-            f = r.code_word
-        elif in_quoted:
-            f = r.quoted
-        else:
-            f = r.prose
-        t.weight = round(t.weight * f, 3)

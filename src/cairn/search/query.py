@@ -220,7 +220,7 @@ def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, 
     if long_query.is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
         where = long_query.regions(text)
         q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
-        long_query.reweigh(q.terms, where, r.long)
+        _reweigh(q.terms, where, r.long)
         q.text, q.long = text, True
         return q
     if r.abbreviations:
@@ -253,3 +253,24 @@ def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, 
     q.name_keys = [(k, _key_strength(k, s, weights, named, r)) for k, s in _name_keys(text, r)]
     q.name_keys += [(k, r.key_ngram) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q
+
+
+def _reweigh(terms: list[Term], where: long_query.Regions, r: LongQuery) -> None:
+    """A long report's terms: each rarity weight times its region's factor (long_query.py); the
+    caller's related terms unchanged, a number (`x86_64` -> 86, a version) dropped."""
+    for t in terms:
+        if t.expansion or t.weight <= 0:
+            continue
+        if t.text.isdigit():
+            t.weight = 0.0
+            continue
+        in_code, in_quoted = t.text in where.code, t.text in where.quoted
+        if t.identifier and (in_code or in_quoted):
+            f = r.code_ident
+        elif in_code:
+            f = r.code_word
+        elif in_quoted:
+            f = r.quoted
+        else:
+            f = r.prose
+        t.weight = round(t.weight * f, 3)
