@@ -17,7 +17,8 @@ and for flat BM25 (`--bm25`: the shared harness's bm25-files, bm25s over path + 
   lines (path + text), the same definitions as the gold.
 
 `--loo` picks, for each repository, the variant best on the other repositories (macro Acc@5,
-then Acc@1) and reports the held-out repository under it. `-v` prints each miss's top 3. ms_p50: one
+then Acc@1; `--loo-by fn@5` for the function-level weights) and reports the held-out repository
+under it. `-v` prints each miss's top 3. ms_p50: one
 query's wall time in process, the index open and warm (its first run with this variant).
 
 Usage: python bench/bugs_eval.py --cache /work/runs/bugs38 [--mirrors '/work/.mirror/{owner}+{name}/repo'] \\
@@ -118,6 +119,7 @@ def main() -> None:
     ap.add_argument("--cases", default=str(HERE / "bugs" / "*.jsonl"))
     ap.add_argument("--bm25", action="store_true", help="also flat BM25 over files and over definitions")
     ap.add_argument("--loo", action="store_true")
+    ap.add_argument("--loo-by", default="acc@5,acc@1", help="what --loo chooses a variant by, in order (fn@5 too)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     cache = Path(a.cache)
@@ -207,10 +209,10 @@ def main() -> None:
         held = {}
         for repo in next(iter(table.values())):
 
-            def score(spec: str, repo: str = repo) -> tuple[float, float]:
+            def score(spec: str, repo: str = repo) -> tuple[float, ...]:
                 others = {r: v for r, v in table[spec].items() if r != repo}
                 m = _macro(others)
-                return (m["acc@5"], m["acc@1"])
+                return tuple(m[k] for k in a.loo_by.split(","))
 
             best = max(table, key=score)
             held[repo] = table[best][repo] | {"variant": best}

@@ -56,6 +56,18 @@ def make_git_repo(root: Path, files: dict[str, str | bytes], commit: bool = True
     return root
 
 
+def indexed_repo(root: Path, files: dict[str, str | bytes]):  # noqa: ANN201 - (sqlite3.Connection, Path)
+    """A git repository of `files`, indexed: (its index connection, its root); the caller closes it."""
+    from cairn.codemap.index_db import open_index
+    from cairn.codemap.indexer import index_project
+    from cairn.project import project_for_root
+
+    make_git_repo(root, files)
+    project = project_for_root(root)
+    index_project(project)
+    return open_index(project), root
+
+
 def indexed_paths(project) -> set[str]:  # noqa: ANN001 - a cairn Project
     """The paths the project's code index holds now."""
     from cairn.codemap.index_db import open_index

@@ -8,12 +8,9 @@ import time
 
 import pytest
 
-from cairn.codemap.index_db import open_index
-from cairn.codemap.indexer import index_project
-from cairn.project import project_for_root
 from cairn.search.engine import search_code
 from cairn.search.ranking import DEFAULT_RANKING, override
-from helpers import make_git_repo
+from helpers import indexed_repo
 
 FILES = {
     "src/shop/__init__.py": "",
@@ -39,10 +36,7 @@ FILES = {
 
 @pytest.fixture
 def shop(tmp_path):
-    root = make_git_repo(tmp_path / "shop", FILES)
-    project = project_for_root(root)
-    index_project(project)
-    con = open_index(project)
+    con, root = indexed_repo(tmp_path / "shop", FILES)
     yield con, root
     con.close()
 

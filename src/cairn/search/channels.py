@@ -138,7 +138,7 @@ class Channel:
 
 def _text(req: Request) -> tuple[list[int], float]:
     scores, req.file_terms = file_text_channel(req.con, req.q.main, r=req.ranking.text)
-    return req.top(req.weigh(scores)), 1.0
+    return req.top(req.weigh(scores)), req.ranking.terms.long.text if req.q.long else 1.0
 
 
 def _expansion(req: Request) -> tuple[list[int], float]:
@@ -160,7 +160,7 @@ def _explain_terms(req: Request, hits: list[Hit]) -> None:
 
 def _name(req: Request) -> tuple[list[int], float]:
     scores, req.name_reasons = name_channel(req.con, req.q.name_keys, req.ranking.names)
-    return req.top(req.weigh(scores)), 1.0
+    return req.top(req.weigh(scores)), req.ranking.terms.long.name if req.q.long else 1.0
 
 
 def _explain_names(req: Request, hits: list[Hit]) -> None:
@@ -315,7 +315,7 @@ def _chunk(req: Request) -> tuple[list[int], float]:
     )
     spread = r.text.chunk_spread
     scores = {fid: lst[0][0] + spread * sum(x[0] for x in lst[1:]) for fid, lst in req.chunks.items()}
-    return req.top(req.weigh(scores)), 1.0
+    return req.top(req.weigh(scores)), req.ranking.terms.long.chunk if req.q.long else 1.0
 
 
 def _explain_chunks(req: Request, hits: list[Hit]) -> None:
@@ -349,7 +349,7 @@ def _graph(req: Request) -> tuple[list[int], float]:
         seeds[fid] = seeds.get(fid, 0.0) + w
     req.seeds = seeds
     req.ppr = personalized_pagerank(req.con, seeds, req.ranking.graph) if seeds else {}
-    return req.top(req.weigh(req.ppr)), 1.0
+    return req.top(req.weigh(req.ppr)), req.ranking.terms.long.graph if req.q.long else 1.0
 
 
 def _explain_graph(req: Request, hits: list[Hit]) -> None:

@@ -15,7 +15,7 @@ import math
 import sqlite3
 from pathlib import Path
 
-from cairn.search import fts_ahead, roles
+from cairn.search import fts_ahead, long_query, roles
 from cairn.search.channels import CHUNK, FIRST, RUN_LAST, SESSION, WALK, Channel, Request, RoleWeights
 from cairn.search.hit import Hit
 from cairn.search.index_cache import Pinned, for_index
@@ -130,12 +130,18 @@ def _search_code(
     defined = definitions(con, q.symbols, ranking.names)
     nodes = req.weigh.nodes
     hits = (
-        _code_hits(con, fused, nodes, limit, req.weigh, defined, set(sig.touched) - sig.mentions.keys(), ranking)
+        _code_hits(
+            con, fused, nodes, limit, req.weigh, defined, set(sig.touched) - sig.mentions.keys(), ranking, q.long
+        )
         if kind in ("code", "all") and fused
         else []
     )
     if hits:
         _explain(req, [ch for ch, _ in runs], hits)
+        if q.long and ranking.functions.files:  # a pasted report: its functions by its evidence (functions.py)
+            from cairn.search.functions import rank_functions
+
+            rank_functions(con, root, q, req.bug, hits, ranking.functions)
     if kind == "code":
         return hits, q
     if kind == "knowledge":
@@ -172,6 +178,8 @@ def _first_stage(
     from cairn.search.session_signals import build_signals, without_urls
 
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
+    if root is not None and long_query.is_long(words, ranking.terms.long) and ranking.terms.long.template:
+        words = long_query.without_template(words, root)  # a report's lines kept from the issue template
     q = analyze(con, words, terms, ranking.terms)
     r = ranking.roles
     ahead = ask_ahead(con, q.main, q.expansion, r=ranking.text)  # the text channel's common terms, meanwhile
@@ -183,7 +191,9 @@ def _first_stage(
         if r.in_play_full_weight:
             named |= {f for f, how in sig.touched.items() if how != "named"}
         log_factor = r.log_asked if wants_history(text) else r.log_factor
-        weigh = RoleWeights(con, roles.role_factors(q.text, _prose_share(con), r), nodes, log_factor, ranking, named)
+        weigh = RoleWeights(
+            con, roles.role_factors(q.text, _prose_share(con), r, q.long), nodes, log_factor, ranking, named
+        )
         req = Request(con, root, text, words, q, sig, ranking, weigh, tool, dict(seed_files or {}))
         done = {ch.name: ch.run(req) for ch in FIRST if ch.name not in RUN_LAST}
         done.update((ch.name, ch.run(req)) for ch in FIRST if ch.name in RUN_LAST)
@@ -211,6 +221,7 @@ def _code_hits(
     defined: dict[int, tuple[float, str, int]],
     in_play: set[int],
     ranking: Ranking,
+    long: bool = False,
 ) -> list[Hit]:
     """The best code/doc files (knowledge node files excluded): files that define what the request
     names first, then the rest, each weighed by its role (source, test, prose, data, log) for this request.
@@ -223,6 +234,7 @@ def _code_hits(
     top = max(fused.values(), default=0.0) or 1.0
     if not ids:
         return []
+    defines = ranking.fusion.defines * (ranking.terms.long.defines if long else 1.0)  # a report names many
     rows = for_index(con).table("hit_rows")  # file id -> (path, kind, lang, is_hub, role), per index state
     todo = [f for f in ids if f not in rows]
     for i in range(0, len(todo), 900):
@@ -237,7 +249,7 @@ def _code_hits(
         if row is None:
             continue
         path, kind, lang, hub, role = row
-        score = fused.get(fid, 0.0) + ranking.fusion.defines * defined.get(fid, (0.0,))[0] * top
+        score = fused.get(fid, 0.0) + defines * defined.get(fid, (0.0,))[0] * top
         score *= weigh.factor(fid, path, kind, lang, role)
         scored.append((-score, path, fid, kind, hub))
     scored.sort()  # paths are unique: the order is (-score, path) alone

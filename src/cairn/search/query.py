@@ -12,10 +12,11 @@ import math
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from cairn.search import long_query
 from cairn.search.index_cache import IndexCache, for_index
-from cairn.search.ranking import DEFAULT_RANKING, Terms
+from cairn.search.ranking import DEFAULT_RANKING, LongQuery, Terms
 from cairn.text.tokens import CODE_NAME, STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
 
 _IDENT = CODE_NAME  # code-shaped tokens (text/tokens.py says why it is written as it is)
@@ -56,6 +57,7 @@ class Query:
     name_keys: list[tuple[str, float]] = field(default_factory=list)  # (key, strength: ranking.Terms.key_*)
     symbols: list[Symbol] = field(default_factory=list)  # names of definitions the request may mean
     n_files: int = 0
+    long: bool = False  # read as a long, report-shaped request (long_query.py)
 
     @property
     def main(self) -> list[Term]:
@@ -195,6 +197,7 @@ def _symbols(text: str, r: Terms = DEFAULT_RANKING.terms) -> list[Symbol]:
     return list(out.values())
 
 
+NOT_LONG = LongQuery(min_words=0)
 MAX_QUERIES = 1000  # analyzed requests a warm process keeps per index state
 
 
@@ -214,6 +217,12 @@ def analyze(
 
 
 def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, r: Terms) -> Query:
+    if long_query.is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
+        where = long_query.regions(text)
+        q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
+        _reweigh(q.terms, where, r.long)
+        q.text, q.long = text, True
+        return q
     if r.abbreviations:
         from cairn.text.abbreviations import short_forms
 
@@ -244,3 +253,24 @@ def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, 
     q.name_keys = [(k, _key_strength(k, s, weights, named, r)) for k, s in _name_keys(text, r)]
     q.name_keys += [(k, r.key_ngram) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q
+
+
+def _reweigh(terms: list[Term], where: long_query.Regions, r: LongQuery) -> None:
+    """A long report's terms: each rarity weight times its region's factor (long_query.py); the
+    caller's related terms unchanged, a number (`x86_64` -> 86, a version) dropped."""
+    for t in terms:
+        if t.expansion or t.weight <= 0:
+            continue
+        if t.text.isdigit():
+            t.weight = 0.0
+            continue
+        in_code, in_quoted = t.text in where.code, t.text in where.quoted
+        if t.identifier and (in_code or in_quoted):
+            f = r.code_ident
+        elif in_code:
+            f = r.code_word
+        elif in_quoted:
+            f = r.quoted
+        else:
+            f = r.prose
+        t.weight = round(t.weight * f, 3)

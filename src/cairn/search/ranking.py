@@ -90,6 +90,8 @@ class Roles:
     code_intent: RoleFactors = RoleFactors(1.0, 0.6, 0.5, 0.6, 0.7)  # a code question; all 1.0 (no role
     # weights): semble 0.881 -> 0.795, cases files@5 0.784 -> 0.658 ("What did it")
     doc_intent: RoleFactors = RoleFactors(0.9, 0.5, 1.3, 0.7, 0.7)  # a documentation question (intent.py); see above
+    report_intent: RoleFactors = RoleFactors(1.0, 0.6, 0.5, 0.6, 0.7)  # a long, report-shaped request
+    # (long_query.py): = code_intent; bench/bugs: prose 0.3, test 0.3 / 0.45, data 0.3 tie or lose
     prose_repo_share: float = 0.6  # a repository this much prose is documentation: prose counts fully; no figure
     # recorded (abe5b9f)
     in_channels: bool = True  # weigh each channel's list by role, not only the final list; off: semble
@@ -102,6 +104,32 @@ class Roles:
     # whatever its role; terms.key_ngram instead cost semble 0.006 (f9bae70)
     in_play_full_weight: bool = True  # files in play keep their full weight whatever their role; dev sessions files@5
     # 0.540 -> 0.557 (3c1347b; off: section "Files in play keep their full weight")
+
+
+@dataclass(frozen=True)
+class LongQuery:
+    """long_query.py: a long, report-shaped request (a pasted issue) weighs what it writes as code most.
+    Figures: bench/bugs (60 issues, Acc@1 / Acc@5 / fn@5, leave-one-repository-out), 0.452 / 0.758 / 0.496
+    with these values, 0.337 / 0.714 / 0.424 without the stage (docs/benchmarks.md#bug-reports)."""
+
+    min_words: int = 60  # this many words or more, something written as code: a report (0: never); 100:
+    # 0.390 / 0.758 / 0.421; 40: 0.452 / 0.779 (serde alone) but more session prompts reach the stage
+    scrub: bool = True  # another machine's path prefixes and the numbers leave the request; with the
+    # weights below: Acc@5 0.714 -> 0.758 (pydantic 0.375 -> 0.75)
+    template: bool = True  # the lines a report kept from the project's issue template leave it; off:
+    # 0.429 / 0.758 / 0.478 (pydantic's template put version.py first in 6 of its 8 issues)
+    code_ident: float = 2.0  # a code-shaped word written as code or quoted: its rarity weight times this;
+    # 1.0: fn@5 -0.009
+    code_word: float = 1.0  # another word written as code (a fenced block, `inline`, a traceback); no figure
+    quoted: float = 1.0  # a word of a quoted span of the prose ("requires an argument"); no figure
+    prose: float = 0.5  # a word of the prose only; 1.0 and 0.3 tie on bench/bugs
+    defines: float = 0.3  # fusion.defines times this: a report names many definitions, each a weaker
+    # pointer; 1.0: Acc@1 0.452 -> 0.372 (chosen in every fold)
+    name: float = 1.0  # the name channel's weight times this; 0.5: Acc@1 -0.008
+    text: float = 2.0  # the text channel's weight (whole-file BM25 of the reweighed terms) times this;
+    # 1.0: 0.429 / 0.742
+    chunk: float = 2.0  # the declarations channel's weight times this; 1.0: Acc@1 0.429
+    graph: float = 1.0  # the graph walk's weight times this; 0 and 0.5 tie on bench/bugs
 
 
 @dataclass(frozen=True)
@@ -125,6 +153,7 @@ class Terms:
     sym_capital: float = 0.35  # a capitalised word in a sentence ("the Session"); abe5b9f, no figure recorded
     sym_first: float = 0.2  # a capitalised first word; abe5b9f, no figure recorded
     sym_word: float = 0.1  # a plain word a definition may carry; 0: semble and cases unchanged ("What did it")
+    long: LongQuery = field(default_factory=LongQuery)  # the long-request stage (long_query.py)
     abbreviations: bool = True  # also search the short forms of long ones ("openid connect" -> oidc); cases hit@1
     # 0.467 -> 0.492, semble 0.879 -> 0.880 (a41522d; off: `{"terms.abbreviations": false}`)
 
@@ -303,6 +332,23 @@ class Bugs:
 
 
 @dataclass(frozen=True)
+class FunctionRank:
+    """functions.py: for a long, report-shaped request, the definitions of each of the best hits by the
+    report's evidence, those with evidence listed first. bench/bugs fn@5 0.424 (off) -> 0.496; each weight
+    below moved by fn@5 leave-one-repository-out stays within 0.03 of these, held out 0.482 (0.491 for
+    these then: docs/benchmarks.md#bug-reports)."""
+
+    files: int = 5  # the best hits whose definitions are re-ranked (0: off); 10 ties
+    frame: float = 3.0  # the function of a stack frame or of the line raising the report's message; no figure
+    named: float = 2.0  # times the strength the report names a definition with (query.Symbol.strength); 0.5:
+    # +0.004, 1 and 4 tie
+    body: float = 1.0  # times the share of the report's term weight found in an innermost function's lines;
+    # 0 ties, 2: +0.018, 3: -0.045
+    least: float = 0.3  # a definition with less evidence keeps its place after those with more; 0.1: +0.018
+    max_first: int = 3  # definitions moved to the front of a hit; 1: +0.024, 5 ties
+
+
+@dataclass(frozen=True)
 class Knowledge:
     """knowledge.py: decisions, bugs and notes beside the code."""
 
@@ -379,6 +425,7 @@ class Ranking:
     tooling: Tooling = field(default_factory=Tooling)
     knowledge: Knowledge = field(default_factory=Knowledge)
     bugs: Bugs = field(default_factory=Bugs)
+    functions: FunctionRank = field(default_factory=FunctionRank)
 
 
 DEFAULT_RANKING = Ranking()

@@ -49,10 +49,12 @@ def role(path: str, kind: str, lang: str | None) -> str:
     return TEST if is_test_path(path) else SOURCE  # a program in a language we have no grammar for
 
 
-def role_factors(text: str, prose_share: float, r: Roles = DEFAULT_RANKING.roles) -> dict[str, float]:
-    """Multiplier per role for this request in this repository (a code or a documentation question;
-    in a repository mostly of prose, `r.prose_repo_share`, prose counts fully)."""
-    f: RoleFactors = r.doc_intent if wants_docs(text) else r.code_intent
+def role_factors(
+    text: str, prose_share: float, r: Roles = DEFAULT_RANKING.roles, report: bool = False
+) -> dict[str, float]:
+    """Multiplier per role for this request in this repository (a code or a documentation question,
+    or a pasted report: `report`; in a repository mostly of prose, `r.prose_repo_share`, prose counts fully)."""
+    f: RoleFactors = r.report_intent if report else r.doc_intent if wants_docs(text) else r.code_intent
     factors = {SOURCE: f.source, TEST: f.test, PROSE: f.prose, DATA: f.data, OTHER: f.other}
     if prose_share >= r.prose_repo_share:
         factors[PROSE] = max(factors[PROSE], 1.0)

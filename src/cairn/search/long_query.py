@@ -1,0 +1,169 @@
+"""A long, report-shaped request (a pasted issue) read for what it names, not as a bag of words.
+
+A 400-word issue holds a few names of the project's code (`BaseModel.construct`, `is_flag`,
+"requires an argument") among prose, the reporter's machine (`/Users/kyle/Library/Caches/...`,
+`site-packages`), version numbers and dates. Weighed by rarity alone, those last are the rarest
+words of the request and fill the text channel's few terms. This stage, run by query.analyze for a
+request of `LongQuery.min_words` words or more that writes something as code (shorter requests, and
+long prompts of prose only, are analysed exactly as before):
+
+- scrub: another machine's path keeps only its part inside the package (`.../site-packages/pydantic/
+  main.py` -> `pydantic/main.py`; a path from / or a drive without such a marker keeps its last two
+  parts), and numbers (`1.8.2`, `line 865`) go;
+- regions: what is written as code (fenced blocks, `inline code`, indented lines, tracebacks, `>>>`
+  lines) and what is quoted ("requires an argument") against the prose around them;
+- reweigh (query._reweigh, where the terms are made): a term's rarity weight times `code_ident` when a code-shaped word is written
+  as code or quoted, `code_word` for another word written as code, `quoted` for a quoted word and
+  `prose` for a word of the prose only: the names weigh most, the prose by its rarity, damped.
+
+Bounded: the text is cut to MAX_CHARS and the regexes are linear.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from cairn.text.tokens import query_terms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cairn.search.ranking import LongQuery
+
+MAX_CHARS = 100_000  # a pasted log longer than this is read from its start only
+_WORDS = re.compile(r"\S+")
+_TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;]+")  # a path's candidate: a run without space, quote or bracket
+_MARKERS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor", ".venv", "venv", "gems"})
+_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:[.:]\d+)*(?![\w])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_INLINE = re.compile(r"`([^`\n]{1,300})`")
+_QUOTED = re.compile(r"(?<![\w])\"([^\"\n]{2,160})\"(?![\w])|(?<![\w])'([^'\n]{2,160})'(?![\w])")
+_ERROR_LINE = re.compile(r"\b[A-Z]\w{2,60}(?:Error|Exception|Warning): ")
+_CODE_LINE = re.compile(r"^(?: {4}|\t|>>> |\.\.\. |\$ |File \"|Traceback |\s+at )")
+
+
+@dataclass
+class Regions:
+    """A long request's terms by where they were written: as code, quoted, in the prose."""
+
+    code: set[str]
+    quoted: set[str]
+
+
+def is_long(text: str, r: LongQuery) -> bool:
+    """A report: `r.min_words` words or more (counted up to that many: a 200 KB log costs nothing) that
+    write something as code (a fenced block, `inline code`, a traceback, an error line). A long prompt
+    of prose only ("I want you to analyse whether...") is no report: it is read as before."""
+    if not r.min_words or len(text) < r.min_words * 2:
+        return False
+    n = 0
+    for _ in _WORDS.finditer(text):
+        n += 1
+        if n >= r.min_words:
+            return _writes_code(text[:MAX_CHARS])
+    return False
+
+
+def _writes_code(text: str) -> bool:
+    if "```" in text or "~~~" in text or _INLINE.search(text) or _ERROR_LINE.search(text):
+        return True
+    return any(_CODE_LINE.match(line) and line.strip() for line in text.splitlines())
+
+
+_TEMPLATE_DIRS = (".github/ISSUE_TEMPLATE", ".github", "docs", ".")
+_TEMPLATE_EXTS = (".md", ".yml", ".yaml", ".txt")
+_LINE_HEAD = re.compile(
+    r"^[\s#>*+\-]*(?:\[[ xX]\]\s*)?(?:(?:label|description|placeholder|value|title|about|name)\s*:\s*[|>]?-?\s*)?"
+)
+MAX_TEMPLATE_BYTES = 64_000
+
+
+def without_template(text: str, root: Path) -> str:
+    """The report without the lines it kept from the project's issue template (`Output of python -c
+    "import pydantic.utils; print(pydantic.utils.version_info())"`, "I have searched for similar
+    issues"): those name the template's code, not the bug."""
+    lines = _template_lines(str(root), _template_stamp(root))
+    if not lines:
+        return text
+    return "\n".join(x for x in text[:MAX_CHARS].splitlines() if _norm(x) not in lines)
+
+
+def _template_stamp(root: Path) -> tuple[tuple[str, int], ...]:
+    """The issue templates under `root` and their modification times (the cache key)."""
+    out = []
+    for d in _TEMPLATE_DIRS[:1]:
+        try:
+            with os.scandir(root / d) as it:
+                out += [(e.path, e.stat().st_mtime_ns) for e in it if e.is_file() and _is_bug_template(e.name)]
+        except OSError:
+            continue
+    for d in _TEMPLATE_DIRS[1:]:
+        p = root / d / "ISSUE_TEMPLATE.md"
+        try:
+            out.append((str(p), p.stat().st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(sorted(out))
+
+
+def _is_bug_template(name: str) -> bool:
+    low = name.lower()
+    return low.endswith(_TEMPLATE_EXTS) and ("bug" in low or low.startswith("issue_template"))
+
+
+@lru_cache(maxsize=64)
+def _template_lines(root: str, stamp: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    lines: set[str] = set()
+    for path, _ in stamp:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                body = fh.read(MAX_TEMPLATE_BYTES)
+        except OSError:
+            continue
+        lines.update(n for n in map(_norm, body.splitlines()) if n)
+    return frozenset(lines)
+
+
+def _norm(line: str) -> str:
+    """A line as a template and a report both write it: no bullet, checkbox, heading mark or yml key."""
+    n = " ".join(_LINE_HEAD.sub("", line[:1000]).strip().strip("\"'").lower().split())
+    return n if len(n) >= 12 else ""
+
+
+def scrub(text: str) -> str:
+    """The request without another machine's path prefixes and without numbers."""
+    text = _TOKEN.sub(_local_part, text[:MAX_CHARS])
+    return _NUMBER.sub(" ", text)
+
+
+def _local_part(m: re.Match[str]) -> str:
+    path = m.group(0)
+    if path.count("/") + path.count("\\") < 2:  # not a path of two folders or more
+        return path
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    marks = [i for i, p in enumerate(parts) if p.lower() in _MARKERS or re.fullmatch(r"python\d[\d.]*", p.lower())]
+    if marks:
+        return "/".join(parts[marks[-1] + 1 :]) or " "
+    foreign = path[:1] in "/\\~" or (len(path) > 1 and path[1] == ":") or "\\" in path
+    return "/".join(parts[-2:]) if foreign else path
+
+
+def regions(text: str) -> Regions:
+    """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted."""
+    code: list[str] = []
+    quoted: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or _CODE_LINE.match(line):
+            code.append(line)
+            continue
+        code.extend(m.group(1) for m in _INLINE.finditer(line))
+        prose = _INLINE.sub(" ", line)
+        quoted.extend(m.group(1) or m.group(2) or "" for m in _QUOTED.finditer(prose))
+    return Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))

@@ -1,0 +1,147 @@
+"""A long, pasted issue read for what it writes as code (issue 38: "a 400-word issue is not a bag of
+words"), and the functions of the files it leads to ranked by its evidence; short requests as before."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from cairn.search import long_query
+from cairn.search.engine import search_code
+from cairn.search.query import analyze
+from cairn.search.ranking import DEFAULT_RANKING, override
+from helpers import indexed_repo
+
+FILES = {
+    "src/shop/__init__.py": "",
+    "src/shop/cart.py": "class Cart:\n"
+    "    def add_item(self, item, qty):\n        # add an item to the cart, the quantity checked\n"
+    "        self.items.append((item, qty))\n\n"
+    "    def merge_carts(self, other):\n        # merge another cart into this one, item by item\n"
+    "        for item, qty in other.items:\n            self.add_item(item, qty)\n\n"
+    "    def finalize_total(self, coupon):\n        total = sum(q for _, q in self.items)\n"
+    "        return total - coupon.discount\n",
+    "src/shop/version.py": "def version_info():\n    return 'shop 1.2'\n",
+    "docs/guide.md": "# Guide\n\nWhen the cart total is wrong after a coupon, check that the coupon applies "
+    "to the cart and that the total is computed after the items are merged. Every cart item has a quantity "
+    "and every quantity counts toward the total of the cart when the order is placed.\n",
+    **{f"src/shop/util_{i}.py": f"def helper_{i}(cart):\n    return cart\n" for i in range(8)},
+    ".github/ISSUE_TEMPLATE/bug.md": "---\nname: Bug\n---\n\n### Checks\n\n"
+    "* [ ] I searched for similar issues and read the guide\n\n"
+    'Output of `python -c "import shop.version; print(shop.version.version_info())"`:\n```\n...\n```\n',
+}
+
+REPORT = (
+    "Cart total wrong after applying a coupon\n\n"
+    "### Checks\n\n* [x] I searched for similar issues and read the guide\n\n"
+    'Output of `python -c "import shop.version; print(shop.version.version_info())"`:\n'
+    "```\n             shop version: 1.2.3\n    install path: /Users/kyle/Library/Caches/pypoetry/"
+    "virtualenvs/api-KwVD-py3.9/lib/python3.9/site-packages/shop\n  platform: macOS-12.1-arm64-arm-64bit\n```\n\n"
+    "When the cart has items and a coupon, the total is wrong: the discount is taken twice when the order "
+    "is placed after the items are merged.\n\n```py\ncart = Cart()\ncart.add_item('x', 2)\n"
+    "print(cart.finalize_total(coupon))  # 0 instead of 1\n```\n\n"
+    "Expected the total to count every item once and the discount once. Thanks for the great library!\n"
+)
+
+
+@pytest.fixture
+def shop(tmp_path):
+    con, root = indexed_repo(tmp_path / "shop", FILES)
+    yield con, root
+    con.close()
+
+
+def test_a_long_report_weighs_what_it_writes_as_code_not_the_reporters_machine(shop):
+    con, _ = shop
+    q = analyze(con, REPORT)
+    weight = {t.text: t.weight for t in q.terms}
+    assert q.long
+    for noise in ("kyle", "virtualenvs", "pypoetry", "library", "123"):  # another machine's path, a version
+        assert not weight.get(noise), noise
+    assert weight["finalizetotal"] == max(weight.values())  # written as code, rare here
+    assert weight["finalizetotal"] >= 3 * weight["merged"]  # a prose word as rare counts less
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "why is the cart total wrong after finalize_total with a coupon",
+        "I want you to look at whether the cart could merge two carts and keep one coupon, and what it would "
+        "take: which parts of the code would change, how the total would be computed after the merge, and "
+        "what the limits of such a design would be when coupons stack or expire while the order is placed.",
+    ],
+    ids=["short", "long-prose"],
+)
+def test_a_short_request_or_a_long_prompt_of_prose_is_analysed_as_before(shop, text):
+    con, _ = shop
+    q = analyze(con, text)
+    same = analyze(con, text, None, override(DEFAULT_RANKING, {"terms.long.min_words": 0}).terms)
+    assert not q.long
+    assert [(t.text, t.weight) for t in q.terms] == [(t.text, t.weight) for t in same.terms]
+    assert q.name_keys == same.name_keys
+
+
+def test_a_long_report_leads_to_the_code_and_to_the_function_it_names_first(shop):
+    con, root = shop
+    hits, q = search_code(con, REPORT, root=root)
+    assert q.long
+    assert hits[0].path == "src/shop/cart.py"
+    assert hits[0].symbols[0] == "finalize_total"  # written as code in the report; the others after
+    assert hits[0].lines[0] == (11, 13)
+
+
+def test_the_lines_a_report_kept_from_the_issue_template_leave_it(shop):
+    con, root = shop
+    kept = long_query.without_template(REPORT, root)
+    assert "version_info" not in kept and "I searched for similar issues" not in kept
+    assert "finalize_total" in kept and "install path" in kept  # the reporter's own lines stay
+    _, q = search_code(con, REPORT, root=root)
+    assert "versioninfo" not in {t.text for t in q.terms}
+    off = override(DEFAULT_RANKING, {"terms.long.template": False})
+    _, q = search_code(con, REPORT, root=root, ranking=off)
+    assert "versioninfo" in {t.text for t in q.terms}
+
+
+def test_the_functions_stage_only_reorders(shop):
+    con, root = shop
+    off = override(DEFAULT_RANKING, {"functions.files": 0})
+    hits, _ = search_code(con, REPORT, root=root)
+    before, _ = search_code(con, REPORT, root=root, ranking=off)
+    assert [h.path for h in hits] == [h.path for h in before]
+    for h, b in zip(hits, before, strict=True):
+        assert set(b.symbols) <= set(h.symbols)
+
+
+def test_scrub_keeps_the_package_part_of_a_path_and_drops_numbers():
+    assert long_query.scrub("File /home/x/.venv/lib/python3.12/site-packages/click/types.py line 865").split() == [
+        "File",
+        "click/types.py",
+        "line",
+    ]
+    assert long_query.scrub(r"at C:\Users\bob\work\shop\src\cli.py v1.8.2").split() == ["at", "src/cli.py"]
+    assert long_query.scrub("see src/shop/cart.py") == "see src/shop/cart.py"  # the project's own path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n".join(f"2026-12-07 10:{i % 60:02d} INFO /var/log/app/x_{i}.py:{i} request done" for i in range(4000)),
+        "".join(map(chr, random.Random(7).choices(range(1, 0x2FF), k=60_000))),
+        "Le panier affiche un total faux quand on applique un coupon après avoir fusionné deux paniers. " * 40,
+        ("/a/b/c/d/e/f/" * 40 + " ") * 400,
+        ("`a 'b \"c " * 20_000) + "`" * 50_000,
+    ],
+    ids=["200KB-log", "binary", "other-language", "paths", "quotes"],
+)
+def test_hostile_long_input_is_answered_in_bounded_time(shop, text):
+    con, root = shop
+    started = time.process_time()
+    hits, _ = search_code(con, text, root=root)
+    assert time.process_time() - started < 10
+    assert all(not h.path.startswith(("/", "C:")) for h in hits)  # only the project's own files
+    started = time.process_time()
+    long_query.regions(text)
+    long_query.scrub(text)
+    assert time.process_time() - started < 1.0
