@@ -9,7 +9,7 @@ machine wall time is noisy and CPU time much less so. The floor is `index_speed.
 tree-sitter parse of every kept file, one process).
 
 Usage: python bench/cold_cpu.py TREE --src NAME=DIR [--src NAME=DIR ...] [--rounds 2] [--work DIR] [--floor]
-       [--alternate]
+       [--alternate] [--workers N]
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ import json, os, resource, sys, time
 from cairn.codemap.indexer import index_project
 from cairn.project import project_for_root
 p = project_for_root(sys.argv[1])
-t = time.perf_counter(); s = index_project(p); wall = time.perf_counter() - t
+w = int(sys.argv[2]) if sys.argv[2] else None
+t = time.perf_counter(); s = index_project(p, workers=w); wall = time.perf_counter() - t
 me, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"files": s.files, "symbols": s.symbols, "edges": s.edges, "wall_s": round(wall, 2),
                   "cpu_indexer_s": round(me.ru_utime + me.ru_stime, 2),
@@ -41,11 +42,17 @@ def _load() -> float:
     return round(os.getloadavg()[0], 1)
 
 
-def cold(tree: Path, src: Path, home: Path) -> dict:
+def cold(tree: Path, src: Path, home: Path, workers: int | None = None) -> dict:
     shutil.rmtree(home, ignore_errors=True)
     env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_WATCH": "0", "CAIRN_WARM": "0", "PYTHONPATH": str(src)}
     before = _load()
-    out = subprocess.run([sys.executable, "-c", CHILD, str(tree)], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tree), str(workers or "")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     r = json.loads(out.stdout.strip().splitlines()[-1])
     r["cpu_s"] = round(r["cpu_indexer_s"] + r["cpu_workers_s"], 2)
     r["load"] = [before, _load()]
@@ -58,6 +65,7 @@ def main() -> None:
     ap.add_argument("--src", action="append", required=True, help="NAME=DIR: a `src` folder holding cairn")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--work", default="", help="where the CAIRN_HOMEs go (default: a temporary folder)")
+    ap.add_argument("--workers", type=int, default=None, help="parser processes (default: the index's own choice)")
     ap.add_argument("--floor", action="store_true", help="also measure the parse floor (index_speed.floor)")
     ap.add_argument(
         "--alternate",
@@ -72,7 +80,7 @@ def main() -> None:
         work = Path(a.work or tmp)
         for rnd in range(1, a.rounds + 1):
             for name, src in srcs[::-1] if a.alternate and rnd % 2 == 0 else srcs:
-                r = cold(tree, src, work / f"home-{name}")
+                r = cold(tree, src, work / f"home-{name}", a.workers)
                 print(
                     json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
                     flush=True,

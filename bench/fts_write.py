@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--every", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
-    from cairn.codemap.extract import extract_file
+    from cairn.codemap.extract import stored_file
     from cairn.codemap.index_db import open_index
     from cairn.codemap.scan import scan
     from cairn.codemap.stages import store
@@ -37,7 +37,7 @@ def main() -> None:
     from cairn.store.fts_stats import leaves_written
 
     root = Path(a.tree).resolve()
-    records = [extract_file(str(root), e.path, e.size, e.mtime_ns) for e in scan(root).entries[:: a.every]]
+    records = [stored_file(str(root), e.path, e.size, e.mtime_ns) for e in scan(root).entries[:: a.every]]
     records = [r for r in records if not r.skip]
     with tempfile.TemporaryDirectory() as tmp:
         for rnd in range(1, a.rounds + 1):
@@ -50,11 +50,10 @@ def main() -> None:
                         batch = records[i : i + store.BATCH]
                         if way.startswith("row then"):
                             for rec in batch:
-                                store._file_contents(con, rec, store._file_row(con, rec, None), False)
+                                store._file_contents(con, [(rec, store._file_row(con, rec, None), False)])
                         else:
                             ids = [store._file_row(con, rec, None) for rec in batch]
-                            for rec, file_id in zip(batch, ids, strict=True):
-                                store._file_contents(con, rec, file_id, False)
+                            store._file_contents(con, [(rec, i, False) for rec, i in zip(batch, ids, strict=True)])
                 cpu = time.process_time() - t
                 print(
                     json.dumps(

@@ -58,9 +58,9 @@ def test_only_changed_files_are_reparsed(tmp_path, monkeypatch):
     seen: list[str] = []
     real = extract.extract_file
 
-    def spy(r, path, size, mtime):
+    def spy(r, path, size, mtime, *rest):
         seen.append(path)
-        return real(r, path, size, mtime)
+        return real(r, path, size, mtime, *rest)
 
     monkeypatch.setattr(extract, "extract_file", spy)
     (root / "app/util.py").write_text("def helper():\n    return 2\n\ndef other():\n    pass\n")

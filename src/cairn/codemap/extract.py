@@ -45,6 +45,20 @@ class FileRecord:
     fts_packed: bytes = b""  # the three FTS values compressed (fts_rows.pack), made here to spare the indexer
     chunks: list[ChunkRecord] = field(default_factory=list)
     role: str | None = None  # "log" for chat histories, diaries, changelogs (codemap/doc_role.py)
+    rows: StoredRows | None = None  # `parsed` and `chunks` as table rows (`stored_file`), in their stead
+
+
+@dataclass
+class StoredRows:
+    """A file's rows of `symbols`, `refs`, `imports` and `chunks` less the file id, as the writer inserts
+    them: made in the parser process (keys, JSON), so the single writer only writes, and plain tuples
+    pickle in a third of the time of the dataclasses they come from (docs/benchmarks.md#cold-index)."""
+
+    parse_error: str | None
+    symbols: list[tuple] = field(default_factory=list)  # name, kind, line, end_line, signature, parent, top_level, key
+    refs: list[tuple[str, int]] = field(default_factory=list)  # name, count
+    imports: list[tuple] = field(default_factory=list)  # raw, kind, line, names (JSON or None)
+    chunks: list[tuple] = field(default_factory=list)  # kind, name, line, end_line, signature
 
 
 def content_hash(data: bytes) -> str:
@@ -137,6 +151,32 @@ def _text_parse(rec: FileRecord, text: str) -> None:
     rec.chunks = [ChunkRecord("def", d.name, d.line, end, d.signature) for d, end in flat_spans(defs)]
 
 
+def as_rows(rec: FileRecord) -> FileRecord:
+    """`rec` with its definitions, references, imports and chunks turned into `rows` (what is stored)."""
+    import json
+
+    from cairn.codemap.model import symbol_key
+
+    parsed, rec.parsed = rec.parsed, None
+    rows = StoredRows(parsed.error if parsed else None)
+    if parsed:
+        rows.symbols = [
+            (d.name, d.kind, d.line, d.end_line, d.signature, d.parent, int(d.top_level), symbol_key(d.name, d.kind))
+            for d in parsed.defs
+        ]
+        rows.refs = list(parsed.refs.items())
+        rows.imports = [(i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None) for i in parsed.imports]
+    rows.chunks = [(c.kind, c.name, c.line, c.end_line, c.signature) for c in rec.chunks]
+    rec.chunks = []
+    rec.rows = rows
+    return rec
+
+
+def stored_file(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None = None) -> FileRecord:
+    """`extract_file`, as rows to store (`as_rows`): what the index run takes from a parser process."""
+    return as_rows(extract_file(root, path, size, mtime_ns, parse_error))
+
+
 def extract_many(args: list[tuple[str, str, int, int]]) -> list[FileRecord]:
     """Batch entry point for a process pool (fewer round trips than one task per file)."""
-    return [extract_file(*a) for a in args]
+    return [stored_file(*a) for a in args]

@@ -43,10 +43,17 @@ def unpack(blob: bytes) -> tuple[str, str, str]:
 
 def insert(con: sqlite3.Connection, file_id: int, path: str, names: str, body: str, packed: bytes = b"") -> None:
     """Index a file's text under its id (it must have none: `delete` first) and keep its copy."""
-    con.execute("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)", (file_id, path, names, body))
+    insert_many(con, [(file_id, path, names, body, packed)])
+
+
+def insert_many(con: sqlite3.Connection, rows: list[tuple[int, str, str, str, bytes]]) -> None:
+    """`insert` for many files at once: (file id, path, names, body, packed copy or b"")."""
+    con.executemany("INSERT INTO files_fts(rowid, path, names, body) VALUES(?,?,?,?)", [r[:4] for r in rows])
     # A plain INSERT: FTS5 takes a second row under an id without a word (a contentless table has no
     # constraint), so a copy already there means damage, and the constraint error makes the index rebuild.
-    con.execute("INSERT INTO fts_text(file_id, z) VALUES(?,?)", (file_id, packed or pack(path, names, body)))
+    con.executemany(
+        "INSERT INTO fts_text(file_id, z) VALUES(?,?)", [(r[0], r[4] or pack(r[1], r[2], r[3])) for r in rows]
+    )
 
 
 def delete(con: sqlite3.Connection, file_ids: Iterable[int]) -> None:

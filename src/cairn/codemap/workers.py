@@ -77,9 +77,9 @@ def _one_by_one(batch: list[Args], lock_fd: int | None) -> list[FileRecord]:
     for args in batch:
         with _pool(1, lock_fd) as solo:
             try:
-                out.append(solo.submit(extract.extract_file, *args).result())
+                out.append(solo.submit(extract.stored_file, *args).result())
             except BrokenProcessPool:
-                out.append(extract.extract_file(*args, parse_error=CRASHED))
+                out.append(extract.stored_file(*args, parse_error=CRASHED))
     return out
 
 
@@ -131,12 +131,13 @@ def _run_batches(
 def extract_all(
     root: str, todo: list[tuple[str, int, int]], workers: int, progress: Progress | None, lock_fd: int | None = None
 ) -> Iterator[FileRecord]:
-    """Yield a FileRecord for each (path, size, mtime_ns), in a process pool when the job is large enough."""
+    """Yield a FileRecord (as rows: extract.stored_file) for each (path, size, mtime_ns), in a process pool
+    when the job is large enough."""
     args = [(root, path, size, mtime) for path, size, mtime in todo]
     total = len(args)
     if workers <= 1 or total < POOL_MIN_FILES:
         for i, a in enumerate(args, 1):
-            yield extract.extract_file(*a)
+            yield extract.stored_file(*a)
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total)
         return

@@ -12,7 +12,6 @@ transaction does every `files` statement of its batch first (`_file_row`), then 
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 
@@ -93,8 +92,7 @@ def _flush(run: Run, batch: list[FileRecord]) -> None:
             else:
                 stored.append((rec, _store_row(run, rec, entry[0] if entry else None), entry is not None))
         _delete_files(con, dropped)
-        for rec, file_id, replace in stored:
-            _file_contents(con, rec, file_id, replace)
+        _file_contents(con, stored)
 
 
 def _store_row(run: Run, rec: FileRecord, file_id: int | None) -> int:
@@ -130,7 +128,7 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
         rec.mtime_ns,
         rec.hash,
         rec.lines,
-        rec.parsed.error if rec.parsed else None,
+        rec.rows.parse_error if rec.rows else None,
         rec.role,
     )
     if file_id is None:
@@ -150,46 +148,34 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
     return file_id
 
 
-def _file_contents(con: sqlite3.Connection, rec: FileRecord, file_id: int, replace: bool) -> None:
-    """Write one file's symbols, references, imports, text and chunks (`replace`: its old text goes
-    first). Caller holds the transaction."""
+def _file_contents(con: sqlite3.Connection, stored: list[tuple[FileRecord, int, bool]]) -> None:
+    """Write the batch's symbols, references, imports, text and chunks (a file `replace`d: its old text
+    goes first), one statement per table for the whole batch. Caller holds the transaction."""
     from cairn.codemap import fts_rows
-    from cairn.codemap.model import symbol_key
 
-    if replace:
-        fts_rows.delete(con, (file_id,))
-    parsed = rec.parsed
-    if parsed:
-        con.executemany(
-            "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
-            "VALUES(?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    file_id,
-                    d.name,
-                    d.kind,
-                    d.line,
-                    d.end_line,
-                    d.signature,
-                    d.parent,
-                    int(d.top_level),
-                    symbol_key(d.name, d.kind),
-                )
-                for d in parsed.defs
-            ],
-        )
-        con.executemany(
-            "INSERT INTO refs(file_id, name, count) VALUES(?,?,?)", [(file_id, n, c) for n, c in parsed.refs.items()]
-        )
-        con.executemany(
-            "INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)",
-            [(file_id, i.raw, i.kind, i.line, json.dumps(i.names) if i.names else None) for i in parsed.imports],
-        )
-    fts_rows.insert(con, file_id, rec.fts_path, rec.fts_names, rec.body, rec.fts_packed)
+    fts_rows.delete(con, [file_id for _, file_id, replace in stored if replace])
+    symbols: list[tuple] = []
+    refs: list[tuple] = []
+    imports: list[tuple] = []
+    chunks: list[tuple] = []
+    for rec, file_id, _ in stored:
+        rows = rec.rows
+        assert rows is not None  # records come from extract.stored_file
+        symbols += [(file_id, *r) for r in rows.symbols]
+        refs += [(file_id, *r) for r in rows.refs]
+        imports += [(file_id, *r) for r in rows.imports]
+        chunks += [(file_id, *r) for r in rows.chunks]
     con.executemany(
-        "INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)",
-        [(file_id, ch.kind, ch.name, ch.line, ch.end_line, ch.signature) for ch in rec.chunks],
+        "INSERT INTO symbols(file_id, name, kind, line, end_line, signature, parent, top_level, key) "
+        "VALUES(?,?,?,?,?,?,?,?,?)",
+        symbols,
     )
+    con.executemany("INSERT INTO refs(file_id, name, count) VALUES(?,?,?)", refs)
+    con.executemany("INSERT INTO imports(file_id, raw, kind, line, names) VALUES(?,?,?,?,?)", imports)
+    fts_rows.insert_many(
+        con, [(file_id, rec.fts_path, rec.fts_names, rec.body, rec.fts_packed) for rec, file_id, _ in stored]
+    )
+    con.executemany("INSERT INTO chunks(file_id, kind, name, line, end_line, signature) VALUES(?,?,?,?,?,?)", chunks)
 
 
 def _delete_files(con: sqlite3.Connection, file_ids: list[int]) -> None:
