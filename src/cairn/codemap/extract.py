@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cairn.codemap.doc_role import document_role
@@ -120,8 +121,7 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
         except Exception as exc:  # a grammar bug must not lose the file: index it as text
             rec.parsed = ParsedFile(lang=lang, error=f"{type(exc).__name__}: {exc}")
     if has_secret and rec.parsed:
-        for d in rec.parsed.defs:
-            d.signature = redact(d.signature)
+        _redact_parsed(rec.parsed, redact)
     rec.role = document_role(path, rec.kind, text)
     if path.startswith(NOTE_DIR) and lang == "markdown":
         rec.body = expand_identifiers(note_search_text(text))  # not the titles of the notes it links to
@@ -140,6 +140,24 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
                     ChunkRecord("section" if d.kind == "heading" else "def", d.name, d.line, d.end_line, d.signature)
                 )
     return rec
+
+
+def _redact_parsed(parsed: ParsedFile, redact: Callable[[str], str]) -> None:
+    """The parser read the file as written: in a file that held a secret, every string it took from
+    the source (a definition's name, parent and signature, an import, a used identifier) passes the
+    redactor too, as the text did. A heading `# Setup ghp_...` or a constant named like a token would
+    otherwise reach `symbols`, `chunks`, `imports`, `refs` and the names column of the text index."""
+    for d in parsed.defs:
+        d.name, d.signature = redact(d.name), redact(d.signature)
+        if d.parent:
+            d.parent = redact(d.parent)
+    for imp in parsed.imports:
+        imp.raw, imp.names = redact(imp.raw), [redact(n) for n in imp.names]
+    refs: dict[str, int] = {}
+    for name, count in parsed.refs.items():
+        key = redact(name)
+        refs[key] = refs.get(key, 0) + count
+    parsed.refs = refs
 
 
 def _text_parse(rec: FileRecord, text: str) -> None:

@@ -31,7 +31,11 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-INDEX_FORMAT = "12"  # 12: languages of the issue-35 review (scripts by their #! line, Scala packages); 11: a contentless text index (schema v10); bump when the schema or what is stored changes: old indexes are rebuilt
+# Bump INDEX_FORMAT when the schema or what is stored changes: old indexes are rebuilt. 13: the names,
+# imports and used identifiers of a file that held a secret are redacted (extract._redact_parsed);
+# 12: languages of the issue-35 review (scripts by their #! line, Scala packages); 11: a contentless
+# text index (schema v10).
+INDEX_FORMAT = "13"
 DAMAGED_SUFFIX = ".damaged"  # beside the index: a reader found it damaged; the next open rebuilds
 
 

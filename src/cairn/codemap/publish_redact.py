@@ -1,15 +1,13 @@
 """Before an index leaves the machine: redact the names and import strings of files that held a secret.
 
-extract.py redacts a file's text before it is indexed, and its signatures when the text held a
-secret; the names of its definitions (a markdown heading `# Setup ghp_...`, a class named like a
-token) and its import strings come from the parser and are stored as written, in `symbols`,
-`chunks`, `imports`, `refs` and the names column of the text index. That stays on this machine
-for a local index; a published one goes to every teammate. So the published copy passes those
-columns of every file whose stored text carries the redactor's mark through the same function,
-and writes the file's names into the text index again (a secret's expanded, lower-cased pieces in
-that column are no longer recognisable: the names are expanded again from the redacted ones); the
-text index is then merged ('optimize'), since FTS5 keeps a deleted row's terms in its old segments
-until a merge, and publish.py vacuums the copy, so no freed page keeps them either.
+extract.py redacts a file's text before it is indexed and, since index format 13, every string the
+parser took from a file that held a secret (definitions' names, parents and signatures, imports, used
+identifiers). This pass checks it again on the copy that goes to every teammate: it passes those
+columns of every file whose stored text carries the redactor's mark through the same function (a
+no-op on a format-13 index, a repair if an older extractor let one through), writes the file's names
+into the text index again where they changed, and merges the text index ('optimize'), since FTS5
+keeps a deleted row's terms in its old segments until a merge; publish.py vacuums the copy, so no
+freed page keeps them either.
 """
 
 from __future__ import annotations
