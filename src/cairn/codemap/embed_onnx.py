@@ -53,8 +53,13 @@ def status() -> Status:
 
     model_dir, tok_dir = _folder(MODEL_PACKAGE), _folder(TOKENIZER_PACKAGE)
     missing = [p for p, d in ((MODEL_PACKAGE, model_dir), (TOKENIZER_PACKAGE, tok_dir)) if d is None]
-    if importlib.util.find_spec("onnxruntime") is None:
-        missing.append("onnxruntime")
+    for runtime in ("onnxruntime", "tokenizers"):
+        try:
+            found = importlib.util.find_spec(runtime) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(runtime)
     if missing:
         return Status(False, reason=f"the {NAME} model needs {', '.join(missing)} ({install_hint(EXTRA)})")
     assert model_dir is not None and tok_dir is not None
