@@ -9,6 +9,7 @@ it; those paths are tested always. Tests of the model itself skip cleanly when t
 from __future__ import annotations
 
 import pytest
+from test_semantic import FILES, PARAPHRASE  # the same small repository and paraphrase
 
 from cairn.codemap import embed, embed_onnx, vectors
 from cairn.codemap.index_meta import IndexMeta
@@ -18,16 +19,6 @@ from cairn.project import resolve_project
 from cairn.search import semantic
 from cairn.search.engine import search_code
 from helpers import make_git_repo
-
-FILES = {
-    "app/limiter.py": 'class RateLimiter:\n    """Token bucket."""\n    def allow(self, key):\n'
-    "        bucket = self.buckets[key]\n        return bucket.take(1)\n",
-    "app/session.py": "def verify_session(cookie):\n    user = lookup(cookie)\n    return user is not None and user.active\n",
-    "app/render.py": "def render_page(template, context):\n    html = template.format(**context)\n    return html\n",
-    "app/db.py": "def open_connection(url):\n    return connect(url, pool=5)\n",
-    "README.md": "# App\n\nA small web app.\n\n## Setup\n\nInstall it and run the server.\n",
-}
-PARAPHRASE = "where do we throttle requests"  # no word of app/limiter.py
 
 needs_onnx = pytest.mark.skipif(not embed_onnx.status().ok, reason="the semantic-onnx extra is not installed")
 
@@ -56,6 +47,13 @@ def _meta_and_rows(project) -> tuple[str | None, list[bytes]]:
         return model, rows
     finally:
         con.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_model(monkeypatch):
+    """Each test loads the model itself, and leaves none loaded behind (later tests assert an inline hook loads nothing)."""
+    monkeypatch.setattr(embed_onnx, "_MODEL", None)
+    monkeypatch.setattr(embed_onnx, "_FAILED", None)
 
 
 @pytest.fixture

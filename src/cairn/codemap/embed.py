@@ -24,9 +24,14 @@ from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
     import numpy as np
 
     from cairn.codemap.embed_onnx import OnnxModel
+
+    M = TypeVar("M")
 
 PACKAGE = "wordllama"
 WEIGHTS = "weights/l2_supercat_256.safetensors"
@@ -164,19 +169,20 @@ def load(backend: str = DEFAULT_BACKEND) -> Model | OnnxModel | None:
 
             return embed_onnx.load()
         return None
-    if _MODEL is not None or _FAILED is not None:
-        return _MODEL
-    st = status()
-    if not st.ok:
-        _FAILED = st.reason
-        return None
-    try:
-        _MODEL = Model(st)
-    except Exception as exc:  # a broken package (bad file, missing tokenizers, numpy): the channel is off
-        _FAILED = (
-            f"the model package is broken: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
-        )
+    if _MODEL is None and _FAILED is None:
+        _MODEL, _FAILED = build(status(), Model)
     return _MODEL
+
+
+def build(st: Status, make: Callable[[Status], M]) -> tuple[M | None, str | None]:
+    """(the model, None) or (None, why not): a missing or broken model package switches the channel off, never raises."""
+    if not st.ok:
+        return None, st.reason
+    try:
+        return make(st), None
+    except Exception as exc:  # a broken package (bad file, missing tokenizers, numpy, onnxruntime): the channel is off
+        first = str(exc).splitlines()[0][:120] if str(exc) else ""
+        return None, f"the model package is broken: {type(exc).__name__}: {first}"
 
 
 def failure(backend: str = DEFAULT_BACKEND) -> str | None:

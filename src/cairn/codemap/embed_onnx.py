@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.codemap.embed import Status, words
+from cairn.codemap.embed import Status, build, words
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -127,17 +127,8 @@ _FAILED: str | None = None
 def load() -> OnnxModel | None:
     """The model, loaded once per process; None when the extra is missing or broken (see `failure()`)."""
     global _MODEL, _FAILED
-    if _MODEL is not None or _FAILED is not None:
-        return _MODEL
-    st = status()
-    if not st.ok:
-        _FAILED = st.reason
-        return None
-    try:
-        _MODEL = OnnxModel(st)
-    except Exception as exc:  # a broken install (bad file, an onnxruntime that will not load): the channel is off
-        first = str(exc).splitlines()[0][:120] if str(exc) else ""
-        _FAILED = f"the {NAME} model is broken: {type(exc).__name__}: {first}"
+    if _MODEL is None and _FAILED is None:
+        _MODEL, _FAILED = build(status(), OnnxModel)
     return _MODEL
 
 
