@@ -17,21 +17,16 @@ the search side picks the backend from the model id the index's vectors carry (`
 from __future__ import annotations
 
 import json
-import re
 import struct
-from dataclasses import dataclass
 from pathlib import Path
+
+from cairn.codemap.embed_base import Status, build, words
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from typing import TypeVar
-
     import numpy as np
 
     from cairn.codemap.embed_onnx import OnnxModel
-
-    M = TypeVar("M")
 
 PACKAGE = "wordllama"
 WEIGHTS = "weights/l2_supercat_256.safetensors"
@@ -41,19 +36,6 @@ BATCH = 256
 MAX_TOKENS = 512  # a longer text is cut: the mean of its first tokens says what it is about
 DEFAULT_BACKEND = "wordllama"
 BACKENDS = ("wordllama", "minilm")  # `[index] semantic_model`
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[_\W]+")
-
-
-@dataclass(frozen=True)
-class Status:
-    """Whether the model can be used, its id (package version + weights), or why not."""
-
-    ok: bool
-    model_id: str = ""
-    reason: str = ""
-    folder: Path | None = None
 
 
 def status(backend: str = DEFAULT_BACKEND) -> Status:
@@ -88,11 +70,6 @@ def status(backend: str = DEFAULT_BACKEND) -> Status:
         version = "unknown"
     size = (folder / WEIGHTS).stat().st_size
     return Status(True, model_id=f"{PACKAGE}-{version}/{Path(WEIGHTS).stem}/{size}", folder=folder)
-
-
-def words(text: str) -> str:
-    """Identifiers split into lowercase words: `verify_session(RateLimiter)` -> "verify session rate limiter"."""
-    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).lower().strip()
 
 
 def backend_of(model_id: str) -> str:
@@ -172,17 +149,6 @@ def load(backend: str = DEFAULT_BACKEND) -> Model | OnnxModel | None:
     if _MODEL is None and _FAILED is None:
         _MODEL, _FAILED = build(status(), Model)
     return _MODEL
-
-
-def build(st: Status, make: Callable[[Status], M]) -> tuple[M | None, str | None]:
-    """(the model, None) or (None, why not): a missing or broken model package switches the channel off, never raises."""
-    if not st.ok:
-        return None, st.reason
-    try:
-        return make(st), None
-    except Exception as exc:  # a broken package (bad file, missing tokenizers, numpy, onnxruntime): the channel is off
-        first = str(exc).splitlines()[0][:120] if str(exc) else ""
-        return None, f"the model package is broken: {type(exc).__name__}: {first}"
 
 
 def failure(backend: str = DEFAULT_BACKEND) -> str | None:

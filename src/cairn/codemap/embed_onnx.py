@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cairn.codemap.embed import Status, build, words
+from cairn.codemap.embed_base import Status, build, words
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
