@@ -96,6 +96,7 @@ class IndexSettings(Table):
     workers: int = 0  # 0 = one per core when the cold index is large enough to pay
     history: bool = True  # mine git history (co-change, churn) for recall; false skips `git log`
     semantic: bool = False  # vectors for the semantic search channel (needs the `semantic` extra: util/install_hint.py says the command)
+    semantic_model: str = "wordllama"  # its model: "wordllama" (static table) or "minilm" (the `semantic-onnx` extra)
 
 
 class SearchSettings(Table):

@@ -171,7 +171,9 @@ def test_every_file_and_chunk_gets_a_vector_refreshed_with_the_files(tmp_path, c
 def test_another_model_version_rebuilds_all_vectors(tmp_path, cairn_home, monkeypatch):
     p = _project(tmp_path, cairn_home, on=True)
     st = embed.status()
-    monkeypatch.setattr(embed, "status", lambda: embed.Status(True, st.model_id + "-next", "", st.folder))
+    monkeypatch.setattr(
+        embed, "status", lambda backend="wordllama": embed.Status(True, st.model_id + "-next", "", st.folder)
+    )
     con = open_index(p)
     try:
         n = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]

@@ -236,7 +236,8 @@ def check_semantic(project: Project) -> Check:
     from cairn.config import settings
 
     index = project.index_path() if project.root is not None else None  # _global has no code index
-    status, detail = describe(settings(project.root).index.semantic, index)
+    cfg = settings(project.root).index
+    status, detail = describe(cfg.semantic, index, cfg.semantic_model)
     return Check("semantic", status, detail)
 
 

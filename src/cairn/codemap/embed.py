@@ -8,19 +8,25 @@ normalized; identifiers are split into words first (`RateLimiter` -> "rate limit
 and the words of a request meet. `status()` is cheap (no numpy, no tokenizer): it says whether
 the model is there and which version it is; `load()` gives the model or None, never raises.
 `inline_hook()` says when not to load it at all (a hook in a fresh process).
+
+A second backend, a sentence transformer on onnxruntime (codemap/embed_onnx.py), is chosen by
+`[index] semantic_model = "minilm"`; `status(name)` and `load(name)` take the backend's name, and
+the search side picks the backend from the model id the index's vectors carry (`backend_of`).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import struct
-from dataclasses import dataclass
 from pathlib import Path
+
+from cairn.codemap.embed_base import Status, build, words
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     import numpy as np
+
+    from cairn.codemap.embed_onnx import OnnxModel
 
 PACKAGE = "wordllama"
 WEIGHTS = "weights/l2_supercat_256.safetensors"
@@ -28,25 +34,23 @@ TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 TENSOR = "embedding.weight"
 BATCH = 256
 MAX_TOKENS = 512  # a longer text is cut: the mean of its first tokens says what it is about
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[_\W]+")
-
-
-@dataclass(frozen=True)
-class Status:
-    """Whether the model can be used, its id (package version + weights), or why not."""
-
-    ok: bool
-    model_id: str = ""
-    reason: str = ""
-    folder: Path | None = None
+DEFAULT_BACKEND = "wordllama"
+BACKENDS = ("wordllama", "minilm")  # `[index] semantic_model`
 
 
-def status() -> Status:
+def status(backend: str = DEFAULT_BACKEND) -> Status:
     """Find the model package's files without importing it (or numpy)."""
     import importlib.metadata
     import importlib.util
+
+    if backend != DEFAULT_BACKEND:
+        if backend == "minilm":
+            from cairn.codemap import embed_onnx
+
+            return embed_onnx.status()
+        return Status(
+            False, reason=f"unknown `[index] semantic_model` {backend[:40]!r} (one of: {', '.join(BACKENDS)})"
+        )
 
     try:
         spec = importlib.util.find_spec(PACKAGE)
@@ -68,13 +72,15 @@ def status() -> Status:
     return Status(True, model_id=f"{PACKAGE}-{version}/{Path(WEIGHTS).stem}/{size}", folder=folder)
 
 
-def words(text: str) -> str:
-    """Identifiers split into lowercase words: `verify_session(RateLimiter)` -> "verify session rate limiter"."""
-    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).lower().strip()
+def backend_of(model_id: str) -> str:
+    """Which backend made vectors with this model id (the id `status(...).model_id` gave)."""
+    return "minilm" if model_id.startswith("minilm-") else DEFAULT_BACKEND
 
 
 class Model:
     """A token table and its tokenizer; `embed` gives float32 unit vectors, one row per text."""
+
+    max_chunks = 200  # every declaration: a row of the table is a lookup, not a forward pass
 
     def __init__(self, st: Status) -> None:
         from tokenizers import Tokenizer
@@ -128,34 +134,40 @@ def inline_hook() -> bool:
     import sys
 
     runner = sys.modules.get("cairn.agents.hooks.runner")  # imported by many commands: ask its flag
-    return bool(getattr(runner, "INLINE_PROCESS", False)) and not LOAD_IN_HOOK and _MODEL is None
+    return bool(getattr(runner, "INLINE_PROCESS", False)) and not LOAD_IN_HOOK and not loaded()
 
 
-def load() -> Model | None:
+def load(backend: str = DEFAULT_BACKEND) -> Model | OnnxModel | None:
     """The model, loaded once per process; None when it is missing or broken (see `failure()`)."""
     global _MODEL, _FAILED
-    if _MODEL is not None or _FAILED is not None:
-        return _MODEL
-    st = status()
-    if not st.ok:
-        _FAILED = st.reason
+    if backend != DEFAULT_BACKEND:
+        if backend == "minilm":
+            from cairn.codemap import embed_onnx
+
+            return embed_onnx.load()
         return None
-    try:
-        _MODEL = Model(st)
-    except Exception as exc:  # a broken package (bad file, missing tokenizers, numpy): the channel is off
-        _FAILED = (
-            f"the model package is broken: {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
-        )
+    if _MODEL is None and _FAILED is None:
+        _MODEL, _FAILED = build(status(), Model)
     return _MODEL
 
 
-def failure() -> str | None:
+def failure(backend: str = DEFAULT_BACKEND) -> str | None:
     """Why `load()` gave None, once it was tried."""
+    if backend != DEFAULT_BACKEND:
+        import sys
+
+        onnx = sys.modules.get("cairn.codemap.embed_onnx")
+        tried = onnx.failure() if onnx is not None and backend == "minilm" else None
+        return tried or status(backend).reason or None
     return _FAILED
 
 
 def loaded() -> bool:
-    return _MODEL is not None
+    """Some backend's model is in this process (a module never imported loaded nothing)."""
+    import sys
+
+    onnx = sys.modules.get("cairn.codemap.embed_onnx")
+    return _MODEL is not None or (onnx is not None and onnx.loaded())
 
 
 def pack(vecs: np.ndarray) -> bytes:

@@ -7,7 +7,9 @@ it changed, `refresh_vectors` embeds exactly the files whose hash differs from t
 changed, or embedded by another model), drops the rows of files gone, and bumps a stamp the
 request path caches by. The model id is kept in `meta`: vectors of another model version are
 all dropped and rebuilt, never mixed. With the channel switched off (`[index] semantic`) the
-rows are dropped, so search is exactly what it is without the channel.
+rows are dropped, so search is exactly what it is without the channel. `[index] semantic_model`
+names the backend (codemap/embed.py: the static table, or a sentence transformer); a backend caps
+the chunks it embeds per file (`max_chunks`: a forward pass per chunk costs what a table lookup does not).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cairn.store.db import transaction
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
     from cairn.codemap.embed import Model
+    from cairn.codemap.embed_onnx import OnnxModel
 
 FILE_HEAD = 2000  # characters of a file that make its own vector (after its path)
 CHUNK_CHARS = 800  # characters of a declaration or section that make its vector
@@ -46,7 +49,7 @@ def drop_vectors(con: sqlite3.Connection) -> None:
             _bump(con)
 
 
-def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
+def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool, backend: str = "wordllama") -> int:
     """Embed the files whose vectors are missing or stale; the number of files embedded.
 
     Without the model package (or with a broken one) nothing is embedded and nothing is kept
@@ -56,7 +59,7 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
     if not enabled:
         drop_vectors(con)
         return 0
-    st = embed.status()
+    st = embed.status(backend)
     if not st.ok:
         drop_vectors(con)
         return 0
@@ -83,7 +86,7 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
             con.executemany("DELETE FROM vectors WHERE file_id = ?", [(t[0],) for t in todo])
             _bump(con)
         return 0
-    model = embed.load()
+    model = embed.load(backend)
     if model is None:
         drop_vectors(con)
         return 0
@@ -94,7 +97,9 @@ def refresh_vectors(con: sqlite3.Connection, root: Path, enabled: bool) -> int:
     return len(todo)
 
 
-def _embed_batch(con: sqlite3.Connection, root: Path, model: Model, files: list[tuple[int, str, str]]) -> None:
+def _embed_batch(
+    con: sqlite3.Connection, root: Path, model: Model | OnnxModel, files: list[tuple[int, str, str]]
+) -> None:
     texts: list[str] = []
     layout: list[tuple[int, str, str, int]] = []  # (file id, hash, spans, number of rows)
     for fid, path, digest in files:
@@ -105,7 +110,8 @@ def _embed_batch(con: sqlite3.Connection, root: Path, model: Model, files: list[
             body = ""
         lines = body.splitlines()
         spans = con.execute(
-            "SELECT line, end_line FROM chunks WHERE file_id = ? ORDER BY line LIMIT ?", (fid, MAX_CHUNKS)
+            "SELECT line, end_line FROM chunks WHERE file_id = ? ORDER BY line LIMIT ?",
+            (fid, min(MAX_CHUNKS, model.max_chunks)),
         ).fetchall()
         texts.append(f"{path}\n{body[:FILE_HEAD]}")
         for line, end in spans:
@@ -126,19 +132,20 @@ def _bump(con: sqlite3.Connection) -> None:
     IndexMeta.write(con, semantic_stamp=IndexMeta.load(con, "semantic_stamp").semantic_stamp + 1)
 
 
-def describe(enabled: bool, index: Path | None) -> tuple[str, str]:
+def describe(enabled: bool, index: Path | None, backend: str = "wordllama") -> tuple[str, str]:
     """(ok | warn, one line) for `cairn doctor`: is the semantic channel on, and if not, why."""
     from cairn.codemap import embed
     from cairn.util.install_hint import install_hint
 
-    st = embed.status()
+    st = embed.status(backend)
     if not enabled:
-        how = "set `[index] semantic = true`" if st.ok else f"{install_hint('semantic')}, set `[index] semantic = true`"
+        extra = "semantic-onnx" if backend == "minilm" else "semantic"
+        how = "set `[index] semantic = true`" if st.ok else f"{install_hint(extra)}, set `[index] semantic = true`"
         return "ok", f"off (opt-in: {how})"
     if not st.ok:
         return "warn", f"configured on, but {st.reason}: the channel is off, search works without it"
-    if embed.load() is None:
-        return "warn", f"configured on, but {embed.failure()}: the channel is off, search works without it"
+    if embed.load(backend) is None:
+        return "warn", f"configured on, but {embed.failure(backend)}: the channel is off, search works without it"
     built = 0
     if index is not None and index.is_file():
         con = sqlite3.connect(f"file:{index}?mode=ro", uri=True, timeout=5)

@@ -47,10 +47,9 @@ def semantic_channel(
         return {}, {}
     if embed.inline_hook():
         return {}, {}
-    model = embed.load()
-    if (
-        model is None or IndexMeta.load(con, "semantic_model").semantic_model != model.id
-    ):  # another model's vectors: never mixed
+    stored = IndexMeta.load(con, "semantic_model").semantic_model or ""
+    model = embed.load(embed.backend_of(stored))  # the backend that made the index's vectors
+    if model is None or stored != model.id:  # another model's vectors: never mixed
         return {}, {}
     import numpy as np
 

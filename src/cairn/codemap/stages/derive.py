@@ -32,7 +32,7 @@ def refresh_vectors(run: Run) -> None:
     """The semantic channel's vectors follow the files (opt-in: `[index] semantic`)."""
     from cairn.codemap.vectors import refresh_vectors as refresh
 
-    refresh(run.con, run.root, run.cfg.semantic)
+    refresh(run.con, run.root, run.cfg.semantic, run.cfg.semantic_model)
 
 
 def refresh_graph(run: Run) -> None:
