@@ -89,3 +89,22 @@ def wait_for(cond, seconds: float = 30.0, step: float = 0.05) -> bool:  # noqa: 
             return True
         time.sleep(step)
     return False
+
+
+def dump_index(db_path: Path) -> str:
+    """Every value of every table of an index, the stored text unpacked: what a secret must not be in."""
+    import sqlite3
+
+    from cairn.codemap import fts_rows
+
+    con = sqlite3.connect(db_path)
+    texts: list[str] = []
+    for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
+        for row in con.execute(f"SELECT * FROM {table}"):
+            for v in row:
+                if table == "fts_text" and isinstance(v, bytes):
+                    texts.extend(fts_rows.unpack(v))
+                else:
+                    texts.append(v.decode("latin-1") if isinstance(v, bytes) else str(v))
+    con.close()
+    return "\n".join(texts)

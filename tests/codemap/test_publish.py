@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from cairn.codemap import fts_rows
 from cairn.codemap.publish import MAGIC
 from cairn.project import project_for_root
+from helpers import dump_index
 
 TOKEN = "ghp_R8xk2PqL5vN9mT3wY7zB4cF6hJ1sD0aE8gK2"
 AWS = "AKIAIOSFODNN7EXAMPLF"
@@ -129,16 +129,7 @@ def test_the_published_file_holds_no_secret_the_redactor_would_stop(tmp_path, ru
     data, start, size = _split(out)
     db = tmp_path / "payload.db"
     db.write_bytes(zlib.decompress(data[start + size :]))
-    con = sqlite3.connect(db)
-    texts = []
-    for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        for row in con.execute(f"SELECT * FROM {table}"):
-            for v in row:
-                if table == "fts_text" and isinstance(v, bytes):
-                    texts.extend(fts_rows.unpack(v))
-                else:
-                    texts.append(v.decode("latin-1") if isinstance(v, bytes) else str(v))
-    dump = "\n".join(texts)
+    dump = dump_index(db)
     assert "plainmarkerword" in dump and "Setup" in dump  # the dump does read the text
     raw = db.read_bytes().lower()
     for secret in (TOKEN, AWS):

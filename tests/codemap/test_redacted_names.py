@@ -3,10 +3,8 @@ file that held one (definitions, parents, signatures, imports, used identifiers,
 
 from __future__ import annotations
 
-import sqlite3
-
-from cairn.codemap import fts_rows
 from cairn.project import project_for_root
+from helpers import dump_index
 
 TOKEN = "ghp_R8xk2PqL5vN9mT3wY7zB4cF6hJ1sD0aE8gK2"
 AWS = "AKIAIOSFODNN7EXAMPLF"
@@ -20,20 +18,6 @@ FILES = {
 }
 
 
-def _dump(db_path) -> tuple[str, bytes]:
-    con = sqlite3.connect(db_path)
-    texts = []
-    for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'"):
-        for row in con.execute(f"SELECT * FROM {table}"):
-            for v in row:
-                if table == "fts_text" and isinstance(v, bytes):
-                    texts.extend(fts_rows.unpack(v))
-                else:
-                    texts.append(v.decode("latin-1") if isinstance(v, bytes) else str(v))
-    con.close()
-    return "\n".join(texts), db_path.read_bytes()
-
-
 def test_the_local_index_stores_no_secret_in_names_imports_or_refs(tmp_path, run_cli):
     root = tmp_path / "sec"
     for rel, text in FILES.items():
@@ -41,7 +25,7 @@ def test_the_local_index_stores_no_secret_in_names_imports_or_refs(tmp_path, run
         (root / rel).write_text(text)
     assert run_cli("index", "--root", str(root), cwd=root).returncode == 0
     db = project_for_root(root).index_path()
-    dump, raw = _dump(db)
+    dump, raw = dump_index(db), db.read_bytes()
     assert "plainmarkerword" in dump and "Setup" in dump and "plain_function" in dump  # the dump reads it all
     assert "connect" in dump and "run" in dump  # names without a secret stay searchable
     for secret in (TOKEN, AWS):
