@@ -336,3 +336,45 @@ def test_a_publish_file_that_cannot_be_written_is_one_line(tmp_path, published, 
     blocker.write_text("not a folder\n")
     r = run_cli("index", "--publish", str(blocker / "index.cidx"), cwd=repo)
     assert r.returncode == 1 and "cannot write it" in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def _repack(out: Path, dest: Path, change) -> Path:
+    """`out` with its payload database changed by `change(con)`, its manifest's size and sha256 made to
+    match: a file crafted by whoever publishes, which every check of its integrity passes."""
+    import hashlib
+
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
+    db = dest.with_suffix(".db")
+    db.write_bytes(zlib.decompress(data[start + size :]))
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        change(con)
+    finally:
+        con.close()
+    raw = db.read_bytes()
+    payload = zlib.compress(raw)
+    manifest.update(db_bytes=len(raw), payload_bytes=len(payload), payload_sha256=hashlib.sha256(payload).hexdigest())
+    body = json.dumps(manifest).encode()
+    dest.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + payload)
+    return dest
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TRIGGER planted AFTER UPDATE OF hash ON files BEGIN UPDATE meta SET value = 'x'; END",
+        "CREATE VIEW planted AS SELECT path FROM files",
+    ],
+)
+def test_a_payload_with_a_trigger_or_view_cairn_never_made_is_refused(tmp_path, published, run_cli, sql):
+    """A trigger in the payload would run on this machine's every later write to the index (the
+    install's own UPDATE first); cairn's schema is known, so anything beyond it is refused."""
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    bad = _repack(out, tmp_path / "bad.cidx", lambda con: con.execute(sql))
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "corrupt" in r.stderr, (r.stdout, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not _index_of(here).exists()
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []

@@ -127,6 +127,28 @@ def _check_db(con: sqlite3.Connection, m: Manifest, where: str) -> None:
         raise PublishedIndexError(f"{where}: corrupt: its index says format {fmt}, schema {version}")
     if dict(con.execute("SELECT path, hash FROM files").fetchall()) != m.files:
         raise PublishedIndexError(f"{where}: corrupt: its index holds other files than its manifest lists")
+    if _code(con) != _cairns_code():
+        raise PublishedIndexError(f"{where}: corrupt: its index holds triggers or views this cairn never made")
+
+
+def _code(con: sqlite3.Connection) -> set[tuple[str, str, str]]:
+    """The triggers and views of `con`: the SQL that would run on this machine's later writes and reads.
+    A published file is whoever published it: its data is checked against the tree here, its code
+    must be exactly this cairn's."""
+    return set(con.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')"))
+
+
+def _cairns_code() -> set[tuple[str, str, str]]:
+    """The triggers and views of an index this cairn creates (its migrations, in memory: ~1 ms)."""
+    from cairn.codemap.schema import MIGRATIONS
+    from cairn.store.db import migrate
+
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(con, MIGRATIONS)
+        return _code(con)
+    finally:
+        con.close()
 
 
 def _adjust(con: sqlite3.Connection, root: Path, m: Manifest, here: dict[str, str | None]) -> int:
