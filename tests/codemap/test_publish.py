@@ -378,3 +378,14 @@ def test_a_payload_with_a_trigger_or_view_cairn_never_made_is_refused(tmp_path, 
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert not _index_of(here).exists()
     assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def test_a_fifo_as_the_file_is_one_line_not_a_hang(tmp_path, published, cairn_home):
+    repo, _out = published
+    fifo = tmp_path / "index.fifo"
+    os.mkfifo(fifo)
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    cmd = [sys.executable, "-m", "cairn", "index", "--from", str(fifo)]
+    r = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2 and "not a regular file" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -188,6 +189,8 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
     _sweep(index)
     try:
         try:
+            if not stat.S_ISREG(os.stat(artifact).st_mode):  # a FIFO would block the open, a device never end
+                raise PublishedIndexError(f"{where}: not a regular file: give the published index's file")
             fh = open(artifact, "rb")
         except OSError as exc:
             raise PublishedIndexError(f"{where}: cannot read it: {exc.strerror or exc}") from None
