@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -389,3 +390,31 @@ def test_a_fifo_as_the_file_is_one_line_not_a_hang(tmp_path, published, cairn_ho
     r = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=20)
     assert r.returncode == 2 and "not a regular file" in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_install_reads_no_file_through_a_symlink_or_a_special_file(tmp_path, monkeypatch):
+    """A clone's committed symlink (a file's or a folder's) must not make the install read outside the
+    project, nor a FIFO (or a device) stall it: the walk skips them, the install's hashing does too."""
+    from cairn.codemap import publish_install
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("someone else's file\n")
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / "plain.py").write_text("x = 1\n")
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "dirlink").symlink_to(outside)
+    os.mkfifo(root / "sub" / "pipe")
+    opened: list[str] = []
+    real = publish_install.file_hash
+    monkeypatch.setattr(publish_install, "file_hash", lambda p: opened.append(str(p)) or real(p))
+    paths = ["plain.py", "link.txt", "dirlink/secret.txt", "sub/pipe"]
+    got: dict = {}
+    worker = threading.Thread(target=lambda: got.update(publish_install.local_hashes(root, paths)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), f"the install's hashing blocked (on the FIFO) after opening {opened}"
+    assert got["plain.py"] is not None
+    assert {p: got[p] for p in paths[1:]} == dict.fromkeys(paths[1:])
+    assert not any("outside" in p or "link" in p or "pipe" in p for p in opened), opened

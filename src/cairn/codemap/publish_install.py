@@ -84,8 +84,23 @@ def _check_repository(m: Manifest, repository: str | None, where: str) -> None:
 
 
 def local_hashes(root: Path, paths: list[str]) -> dict[str, str | None]:
-    """The content hash of each path here (None: absent or unreadable)."""
-    return {p: file_hash(root / p) for p in paths}
+    """The content hash of each path here (None: absent, unreadable, or not a regular file reached
+    without a symlink). The walk skips symlinks and special files (scan.py); so does this, or a clone's
+    committed symlink (`docs -> ~`) would make the install read outside the project, a FIFO stall it."""
+    base = os.path.realpath(root)
+    plain: dict[str, bool] = {}  # folder -> no symlink on the way to it
+    out: dict[str, str | None] = {}
+    for p in paths:
+        folder, full = os.path.dirname(p), os.path.join(base, p)
+        if folder not in plain:
+            where = os.path.normpath(os.path.join(base, folder))
+            plain[folder] = os.path.realpath(where) == where
+        try:
+            regular = plain[folder] and stat.S_ISREG(os.lstat(full).st_mode)
+        except OSError:
+            regular = False
+        out[p] = file_hash(Path(full)) if regular else None
+    return out
 
 
 def _inflate(fh: BinaryIO, m: Manifest, dest: Path, where: str) -> None:
