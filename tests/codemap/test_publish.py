@@ -235,6 +235,19 @@ def test_publish_refuses_uncommitted_content(tmp_path, run_cli):
     assert r.returncode == 1 and "needs a git repository" in r.stderr
 
 
+@pytest.mark.parametrize("flag", ["--skip-worktree", "--assume-unchanged"])
+def test_publish_refuses_local_content_git_status_is_told_to_ignore(tmp_path, run_cli, flag):
+    """A tracked config file with local credentials, kept out of `git status` by a flag (a common
+    recipe), is still local content: its text would leave the machine."""
+    repo = make_repo(tmp_path / "flagged", {**CODE, "config.yml": "db:\n  password: changeme\n"})
+    git(repo, "update-index", flag, "config.yml")
+    (repo / "config.yml").write_text("db:\n  password: localonlysecretword\n")
+    out = tmp_path / "x.cidx"
+    r = run_cli("index", "--publish", str(out), cwd=repo)
+    assert r.returncode == 1 and "cannot publish: 1 indexed files" in r.stderr and "config.yml" in r.stderr, r.stderr
+    assert not out.exists()
+
+
 def test_kill_during_an_install_leaves_a_sound_index(tmp_path, run_cli, cairn_home):
     files = {f"src/m{i}.py": f"def fn_{i}(x):\n    return x + {i}\n" + "# filler line\n" * 200 for i in range(300)}
     repo = make_repo(tmp_path / "big", files)
