@@ -193,6 +193,19 @@ def test_a_manifest_naming_a_path_outside_the_project_is_refused(tmp_path, publi
     assert not _index_of(here).exists()
 
 
+@pytest.mark.parametrize("field, value", [("payload_bytes", "x"), ("db_bytes", None), ("commit", 5), ("shallow", 1)])
+def test_a_manifest_field_of_the_wrong_type_is_one_line(tmp_path, published, run_cli, field, value):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    data, start, size = _split(out)
+    body = json.dumps(dict(json.loads(data[start : start + size]), **{field: value})).encode()
+    bad = tmp_path / "bad.cidx"
+    bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[start + size :])
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and f"corrupt: its manifest's {field}" in r.stderr, r.stderr
+    assert not _index_of(here).exists()
+
+
 @pytest.mark.parametrize("cut", ["header", "manifest", "payload", "flipped", "not-ours"])
 def test_a_truncated_or_corrupt_file_is_one_line_and_nothing_changes(tmp_path, published, run_cli, cut):
     repo, out = published

@@ -96,7 +96,20 @@ class Manifest:
             raise PublishedIndexError(f"{where}: corrupt: its manifest lacks a field") from None
         if not isinstance(out.files, dict) or not isinstance(out.skipped, dict):
             raise PublishedIndexError(f"{where}: corrupt: its manifest's file lists are not maps")
+        for name, kind in _SCALARS.items():
+            value = getattr(out, name)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise PublishedIndexError(f"{where}: corrupt: its manifest's {name} is {type(value).__name__}")
         return out
+
+
+_SCALARS: dict[str, type | tuple[type, ...]] = {  # what each field must be, or it is compared, sliced, summed in vain
+    **dict.fromkeys(("publish_format", "schema_version", "db_bytes", "payload_bytes"), int),
+    **dict.fromkeys(("cairn_version", "index_format", "graph_version", "commit", "tree", "created"), str),
+    "payload_sha256": str,
+    "repository": (str, type(None)),
+    "shallow": bool,
+}
 
 
 def read_manifest(fh: BinaryIO, where: str) -> Manifest:
