@@ -407,6 +407,16 @@ def test_a_payload_with_a_trigger_or_view_cairn_never_made_is_refused(tmp_path, 
     assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
 
 
+def test_a_payload_whose_tables_are_not_cairns_is_one_line(tmp_path, published, run_cli):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    bad = _repack(out, tmp_path / "bad.cidx", lambda con: con.execute("ALTER TABLE files RENAME COLUMN hash TO h"))
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "corrupt" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert not _index_of(here).exists()
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
 def test_a_fifo_as_the_file_is_one_line_not_a_hang(tmp_path, published, cairn_home):
     repo, _out = published
     fifo = tmp_path / "index.fifo"

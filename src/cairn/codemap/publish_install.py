@@ -231,6 +231,8 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
             _adjust(con, root, m, here)
             con.execute("PRAGMA journal_mode = WAL")
             graph = _graph_files(con) if same < len(m.files) else None
+        except sqlite3.DatabaseError as exc:  # a column gone, a constraint that fails: not this cairn's index
+            raise PublishedIndexError(f"{where}: corrupt: its index cannot be used ({exc})") from None
         finally:
             con.close()
         os.chmod(tmp, 0o600)
