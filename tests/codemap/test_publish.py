@@ -193,6 +193,20 @@ def test_a_manifest_naming_a_path_outside_the_project_is_refused(tmp_path, publi
     assert not _index_of(here).exists()
 
 
+@pytest.mark.parametrize("table", ["files", "skipped"])
+def test_a_manifest_path_that_is_no_utf8_is_one_line(tmp_path, published, run_cli, table):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
+    body = json.dumps(dict(manifest, **{table: {**manifest[table], "d\ud800/a.py": "0" * 32}})).encode()
+    bad = tmp_path / "bad.cidx"
+    bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[start + size :])
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "not UTF-8" in r.stderr, r.stderr
+    assert not _index_of(here).exists()
+
+
 @pytest.mark.parametrize("field, value", [("payload_bytes", "x"), ("db_bytes", None), ("commit", 5), ("shallow", 1)])
 def test_a_manifest_field_of_the_wrong_type_is_one_line(tmp_path, published, run_cli, field, value):
     repo, out = published

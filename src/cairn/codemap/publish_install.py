@@ -72,6 +72,10 @@ def _check_paths(m: Manifest, where: str) -> None:
         parts = path.split("/")
         if not path or path.startswith("/") or "\0" in path or ".." in parts or ".git" in parts or "" in parts:
             raise PublishedIndexError(f"{where}: corrupt: it names a path outside the project ({path[:80]!r})")
+        try:
+            path.encode("utf-8")  # the walk never indexes a name that is not (scan.py): no file could be meant
+        except UnicodeEncodeError:
+            raise PublishedIndexError(f"{where}: corrupt: it names a path that is not UTF-8 ({path[:80]!r})") from None
         if not isinstance(m.files.get(path, ""), str) or not isinstance(m.skipped.get(path, ""), str):
             raise PublishedIndexError(f"{where}: corrupt: a content hash is not text")
 
