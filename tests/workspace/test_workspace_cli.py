@@ -146,6 +146,15 @@ def test_add_refuses_a_folder_that_is_not_there_or_too_wide(trio, run_cli, tmp_p
     assert r.returncode == 1 and "too wide" in r.stderr
 
 
+def test_add_refuses_a_folder_whose_name_is_not_utf8_in_one_line(trio, run_cli, tmp_path):
+    odd = os.fsdecode(bytes(tmp_path) + b"/odd\xff")  # a name from another system's encoding
+    os.mkdir(odd)
+    before = run_cli("workspace", "list", "--json").stdout
+    r = run_cli("workspace", "add", odd, "--no-index")
+    assert r.returncode == 1 and "not UTF-8" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert run_cli("workspace", "list", "--json").stdout == before
+
+
 def test_workspace_roots_in_the_users_own_config(tmp_path, run_cli, cairn_home):
     billing = make_git_repo(tmp_path / "billing", SERVICE)
     router = make_git_repo(tmp_path / "router", ROUTER)

@@ -114,6 +114,10 @@ def checked_folder(text: str) -> Path:
         raise CairnError(f"{text}: cannot be resolved ({exc.strerror or exc}): not added") from None
     if not real.is_dir():
         raise CairnError(f"{text}: not a folder")
+    try:
+        str(real).encode("utf-8")  # the workspace file is UTF-8 text
+    except UnicodeEncodeError:
+        raise CairnError(f"{text!r}: its path is not UTF-8: rename the folder to add it") from None
     if len(real.parts) < 2 or real == Path.home() or real == cairn_home() or cairn_home() in real.parents:
         raise CairnError(f"{text}: {real} is too wide to be a workspace entry (name a repository's folder)")
     return real
