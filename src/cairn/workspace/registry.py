@@ -22,6 +22,10 @@ from pathlib import Path
 from cairn.errors import CairnError
 from cairn.home import cairn_home
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
 FILE_NAME = "workspace.toml"
 MAX_ENTRIES = 64  # a workspace is a team's repositories, not a disk: each entry is one index per query
 
@@ -123,8 +127,23 @@ def checked_folder(text: str) -> Path:
     return real
 
 
+def _locked() -> AbstractContextManager[int]:
+    """The workspace file's lock: add and remove read it, then write it whole; two at once lost one's change."""
+    from cairn.home import ensure_private_dir
+    from cairn.util.filelock import file_lock
+
+    ensure_private_dir(cairn_home())
+    path = workspace_file()
+    return file_lock(path.with_name(path.name + ".lock"), timeout=30, busy=f"{path}: another cairn is changing it")
+
+
 def add(texts: list[str]) -> tuple[list[Path], list[str]]:
     """Add folders to the workspace: (the ones added, a line for each one refused or already there)."""
+    with _locked():
+        return _add(texts)
+
+
+def _add(texts: list[str]) -> tuple[list[Path], list[str]]:
     entries = read_entries()
     roots = list(entries.roots)
     fixed = {str(Path(os.path.expanduser(t))) for t in configured()}
@@ -150,6 +169,11 @@ def add(texts: list[str]) -> tuple[list[Path], list[str]]:
 
 def remove(texts: list[str]) -> list[Path]:
     """Remove entries (by the path given, resolved or as written, or by folder name): the ones removed."""
+    with _locked():
+        return _remove(texts)
+
+
+def _remove(texts: list[str]) -> list[Path]:
     entries = read_entries()
     fixed = {str(Path(os.path.expanduser(t))) for t in configured()}
     keep: list[Path] = []
