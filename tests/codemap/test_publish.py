@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -183,6 +184,33 @@ def test_a_manifest_naming_a_path_outside_the_project_is_refused(tmp_path, publi
     assert not _index_of(here).exists()
 
 
+@pytest.mark.parametrize("table", ["files", "skipped"])
+def test_a_manifest_path_that_is_no_utf8_is_one_line(tmp_path, published, run_cli, table):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
+    body = json.dumps(dict(manifest, **{table: {**manifest[table], "d\ud800/a.py": "0" * 32}})).encode()
+    bad = tmp_path / "bad.cidx"
+    bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[start + size :])
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "not UTF-8" in r.stderr, r.stderr
+    assert not _index_of(here).exists()
+
+
+@pytest.mark.parametrize("field, value", [("payload_bytes", "x"), ("db_bytes", None), ("commit", 5), ("shallow", 1)])
+def test_a_manifest_field_of_the_wrong_type_is_one_line(tmp_path, published, run_cli, field, value):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    data, start, size = _split(out)
+    body = json.dumps(dict(json.loads(data[start : start + size]), **{field: value})).encode()
+    bad = tmp_path / "bad.cidx"
+    bad.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + data[start + size :])
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and f"corrupt: its manifest's {field}" in r.stderr, r.stderr
+    assert not _index_of(here).exists()
+
+
 @pytest.mark.parametrize("cut", ["header", "manifest", "payload", "flipped", "not-ours"])
 def test_a_truncated_or_corrupt_file_is_one_line_and_nothing_changes(tmp_path, published, run_cli, cut):
     repo, out = published
@@ -223,6 +251,19 @@ def test_publish_refuses_uncommitted_content(tmp_path, run_cli):
     (plain / ".cairn").mkdir()
     r = run_cli("index", "--publish", str(out), cwd=plain)
     assert r.returncode == 1 and "needs a git repository" in r.stderr
+
+
+@pytest.mark.parametrize("flag", ["--skip-worktree", "--assume-unchanged"])
+def test_publish_refuses_local_content_git_status_is_told_to_ignore(tmp_path, run_cli, flag):
+    """A tracked config file with local credentials, kept out of `git status` by a flag (a common
+    recipe), is still local content: its text would leave the machine."""
+    repo = make_repo(tmp_path / "flagged", {**CODE, "config.yml": "db:\n  password: changeme\n"})
+    git(repo, "update-index", flag, "config.yml")
+    (repo / "config.yml").write_text("db:\n  password: localonlysecretword\n")
+    out = tmp_path / "x.cidx"
+    r = run_cli("index", "--publish", str(out), cwd=repo)
+    assert r.returncode == 1 and "cannot publish: 1 indexed files" in r.stderr and "config.yml" in r.stderr, r.stderr
+    assert not out.exists()
 
 
 def test_kill_during_an_install_leaves_a_sound_index(tmp_path, run_cli, cairn_home):
@@ -327,3 +368,94 @@ def test_a_publish_file_that_cannot_be_written_is_one_line(tmp_path, published, 
     blocker.write_text("not a folder\n")
     r = run_cli("index", "--publish", str(blocker / "index.cidx"), cwd=repo)
     assert r.returncode == 1 and "cannot write it" in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def _repack(out: Path, dest: Path, change) -> Path:
+    """`out` with its payload database changed by `change(con)`, its manifest's size and sha256 made to
+    match: a file crafted by whoever publishes, which every check of its integrity passes."""
+    import hashlib
+
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
+    db = dest.with_suffix(".db")
+    db.write_bytes(zlib.decompress(data[start + size :]))
+    con = sqlite3.connect(db, isolation_level=None)
+    try:
+        change(con)
+    finally:
+        con.close()
+    raw = db.read_bytes()
+    payload = zlib.compress(raw)
+    manifest.update(db_bytes=len(raw), payload_bytes=len(payload), payload_sha256=hashlib.sha256(payload).hexdigest())
+    body = json.dumps(manifest).encode()
+    dest.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + payload)
+    return dest
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TRIGGER planted AFTER UPDATE OF hash ON files BEGIN UPDATE meta SET value = 'x'; END",
+        "CREATE VIEW planted AS SELECT path FROM files",
+    ],
+)
+def test_a_payload_with_a_trigger_or_view_cairn_never_made_is_refused(tmp_path, published, run_cli, sql):
+    """A trigger in the payload would run on this machine's every later write to the index (the
+    install's own UPDATE first); cairn's schema is known, so anything beyond it is refused."""
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    bad = _repack(out, tmp_path / "bad.cidx", lambda con: con.execute(sql))
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "corrupt" in r.stderr, (r.stdout, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not _index_of(here).exists()
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def test_a_payload_whose_tables_are_not_cairns_is_one_line(tmp_path, published, run_cli):
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    bad = _repack(out, tmp_path / "bad.cidx", lambda con: con.execute("ALTER TABLE files RENAME COLUMN hash TO h"))
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "corrupt" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert not _index_of(here).exists()
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def test_a_fifo_as_the_file_is_one_line_not_a_hang(tmp_path, published, cairn_home):
+    repo, _out = published
+    fifo = tmp_path / "index.fifo"
+    os.mkfifo(fifo)
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    cmd = [sys.executable, "-m", "cairn", "index", "--from", str(fifo)]
+    r = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=20)
+    assert r.returncode == 2 and "not a regular file" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_install_reads_no_file_through_a_symlink_or_a_special_file(tmp_path, monkeypatch):
+    """A clone's committed symlink (a file's or a folder's) must not make the install read outside the
+    project, nor a FIFO (or a device) stall it: the walk skips them, the install's hashing does too."""
+    from cairn.codemap import publish_install
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("someone else's file\n")
+    root = tmp_path / "proj"
+    (root / "sub").mkdir(parents=True)
+    (root / "plain.py").write_text("x = 1\n")
+    (root / "link.txt").symlink_to(outside / "secret.txt")
+    (root / "dirlink").symlink_to(outside)
+    os.mkfifo(root / "sub" / "pipe")
+    opened: list[str] = []
+    real = publish_install.file_hash
+    monkeypatch.setattr(publish_install, "file_hash", lambda p: opened.append(str(p)) or real(p))
+    paths = ["plain.py", "link.txt", "dirlink/secret.txt", "sub/pipe"]
+    got: dict = {}
+    worker = threading.Thread(target=lambda: got.update(publish_install.local_hashes(root, paths)), daemon=True)
+    worker.start()
+    worker.join(20)
+    assert not worker.is_alive(), f"the install's hashing blocked (on the FIFO) after opening {opened}"
+    assert got["plain.py"] is not None
+    assert {p: got[p] for p in paths[1:]} == dict.fromkeys(paths[1:])
+    assert not any("outside" in p or "link" in p or "pipe" in p for p in opened), opened

@@ -117,3 +117,20 @@ def test_an_unreachable_server_is_one_line_exit_2(tmp_path, run_cli, pg_server, 
     r = run_cli("index", "--from", "--team", cwd=repo)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "password" not in r.stderr and "unreachable" in r.stderr
+
+
+def test_a_team_database_that_cannot_answer_leaves_a_plain_index_cold(tmp_path, run_cli, team_db):
+    """A plain `cairn index` asks the team database first; a query it cannot answer (a server of
+    another schema, a role without rights) is one line, then the ordinary cold index."""
+    import psycopg
+
+    ci = _ci_repo(tmp_path)
+    assert run_cli("index", "--publish", "--team", cwd=ci).returncode == 0
+    with psycopg.connect(team_db, autocommit=True) as con:
+        con.execute("ALTER TABLE cairn.published_indexes RENAME COLUMN graph_version TO graph_version_old")
+    here = _clone(ci, tmp_path / "clone")
+    r = run_cli("index", cwd=here)
+    assert r.returncode == 0 and "no published index used" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "41 changed" in r.stdout, (r.stdout, r.stderr)
+    r = run_cli("index", "--from", "--team", cwd=here)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "internal error" not in r.stderr

@@ -146,6 +146,40 @@ def test_add_refuses_a_folder_that_is_not_there_or_too_wide(trio, run_cli, tmp_p
     assert r.returncode == 1 and "too wide" in r.stderr
 
 
+def test_add_refuses_a_folder_whose_name_is_not_utf8_in_one_line(trio, run_cli, tmp_path):
+    odd = os.fsdecode(bytes(tmp_path) + b"/odd\xff")  # a name from another system's encoding
+    os.mkdir(odd)
+    before = run_cli("workspace", "list", "--json").stdout
+    r = run_cli("workspace", "add", odd, "--no-index")
+    assert r.returncode == 1 and "not UTF-8" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert run_cli("workspace", "list", "--json").stdout == before
+
+
+def test_two_adds_at_once_keep_both_folders(tmp_path, cairn_home, monkeypatch):
+    """`workspace add` reads the file, then writes it whole: two at once (two terminals, an agent's
+    script) must not lose one of the folders."""
+    import threading
+    import time
+
+    from cairn.workspace import registry
+
+    real = registry.read_entries
+
+    def slow() -> registry.Entries:
+        out = real()
+        time.sleep(0.3)  # both have read the file before either writes it
+        return out
+
+    monkeypatch.setattr(registry, "read_entries", slow)
+    folders = [make_git_repo(tmp_path / name, SERVICE) for name in ("one", "two")]
+    workers = [threading.Thread(target=registry.add, args=([str(f)],)) for f in folders]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(30)
+    assert sorted(real().roots) == sorted(f.resolve() for f in folders)
+
+
 def test_workspace_roots_in_the_users_own_config(tmp_path, run_cli, cairn_home):
     billing = make_git_repo(tmp_path / "billing", SERVICE)
     router = make_git_repo(tmp_path / "router", ROUTER)

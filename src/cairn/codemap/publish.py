@@ -12,7 +12,7 @@ altered file is refused as such.
 
 What goes out is derived code-index content of files git tracks at that commit, nothing else: the
 publish is refused while the index holds a file git lists as changed or untracked (an uncommitted
-note, a local `.env`: their text would leave the machine), and without git. The session archive,
+note, a local `.env`: their text would leave the machine) or keeps out of `git status` (skip-worktree), and without git. The session archive,
 the history store, the personal vault and agent memories are other databases, never read here;
 the meta rows that describe this machine (watcher, git status, HEAD's stamp) are dropped. The text
 was redacted when it was indexed (extract.py); names of definitions and import strings were not,
@@ -96,7 +96,20 @@ class Manifest:
             raise PublishedIndexError(f"{where}: corrupt: its manifest lacks a field") from None
         if not isinstance(out.files, dict) or not isinstance(out.skipped, dict):
             raise PublishedIndexError(f"{where}: corrupt: its manifest's file lists are not maps")
+        for name, kind in _SCALARS.items():
+            value = getattr(out, name)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise PublishedIndexError(f"{where}: corrupt: its manifest's {name} is {type(value).__name__}")
         return out
+
+
+_SCALARS: dict[str, type | tuple[type, ...]] = {  # what each field must be, or it is compared, sliced, summed in vain
+    **dict.fromkeys(("publish_format", "schema_version", "db_bytes", "payload_bytes"), int),
+    **dict.fromkeys(("cairn_version", "index_format", "graph_version", "commit", "tree", "created"), str),
+    "payload_sha256": str,
+    "repository": (str, type(None)),
+    "shallow": bool,
+}
 
 
 def read_manifest(fh: BinaryIO, where: str) -> Manifest:
@@ -143,7 +156,10 @@ def _refuse_unclean(con: sqlite3.Connection, root: Path, head: str) -> None:
     view = git_view(root)
     if view is None:
         raise CairnError(f"{root}: git cannot list what changed here; publish from a clean checkout of a commit")
-    listed = set(view.listed)
+    flags = git(root, "ls-files", "-v", "-z")
+    if flags is None:
+        raise CairnError(f"{root}: git cannot list its files; publish from a clean checkout of a commit")
+    listed = set(view.listed) | _hidden_from_status(flags)
     indexed = {r[0] for r in con.execute("SELECT path FROM files UNION SELECT path FROM skipped")}
     local = sorted(listed & indexed)
     if local:
@@ -152,6 +168,18 @@ def _refuse_unclean(con: sqlite3.Connection, root: Path, head: str) -> None:
             f"cannot publish: {len(local)} indexed files are not as commit {head[:12]} has them ({sample}); "
             "their text would leave this machine: publish from a clean checkout (commit, stash or remove them)"
         )
+
+
+def _hidden_from_status(ls_files_v: str) -> set[str]:
+    """Tracked files `git status` does not compare (`update-index --skip-worktree`, tag S, or
+    `--assume-unchanged`, a lower-case tag): the recipe for a config file with local credentials,
+    so their content may be this machine's."""
+    out = set()
+    for record in ls_files_v.split("\0"):
+        tag, _, path = record.partition(" ")
+        if path and (tag == "S" or tag.islower()):
+            out.add(path)
+    return out
 
 
 def _snapshot(con: sqlite3.Connection, dest: Path, shallow: bool) -> None:

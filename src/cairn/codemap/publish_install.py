@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import stat
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -71,6 +72,10 @@ def _check_paths(m: Manifest, where: str) -> None:
         parts = path.split("/")
         if not path or path.startswith("/") or "\0" in path or ".." in parts or ".git" in parts or "" in parts:
             raise PublishedIndexError(f"{where}: corrupt: it names a path outside the project ({path[:80]!r})")
+        try:
+            path.encode("utf-8")  # the walk never indexes a name that is not (scan.py): no file could be meant
+        except UnicodeEncodeError:
+            raise PublishedIndexError(f"{where}: corrupt: it names a path that is not UTF-8 ({path[:80]!r})") from None
         if not isinstance(m.files.get(path, ""), str) or not isinstance(m.skipped.get(path, ""), str):
             raise PublishedIndexError(f"{where}: corrupt: a content hash is not text")
 
@@ -83,8 +88,23 @@ def _check_repository(m: Manifest, repository: str | None, where: str) -> None:
 
 
 def local_hashes(root: Path, paths: list[str]) -> dict[str, str | None]:
-    """The content hash of each path here (None: absent or unreadable)."""
-    return {p: file_hash(root / p) for p in paths}
+    """The content hash of each path here (None: absent, unreadable, or not a regular file reached
+    without a symlink). The walk skips symlinks and special files (scan.py); so does this, or a clone's
+    committed symlink (`docs -> ~`) would make the install read outside the project, a FIFO stall it."""
+    base = os.path.realpath(root)
+    plain: dict[str, bool] = {}  # folder -> no symlink on the way to it
+    out: dict[str, str | None] = {}
+    for p in paths:
+        folder, full = os.path.dirname(p), os.path.join(base, p)
+        if folder not in plain:
+            where = os.path.normpath(os.path.join(base, folder))
+            plain[folder] = os.path.realpath(where) == where
+        try:
+            regular = plain[folder] and stat.S_ISREG(os.lstat(full).st_mode)
+        except OSError:
+            regular = False
+        out[p] = file_hash(Path(full)) if regular else None
+    return out
 
 
 def _inflate(fh: BinaryIO, m: Manifest, dest: Path, where: str) -> None:
@@ -127,6 +147,28 @@ def _check_db(con: sqlite3.Connection, m: Manifest, where: str) -> None:
         raise PublishedIndexError(f"{where}: corrupt: its index says format {fmt}, schema {version}")
     if dict(con.execute("SELECT path, hash FROM files").fetchall()) != m.files:
         raise PublishedIndexError(f"{where}: corrupt: its index holds other files than its manifest lists")
+    if _code(con) != _cairns_code():
+        raise PublishedIndexError(f"{where}: corrupt: its index holds triggers or views this cairn never made")
+
+
+def _code(con: sqlite3.Connection) -> set[tuple[str, str, str]]:
+    """The triggers and views of `con`: the SQL that would run on this machine's later writes and reads.
+    A published file is whoever published it: its data is checked against the tree here, its code
+    must be exactly this cairn's."""
+    return set(con.execute("SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'view')"))
+
+
+def _cairns_code() -> set[tuple[str, str, str]]:
+    """The triggers and views of an index this cairn creates (its migrations, in memory: ~1 ms)."""
+    from cairn.codemap.schema import MIGRATIONS
+    from cairn.store.db import migrate
+
+    con = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        migrate(con, MIGRATIONS)
+        return _code(con)
+    finally:
+        con.close()
 
 
 def _adjust(con: sqlite3.Connection, root: Path, m: Manifest, here: dict[str, str | None]) -> int:
@@ -166,6 +208,8 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
     _sweep(index)
     try:
         try:
+            if not stat.S_ISREG(os.stat(artifact).st_mode):  # a FIFO would block the open, a device never end
+                raise PublishedIndexError(f"{where}: not a regular file: give the published index's file")
             fh = open(artifact, "rb")
         except OSError as exc:
             raise PublishedIndexError(f"{where}: cannot read it: {exc.strerror or exc}") from None
@@ -191,6 +235,8 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
             _adjust(con, root, m, here)
             con.execute("PRAGMA journal_mode = WAL")
             graph = _graph_files(con) if same < len(m.files) else None
+        except sqlite3.DatabaseError as exc:  # a column gone, a constraint that fails: not this cairn's index
+            raise PublishedIndexError(f"{where}: corrupt: its index cannot be used ({exc})") from None
         finally:
             con.close()
         os.chmod(tmp, 0o600)

@@ -88,12 +88,13 @@ def find(
     """The published index of the first of `candidates` (nearest commit first) in these formats."""
     if not candidates:
         return None
-    rows = con.execute(
+    rows = _rows(
+        con,
         "SELECT commit_sha, bytes, published_at::text, owner FROM cairn.published_indexes WHERE project = %s "
         "AND commit_sha = ANY(%s) AND publish_format = %s AND index_format = %s AND graph_version = %s "
         "AND sha256 <> '' ORDER BY published_at DESC",
         (repository, candidates, *formats),
-    ).fetchall()
+    )
     by_commit: dict[str, Found] = {}
     for commit, size, at, owner in rows:
         by_commit.setdefault(commit, Found(commit, int(size), at, owner))
@@ -102,10 +103,21 @@ def find(
 
 def other_formats(con: psycopg.Connection, repository: str) -> list[str]:
     """Index formats of what is published for this repository (to say why nothing fits)."""
-    rows = con.execute(
-        "SELECT DISTINCT index_format FROM cairn.published_indexes WHERE project = %s", (repository,)
-    ).fetchall()
+    rows = _rows(con, "SELECT DISTINCT index_format FROM cairn.published_indexes WHERE project = %s", (repository,))
     return sorted(str(r[0]) for r in rows)
+
+
+def _rows(con: psycopg.Connection, sql: str, params: tuple) -> list:
+    """A lookup's rows; a server that cannot answer it (another schema, no rights, gone) is a
+    TeamUnavailable line: a plain `cairn index` then indexes from scratch (cli/index_publish.py)."""
+    import psycopg
+
+    from cairn.team.connect import TeamUnavailable, reason
+
+    try:
+        return con.execute(sql, params).fetchall()
+    except psycopg.Error as exc:
+        raise TeamUnavailable(f"team database: cannot look up the published indexes: {reason(exc)}") from None
 
 
 def fetch(

@@ -22,6 +22,10 @@ from pathlib import Path
 from cairn.errors import CairnError
 from cairn.home import cairn_home
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
 FILE_NAME = "workspace.toml"
 MAX_ENTRIES = 64  # a workspace is a team's repositories, not a disk: each entry is one index per query
 
@@ -114,13 +118,32 @@ def checked_folder(text: str) -> Path:
         raise CairnError(f"{text}: cannot be resolved ({exc.strerror or exc}): not added") from None
     if not real.is_dir():
         raise CairnError(f"{text}: not a folder")
+    try:
+        str(real).encode("utf-8")  # the workspace file is UTF-8 text
+    except UnicodeEncodeError:
+        raise CairnError(f"{text!r}: its path is not UTF-8: rename the folder to add it") from None
     if len(real.parts) < 2 or real == Path.home() or real == cairn_home() or cairn_home() in real.parents:
         raise CairnError(f"{text}: {real} is too wide to be a workspace entry (name a repository's folder)")
     return real
 
 
+def _locked() -> AbstractContextManager[int]:
+    """The workspace file's lock: add and remove read it, then write it whole; two at once lost one's change."""
+    from cairn.home import ensure_private_dir
+    from cairn.util.filelock import file_lock
+
+    ensure_private_dir(cairn_home())
+    path = workspace_file()
+    return file_lock(path.with_name(path.name + ".lock"), timeout=30, busy=f"{path}: another cairn is changing it")
+
+
 def add(texts: list[str]) -> tuple[list[Path], list[str]]:
     """Add folders to the workspace: (the ones added, a line for each one refused or already there)."""
+    with _locked():
+        return _add(texts)
+
+
+def _add(texts: list[str]) -> tuple[list[Path], list[str]]:
     entries = read_entries()
     roots = list(entries.roots)
     fixed = {str(Path(os.path.expanduser(t))) for t in configured()}
@@ -146,6 +169,11 @@ def add(texts: list[str]) -> tuple[list[Path], list[str]]:
 
 def remove(texts: list[str]) -> list[Path]:
     """Remove entries (by the path given, resolved or as written, or by folder name): the ones removed."""
+    with _locked():
+        return _remove(texts)
+
+
+def _remove(texts: list[str]) -> list[Path]:
     entries = read_entries()
     fixed = {str(Path(os.path.expanduser(t))) for t in configured()}
     keep: list[Path] = []
