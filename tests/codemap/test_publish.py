@@ -459,3 +459,70 @@ def test_the_install_reads_no_file_through_a_symlink_or_a_special_file(tmp_path,
     assert got["plain.py"] is not None
     assert {p: got[p] for p in paths[1:]} == dict.fromkeys(paths[1:])
     assert not any("outside" in p or "link" in p or "pipe" in p for p in opened), opened
+
+
+def _dead_pid() -> int:
+    """The pid of a process that ran and was reaped (what a kill -9 leaves behind)."""
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_publish_and_an_install_remove_what_killed_ones_left_and_keep_a_running_ones(
+    tmp_path, published, run_cli_process
+):
+    """A kill -9 mid-publish leaves `.FILE.PID.db|z|tmp` beside FILE, mid-team-publish `INDEX.publish-PID`
+    (and its `.db`) beside the index: the next publish (install) removes those of a process gone, and
+    never a running one's (this test's own pid)."""
+    repo, out = published
+    dead, live = _dead_pid(), os.getpid()
+    beside_out = [f".{out.name}.{pid}.{ext}" for pid in (dead, live) for ext in ("db", "db-journal", "z", "tmp")]
+    for name in beside_out:
+        (out.parent / name).write_bytes(b"left by a killed publish")
+    r = run_cli_process("index", "--publish", str(out), cwd=repo)
+    assert r.returncode == 0, r.stderr
+    left = sorted(p.name for p in out.parent.iterdir() if p.name.startswith(f".{out.name}."))
+    assert left == sorted(n for n in beside_out if f".{live}." in n)
+
+    here = clone(repo, tmp_path / "clone")
+    index = _index_of(here)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    beside_index = [
+        name
+        for pid in (dead, live)
+        for name in (
+            f"{index.name}.publish-{pid}",
+            f".{index.name}.publish-{pid}.{pid}.db",
+            f"{index.name}.fetch-{pid}",
+        )
+    ]
+    for name in beside_index:
+        (index.parent / name).write_bytes(b"left by a killed team publish or install")
+    r = run_cli_process("index", "--from", str(out), cwd=here)
+    assert r.returncode == 0, r.stderr
+    left = sorted(p.name for p in index.parent.iterdir() if ".publish-" in p.name or ".fetch-" in p.name)
+    assert left == sorted(n for n in beside_index if n.endswith(f"-{live}") or f"-{live}." in n)
+
+
+def test_sigterm_during_a_publish_removes_its_temporary_files(tmp_path, published, cairn_home):
+    """SIGTERM (a cancelled CI job) is handled like Ctrl-C: the publish's finally blocks run."""
+    repo, out = published
+    target = tmp_path / "term.cidx"
+    script = (
+        "import os, signal, sys, time\n"
+        "from cairn.codemap import publish\n"
+        "def write(manifest, db, out):\n"
+        "    assert db.exists()\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(30)\n"
+        "publish._write = write\n"
+        "from cairn.cli.main import main\n"
+        "sys.exit(main(['index', '--publish', sys.argv[1]]))\n"
+    )
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    r = subprocess.run(
+        [sys.executable, "-c", script, str(target)], cwd=repo, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert r.returncode == 130 and "interrupted" in r.stderr, (r.returncode, r.stderr)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".term.cidx.")] == []
+    assert not target.exists()

@@ -6,6 +6,7 @@ with the local index as it was."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -134,3 +135,25 @@ def test_a_team_database_that_cannot_answer_leaves_a_plain_index_cold(tmp_path, 
     assert len(r.stderr.strip().splitlines()) == 1 and "41 changed" in r.stdout, (r.stdout, r.stderr)
     r = run_cli("index", "--from", "--team", cwd=here)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "internal error" not in r.stderr
+
+
+def test_a_team_publish_removes_what_a_killed_one_left_and_keeps_a_running_ones(tmp_path, run_cli_process, team_db):
+    """A kill -9 mid `--publish --team` leaves `INDEX.publish-PID` and publish_index's `.INDEX.publish-PID.PID.db|z|tmp`
+    in CAIRN_HOME: the next team publish removes those of a process gone, never a running one's (this test's pid)."""
+    ci = _ci_repo(tmp_path)
+    index = project_for_root(ci).index_path()
+    index.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    dead, live = proc.pid, os.getpid()
+
+    def leftovers(pid: int) -> list[str]:
+        return [f"{index.name}.publish-{pid}", *(f".{index.name}.publish-{pid}.{pid}.{x}" for x in ("db", "z", "tmp"))]
+
+    names = leftovers(dead) + leftovers(live)
+    for name in names:
+        (index.parent / name).write_bytes(b"left by a killed publish")
+    r = run_cli_process("index", "--publish", "--team", cwd=ci)
+    assert r.returncode == 0, r.stderr
+    left = sorted(p.name for p in index.parent.iterdir() if ".publish-" in p.name)
+    assert left == sorted(leftovers(live))

@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from cairn.errors import CairnError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from cairn.codemap.publish_install import Installed
     from cairn.codemap.stages.state import IndexStats
@@ -69,15 +70,37 @@ def run(args: argparse.Namespace, project: Project, summary_line: Callable[[Inde
         raise CairnError("--publish and --from cannot be used together")
     if args.publish is None and args.from_file is None:
         raise CairnError("--team goes with --publish or --from")
-    if args.publish is not None:
-        out = _publish(args, project)
-    else:
-        out = _install(args, project, summary_line)
+    with _term_as_interrupt():
+        if args.publish is not None:
+            out = _publish(args, project)
+        else:
+            out = _install(args, project, summary_line)
     if args.json:
         print_json(out)
     else:
         print(out["line"])
     return 0
+
+
+@contextmanager
+def _term_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `kill`) raises KeyboardInterrupt as Ctrl-C does, so the finally
+    blocks remove the temporary files of a publish or install (exit 130). Off the main thread no
+    handler can be set; a kill -9 is left to the next run's sweep (publish.sweep_dead)."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def _need(value: str, team: bool, flag: str) -> None:
@@ -100,9 +123,11 @@ def _publish(args: argparse.Namespace, project: Project) -> dict:
     else:
         if repo is None:
             raise CairnError(f"{project.root} has no git remote: the team database names a repository by its remote")
+        from cairn.codemap.publish import sweep_beside_index
         from cairn.team.connect import connect, database_url
         from cairn.team.published import store
 
+        sweep_beside_index(project.index_path())
         url = database_url(project.root)
         tmp = project.index_path().with_name(f"{project.index_path().name}.publish-{os.getpid()}")
         try:

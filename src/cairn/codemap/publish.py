@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import zlib
@@ -240,6 +241,7 @@ def publish_index(project: Project, out: Path, repository: str | None) -> Manife
             skipped={p: h for p in skipped if (h := file_hash(root / p)) is not None},
         )
         out.parent.mkdir(parents=True, exist_ok=True)
+        sweep_dead(out.parent, rf"\.{re.escape(out.name)}\.(\d+)\.(?:db|z|tmp)")  # _write's names, a kill's leftovers
         db = out.with_name(f".{out.name}.{os.getpid()}.db")
         db.unlink(missing_ok=True)
         try:
@@ -250,6 +252,32 @@ def publish_index(project: Project, out: Path, repository: str | None) -> Manife
     finally:
         con.close()
     return manifest
+
+
+def sweep_dead(folder: Path, pattern: str) -> None:
+    """Delete the files in `folder` whose name starts as `pattern` says (its group 1: the pid that
+    wrote it) and whose process no longer runs: what a kill -9 left mid-publish or mid-install
+    (a finally never ran). A running process's file is never touched."""
+    from cairn.util.atomic import pid_alive
+
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    rx = re.compile(pattern)
+    for entry in entries:
+        m = rx.match(entry.name)
+        if m and entry.is_file(follow_symlinks=False) and not pid_alive(int(m.group(1))):
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+def sweep_beside_index(index: Path) -> None:
+    """The temporary files a killed install (`INDEX.fetch-PID`) or team publish (`INDEX.publish-PID`,
+    and publish_index's `.INDEX.publish-PID.PID.db` beside it) left in the index's folder."""
+    sweep_dead(index.parent, rf"\.?{re.escape(index.name)}\.(?:fetch|publish)-(\d+)")
 
 
 def _write(manifest: Manifest, db: Path, out: Path) -> None:

@@ -18,7 +18,8 @@ beside the index, checked (sha256, its tables and format rows; SQLite's page wal
 damage checks every index has, index_db.py) and adjusted there; then, under
 the worktree's index lock, it is hard-linked into place when there is no index yet, else copied into
 the live index by SQLite's backup API, one transaction: a kill -9 at any moment leaves the previous
-index as it was, and a reader never sees a half-installed one.
+index as it was (its temporary files go at the next install or publish: publish.sweep_dead), and a
+reader never sees a half-installed one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cairn.codemap.index_meta import IndexMeta
-from cairn.codemap.publish import CHUNK, DROPPED_META, Manifest, PublishedIndexError, file_hash, read_manifest
+from cairn.codemap.publish import (
+    CHUNK,
+    DROPPED_META,
+    Manifest,
+    PublishedIndexError,
+    file_hash,
+    read_manifest,
+    sweep_beside_index,
+)
 from cairn.project import Project
 
 TYPE_CHECKING = False  # not typing's (see index_db.py)
@@ -205,7 +214,7 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
     where = where or str(artifact)
     t0 = time.perf_counter()
     tmp = index.with_name(f"{index.name}.fetch-{os.getpid()}")
-    _sweep(index)
+    sweep_beside_index(index)
     try:
         try:
             if not stat.S_ISREG(os.stat(artifact).st_mode):  # a FIFO would block the open, a device never end
@@ -245,18 +254,6 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(str(tmp) + suffix).unlink(missing_ok=True)
     return Installed(m, len(m.files), same, round(time.perf_counter() - t0, 3))
-
-
-def _sweep(index: Path) -> None:
-    """Temporary files a killed install left beside the index (their process is gone)."""
-    import re
-
-    from cairn.util.atomic import pid_alive
-
-    for old in index.parent.glob(f"{index.name}.fetch-*"):
-        pid = re.search(r"\.fetch-(\d+)", old.name)
-        if pid and not pid_alive(int(pid.group(1))):
-            old.unlink(missing_ok=True)
 
 
 def _graph_files(con: sqlite3.Connection) -> tuple[str, list[str]] | None:
