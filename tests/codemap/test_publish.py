@@ -370,7 +370,7 @@ def test_a_publish_file_that_cannot_be_written_is_one_line(tmp_path, published, 
     assert r.returncode == 1 and "cannot write it" in r.stderr and "internal error" not in r.stderr, r.stderr
 
 
-def _repack(out: Path, dest: Path, change) -> Path:
+def _repack(out: Path, dest: Path, change, **fields) -> Path:
     """`out` with its payload database changed by `change(con)`, its manifest's size and sha256 made to
     match: a file crafted by whoever publishes, which every check of its integrity passes."""
     import hashlib
@@ -387,6 +387,7 @@ def _repack(out: Path, dest: Path, change) -> Path:
     raw = db.read_bytes()
     payload = zlib.compress(raw)
     manifest.update(db_bytes=len(raw), payload_bytes=len(payload), payload_sha256=hashlib.sha256(payload).hexdigest())
+    manifest.update(fields)
     body = json.dumps(manifest).encode()
     dest.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + payload)
     return dest
@@ -526,3 +527,18 @@ def test_sigterm_during_a_publish_removes_its_temporary_files(tmp_path, publishe
     assert r.returncode == 130 and "interrupted" in r.stderr, (r.returncode, r.stderr)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".term.cidx.")] == []
     assert not target.exists()
+
+
+def test_a_manifest_listing_no_files_is_refused_where_the_tree_has_files(tmp_path, published, run_cli):
+    """`files: {}` leaves the share of same files nothing to count: a payload emptied of its files (size
+    and sha256 made to match) must not pass for this tree's index."""
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    assert run_cli("index", cwd=here).returncode == 0
+    before = _snapshot(_index_of(here))
+    bad = _repack(out, tmp_path / "bad.cidx", lambda con: con.execute("DELETE FROM files"), files={})
+    r = run_cli("index", "--from", str(bad), cwd=here)
+    assert r.returncode == 2 and "another tree" in r.stderr, (r.stdout, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert _snapshot(_index_of(here)) == before
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []

@@ -96,6 +96,19 @@ def _check_repository(m: Manifest, repository: str | None, where: str) -> None:
         )
 
 
+def _check_no_files_here(root: Path, m: Manifest, where: str) -> None:
+    """A manifest that lists no indexed file is for a tree with none: the share of same files has
+    nothing to count there, so the walk's own list is asked (one walk, for such a manifest only)."""
+    from cairn.codemap.scan import scan
+
+    here = sum(1 for e in scan(root).entries if e.path not in m.skipped)
+    if here:
+        raise PublishedIndexError(
+            f"{where}: published for another tree (commit {m.commit[:12]}): it lists no files, this tree has "
+            f"{here:,} to index; nothing installed, run `cairn index`"
+        )
+
+
 def local_hashes(root: Path, paths: list[str]) -> dict[str, str | None]:
     """The content hash of each path here (None: absent, unreadable, or not a regular file reached
     without a symlink). The walk skips symlinks and special files (scan.py); so does this, or a clone's
@@ -227,6 +240,8 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
             _check_paths(m, where)
             _check_versions(m, where)
             _check_repository(m, repository, where)
+            if not m.files:
+                _check_no_files_here(root, m, where)
             index.parent.mkdir(parents=True, exist_ok=True)
             with ThreadPoolExecutor(1) as pool:  # the files are hashed while the index inflates (both drop the GIL)
                 hashing = pool.submit(local_hashes, root, sorted(set(m.files) | set(m.skipped)))
