@@ -542,3 +542,80 @@ def test_a_manifest_listing_no_files_is_refused_where_the_tree_has_files(tmp_pat
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
     assert _snapshot(_index_of(here)) == before
     assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def _bomb(out: Path, dest: Path, inflated: int, stated: int | None = None) -> Path:
+    """`out` with a payload of `inflated` zero bytes (zlib: ~1000x smaller) whose manifest states
+    `stated` bytes (default: the truth) with payload size and sha256 to match."""
+    import hashlib
+
+    data, start, size = _split(out)
+    manifest = json.loads(data[start : start + size])
+    payload = zlib.compress(bytes(inflated))
+    manifest.update(
+        db_bytes=inflated if stated is None else stated,
+        payload_bytes=len(payload),
+        payload_sha256=hashlib.sha256(payload).hexdigest(),
+    )
+    body = json.dumps(manifest).encode()
+    dest.write_bytes(MAGIC + f"{len(body)}\n".encode() + body + payload)
+    return dest
+
+
+def test_a_payload_stating_a_size_no_index_has_is_refused_before_inflating(tmp_path, published, cairn_home):
+    """64 MiB of zeros deflate to ~64 KB: a size and sha256 that match do not make it an index. It is
+    refused before a byte is written (the child may write at most 32 MiB to any file)."""
+    import resource
+
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    bad = _bomb(out, tmp_path / "bomb.cidx", 64 * 2**20)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (32 * 2**20, 32 * 2**20))
+
+    env = {**os.environ, "CAIRN_HOME": str(cairn_home)}
+    cmd = [sys.executable, "-m", "cairn", "index", "--from", str(bad)]
+    r = subprocess.run(cmd, cwd=here, env=env, capture_output=True, text=True, timeout=60, preexec_fn=limit)
+    assert r.returncode == 2 and "more than 50x" in r.stderr, (r.returncode, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    assert not _index_of(here).exists()
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def test_an_index_larger_than_the_free_space_is_refused_before_inflating(tmp_path, published, run_cli, monkeypatch):
+    import shutil
+
+    repo, out = published
+    here = clone(repo, tmp_path / "clone")
+    real = shutil.disk_usage
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: real(p)._replace(free=10 * 2**20))
+    r = run_cli("index", "--from", str(out), cwd=here)
+    assert r.returncode == 2 and "MB free" in r.stderr, (r.stdout, r.stderr)
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert not _index_of(here).exists()
+    assert [p.name for p in _index_of(here).parent.iterdir() if ".fetch-" in p.name] == []
+
+
+def test_a_payload_inflating_past_its_stated_size_stops_within_a_chunk(tmp_path, published):
+    """A payload whose stated size passes (FLOOR) but which inflates to 128 MiB: the inflation stops
+    at the stated size, never holding the rest in memory (one `decompress` of the whole block did)."""
+    import tracemalloc
+
+    from cairn.codemap.publish import read_manifest
+    from cairn.codemap.publish_install import _inflate
+
+    _repo, out = published
+    bad = _bomb(out, tmp_path / "bomb.cidx", 128 * 2**20, stated=2**20)
+    dest = tmp_path / "inflated.db"
+    with open(bad, "rb") as fh:
+        m = read_manifest(fh, "bomb")
+        tracemalloc.start()
+        try:
+            with pytest.raises(Exception, match="inflates past its stated size"):
+                _inflate(fh, m, dest, "bomb")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 16 * 2**20, peak
+    assert dest.stat().st_size <= 2**20

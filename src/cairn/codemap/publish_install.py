@@ -50,6 +50,13 @@ if TYPE_CHECKING:
     from typing import BinaryIO
 
 MIN_MATCH = 0.5  # share of the published files that must have the same content here
+# A stated inflated size beyond any real index is refused before a byte is written under CAIRN_HOME
+# (a crafted payload of zeros deflates ~1000x). A real index deflates ~2x (terraform's 36.0 MB to
+# 18.4 MB) and a tiny one's near-empty pages up to ~44x (a 0-file index: 176 KB to 4 KB), so sizes
+# up to FLOOR pass whatever the ratio and larger ones may state at most RATIO times the payload.
+RATIO = 50
+FLOOR = 16 * 1024 * 1024
+MARGIN = 64 * 1024 * 1024  # free space the inflated index must leave on its disk
 
 
 @dataclass
@@ -129,8 +136,31 @@ def local_hashes(root: Path, paths: list[str]) -> dict[str, str | None]:
     return out
 
 
+def _check_size(m: Manifest, folder: Path, where: str) -> None:
+    """Refuse, before inflating, a stated size no real index has (RATIO, FLOOR) or the disk cannot
+    hold with MARGIN to spare: the inflation writes under CAIRN_HOME, a crafted file must not fill it."""
+    import shutil
+
+    if m.db_bytes > max(RATIO * m.payload_bytes, FLOOR):
+        raise PublishedIndexError(
+            f"{where}: corrupt: it states {m.db_bytes:,} bytes inflated from {m.payload_bytes:,}, more than "
+            f"{RATIO}x (a real index deflates about 2x); nothing installed"
+        )
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return
+    if m.db_bytes + MARGIN > free:
+        raise PublishedIndexError(
+            f"{where}: its index needs {m.db_bytes / 1e6:,.1f} MB and {folder} has {free / 1e6:,.1f} MB free "
+            f"(keeping {MARGIN // 2**20} MB free); nothing installed: free some space, or run `cairn index`"
+        )
+
+
 def _inflate(fh: BinaryIO, m: Manifest, dest: Path, where: str) -> None:
-    """The payload of `fh` inflated into `dest`, its size and sha256 checked against the manifest."""
+    """The payload of `fh` inflated into `dest`, its size and sha256 checked against the manifest;
+    at most CHUNK bytes come out per step, so a payload that inflates past its stated size stops there
+    (neither the disk nor the memory gets more)."""
     digest, unpacker, read, written = hashlib.sha256(), zlib.decompressobj(), 0, 0
     try:
         with open(dest, "wb") as out:
@@ -139,11 +169,13 @@ def _inflate(fh: BinaryIO, m: Manifest, dest: Path, where: str) -> None:
                 if read > m.payload_bytes:
                     raise PublishedIndexError(f"{where}: corrupt: more bytes than its manifest states")
                 digest.update(block)
-                data = unpacker.decompress(block)
-                written += len(data)
-                if written > m.db_bytes:
-                    raise PublishedIndexError(f"{where}: corrupt: it inflates past its stated size")
-                out.write(data)
+                while block:
+                    data = unpacker.decompress(block, CHUNK)
+                    block = unpacker.unconsumed_tail
+                    written += len(data)
+                    if written > m.db_bytes:
+                        raise PublishedIndexError(f"{where}: corrupt: it inflates past its stated size")
+                    out.write(data)
             out.write(unpacker.flush())
     except zlib.error:
         raise PublishedIndexError(f"{where}: corrupt: its compressed index cannot be read") from None
@@ -243,6 +275,7 @@ def install(project: Project, artifact: Path, repository: str | None, where: str
             if not m.files:
                 _check_no_files_here(root, m, where)
             index.parent.mkdir(parents=True, exist_ok=True)
+            _check_size(m, index.parent, where)
             with ThreadPoolExecutor(1) as pool:  # the files are hashed while the index inflates (both drop the GIL)
                 hashing = pool.submit(local_hashes, root, sorted(set(m.files) | set(m.skipped)))
                 _inflate(fh, m, tmp, where)
