@@ -56,16 +56,16 @@ def test_terraform_module_sources_naming_a_sibling(run_cli, tmp_path):
                 "main.tf": 'variable "cidr" {}\n',
                 "modules/subnet/main.tf": 'variable "az" {}\n',
             },
-            "shared-modules": {"dns/main.tf": 'variable "zone" {}\n'},
+            "common-modules": {"dns/main.tf": 'variable "zone" {}\n'},
             "infra": {
-                "live/main.tf": 'module "dns" {\n  source = "../../shared-modules/dns"\n}\n'
+                "live/main.tf": 'module "dns" {\n  source = "../../common-modules/dns"\n}\n'
                 'module "subnet" {\n  source = "git::https://github.com/acme/terraform-aws-network.git//modules/subnet?ref=v1"\n}\n'
                 'module "net" {\n  source = "acme/network/aws"\n}\n',
             },
         },
     )
     found = _edges(ws)
-    assert ("infra", "live/main.tf", "shared-modules", "dns/main.tf", "terraform module") in found
+    assert ("infra", "live/main.tf", "common-modules", "dns/main.tf", "terraform module") in found
     assert ("infra", "live/main.tf", "terraform-aws-network", "modules/subnet/main.tf", "terraform module") in found
     assert ("infra", "live/main.tf", "terraform-aws-network", "main.tf", "terraform module") in found
 
