@@ -106,6 +106,17 @@ def _hooks_available() -> bool:
         return False
 
 
+def _why_printed(agent: Agent, target: Target, path: Path) -> str | None:
+    """Why this target is printed for the user to paste instead of written (None: it is written)."""
+    if not target.auto:
+        return target.note or "printed"
+    if target.needs_parent and not path.parent.is_dir():
+        return f"{path.parent} does not exist (is {agent.title} installed?)"
+    if target.role == "hooks" and not _hooks_available():
+        return "`cairn hook` is not available in this install"
+    return None
+
+
 def plan(agent: Agent, root: Path, home: Path | None = None) -> list[Step]:
     """What connecting `agent` for the project at `root` would do, file by file (no writes)."""
     home = home or Path.home()
@@ -114,31 +125,9 @@ def plan(agent: Agent, root: Path, home: Path | None = None) -> list[Step]:
     steps: list[Step] = []
     for target in agent.targets:
         path = target.path(home, root)
-        reason = target.note
-        if not target.auto:
-            steps.append(Step(target, path, "print", _snippet(agent, target, root), reason or "printed"))
-            continue
-        if target.needs_parent and not path.parent.is_dir():
-            steps.append(
-                Step(
-                    target,
-                    path,
-                    "print",
-                    _snippet(agent, target, root),
-                    f"{path.parent} does not exist (is {agent.title} installed?)",
-                )
-            )
-            continue
-        if target.role == "hooks" and not _hooks_available():
-            steps.append(
-                Step(
-                    target,
-                    path,
-                    "print",
-                    _snippet(agent, target, root),
-                    "`cairn hook` is not available in this install",
-                )
-            )
+        printed = _why_printed(agent, target, path)
+        if printed:
+            steps.append(Step(target, path, "print", _snippet(agent, target, root), printed))
             continue
         try:
             old = pending[path] if path in pending else _read(path)
@@ -148,7 +137,7 @@ def plan(agent: Agent, root: Path, home: Path | None = None) -> list[Step]:
             steps.append(Step(target, path, "print", _snippet(agent, target, root), str(exc)))
             continue
         pending[path] = new
-        steps.append(Step(target, path, "same" if new == old else "write", new, reason))
+        steps.append(Step(target, path, "same" if new == old else "write", new, target.note))
     return steps + _hook_flag(agent, steps, originals)
 
 
