@@ -15,13 +15,13 @@ import math
 import sqlite3
 from pathlib import Path
 
-from cairn.search import fts_ahead, long_query, roles
+from cairn.search import fts_ahead, roles
 from cairn.search.channels import CHUNK, FIRST, RUN_LAST, SESSION, WALK, Channel, Request, RoleWeights
 from cairn.search.hit import Hit
 from cairn.search.index_cache import Pinned, for_index
 from cairn.search.intent import wants_history
 from cairn.search.names import definitions
-from cairn.search.query import Query, analyze
+from cairn.search.query import Query, analyze, is_long
 from cairn.search.ranking import DEFAULT_RANKING, Ranking
 from cairn.search.text import ask_ahead
 from cairn.search.tooling import tooling_files
@@ -178,8 +178,10 @@ def _first_stage(
     from cairn.search.session_signals import build_signals, without_urls
 
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
-    if root is not None and long_query.is_long(words, ranking.terms.long) and ranking.terms.long.template:
-        words = long_query.without_template(words, root)  # a report's lines kept from the issue template
+    if root is not None and ranking.terms.long.template and is_long(words, ranking.terms.long):
+        from cairn.search.long_query import without_template
+
+        words = without_template(words, root)  # a report's lines kept from the issue template
     q = analyze(con, words, terms, ranking.terms)
     r = ranking.roles
     ahead = ask_ahead(con, q.main, q.expansion, r=ranking.text)  # the text channel's common terms, meanwhile

@@ -14,10 +14,13 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from cairn.search import long_query
 from cairn.search.index_cache import IndexCache, for_index
 from cairn.search.ranking import DEFAULT_RANKING, LongQuery, Terms
 from cairn.text.tokens import CODE_NAME, STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
+
+TYPE_CHECKING = False  # not typing's (import cost on every hook); mypy reads it as True
+if TYPE_CHECKING:
+    from cairn.search.long_query import Regions
 
 _IDENT = CODE_NAME  # code-shaped tokens (text/tokens.py says why it is written as it is)
 _RAW_TOKEN = re.compile(r"[\w][\w.\-/]*[\w]|[\w]+", re.UNICODE)
@@ -216,8 +219,20 @@ def analyze(
     return q
 
 
+def is_long(text: str, r: LongQuery) -> bool:
+    """long_query.is_long, with long_query imported only for a request of `r.min_words` words or more:
+    the prompt hook's requests are short, and a cold hook process should not pay for the module."""
+    if not r.min_words or len(text.split(None, r.min_words)) < r.min_words:
+        return False
+    from cairn.search import long_query
+
+    return long_query.is_long(text, r)
+
+
 def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, r: Terms) -> Query:
-    if long_query.is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
+    if is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
+        from cairn.search import long_query
+
         where = long_query.regions(text)
         q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
         _reweigh(q.terms, where, r.long)
@@ -255,7 +270,7 @@ def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, 
     return q
 
 
-def _reweigh(terms: list[Term], where: long_query.Regions, r: LongQuery) -> None:
+def _reweigh(terms: list[Term], where: Regions, r: LongQuery) -> None:
     """A long report's terms: each rarity weight times its region's factor (long_query.py); the
     caller's related terms unchanged, a number (`x86_64` -> 86, a version) dropped."""
     for t in terms:
