@@ -1,9 +1,12 @@
-"""The merge across members (coverage, selection, rank) and the MCP search tool answering across the workspace."""
+"""The merge across members (coverage, selection, rank) and the MCP tools (search, explain, path) answering across the workspace."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from cairn.errors import CairnError
 from cairn.search.hit import Hit
 from cairn.search.query import Query, Term
 
@@ -55,3 +58,20 @@ def test_mcp_search_code_answers_across_the_workspace(trio):
     assert "router:middleware/throttle.go" in text
     outside = CairnTools(Scope(str(trio["outside"]))).search_code("throttle concurrent requests")
     assert "router:" not in outside
+
+
+def test_mcp_explain_and_path_answer_across_the_workspace(trio):
+    from cairn.agents.mcp.guard import Scope
+    from cairn.agents.mcp.tools import CairnTools
+
+    tools = CairnTools(Scope(str(trio["billing"])))
+    text = tools.explain("router:middleware/throttle.go")
+    assert text.startswith("[router]") and "used by other projects" in text
+    assert "billing:server.go" in text
+    hops = tools.path("server.go", "router:middleware/throttle.go")
+    assert "across the workspace" in hops and "github.com/acme/router/v2/middleware" in hops
+    tight = tools.explain("router:middleware/throttle.go", budget=1)  # clamped up, still labelled
+    assert tight.startswith("[router]")
+    outside = CairnTools(Scope(str(trio["outside"])))
+    with pytest.raises(CairnError):  # a project outside the workspace never reads a member
+        outside.explain("router:middleware/throttle.go")

@@ -12,7 +12,7 @@ call costs at most a bounded amount of work and context. Library imports stay in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
@@ -106,13 +106,8 @@ class CairnTools:
         query, item_terms = with_tracker_items(project, query)
         terms = (terms or []) + item_terms
         limit, budget = clamp(limit, 10, MAX_LIMIT), clamp(budget, 2000, MAX_BUDGET)
-        from cairn.workspace.members import workspace_of
-
-        try:  # the user's workspace holds this project: every member answers, labelled
-            ws = workspace_of(project)
-        except CairnError:  # a broken workspace file: this project only
-            ws = None
-        if ws is not None:
+        ws = _workspace(project)
+        if ws is not None:  # the user's workspace holds this project: every member answers, labelled
             from cairn.workspace.fanout import search as across
 
             answer, notes = across(
@@ -251,8 +246,18 @@ class CairnTools:
         project = self.scope.project_for(root)
         self.scope.require_root(project)
         budget = clamp(budget, 1200, MAX_BUDGET)
-        data, whole, whole_tokens = explain(project, safe_target(project, target), budget=None)
-        _, text, tokens = pack(data, budget)
+        ws = _workspace(project)
+        if ws is not None:  # the target in any member, with the imports crossing between them
+            from cairn.workspace.explain import explain as across
+
+            target = safe_target(project, target)
+            _, text, tokens = across(ws, target, budget=budget, refresh=True)
+            whole, whole_tokens = text, tokens
+            if tokens * 5 >= budget * 4:  # near the budget: was it cut? (a cut answer fills it)
+                _, whole, whole_tokens = across(ws, target, budget=MAX_BUDGET * 4, refresh=False)
+        else:
+            data, whole, whole_tokens = explain(project, safe_target(project, target), budget=None)
+            _, text, tokens = pack(data, budget)
         cut = None
         if text != whole:
             more = f"budget up to {MAX_BUDGET}" if budget < MAX_BUDGET else "explain a narrower target"
@@ -278,6 +283,11 @@ class CairnTools:
 
         project = self.scope.project_for(root)
         self.scope.require_root(project)
+        ws = _workspace(project)
+        if ws is not None:  # A and B in any members; across two by the imports between them
+            from cairn.workspace.explain import path as across
+
+            return across(ws, safe_target(project, a), safe_target(project, b))[1]
         _, text = dependency_path(project, safe_target(project, a), safe_target(project, b))
         return text
 
@@ -413,6 +423,17 @@ class CairnTools:
         where = relative_to_root(project, last.path.resolve())
         body, cut = cap_text(last.body, MAX_READ_CHARS, f"read(path={where!r})")
         return with_note(f"(handoff of {last.created}, {where})\n\n{body}", cut)
+
+
+def _workspace(project: Project) -> Any:
+    """The user's workspace (workspace/members.Workspace) when it holds this project, else None;
+    a broken workspace file answers for this project only, as the CLI does."""
+    from cairn.workspace.members import workspace_of
+
+    try:
+        return workspace_of(project)
+    except CairnError:
+        return None
 
 
 def safe_target(project: Project, raw: str) -> str:
