@@ -259,7 +259,10 @@ def _tested(con: sqlite3.Connection, tests: list[tuple[str, str]], r: Bugs, ev: 
                 ev.why[("tested", fid)] = f"the failing test {name or fpath}"
     if not test_files:
         return
-    for fid, w in counterparts(con, test_files, set(), r.away).items():
+    tested = counterparts(con, test_files, set(), r.away)
+    top = max(tested.values(), default=1.0)  # the tested file in another folder (`src/` for `tests/`) still first
+    for fid, w in tested.items():
+        w /= top
         if w > ev.tested.get(fid, 0.0):
             ev.tested[fid] = w
             ev.why[("tested", fid)] = "exercised by the failing test"

@@ -57,6 +57,7 @@ class RoleWeights:
         self.changelog_factor, self.in_channels = ranking.roles.changelog_factor, ranking.roles.in_channels
         self.depth = ranking.fusion.depth * 3
         self.named = named  # files the request names ("update the ReleaseNotes"): never weighed down
+        self.named_roles: frozenset[str] | None = None  # ...only those of these roles (a report: source)
         self.known: dict[int, float] = {}
         self.roles = for_index(con).roles
 
@@ -76,7 +77,8 @@ class RoleWeights:
             f = 1.0 if fid in self.nodes else self.factors[role]
             if log and fid not in self.nodes:  # a record named by its date (rfcs/2021-06-29-x.md) is no log
                 f *= max(self.log_factor, self.changelog_factor) if changelog else self.log_factor
-            self.known[fid] = max(f, 1.0) if fid in self.named else f
+            named = fid in self.named and (self.named_roles is None or role in self.named_roles)
+            self.known[fid] = max(f, 1.0) if named else f
         return self.known[fid]
 
     def __call__(self, scores: dict[int, float]) -> dict[int, float]:
@@ -186,12 +188,25 @@ def _path(req: Request) -> tuple[list[int], float]:
 
 def _mention_paths(req: Request) -> tuple[list[int], float]:
     least = req.ranking.fusion.path_mention
-    return ranked({f: w for f, w in req.sig.mentions.items() if w >= least}), 1.0
+    return ranked({f: w for f, w in _mentioned(req).items() if w >= least}), 1.0
 
 
 def _mentions(req: Request) -> tuple[list[int], float]:
     least = req.ranking.fusion.path_mention
-    return ranked({f: w for f, w in req.sig.mentions.items() if w < least}), 1.0
+    return ranked({f: w for f, w in _mentioned(req).items() if w < least}), 1.0
+
+
+def _mentioned(req: Request) -> dict[int, float]:
+    """The files the prompt names; a report's test files are left to the `tested` channel, which
+    puts the code they test first (bug_evidence.py)."""
+    mentions = req.sig.mentions
+    if not (mentions and req.q.long and req.ranking.terms.long.tests_tested):
+        return mentions
+    rows = req.con.execute(
+        f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(mentions))})", list(mentions)
+    )
+    tests = {fid for fid, path, kind, lang in rows if roles.role(path, kind, lang) == roles.TEST}
+    return {f: w for f, w in mentions.items() if f not in tests}
 
 
 def _explain_mentions(req: Request, hits: list[Hit]) -> None:
@@ -270,7 +285,7 @@ def _bug_evidence(req: Request) -> Evidence:
         from cairn.search.bug_evidence import Evidence, gather
         from cairn.search.bugreport import parse
 
-        report = parse(req.text)
+        report = parse(req.text, test_files=req.q.long and req.ranking.terms.long.tests_tested)
         req.bug = gather(req.con, req.root, report, req.ranking.bugs) if report else Evidence()
     return req.bug
 
@@ -458,6 +473,11 @@ def _path_weight(req: Request) -> float:
     return req.ranking.fusion.path_change if wants_change(req.text) else req.ranking.fusion.path
 
 
+def _tooling_weight(req: Request) -> float:
+    """A report names its tools in passing ("not in the change log", `pytest`): they weigh less."""
+    return req.ranking.fusion.tooling * (req.ranking.terms.long.tooling if req.q.long else 1.0)
+
+
 def _graph_weight(req: Request) -> float:
     f = req.ranking.fusion
     return f.graph_vague if req.q.distinctive <= 1 else f.graph_clear
@@ -473,7 +493,7 @@ FIRST = (
     Channel("mention", lambda req: req.ranking.fusion.mention, _mentions, _explain_mentions),
     Channel("topic", lambda req: req.ranking.fusion.topic, _topic, _explain_topic),
     Channel("asked", _asked_weight, _asked, _explain_asked),
-    Channel("tooling", lambda req: req.ranking.fusion.tooling, _tooling, _explain_tooling),
+    Channel("tooling", _tooling_weight, _tooling, _explain_tooling),
     Channel("phrase", lambda req: req.ranking.fusion.phrase, _phrase, _explain_phrase),
     Channel("semantic", lambda req: req.ranking.fusion.semantic, _semantic, _explain_semantic),
     # a pasted bug report (bugreport.py, bug_evidence.py); weights: ranking.Fusion.trace/raises/tested

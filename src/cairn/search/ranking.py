@@ -130,6 +130,11 @@ class LongQuery:
     # 1.0: 0.429 / 0.742
     chunk: float = 2.0  # the declarations channel's weight times this; 1.0: Acc@1 0.429
     graph: float = 1.0  # the graph walk's weight times this; 0 and 0.5 tie on bench/bugs
+    boilerplate: bool = True  # checklist lines and pasted environment blocks leave the report (long_query.py)
+    named_source: bool = True  # of the files a report names, only source files keep their full weight
+    tooling: float = 1.0  # the tooling channel's weight times this (a report names tools in passing)
+    tests_tested: bool = True  # a test file a report names: out of the mention channels, the code it tests
+    # first in the `tested` one (bug_evidence.py)
 
 
 @dataclass(frozen=True)
