@@ -473,11 +473,6 @@ def _path_weight(req: Request) -> float:
     return req.ranking.fusion.path_change if wants_change(req.text) else req.ranking.fusion.path
 
 
-def _tooling_weight(req: Request) -> float:
-    """A report names its tools in passing ("not in the change log", `pytest`): they weigh less."""
-    return req.ranking.fusion.tooling * (req.ranking.terms.long.tooling if req.q.long else 1.0)
-
-
 def _graph_weight(req: Request) -> float:
     f = req.ranking.fusion
     return f.graph_vague if req.q.distinctive <= 1 else f.graph_clear
@@ -493,7 +488,7 @@ FIRST = (
     Channel("mention", lambda req: req.ranking.fusion.mention, _mentions, _explain_mentions),
     Channel("topic", lambda req: req.ranking.fusion.topic, _topic, _explain_topic),
     Channel("asked", _asked_weight, _asked, _explain_asked),
-    Channel("tooling", _tooling_weight, _tooling, _explain_tooling),
+    Channel("tooling", lambda req: req.ranking.fusion.tooling, _tooling, _explain_tooling),
     Channel("phrase", lambda req: req.ranking.fusion.phrase, _phrase, _explain_phrase),
     Channel("semantic", lambda req: req.ranking.fusion.semantic, _semantic, _explain_semantic),
     # a pasted bug report (bugreport.py, bug_evidence.py); weights: ranking.Fusion.trace/raises/tested
