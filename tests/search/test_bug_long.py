@@ -186,11 +186,33 @@ def test_a_report_naming_a_test_file_leads_to_the_code_it_tests(tmp_path):
 def test_the_functions_stage_only_reorders(shop):
     con, root = shop
     off = override(DEFAULT_RANKING, {"functions.files": 0})
-    hits, _ = search_code(con, REPORT, root=root)
+    hits, _ = search_code(con, REPORT, root=root, ranking=override(DEFAULT_RANKING, {"functions.shown": 0}))
     before, _ = search_code(con, REPORT, root=root, ranking=off)
     assert [h.path for h in hits] == [h.path for h in before]
     for h, b in zip(hits, before, strict=True):
         assert set(b.symbols) <= set(h.symbols)
+
+
+def test_a_report_lists_the_best_functions_of_the_best_files(tmp_path):
+    """Each hit of a report lists its best few definitions (as many as the text output shows), so the
+    second file's function the report names comes before the first file's tenth definition."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/cart.py"] += "".join(
+        f"\n    def cart_helper_{i}(self):\n        # the cart total helper {i}\n        return self.items\n"
+        for i in range(8)
+    )
+    files["src/shop/coupon.py"] = "def coupon_discount(coupon):\n    return coupon.discount * 2\n"
+    con, root = indexed_repo(tmp_path / "shop", files)
+    report = REPORT + (
+        "\nThe discount comes from `coupon_discount` in the coupon module, counted twice. The helpers run "
+        "first:\n\n```py\n" + "\n".join(f"cart.cart_helper_{i}()" for i in range(6)) + "\n```\n"
+    )
+    hits, q = search_code(con, report, root=root)
+    con.close()
+    assert q.long and hits[0].path == "src/shop/cart.py"
+    assert all(len(h.symbols) <= 3 for h in hits)
+    pairs = [(h.path, s) for h in hits for s in h.symbols]
+    assert ("src/shop/coupon.py", "coupon_discount") in pairs[:5]
 
 
 def test_scrub_keeps_the_package_part_of_a_path_and_drops_numbers():
