@@ -183,6 +183,21 @@ def test_a_report_naming_a_test_file_leads_to_the_code_it_tests(tmp_path):
     assert [h.path for h in hits[:2]] == ["src/shop/cart.py", "tests/test_cart.py"]
 
 
+def test_the_names_of_a_reports_title_weigh_more(shop):
+    """An issue's title says what it is about: a name it gives weighs more than one of the body."""
+    con, _ = shop
+    report = (
+        "`finalize_total` counts the discount twice\n\n"
+        + REPORT.split("\n", 1)[1]
+        + "\nAlso `add_item` is slow.\n"
+    )
+    q = analyze(con, report)
+    keys, syms = dict(q.name_keys), {s.key: s.strength for s in q.symbols}
+    assert q.long
+    assert keys["finalizetotal"] > keys["additem"]
+    assert syms["finalizetotal"] > syms["additem"]
+
+
 def test_the_functions_stage_only_reorders(shop):
     con, root = shop
     off = override(DEFAULT_RANKING, {"functions.files": 0})

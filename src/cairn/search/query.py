@@ -243,6 +243,14 @@ def _analyze(
         where = long_query.regions(text)
         q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
         _reweigh(q.terms, where, r.long)
+        if r.long.title_names != 1.0:  # the names the title gives: what it is about
+            title = next((x for x in text.splitlines() if x.strip()), "")[:300]
+            keys = {k for k, _ in _name_keys(title, r)}
+            syms = {s.key for s in _symbols(title, r)}
+            q.name_keys = [(k, v * r.long.title_names if k in keys else v) for k, v in q.name_keys]
+            q.symbols = [
+                replace(s, strength=s.strength * r.long.title_names) if s.key in syms else s for s in q.symbols
+            ]
         q.text, q.long = text, True
         return q
     if r.abbreviations:
