@@ -187,9 +187,7 @@ def test_the_names_of_a_reports_title_weigh_more(shop):
     """An issue's title says what it is about: a name it gives weighs more than one of the body."""
     con, _ = shop
     report = (
-        "`finalize_total` counts the discount twice\n\n"
-        + REPORT.split("\n", 1)[1]
-        + "\nAlso `add_item` is slow.\n"
+        "`finalize_total` counts the discount twice\n\n" + REPORT.split("\n", 1)[1] + "\nAlso `add_item` is slow.\n"
     )
     q = analyze(con, report)
     keys, syms = dict(q.name_keys), {s.key: s.strength for s in q.symbols}

@@ -47,6 +47,7 @@ class Evidence:
     tested: dict[int, float] = field(default_factory=dict)
     why: dict[tuple[str, int], str] = field(default_factory=dict)
     defs: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
+    framed: set[int] = field(default_factory=set)  # every project file of the stack, kept in `trace` or not
 
 
 def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) -> Evidence:
@@ -122,6 +123,7 @@ def _trace(con: sqlite3.Connection, frames: list[Frame], r: Bugs, ev: Evidence) 
             seen_paths[f.path] = resolve(con, f.path)
         found = seen_paths[f.path]
         for fid, path, shared in found:
+            ev.framed.add(fid)
             if fid not in place:
                 place[fid] = len(place)
             w = r.frame_decay ** place[fid] / len(found)

@@ -200,18 +200,26 @@ def _mentioned(req: Request) -> dict[int, float]:
     """The files the prompt names; a report's test files are left to the `tested` channel, which
     puts the code they test first (bug_evidence.py)."""
     mentions = req.sig.mentions
-    if not (mentions and req.q.long and req.ranking.terms.long.tests_tested):
+    long = req.ranking.terms.long
+    if not (mentions and req.q.long and (long.tests_tested or long.frames_traced)):
         return mentions
-    rows = req.con.execute(
-        f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(mentions))})", list(mentions)
-    )
-    tests = {fid for fid, path, kind, lang in rows if roles.role(path, kind, lang) == roles.TEST}
-    return {f: w for f, w in mentions.items() if f not in tests}
+    out = mentions
+    if long.frames_traced:  # a stack's files: the trace channel orders them, innermost first
+        framed = _bug_evidence(req).framed
+        out = {f: w for f, w in out.items() if f not in framed}
+    if long.tests_tested and out:
+        rows = req.con.execute(
+            f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(out))})", list(out)
+        )
+        tests = {fid for fid, path, kind, lang in rows if roles.role(path, kind, lang) == roles.TEST}
+        out = {f: w for f, w in out.items() if f not in tests}
+    return out
 
 
 def _explain_mentions(req: Request, hits: list[Hit]) -> None:
+    shown = _mentioned(req) if req.q.long else req.sig.mentions
     for h in hits:
-        if h.file_id in req.sig.mention_why:
+        if h.file_id in req.sig.mention_why and h.file_id in shown:
             h.why.append(req.sig.mention_why[h.file_id])
 
 
