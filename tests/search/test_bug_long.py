@@ -12,7 +12,7 @@ from cairn.search import long_query
 from cairn.search.engine import search_code
 from cairn.search.query import analyze
 from cairn.search.ranking import DEFAULT_RANKING, override
-from helpers import indexed_repo
+from helpers import indexed_repo, search_fresh
 
 FILES = {
     "src/shop/__init__.py": "",
@@ -144,7 +144,6 @@ def test_a_pasted_environment_does_not_lead_to_the_version_module(tmp_path):
         "'shop compiled': False, 'install path': sys.prefix, 'python version': sys.version, "
         "'platform': platform.platform(), 'optional deps installed': []}\n"
     )
-    con, root = indexed_repo(tmp_path / "shop", files)
     report = (
         "Cart total counted twice after merging carts\n\n```\n             shop version: 1.2.3\n"
         "            shop compiled: True\n                 install path: /usr/lib/python3.8/site-packages/shop\n"
@@ -155,8 +154,7 @@ def test_a_pasted_environment_does_not_lead_to_the_version_module(tmp_path):
         "wrong after the merge. I expected every item of the cart to count once in the total.\n\n"
         "```py\ncart.merge_carts(other)\nprint(cart.finalize_total(coupon))\n```\n"
     )
-    hits, q = search_code(con, report, root=root)
-    con.close()
+    hits, q = search_fresh(tmp_path / "shop", files, report)
     assert q.long
     assert hits[0].path == "src/shop/cart.py"
     assert "src/shop/version.py" not in [h.path for h in hits[:3]]
@@ -169,7 +167,6 @@ def test_a_report_naming_a_test_file_leads_to_the_code_it_tests(tmp_path):
         "from shop.cart import Cart\n\n\ndef test_merge_carts():\n    cart = Cart()\n    other = Cart()\n"
         "    cart.merge_carts(other)\n    assert cart.finalize_total(None) == 0\n"
     )
-    con, root = indexed_repo(tmp_path / "shop", files)
     report = (
         "test_cart.py fails after merging carts\n\nRunning `pytest tests/test_cart.py` fails in "
         "`test_merge_carts`: the total of a merged cart counts each item twice, so the order total is wrong "
@@ -177,8 +174,7 @@ def test_a_report_naming_a_test_file_leads_to_the_code_it_tests(tmp_path):
         "computed and the discount to be taken once.\n\n```py\ncart.merge_carts(other)\n"
         "assert cart.finalize_total(None) == 0\n```\n"
     )
-    hits, q = search_code(con, report, root=root)
-    con.close()
+    hits, q = search_fresh(tmp_path / "shop", files, report)
     assert q.long
     assert [h.path for h in hits[:2]] == ["src/shop/cart.py", "tests/test_cart.py"]
 
@@ -194,6 +190,8 @@ def test_the_names_of_a_reports_title_weigh_more(shop):
     assert q.long
     assert keys["finalizetotal"] > keys["additem"]
     assert syms["finalizetotal"] > syms["additem"]
+    assert long_query.title("Cart total wrong\n\nWhen the cart...") == "Cart total wrong"
+    assert long_query.title(" ".join(["word"] * 80)) == ""  # a prompt of one long line has no title
 
 
 def test_the_functions_stage_only_reorders(shop):
@@ -215,13 +213,11 @@ def test_a_report_lists_the_best_functions_of_the_best_files(tmp_path):
         for i in range(8)
     )
     files["src/shop/coupon.py"] = "def coupon_discount(coupon):\n    return coupon.discount * 2\n"
-    con, root = indexed_repo(tmp_path / "shop", files)
     report = REPORT + (
         "\nThe discount comes from `coupon_discount` in the coupon module, counted twice. The helpers run "
         "first:\n\n```py\n" + "\n".join(f"cart.cart_helper_{i}()" for i in range(6)) + "\n```\n"
     )
-    hits, q = search_code(con, report, root=root)
-    con.close()
+    hits, q = search_fresh(tmp_path / "shop", files, report)
     assert q.long and hits[0].path == "src/shop/cart.py"
     assert all(len(h.symbols) <= 3 for h in hits)
     pairs = [(h.path, s) for h in hits for s in h.symbols]

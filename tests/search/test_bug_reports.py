@@ -10,7 +10,7 @@ import pytest
 
 from cairn.search.engine import search_code
 from cairn.search.ranking import DEFAULT_RANKING, override
-from helpers import indexed_repo
+from helpers import indexed_repo, search_fresh
 
 FILES = {
     "src/shop/__init__.py": "",
@@ -67,7 +67,6 @@ def test_a_long_reports_stack_is_no_path_it_names_the_callee_it_blames_can_come_
         "import json\n\n\ndef parse_order(text):\n    if not text.strip():\n        return ()\n"
         "    data = json.loads(text)\n    return data['qty'], data['price']\n"
     )
-    con, root = indexed_repo(tmp_path / "shop", files)
     report = (
         "The CLI crashes on an empty order\n\n"
         "When I run the command line on an empty order text, it crashes with a ValueError instead of telling me "
@@ -77,10 +76,8 @@ def test_a_long_reports_stack_is_no_path_it_names_the_callee_it_blames_can_come_
         '  File "/home/bob/venv/lib/python3.12/site-packages/shop/cli.py", line 5, in main\n'
         "    qty, price = parse_order(argv[1])\nValueError: not enough values to unpack (expected 2, got 0)\n```\n"
     )
-    hits, q = search_code(con, report, root=root)
-    con.close()
-    assert q.long
-    assert [h.path for h in hits[:2]] == ["shop/parser.py", "shop/cli.py"]
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long and [h.path for h in hits[:2]] == ["shop/parser.py", "shop/cli.py"]
     assert "in the traceback: shop/cli.py:5 in main()" in hits[1].why
     assert not any(w.startswith("named in the prompt") for w in hits[1].why)
 

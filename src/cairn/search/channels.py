@@ -58,6 +58,7 @@ class RoleWeights:
         self.depth = ranking.fusion.depth * 3
         self.named = named  # files the request names ("update the ReleaseNotes"): never weighed down
         self.named_roles: frozenset[str] | None = None  # ...only those of these roles (a report: source)
+        self.named_paths: set[int] | frozenset[int] = frozenset()  # ...or given by their path, tests aside
         self.known: dict[int, float] = {}
         self.roles = for_index(con).roles
 
@@ -77,7 +78,9 @@ class RoleWeights:
             f = 1.0 if fid in self.nodes else self.factors[role]
             if log and fid not in self.nodes:  # a record named by its date (rfcs/2021-06-29-x.md) is no log
                 f *= max(self.log_factor, self.changelog_factor) if changelog else self.log_factor
-            named = fid in self.named and (self.named_roles is None or role in self.named_roles)
+            named = fid in self.named and (
+                self.named_roles is None or role in self.named_roles or (fid in self.named_paths and role != roles.TEST)
+            )
             self.known[fid] = max(f, 1.0) if named else f
         return self.known[fid]
 

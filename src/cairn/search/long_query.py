@@ -54,6 +54,16 @@ class Regions:
     quoted: set[str]
 
 
+MAX_TITLE_WORDS = 25
+
+
+def title(text: str) -> str:
+    """A report's title: its first line when a short one (MAX_TITLE_WORDS) with more text after it
+    ('' for a prompt of one long line: none of its lines says what it is about more than the others)."""
+    head, _, rest = text[:MAX_CHARS].strip().partition("\n")
+    return head if rest.strip() and len(head.split()) <= MAX_TITLE_WORDS else ""
+
+
 def is_long(text: str, r: LongQuery) -> bool:
     """A report: `r.min_words` words or more (counted up to that many: a 200 KB log costs nothing) that
     write something as code (a fenced block, `inline code`, a traceback, an error line). A long prompt
