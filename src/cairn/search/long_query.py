@@ -154,7 +154,7 @@ def _norm(line: str) -> str:
 
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]\s*)?\[[ xX]\]\s")
 _ENV_LINE = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z][\w .()/+-]{0,40}?)\s*:\s+(\S.{0,300})$")
-_VERSIONISH = re.compile(r"\d+\.\d+")
+_VERSIONISH = re.compile(r"\d\.\d")  # a version (1.8.2, 3.9): linear, no run of digits retried
 _ENV_VALUE = re.compile(
     r"(?i)^(?:none|true|false|yes|no|unknown|n/a|[/~\[]|[a-z]:\\|linux|darwin|mac|win|ubuntu|debian|x86|arm)"
 )
