@@ -275,3 +275,19 @@ def _defining(con: sqlite3.Connection, name: str) -> list[tuple[int, str, int]]:
         "SELECT f.id, f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? LIMIT 4", (name,)
     ).fetchall()
     return [(fid, path, 0) for fid, path in rows] if len(rows) <= 3 else []
+
+
+def without_report_files(
+    con: sqlite3.Connection, mentions: dict[int, float], ev: Evidence, frames: bool, tests: bool
+) -> dict[int, float]:
+    """The files a report names, without those its own channels rank: its stack's files (`trace`,
+    innermost first: a frame is no path the reporter chose to name) and its test files (`tested`, which
+    puts the code they test first)."""
+    out = {f: w for f, w in mentions.items() if f not in ev.framed} if frames else dict(mentions)
+    if tests and out:
+        rows = con.execute(
+            f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(out))})", list(out)
+        )
+        test_ids = {fid for fid, path, kind, lang in rows if roles.role(path, kind, lang) == roles.TEST}
+        out = {f: w for f, w in out.items() if f not in test_ids}
+    return out

@@ -200,23 +200,13 @@ def _mentions(req: Request) -> tuple[list[int], float]:
 
 
 def _mentioned(req: Request) -> dict[int, float]:
-    """The files the prompt names; a report's test files are left to the `tested` channel, which
-    puts the code they test first (bug_evidence.py)."""
-    mentions = req.sig.mentions
+    """The files the prompt names; a report's stack and test files are left to its own channels."""
     long = req.ranking.terms.long
-    if not (mentions and req.q.long and (long.tests_tested or long.frames_traced)):
-        return mentions
-    out = mentions
-    if long.frames_traced:  # a stack's files: the trace channel orders them, innermost first
-        framed = _bug_evidence(req).framed
-        out = {f: w for f, w in out.items() if f not in framed}
-    if long.tests_tested and out:
-        rows = req.con.execute(
-            f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(out))})", list(out)
-        )
-        tests = {fid for fid, path, kind, lang in rows if roles.role(path, kind, lang) == roles.TEST}
-        out = {f: w for f, w in out.items() if f not in tests}
-    return out
+    if not (req.sig.mentions and req.q.long and (long.tests_tested or long.frames_traced)):
+        return req.sig.mentions
+    from cairn.search.bug_evidence import without_report_files
+
+    return without_report_files(req.con, req.sig.mentions, _bug_evidence(req), long.frames_traced, long.tests_tested)
 
 
 def _explain_mentions(req: Request, hits: list[Hit]) -> None:
