@@ -68,6 +68,17 @@ def indexed_repo(root: Path, files: dict[str, str | bytes]):  # noqa: ANN201 - (
     return open_index(project), root
 
 
+def search_fresh(root: Path, files: dict[str, str | bytes], text: str):  # noqa: ANN201 - (list[Hit], Query)
+    """`text` searched (search_code, the tree at hand) in a fresh indexed repository of `files`."""
+    from cairn.search.engine import search_code
+
+    con, root = indexed_repo(root, files)
+    try:
+        return search_code(con, text, root=root)
+    finally:
+        con.close()
+
+
 def indexed_paths(project) -> set[str]:  # noqa: ANN001 - a cairn Project
     """The paths the project's code index holds now."""
     from cairn.codemap.index_db import open_index

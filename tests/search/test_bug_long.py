@@ -12,7 +12,7 @@ from cairn.search import long_query
 from cairn.search.engine import search_code
 from cairn.search.query import analyze
 from cairn.search.ranking import DEFAULT_RANKING, override
-from helpers import indexed_repo
+from helpers import indexed_repo, search_fresh
 
 FILES = {
     "src/shop/__init__.py": "",
@@ -99,19 +99,129 @@ def test_the_lines_a_report_kept_from_the_issue_template_leave_it(shop):
     assert "finalize_total" in kept and "install path" in kept  # the reporter's own lines stay
     _, q = search_code(con, REPORT, root=root)
     assert "versioninfo" not in {t.text for t in q.terms}
-    off = override(DEFAULT_RANKING, {"terms.long.template": False})
+    off = override(DEFAULT_RANKING, {"terms.long.template": False, "terms.long.boilerplate": False})
     _, q = search_code(con, REPORT, root=root, ranking=off)
     assert "versioninfo" in {t.text for t in q.terms}
+
+
+SHOW_VERSIONS = (
+    "INSTALLED VERSIONS\n------------------\ncommit: None\npython: 3.7.3 (default, Mar 27 2019, 22:11:17)\n"
+    "[GCC 7.3.0]\npython-bits: 64\nOS: Linux\nOS-release: 4.15.0-52-generic\nmachine: x86_64\n"
+    "LANG: en_US.UTF-8\n\nshop: 0.12.1\npandas: 0.24.2\n"
+)
+
+
+def test_checklists_and_pasted_environments_leave_a_report():
+    text = (
+        "The total is wrong\n\n- [x] I searched for similar issues\n* [ ] I read the guide\n\n"
+        'Traceback (most recent call last):\n  File "src/shop/cart.py", line 3, in finalize_total\n'
+        "ValueError: bad total 1.5\nExpected: 1.5\n\n" + SHOW_VERSIONS + "\nSystem:\n    python: 3.9.1\n"
+        "executable: /home/x/bin/python\n   machine: Linux-5.4-x86_64\n\nPython dependencies:\n       pip: 19.1.1\n"
+        "   shop: 0.22.dev0\n\nThe end."
+    )
+    kept = long_query.without_boilerplate(text)
+    for gone in ("searched", "read the guide", "INSTALLED", "python-bits", "pandas", "en_US", "executable", "pip:"):
+        assert gone not in kept, gone
+    for stays in (
+        "The total is wrong",
+        "Traceback (most recent",
+        "finalize_total",
+        "ValueError: bad total 1.5",
+        "Expected: 1.5",
+        "The end.",
+    ):
+        assert stays in kept, stays
+    assert long_query.without_boilerplate("a: 1.2\nb: 2.3\nsome prose") == "a: 1.2\nb: 2.3\nsome prose"  # two lines
+
+
+def test_a_pasted_environment_does_not_lead_to_the_version_module(tmp_path):
+    """The output of the project's own version command (no template says so) names its version module;
+    the report's bug is elsewhere."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/version.py"] = (
+        "import platform, sys\n\n\ndef version_info():\n    # shop version, shop compiled, install path,\n"
+        "    # python version, platform, optional deps installed\n    return {'shop version': '1.2', "
+        "'shop compiled': False, 'install path': sys.prefix, 'python version': sys.version, "
+        "'platform': platform.platform(), 'optional deps installed': []}\n"
+    )
+    report = (
+        "Cart total counted twice after merging carts\n\n```\n             shop version: 1.2.3\n"
+        "            shop compiled: True\n                 install path: /usr/lib/python3.8/site-packages/shop\n"
+        "               python version: 3.8.12 (default, Oct 12 2021)  [GCC 10.2.1]\n"
+        "                     platform: Linux-5.13.0-28-generic-x86_64-with-glibc2.2.5\n"
+        "     optional deps. installed: ['typing-extensions']\n```\n\n"
+        "When two carts are merged the item quantity is counted twice in the total, so the order total is "
+        "wrong after the merge. I expected every item of the cart to count once in the total.\n\n"
+        "```py\ncart.merge_carts(other)\nprint(cart.finalize_total(coupon))\n```\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long
+    assert hits[0].path == "src/shop/cart.py"
+    assert "src/shop/version.py" not in [h.path for h in hits[:3]]
+
+
+def test_a_report_naming_a_test_file_leads_to_the_code_it_tests(tmp_path):
+    """`test_cart.py` fails: the fix is in cart.py, not in the test a report names."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["tests/test_cart.py"] = (
+        "from shop.cart import Cart\n\n\ndef test_merge_carts():\n    cart = Cart()\n    other = Cart()\n"
+        "    cart.merge_carts(other)\n    assert cart.finalize_total(None) == 0\n"
+    )
+    report = (
+        "test_cart.py fails after merging carts\n\nRunning `pytest tests/test_cart.py` fails in "
+        "`test_merge_carts`: the total of a merged cart counts each item twice, so the order total is wrong "
+        "and the assertion fails. I expected the merged cart to count every item once when the total is "
+        "computed and the discount to be taken once.\n\n```py\ncart.merge_carts(other)\n"
+        "assert cart.finalize_total(None) == 0\n```\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long
+    assert [h.path for h in hits[:2]] == ["src/shop/cart.py", "tests/test_cart.py"]
+
+
+def test_the_names_of_a_reports_title_weigh_more(shop):
+    """An issue's title says what it is about: a name it gives weighs more than one of the body."""
+    con, _ = shop
+    report = (
+        "`finalize_total` counts the discount twice\n\n" + REPORT.split("\n", 1)[1] + "\nAlso `add_item` is slow.\n"
+    )
+    q = analyze(con, report)
+    keys, syms = dict(q.name_keys), {s.key: s.strength for s in q.symbols}
+    assert q.long
+    assert keys["finalizetotal"] > keys["additem"]
+    assert syms["finalizetotal"] > syms["additem"]
+    assert long_query.title("Cart total wrong\n\nWhen the cart...") == "Cart total wrong"
+    assert long_query.title(" ".join(["word"] * 80)) == ""  # a prompt of one long line has no title
 
 
 def test_the_functions_stage_only_reorders(shop):
     con, root = shop
     off = override(DEFAULT_RANKING, {"functions.files": 0})
-    hits, _ = search_code(con, REPORT, root=root)
+    hits, _ = search_code(con, REPORT, root=root, ranking=override(DEFAULT_RANKING, {"functions.shown": 0}))
     before, _ = search_code(con, REPORT, root=root, ranking=off)
     assert [h.path for h in hits] == [h.path for h in before]
     for h, b in zip(hits, before, strict=True):
         assert set(b.symbols) <= set(h.symbols)
+
+
+def test_a_report_lists_the_best_functions_of_the_best_files(tmp_path):
+    """Each hit of a report lists its best few definitions (as many as the text output shows), so the
+    second file's function the report names comes before the first file's tenth definition."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/cart.py"] += "".join(
+        f"\n    def cart_helper_{i}(self):\n        # the cart total helper {i}\n        return self.items\n"
+        for i in range(8)
+    )
+    files["src/shop/coupon.py"] = "def coupon_discount(coupon):\n    return coupon.discount * 2\n"
+    report = REPORT + (
+        "\nThe discount comes from `coupon_discount` in the coupon module, counted twice. The helpers run "
+        "first:\n\n```py\n" + "\n".join(f"cart.cart_helper_{i}()" for i in range(6)) + "\n```\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long and hits[0].path == "src/shop/cart.py"
+    assert all(len(h.symbols) <= 3 for h in hits)
+    pairs = [(h.path, s) for h in hits for s in h.symbols]
+    assert ("src/shop/coupon.py", "coupon_discount") in pairs[:5]
 
 
 def test_scrub_keeps_the_package_part_of_a_path_and_drops_numbers():
@@ -122,6 +232,7 @@ def test_scrub_keeps_the_package_part_of_a_path_and_drops_numbers():
     ]
     assert long_query.scrub(r"at C:\Users\bob\work\shop\src\cli.py v1.8.2").split() == ["at", "src/cli.py"]
     assert long_query.scrub("see src/shop/cart.py") == "see src/shop/cart.py"  # the project's own path
+    assert long_query.scrub("#!/usr/bin/env python\n#! /bin/sh").split() == ["python"]  # an interpreter line
 
 
 @pytest.mark.parametrize(

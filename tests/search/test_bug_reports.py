@@ -10,7 +10,7 @@ import pytest
 
 from cairn.search.engine import search_code
 from cairn.search.ranking import DEFAULT_RANKING, override
-from helpers import indexed_repo
+from helpers import indexed_repo, search_fresh
 
 FILES = {
     "src/shop/__init__.py": "",
@@ -53,6 +53,33 @@ def test_a_traceback_from_another_machine_leads_to_the_frame_and_its_function(sh
     assert hits[0].path == "src/shop/parser.py"
     assert hits[0].symbols[0] == "parse_order"
     assert "in the traceback: src/shop/parser.py:6 in parse_order()" in hits[0].why
+
+
+def test_a_long_reports_stack_is_no_path_it_names_the_callee_it_blames_can_come_first(tmp_path):
+    """The innermost frame unpacks what `parse_order` returned, and the report blames `parse_order`:
+    the stack's file is ranked by the trace channel, not as a path the reporter chose to name."""
+    files = {k.replace("src/shop/", "shop/"): v for k, v in FILES.items()}
+    files["shop/cli.py"] = (
+        "from shop.parser import parse_order\n\n\ndef main(argv):\n    qty, price = parse_order(argv[1])\n"
+        "    return qty * price\n"
+    )
+    files["shop/parser.py"] = (
+        "import json\n\n\ndef parse_order(text):\n    if not text.strip():\n        return ()\n"
+        "    data = json.loads(text)\n    return data['qty'], data['price']\n"
+    )
+    report = (
+        "The CLI crashes on an empty order\n\n"
+        "When I run the command line on an empty order text, it crashes with a ValueError instead of telling me "
+        "the order is empty. `parse_order` returns an empty tuple for an empty text, but its callers always "
+        "expect the quantity and the price back, so I think it should raise a clear error itself.\n\n"
+        "```\nTraceback (most recent call last):\n"
+        '  File "/home/bob/venv/lib/python3.12/site-packages/shop/cli.py", line 5, in main\n'
+        "    qty, price = parse_order(argv[1])\nValueError: not enough values to unpack (expected 2, got 0)\n```\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long and [h.path for h in hits[:2]] == ["shop/parser.py", "shop/cli.py"]
+    assert "in the traceback: shop/cli.py:5 in main()" in hits[1].why
+    assert not any(w.startswith("named in the prompt") for w in hits[1].why)
 
 
 def test_a_java_frame_names_its_file_by_its_class(shop):

@@ -47,6 +47,7 @@ class Evidence:
     tested: dict[int, float] = field(default_factory=dict)
     why: dict[tuple[str, int], str] = field(default_factory=dict)
     defs: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
+    framed: set[int] = field(default_factory=set)  # every project file of the stack, kept in `trace` or not
 
 
 def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) -> Evidence:
@@ -122,6 +123,7 @@ def _trace(con: sqlite3.Connection, frames: list[Frame], r: Bugs, ev: Evidence) 
             seen_paths[f.path] = resolve(con, f.path)
         found = seen_paths[f.path]
         for fid, path, shared in found:
+            ev.framed.add(fid)
             if fid not in place:
                 place[fid] = len(place)
             w = r.frame_decay ** place[fid] / len(found)
@@ -259,7 +261,10 @@ def _tested(con: sqlite3.Connection, tests: list[tuple[str, str]], r: Bugs, ev: 
                 ev.why[("tested", fid)] = f"the failing test {name or fpath}"
     if not test_files:
         return
-    for fid, w in counterparts(con, test_files, set(), r.away).items():
+    tested = counterparts(con, test_files, set(), r.away)
+    top = max(tested.values(), default=1.0)  # the tested file in another folder (`src/` for `tests/`) still first
+    for fid, w in tested.items():
+        w /= top
         if w > ev.tested.get(fid, 0.0):
             ev.tested[fid] = w
             ev.why[("tested", fid)] = "exercised by the failing test"
@@ -270,3 +275,19 @@ def _defining(con: sqlite3.Connection, name: str) -> list[tuple[int, str, int]]:
         "SELECT f.id, f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? LIMIT 4", (name,)
     ).fetchall()
     return [(fid, path, 0) for fid, path in rows] if len(rows) <= 3 else []
+
+
+def without_report_files(
+    con: sqlite3.Connection, mentions: dict[int, float], ev: Evidence, frames: bool, tests: bool
+) -> dict[int, float]:
+    """The files a report names, without those its own channels rank: its stack's files (`trace`,
+    innermost first: a frame is no path the reporter chose to name) and its test files (`tested`, which
+    puts the code they test first)."""
+    out = {f: w for f, w in mentions.items() if f not in ev.framed} if frames else dict(mentions)
+    if tests and out:
+        rows = con.execute(
+            f"SELECT id, path, kind, lang FROM files WHERE id IN ({','.join('?' * len(out))})", list(out)
+        )
+        test_ids = {fid for fid, path, kind, lang in rows if roles.role(path, kind, lang) == roles.TEST}
+        out = {f: w for f, w in out.items() if f not in test_ids}
+    return out

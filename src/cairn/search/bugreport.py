@@ -56,8 +56,9 @@ class Report:
         return bool(self.frames or self.tests or self.messages)
 
 
-def parse(text: str) -> Report:
-    """The frames, failing tests and error messages of a pasted report (empty for a plain request)."""
+def parse(text: str, test_files: bool = False) -> Report:
+    """The frames, failing tests and error messages of a pasted report (empty for a plain request);
+    with `test_files` (a long report), the test files it names count as failing tests."""
     rep = Report()
     if not text:
         return rep
@@ -72,7 +73,7 @@ def parse(text: str) -> Report:
         frame = _python(line) or _at_frame(line) or _token_frame(line, lines, i)
         if frame is not None:
             raw.append((frame.fmt, frame))
-        _test_ids(line, rep)
+        _test_ids(line, rep, test_files)
         if len(rep.messages) < MAX_MESSAGES:
             msg = _message(line)
             if msg and msg not in rep.messages:
@@ -198,8 +199,21 @@ def _int(s: str) -> int:
     return int(s) if s.isdigit() and len(s) < 8 else 0
 
 
-def _test_ids(line: str, rep: Report) -> None:
-    """pytest node ids (`FAILED tests/test_x.py::TestA::test_b[1]`) and Go's `--- FAIL: TestX (0.01s)`."""
+_TEST_FILE = re.compile(
+    r"(?:^|/)(?:test_\w+\.py|\w+_test\.(?:py|go|rb|rs|exs?)|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?|"
+    r"\w+(?:Test|Tests|Spec)\.(?:java|kt|cs|scala|swift)|\w+_spec\.rb)$"
+)
+
+
+def _test_ids(line: str, rep: Report, test_files: bool) -> None:
+    """pytest node ids (`FAILED tests/test_x.py::TestA::test_b[1]`), Go's `--- FAIL: TestX (0.01s)` and
+    the test files a report names (`test_pretty.py fails`, "add this to gin_integration_test.go")."""
+    low = line.lower() if test_files else ""
+    if ("test" in low or "spec" in low) and len(rep.tests) < 20:
+        for tok in line.split():
+            tok = tok.strip(_STRIP + ".:!?")
+            if "::" not in tok and _TEST_FILE.search(tok) and (tok, "") not in rep.tests:
+                rep.tests.append((tok, ""))
     if line.startswith("--- FAIL: "):
         name = line[10:].split(" ", 1)[0].split("/", 1)[0]
         if name.isidentifier() and (name, "") not in rep.tests:

@@ -57,6 +57,8 @@ class RoleWeights:
         self.changelog_factor, self.in_channels = ranking.roles.changelog_factor, ranking.roles.in_channels
         self.depth = ranking.fusion.depth * 3
         self.named = named  # files the request names ("update the ReleaseNotes"): never weighed down
+        self.named_roles: frozenset[str] | None = None  # ...only those of these roles (a report: source)
+        self.named_paths: set[int] | frozenset[int] = frozenset()  # ...or given by their path, tests aside
         self.known: dict[int, float] = {}
         self.roles = for_index(con).roles
 
@@ -76,7 +78,10 @@ class RoleWeights:
             f = 1.0 if fid in self.nodes else self.factors[role]
             if log and fid not in self.nodes:  # a record named by its date (rfcs/2021-06-29-x.md) is no log
                 f *= max(self.log_factor, self.changelog_factor) if changelog else self.log_factor
-            self.known[fid] = max(f, 1.0) if fid in self.named else f
+            named = fid in self.named and (
+                self.named_roles is None or role in self.named_roles or (fid in self.named_paths and role != roles.TEST)
+            )
+            self.known[fid] = max(f, 1.0) if named else f
         return self.known[fid]
 
     def __call__(self, scores: dict[int, float]) -> dict[int, float]:
@@ -186,17 +191,28 @@ def _path(req: Request) -> tuple[list[int], float]:
 
 def _mention_paths(req: Request) -> tuple[list[int], float]:
     least = req.ranking.fusion.path_mention
-    return ranked({f: w for f, w in req.sig.mentions.items() if w >= least}), 1.0
+    return ranked({f: w for f, w in _mentioned(req).items() if w >= least}), 1.0
 
 
 def _mentions(req: Request) -> tuple[list[int], float]:
     least = req.ranking.fusion.path_mention
-    return ranked({f: w for f, w in req.sig.mentions.items() if w < least}), 1.0
+    return ranked({f: w for f, w in _mentioned(req).items() if w < least}), 1.0
+
+
+def _mentioned(req: Request) -> dict[int, float]:
+    """The files the prompt names; a report's stack and test files are left to its own channels."""
+    long = req.ranking.terms.long
+    if not (req.sig.mentions and req.q.long and (long.tests_tested or long.frames_traced)):
+        return req.sig.mentions
+    from cairn.search.bug_evidence import without_report_files
+
+    return without_report_files(req.con, req.sig.mentions, _bug_evidence(req), long.frames_traced, long.tests_tested)
 
 
 def _explain_mentions(req: Request, hits: list[Hit]) -> None:
+    shown = _mentioned(req) if req.q.long else req.sig.mentions
     for h in hits:
-        if h.file_id in req.sig.mention_why:
+        if h.file_id in req.sig.mention_why and h.file_id in shown:
             h.why.append(req.sig.mention_why[h.file_id])
 
 
@@ -270,7 +286,7 @@ def _bug_evidence(req: Request) -> Evidence:
         from cairn.search.bug_evidence import Evidence, gather
         from cairn.search.bugreport import parse
 
-        report = parse(req.text)
+        report = parse(req.text, test_files=req.q.long and req.ranking.terms.long.tests_tested)
         req.bug = gather(req.con, req.root, report, req.ranking.bugs) if report else Evidence()
     return req.bug
 

@@ -178,11 +178,12 @@ def _first_stage(
     from cairn.search.session_signals import build_signals, without_urls
 
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
-    if root is not None and ranking.terms.long.template and is_long(words, ranking.terms.long):
-        from cairn.search.long_query import without_template
+    report = is_long(words, ranking.terms.long)
+    if report:  # without its template's lines and boilerplate
+        from cairn.search.long_query import report_body
 
-        words = without_template(words, root)  # a report's lines kept from the issue template
-    q = analyze(con, words, terms, ranking.terms)
+        words = report_body(words, root, ranking.terms.long)
+    q = analyze(con, words, terms, ranking.terms, report)
     r = ranking.roles
     ahead = ask_ahead(con, q.main, q.expansion, r=ranking.text)  # the text channel's common terms, meanwhile
     try:  # every channel that does not need the text channel's scores first, the helper's queries meanwhile
@@ -196,6 +197,9 @@ def _first_stage(
         weigh = RoleWeights(
             con, roles.role_factors(q.text, _prose_share(con), r, q.long), nodes, log_factor, ranking, named
         )
+        if q.long and ranking.terms.long.named_source:  # a report names its tests and docs too
+            weigh.named_roles = frozenset({roles.SOURCE})
+            weigh.named_paths = set(sig.mentions) | set(tool[0])  # a doc or a config given by its path or tool
         req = Request(con, root, text, words, q, sig, ranking, weigh, tool, dict(seed_files or {}))
         done = {ch.name: ch.run(req) for ch in FIRST if ch.name not in RUN_LAST}
         done.update((ch.name, ch.run(req)) for ch in FIRST if ch.name in RUN_LAST)

@@ -13,7 +13,9 @@ report's own evidence, and lists those with evidence first:
   lines: only the innermost definitions (a class holding the matching method would take its words).
 
 Whole-body BM25 inside a file was tried before and lost (docs/benchmarks-log/2026-12-07.md); this
-counts only what the report writes as code. Definitions without evidence keep their order after.
+counts only what the report writes as code. Definitions without evidence keep their order after, and
+a hit lists `FunctionRank.shown` of them (the text output shows as many): a report's answer reads as
+the best functions of the best files, not every definition of the first file first.
 """
 
 from __future__ import annotations
@@ -74,6 +76,9 @@ def rank_functions(
             if (line, end) not in h.lines:
                 h.lines.insert(0, (line, end))
                 h.snippets.insert(0, (line, end, sig))
+    if r.shown:  # each hit its best few definitions, as the text output shows them: the next hit's come next
+        for h in hits:
+            del h.symbols[r.shown :]
 
 
 def _leaf(defs: list[sqlite3.Row], i: int) -> bool:

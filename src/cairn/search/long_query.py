@@ -37,6 +37,7 @@ MAX_CHARS = 100_000  # a pasted log longer than this is read from its start only
 _WORDS = re.compile(r"\S+")
 _TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;]+")  # a path's candidate: a run without space, quote or bracket
 _MARKERS = frozenset({"site-packages", "dist-packages", "node_modules", "vendor", ".venv", "venv", "gems"})
+_SHEBANG = re.compile(r"#! ?/\S{0,200}")  # a script's interpreter (`#!/usr/bin/env python`): no code of the project
 _NUMBER = re.compile(r"(?<![\w.])v?\d+(?:[.:]\d+)*(?![\w])")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE = re.compile(r"`([^`\n]{1,300})`")
@@ -51,6 +52,16 @@ class Regions:
 
     code: set[str]
     quoted: set[str]
+
+
+MAX_TITLE_WORDS = 25
+
+
+def title(text: str) -> str:
+    """A report's title: its first line when a short one (MAX_TITLE_WORDS) with more text after it
+    ('' for a prompt of one long line: none of its lines says what it is about more than the others)."""
+    head, _, rest = text[:MAX_CHARS].strip().partition("\n")
+    return head if rest.strip() and len(head.split()) <= MAX_TITLE_WORDS else ""
 
 
 def is_long(text: str, r: LongQuery) -> bool:
@@ -79,6 +90,14 @@ _LINE_HEAD = re.compile(
     r"^[\s#>*+\-]*(?:\[[ xX]\]\s*)?(?:(?:label|description|placeholder|value|title|about|name)\s*:\s*[|>]?-?\s*)?"
 )
 MAX_TEMPLATE_BYTES = 64_000
+
+
+def report_body(text: str, root: Path | None, r: LongQuery) -> str:
+    """A report as searched: without its issue template's lines (with the tree at hand) and, with
+    `r.boilerplate`, its checklists and pasted environment."""
+    if root is not None and r.template:
+        text = without_template(text, root)
+    return without_boilerplate(text) if r.boilerplate else text
 
 
 def without_template(text: str, root: Path) -> str:
@@ -133,9 +152,76 @@ def _norm(line: str) -> str:
     return n if len(n) >= 12 else ""
 
 
+_CHECKBOX = re.compile(r"^\s*(?:[-*+]\s*)?\[[ xX]\]\s")
+_ENV_LINE = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z][\w .()/+-]{0,40}?)\s*:\s+(\S.{0,300})$")
+_VERSIONISH = re.compile(r"\d\.\d")  # a version (1.8.2, 3.9): linear, no run of digits retried
+_ENV_VALUE = re.compile(
+    r"(?i)^(?:none|true|false|yes|no|unknown|n/a|[/~\[]|[a-z]:\\|linux|darwin|mac|win|ubuntu|debian|x86|arm)"
+)
+_HEAD_LINE = re.compile(r"^\s*(?:[-=#*]{3,}|```\w*|~~~\w*|\$ .*|[^:]{0,200}:|[A-Z][A-Z ]{3,40})\s*$")
+MIN_ENV_LINES = 3  # `key: value` lines in a row, two of them versions: a pasted environment
+
+
+def without_boilerplate(text: str) -> str:
+    """The report without what every report of the project holds: checklist lines (`- [x] I have
+    searched the issues`) and pasted environment blocks (`pydantic version: 1.8.2`, `python: 3.9.1`,
+    `platform: Linux-5.13`, the output of the project's own `show_versions()`), with the lines that
+    introduce them (`Output of python -c "...version_info()":`). Their words name the project's
+    version module, not the bug. A block: `key: value` lines in a row, MIN_ENV_LINES of them and two
+    versions, or two lines and a version beside such a block (its next section)."""
+    lines = text[:MAX_CHARS].splitlines()
+    drop = [bool(_CHECKBOX.match(x)) for x in lines]
+    runs = _setting_runs(lines)
+    strong = [pairs >= MIN_ENV_LINES and versions >= 2 for _, _, pairs, versions in runs]
+    for n, (first, last, pairs, versions) in enumerate(runs):
+        near = (n > 0 and strong[n - 1]) or (n + 1 < len(runs) and strong[n + 1])
+        if not (strong[n] or (near and pairs >= 2 and versions >= 1)):
+            continue
+        k = first
+        for _ in range(3):  # the lines introducing the block: a heading, `Output of ...:`, a command
+            if k > 0 and (not lines[k - 1].strip() or _HEAD_LINE.match(lines[k - 1])):
+                k -= 1
+        for i in range(k, last + 1):
+            drop[i] = drop[i] or not _FENCE.match(lines[i])  # a fence stays: the code regions stay paired
+    if not any(drop):
+        return text
+    return "\n".join(x for x, d in zip(lines, drop, strict=True) if not d)
+
+
+def _setting_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
+    """(first, last line, `key: value` lines, versions among them) of each run of setting lines; a
+    run goes on over a value's continuation (`[GCC 7.3.0]`) and a heading, and ends at a blank line."""
+    runs: list[tuple[int, int, int, int]] = []
+    first = last = -1
+    pairs = versions = 0
+    for i, line in enumerate([*lines, ""]):
+        m = _ENV_LINE.match(line)
+        if m and _env_pair(m.group(1), m.group(2)):
+            if first < 0:
+                first = i
+            last, pairs, versions = i, pairs + 1, versions + bool(_VERSIONISH.search(m.group(2)))
+            continue
+        s = line.strip()
+        if first >= 0 and s and (s[:1] in "[(" or _HEAD_LINE.match(line)):
+            continue
+        if first >= 0:
+            runs.append((first, last, pairs, versions))
+        first, pairs, versions = -1, 0, 0
+    return runs
+
+
+def _env_pair(key: str, value: str) -> bool:
+    """`python: 3.9.1 (default, ...)`, `OS: Linux`, `byteorder: little`: a setting and its short value
+    (a version, a path, a platform, a word or two), not an error line (`ValueError: bad 1.5 value`)."""
+    word = key.strip().rsplit(".", 1)[-1].lower()
+    if word.endswith(("error", "exception", "warning")) or word in ("e", "error", "panic", "fatal", "note"):
+        return False
+    return bool(_VERSIONISH.search(value) or _ENV_VALUE.match(value)) or len(value.split()) <= 2
+
+
 def scrub(text: str) -> str:
     """The request without another machine's path prefixes and without numbers."""
-    text = _TOKEN.sub(_local_part, text[:MAX_CHARS])
+    text = _TOKEN.sub(_local_part, _SHEBANG.sub(" ", text[:MAX_CHARS]))
     return _NUMBER.sub(" ", text)
 
 

@@ -205,17 +205,22 @@ MAX_QUERIES = 1000  # analyzed requests a warm process keeps per index state
 
 
 def analyze(
-    con: sqlite3.Connection, text: str, extra_terms: list[str] | None = None, weights: Terms = DEFAULT_RANKING.terms
+    con: sqlite3.Connection,
+    text: str,
+    extra_terms: list[str] | None = None,
+    weights: Terms = DEFAULT_RANKING.terms,
+    report: bool = False,
 ) -> Query:
     """Turn a request (and the caller's related terms) into weighted terms and name keys. The
     short forms code gives to what the request says in full ("openid connect" -> `oidc`,
     text/abbreviations.py) count as related terms too. Memoized per index state (the prompt hook's
-    gate and its search analyze the same prompt): callers only read the Query."""
+    gate and its search analyze the same prompt): callers only read the Query. `report`: the caller
+    found the request long and report-shaped before it cut the report's boilerplate."""
     memo = for_index(con).table("queries", MAX_QUERIES)
-    key = (text, tuple(extra_terms) if extra_terms is not None else None, weights)
+    key = (text, tuple(extra_terms) if extra_terms is not None else None, weights, report)
     q = memo.get(key)
     if q is None:
-        q = memo[key] = _analyze(con, text, extra_terms, weights)
+        q = memo[key] = _analyze(con, text, extra_terms, weights, report)
     return q
 
 
@@ -229,13 +234,23 @@ def is_long(text: str, r: LongQuery) -> bool:
     return long_query.is_long(text, r)
 
 
-def _analyze(con: sqlite3.Connection, text: str, extra_terms: list[str] | None, r: Terms) -> Query:
-    if is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
+def _analyze(
+    con: sqlite3.Connection, text: str, extra_terms: list[str] | None, r: Terms, report: bool = False
+) -> Query:
+    if (report and r.long.min_words) or is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
         from cairn.search import long_query
 
         where = long_query.regions(text)
         q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
         _reweigh(q.terms, where, r.long)
+        title = long_query.title(text) if r.long.title_names != 1.0 else ""
+        if title:  # the names the issue's title gives: what it is about
+            keys = {k for k, _ in _name_keys(title, r)}
+            syms = {s.key for s in _symbols(title, r)}
+            q.name_keys = [(k, v * r.long.title_names if k in keys else v) for k, v in q.name_keys]
+            q.symbols = [
+                replace(s, strength=s.strength * r.long.title_names) if s.key in syms else s for s in q.symbols
+            ]
         q.text, q.long = text, True
         return q
     if r.abbreviations:

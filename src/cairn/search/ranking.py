@@ -109,8 +109,9 @@ class Roles:
 @dataclass(frozen=True)
 class LongQuery:
     """long_query.py: a long, report-shaped request (a pasted issue) weighs what it writes as code most.
-    Figures: bench/bugs (60 issues, Acc@1 / Acc@5 / fn@5, leave-one-repository-out), 0.452 / 0.758 / 0.496
-    with these values, 0.337 / 0.714 / 0.424 without the stage (docs/benchmarks.md#bug-reports)."""
+    Figures: bench/bugs (66 issues, Acc@1 / Acc@5 / fn@5), 0.516 / 0.846 / 0.548 with these values (held out
+    0.509 / 0.838 / 0.539), 0.465 / 0.772 / 0.506 with the six switches from `title_names` on off (and
+    `functions.shown` 0) (docs/benchmarks.md#bug-reports); figures before `title_names` are of the first 60."""
 
     min_words: int = 60  # this many words or more, something written as code: a report (0: never); 100:
     # 0.390 / 0.758 / 0.421; 40: 0.452 / 0.779 (serde alone) but more session prompts reach the stage
@@ -130,6 +131,22 @@ class LongQuery:
     # 1.0: 0.429 / 0.742
     chunk: float = 2.0  # the declarations channel's weight times this; 1.0: Acc@1 0.429
     graph: float = 1.0  # the graph walk's weight times this; 0 and 0.5 tie on bench/bugs
+    title_names: float = 1.5  # the name keys and symbols of the report's first line (its title): their strength
+    # times this; bench/bugs (66): 1.0 -> 1.5 Acc@5 0.838 -> 0.846 (pydantic 0.88 -> 1.0, `BaseModel.construct`),
+    # no other repository moves, so held out it cannot show (0.838); 2.0: Acc@1 0.514 (rich up, pydantic down)
+    frames_traced: bool = True  # the files of a report's stack leave the mention channels (the trace channel
+    # ranks them, innermost first; a frame is no path the reporter chose to name): bench/bugs (66) Acc@1 0.507 ->
+    # 0.516 (werkzeug#995: the callee of the innermost frame's line was fixed, not the frame), no other repository moves
+    boilerplate: bool = True  # checklist lines and pasted environment blocks (`pydantic version: 1.8.2`,
+    # show_versions() output) leave the report (long_query.without_boilerplate); off: pydantic Acc@1 0.50 -> 0.38,
+    # Acc@5 0.88 -> 0.75 (version.py was named by them), every other repository the same (bench/bugs, 66 cases)
+    named_source: bool = True  # of the files a report names, only source files keep their full weight (a
+    # test, or a doc named like a function, is weighed by its role; a doc or config given by its path or tool
+    # keeps it: session prompts name their targets); off (66): 0.475 / 0.787 / 0.533 (rich, gin: the named test
+    # first; trpc: a doc named like the function)
+    tests_tested: bool = True  # a test file a report names: out of the mention channels, the code it tests
+    # first in the `tested` one (bug_evidence.py); ties on bench/bugs (named_source does it there), needed when
+    # the report gives the test's path (tests/search/test_bug_long.py)
 
 
 @dataclass(frozen=True)
@@ -334,9 +351,9 @@ class Bugs:
 @dataclass(frozen=True)
 class FunctionRank:
     """functions.py: for a long, report-shaped request, the definitions of each of the best hits by the
-    report's evidence, those with evidence listed first. bench/bugs fn@5 0.424 (off) -> 0.496; each weight
-    below moved by fn@5 leave-one-repository-out stays within 0.03 of these, held out 0.482 (0.491 for
-    these then: docs/benchmarks.md#bug-reports)."""
+    report's evidence, those with evidence listed first. bench/bugs fn@5 0.424 (off) -> 0.496 (60 cases); each
+    weight below moved by fn@5 leave-one-repository-out stays within 0.03 of these, held out 0.482 (0.491 for
+    these then); 66 cases with `shown` 3: 0.548 (docs/benchmarks.md#bug-reports)."""
 
     files: int = 5  # the best hits whose definitions are re-ranked (0: off); 10 ties
     frame: float = 3.0  # the function of a stack frame or of the line raising the report's message; no figure
@@ -346,6 +363,9 @@ class FunctionRank:
     # 0 ties, 2: +0.018, 3: -0.045
     least: float = 0.3  # a definition with less evidence keeps its place after those with more; 0.1: +0.018
     max_first: int = 3  # definitions moved to the front of a hit; 1: +0.024, 5 ties
+    shown: int = 3  # a report's hit lists at most this many definitions (0: all), as many as the text
+    # output shows (render.MAX_SNIPPETS), so the next hit's come next; bench/bugs (66) fn@5 0.523 (all) -> 0.548
+    # (held out 0.548; hono, marshmallow, werkzeug up, attrs 0.60 -> 0.40: its changed function was 4th-7th); 2: 0.521
 
 
 @dataclass(frozen=True)
