@@ -60,3 +60,12 @@ def test_files_that_differ_or_are_large_are_each_analysed(tmp_path, monkeypatch)
     seen.clear()
     list(extract.stored_files([(str(tmp_path), "a.py", 0, 0)]))
     assert seen == ["a.py"]  # the memory lasts one call (one run), not the process
+
+
+def test_the_memory_is_bounded(tmp_path, monkeypatch) -> None:
+    for path, text in (("a.py", CODE), ("b.py", CODE + "\n"), ("c.py", CODE)):
+        (tmp_path / path).write_text(text)
+    monkeypatch.setattr(extract, "SAME_MAX_FILES", 1)
+    seen = _spy(monkeypatch)
+    list(extract.stored_files([(str(tmp_path), p, 0, 0) for p in ("a.py", "b.py", "c.py")]))
+    assert seen == ["a.py", "b.py", "c.py"]  # a.py was forgotten when b.py came: its copy is analysed again

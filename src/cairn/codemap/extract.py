@@ -216,11 +216,11 @@ def as_rows(rec: FileRecord) -> FileRecord:
     return rec
 
 
-# Identical small files (fixtures, empty files, copied configs: 761 of terraform's 5,447 files, 0.22 CPU-s of
-# its extraction, nearly all of it fixed cost per file) are analysed once per run of `stored_files`: a copy
-# takes the first one's rows and text, and only what its path decides (role, path words, FTS copy) is its own.
-SAME_MAX_BYTES = 8192
-SAME_MAX_FILES = 4096
+# Identical small files (fixtures, empty files, copied configs: 761 of terraform's 5,447 files, whose cost is
+# nearly all fixed cost per file) are analysed once per run of `stored_files`: a copy takes the first one's
+# rows and text, and only what its path decides (role, path words, FTS copy) is its own.
+SAME_MAX_BYTES = 4096
+SAME_MAX_FILES = 1024  # then forgotten and begun again: copies sit near each other (~14 MB held at most)
 
 
 def stored_file(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None = None) -> FileRecord:
@@ -251,7 +251,9 @@ def _stored(
     if copy is None:
         text = _analyse(rec, data, parse_error)
         as_rows(rec)
-        if same is not None and key and len(same) < SAME_MAX_FILES and rec.rows and not rec.rows.parse_error:
+        if same is not None and key and rec.rows and not rec.rows.parse_error:
+            if len(same) >= SAME_MAX_FILES:
+                same.clear()
             same[key] = (rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text)
     else:  # the rows are shared: the writer only reads them
         rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text = copy
