@@ -56,13 +56,13 @@ def test_only_changed_files_are_reparsed(tmp_path, monkeypatch):
     p = resolve_project(root)
     index_project(p)
     seen: list[str] = []
-    real = extract.extract_file
+    real = extract._read  # every file an index run reads passes here
 
     def spy(r, path, size, mtime, *rest):
         seen.append(path)
         return real(r, path, size, mtime, *rest)
 
-    monkeypatch.setattr(extract, "extract_file", spy)
+    monkeypatch.setattr(extract, "_read", spy)
     (root / "app/util.py").write_text("def helper():\n    return 2\n\ndef other():\n    pass\n")
     s = index_project(p)
     assert seen == ["app/util.py"] and s.changed == 1 and s.graph_updated  # in place: no path came or went
@@ -91,7 +91,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
     root = make_git_repo(tmp_path / "r", files)
     p = resolve_project(root)
     monkeypatch.setattr(store, "BATCH", 5)
-    real = extract.extract_file
+    real = extract._read  # every file an index run reads passes here
     calls = {"n": 0}
 
     def dying(*a):
@@ -100,7 +100,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
             raise KeyboardInterrupt  # like Ctrl-C in the middle of a run
         return real(*a)
 
-    monkeypatch.setattr(extract, "extract_file", dying)
+    monkeypatch.setattr(extract, "_read", dying)
     with pytest.raises(KeyboardInterrupt):
         index_project(p, workers=1)
     con = open_index(p)
@@ -108,7 +108,7 @@ def test_interrupted_index_is_finished_by_the_next_run(tmp_path, monkeypatch):
     done = con.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     assert 0 < done < 20 and con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
-    monkeypatch.setattr(extract, "extract_file", real)
+    monkeypatch.setattr(extract, "_read", real)
     s = index_project(p, workers=1)
     assert s.files == 20 and s.changed == 20 - done and s.graph_rebuilt and _orphans(p) == 0
     assert not index_project(p).graph_rebuilt

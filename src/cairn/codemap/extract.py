@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from cairn.codemap.doc_role import document_role
@@ -80,7 +81,15 @@ def extract_file(root: str, path: str, size: int, mtime_ns: int, parse_error: st
 
 
 def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None) -> FileRecord:
-    from cairn.codemap.languages import CODE_LANGUAGES, kind_of, language_for_path
+    rec, data = _read(root, path, size, mtime_ns)
+    if not rec.skip:
+        _analyse(rec, data, parse_error)
+    return rec
+
+
+def _read(root: str, path: str, size: int, mtime_ns: int) -> tuple[FileRecord, bytes]:
+    """The record with what the path and the bytes say at a glance (size, hash, skip, language)."""
+    from cairn.codemap.languages import language_for_path
 
     rec = FileRecord(path=path, size=size, mtime_ns=mtime_ns)
     try:
@@ -88,20 +97,27 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
             data = fh.read()
     except OSError as exc:
         rec.skip = f"unreadable: {exc.strerror or exc}"
-        return rec
+        return rec, b""
     rec.size = len(data)
     rec.hash = content_hash(data)
     if looks_binary(data):
         rec.skip = "binary"
-        return rec
+        return rec, data
     gen = looks_generated(data, path)
     if gen:
         rec.skip = gen
-        return rec
+        return rec, data
+    rec.lang = language_for_path(path, data[:8192])
+    return rec, data
+
+
+def _analyse(rec: FileRecord, data: bytes, parse_error: str | None) -> str:
+    """Fill what the content gives (text, parse, chunks, role); returns the redacted text."""
+    from cairn.codemap.languages import CODE_LANGUAGES, kind_of
     from cairn.redact import redact
 
+    path, lang = rec.path, rec.lang
     raw_text = data.decode("utf-8", errors="replace")
-    lang = language_for_path(path, data[:8192])
     page = raw_text if lang == "html" else ""
     if page:  # its words, not its markup (html_text.py)
         raw_text = visible_text(raw_text)
@@ -109,11 +125,10 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
     has_secret = text != raw_text
     lines_of = page or text
     rec.lines = lines_of.count("\n") + (0 if lines_of.endswith("\n") or not lines_of else 1)
-    rec.lang = lang
     rec.kind = kind_of(lang)
     if lang in CODE_LANGUAGES and parse_error:
         rec.parsed = ParsedFile(lang=lang, error=parse_error)
-    elif lang in CODE_LANGUAGES:
+    elif lang in CODE_LANGUAGES and not is_fixture(path):
         try:
             from cairn.codemap.parse import parse_source
 
@@ -130,7 +145,7 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
     rec.fts_path = path_text(path)
     if (rec.parsed is None or rec.parsed.error) and rec.kind != "doc" and is_program(lang, text[:2]):
         _text_parse(rec, text)  # no grammar, or a broken one: declaration-shaped lines still name things
-        return rec
+        return text
     if rec.parsed:
         rec.fts_names = expand_identifiers(" ".join(d.name for d in rec.parsed.defs))
     if rec.parsed and rec.parsed.defs:
@@ -139,7 +154,18 @@ def _extract(root: str, path: str, size: int, mtime_ns: int, parse_error: str | 
                 rec.chunks.append(
                     ChunkRecord("section" if d.kind == "heading" else "def", d.name, d.line, d.end_line, d.signature)
                 )
-    return rec
+    return text
+
+
+def is_fixture(path: str) -> bool:
+    """A file in a folder of test inputs (`testdata/`, `fixtures/`, `__fixtures__/`, `__snapshots__/`): the
+    data a test reads, not code to navigate. It is indexed by its text, path and declaration lines, without a
+    parse: 2,217 of terraform's 4,278 parsed files (HCL configurations under testdata/), ~0.25 of one job's
+    CPU-s; no figure of the development sets moved (docs/benchmarks.md#cold-index-40)."""
+    return _FIXTURE_DIR.search(path) is not None
+
+
+_FIXTURE_DIR = re.compile(r"(?:^|/)(?:testdata|fixtures|__fixtures__|__snapshots__)/")
 
 
 def _redact_parsed(parsed: ParsedFile, redact: Callable[[str], str]) -> None:
@@ -190,11 +216,53 @@ def as_rows(rec: FileRecord) -> FileRecord:
     return rec
 
 
+# Identical small files (fixtures, empty files, copied configs: 761 of terraform's 5,447 files, whose cost is
+# nearly all fixed cost per file) are analysed once per run of `stored_files`: a copy takes the first one's
+# rows and text, and only what its path decides (role, path words, FTS copy) is its own.
+SAME_MAX_BYTES = 4096
+SAME_MAX_FILES = 1024  # then forgotten and begun again: copies sit near each other (~14 MB held at most)
+
+
 def stored_file(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None = None) -> FileRecord:
     """`extract_file`, as rows to store (`as_rows`): what the index run takes from a parser process."""
-    return as_rows(extract_file(root, path, size, mtime_ns, parse_error))
+    return _stored(root, path, size, mtime_ns, parse_error, None)
+
+
+def stored_files(args: Iterable[tuple[str, str, int, int]]) -> Iterator[FileRecord]:
+    """`stored_file` of each (root, path, size, mtime_ns), in order; a file identical to one before it
+    in this call (and small) is not read into a parse again."""
+    same: dict[tuple, tuple] = {}
+    for root, path, size, mtime_ns in args:
+        yield _stored(root, path, size, mtime_ns, None, same)
+
+
+def _stored(
+    root: str, path: str, size: int, mtime_ns: int, parse_error: str | None, same: dict[tuple, tuple] | None
+) -> FileRecord:
+    from cairn.codemap.fts_rows import pack
+
+    rec, data = _read(root, path, size, mtime_ns)
+    if rec.skip:
+        return as_rows(rec)
+    key = None
+    if same is not None and len(data) <= SAME_MAX_BYTES:
+        key = (rec.hash, rec.lang, parse_error, path.startswith(NOTE_DIR))
+    copy = same.get(key) if same is not None and key else None
+    if copy is None:
+        text = _analyse(rec, data, parse_error)
+        as_rows(rec)
+        if same is not None and key and rec.rows and not rec.rows.parse_error:
+            if len(same) >= SAME_MAX_FILES:
+                same.clear()
+            same[key] = (rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text)
+    else:  # the rows are shared: the writer only reads them
+        rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text = copy
+        rec.role = document_role(path, rec.kind, text)
+        rec.fts_path = path_text(path)
+    rec.fts_packed = pack(rec.fts_path, rec.fts_names, rec.body)
+    return rec
 
 
 def extract_many(args: list[tuple[str, str, int, int]]) -> list[FileRecord]:
     """Batch entry point for a process pool (fewer round trips than one task per file)."""
-    return [stored_file(*a) for a in args]
+    return list(stored_files(args))

@@ -31,11 +31,12 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-# Bump INDEX_FORMAT when the schema or what is stored changes: old indexes are rebuilt. 13: the names,
+# Bump INDEX_FORMAT when the schema or what is stored changes: old indexes are rebuilt. 14: files in
+# folders of test inputs (testdata/, fixtures/...) are not parsed (extract.is_fixture); 13: the names,
 # imports and used identifiers of a file that held a secret are redacted (extract._redact_parsed);
 # 12: languages of the issue-35 review (scripts by their #! line, Scala packages); 11: a contentless
 # text index (schema v10).
-INDEX_FORMAT = "13"
+INDEX_FORMAT = "14"
 DAMAGED_SUFFIX = ".damaged"  # beside the index: a reader found it damaged; the next open rebuilds
 
 

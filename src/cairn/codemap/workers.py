@@ -136,8 +136,8 @@ def extract_all(
     args = [(root, path, size, mtime) for path, size, mtime in todo]
     total = len(args)
     if workers <= 1 or total < POOL_MIN_FILES:
-        for i, a in enumerate(args, 1):
-            yield extract.stored_file(*a)
+        for i, rec in enumerate(extract.stored_files(args), 1):
+            yield rec
             if progress and (i % 50 == 0 or i == total):
                 progress(i, total)
         return

@@ -1,0 +1,71 @@
+"""Identical small files in one index run are analysed once; what their paths decide stays their own."""
+
+from __future__ import annotations
+
+from cairn.codemap import extract
+
+NOTES = "# Release notes\n\n## 1.2.0\n\n- Fixed applyCoupon rounding\n- Added CouponBook.export\n"
+CODE = "def applyCoupon(code):\n    return code.strip()\n"
+
+
+def _spy(monkeypatch) -> list[str]:
+    seen: list[str] = []
+    real = extract._analyse
+
+    def spy(rec, data, parse_error):
+        seen.append(rec.path)
+        return real(rec, data, parse_error)
+
+    monkeypatch.setattr(extract, "_analyse", spy)
+    return seen
+
+
+def test_a_copy_takes_the_first_ones_rows_and_keeps_its_own_path(tmp_path, monkeypatch) -> None:
+    for path, text in (("docs/notes.md", NOTES), ("CHANGELOG.md", NOTES), ("a/cart.py", CODE), ("b/cart.py", CODE)):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    seen = _spy(monkeypatch)
+    paths = ["docs/notes.md", "CHANGELOG.md", "a/cart.py", "b/cart.py"]
+    recs = list(extract.stored_files([(str(tmp_path), p, 0, 0) for p in paths]))
+    assert seen == ["docs/notes.md", "a/cart.py"]  # each copy after the first is not analysed again
+    monkeypatch.undo()
+    alone = [extract.stored_file(str(tmp_path), p, 0, 0) for p in paths]
+    for rec, one in zip(recs, alone, strict=True):  # the same record as a file analysed on its own
+        assert (rec.path, rec.hash, rec.lang, rec.kind, rec.lines, rec.role) == (
+            one.path,
+            one.hash,
+            one.lang,
+            one.kind,
+            one.lines,
+            one.role,
+        )
+        assert (rec.body, rec.fts_names, rec.fts_path, rec.fts_packed, rec.rows) == (
+            one.body,
+            one.fts_names,
+            one.fts_path,
+            one.fts_packed,
+            one.rows,
+        )
+    assert recs[1].role == "log" and recs[0].role != "log"  # the role is the path's: a changelog is a log
+    assert recs[2].fts_path != recs[3].fts_path and "applycoupon" in recs[3].fts_names
+
+
+def test_files_that_differ_or_are_large_are_each_analysed(tmp_path, monkeypatch) -> None:
+    big = "x = 1\n" * (extract.SAME_MAX_BYTES // 6 + 1)
+    for path, text in (("a.py", CODE), ("b.py", CODE + "\n"), ("c.py", big), ("d.py", big)):
+        (tmp_path / path).write_text(text)
+    seen = _spy(monkeypatch)
+    list(extract.stored_files([(str(tmp_path), p, 0, 0) for p in ("a.py", "b.py", "c.py", "d.py")]))
+    assert seen == ["a.py", "b.py", "c.py", "d.py"]
+    seen.clear()
+    list(extract.stored_files([(str(tmp_path), "a.py", 0, 0)]))
+    assert seen == ["a.py"]  # the memory lasts one call (one run), not the process
+
+
+def test_the_memory_is_bounded(tmp_path, monkeypatch) -> None:
+    for path, text in (("a.py", CODE), ("b.py", CODE + "\n"), ("c.py", CODE)):
+        (tmp_path / path).write_text(text)
+    monkeypatch.setattr(extract, "SAME_MAX_FILES", 1)
+    seen = _spy(monkeypatch)
+    list(extract.stored_files([(str(tmp_path), p, 0, 0) for p in ("a.py", "b.py", "c.py")]))
+    assert seen == ["a.py", "b.py", "c.py"]  # a.py was forgotten when b.py came: its copy is analysed again
