@@ -134,6 +134,25 @@ def test_checklists_and_pasted_environments_leave_a_report():
     assert long_query.without_boilerplate("a: 1.2\nb: 2.3\nsome prose") == "a: 1.2\nb: 2.3\nsome prose"  # two lines
 
 
+def test_a_checklists_link_to_the_contributing_guide_names_no_file_to_fix(tmp_path):
+    """An issue template's checklist links the project's contributing guide (conan#4371): the mention
+    channels read the report without its checklists, as the term channels do."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files[".github/CONTRIBUTING.md"] = "# Contributing\n\nOpen an issue first, then a pull request with a test.\n"
+    report = (
+        "Cart total counted twice after merging carts\n\n"
+        "- [x] I've read the [CONTRIBUTING guide](https://github.com/o/shop/blob/main/.github/CONTRIBUTING.md).\n"
+        "- [x] I've explained the steps to reproduce the error.\n\n"
+        "When two carts are merged the item quantity is counted twice in the total, so the order total is "
+        "wrong after the merge. I expected every item of the cart to count once in the total.\n\n"
+        "```py\ncart.merge_carts(other)\nprint(cart.finalize_total(coupon))\n```\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long
+    assert hits[0].path == "src/shop/cart.py"
+    assert ".github/CONTRIBUTING.md" not in [h.path for h in hits[:3]]
+
+
 def test_a_pasted_environment_does_not_lead_to_the_version_module(tmp_path):
     """The output of the project's own version command (no template says so) names its version module;
     the report's bug is elsewhere."""

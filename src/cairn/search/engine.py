@@ -179,15 +179,19 @@ def _first_stage(
 
     words = without_urls(text)[0]  # the request without its URLs (their host and path words match links)
     report = is_long(words, ranking.terms.long)
+    named_in = text  # what the mention channels read: with its URLs (a link to the line to fix names it)
     if report:  # without its template's lines and boilerplate
         from cairn.search.long_query import report_body
 
         words = report_body(words, root, ranking.terms.long)
+        named_in = report_body(text, root, ranking.terms.long)  # a checklist's CONTRIBUTING.md is no file to fix
     q = analyze(con, words, terms, ranking.terms, report)
     r = ranking.roles
     ahead = ask_ahead(con, q.main, q.expansion, r=ranking.text)  # the text channel's common terms, meanwhile
     try:  # every channel that does not need the text channel's scores first, the helper's queries meanwhile
-        sig = build_signals(con, root, text, q, session, use_history=use_history, ranking=ranking, past=past)
+        sig = build_signals(
+            con, root, text, q, session, use_history=use_history, ranking=ranking, past=past, named_in=named_in
+        )
         nodes = kn.node_file_ids(con)
         tool = tooling_files(con, words, ranking.tooling) if ranking.fusion.tooling else ({}, {})
         named = set(sig.mentions) | set(tool[0]) | _named_files(con, q, r.named_min_strength)

@@ -315,15 +315,16 @@ def build_signals(
     use_history: bool = True,
     ranking: Ranking = DEFAULT_RANKING,
     past: Past | None = None,
+    named_in: str | None = None,
 ) -> SessionSignals:
     """All session evidence for one prompt, as file-id maps (see the module doc). `session` is a
     SessionContext or None (then only the prompt's own mentions count); `past` the project's
-    history store (None: no history)."""
+    history store (None: no history); `named_in` the text whose mentions count (None: the prompt)."""
     from cairn.codemap import history
 
     r = ranking.session
     sig = SessionSignals()
-    for fid, (w, why) in prompt_mentions(con, root, prompt, r).items():
+    for fid, (w, why) in prompt_mentions(con, root, prompt if named_in is None else named_in, r).items():
         sig.mentions[fid] = w
         sig.mention_why[fid] = why
         if why.startswith(ATTACHED):
