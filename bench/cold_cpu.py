@@ -9,7 +9,7 @@ machine wall time is noisy and CPU time much less so. The floor is `index_speed.
 tree-sitter parse of every kept file, one process).
 
 Usage: python bench/cold_cpu.py TREE --src NAME=DIR [--src NAME=DIR ...] [--rounds 2] [--work DIR] [--floor]
-       [--alternate] [--workers N]
+       [--alternate] [--workers N[,M]]
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ p = project_for_root(sys.argv[1])
 w = int(sys.argv[2]) if sys.argv[2] else None
 t = time.perf_counter(); s = index_project(p, workers=w); wall = time.perf_counter() - t
 me, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")]  # see monorepo.COLD
 print(json.dumps({"files": s.files, "symbols": s.symbols, "edges": s.edges, "wall_s": round(wall, 2),
                   "cpu_indexer_s": round(me.ru_utime + me.ru_stime, 2),
-                  "cpu_workers_s": round(ch.ru_utime + ch.ru_stime, 2), "peak_mb": me.ru_maxrss // 1024}))
+                  "cpu_workers_s": round(ch.ru_utime + ch.ru_stime, 2), "peak_mb": (hwm[0] if hwm else me.ru_maxrss) // 1024}))
 """
 
 
@@ -65,7 +66,11 @@ def main() -> None:
     ap.add_argument("--src", action="append", required=True, help="NAME=DIR: a `src` folder holding cairn")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--work", default="", help="where the CAIRN_HOMEs go (default: a temporary folder)")
-    ap.add_argument("--workers", type=int, default=None, help="parser processes (default: the index's own choice)")
+    ap.add_argument(
+        "--workers",
+        default="",
+        help="parser processes (default: the index's own choice); '1,2': each round runs every code with 1, then 2",
+    )
     ap.add_argument("--floor", action="store_true", help="also measure the parse floor (index_speed.floor)")
     ap.add_argument(
         "--alternate",
@@ -79,12 +84,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(a.work or tmp)
         for rnd in range(1, a.rounds + 1):
-            for name, src in srcs[::-1] if a.alternate and rnd % 2 == 0 else srcs:
-                r = cold(tree, src, work / f"home-{name}", a.workers)
-                print(
-                    json.dumps({"round": rnd, "code": name, "at": time.strftime("%H:%M:%S", time.gmtime()), **r}),
-                    flush=True,
-                )
+            for n in [int(w) for w in a.workers.split(",") if w] or [None]:
+                for name, src in srcs[::-1] if a.alternate and rnd % 2 == 0 else srcs:
+                    r = cold(tree, src, work / f"home-{name}", n)
+                    at = time.strftime("%H:%M:%S", time.gmtime())
+                    print(json.dumps({"round": rnd, "code": name, "workers": n, "at": at, **r}), flush=True)
     if a.floor:
         from index_speed import floor
 
