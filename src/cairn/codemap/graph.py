@@ -341,6 +341,8 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     beside = _start_beside(con, project, files)
     ctx = build_context(project.root, [p for p, _, _ in files.values()])
     imp = _import_edges(con, ctx, files, only)
+    if beside is not None:  # the other process usually takes longer: load what the ranks need meanwhile,
+        import numpy  # noqa: F401  # so that the process forked for them below has it (0.12 s, -X importtime)
     ref, ref_files, node_rows, know = _finish_beside(beside, con, project, files)
     ids = sorted(files)
     degree_pairs = set(imp) | set(ref) | set(know)
