@@ -4,7 +4,8 @@
 Each run is a fresh CAIRN_HOME and a child process (`index_project` on TREE) with `PYTHONPATH` set to
 one `src` folder, so main's code (`git archive REV src | tar -x -C DIR`) and a branch's run the
 same way. CPU is the child's own (the indexer) plus its children's (the parser workers, git), from
-`getrusage`; wall time and the load average around each run are printed too, since on a shared
+`getrusage`; memory: the indexer's own peak (VmHWM), the largest process seen and the peak of the
+run's summed PSS (sampled every 0.2 s from /proc); wall time and the load average around each run are printed too, since on a shared
 machine wall time is noisy and CPU time much less so. The floor is `index_speed.floor` (read +
 tree-sitter parse of every kept file, one process).
 
@@ -22,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -49,17 +51,61 @@ def cold(tree: Path, src: Path, home: Path, workers: int | None = None) -> dict:
     env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_WATCH": "0", "CAIRN_WARM": "0", "PYTHONPATH": str(src)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode (main() compiles it)
     before = _load()
-    out = subprocess.run(
+    with subprocess.Popen(
         [sys.executable, "-c", CHILD, str(tree), str(workers or "")],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env,
-        check=True,
-    )
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+    ) as proc:
+        peaks = {"pss": 0, "rss": 0}
+        sampler = threading.Thread(target=_sample, args=(proc, peaks), daemon=True)
+        sampler.start()
+        stdout, stderr = proc.communicate()
+        sampler.join()
+    if proc.returncode:
+        raise SystemExit(stderr[-3000:])
+    r = json.loads(stdout.strip().splitlines()[-1])
     r["cpu_s"] = round(r["cpu_indexer_s"] + r["cpu_workers_s"], 2)
+    r["run_pss_mb"], r["largest_rss_mb"] = peaks["pss"] // 1024, peaks["rss"] // 1024
     r["load"] = [before, _load()]
     return r
+
+
+def _tree(pid: int) -> list[int]:
+    """`pid` and its descendants, from /proc (Linux): the indexer, its parser and graph processes, git."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    todo += [int(c) for c in fh.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _sample(proc: subprocess.Popen, peaks: dict) -> None:
+    """Every 0.2 s: the run's memory as the sum of its processes' PSS (a page two processes share counts
+    half in each: a forked process's inherited pages are not counted twice) and its largest RSS."""
+    while proc.poll() is None:
+        pss = 0
+        for p in _tree(proc.pid):
+            try:
+                with open(f"/proc/{p}/smaps_rollup") as fh:
+                    for line in fh:
+                        if line.startswith(("Pss:", "Rss:")):
+                            kb = int(line.split()[1])
+                            if line.startswith("Pss:"):
+                                pss += kb
+                            else:
+                                peaks["rss"] = max(peaks["rss"], kb)
+            except OSError:
+                pass
+        peaks["pss"] = max(peaks["pss"], pss)
+        time.sleep(0.2)
 
 
 def main() -> None:
