@@ -68,6 +68,7 @@ def cold(tree: Path, src: Path, home: Path, workers: int | None = None) -> dict:
     r = json.loads(stdout.strip().splitlines()[-1])
     r["cpu_s"] = round(r["cpu_indexer_s"] + r["cpu_workers_s"], 2)
     r["run_pss_mb"], r["largest_rss_mb"] = peaks["pss"] // 1024, peaks["rss"] // 1024
+    r["pss_peak_at_s"] = peaks.get("pss_at")  # seconds after the start: which stage held the most
     r["load"] = [before, _load()]
     return r
 
@@ -90,6 +91,7 @@ def _tree(pid: int) -> list[int]:
 def _sample(proc: subprocess.Popen, peaks: dict) -> None:
     """Every 0.2 s: the run's memory as the sum of its processes' PSS (a page two processes share counts
     half in each: a forked process's inherited pages are not counted twice) and its largest RSS."""
+    start = time.perf_counter()
     while proc.poll() is None:
         pss = 0
         for p in _tree(proc.pid):
@@ -104,7 +106,8 @@ def _sample(proc: subprocess.Popen, peaks: dict) -> None:
                                 peaks["rss"] = max(peaks["rss"], kb)
             except OSError:
                 pass
-        peaks["pss"] = max(peaks["pss"], pss)
+        if pss > peaks["pss"]:
+            peaks["pss"], peaks["pss_at"] = pss, round(time.perf_counter() - start, 1)
         time.sleep(0.2)
 
 
