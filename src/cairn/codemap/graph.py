@@ -12,7 +12,7 @@ import os
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from cairn.codemap.index_meta import RANKS_MISSING, IndexMeta
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
@@ -151,7 +151,7 @@ def adjacency_json(out: dict[int, float], inc: dict[int, float], per_direction: 
 
 
 def adjacency_rows(
-    con: sqlite3.Connection | None, per_direction: int = ADJ_PER_DIRECTION, edges: list[tuple] | None = None
+    con: sqlite3.Connection | None, per_direction: int = ADJ_PER_DIRECTION, edges: Iterable[tuple] | None = None
 ) -> list[tuple[int, str]]:
     """(file id, JSON [[neighbour, weight], ...]) for the request path's graph walk: each file's
     strongest `per_direction` edges out and in, both directions merged, read in one lookup.
@@ -255,9 +255,32 @@ def _beside_job() -> tuple:
         con.close()
 
 
-def _numbers(edge_rows: list[tuple], ids: list[int], kinds: dict[int, str], modules: dict[int, str]) -> tuple:
-    """(adjacency rows, file ranks, module ranks) of the edge rows in key order: no database."""
-    return adjacency_rows(None, edges=edge_rows), *ranks_of(ids, edge_rows, kinds, modules)
+def _packed(rows: list[tuple]) -> tuple:
+    """(src, dst, kind codes, weights, kind names): (src, dst, kind, weight) rows as arrays, 25 bytes an
+    edge instead of ~130 in tuples, which a forked process reads without copying their pages (reading
+    an array writes no reference count; at 100k files a tuple per edge made both processes copy them)."""
+    from array import array
+
+    names = sorted({r[2] for r in rows})
+    code = {k: i for i, k in enumerate(names)}
+    return (
+        array("q", [r[0] for r in rows]),
+        array("q", [r[1] for r in rows]),
+        array("B", [code[r[2]] for r in rows]),
+        array("d", [r[3] for r in rows]),
+        names,
+    )
+
+
+def _rows_of(packed: tuple) -> Iterator[tuple]:
+    """The (src, dst, kind, weight) rows of `_packed`, in their order, with the same values."""
+    src, dst, kinds, weights, names = packed
+    return zip(src, dst, (names[k] for k in kinds), weights, strict=True)
+
+
+def _numbers(packed: tuple, ids: list[int], kinds: dict[int, str], modules: dict[int, str]) -> tuple:
+    """(adjacency rows, file ranks, module ranks) of the packed edge rows in key order: no database."""
+    return adjacency_rows(None, edges=_rows_of(packed)), *ranks_of(ids, _rows_of(packed), kinds, modules)
 
 
 def _numbers_job() -> tuple:
@@ -361,14 +384,15 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     )
     edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
     counts = {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know)}
-    del imp, ref, know  # before the fork below: 1.1M edges at 100k files, held twice otherwise
+    packed = _packed(edge_rows)
+    del imp, ref, know, edge_rows  # before the fork below: 1.1M edges at 100k files
     # The adjacency rows and ranks are numbers of the edge rows alone: a forked process computes them
     # while this one writes the edges, nodes and files (the rows and ranks are the same either way).
-    numbers = (edge_rows, ids, {f: files[f][2] for f in ids}, {f: modules[files[f][0]] for f in ids})
+    numbers = (packed, ids, {f: files[f][2] for f in ids}, {f: modules[files[f][0]] for f in ids})
     forked = _fork(_numbers_job, numbers, len(files))
     with transaction(con):
         con.execute("DELETE FROM edges")
-        con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", edge_rows)
+        con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", _rows_of(packed))
         store_nodes(con, node_rows)
         hub_min = hub_threshold(con)
         rows = []
