@@ -365,7 +365,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     ctx = build_context(project.root, [p for p, _, _ in files.values()])
     imp = _import_edges(con, ctx, files, only)
     if beside is not None:  # the other process usually takes longer: load what the ranks need meanwhile,
-        import numpy  # noqa: F401  # so that the process forked for them below has it (0.12 s, -X importtime)
+        import numpy  # noqa: F401  # so that the process forked for them below has it (0.1-0.3 s to import)
     ref, ref_files, node_rows, know = _finish_beside(beside, con, project, files)
     ids = sorted(files)
     degree_pairs = set(imp) | set(ref) | set(know)
