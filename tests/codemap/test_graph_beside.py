@@ -63,11 +63,14 @@ def boom():
     raise RuntimeError("the second process failed")
 if sys.argv[3] == "fail":
     G._beside_job = boom
+    G._numbers_job = boom
 started, here = [], []
 real = G._start_beside
 G._start_beside = lambda *a: started.append(real(*a)) or started[-1]
 real_work = G._names_and_knowledge
 G._names_and_knowledge = lambda *a: here.append(1) or real_work(*a)  # counted in this process only
+numbers_here, real_numbers = [], G._numbers
+G._numbers = lambda *a: numbers_here.append(1) or real_numbers(*a)
 p = project_for_root(sys.argv[1])
 index_project(p, workers=1)
 con = open_index(p)
@@ -78,6 +81,11 @@ print(json.dumps({
     "edges": sorted([paths[s], paths[d], k, round(w, 9)] for s, d, k, w in con.execute("SELECT src, dst, kind, weight FROM edges")),
     "nodes": sorted([paths[f], i, t, title] for f, i, t, title in con.execute("SELECT file_id, id, type, title FROM nodes")),
     "meta": [con.execute("SELECT value FROM meta WHERE key = 'ref_files'").fetchone()[0]],
+    "numbers_here": len(numbers_here),
+    "ranks": sorted([p, r, m] for p, r, m in con.execute("SELECT path, rank, module FROM files")),
+    "modules": sorted([n, f, r] for n, f, r in con.execute("SELECT name, files, rank FROM modules")),
+    "adjacency": sorted([paths[f], n] for f, n in con.execute("SELECT file_id, nbrs FROM adjacency")),
+    "rank_stale": con.execute("SELECT value FROM meta WHERE key = 'rank_stale'").fetchone()[0],
 }))
 """
 
@@ -114,3 +122,17 @@ def test_a_failed_second_process_is_done_here(tmp_path: Path) -> None:
     alone = _graph(root, tmp_path / "h2", 10**9)
     assert failed["beside"] == [True] and failed["done_here"] == 1
     assert failed["edges"] == alone["edges"] and failed["nodes"] == alone["nodes"]
+
+
+def test_the_second_process_computes_the_same_adjacency_and_ranks(tmp_path: Path) -> None:
+    """The adjacency rows and ranks come from a forked process while this one writes the edges
+    (graph._numbers_job); they, the modules' ranks and the rank pass's mark are what one process gives,
+    and a failed second process is replaced by the same work done here."""
+    root = make_git_repo(tmp_path / "r", FILES)
+    beside = _graph(root, tmp_path / "h1", 0)
+    alone = _graph(root, tmp_path / "h2", 10**9)
+    failed = _graph(root, tmp_path / "h3", 0, "fail")
+    assert beside["numbers_here"] == 0 and alone["numbers_here"] == 1 and failed["numbers_here"] == 1
+    for key in ("ranks", "modules", "adjacency", "rank_stale"):
+        assert beside[key] == alone[key] == failed[key], key
+    assert len(beside["adjacency"]) >= 4 and sum(r for _, r, _ in beside["ranks"]) > 0.99

@@ -12,6 +12,7 @@ import os
 import sqlite3
 import threading
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 
 from cairn.codemap.index_meta import RANKS_MISSING, IndexMeta
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
@@ -150,7 +151,7 @@ def adjacency_json(out: dict[int, float], inc: dict[int, float], per_direction: 
 
 
 def adjacency_rows(
-    con: sqlite3.Connection, per_direction: int = ADJ_PER_DIRECTION, edges: list[tuple] | None = None
+    con: sqlite3.Connection | None, per_direction: int = ADJ_PER_DIRECTION, edges: Iterable[tuple] | None = None
 ) -> list[tuple[int, str]]:
     """(file id, JSON [[neighbour, weight], ...]) for the request path's graph walk: each file's
     strongest `per_direction` edges out and in, both directions merged, read in one lookup.
@@ -158,7 +159,11 @@ def adjacency_rows(
     table gives: same sums, same rows), so the rebuild does not read 116k rows back (terraform)."""
     out: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
     inc: dict[int, dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    rows = con.execute("SELECT src, dst, weight FROM edges") if edges is None else ((s, d, w) for s, d, _, w in edges)
+    if edges is not None:
+        rows: Iterable[tuple] = ((s, d, w) for s, d, _, w in edges)
+    else:
+        assert con is not None  # without the rows, they are read from the table
+        rows = con.execute("SELECT src, dst, weight FROM edges")
     for s, d, w in rows:
         if s != d:
             out[s][d] += w
@@ -183,18 +188,36 @@ def rank_pass(con: sqlite3.Connection, warm: bool = False, edges: list[tuple] | 
     """PageRank over the stored edges, written to files and modules (`warm`: start from the stored ranks;
     `edges`: the stored rows in key order, as `adjacency_rows` takes them)."""
     ids = [r[0] for r in con.execute("SELECT id FROM files ORDER BY id")]
-    pos = {fid: i for i, fid in enumerate(ids)}
-    combined: dict[tuple[int, int], float] = defaultdict(float)
-    for s, d, kind, w in con.execute("SELECT src, dst, kind, weight FROM edges") if edges is None else edges:
-        combined[(s, d)] += edge_weight(kind, w)
+    rows = con.execute("SELECT src, dst, kind, weight FROM edges") if edges is None else edges
     start = [r[0] for r in con.execute("SELECT rank FROM files ORDER BY id")] if warm else None
-    ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()], start=start)
-    mod_rank: dict[str, float] = defaultdict(float)
     kinds = dict(con.execute("SELECT id, kind FROM files").fetchall())
     modules = dict(con.execute("SELECT id, module FROM files").fetchall())
+    save_ranks(con, ids, *ranks_of(ids, rows, kinds, modules, start))
+
+
+def ranks_of(
+    ids: list[int],
+    edges: Iterable[tuple],
+    kinds: dict[int, str],
+    modules: dict[int, str],
+    start: list[float] | None = None,
+) -> tuple[list[float], dict[str, float]]:
+    """(each file's PageRank in `ids` order, each module's: the sum over its code files) from (src, dst,
+    kind, weight) edge rows; no database (a forked process computes them, `_numbers_job`)."""
+    pos = {fid: i for i, fid in enumerate(ids)}
+    combined: dict[tuple[int, int], float] = defaultdict(float)
+    for s, d, kind, w in edges:
+        combined[(s, d)] += edge_weight(kind, w)
+    ranks = pagerank(len(ids), [(pos[s], pos[d], w) for (s, d), w in combined.items()], start=start)
+    mod_rank: dict[str, float] = defaultdict(float)
     for fid, r in zip(ids, ranks, strict=True):
         if kinds[fid] == "code":  # a folder of data files is not a central module
             mod_rank[modules[fid]] += r
+    return ranks, mod_rank
+
+
+def save_ranks(con: sqlite3.Connection, ids: list[int], ranks: list[float], mod_rank: dict[str, float]) -> None:
+    """Write `ranks_of`'s answer to files and modules, and mark the ranks current, in one transaction."""
     with transaction(con):
         con.executemany("UPDATE files SET rank = ? WHERE id = ?", list(zip(ranks, ids, strict=True)))
         con.executemany(
@@ -215,7 +238,7 @@ def _names_and_knowledge(
     return ref, ref_files, node_rows, know
 
 
-_BESIDE: tuple | None = None  # (database path, project, files): what the forked process inherits
+_BESIDE: tuple | None = None  # what a forked job inherits (`_fork`): set only while the process is forked
 
 
 def _beside_job() -> tuple:
@@ -232,17 +255,48 @@ def _beside_job() -> tuple:
         con.close()
 
 
-def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tuple | None:
-    """Build the reference edges and knowledge rows in a forked process while this one resolves
-    imports (about half the rebuild each: the 20k tree's rebuild 4.6-5.7 -> 3.7-4.4 s wall on two
-    cores, bench/graph_rebuild.py). Only from BESIDE_MIN_FILES files, from a committed state (the other process reads the
-    file), and in a process whose other threads hold nothing the child uses (a fork copies the
-    locks other threads hold: a server's threads may be inside SQLite; `rich`'s progress thread
-    only draws on the terminal, and the index's parser processes are forked beside it too)."""
+def _packed(rows: list[tuple]) -> tuple:
+    """(src, dst, kind codes, weights, kind names): (src, dst, kind, weight) rows as arrays, 25 bytes an
+    edge instead of ~130 in tuples, which a forked process reads without copying their pages (reading
+    an array writes no reference count; at 100k files a tuple per edge made both processes copy them)."""
+    from array import array
+
+    names = sorted({r[2] for r in rows})
+    code = {k: i for i, k in enumerate(names)}
+    return (
+        array("q", [r[0] for r in rows]),
+        array("q", [r[1] for r in rows]),
+        array("B", [code[r[2]] for r in rows]),
+        array("d", [r[3] for r in rows]),
+        names,
+    )
+
+
+def _rows_of(packed: tuple) -> Iterator[tuple]:
+    """The (src, dst, kind, weight) rows of `_packed`, in their order, with the same values."""
+    src, dst, kinds, weights, names = packed
+    return zip(src, dst, (names[k] for k in kinds), weights, strict=True)
+
+
+def _numbers(packed: tuple, ids: list[int], kinds: dict[int, str], modules: dict[int, str]) -> tuple:
+    """(adjacency rows, file ranks, module ranks) of the packed edge rows in key order: no database."""
+    return adjacency_rows(None, edges=_rows_of(packed)), *ranks_of(ids, _rows_of(packed), kinds, modules)
+
+
+def _numbers_job() -> tuple:
+    """In the forked process: `_numbers` of what it inherited."""
+    assert _BESIDE is not None
+    return _numbers(*_BESIDE)
+
+
+def _fork(job: Callable[[], tuple], data: tuple, n_files: int) -> tuple | None:
+    """(pool, future) of `job` run in a forked process that inherits `data` as `_BESIDE`, or None: under
+    BESIDE_MIN_FILES files, one core, no fork, or other threads in this process (a fork copies the locks
+    other threads hold: a server's threads may be inside SQLite; `rich`'s progress thread only draws on
+    the terminal, and the index's parser processes are forked beside it too)."""
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
     if (
-        len(files) < BESIDE_MIN_FILES
-        or con.in_transaction
+        n_files < BESIDE_MIN_FILES
         or not hasattr(os, "fork")
         or (os.cpu_count() or 1) < 2
         or any(type(t).__name__ != "_RefreshThread" for t in others)
@@ -255,28 +309,43 @@ def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tup
 
         from cairn.codemap.workers import worker_init
 
-        _BESIDE = (con.execute("PRAGMA database_list").fetchone()[2], project, files)
+        _BESIDE = data
         pool = ProcessPoolExecutor(
             1, mp_context=multiprocessing.get_context("fork"), initializer=worker_init, initargs=(None,)
         )
-        return pool, pool.submit(_beside_job)  # the process is forked here, with _BESIDE set
+        return pool, pool.submit(job)  # the process is forked here, with _BESIDE set
     except Exception:  # no second process: the same work is done here
         return None
     finally:
         _BESIDE = None
 
 
+def _answer(forked: tuple | None) -> tuple | None:
+    """The forked job's answer; None when there was none or it failed (a broken pool, a killed
+    process: it wrote nothing), and the caller does the same work itself."""
+    if forked is None:
+        return None
+    pool, future = forked
+    try:
+        return future.result()
+    except Exception:
+        return None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tuple | None:
+    """Build the reference edges and knowledge rows in a forked process while this one resolves
+    imports (about half the rebuild each: the 20k tree's rebuild 4.6-5.7 -> 3.7-4.4 s wall on two
+    cores, bench/graph_rebuild.py); from a committed state only (the other process reads the file)."""
+    if con.in_transaction:
+        return None
+    return _fork(_beside_job, (con.execute("PRAGMA database_list").fetchone()[2], project, files), len(files))
+
+
 def _finish_beside(beside: tuple | None, con: sqlite3.Connection, project: Project, files: dict) -> tuple:
     """The second process's answer, or (when there was none, or it failed) the same work done here."""
-    if beside is not None:
-        pool, future = beside
-        try:
-            return future.result()
-        except Exception:  # a broken pool, a killed process: nothing was written by it
-            pass
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-    return _names_and_knowledge(con, project, files)
+    return _answer(beside) or _names_and_knowledge(con, project, files)
 
 
 def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
@@ -295,6 +364,8 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     beside = _start_beside(con, project, files)
     ctx = build_context(project.root, [p for p, _, _ in files.values()])
     imp = _import_edges(con, ctx, files, only)
+    if beside is not None:  # the other process usually takes longer: load what the ranks need meanwhile,
+        import numpy  # noqa: F401  # so that the process forked for them below has it (0.1-0.3 s to import)
     ref, ref_files, node_rows, know = _finish_beside(beside, con, project, files)
     ids = sorted(files)
     degree_pairs = set(imp) | set(ref) | set(know)
@@ -303,19 +374,25 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     for s, d in degree_pairs:
         indeg[d] += 1
         outdeg[s] += 1
+    del degree_pairs
     modules = assign_modules([files[f][0] for f in ids])
     mod_files: dict[str, int] = defaultdict(int)
+    edge_rows = (
+        [(s, d, "import", w) for (s, d), w in imp.items()]
+        + [(s, d, "ref", w) for (s, d), w in ref.items()]
+        + [(s, d, kind, w) for (s, d), (kind, w) in know.items()]
+    )
+    edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
+    counts = {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know)}
+    packed = _packed(edge_rows)
+    del imp, ref, know, edge_rows  # before the fork below: 1.1M edges at 100k files
+    # The adjacency rows and ranks are numbers of the edge rows alone: a forked process computes them
+    # while this one writes the edges, nodes and files (the rows and ranks are the same either way).
+    numbers = (packed, ids, {f: files[f][2] for f in ids}, {f: modules[files[f][0]] for f in ids})
+    forked = _fork(_numbers_job, numbers, len(files))
     with transaction(con):
         con.execute("DELETE FROM edges")
-        edge_rows = (
-            [(s, d, "import", w) for (s, d), w in imp.items()]
-            + [(s, d, "ref", w) for (s, d), w in ref.items()]
-            + [(s, d, kind, w) for (s, d), (kind, w) in know.items()]
-        )
-        edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
-        con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", edge_rows)
-        con.execute("DELETE FROM adjacency")
-        con.executemany("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?)", adjacency_rows(con, edges=edge_rows))
+        con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", _rows_of(packed))
         store_nodes(con, node_rows)
         hub_min = hub_threshold(con)
         rows = []
@@ -332,6 +409,9 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
                 (mod, n),
             )
         con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
+        adjacency, ranks, mod_rank = _answer(forked) or _numbers(*numbers)
+        con.execute("DELETE FROM adjacency")
+        con.executemany("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?)", adjacency)
         meta.save(
             con,
             graph_paths=paths_key,
@@ -339,7 +419,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
             graph_dirty=False,
             graph_version=GRAPH_VERSION,
             rank_stale=RANKS_MISSING,
-        )  # until rank_pass below has run
-    rank_pass(con, edges=edge_rows)
+        )  # until the ranks below are saved
+    save_ranks(con, ids, ranks, mod_rank)
     save_resolver(project.index_path(), ctx, paths_key)
-    return {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know), "hub_min_indegree": hub_min}
+    return {**counts, "hub_min_indegree": hub_min}
