@@ -71,8 +71,15 @@ def test_a_long_report_weighs_what_it_writes_as_code_not_the_reporters_machine(s
         "I want you to look at whether the cart could merge two carts and keep one coupon, and what it would "
         "take: which parts of the code would change, how the total would be computed after the merge, and "
         "what the limits of such a design would be when coupons stack or expire while the order is placed.",
+        # a session prompt: prose that writes a name or a command as `inline code` is no pasted report (the
+        # session replay's oh-my-posh prompt on `posh-git`: read as one, the docs it was about left the top 5)
+        "this issue reports that the `cart-total` string now breaks, which is true because we changed something "
+        "to strip the coupon codes. I want to keep that documentation, which still explains the `cart-total` "
+        "string, but in reality I want people to move towards using the merged total (which we compute when the "
+        "order is placed) and not this coupon-driven variable. We need to update the guide: either remove that "
+        "part or adjust it so that it says how to enable it. Run `make docs` after.",
     ],
-    ids=["short", "long-prose"],
+    ids=["short", "long-prose", "long-prose-inline-code"],
 )
 def test_a_short_request_or_a_long_prompt_of_prose_is_analysed_as_before(shop, text):
     con, _ = shop
