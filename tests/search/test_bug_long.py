@@ -90,6 +90,13 @@ def test_a_short_request_or_a_long_prompt_of_prose_is_analysed_as_before(shop, t
     assert q.name_keys == same.name_keys
 
 
+def test_inline_code_makes_a_long_request_a_report_only_when_it_is_a_call():
+    prose = " ".join(["we want the cart total to stay right when the order is placed after a merge"] * 5)
+    r = DEFAULT_RANKING.terms.long
+    assert not long_query.is_long(f"Rename `cart-total` to `order-total` in `make docs`: {prose}", r)
+    assert long_query.is_long(f"I call `Confirm.ask(..., console=console)` and it fails: {prose}", r)
+
+
 def test_a_long_report_leads_to_the_code_and_to_the_function_it_names_first(shop):
     con, root = shop
     hits, q = search_code(con, REPORT, root=root)
