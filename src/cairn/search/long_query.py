@@ -4,8 +4,8 @@ A 400-word issue holds a few names of the project's code (`BaseModel.construct`,
 "requires an argument") among prose, the reporter's machine (`/Users/kyle/Library/Caches/...`,
 `site-packages`), version numbers and dates. Weighed by rarity alone, those last are the rarest
 words of the request and fill the text channel's few terms. This stage, run by query.analyze for a
-request of `LongQuery.min_words` words or more that writes something as code (shorter requests, and
-long prompts of prose only, are analysed exactly as before):
+request of `LongQuery.min_words` words or more that pastes something as code (shorter requests, and
+long prompts of prose, with names in `inline code`, are analysed exactly as before):
 
 - scrub: another machine's path keeps only its part inside the package (`.../site-packages/pydantic/
   main.py` -> `pydantic/main.py`; a path from / or a drive without such a marker keeps its last two
@@ -43,6 +43,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE = re.compile(r"`([^`\n]{1,300})`")
 _QUOTED = re.compile(r"(?<![\w])\"([^\"\n]{2,160})\"(?![\w])|(?<![\w])'([^'\n]{2,160})'(?![\w])")
 _ERROR_LINE = re.compile(r"\b[A-Z]\w{2,60}(?:Error|Exception|Warning): ")
+_CALL_OPEN = re.compile(r"\w\(")  # a call written inline: a name, then its parenthesis
 _CODE_LINE = re.compile(r"^(?: {4}|\t|>>> |\.\.\. |\$ |File \"|Traceback |\s+at )")
 
 
@@ -66,8 +67,13 @@ def title(text: str) -> str:
 
 def is_long(text: str, r: LongQuery) -> bool:
     """A report: `r.min_words` words or more (counted up to that many: a 200 KB log costs nothing) that
-    write something as code (a fenced block, `inline code`, a traceback, an error line). A long prompt
-    of prose only ("I want you to analyse whether...") is no report: it is read as before."""
+    paste something as code (a fenced block, indented or prompt lines, a traceback, an error line). A long
+    prompt of prose ("I want you to analyse whether...") is no report: it is read as before, also when it
+    writes a name or a command as `inline code`, as developers' prompts to an agent do; inline code that is
+    a call counts. Any inline code made 47 of the session replay's 48 long prompts reports (files@5 /
+    novel@5 0.564 / 0.472 -> 0.561 / 0.462: the docs they asked about left the top 5), none of them with
+    a call; 2 of bench/bugs' 75 long reports have inline code only, both with calls (rich#3881,
+    conan#13504; without conan's fn@5 0.508 -> 0.499). docs/benchmarks.md#session-history."""
     if not r.min_words or len(text) < r.min_words * 2:
         return False
     n = 0
@@ -79,9 +85,18 @@ def is_long(text: str, r: LongQuery) -> bool:
 
 
 def _writes_code(text: str) -> bool:
-    if "```" in text or "~~~" in text or _INLINE.search(text) or _ERROR_LINE.search(text):
+    """Pasted code, a log or a stack. `inline code` counts only as a call (`Console(markup=False)`): a
+    name or a command in backticks (`posh-git`, `specstory resume`) is how a prompt names things."""
+    if "```" in text or "~~~" in text or _ERROR_LINE.search(text):
+        return True
+    if any(_is_call(m.group(1)) for m in _INLINE.finditer(text)):
         return True
     return any(_CODE_LINE.match(line) and line.strip() for line in text.splitlines())
+
+
+def _is_call(span: str) -> bool:
+    m = _CALL_OPEN.search(span)
+    return m is not None and ")" in span[m.end() :]
 
 
 _TEMPLATE_DIRS = (".github/ISSUE_TEMPLATE", ".github", "docs", ".")
