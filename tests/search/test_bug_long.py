@@ -55,7 +55,8 @@ def shop(tmp_path):
 
 def test_a_long_report_weighs_what_it_writes_as_code_not_the_reporters_machine(shop):
     con, _ = shop
-    q = analyze(con, REPORT)
+    once = override(DEFAULT_RANKING, {"terms.long.repeats": 0.0}).terms  # each term read once: `total`, a part of
+    q = analyze(con, REPORT, None, once)  # `finalize_total` the report writes 4 times, weighs more with its repeats
     weight = {t.text: t.weight for t in q.terms}
     assert q.long
     for noise in ("kyle", "virtualenvs", "pypoetry", "library", "123"):  # another machine's path, a version
@@ -293,3 +294,31 @@ def test_hostile_long_input_is_answered_in_bounded_time(shop, text):
     long_query.regions(text)
     long_query.scrub(text)
     assert time.process_time() - started < 1.0
+
+
+def test_what_a_report_keeps_writing_weighs_more(tmp_path):
+    """A report says what it is about again and again (conan#15949 writes `restore` eight times): a term it
+    writes four times weighs more than an as rare one written once, and leads to its file (flat BM25 counts a
+    query's repeats; each term was read once)."""
+    files = {
+        "src/tool/saved.py": "def load(folder):\n    # restore the saved folders\n    return folder\n",
+        "src/tool/kept.py": "def keep(folder):\n    # archive the saved folders\n    return folder\n",
+        "src/tool/other.py": "def other(folder):\n    # restore a backup of the user settings from the cloud, then sync the device list\n    return folder\n",
+        **{f"src/tool/util_{i}.py": f"def helper_{i}(folder):\n    return folder\n" for i in range(8)},
+    }
+    con, root = indexed_repo(tmp_path / "tool", files)
+    prose = "The folders come back wrong when we run the tool on the same data again and again. " * 4
+    report = (
+        "Running the tool twice gives wrong folders\n\n"
+        f"{prose}\nWe restore, then restore once more, and restore a third time; the last restore fails. "
+        "We do not archive anything.\n\n```py\nstate = run(folder)\n```\n"
+    )
+    q = analyze(con, report)
+    weight = {t.text: t.weight for t in q.terms}
+    assert q.long
+    assert weight["restore"] > weight["archive"]  # `restore` is in two files, `archive` in one
+    hits, _ = search_code(con, report, root=root)
+    assert hits[0].path == "src/tool/saved.py"
+    off = override(DEFAULT_RANKING, {"terms.long.repeats": 0.0})
+    assert analyze(con, report, None, off.terms).terms != q.terms
+    con.close()

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field, replace
 
 from cairn.search.index_cache import IndexCache, for_index
 from cairn.search.ranking import DEFAULT_RANKING, LongQuery, Terms
-from cairn.text.tokens import CODE_NAME, STOPWORDS, fold, fts_quote, name_key, query_terms, split_identifier
+from cairn.text.tokens import (
+    CODE_NAME,
+    STOPWORDS,
+    fold,
+    fts_quote,
+    name_key,
+    query_terms,
+    split_identifier,
+    term_counts,
+)
 
 TYPE_CHECKING = False  # not typing's (import cost on every hook); mypy reads it as True
 if TYPE_CHECKING:
@@ -241,8 +250,14 @@ def _analyze(
         from cairn.search import long_query
 
         where = long_query.regions(text)
-        q = _analyze(con, long_query.scrub(text) if r.long.scrub else text, extra_terms, replace(r, long=NOT_LONG))
+        body = long_query.scrub(text) if r.long.scrub else text
+        q = _analyze(con, body, extra_terms, replace(r, long=NOT_LONG))
         _reweigh(q.terms, where, r.long)
+        if r.long.repeats:  # what a report keeps writing is what it is about (flat BM25 counts it too)
+            counts = term_counts(body)
+            for term in q.terms:
+                if not term.expansion and counts.get(term.text, 0) > 1:
+                    term.weight = round(term.weight * (1 + r.long.repeats * math.log(counts[term.text])), 3)
         title = long_query.title(text) if r.long.title_names != 1.0 else ""
         if title:  # the names the title gives: what it is about
             keys = {k for k, _ in _name_keys(title, r)}

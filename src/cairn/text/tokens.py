@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 
 from cairn.text.words import STOPWORDS
@@ -133,7 +134,18 @@ def _segment_words(seg: str) -> tuple[str, ...]:
 
 def query_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:
     """Distinct searchable terms of a request, in order: compounds whole + split, stopwords dropped."""
-    seen: dict[str, None] = {}
+    return list(dict.fromkeys(_terms(text, keep_stopwords)))
+
+
+def term_counts(text: str) -> dict[str, int]:
+    """How often a request writes each of its query_terms (a long report repeats what it is about)."""
+    out: dict[str, int] = {}
+    for t in _terms(text, False):
+        out[t] = out.get(t, 0) + 1
+    return out
+
+
+def _terms(text: str, keep_stopwords: bool) -> Iterator[str]:
     for m in _WORD.finditer(text):
         tok = m.group(0)
         parts = split_identifier(tok)
@@ -144,8 +156,7 @@ def query_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:
             c = fold(c)
             if not c or (not keep_stopwords and c in STOPWORDS) or (len(c) < 2 and not c.isdigit()):
                 continue
-            seen.setdefault(c, None)
-    return list(seen)
+            yield c
 
 
 def fts_quote(term: str) -> str:
