@@ -147,7 +147,7 @@ class LongQuery:
     # first; trpc: a doc named like the function)
     repeats: float = 0.25  # a report's term written n times weighs 1 + this * ln(n) times more (flat BM25 counts
     # a query's repeats; cairn read each term once): bench/bugs (88) Acc@5 0.784 -> 0.808 (conan#15949 `restore`,
-    # 9th -> 3rd; mypy#21152 10th -> 4th), Acc@1 and fn@5 the same, no repository loses; held out (0, 0.1, 0.15,
+    # 9th -> 3rd; mypy#21152 10th -> 5th), Acc@1 and fn@5 the same, no repository loses; held out (0, 0.1, 0.15,
     # 0.25, 0.35) 0.471 / 0.800 / 0.508; 0.5: moto Acc@5 -0.111, click Acc@1 -0.125
     tests_tested: bool = True  # a test file a report names: out of the mention channels, the code it tests
     # first in the `tested` one (bug_evidence.py); ties on bench/bugs (named_source does it there), needed when
