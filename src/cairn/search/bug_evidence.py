@@ -249,7 +249,7 @@ def _quoted_line(file: Path, words: list[str]) -> int:
 def _tested(con: sqlite3.Connection, tests: list[tuple[str, str]], r: Bugs, ev: Evidence) -> None:
     """A failing test's file (weak) and the file it tests (strong), by the counterpart rule that
     pairs `test_x.py` with `x.py` and `x_test.go` with `x.go`."""
-    from cairn.search.session_signals import counterparts
+    from cairn.search.neighbourhood import counterparts
 
     test_files: dict[str, float] = {}
     for path, name in tests:

@@ -394,82 +394,6 @@ def _explain_graph(req: Request, hits: list[Hit]) -> None:
             h.why.append("near the best matches in the import graph")
 
 
-# ------------------------------------------------------------------ the session's files in play and their neighbours
-
-
-def _recent(req: Request) -> tuple[list[int], float]:
-    return req.sig.recent, 1.0
-
-
-def _explain_recent(req: Request, hits: list[Hit]) -> None:
-    said = {
-        "edited": "edited in this session",
-        "created": "edited in this session",
-        "read": "read in this session",
-        "named": "searched in this session",
-    }
-    for h in hits:
-        how = req.sig.touched.get(h.file_id)
-        if how in said:
-            h.why.append(said[how])
-
-
-def _cochange(req: Request) -> tuple[list[int], float]:
-    return req.top(req.sig.cochange), 1.0
-
-
-def _explain_cochange(req: Request, hits: list[Hit]) -> None:
-    from cairn.codemap.history import together
-
-    sig = req.sig
-    if not sig.seeds:
-        return
-    best = max(sig.seeds, key=lambda f: sig.seeds[f])
-    for h in hits:
-        if h.file_id in sig.cochange:
-            both, n = together(req.con, h.path, sig.paths[best])
-            if both:
-                h.why.append(f"changes with {sig.paths[best].rsplit('/', 1)[-1]} in {both} of its last {n} commits")
-
-
-def _coaccess(req: Request) -> tuple[list[int], float]:
-    return req.top(req.sig.coaccess), 1.0
-
-
-def _explain_coaccess(req: Request, hits: list[Hit]) -> None:
-    for h in hits:
-        if h.file_id in req.sig.coaccess and not req.sig.touched.get(h.file_id):
-            h.why.append("worked on with the files in play in earlier sessions")
-
-
-def near_ranking(near: dict[int, float], fused: dict[int, float], depth: int, proximity: bool = False) -> list[int]:
-    """The neighbourhood of the files in play, the best match for this request first (or the
-    closest first, `proximity`)."""
-    if proximity:
-        return sorted(near, key=lambda f: (-near[f], -fused.get(f, 0.0), f))[:depth]
-    return sorted(near, key=lambda f: (-fused.get(f, 0.0), -near[f], f))[:depth]
-
-
-def _near(req: Request) -> tuple[list[int], float]:
-    return near_ranking(req.sig.near, req.fused, req.ranking.fusion.depth), 1.0
-
-
-def _counterpart(req: Request) -> tuple[list[int], float]:
-    if not (req.sig.counterparts and req.ranking.fusion.counterpart):
-        return [], 1.0
-    return near_ranking(req.sig.counterparts, req.fused, req.ranking.fusion.depth, proximity=True), 1.0
-
-
-def _explain_counterpart(req: Request, hits: list[Hit]) -> None:
-    for h in hits:
-        if h.file_id in req.sig.counterparts and not req.sig.touched.get(h.file_id):
-            h.why.append("the test (or tested file) of a file in play")
-
-
-def _churn(req: Request) -> tuple[list[int], float]:
-    return req.top(req.sig.churn), 1.0
-
-
 def _path_weight(req: Request) -> float:
     return req.ranking.fusion.path_change if wants_change(req.text) else req.ranking.fusion.path
 
@@ -500,11 +424,4 @@ FIRST = (
 RUN_LAST = ("text", "expansion")  # run after the others: FTS5 answers their common terms meanwhile (fts_ahead.py)
 CHUNK = Channel("chunk", lambda req: req.ranking.fusion.chunk, _chunk, _explain_chunks)
 WALK = Channel("graph", _graph_weight, _graph, _explain_graph)
-SESSION = (
-    Channel("recent", lambda req: req.ranking.fusion.recent, _recent, _explain_recent),
-    Channel("cochange", lambda req: req.ranking.fusion.cochange, _cochange, _explain_cochange),
-    Channel("coaccess", lambda req: req.ranking.fusion.coaccess, _coaccess, _explain_coaccess),
-    Channel("near", lambda req: req.ranking.fusion.near, _near),
-    Channel("counterpart", lambda req: req.ranking.fusion.counterpart, _counterpart, _explain_counterpart),
-    Channel("churn", lambda req: req.ranking.fusion.churn, _churn),
-)
+# The last stage, the session's channels (its files in play and their neighbours): session_channels.SESSION.

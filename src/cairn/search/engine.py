@@ -16,13 +16,14 @@ import sqlite3
 from pathlib import Path
 
 from cairn.search import fts_ahead, roles
-from cairn.search.channels import CHUNK, FIRST, RUN_LAST, SESSION, WALK, Channel, Request, RoleWeights
+from cairn.search.channels import CHUNK, FIRST, RUN_LAST, WALK, Channel, Request, RoleWeights
 from cairn.search.hit import Hit
 from cairn.search.index_cache import Pinned, for_index
 from cairn.search.intent import wants_history
 from cairn.search.names import definitions
 from cairn.search.query import Query, analyze, is_long
 from cairn.search.ranking import DEFAULT_RANKING, Ranking
+from cairn.search.session_channels import SESSION
 from cairn.search.text import ask_ahead
 from cairn.search.tooling import tooling_files
 from cairn.util.fuse import ranked, rrf
