@@ -69,3 +69,16 @@ def test_the_memory_is_bounded(tmp_path, monkeypatch) -> None:
     seen = _spy(monkeypatch)
     list(extract.stored_files([(str(tmp_path), p, 0, 0) for p in ("a.py", "b.py", "c.py")]))
     assert seen == ["a.py", "b.py", "c.py"]  # a.py was forgotten when b.py came: its copy is analysed again
+
+
+def test_a_copy_in_a_fixture_folder_is_not_given_the_parse_of_its_twin(tmp_path) -> None:
+    """A fixture is not parsed (extract.is_fixture): its copy of source outside the fixtures, met first, must
+    not lend it a parse, nor the reverse; either order gives each file the record it has alone."""
+    for path in ("src/cart.py", "testdata/cart.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(CODE)
+    for order in (["src/cart.py", "testdata/cart.py"], ["testdata/cart.py", "src/cart.py"]):
+        recs = {r.path: r for r in extract.stored_files([(str(tmp_path), p, 0, 0) for p in order])}
+        for p in order:
+            assert recs[p].rows == extract.stored_file(str(tmp_path), p, 0, 0).rows, (order, p)
+    assert "applycoupon" in extract.stored_file(str(tmp_path), "src/cart.py", 0, 0).fts_names

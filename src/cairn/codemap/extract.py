@@ -160,8 +160,8 @@ def _analyse(rec: FileRecord, data: bytes, parse_error: str | None) -> str:
 def is_fixture(path: str) -> bool:
     """A file in a folder of test inputs (`testdata/`, `fixtures/`, `__fixtures__/`, `__snapshots__/`): the
     data a test reads, not code to navigate. It is indexed by its text, path and declaration lines, without a
-    parse: 2,217 of terraform's 4,278 parsed files (HCL configurations under testdata/), ~0.25 of one job's
-    CPU-s; no figure of the development sets moved (docs/benchmarks.md#cold-index-40)."""
+    parse: 2,217 of terraform's 4,278 parsed files (HCL configurations under testdata/); no figure of
+    the development sets moved (docs/benchmarks.md#cold-index-40)."""
     return _FIXTURE_DIR.search(path) is not None
 
 
@@ -246,7 +246,13 @@ def _stored(
         return as_rows(rec)
     key = None
     if same is not None and len(data) <= SAME_MAX_BYTES:
-        key = (rec.hash, rec.lang, parse_error, path.startswith(NOTE_DIR))
+        key = (
+            rec.hash,
+            rec.lang,
+            parse_error,
+            path.startswith(NOTE_DIR),
+            is_fixture(path),
+        )  # what _analyse reads of the path
     copy = same.get(key) if same is not None and key else None
     if copy is None:
         text = _analyse(rec, data, parse_error)
