@@ -137,12 +137,9 @@ def query_terms(text: str, *, keep_stopwords: bool = False) -> list[str]:
     return list(dict.fromkeys(_terms(text, keep_stopwords)))
 
 
-def term_counts(text: str) -> dict[str, int]:
+def term_counts(text: str) -> Counter[str]:
     """How often a request writes each of its query_terms (a long report repeats what it is about)."""
-    out: dict[str, int] = {}
-    for t in _terms(text, False):
-        out[t] = out.get(t, 0) + 1
-    return out
+    return Counter(_terms(text, False))
 
 
 def _terms(text: str, keep_stopwords: bool) -> Iterator[str]:
