@@ -7,6 +7,7 @@ import pytest
 from cairn.codemap.languages import BY_NAME, GRAMMARS, get_language, shipped_queries_dir
 from cairn.codemap.parse_queries import (
     QUERY_SOURCES,
+    _compile_renamed,
     compile_patterns,
     get_query,
     read_source,
@@ -48,6 +49,18 @@ def test_bad_pattern_is_dropped_not_fatal() -> None:
     query, kept, dropped = compile_patterns("python", [good, bad])
     assert kept == [good] and dropped == [bad] and query.pattern_count == 1
     assert get_language("python") is get_language("python")  # cached per process
+
+
+def test_a_bad_pattern_leaves_the_others_renamed_by_their_kept_place() -> None:
+    """The one-compile path falls back to pattern by pattern: roles then follow the kept patterns."""
+    good = "(function_definition name: (identifier) @name) @definition.function"
+    bad = "(no_such_node_type) @name @definition.class"
+    call = "(call function: (identifier) @name) @reference.call"
+    query, roles, dropped = _compile_renamed("python", [bad, good, call])
+    assert dropped == [bad] and query.pattern_count == 2
+    assert [(r.what, r.node_key) for r in roles if r] == [("def", "def.0"), ("ref", "ref")]
+    query, roles, dropped = _compile_renamed("python", [good, call])
+    assert dropped == [] and [r.node_key for r in roles if r] == ["def.0", "ref"]
 
 
 def test_split_patterns_handles_comments_strings_and_trailing_captures() -> None:
