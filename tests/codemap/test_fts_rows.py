@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import sys
+import zlib
 
 import pytest
 
@@ -37,6 +39,20 @@ def _text(rng: random.Random) -> str:
 )
 def test_pack_gives_back_the_very_values(values):
     assert fts_rows.unpack(fts_rows.pack(*values)) == values
+
+
+def test_pack_writes_with_isal_and_either_compressor_is_read_back(monkeypatch):
+    from isal import isal_zlib
+
+    values = ("src/a.go", "load user loaduser", "func loadUser() {}\n" * 400)
+    assert fts_rows.compressor() is isal_zlib.compress  # installed with cairn: the faster deflate
+    fast = fts_rows.pack(*values)
+    monkeypatch.setattr(fts_rows, "_compress", None)
+    monkeypatch.setitem(sys.modules, "isal.isal_zlib", None)  # a platform without its wheel
+    assert fts_rows.compressor() is zlib.compress
+    slow = fts_rows.pack(*values)
+    assert fast != slow  # two encoders, one format: the stdlib reads both
+    assert fts_rows.unpack(fast) == fts_rows.unpack(slow) == values
 
 
 def _reference(con: sqlite3.Connection) -> None:

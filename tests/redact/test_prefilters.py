@@ -55,8 +55,27 @@ def test_layout_needles_found_in_one_pass_are_the_ones_in_the_text():
     for text in TEXTS:
         data = text.encode("utf-8", "surrogatepass")
         lower = data.lower()
-        assert layouts._present(lower) == {i for i, n in enumerate(layouts._NEEDLES) if n in lower}
+        assert layouts._present(lower) == {i for i, n in enumerate(layouts.NEEDLES) if n in lower}
         assert layouts.spans(data, lower) == _old_layout_spans(data, lower)
+
+
+def test_the_providers_keyword_pass_finds_the_layout_needles_the_text_holds():
+    """One keyword pass over each chunk serves both detectors: the needles it reports are the ones in the
+    text (long texts cross the providers' chunks), and every span is the one layouts' own pass gives."""
+    from cairn.redact.providers import provider_rules
+
+    rules = provider_rules()
+    assert rules.needles == layouts.NEEDLES and not any(b"\n" in n for n in layouts.NEEDLES)
+    many = 0
+    for text in TEXTS:
+        data = text.encode("utf-8", "surrogatepass")
+        lower = data.lower()
+        needles: set[int] = set()
+        assert rules.findings(data, lower, needles) == rules.findings(data, lower)
+        assert needles == {i for i, n in enumerate(layouts.NEEDLES) if n in lower}
+        assert layouts.spans(data, lower, needles) == _old_layout_spans(data, lower)
+        many += len(needles) > 3
+    assert many > 100
 
 
 def test_weak_short_bare_shortcut_changes_no_span(monkeypatch):

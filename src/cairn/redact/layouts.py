@@ -334,16 +334,16 @@ LAYOUTS: list[Layout] = [
     ),
 ]
 COMPILED = [(r.needle, compile_bytes(r.pattern), r.group, r.kind, r.check) for r in LAYOUTS]
-_NEEDLES = list(dict.fromkeys(r.needle for r in LAYOUTS))
-_NEEDLE_OF = [_NEEDLES.index(r.needle) for r in LAYOUTS]
+NEEDLES = list(dict.fromkeys(r.needle for r in LAYOUTS))
+_NEEDLE_OF = [NEEDLES.index(r.needle) for r in LAYOUTS]
 _NEEDLE_SET = None  # an RE2 set of the needles, compiled on first use
 
 
 def _present(lower: bytes) -> set[int]:
-    """Indices (into _NEEDLES) of the needles `lower` holds: one pass, not one `in` per needle."""
+    """Indices (into NEEDLES) of the needles `lower` holds: one pass, not one `in` per needle."""
     global _NEEDLE_SET
     if _NEEDLE_SET is None:
-        _NEEDLE_SET = keyword_set(_NEEDLES)
+        _NEEDLE_SET = keyword_set(NEEDLES)
     return set(_NEEDLE_SET.Match(lower) or ())
 
 
@@ -391,10 +391,12 @@ def _webhook_secret(data: bytes, start: int, end: int) -> tuple[int, int]:
     return first, last
 
 
-def spans(data: bytes, lower: bytes) -> list[tuple[int, int, str]]:
-    """(start, end, kind) byte spans of secrets found by their surroundings."""
+def spans(data: bytes, lower: bytes, present: set[int] | None = None) -> list[tuple[int, int, str]]:
+    """(start, end, kind) byte spans of secrets found by their surroundings. `present`: the indices of the
+    NEEDLES `lower` holds, if a pass over it found them already (the providers' keyword pass in `redact.find`)."""
     out: list[tuple[int, int, str]] = []
-    present = _present(lower)
+    if present is None:
+        present = _present(lower)
     for i, (_needle, rx, group, kind, check) in enumerate(COMPILED):
         if _NEEDLE_OF[i] in present:
             out += layout_hits(data, rx, group, kind, check)

@@ -49,8 +49,13 @@ class RuleSet:
         global_regexes: tuple = (),
         global_stopwords: tuple = (),
         skip: frozenset[str] = frozenset(),
+        needles: list[bytes] | tuple = (),
     ) -> None:
         self.rows = [r for r in rows if r[0] not in skip]
+        # Other detectors' literals (layouts.py's needles), found by the same keyword pass: `findings` tells
+        # which the text holds, so the text is not walked again for them. None holds a line break, so each
+        # occurrence lies inside one chunk (a chunk ends just after one) and the chunks' union is the text's.
+        self.needles = list(needles)
         self.global_allow = ("secret", [LazyRegex(r.encode()) for r in global_regexes], global_stopwords)
         self._rules: list[Rule] | None = None
         self._keywords: list[bytes] = []
@@ -76,20 +81,28 @@ class RuleSet:
                     by_keyword.append([])
                 by_keyword[index[k]].append(i)
         self._keywords, self._by_keyword, self._always = keywords, by_keyword, always
-        self._set = keyword_set(keywords)
+        self._set = keyword_set(keywords + self.needles)
         self._rules = [Rule(row) for row in self.rows]
 
-    def candidates(self, lower: bytes) -> list[Rule]:
+    def candidates(self, lower: bytes, needles: set[int] | None = None) -> list[Rule]:
+        """The rules whose keywords `lower` holds; `needles` (if given) gets the indices of the needles it holds."""
         if self._rules is None:
             self._build()
         assert self._rules is not None
         hit = set(self._always)
+        nk = len(self._by_keyword)
         for k in self._set.Match(lower) or ():
-            hit.update(self._by_keyword[k])
+            if k < nk:
+                hit.update(self._by_keyword[k])
+            elif needles is not None:
+                needles.add(k - nk)
         return [self._rules[i] for i in sorted(hit)]
 
-    def findings(self, data: bytes, lower: bytes | None = None) -> list[tuple[int, int, str]]:
-        """(start, end, rule id) of every secret the rules find in `data`.
+    def findings(
+        self, data: bytes, lower: bytes | None = None, needles: set[int] | None = None
+    ) -> list[tuple[int, int, str]]:
+        """(start, end, rule id) of every secret the rules find in `data`; `needles` (if given) gets the
+        indices of the needles (`self.needles`) that `lower` holds.
 
         Long texts are cut at line ends into chunks of about CHUNK bytes, each with its own keyword
         pass, so a rule scans only the chunks that hold one of its keywords (provider tokens never
@@ -101,12 +114,12 @@ class RuleSet:
         while start < n:
             end = -1 if n - start <= CHUNK else data.find(b"\n", start + CHUNK)
             end = n if end == -1 else end + 1
-            self._chunk(data, lower, start, end, out)
+            self._chunk(data, lower, start, end, out, needles)
             start = end
         return out
 
-    def _chunk(self, data: bytes, lower: bytes, start: int, end: int, out: list) -> None:
-        for rule in self.candidates(lower[start:end] if (start, end) != (0, len(data)) else lower):
+    def _chunk(self, data: bytes, lower: bytes, start: int, end: int, out: list, needles: set[int] | None) -> None:
+        for rule in self.candidates(lower[start:end] if (start, end) != (0, len(data)) else lower, needles):
             for m in rule.regex.finditer(data, start, end):
                 span = _secret_span(data, m, rule.group)
                 if span is None:
@@ -161,11 +174,13 @@ _RULES: RuleSet | None = None
 
 
 def provider_rules() -> RuleSet:
-    """cairn's provider table: gitleaks' default rules less SKIPPED, then extra_rules.py."""
+    """cairn's provider table: gitleaks' default rules less SKIPPED, then extra_rules.py; its keyword pass
+    also finds layouts.py's needles (`redact.find` hands them to `layouts.spans`)."""
     global _RULES
     if _RULES is None:
         from cairn.redact import extra_rules
         from cairn.redact import gitleaks_rules as g
+        from cairn.redact.layouts import NEEDLES
 
-        _RULES = RuleSet(g.RULES + extra_rules.RULES, g.GLOBAL_REGEXES, g.GLOBAL_STOPWORDS, SKIPPED)
+        _RULES = RuleSet(g.RULES + extra_rules.RULES, g.GLOBAL_REGEXES, g.GLOBAL_STOPWORDS, SKIPPED, NEEDLES)
     return _RULES
