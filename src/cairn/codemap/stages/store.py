@@ -23,7 +23,10 @@ TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
     from cairn.codemap.extract import FileRecord
 
-BATCH = 256  # files per transaction
+# Files per transaction: each commit makes FTS5 write what it holds as a segment, and the segments are
+# merged later; 1,024 instead of 256 took terraform's commits from 0.18-0.21 to 0.10 CPU-s (21 -> 6
+# transactions, the FTS inserts alike; docs/benchmarks-log/2026-12-07.md#log-cold-index-40d).
+BATCH = 1024
 BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: records of big files are big
 
 
