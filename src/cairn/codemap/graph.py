@@ -12,8 +12,9 @@ import os
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
+from cairn.codemap import graph_numbers
 from cairn.codemap.index_meta import RANKS_MISSING, IndexMeta
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
 from cairn.codemap.model import ImportRef, short_name
@@ -65,22 +66,7 @@ def pagerank(
     src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges))
     dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=len(edges))
     w = np.fromiter((e[2] for e in edges), dtype=np.float64, count=len(edges))
-    out_w = np.bincount(src, weights=w, minlength=n)
-    norm = np.where(out_w[src] > 0, w / np.maximum(out_w[src], 1e-300), 0.0)
-    dangling = out_w == 0
-    r = np.full(n, 1.0 / n)
-    if start is not None and len(start) == n and sum(start) > 0:
-        r = np.asarray(start, dtype=np.float64)
-        r = r / r.sum()
-    for _ in range(iters):
-        new = (
-            damping * (np.bincount(dst, weights=norm * r[src], minlength=n) + r[dangling].sum() / n) + (1 - damping) / n
-        )
-        if np.abs(new - r).sum() < tol:
-            r = new
-            break
-        r = new
-    return (r / r.sum()).tolist()
+    return graph_numbers.pagerank_arrays(n, src, dst, w, damping, iters, tol, start)
 
 
 def _import_edges(
@@ -255,32 +241,13 @@ def _beside_job() -> tuple:
         con.close()
 
 
-def _packed(rows: list[tuple]) -> tuple:
-    """(src, dst, kind codes, weights, kind names): (src, dst, kind, weight) rows as arrays, 25 bytes an
-    edge instead of ~130 in tuples, which a forked process reads without copying their pages (reading
-    an array writes no reference count; at 100k files a tuple per edge made both processes copy them)."""
-    from array import array
-
-    names = sorted({r[2] for r in rows})
-    code = {k: i for i, k in enumerate(names)}
-    return (
-        array("q", [r[0] for r in rows]),
-        array("q", [r[1] for r in rows]),
-        array("B", [code[r[2]] for r in rows]),
-        array("d", [r[3] for r in rows]),
-        names,
-    )
-
-
-def _rows_of(packed: tuple) -> Iterator[tuple]:
-    """The (src, dst, kind, weight) rows of `_packed`, in their order, with the same values."""
-    src, dst, kinds, weights, names = packed
-    return zip(src, dst, (names[k] for k in kinds), weights, strict=True)
-
-
 def _numbers(packed: tuple, ids: list[int], kinds: dict[int, str], modules: dict[int, str]) -> tuple:
-    """(adjacency rows, file ranks, module ranks) of the packed edge rows in key order: no database."""
-    return adjacency_rows(None, edges=_rows_of(packed)), *ranks_of(ids, _rows_of(packed), kinds, modules)
+    """(adjacency rows, file ranks, module ranks) of the packed edge rows in key order: no database; those
+    of `adjacency_rows` and `ranks_of` on the same rows, computed over arrays (graph_numbers.py)."""
+    return (
+        graph_numbers.adjacency(packed, ADJ_PER_DIRECTION),
+        *graph_numbers.ranks(packed, ids, kinds, modules, REF_WEIGHT, DAMPING),
+    )
 
 
 def _numbers_job() -> tuple:
@@ -382,7 +349,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     )
     edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
     counts: dict[str, int] = {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know)}
-    packed = _packed(edge_rows)
+    packed = graph_numbers.packed(edge_rows)
     del imp, ref, know, edge_rows  # before the fork below: 1.1M edges at 100k files
     # The adjacency rows and ranks are numbers of the edge rows alone: a forked process computes them
     # while this one writes the edges, nodes and files (the rows and ranks are the same either way).
@@ -419,7 +386,7 @@ def _write_edges(con: sqlite3.Connection, packed: tuple) -> None:
     built once over the rows costs less than 113k inserts at scattered places in it (0.05 more)."""
     con.execute("DROP INDEX IF EXISTS edges_dst")
     con.execute("DELETE FROM edges")
-    con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", _rows_of(packed))
+    con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", graph_numbers.rows_of(packed))
     con.execute("CREATE INDEX edges_dst ON edges(dst)")
 
 
