@@ -46,3 +46,25 @@ def test_no_edges_and_no_files() -> None:
         {"a": 1.0},
     )
     assert graph_numbers.ranks(packed, [], {}, {}, 0.5, 0.85) == ([], {})
+
+
+def test_the_rebuilds_dicts_pack_in_key_order_with_their_degrees() -> None:
+    rows = _rows(7)
+    imp = {(s, d): w for s, d, k, w in rows if k == "import"}
+    ref = {(s, d): w for s, d, k, w in rows if k == "ref"}
+    know = {}
+    for s, d, k, w in rows:
+        if k in ("cites", "link"):
+            know[(s, d)] = (k, w)  # one knowledge edge per pair, as knowledge_rows gives
+    want = sorted(
+        [(s, d, "import", w) for (s, d), w in imp.items()]
+        + [(s, d, "ref", w) for (s, d), w in ref.items()]
+        + [(s, d, k, w) for (s, d), (k, w) in know.items()]
+    )
+    packed = graph_numbers.packed_of(dict(reversed(imp.items())), ref, know)
+    assert list(graph_numbers.rows_of(packed)) == want
+    pairs = set(imp) | set(ref) | set(know)
+    indeg, outdeg = graph_numbers.degrees(packed)
+    assert indeg == {f: sum(1 for _, d in pairs if d == f) for _, f in pairs}
+    assert outdeg == {f: sum(1 for s, _ in pairs if s == f) for f, _ in pairs}
+    assert graph_numbers.degrees(graph_numbers.packed_of({}, {}, {})) == ({}, {})

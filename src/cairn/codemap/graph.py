@@ -334,23 +334,12 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
         import numpy  # noqa: F401  # so that the process forked for them below has it (0.1-0.3 s to import)
     ref, ref_files, node_rows, know = _finish_beside(beside, con, project, files)
     ids = sorted(files)
-    degree_pairs = set(imp) | set(ref) | set(know)
-    indeg: dict[int, int] = defaultdict(int)
-    outdeg: dict[int, int] = defaultdict(int)
-    for s, d in degree_pairs:
-        indeg[d] += 1
-        outdeg[s] += 1
-    del degree_pairs
     modules = assign_modules([files[f][0] for f in ids])
-    edge_rows = (
-        [(s, d, "import", w) for (s, d), w in imp.items()]
-        + [(s, d, "ref", w) for (s, d), w in ref.items()]
-        + [(s, d, kind, w) for (s, d), (kind, w) in know.items()]
-    )
-    edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
     counts: dict[str, int] = {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know)}
-    packed = graph_numbers.packed(edge_rows)
-    del imp, ref, know, edge_rows  # before the fork below: 1.1M edges at 100k files
+    # In key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k).
+    packed = graph_numbers.packed_of(imp, ref, know)
+    del imp, ref, know  # before the fork below: 1.1M edges at 100k files
+    indeg, outdeg = graph_numbers.degrees(packed)
     # The adjacency rows and ranks are numbers of the edge rows alone: a forked process computes them
     # while this one writes the edges, nodes and files (the rows and ranks are the same either way).
     numbers = (packed, ids, {f: files[f][2] for f in ids}, {f: modules[files[f][0]] for f in ids})
@@ -410,7 +399,7 @@ def _write_files(
     for fid in ids:
         mod = modules[files[fid][0]]
         mod_files[mod] += 1
-        rows.append((mod, int(indeg[fid] >= hub_min), indeg[fid], outdeg[fid], fid))
+        rows.append((mod, int(indeg.get(fid, 0) >= hub_min), indeg.get(fid, 0), outdeg.get(fid, 0), fid))
     con.executemany("UPDATE files SET module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
     con.execute("DELETE FROM modules WHERE name NOT IN (SELECT DISTINCT module FROM files)")
     for mod, n in mod_files.items():

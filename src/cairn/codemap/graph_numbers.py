@@ -35,6 +35,54 @@ def packed(rows: list[tuple]) -> tuple:
     )
 
 
+def packed_of(imp: dict, ref: dict, know: dict) -> tuple:
+    """`packed` of the rebuild's edges sorted by key (src, dst, kind), from its dicts: {(src, dst): weight}
+    of import and of reference edges, {(src, dst): (kind, weight)} of knowledge edges. The order is that
+    of the sorted (src, dst, kind, weight) tuples (a pair has one edge per kind; kinds are coded in
+    sorted order), without making and sorting a tuple per edge (0.16 -> 0.03 CPU-s for terraform's 113k)."""
+    from array import array
+
+    import numpy as np
+
+    names = sorted({"import", "ref", *(kind for kind, _ in know.values())})
+    code = {k: i for i, k in enumerate(names)}
+    n = len(imp) + len(ref) + len(know)
+    src = np.fromiter((s for part in (imp, ref, know) for s, _ in part), dtype=np.int64, count=n)
+    dst = np.fromiter((d for part in (imp, ref, know) for _, d in part), dtype=np.int64, count=n)
+    kinds = np.concatenate(
+        [
+            np.full(len(imp), code["import"], dtype=np.uint8),
+            np.full(len(ref), code["ref"], dtype=np.uint8),
+            np.fromiter((code[kind] for kind, _ in know.values()), dtype=np.uint8, count=len(know)),
+        ]
+    )
+    weights = np.fromiter((*imp.values(), *ref.values(), *(w for _, w in know.values())), dtype=np.float64, count=n)
+    order = np.lexsort((kinds, dst, src))
+    return (
+        array("q", src[order].tobytes()),
+        array("q", dst[order].tobytes()),
+        array("B", kinds[order].tobytes()),
+        array("d", weights[order].tobytes()),
+        names,
+    )
+
+
+def degrees(edges: tuple) -> tuple[dict[int, int], dict[int, int]]:
+    """(in-degree, out-degree) per file of the packed rows (sorted by key): distinct (src, dst) pairs
+    counted once whatever their kinds, self-loops included; a file without one is absent."""
+
+    src, dst, _, w, _ = _arrays(edges)
+    s, d, _ = _pairs(src, dst, w)
+    return _counts(d), _counts(s)
+
+
+def _counts(values: np.ndarray) -> dict[int, int]:
+    import numpy as np
+
+    keys, counts = np.unique(values, return_counts=True)
+    return dict(zip(keys.tolist(), counts.tolist(), strict=True))
+
+
 def rows_of(edges: tuple) -> Iterator[tuple]:
     """The (src, dst, kind, weight) rows of `packed`, in their order, with the same values."""
     src, dst, kinds, weights, names = edges
