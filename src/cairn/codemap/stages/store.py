@@ -23,10 +23,10 @@ TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
     from cairn.codemap.extract import FileRecord
 
-# Files per transaction: each commit makes FTS5 write what it holds as a segment, and the segments are
-# merged later; 1,024 instead of 256 took terraform's commits from 0.18-0.21 to 0.10 CPU-s (21 -> 6
-# transactions, the FTS inserts alike; docs/benchmarks-log/2026-12-07.md#log-cold-index-40d).
-BATCH = 1024
+# Files per transaction. 1,024 took terraform's commits from 0.20 to 0.12 CPU-s (FTS5 writes a segment
+# per commit, merged later) and the indexer's peak RSS from 119 to 128 MB: not kept
+# (docs/benchmarks-log/2026-12-07.md#log-cold-index-40d).
+BATCH = 256
 BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: records of big files are big
 
 
