@@ -12,8 +12,9 @@ import os
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
+from cairn.codemap import graph_numbers
 from cairn.codemap.index_meta import RANKS_MISSING, IndexMeta
 from cairn.codemap.languages import REF_EDGE_LANGUAGES
 from cairn.codemap.model import ImportRef, short_name
@@ -65,22 +66,7 @@ def pagerank(
     src = np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges))
     dst = np.fromiter((e[1] for e in edges), dtype=np.int64, count=len(edges))
     w = np.fromiter((e[2] for e in edges), dtype=np.float64, count=len(edges))
-    out_w = np.bincount(src, weights=w, minlength=n)
-    norm = np.where(out_w[src] > 0, w / np.maximum(out_w[src], 1e-300), 0.0)
-    dangling = out_w == 0
-    r = np.full(n, 1.0 / n)
-    if start is not None and len(start) == n and sum(start) > 0:
-        r = np.asarray(start, dtype=np.float64)
-        r = r / r.sum()
-    for _ in range(iters):
-        new = (
-            damping * (np.bincount(dst, weights=norm * r[src], minlength=n) + r[dangling].sum() / n) + (1 - damping) / n
-        )
-        if np.abs(new - r).sum() < tol:
-            r = new
-            break
-        r = new
-    return (r / r.sum()).tolist()
+    return graph_numbers.pagerank_arrays(n, src, dst, w, damping, iters, tol, start)
 
 
 def _import_edges(
@@ -255,32 +241,13 @@ def _beside_job() -> tuple:
         con.close()
 
 
-def _packed(rows: list[tuple]) -> tuple:
-    """(src, dst, kind codes, weights, kind names): (src, dst, kind, weight) rows as arrays, 25 bytes an
-    edge instead of ~130 in tuples, which a forked process reads without copying their pages (reading
-    an array writes no reference count; at 100k files a tuple per edge made both processes copy them)."""
-    from array import array
-
-    names = sorted({r[2] for r in rows})
-    code = {k: i for i, k in enumerate(names)}
-    return (
-        array("q", [r[0] for r in rows]),
-        array("q", [r[1] for r in rows]),
-        array("B", [code[r[2]] for r in rows]),
-        array("d", [r[3] for r in rows]),
-        names,
-    )
-
-
-def _rows_of(packed: tuple) -> Iterator[tuple]:
-    """The (src, dst, kind, weight) rows of `_packed`, in their order, with the same values."""
-    src, dst, kinds, weights, names = packed
-    return zip(src, dst, (names[k] for k in kinds), weights, strict=True)
-
-
 def _numbers(packed: tuple, ids: list[int], kinds: dict[int, str], modules: dict[int, str]) -> tuple:
-    """(adjacency rows, file ranks, module ranks) of the packed edge rows in key order: no database."""
-    return adjacency_rows(None, edges=_rows_of(packed)), *ranks_of(ids, _rows_of(packed), kinds, modules)
+    """(adjacency rows, file ranks, module ranks) of the packed edge rows in key order: no database; those
+    of `adjacency_rows` and `ranks_of` on the same rows, computed over arrays (graph_numbers.py)."""
+    return (
+        graph_numbers.adjacency(packed, ADJ_PER_DIRECTION),
+        *graph_numbers.ranks(packed, ids, kinds, modules, REF_WEIGHT, DAMPING),
+    )
 
 
 def _numbers_job() -> tuple:
@@ -351,7 +318,6 @@ def _finish_beside(beside: tuple | None, con: sqlite3.Connection, project: Proje
 def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction."""
     from cairn.codemap.imports import build_context
-    from cairn.codemap.knowledge_index import store_nodes
     from cairn.codemap.resolver_store import save_resolver
 
     files = {r[0]: (r[1], r[2], r[3]) for r in con.execute("SELECT id, path, lang, kind FROM files")}
@@ -368,58 +334,78 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
         import numpy  # noqa: F401  # so that the process forked for them below has it (0.1-0.3 s to import)
     ref, ref_files, node_rows, know = _finish_beside(beside, con, project, files)
     ids = sorted(files)
-    degree_pairs = set(imp) | set(ref) | set(know)
-    indeg: dict[int, int] = defaultdict(int)
-    outdeg: dict[int, int] = defaultdict(int)
-    for s, d in degree_pairs:
-        indeg[d] += 1
-        outdeg[s] += 1
-    del degree_pairs
     modules = assign_modules([files[f][0] for f in ids])
-    mod_files: dict[str, int] = defaultdict(int)
-    edge_rows = (
-        [(s, d, "import", w) for (s, d), w in imp.items()]
-        + [(s, d, "ref", w) for (s, d), w in ref.items()]
-        + [(s, d, kind, w) for (s, d), (kind, w) in know.items()]
-    )
-    edge_rows.sort()  # in key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k)
-    counts = {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know)}
-    packed = _packed(edge_rows)
-    del imp, ref, know, edge_rows  # before the fork below: 1.1M edges at 100k files
+    counts: dict[str, int] = {"import_edges": len(imp), "ref_edges": len(ref), "knowledge_edges": len(know)}
+    # In key order: appended to the B-tree, 3-4x less CPU than in dict order (176k at 20k).
+    packed = graph_numbers.packed_of(imp, ref, know)
+    del imp, ref, know  # before the fork below: 1.1M edges at 100k files
+    indeg, outdeg = graph_numbers.degrees(packed)
     # The adjacency rows and ranks are numbers of the edge rows alone: a forked process computes them
     # while this one writes the edges, nodes and files (the rows and ranks are the same either way).
     numbers = (packed, ids, {f: files[f][2] for f in ids}, {f: modules[files[f][0]] for f in ids})
     forked = _fork(_numbers_job, numbers, len(files))
-    with transaction(con):
-        con.execute("DELETE FROM edges")
-        con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", _rows_of(packed))
-        store_nodes(con, node_rows)
-        hub_min = hub_threshold(con)
-        rows = []
-        for fid in ids:
-            mod = modules[files[fid][0]]
-            mod_files[mod] += 1
-            rows.append((mod, int(indeg[fid] >= hub_min), indeg[fid], outdeg[fid], fid))
-        con.executemany("UPDATE files SET module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
-        con.execute("DELETE FROM modules WHERE name NOT IN (SELECT DISTINCT module FROM files)")
-        for mod, n in mod_files.items():
-            con.execute(
-                "INSERT INTO modules(name, files, rank) VALUES(?,?,0) ON CONFLICT(name) DO UPDATE SET "
-                "files=excluded.files",
-                (mod, n),
-            )
-        con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
-        adjacency, ranks, mod_rank = _answer(forked) or _numbers(*numbers)
-        con.execute("DELETE FROM adjacency")
-        con.executemany("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?)", adjacency)
-        meta.save(
-            con,
-            graph_paths=paths_key,
-            ref_files=ref_files,
-            graph_dirty=False,
-            graph_version=GRAPH_VERSION,
-            rank_stale=RANKS_MISSING,
-        )  # until the ranks below are saved
+    con.execute("PRAGMA foreign_keys = OFF")  # see _write_edges (a no-op inside a transaction: set before it)
+    try:
+        with transaction(con):
+            _write_edges(con, packed)
+            counts["hub_min_indegree"] = _write_files(con, node_rows, ids, files, modules, indeg, outdeg)
+            adjacency, ranks, mod_rank = _answer(forked) or _numbers(*numbers)
+            con.execute("DELETE FROM adjacency")
+            con.executemany("INSERT INTO adjacency(file_id, nbrs) VALUES(?,?)", adjacency)
+            meta.save(
+                con,
+                graph_paths=paths_key,
+                ref_files=ref_files,
+                graph_dirty=False,
+                graph_version=GRAPH_VERSION,
+                rank_stale=RANKS_MISSING,
+            )  # until the ranks below are saved
+    finally:
+        con.execute("PRAGMA foreign_keys = ON")
     save_ranks(con, ids, ranks, mod_rank)
     save_resolver(project.index_path(), ctx, paths_key)
-    return {**counts, "hub_min_indegree": hub_min}
+    return counts
+
+
+def _write_edges(con: sqlite3.Connection, packed: tuple) -> None:
+    """Replace every edge row with the packed rows (the caller holds the transaction, foreign keys off).
+
+    Every id in them is a row of `files` read in this transaction's connection, so the per-row checks
+    of both foreign keys only cost (0.05 CPU-s for terraform's 113k edges), and the index on `dst`
+    built once over the rows costs less than 113k inserts at scattered places in it (0.05 more)."""
+    con.execute("DROP INDEX IF EXISTS edges_dst")
+    con.execute("DELETE FROM edges")
+    con.executemany("INSERT INTO edges(src, dst, kind, weight) VALUES(?,?,?,?)", graph_numbers.rows_of(packed))
+    con.execute("CREATE INDEX edges_dst ON edges(dst)")
+
+
+def _write_files(
+    con: sqlite3.Connection,
+    node_rows: list[tuple],
+    ids: list[int],
+    files: dict[int, tuple[str, str | None, str]],
+    modules: dict[str, str],
+    indeg: dict[int, int],
+    outdeg: dict[int, int],
+) -> int:
+    """The knowledge nodes, each file's module, hub flag and degrees, and the modules' file counts;
+    returns the hub threshold (the caller holds the transaction)."""
+    from cairn.codemap.knowledge_index import store_nodes
+
+    store_nodes(con, node_rows)
+    hub_min = hub_threshold(con)
+    mod_files: dict[str, int] = defaultdict(int)
+    rows = []
+    for fid in ids:
+        mod = modules[files[fid][0]]
+        mod_files[mod] += 1
+        rows.append((mod, int(indeg.get(fid, 0) >= hub_min), indeg.get(fid, 0), outdeg.get(fid, 0), fid))
+    con.executemany("UPDATE files SET module=?, is_hub=?, indegree=?, outdegree=? WHERE id=?", rows)
+    con.execute("DELETE FROM modules WHERE name NOT IN (SELECT DISTINCT module FROM files)")
+    for mod, n in mod_files.items():
+        con.execute(
+            "INSERT INTO modules(name, files, rank) VALUES(?,?,0) ON CONFLICT(name) DO UPDATE SET files=excluded.files",
+            (mod, n),
+        )
+    con.execute("UPDATE files SET dirty = 0 WHERE dirty = 1")
+    return hub_min

@@ -23,7 +23,10 @@ TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
     from cairn.codemap.extract import FileRecord
 
-BATCH = 256  # files per transaction
+# Files per transaction. 1,024 took terraform's commits from 0.20 to 0.12 CPU-s (FTS5 writes a segment
+# per commit, merged later) and the indexer's peak RSS from 119 to 128 MB: not kept
+# (docs/benchmarks-log/2026-12-07.md#log-cold-index-40d).
+BATCH = 256
 BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: records of big files are big
 
 
