@@ -322,3 +322,34 @@ def test_what_a_report_keeps_writing_weighs_more(tmp_path):
     off = override(DEFAULT_RANKING, {"terms.long.repeats": 0.0})
     assert analyze(con, report, None, off.terms).terms != q.terms
     con.close()
+
+
+FORM_ANSWERS = (
+    "### shop version\n\n1.2.3\n\n### Python version\n\n3.11.4\n\n### OS\n\nmacOS 12.6.8\n\n"
+    "### Code of Conduct\n\n- [X] I agree to follow the Code of Conduct\n"
+)
+
+
+def test_an_issue_forms_answers_are_a_pasted_environment():
+    """GitHub's issue forms print each answer under its heading: a run of short answers (versions, a
+    platform) is the reporter's environment; a heading answered by prose stays."""
+    text = "### Description\n\nThe total is wrong after a merge.\n\n### Expected behavior\n\nEvery item once.\n\n"
+    kept = long_query.without_boilerplate(text + FORM_ANSWERS + "\n### Output\n\n```\nboom\n```\n")
+    for gone in ("shop version", "1.2.3", "Python version", "macOS", "Code of Conduct"):
+        assert gone not in kept, gone
+    for stays in ("The total is wrong after a merge.", "### Expected behavior", "Every item once.", "boom"):
+        assert stays in kept, stays
+    before = long_query.without_boilerplate(text + FORM_ANSWERS, forms=False)
+    assert "### OS\n\nmacOS 12.6.8" in before and "### Code of Conduct" in before
+
+
+def test_an_issue_forms_platform_answer_does_not_lead_to_the_platform_module(tmp_path):
+    """pip#12166: the form's `### OS` answer `macOS 12.6.8` named a vendored platform module (`class MacOS`)
+    first; the template's own heading (`Python version`) must not break the run of answers."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/platforms/macos.py"] = "class MacOS:\n    def cache_dir(self):\n        return '~/Library'\n"
+    files[".github/ISSUE_TEMPLATE/bug.yml"] = (
+        "name: Bug report\nbody:\n  - type: input\n    attributes:\n      label: Python version\n"
+    )
+    report = "Cart total counted twice after merging carts\n\n### Description\n\n" + MERGE_BUG + "\n" + FORM_ANSWERS
+    assert "src/shop/platforms/macos.py" not in _top_three_cart_first(tmp_path, files, report)

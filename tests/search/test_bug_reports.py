@@ -202,3 +202,19 @@ def test_the_parser_reads_each_format():
     assert fragments(rep.messages[0]) == ["requires an argument"]
     python = parse('  File "a/b.py", line 1, in outer\n  File "a/c.py", line 2, in inner\n').frames
     assert [(f.path, f.depth) for f in python] == [("a/c.py", 0), ("a/b.py", 1)]  # innermost first
+
+
+def test_a_ci_logs_timestamps_hide_no_frame():
+    """A CI log prints its timestamp before each line of the traceback (Jenkins, GitHub Actions)."""
+    from cairn.search.bugreport import parse
+
+    rep = parse(
+        "[2024-12-02T18:56:38.590Z] Traceback (most recent call last):\n\n"
+        '[2024-12-02T18:56:38.590Z]   File "/ci/ws/proj/tests/test_vit.py", line 87, in test_shape\n'
+        '2024-01-05T10:00:00.1234567Z   File "/ci/ws/proj/proj/blocks/patch.py", line 117, in __init__\n'
+        "[18:56:38]     self.pos = build_pos(grid)\n"
+    )
+    assert [(f.path, f.line, f.func) for f in rep.frames] == [
+        ("/ci/ws/proj/proj/blocks/patch.py", 117, "__init__"),
+        ("/ci/ws/proj/tests/test_vit.py", 87, "test_shape"),
+    ]

@@ -32,6 +32,11 @@ _ERROR_HEADS = ("error", "exception", "warning")
 _BARE_HEADS = frozenset({"error", "panic", "fatal", "fatal error", "runtime error", "failed"})
 _QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`|\b0x[0-9a-fA-F]{1,32}\b|\d{1,20}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_]{1,40}")
+# a CI log's line prefix: a timestamp (`[2024-12-02T18:56:38.590Z]`, GitHub Actions' `2024-01-05T10:00:00.1234567Z`,
+# `[18:56:38]`), then the line as the program printed it
+_LOG_STAMP = re.compile(
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?Z?\]?\s+|\[\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]\s+"
+)
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,7 @@ def parse(text: str, test_files: bool = False) -> Report:
     for i, full in enumerate(lines):
         if len(raw) >= MAX_FRAMES:
             break
-        line = full[:MAX_LINE].strip()
+        line = _unstamped(full[:MAX_LINE].strip())
         if not line:
             continue
         frame = _python(line) or _at_frame(line) or _token_frame(line, lines, i)
@@ -85,6 +90,12 @@ def parse(text: str, test_files: bool = False) -> Report:
         order = list(reversed(frames)) if fmt in INNERMOST_LAST else frames
         rep.frames += [Frame(f.path, f.line, f.func, f.fmt, d) for d, f in enumerate(order)]
     return rep
+
+
+def _unstamped(line: str) -> str:
+    """The line without a CI log's timestamp before it."""
+    stamp = _LOG_STAMP.match(line) if line[:1] in "[0123456789" else None
+    return line[stamp.end() :] if stamp else line
 
 
 def _ext(path: str) -> str:

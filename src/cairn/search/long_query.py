@@ -110,9 +110,9 @@ MAX_TEMPLATE_BYTES = 64_000
 def report_body(text: str, root: Path | None, r: LongQuery) -> str:
     """A report as searched: without its issue template's lines (with the tree at hand) and, with
     `r.boilerplate`, its checklists and pasted environment."""
-    if root is not None and r.template:
-        text = without_template(text, root)
-    return without_boilerplate(text) if r.boilerplate else text
+    if r.boilerplate:  # first: the template's lines would break an issue form's run of answers
+        text = without_boilerplate(text, r.forms)
+    return without_template(text, root) if root is not None and r.template else text
 
 
 def without_template(text: str, root: Path) -> str:
@@ -177,16 +177,17 @@ _HEAD_LINE = re.compile(r"^\s*(?:[-=#*]{3,}|```\w*|~~~\w*|\$ .*|[^:]{0,200}:|[A-
 MIN_ENV_LINES = 3  # `key: value` lines in a row, two of them versions: a pasted environment
 
 
-def without_boilerplate(text: str) -> str:
+def without_boilerplate(text: str, forms: bool = True) -> str:
     """The report without what every report of the project holds: checklist lines (`- [x] I have
     searched the issues`) and pasted environment blocks (`pydantic version: 1.8.2`, `python: 3.9.1`,
     `platform: Linux-5.13`, the output of the project's own `show_versions()`), with the lines that
     introduce them (`Output of python -c "...version_info()":`). Their words name the project's
     version module, not the bug. A block: `key: value` lines in a row, MIN_ENV_LINES of them and two
-    versions, or two lines and a version beside such a block (its next section)."""
+    versions, or two lines and a version beside such a block (its next section); an issue form's
+    answers (`### OS`, then `macOS 12.6.8`) are such lines too."""
     lines = text[:MAX_CHARS].splitlines()
     drop = [bool(_CHECKBOX.match(x)) for x in lines]
-    runs = _setting_runs(lines)
+    runs = sorted(_setting_runs(lines) + (_form_runs(lines) if forms else []))
     strong = [pairs >= MIN_ENV_LINES and versions >= 2 for _, _, pairs, versions in runs]
     for n, (first, last, pairs, versions) in enumerate(runs):
         near = (n > 0 and strong[n - 1]) or (n + 1 < len(runs) and strong[n + 1])
@@ -200,7 +201,22 @@ def without_boilerplate(text: str) -> str:
             drop[i] = drop[i] or not _FENCE.match(lines[i])  # a fence stays: the code regions stay paired
     if not any(drop):
         return text
+    if forms:
+        _drop_emptied_headings(lines, drop)
     return "\n".join(x for x, d in zip(lines, drop, strict=True) if not d)
+
+
+def _drop_emptied_headings(lines: list[str], drop: list[bool]) -> None:
+    """A heading whose whole section left (`### Code of Conduct` over its checkbox) leaves too."""
+    dropped = kept = False  # the section below the heading, up to the next one
+    for i in range(len(lines) - 1, -1, -1):
+        if _FORM_HEAD.match(lines[i]):
+            drop[i] = drop[i] or (dropped and not kept)
+            dropped = kept = False
+        elif drop[i]:
+            dropped = True
+        elif lines[i].strip():
+            kept = True
 
 
 def _setting_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
@@ -223,6 +239,48 @@ def _setting_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
             runs.append((first, last, pairs, versions))
         first, pairs, versions = -1, 0, 0
     return runs
+
+
+_FORM_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+(\S.{0,60}?)[\s#]*$")
+
+
+def _form_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
+    """The same for an issue form's answers (GitHub's forms print `### pip version`, a blank line, `23.2`):
+    a run of headings, each answered by one short value line (a setting, as `_env_pair` reads one)."""
+    runs: list[tuple[int, int, int, int]] = []
+    first = last = -1
+    pairs = versions = 0
+    i, n = 0, len(lines)
+    while i < n:
+        head = _FORM_HEAD.match(lines[i])
+        if head:
+            j = _next_filled(lines, i + 1)
+            k = _next_filled(lines, j + 1)
+            value = lines[j].strip() if j < n else ""
+            if (
+                value
+                and not _FORM_HEAD.match(lines[j])
+                and not _FENCE.match(lines[j])
+                and (k >= n or _FORM_HEAD.match(lines[k]))
+                and _env_pair(head.group(1), value)
+            ):
+                first = i if first < 0 else first
+                last, pairs, versions = j, pairs + 1, versions + bool(_VERSIONISH.search(value))
+                i = k
+                continue
+        if first >= 0:
+            runs.append((first, last, pairs, versions))
+        first, pairs, versions = -1, 0, 0
+        i += 1
+    if first >= 0:
+        runs.append((first, last, pairs, versions))
+    return runs
+
+
+def _next_filled(lines: list[str], i: int) -> int:
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return i
 
 
 def _env_pair(key: str, value: str) -> bool:

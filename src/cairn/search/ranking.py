@@ -141,6 +141,8 @@ class LongQuery:
     # show_versions() output) leave the report (long_query.without_boilerplate); off: pydantic Acc@1 0.50 -> 0.38,
     # Acc@5 0.88 -> 0.75 (version.py was named by them), every other repository the same (bench/bugs, 66 cases); the
     # mention channels read the report without them too (conan#4371: a checklist's link to CONTRIBUTING.md was first)
+    forms: bool = True  # with `boilerplate`: an issue form's answers are such settings too (`### OS`, a blank
+    # line, `macOS 12.6.8`: GitHub's forms print each answer under its heading); pip#12166: platformdirs' `MacOS`
     named_source: bool = True  # of the files a report names, only source files keep their full weight (a
     # test, or a doc named like a function, is weighed by its role; a doc or config given by its path or tool
     # keeps it: session prompts name their targets); off (66): 0.475 / 0.787 / 0.533 (rich, gin: the named test
