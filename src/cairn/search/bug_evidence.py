@@ -48,6 +48,7 @@ class Evidence:
     why: dict[tuple[str, int], str] = field(default_factory=dict)
     defs: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
     framed: set[int] = field(default_factory=set)  # every project file of the stack, kept in `trace` or not
+    modules: dict[int, float] = field(default_factory=dict)
 
 
 def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) -> Evidence:
@@ -61,7 +62,43 @@ def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) 
         _raises(con, root, report.messages, r, ev)
     if report.tests:
         _tested(con, report.tests, r, ev)
+    if report.modules:
+        _modules(con, report.modules, r, ev)
     return ev
+
+
+def _modules(con: sqlite3.Connection, names: list[str], r: Bugs, ev: Evidence) -> None:
+    """The project's module files a report's dotted names stand for (`a.b.c` or `a.b.c.Name` -> a/b/c.py,
+    under any source folder), in the order the report writes them; a package (`a/b/__init__.py`) is
+    its public face, no module. The member named after the module (`Name`) is shown first."""
+    by_name, _ = _names(con)
+    for name in names:
+        parts = name.split(".")
+        for k in range(len(parts), 1, -1):
+            rel = "/".join(parts[:k])
+            found = [
+                (fid, p)
+                for fid, p in by_name.get(parts[k - 1] + ".py", [])
+                if p == rel + ".py" or p.endswith("/" + rel + ".py")
+            ]
+            if not found:
+                if any(
+                    p == rel + "/__init__.py" or p.endswith("/" + rel + "/__init__.py")
+                    for _, p in by_name.get("__init__.py", [])
+                ):
+                    break  # a package: what it exports is defined elsewhere
+                continue
+            w = r.module_decay ** len(ev.modules)
+            for fid, path in found[:2]:
+                if fid in ev.modules:
+                    continue
+                ev.modules[fid] = w
+                ev.why[("modules", fid)] = f"the report names the module {'.'.join(parts[:k])}"
+                member = parts[k] if k < len(parts) else ""
+                d = _definition(con, fid, member, 0) if member else None
+                if d and d not in ev.defs.setdefault(fid, []):
+                    ev.defs[fid].append(d)
+            break
 
 
 # ------------------------------------------------------------------ paths from another machine

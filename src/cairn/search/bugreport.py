@@ -56,14 +56,16 @@ class Report:
     frames: list[Frame] = field(default_factory=list)
     tests: list[tuple[str, str]] = field(default_factory=list)  # (test file path or '', test name)
     messages: list[str] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)  # dotted Python module paths (`from a.b.c import x`, `a.b.c.X`)
 
     def __bool__(self) -> bool:
-        return bool(self.frames or self.tests or self.messages)
+        return bool(self.frames or self.tests or self.messages or self.modules)
 
 
-def parse(text: str, test_files: bool = False) -> Report:
+def parse(text: str, test_files: bool = False, modules: bool = False) -> Report:
     """The frames, failing tests and error messages of a pasted report (empty for a plain request);
-    with `test_files` (a long report), the test files it names count as failing tests."""
+    with `test_files` (a long report), the test files it names count as failing tests; with `modules`,
+    the dotted module paths it imports or writes (`from pkg.sub.mod import name`, `pkg.sub.mod.Name`)."""
     rep = Report()
     if not text:
         return rep
@@ -79,6 +81,8 @@ def parse(text: str, test_files: bool = False) -> Report:
         if frame is not None:
             raw.append((frame.fmt, frame))
         _test_ids(line, rep, test_files)
+        if modules and "." in line and len(rep.modules) < MAX_MODULES:
+            _modules(line, rep)
         if len(rep.messages) < MAX_MESSAGES:
             msg = _message(line)
             if msg and msg not in rep.messages:
@@ -90,6 +94,24 @@ def parse(text: str, test_files: bool = False) -> Report:
         order = list(reversed(frames)) if fmt in INNERMOST_LAST else frames
         rep.frames += [Frame(f.path, f.line, f.func, f.fmt, d) for d, f in enumerate(order)]
     return rep
+
+
+MAX_MODULES = 20
+_IMPORT = re.compile(r"^(?:>>> )?(?:from\s+([A-Za-z_][\w.]{0,200})\s+import\s|import\s+([A-Za-z_][\w.]{0,200}))")
+_DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]{0,40}(?:\.[A-Za-z_]\w{0,60}){2,8})(?![\w(])")
+
+
+def _modules(line: str, rep: Report) -> None:
+    """The dotted module paths of a line: what it imports from (`from a.b.c import x`: a.b.c), and a
+    dotted name of three parts or more (`a.b.c.Name`); bug_evidence.py keeps those that are the
+    project's module files. A call's dotted name (`a.b.c()`) is a function's, not a module's."""
+    m = _IMPORT.match(line)
+    found = [m.group(1) or m.group(2)] if m and "." in (m.group(1) or m.group(2) or "") else []
+    found += [d.group(1) for d in _DOTTED.finditer(line)]
+    for name in found:
+        name = name.strip(".")
+        if name.count(".") >= 1 and name not in rep.modules and len(rep.modules) < MAX_MODULES:
+            rep.modules.append(name)
 
 
 def _unstamped(line: str) -> str:

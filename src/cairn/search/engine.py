@@ -40,6 +40,7 @@ EXPLAIN_FIRST = (
     "trace",
     "raises",
     "tested",
+    "modules",
     "tooling",
     "mention",
     "recent",

@@ -63,6 +63,7 @@ class Fusion:
     raises: float = 1.0  # the files holding a report's error message literally (where it is raised); 0 / 1 / 2
     # alike on bench/bugs (no figure chooses it)
     tested: float = 1.0  # the files a report's failing tests exercise; no case of bench/bugs has a test id
+    modules: float = 1.0  # a long report's dotted module paths (`from pkg.mod import f`, `pkg.mod.Name`) -> pkg/mod.py
     rrf_k: int = 60  # RRF's constant (Cormack et al.); 30: cases files@5 0.772 -> 0.770 ("Design choices, measured")
     depth: int = 100  # ranks kept per channel list; inherited, no figure recorded (9cc0a81)
     chunk_candidates: int = 40  # files of the first fusion whose declarations are scored; no figure recorded (bbf8df7)
@@ -352,6 +353,7 @@ class Bugs:
     max_holders: int = 4  # a message phrase held by more files is no evidence of where it is raised
     max_phrases: int = 6  # message phrases looked up per request
     test_file: float = 0.4  # a failing test's own file, against the file it exercises (1.0)
+    module_decay: float = 0.8  # each further module a report names counts this much of the one before
     away: float = 0.3  # = session.counterpart_away: a tested file in another folder, shared over their number
 
 
