@@ -353,3 +353,19 @@ def test_an_issue_forms_platform_answer_does_not_lead_to_the_platform_module(tmp
     )
     report = "Cart total counted twice after merging carts\n\n### Description\n\n" + MERGE_BUG + "\n" + FORM_ANSWERS
     assert "src/shop/platforms/macos.py" not in _top_three_cart_first(tmp_path, files, report)
+
+
+def test_a_file_names_extension_weighs_as_prose():
+    """`requirements.txt` written as code is the reporter's file: its extension says a file's type and
+    names no code (pip#5716: `txt` weighed as code put the tests' one requirements.txt first); written
+    as a word too, it keeps its weight."""
+    assert long_query.file_extensions("run `pip freeze -r requirements.txt` in views.py, see a.b.utils") == {
+        "txt",
+        "py",
+    }
+    assert long_query.file_extensions("the txt output of requirements.txt") == set()
+    long = DEFAULT_RANKING.terms.long
+    where = long_query.regions("```\npip freeze -r requirements.txt\n```\n", long)
+    assert "requirements" in where.code and "txt" not in where.code
+    off = override(DEFAULT_RANKING, {"terms.long.file_exts": False}).terms.long
+    assert "txt" in long_query.regions("```\npip freeze -r requirements.txt\n```\n", off).code

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from cairn.text.tokens import query_terms
+from cairn.text.tokens import query_terms, term_counts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -310,8 +310,31 @@ def _local_part(m: re.Match[str]) -> str:
     return "/".join(parts[-2:]) if foreign else path
 
 
-def regions(text: str) -> Regions:
-    """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted."""
+_FILE_EXT = re.compile(r"(?<=[\w-])\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.(])")
+_EXT_WORDS = frozenset(
+    "py pyi txt md rst json yml yaml toml cfg ini csv xml html js ts tsx jsx go rs java rb sh log lock "
+    "c h cc cpp hpp cs php kt swift".split()
+)
+
+
+def file_extensions(text: str) -> set[str]:
+    """The extensions a report writes only as such (`requirements.txt`, `views.py`): a file's type, no
+    name of the code; written as code they would weigh like the names around them (pip#5716: `txt` named
+    the one `requirements.txt` of the tests' data)."""
+    exts: dict[str, int] = {}
+    for m in _FILE_EXT.finditer(text[:MAX_CHARS]):
+        ext = m.group(1).lower()
+        if ext in _EXT_WORDS:
+            exts[ext] = exts.get(ext, 0) + 1
+    if not exts:
+        return set()
+    counts = term_counts(text[:MAX_CHARS])
+    return {e for e, n in exts.items() if counts.get(e, 0) <= n}
+
+
+def regions(text: str, r: LongQuery | None = None) -> Regions:
+    """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted;
+    with `r.file_exts`, without the extensions the report writes only as a file name's."""
     code: list[str] = []
     quoted: list[str] = []
     fenced = False
@@ -325,4 +348,9 @@ def regions(text: str) -> Regions:
         code.extend(m.group(1) for m in _INLINE.finditer(line))
         prose = _INLINE.sub(" ", line)
         quoted.extend(m.group(1) or m.group(2) or "" for m in _QUOTED.finditer(prose))
-    return Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
+    where = Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
+    if r is not None and r.file_exts:
+        exts = file_extensions(text)
+        where.code -= exts
+        where.quoted -= exts
+    return where

@@ -249,7 +249,7 @@ def _analyze(
     if (report and r.long.min_words) or is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
         from cairn.search import long_query
 
-        where = long_query.regions(text)
+        where = long_query.regions(text, r.long)
         body = long_query.scrub(text) if r.long.scrub else text
         q = _analyze(con, body, extra_terms, replace(r, long=NOT_LONG))
         _reweigh(q.terms, where, r.long)
