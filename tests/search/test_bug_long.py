@@ -369,3 +369,27 @@ def test_a_file_names_extension_weighs_as_prose():
     assert "requirements" in where.code and "txt" not in where.code
     off = override(DEFAULT_RANKING, {"terms.long.file_exts": False}).terms.long
     assert "txt" in long_query.regions("```\npip freeze -r requirements.txt\n```\n", off).code
+
+
+def test_a_type_stub_gives_way_to_the_code_it_declares(tmp_path):
+    """A stub (`.pyi`) holds every name a report's code calls, and no code to fix (mypy#21152: typeshed's
+    pdb.pyi was first): for a report it counts `terms.long.stubs` as much, unless the report names it."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/cart.pyi"] = (
+        "class Cart:\n    def add_item(self, item: str, qty: int) -> None: ...\n"
+        "    def merge_carts(self, other: Cart) -> None: ...\n    def finalize_total(self, coupon: object) -> int: ...\n"
+    )
+    files["src/shop/orders.py"] = (
+        "def place_order(cart, other, coupon):\n    # merge the other cart, then the total of every item\n"
+        "    cart.merge_carts(other)\n    return cart.finalize_total(coupon)\n"
+    )
+    report = (
+        "Cart total counted twice after merging carts\n\n" + MERGE_BUG + "\nThis happens with every coupon I "
+        "tried, and also when the other cart is empty, so the merge itself seems to be the culprit here.\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    paths = [h.path for h in hits]
+    assert q.long
+    assert paths[:2] == ["src/shop/cart.py", "src/shop/orders.py"] and "src/shop/cart.pyi" not in paths[:3]
+    hits, _ = search_fresh(tmp_path / "shop2", files, report + "\nThe stub `src/shop/cart.pyi` says the same.\n")
+    assert [h.path for h in hits].index("src/shop/cart.pyi") <= 1

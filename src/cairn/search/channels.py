@@ -61,10 +61,12 @@ class RoleWeights:
         self.named_paths: set[int] | frozenset[int] = frozenset()  # ...or given by their path, tests aside
         self.known: dict[int, float] = {}
         self.roles = for_index(con).roles
+        self.stub = 1.0  # a type stub's (`.pyi`) final factor (a report: LongQuery.stubs)
 
     def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
         self._learn(fid, path, kind, lang, doc_role)
-        return self._of(fid)
+        f = self._of(fid)
+        return f * self.stub if self.stub != 1.0 and path.endswith(".pyi") and fid not in self.named else f
 
     def _learn(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> None:
         """What the file is: it does not depend on the request, so it is kept per index state."""

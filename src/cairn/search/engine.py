@@ -206,6 +206,8 @@ def _first_stage(
         if q.long and ranking.terms.long.named_source:  # a report names its tests and docs too
             weigh.named_roles = frozenset({roles.SOURCE})
             weigh.named_paths = set(sig.mentions) | set(tool[0])  # a doc or a config given by its path or tool
+        if q.long:  # a type stub declares what a report's code does; the code is elsewhere
+            weigh.stub = ranking.terms.long.stubs
         req = Request(con, root, text, words, q, sig, ranking, weigh, tool, dict(seed_files or {}))
         done = {ch.name: ch.run(req) for ch in FIRST if ch.name not in RUN_LAST}
         done.update((ch.name, ch.run(req)) for ch in FIRST if ch.name in RUN_LAST)
