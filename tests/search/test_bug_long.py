@@ -393,3 +393,24 @@ def test_a_type_stub_gives_way_to_the_code_it_declares(tmp_path):
     assert paths[:2] == ["src/shop/cart.py", "src/shop/orders.py"] and "src/shop/cart.pyi" not in paths[:3]
     hits, _ = search_fresh(tmp_path / "shop2", files, report + "\nThe stub `src/shop/cart.pyi` says the same.\n")
     assert [h.path for h in hits].index("src/shop/cart.pyi") <= 1
+
+
+def test_the_frames_of_another_projects_traceback_leave_the_reports_words(tmp_path):
+    """conan#6674: the report pastes the traceback of the tool that ran the project (cpt's `packager.py`);
+    its frames name that tool's code. A frame the project holds (by its folders, not its name alone) stays."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/builds.py"] = (
+        "def run_builds(profile):\n    # run the builds of every profile\n    return profile\n"
+    )
+    frames = (
+        "```\nTraceback (most recent call last):\n"
+        '  File "C:\\\\ci\\\\venv\\\\lib\\\\site-packages\\\\cpt\\\\packager.py", line 633, in run_builds\n'
+        "    self.run_builds(base_profile_name=base_profile_name, packager_builds=builds)\n"
+    )
+    kept = long_query.without_foreign_frames(
+        frames + '  File "/srv/x/src/shop/cart.py", line 9, in finalize_total\n    total = 1\n```\n',
+        lambda p: p.endswith("shop/cart.py"),
+    )
+    assert "packager" not in kept and "run_builds" not in kept and "shop/cart.py" in kept and "total = 1" in kept
+    report = "Cart total counted twice after merging carts\n\n" + MERGE_BUG + "\n" + frames + "```\n"
+    assert "src/shop/builds.py" not in _top_three_cart_first(tmp_path, files, report)

@@ -114,6 +114,12 @@ def _modules(line: str, rep: Report) -> None:
             rep.modules.append(name)
 
 
+def frame_of(line: str) -> Frame | None:
+    """The stack frame a line prints (None when it prints none)."""
+    line = _unstamped(line[:MAX_LINE].strip())
+    return (_python(line) or _at_frame(line) or _token_frame(line, [line], 0)) if line else None
+
+
 def _unstamped(line: str) -> str:
     """The line without a CI log's timestamp before it."""
     stamp = _LOG_STAMP.match(line) if line[:1] in "[0123456789" else None

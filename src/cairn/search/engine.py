@@ -186,6 +186,11 @@ def _first_stage(
         from cairn.search.long_query import report_body
 
         words = report_body(words, root, ranking.terms.long)
+        if ranking.terms.long.foreign_frames:  # another project's frames name its code, not ours
+            from cairn.search.bug_evidence import resolve
+            from cairn.search.long_query import without_foreign_frames
+
+            words = without_foreign_frames(words, lambda path: any(k > 1 for *_, k in resolve(con, path)))
         named_in = report_body(text, root, ranking.terms.long)  # a checklist's CONTRIBUTING.md is no file to fix
     q = analyze(con, words, terms, ranking.terms, report)
     r = ranking.roles

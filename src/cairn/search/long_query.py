@@ -24,9 +24,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from cairn.search.bugreport import frame_of
 from cairn.text.tokens import query_terms, term_counts
 
 TYPE_CHECKING = False
@@ -113,6 +115,26 @@ def report_body(text: str, root: Path | None, r: LongQuery) -> str:
     if r.boilerplate:  # first: the template's lines would break an issue form's run of answers
         text = without_boilerplate(text, r.forms)
     return without_template(text, root) if root is not None and r.template else text
+
+
+def without_foreign_frames(text: str, ours: Callable[[str], bool]) -> str:
+    """The report without the frames of its stack that are no file of the project (`ours(path)`): another
+    project's traceback, the standard library, a test runner. Their paths, functions and code lines name
+    that code, not the project's (conan#6674: cpt's `File "build.py"` made the phrase "build py")."""
+    lines = text[:MAX_CHARS].splitlines()
+    out: list[str] = []
+    skip_code = False
+    for line in lines:
+        if skip_code and line.strip() and not frame_of(line) and line[: len(line) - len(line.lstrip())]:
+            skip_code = False  # the frame's code line, printed under it
+            continue
+        skip_code = False
+        frame = frame_of(line) if len(line) > 4 and ("File " in line or "at " in line or ":" in line) else None
+        if frame is not None and not ours(frame.path):
+            skip_code = frame.fmt == "python"
+            continue
+        out.append(line)
+    return "\n".join(out) if len(out) < len(lines) else text
 
 
 def without_template(text: str, root: Path) -> str:

@@ -148,6 +148,8 @@ class LongQuery:
     # unless the report also writes it as a word (long_query.file_extensions)
     stubs: float = 0.5  # a type stub's (`.pyi`: typeshed's, a package's own) final score times this, unless the
     # report names it: it declares what the report's code does, the code is elsewhere (mypy#21152: pdb.pyi first)
+    foreign_frames: bool = True  # the frames of a report's stack that are no file of the project leave its words
+    # (long_query.without_foreign_frames): another project's traceback, the standard library
     named_source: bool = True  # of the files a report names, only source files keep their full weight (a
     # test, or a doc named like a function, is weighed by its role; a doc or config given by its path or tool
     # keeps it: session prompts name their targets); off (66): 0.475 / 0.787 / 0.533 (rich, gin: the named test
