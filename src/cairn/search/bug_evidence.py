@@ -1,8 +1,8 @@
-"""A bug report's evidence resolved against the index: three ranked lists and their reasons.
+"""A bug report's evidence resolved against the index: four ranked lists and their reasons.
 
 bugreport.py reads the frames, failing tests and error messages of a pasted report; this module
-finds them in the project (search/channels.py fuses the lists as the `trace`, `raises` and `tested`
-channels):
+finds them in the project (search/channels.py fuses the lists as the `trace`, `raises`, `tested` and
+`modules` channels):
 
 - trace: the files of the stack frames that are the project's, the innermost first. A frame's path
   is the report machine's (`/home/x/venv/site-packages/click/types.py`, `C:\\Users\\x\\proj\\src\\a.py`,
@@ -14,6 +14,8 @@ channels):
   raised. Only a phrase a few files hold counts.
 - tested: the files a failing test exercises (`tests/test_formatting.py::test_x` -> formatting.py;
   Go's `--- FAIL: TestParse` -> the file defining TestParse -> its tested file), and the test itself.
+- modules: the module files a long report's dotted names stand for (`from pkg.sub.mod import f`,
+  `pkg.sub.mod.Name` -> pkg/sub/mod.py), in the order it writes them.
 
 Each hit says why, and the function the frame or the message is in comes first among its symbols
 (the definition named by the frame, else the one around its line).
@@ -72,6 +74,10 @@ def _modules(con: sqlite3.Connection, names: list[str], r: Bugs, ev: Evidence) -
     under any source folder), in the order the report writes them; a package (`a/b/__init__.py`) is
     its public face, no module. The member named after the module (`Name`) is shown first."""
     by_name, _ = _names(con)
+    packages: set[str] = set()  # every package folder by each of its trailing paths (`src/pkg/sub`: pkg/sub, sub...)
+    for _, p in by_name.get("__init__.py", []):
+        segs = p.split("/")[:-1]
+        packages.update("/".join(segs[i:]) for i in range(len(segs)))
     for name in names:
         parts = name.split(".")
         for k in range(len(parts), 1, -1):
@@ -82,14 +88,11 @@ def _modules(con: sqlite3.Connection, names: list[str], r: Bugs, ev: Evidence) -
                 if p == rel + ".py" or p.endswith("/" + rel + ".py")
             ]
             if not found:
-                if any(
-                    p == rel + "/__init__.py" or p.endswith("/" + rel + "/__init__.py")
-                    for _, p in by_name.get("__init__.py", [])
-                ):
+                if rel in packages:
                     break  # a package: what it exports is defined elsewhere
                 continue
             w = r.module_decay ** len(ev.modules)
-            for fid, path in found[:2]:
+            for fid, _path in found[:2]:
                 if fid in ev.modules:
                     continue
                 ev.modules[fid] = w

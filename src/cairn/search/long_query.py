@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
