@@ -412,5 +412,7 @@ def test_the_frames_of_another_projects_traceback_leave_the_reports_words(tmp_pa
         lambda p: p.endswith("shop/cart.py"),
     )
     assert "packager" not in kept and "run_builds" not in kept and "shop/cart.py" in kept and "total = 1" in kept
+    own = 'File "t.py", line 3, in <module>\n    shop.merge_carts(a, b)\nas /usr/lib/python3/json/decoder.py:337 says\n'
+    assert long_query.without_foreign_frames(own, lambda p: False) == own  # the reporter's script; prose
     report = "Cart total counted twice after merging carts\n\n" + MERGE_BUG + "\n" + frames + "```\n"
     assert "src/shop/builds.py" not in _top_three_cart_first(tmp_path, files, report)

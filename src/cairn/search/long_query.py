@@ -117,22 +117,28 @@ def report_body(text: str, root: Path | None, r: LongQuery) -> str:
     return without_template(text, root) if root is not None and r.template else text
 
 
+_FRAME_LINES = frozenset({"python", "jvm", "js", "at", "dotnet"})  # formats whose frame is a line of its own
+
+
 def without_foreign_frames(text: str, ours: Callable[[str], bool]) -> str:
-    """The report without the frames of its stack that are no file of the project (`ours(path)`): another
-    project's traceback, the standard library, a test runner. Their paths, functions and code lines name
-    that code, not the project's (conan#6674: cpt's `File "build.py"` made the phrase "build py")."""
+    """The report without the frames of its stack that are no file of the project (`ours(path)`, for a
+    path with folders: a bare `t.py` is the reporter's own script, its code line calls the project):
+    another project's traceback, the standard library, a test runner. Their paths, functions and code
+    lines name that code, not the project's (conan#6674: cpt's `packager.py` frames). A frame inside a
+    line of prose (`see /usr/lib/x.py:12`) stays."""
     lines = text[:MAX_CHARS].splitlines()
     out: list[str] = []
     skip_code = False
     for line in lines:
-        if skip_code and line.strip() and not frame_of(line) and line[: len(line) - len(line.lstrip())]:
+        if skip_code and line.strip() and line[:1].isspace() and frame_of(line) is None:
             skip_code = False  # the frame's code line, printed under it
             continue
         skip_code = False
-        frame = frame_of(line) if len(line) > 4 and ("File " in line or "at " in line or ":" in line) else None
-        if frame is not None and not ours(frame.path):
-            skip_code = frame.fmt == "python"
-            continue
+        frame = frame_of(line) if ("File " in line or "at " in line) else None
+        if frame is not None and frame.fmt in _FRAME_LINES and "/" in frame.path.replace("\\", "/").strip("/"):
+            if not ours(frame.path):
+                skip_code = frame.fmt == "python"
+                continue
         out.append(line)
     return "\n".join(out) if len(out) < len(lines) else text
 
