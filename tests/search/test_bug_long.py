@@ -416,3 +416,32 @@ def test_the_frames_of_another_projects_traceback_leave_the_reports_words(tmp_pa
     assert long_query.without_foreign_frames(own, lambda p: False) == own  # the reporter's script; prose
     report = "Cart total counted twice after merging carts\n\n" + MERGE_BUG + "\n" + frames + "```\n"
     assert "src/shop/builds.py" not in _top_three_cart_first(tmp_path, files, report)
+
+
+def test_a_string_of_the_reports_code_that_names_a_class_keys_it(tmp_path):
+    """MONAI#7798: `LoadImage(reader="nrrdreader")` selects the class `NrrdReader` by a string in lower
+    case; the string keys that class as code does (MONAI's image_reader.py 3rd -> 1st)."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/readers.py"] = "class CsvOrderReader:\n    def read(self, path):\n        return open(path)\n"
+    files["src/shop/loader.py"] = (
+        "def load_orders(path, reader):\n    # load the orders of a path with the reader the caller selects;\n"
+        "    # every order is loaded once and its lines are read in order\n    return reader\n"
+    )
+    report = (
+        "Orders loaded twice from a file\n\nWhen I load the orders of a file, every order is loaded twice, so the "
+        "totals of the day are wrong. I expected every order of the file to be loaded once, in the order of "
+        "its lines. It happens with every file I tried.\n\n"
+        '```py\norders = load_orders("day.csv", reader="csvorderreader")\nprint(len(orders))  # 4 instead of 2\n```\n'
+    )
+    assert long_query.regions(report).strings == {"csvorderreader"}
+    con, root = indexed_repo(tmp_path / "shop", files)
+    try:
+        score = {}
+        for weight in (1.0, DEFAULT_RANKING.terms.long.code_names):
+            ranking = override(DEFAULT_RANKING, {"terms.long.code_names": weight})
+            hits, q = search_code(con, report, root=root, ranking=ranking)
+            assert q.long and [h.path for h in hits[:2]] == ["src/shop/loader.py", "src/shop/readers.py"]
+            score[weight] = hits[1].score
+        assert score[DEFAULT_RANKING.terms.long.code_names] > 1.15 * score[1.0]  # the function called stays first
+    finally:
+        con.close()

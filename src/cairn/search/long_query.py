@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -55,6 +55,7 @@ class Regions:
 
     code: set[str]
     quoted: set[str]
+    strings: set[str] = field(default_factory=set)  # one-word string literals of the code (`reader="nrrdreader"`)
 
 
 MAX_TITLE_WORDS = 25
@@ -360,6 +361,9 @@ def file_extensions(text: str) -> set[str]:
     return {e for e, n in exts.items() if counts.get(e, 0) <= n}
 
 
+_STRING_WORD = re.compile(r"[\"']([A-Za-z][A-Za-z0-9]{5,40})[\"']")
+
+
 def regions(text: str, r: LongQuery | None = None) -> Regions:
     """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted;
     with `r.file_exts`, without the extensions the report writes only as a file name's."""
@@ -377,6 +381,7 @@ def regions(text: str, r: LongQuery | None = None) -> Regions:
         prose = _INLINE.sub(" ", line)
         quoted.extend(m.group(1) or m.group(2) or "" for m in _QUOTED.finditer(prose))
     where = Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
+    where.strings = {m.group(1).lower() for c in code for m in _STRING_WORD.finditer(c)}
     if r is not None and r.file_exts:
         exts = file_extensions(text)
         where.code -= exts

@@ -150,6 +150,8 @@ class LongQuery:
     # report names it: it declares what the report's code does, the code is elsewhere (mypy#21152: pdb.pyi first)
     foreign_frames: bool = True  # the frames of a report's stack that are no file of the project leave its words
     # (long_query.without_foreign_frames): another project's traceback, the standard library
+    code_names: float = 3.0  # a one-word string of the report's code that is a class's or function's name
+    # (`reader="nrrdreader"`) weighs this much more and keys that name as code does (query._code_names)
     named_source: bool = True  # of the files a report names, only source files keep their full weight (a
     # test, or a doc named like a function, is weighed by its role; a doc or config given by its path or tool
     # keeps it: session prompts name their targets); off (66): 0.475 / 0.787 / 0.533 (rich, gin: the named test
