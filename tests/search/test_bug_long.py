@@ -322,3 +322,126 @@ def test_what_a_report_keeps_writing_weighs_more(tmp_path):
     off = override(DEFAULT_RANKING, {"terms.long.repeats": 0.0})
     assert analyze(con, report, None, off.terms).terms != q.terms
     con.close()
+
+
+FORM_ANSWERS = (
+    "### shop version\n\n1.2.3\n\n### Python version\n\n3.11.4\n\n### OS\n\nmacOS 12.6.8\n\n"
+    "### Code of Conduct\n\n- [X] I agree to follow the Code of Conduct\n"
+)
+
+
+def test_an_issue_forms_answers_are_a_pasted_environment():
+    """GitHub's issue forms print each answer under its heading: a run of short answers (versions, a
+    platform) is the reporter's environment; a heading answered by prose stays."""
+    text = "### Description\n\nThe total is wrong after a merge.\n\n### Expected behavior\n\nEvery item once.\n\n"
+    kept = long_query.without_boilerplate(text + FORM_ANSWERS + "\n### Output\n\n```\nboom\n```\n")
+    for gone in ("shop version", "1.2.3", "Python version", "macOS", "Code of Conduct"):
+        assert gone not in kept, gone
+    for stays in ("The total is wrong after a merge.", "### Expected behavior", "Every item once.", "boom"):
+        assert stays in kept, stays
+    before = long_query.without_boilerplate(text + FORM_ANSWERS, forms=False)
+    assert "### OS\n\nmacOS 12.6.8" in before and "### Code of Conduct" in before
+
+
+def test_an_issue_forms_platform_answer_does_not_lead_to_the_platform_module(tmp_path):
+    """pip#12166: the form's `### OS` answer `macOS 12.6.8` named a vendored platform module (`class MacOS`)
+    first; the template's own heading (`Python version`) must not break the run of answers."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/platforms/macos.py"] = "class MacOS:\n    def cache_dir(self):\n        return '~/Library'\n"
+    files[".github/ISSUE_TEMPLATE/bug.yml"] = (
+        "name: Bug report\nbody:\n  - type: input\n    attributes:\n      label: Python version\n"
+    )
+    report = "Cart total counted twice after merging carts\n\n### Description\n\n" + MERGE_BUG + "\n" + FORM_ANSWERS
+    assert "src/shop/platforms/macos.py" not in _top_three_cart_first(tmp_path, files, report)
+
+
+def test_a_file_names_extension_weighs_as_prose():
+    """`requirements.txt` written as code is the reporter's file: its extension says a file's type and
+    names no code (pip#5716: `txt` weighed as code put the tests' one requirements.txt first); written
+    as a word too, it keeps its weight."""
+    assert long_query.file_extensions("run `pip freeze -r requirements.txt` in views.py, see a.b.utils") == {
+        "txt",
+        "py",
+    }
+    assert long_query.file_extensions("the txt output of requirements.txt") == set()
+    long = DEFAULT_RANKING.terms.long
+    where = long_query.regions("```\npip freeze -r requirements.txt\n```\n", long)
+    assert "requirements" in where.code and "txt" not in where.code
+    off = override(DEFAULT_RANKING, {"terms.long.file_exts": False}).terms.long
+    assert "txt" in long_query.regions("```\npip freeze -r requirements.txt\n```\n", off).code
+
+
+def test_a_type_stub_gives_way_to_the_code_it_declares(tmp_path):
+    """A stub (`.pyi`) holds every name a report's code calls, and no code to fix (mypy#21152: typeshed's
+    pdb.pyi was first): for a report it counts `terms.long.stubs` as much, unless the report names it."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/cart.pyi"] = (
+        "class Cart:\n    def add_item(self, item: str, qty: int) -> None: ...\n"
+        "    def merge_carts(self, other: Cart) -> None: ...\n    def finalize_total(self, coupon: object) -> int: ...\n"
+    )
+    files["src/shop/orders.py"] = (
+        "def place_order(cart, other, coupon):\n    # merge the other cart, then the total of every item\n"
+        "    cart.merge_carts(other)\n    return cart.finalize_total(coupon)\n"
+    )
+    report = (
+        "Cart total counted twice after merging carts\n\n" + MERGE_BUG + "\nThis happens with every coupon I "
+        "tried, and also when the other cart is empty, so the merge itself seems to be the culprit here.\n"
+    )
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    paths = [h.path for h in hits]
+    assert q.long
+    assert paths[:2] == ["src/shop/cart.py", "src/shop/orders.py"] and "src/shop/cart.pyi" not in paths[:3]
+    hits, _ = search_fresh(tmp_path / "shop2", files, report + "\nThe stub `src/shop/cart.pyi` says the same.\n")
+    assert [h.path for h in hits].index("src/shop/cart.pyi") <= 1
+
+
+def test_the_frames_of_another_projects_traceback_leave_the_reports_words(tmp_path):
+    """conan#6674: the report pastes the traceback of the tool that ran the project (cpt's `packager.py`);
+    its frames name that tool's code. A frame the project holds (by its folders, not its name alone) stays."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/builds.py"] = (
+        "def run_builds(profile):\n    # run the builds of every profile\n    return profile\n"
+    )
+    frames = (
+        "```\nTraceback (most recent call last):\n"
+        '  File "C:\\\\ci\\\\venv\\\\lib\\\\site-packages\\\\cpt\\\\packager.py", line 633, in run_builds\n'
+        "    self.run_builds(base_profile_name=base_profile_name, packager_builds=builds)\n"
+    )
+    kept = long_query.without_foreign_frames(
+        frames + '  File "/srv/x/src/shop/cart.py", line 9, in finalize_total\n    total = 1\n```\n',
+        lambda p: p.endswith("shop/cart.py"),
+    )
+    assert "packager" not in kept and "run_builds" not in kept and "shop/cart.py" in kept and "total = 1" in kept
+    own = 'File "t.py", line 3, in <module>\n    shop.merge_carts(a, b)\nas /usr/lib/python3/json/decoder.py:337 says\n'
+    assert long_query.without_foreign_frames(own, lambda p: False) == own  # the reporter's script; prose
+    report = "Cart total counted twice after merging carts\n\n" + MERGE_BUG + "\n" + frames + "```\n"
+    assert "src/shop/builds.py" not in _top_three_cart_first(tmp_path, files, report)
+
+
+def test_a_string_of_the_reports_code_that_names_a_class_keys_it(tmp_path):
+    """MONAI#7798: `LoadImage(reader="nrrdreader")` selects the class `NrrdReader` by a string in lower
+    case; the string keys that class as code does (MONAI's image_reader.py 3rd -> 1st)."""
+    files = {k: v for k, v in FILES.items() if not k.startswith(".github")}
+    files["src/shop/readers.py"] = "class CsvOrderReader:\n    def read(self, path):\n        return open(path)\n"
+    files["src/shop/loader.py"] = (
+        "def load_orders(path, reader):\n    # load the orders of a path with the reader the caller selects;\n"
+        "    # every order is loaded once and its lines are read in order\n    return reader\n"
+    )
+    report = (
+        "Orders loaded twice from a file\n\nWhen I load the orders of a file, every order is loaded twice, so the "
+        "totals of the day are wrong. I expected every order of the file to be loaded once, in the order of "
+        "its lines. It happens with every file I tried.\n\n"
+        '```py\norders = load_orders("day.csv", reader="csvorderreader")\nprint(len(orders))  # 4 instead of 2\n```\n'
+    )
+    assert long_query.regions(report).strings == {"csvorderreader"}
+    con, root = indexed_repo(tmp_path / "shop", files)
+    try:
+        score = {}
+        for weight in (1.0, DEFAULT_RANKING.terms.long.code_names):
+            ranking = override(DEFAULT_RANKING, {"terms.long.code_names": weight})
+            hits, q = search_code(con, report, root=root, ranking=ranking)
+            assert q.long and [h.path for h in hits[:2]] == ["src/shop/loader.py", "src/shop/readers.py"]
+            score[weight] = hits[1].score
+        assert score[DEFAULT_RANKING.terms.long.code_names] > 1.15 * score[1.0]  # the function called stays first
+    finally:
+        con.close()

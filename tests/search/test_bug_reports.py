@@ -202,3 +202,46 @@ def test_the_parser_reads_each_format():
     assert fragments(rep.messages[0]) == ["requires an argument"]
     python = parse('  File "a/b.py", line 1, in outer\n  File "a/c.py", line 2, in inner\n').frames
     assert [(f.path, f.depth) for f in python] == [("a/c.py", 0), ("a/b.py", 1)]  # innermost first
+
+
+def test_a_ci_logs_timestamps_hide_no_frame():
+    """A CI log prints its timestamp before each line of the traceback (Jenkins, GitHub Actions)."""
+    from cairn.search.bugreport import parse
+
+    rep = parse(
+        "[2024-12-02T18:56:38.590Z] Traceback (most recent call last):\n\n"
+        '[2024-12-02T18:56:38.590Z]   File "/ci/ws/proj/tests/test_vit.py", line 87, in test_shape\n'
+        '2024-01-05T10:00:00.1234567Z   File "/ci/ws/proj/proj/blocks/patch.py", line 117, in __init__\n'
+        "[18:56:38]     self.pos = build_pos(grid)\n"
+    )
+    assert [(f.path, f.line, f.func) for f in rep.frames] == [
+        ("/ci/ws/proj/proj/blocks/patch.py", 117, "__init__"),
+        ("/ci/ws/proj/tests/test_vit.py", 87, "test_shape"),
+    ]
+
+
+def test_a_module_a_report_imports_from_leads_to_its_file(tmp_path):
+    """A report's snippet imports the function it calls from its module (`from shop.pricing.rules import
+    apply`, MONAI#8040): the dotted path names that file, whatever the prose's words match; a package
+    (`from shop import ...`) names no module file."""
+    from cairn.search.bugreport import parse
+
+    files = {k.replace("src/shop/", "shop/"): v for k, v in FILES.items()}
+    files["shop/pricing/__init__.py"] = ""
+    files["shop/pricing/rules.py"] = "def apply(rows, rate):\n    return [r * rate for r in rows]\n"
+    for name in ("totals", "discounts", "coupons"):
+        files[f"shop/{name}.py"] = (
+            f"def apply(cart, coupon):\n    # apply the coupon to the cart total; the discount of every cart\n"
+            f"    # item counts once in the {name} of the order\n    return cart\n"
+        )
+    report = (
+        "Cart total wrong when a coupon discount is applied twice\n\n"
+        "When I apply a coupon to a cart, the discount of every item is counted twice in the total, so the "
+        "order total is wrong. I expected the coupon discount to count once for every cart item.\n\n"
+        "```py\nfrom shop import cli\nfrom shop.pricing.rules import apply\n\nprint(apply([1, 2], 0.5))\n```\n"
+    )
+    assert parse(report, modules=True).modules == ["shop.pricing.rules"]
+    hits, q = search_fresh(tmp_path / "shop", files, report)
+    assert q.long and hits[0].path == "shop/pricing/rules.py"
+    assert "the report names the module shop.pricing.rules" in hits[0].why
+    assert not any("names the module" in w for h in hits[1:] for w in h.why)

@@ -1,8 +1,8 @@
-"""A bug report's evidence resolved against the index: three ranked lists and their reasons.
+"""A bug report's evidence resolved against the index: four ranked lists and their reasons.
 
 bugreport.py reads the frames, failing tests and error messages of a pasted report; this module
-finds them in the project (search/channels.py fuses the lists as the `trace`, `raises` and `tested`
-channels):
+finds them in the project (search/channels.py fuses the lists as the `trace`, `raises`, `tested` and
+`modules` channels):
 
 - trace: the files of the stack frames that are the project's, the innermost first. A frame's path
   is the report machine's (`/home/x/venv/site-packages/click/types.py`, `C:\\Users\\x\\proj\\src\\a.py`,
@@ -14,6 +14,8 @@ channels):
   raised. Only a phrase a few files hold counts.
 - tested: the files a failing test exercises (`tests/test_formatting.py::test_x` -> formatting.py;
   Go's `--- FAIL: TestParse` -> the file defining TestParse -> its tested file), and the test itself.
+- modules: the module files a long report's dotted names stand for (`from pkg.sub.mod import f`,
+  `pkg.sub.mod.Name` -> pkg/sub/mod.py), in the order it writes them.
 
 Each hit says why, and the function the frame or the message is in comes first among its symbols
 (the definition named by the frame, else the one around its line).
@@ -48,6 +50,7 @@ class Evidence:
     why: dict[tuple[str, int], str] = field(default_factory=dict)
     defs: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
     framed: set[int] = field(default_factory=set)  # every project file of the stack, kept in `trace` or not
+    modules: dict[int, float] = field(default_factory=dict)
 
 
 def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) -> Evidence:
@@ -61,7 +64,44 @@ def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) 
         _raises(con, root, report.messages, r, ev)
     if report.tests:
         _tested(con, report.tests, r, ev)
+    if report.modules:
+        _modules(con, report.modules, r, ev)
     return ev
+
+
+def _modules(con: sqlite3.Connection, names: list[str], r: Bugs, ev: Evidence) -> None:
+    """The project's module files a report's dotted names stand for (`a.b.c` or `a.b.c.Name` -> a/b/c.py,
+    under any source folder), in the order the report writes them; a package (`a/b/__init__.py`) is
+    its public face, no module. The member named after the module (`Name`) is shown first."""
+    by_name, _ = _names(con)
+    packages: set[str] = set()  # every package folder by each of its trailing paths (`src/pkg/sub`: pkg/sub, sub...)
+    for _, p in by_name.get("__init__.py", []):
+        segs = p.split("/")[:-1]
+        packages.update("/".join(segs[i:]) for i in range(len(segs)))
+    for name in names:
+        parts = name.split(".")
+        for k in range(len(parts), 1, -1):
+            rel = "/".join(parts[:k])
+            found = [
+                (fid, p)
+                for fid, p in by_name.get(parts[k - 1] + ".py", [])
+                if p == rel + ".py" or p.endswith("/" + rel + ".py")
+            ]
+            if not found:
+                if rel in packages:
+                    break  # a package: what it exports is defined elsewhere
+                continue
+            w = r.module_decay ** len(ev.modules)
+            for fid, _path in found[:2]:
+                if fid in ev.modules:
+                    continue
+                ev.modules[fid] = w
+                ev.why[("modules", fid)] = f"the report names the module {'.'.join(parts[:k])}"
+                member = parts[k] if k < len(parts) else ""
+                d = _definition(con, fid, member, 0) if member else None
+                if d and d not in ev.defs.setdefault(fid, []):
+                    ev.defs[fid].append(d)
+            break
 
 
 # ------------------------------------------------------------------ paths from another machine

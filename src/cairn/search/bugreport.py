@@ -32,6 +32,11 @@ _ERROR_HEADS = ("error", "exception", "warning")
 _BARE_HEADS = frozenset({"error", "panic", "fatal", "fatal error", "runtime error", "failed"})
 _QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}`|\b0x[0-9a-fA-F]{1,32}\b|\d{1,20}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z_]{1,40}")
+# a CI log's line prefix: a timestamp (`[2024-12-02T18:56:38.590Z]`, GitHub Actions' `2024-01-05T10:00:00.1234567Z`,
+# `[18:56:38]`), then the line as the program printed it
+_LOG_STAMP = re.compile(
+    r"\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d{1,9})?)?Z?\]?\s+|\[\d\d:\d\d:\d\d(?:[.,]\d{1,9})?\]\s+"
+)
 
 
 @dataclass(frozen=True)
@@ -51,14 +56,16 @@ class Report:
     frames: list[Frame] = field(default_factory=list)
     tests: list[tuple[str, str]] = field(default_factory=list)  # (test file path or '', test name)
     messages: list[str] = field(default_factory=list)
+    modules: list[str] = field(default_factory=list)  # dotted Python module paths (`from a.b.c import x`, `a.b.c.X`)
 
     def __bool__(self) -> bool:
-        return bool(self.frames or self.tests or self.messages)
+        return bool(self.frames or self.tests or self.messages or self.modules)
 
 
-def parse(text: str, test_files: bool = False) -> Report:
+def parse(text: str, test_files: bool = False, modules: bool = False) -> Report:
     """The frames, failing tests and error messages of a pasted report (empty for a plain request);
-    with `test_files` (a long report), the test files it names count as failing tests."""
+    with `test_files` (a long report), the test files it names count as failing tests; with `modules`,
+    the dotted module paths it imports or writes (`from pkg.sub.mod import name`, `pkg.sub.mod.Name`)."""
     rep = Report()
     if not text:
         return rep
@@ -67,13 +74,15 @@ def parse(text: str, test_files: bool = False) -> Report:
     for i, full in enumerate(lines):
         if len(raw) >= MAX_FRAMES:
             break
-        line = full[:MAX_LINE].strip()
+        line = _unstamped(full[:MAX_LINE].strip())
         if not line:
             continue
         frame = _python(line) or _at_frame(line) or _token_frame(line, lines, i)
         if frame is not None:
             raw.append((frame.fmt, frame))
         _test_ids(line, rep, test_files)
+        if modules and "." in line and len(rep.modules) < MAX_MODULES:
+            _modules(line, rep)
         if len(rep.messages) < MAX_MESSAGES:
             msg = _message(line)
             if msg and msg not in rep.messages:
@@ -85,6 +94,36 @@ def parse(text: str, test_files: bool = False) -> Report:
         order = list(reversed(frames)) if fmt in INNERMOST_LAST else frames
         rep.frames += [Frame(f.path, f.line, f.func, f.fmt, d) for d, f in enumerate(order)]
     return rep
+
+
+MAX_MODULES = 20
+_IMPORT = re.compile(r"^(?:>>> )?(?:from\s+([A-Za-z_][\w.]{0,200})\s+import\s|import\s+([A-Za-z_][\w.]{0,200}))")
+_DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]{0,40}(?:\.[A-Za-z_]\w{0,60}){2,8})(?![\w(])")
+
+
+def _modules(line: str, rep: Report) -> None:
+    """The dotted module paths of a line: what it imports from (`from a.b.c import x`: a.b.c), and a
+    dotted name of three parts or more (`a.b.c.Name`); bug_evidence.py keeps those that are the
+    project's module files. A call's dotted name (`a.b.c()`) is a function's, not a module's."""
+    m = _IMPORT.match(line)
+    found = [m.group(1) or m.group(2)] if m and "." in (m.group(1) or m.group(2) or "") else []
+    found += [d.group(1) for d in _DOTTED.finditer(line)]
+    for name in found:
+        name = name.strip(".")
+        if name.count(".") >= 1 and name not in rep.modules and len(rep.modules) < MAX_MODULES:
+            rep.modules.append(name)
+
+
+def frame_of(line: str) -> Frame | None:
+    """The stack frame a line prints (None when it prints none)."""
+    line = _unstamped(line[:MAX_LINE].strip())
+    return (_python(line) or _at_frame(line) or _token_frame(line, [line], 0)) if line else None
+
+
+def _unstamped(line: str) -> str:
+    """The line without a CI log's timestamp before it."""
+    stamp = _LOG_STAMP.match(line) if line[:1] in "[0123456789" else None
+    return line[stamp.end() :] if stamp else line
 
 
 def _ext(path: str) -> str:

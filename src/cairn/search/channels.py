@@ -61,10 +61,12 @@ class RoleWeights:
         self.named_paths: set[int] | frozenset[int] = frozenset()  # ...or given by their path, tests aside
         self.known: dict[int, float] = {}
         self.roles = for_index(con).roles
+        self.stub = 1.0  # a type stub's (`.pyi`) final factor (a report: LongQuery.stubs)
 
     def factor(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> float:
         self._learn(fid, path, kind, lang, doc_role)
-        return self._of(fid)
+        f = self._of(fid)
+        return f * self.stub if self.stub != 1.0 and path.endswith(".pyi") and fid not in self.named else f
 
     def _learn(self, fid: int, path: str, kind: str, lang: str | None, doc_role: str | None) -> None:
         """What the file is: it does not depend on the request, so it is kept per index state."""
@@ -286,7 +288,12 @@ def _bug_evidence(req: Request) -> Evidence:
         from cairn.search.bug_evidence import Evidence, gather
         from cairn.search.bugreport import parse
 
-        report = parse(req.text, test_files=req.q.long and req.ranking.terms.long.tests_tested)
+        long = req.q.long
+        report = parse(
+            req.text,
+            test_files=long and req.ranking.terms.long.tests_tested,
+            modules=long and bool(req.ranking.fusion.modules),
+        )
         req.bug = gather(req.con, req.root, report, req.ranking.bugs) if report else Evidence()
     return req.bug
 
@@ -416,10 +423,11 @@ FIRST = (
     Channel("tooling", lambda req: req.ranking.fusion.tooling, _tooling, _explain_tooling),
     Channel("phrase", lambda req: req.ranking.fusion.phrase, _phrase, _explain_phrase),
     Channel("semantic", lambda req: req.ranking.fusion.semantic, _semantic, _explain_semantic),
-    # a pasted bug report (bugreport.py, bug_evidence.py); weights: ranking.Fusion.trace/raises/tested
+    # a pasted bug report (bugreport.py, bug_evidence.py); weights: ranking.Fusion.trace/raises/tested/modules
     Channel("trace", lambda req: req.ranking.fusion.trace, _bug_run("trace"), _bug_explain("trace")),
     Channel("raises", lambda req: req.ranking.fusion.raises, _bug_run("raises"), _bug_explain("raises")),
     Channel("tested", lambda req: req.ranking.fusion.tested, _bug_run("tested"), _bug_explain("tested")),
+    Channel("modules", lambda req: req.ranking.fusion.modules, _bug_run("modules"), _bug_explain("modules")),
 )
 RUN_LAST = ("text", "expansion")  # run after the others: FTS5 answers their common terms meanwhile (fts_ahead.py)
 CHUNK = Channel("chunk", lambda req: req.ranking.fusion.chunk, _chunk, _explain_chunks)

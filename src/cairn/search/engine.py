@@ -40,6 +40,7 @@ EXPLAIN_FIRST = (
     "trace",
     "raises",
     "tested",
+    "modules",
     "tooling",
     "mention",
     "recent",
@@ -185,6 +186,11 @@ def _first_stage(
         from cairn.search.long_query import report_body
 
         words = report_body(words, root, ranking.terms.long)
+        if ranking.terms.long.foreign_frames:  # another project's frames name its code, not ours
+            from cairn.search.bug_evidence import resolve
+            from cairn.search.long_query import without_foreign_frames
+
+            words = without_foreign_frames(words, lambda path: any(k > 1 for *_, k in resolve(con, path)))
         named_in = report_body(text, root, ranking.terms.long)  # a checklist's CONTRIBUTING.md is no file to fix
     q = analyze(con, words, terms, ranking.terms, report)
     r = ranking.roles
@@ -205,6 +211,8 @@ def _first_stage(
         if q.long and ranking.terms.long.named_source:  # a report names its tests and docs too
             weigh.named_roles = frozenset({roles.SOURCE})
             weigh.named_paths = set(sig.mentions) | set(tool[0])  # a doc or a config given by its path or tool
+        if q.long:  # a type stub declares what a report's code does; the code is elsewhere
+            weigh.stub = ranking.terms.long.stubs
         req = Request(con, root, text, words, q, sig, ranking, weigh, tool, dict(seed_files or {}))
         done = {ch.name: ch.run(req) for ch in FIRST if ch.name not in RUN_LAST}
         done.update((ch.name, ch.run(req)) for ch in FIRST if ch.name in RUN_LAST)

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from cairn.text.tokens import query_terms
+from cairn.search.bugreport import frame_of
+from cairn.text.tokens import query_terms, term_counts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ class Regions:
 
     code: set[str]
     quoted: set[str]
+    strings: set[str] = field(default_factory=set)  # one-word string literals of the code (`reader="nrrdreader"`)
 
 
 MAX_TITLE_WORDS = 25
@@ -110,9 +113,35 @@ MAX_TEMPLATE_BYTES = 64_000
 def report_body(text: str, root: Path | None, r: LongQuery) -> str:
     """A report as searched: without its issue template's lines (with the tree at hand) and, with
     `r.boilerplate`, its checklists and pasted environment."""
-    if root is not None and r.template:
-        text = without_template(text, root)
-    return without_boilerplate(text) if r.boilerplate else text
+    if r.boilerplate:  # first: the template's lines would break an issue form's run of answers
+        text = without_boilerplate(text, r.forms)
+    return without_template(text, root) if root is not None and r.template else text
+
+
+_FRAME_LINES = frozenset({"python", "jvm", "js", "at", "dotnet"})  # formats whose frame is a line of its own
+
+
+def without_foreign_frames(text: str, ours: Callable[[str], bool]) -> str:
+    """The report without the frames of its stack that are no file of the project (`ours(path)`, for a
+    path with folders: a bare `t.py` is the reporter's own script, its code line calls the project):
+    another project's traceback, the standard library, a test runner. Their paths, functions and code
+    lines name that code, not the project's (conan#6674: cpt's `packager.py` frames). A frame inside a
+    line of prose (`see /usr/lib/x.py:12`) stays."""
+    lines = text[:MAX_CHARS].splitlines()
+    out: list[str] = []
+    skip_code = False
+    for line in lines:
+        if skip_code and line.strip() and line[:1].isspace() and frame_of(line) is None:
+            skip_code = False  # the frame's code line, printed under it
+            continue
+        skip_code = False
+        frame = frame_of(line) if ("File " in line or "at " in line) else None
+        if frame is not None and frame.fmt in _FRAME_LINES and "/" in frame.path.replace("\\", "/").strip("/"):
+            if not ours(frame.path):
+                skip_code = frame.fmt == "python"
+                continue
+        out.append(line)
+    return "\n".join(out) if len(out) < len(lines) else text
 
 
 def without_template(text: str, root: Path) -> str:
@@ -177,16 +206,17 @@ _HEAD_LINE = re.compile(r"^\s*(?:[-=#*]{3,}|```\w*|~~~\w*|\$ .*|[^:]{0,200}:|[A-
 MIN_ENV_LINES = 3  # `key: value` lines in a row, two of them versions: a pasted environment
 
 
-def without_boilerplate(text: str) -> str:
+def without_boilerplate(text: str, forms: bool = True) -> str:
     """The report without what every report of the project holds: checklist lines (`- [x] I have
     searched the issues`) and pasted environment blocks (`pydantic version: 1.8.2`, `python: 3.9.1`,
     `platform: Linux-5.13`, the output of the project's own `show_versions()`), with the lines that
     introduce them (`Output of python -c "...version_info()":`). Their words name the project's
     version module, not the bug. A block: `key: value` lines in a row, MIN_ENV_LINES of them and two
-    versions, or two lines and a version beside such a block (its next section)."""
+    versions, or two lines and a version beside such a block (its next section); an issue form's
+    answers (`### OS`, then `macOS 12.6.8`) are such lines too."""
     lines = text[:MAX_CHARS].splitlines()
     drop = [bool(_CHECKBOX.match(x)) for x in lines]
-    runs = _setting_runs(lines)
+    runs = sorted(_setting_runs(lines) + (_form_runs(lines) if forms else []))
     strong = [pairs >= MIN_ENV_LINES and versions >= 2 for _, _, pairs, versions in runs]
     for n, (first, last, pairs, versions) in enumerate(runs):
         near = (n > 0 and strong[n - 1]) or (n + 1 < len(runs) and strong[n + 1])
@@ -200,7 +230,22 @@ def without_boilerplate(text: str) -> str:
             drop[i] = drop[i] or not _FENCE.match(lines[i])  # a fence stays: the code regions stay paired
     if not any(drop):
         return text
+    if forms:
+        _drop_emptied_headings(lines, drop)
     return "\n".join(x for x, d in zip(lines, drop, strict=True) if not d)
+
+
+def _drop_emptied_headings(lines: list[str], drop: list[bool]) -> None:
+    """A heading whose whole section left (`### Code of Conduct` over its checkbox) leaves too."""
+    dropped = kept = False  # the section below the heading, up to the next one
+    for i in range(len(lines) - 1, -1, -1):
+        if _FORM_HEAD.match(lines[i]):
+            drop[i] = drop[i] or (dropped and not kept)
+            dropped = kept = False
+        elif drop[i]:
+            dropped = True
+        elif lines[i].strip():
+            kept = True
 
 
 def _setting_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
@@ -223,6 +268,48 @@ def _setting_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
             runs.append((first, last, pairs, versions))
         first, pairs, versions = -1, 0, 0
     return runs
+
+
+_FORM_HEAD = re.compile(r"^\s{0,3}#{1,6}\s+(\S.{0,60}?)[\s#]*$")
+
+
+def _form_runs(lines: list[str]) -> list[tuple[int, int, int, int]]:
+    """The same for an issue form's answers (GitHub's forms print `### pip version`, a blank line, `23.2`):
+    a run of headings, each answered by one short value line (a setting, as `_env_pair` reads one)."""
+    runs: list[tuple[int, int, int, int]] = []
+    first = last = -1
+    pairs = versions = 0
+    i, n = 0, len(lines)
+    while i < n:
+        head = _FORM_HEAD.match(lines[i])
+        if head:
+            j = _next_filled(lines, i + 1)
+            k = _next_filled(lines, j + 1)
+            value = lines[j].strip() if j < n else ""
+            if (
+                value
+                and not _FORM_HEAD.match(lines[j])
+                and not _FENCE.match(lines[j])
+                and (k >= n or _FORM_HEAD.match(lines[k]))
+                and _env_pair(head.group(1), value)
+            ):
+                first = i if first < 0 else first
+                last, pairs, versions = j, pairs + 1, versions + bool(_VERSIONISH.search(value))
+                i = k
+                continue
+        if first >= 0:
+            runs.append((first, last, pairs, versions))
+        first, pairs, versions = -1, 0, 0
+        i += 1
+    if first >= 0:
+        runs.append((first, last, pairs, versions))
+    return runs
+
+
+def _next_filled(lines: list[str], i: int) -> int:
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return i
 
 
 def _env_pair(key: str, value: str) -> bool:
@@ -252,8 +339,34 @@ def _local_part(m: re.Match[str]) -> str:
     return "/".join(parts[-2:]) if foreign else path
 
 
-def regions(text: str) -> Regions:
-    """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted."""
+_FILE_EXT = re.compile(r"(?<=[\w-])\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.(])")
+_EXT_WORDS = frozenset(
+    "py pyi txt md rst json yml yaml toml cfg ini csv xml html js ts tsx jsx go rs java rb sh log lock "
+    "c h cc cpp hpp cs php kt swift".split()
+)
+
+
+def file_extensions(text: str) -> set[str]:
+    """The extensions a report writes only as such (`requirements.txt`, `views.py`): a file's type, no
+    name of the code; written as code they would weigh like the names around them (pip#5716: `txt` named
+    the one `requirements.txt` of the tests' data)."""
+    exts: dict[str, int] = {}
+    for m in _FILE_EXT.finditer(text[:MAX_CHARS]):
+        ext = m.group(1).lower()
+        if ext in _EXT_WORDS:
+            exts[ext] = exts.get(ext, 0) + 1
+    if not exts:
+        return set()
+    counts = term_counts(text[:MAX_CHARS])
+    return {e for e, n in exts.items() if counts.get(e, 0) <= n}
+
+
+_STRING_WORD = re.compile(r"[\"']([A-Za-z][A-Za-z0-9]{5,40})[\"']")
+
+
+def regions(text: str, r: LongQuery | None = None) -> Regions:
+    """The terms written as code (fenced, inline, indented, traceback and prompt lines) and quoted;
+    with `r.file_exts`, without the extensions the report writes only as a file name's."""
     code: list[str] = []
     quoted: list[str] = []
     fenced = False
@@ -267,4 +380,10 @@ def regions(text: str) -> Regions:
         code.extend(m.group(1) for m in _INLINE.finditer(line))
         prose = _INLINE.sub(" ", line)
         quoted.extend(m.group(1) or m.group(2) or "" for m in _QUOTED.finditer(prose))
-    return Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
+    where = Regions(set(query_terms("\n".join(code))), set(query_terms("\n".join(quoted))))
+    where.strings = {m.group(1).lower() for c in code for m in _STRING_WORD.finditer(c)}
+    if r is not None and r.file_exts:
+        exts = file_extensions(text)
+        where.code -= exts
+        where.quoted -= exts
+    return where

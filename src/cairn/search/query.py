@@ -249,10 +249,12 @@ def _analyze(
     if (report and r.long.min_words) or is_long(text, r.long):  # a pasted report: its names weigh most (long_query.py)
         from cairn.search import long_query
 
-        where = long_query.regions(text)
+        where = long_query.regions(text, r.long)
         body = long_query.scrub(text) if r.long.scrub else text
         q = _analyze(con, body, extra_terms, replace(r, long=NOT_LONG))
         _reweigh(q.terms, where, r.long)
+        if r.long.code_names != 1.0 and where.strings:  # `reader="nrrdreader"`: a string selecting a class
+            _code_names(con, q, where, r)
         if r.long.repeats:  # what a report keeps writing is what it is about (flat BM25 counts it too)
             counts = term_counts(body)
             for term in q.terms:
@@ -298,6 +300,24 @@ def _analyze(
     q.name_keys = [(k, _key_strength(k, s, weights, named, r)) for k, s in _name_keys(text, r)]
     q.name_keys += [(k, r.key_ngram) for k in (name_key(t) for t in (extra_terms or [])) if len(k) >= 3]
     return q
+
+
+def _code_names(con: sqlite3.Connection, q: Query, where: Regions, r: Terms) -> None:
+    """A one-word string of the report's code that is the name of one of the project's classes or functions
+    (`reader="nrrdreader"` for `NrrdReader`: a string selecting it) weighs `code_names` times more and keys
+    that name as code does."""
+    found = set()
+    for t in q.terms:
+        if t.expansion or t.identifier or t.text not in where.strings or t.weight <= 0:
+            continue
+        row = con.execute(
+            "SELECT 1 FROM symbols WHERE key = ? AND kind IN ('class', 'function', 'method') LIMIT 1", (t.text,)
+        ).fetchone()
+        if row:
+            t.weight = round(t.weight * r.long.code_names, 3)
+            found.add(t.text)
+    if found:
+        q.name_keys = [(k, max(v, r.key_ident) if k in found else v) for k, v in q.name_keys]
 
 
 def _reweigh(terms: list[Term], where: Regions, r: LongQuery) -> None:

@@ -63,6 +63,7 @@ class Fusion:
     raises: float = 1.0  # the files holding a report's error message literally (where it is raised); 0 / 1 / 2
     # alike on bench/bugs (no figure chooses it)
     tested: float = 1.0  # the files a report's failing tests exercise; no case of bench/bugs has a test id
+    modules: float = 1.0  # a long report's dotted module paths (`from pkg.mod import f`, `pkg.mod.Name`) -> pkg/mod.py
     rrf_k: int = 60  # RRF's constant (Cormack et al.); 30: cases files@5 0.772 -> 0.770 ("Design choices, measured")
     depth: int = 100  # ranks kept per channel list; inherited, no figure recorded (9cc0a81)
     chunk_candidates: int = 40  # files of the first fusion whose declarations are scored; no figure recorded (bbf8df7)
@@ -141,6 +142,16 @@ class LongQuery:
     # show_versions() output) leave the report (long_query.without_boilerplate); off: pydantic Acc@1 0.50 -> 0.38,
     # Acc@5 0.88 -> 0.75 (version.py was named by them), every other repository the same (bench/bugs, 66 cases); the
     # mention channels read the report without them too (conan#4371: a checklist's link to CONTRIBUTING.md was first)
+    forms: bool = True  # with `boilerplate`: an issue form's answers are such settings too (`### OS`, a blank
+    # line, `macOS 12.6.8`: GitHub's forms print each answer under its heading); pip#12166: platformdirs' `MacOS`
+    file_exts: bool = True  # a file name's extension (`requirements.txt` -> txt) weighs as prose, not as code,
+    # unless the report also writes it as a word (long_query.file_extensions)
+    stubs: float = 0.5  # a type stub's (`.pyi`: typeshed's, a package's own) final score times this, unless the
+    # report names it: it declares what the report's code does, the code is elsewhere (mypy#21152: pdb.pyi first)
+    foreign_frames: bool = True  # the frames of a report's stack that are no file of the project leave its words
+    # (long_query.without_foreign_frames): another project's traceback, the standard library
+    code_names: float = 3.0  # a one-word string of the report's code that is a class's or function's name
+    # (`reader="nrrdreader"`) weighs this much more and keys that name as code does (query._code_names)
     named_source: bool = True  # of the files a report names, only source files keep their full weight (a
     # test, or a doc named like a function, is weighed by its role; a doc or config given by its path or tool
     # keeps it: session prompts name their targets); off (66): 0.475 / 0.787 / 0.533 (rich, gin: the named test
@@ -350,6 +361,7 @@ class Bugs:
     max_holders: int = 4  # a message phrase held by more files is no evidence of where it is raised
     max_phrases: int = 6  # message phrases looked up per request
     test_file: float = 0.4  # a failing test's own file, against the file it exercises (1.0)
+    module_decay: float = 0.8  # each further module a report names counts this much of the one before
     away: float = 0.3  # = session.counterpart_away: a tested file in another folder, shared over their number
 
 
