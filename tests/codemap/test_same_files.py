@@ -50,16 +50,38 @@ def test_a_copy_takes_the_first_ones_rows_and_keeps_its_own_path(tmp_path, monke
     assert recs[2].fts_path != recs[3].fts_path and "applycoupon" in recs[3].fts_names
 
 
-def test_files_that_differ_or_are_large_are_each_analysed(tmp_path, monkeypatch) -> None:
+def test_files_that_differ_are_each_analysed_and_large_copies_once(tmp_path, monkeypatch) -> None:
     big = "x = 1\n" * (extract.SAME_MAX_BYTES // 6 + 1)
-    for path, text in (("a.py", CODE), ("b.py", CODE + "\n"), ("c.py", big), ("d.py", big)):
+    for path, text in (("a.py", CODE), ("b.py", CODE + "\n"), ("c.py", big), ("d.py", big), ("e.py", big + "\n")):
         (tmp_path / path).write_text(text)
     seen = _spy(monkeypatch)
-    list(extract.stored_files([(str(tmp_path), p, 0, 0) for p in ("a.py", "b.py", "c.py", "d.py")]))
-    assert seen == ["a.py", "b.py", "c.py", "d.py"]
+    paths = ("a.py", "b.py", "c.py", "d.py", "e.py")
+    recs = list(extract.stored_files([(str(tmp_path), p, (tmp_path / p).stat().st_size, 0) for p in paths]))
+    assert seen == ["a.py", "b.py", "c.py", "e.py"]  # d.py is c.py's copy, over 4 KB
+    assert recs[3].rows == recs[2].rows and recs[3].body == recs[2].body and recs[3].fts_path != recs[2].fts_path
     seen.clear()
     list(extract.stored_files([(str(tmp_path), "a.py", 0, 0)]))
     assert seen == ["a.py"]  # the memory lasts one call (one run), not the process
+
+
+def test_large_copies_are_held_by_their_bytes(tmp_path, monkeypatch) -> None:
+    big = "x = 1\n" * (extract.SAME_MAX_BYTES // 6 + 1)
+    for path, text in (("c.py", big), ("d.py", big + "\n"), ("e.py", big)):
+        (tmp_path / path).write_text(text)
+    monkeypatch.setattr(extract, "SAME_LARGE_BYTES", len(big) + 2)  # room for one
+    (tmp_path / "d.py").write_text(big[:-1] + "y")  # the same size as c.py and e.py, another text
+    seen = _spy(monkeypatch)
+    list(extract.stored_files([(str(tmp_path), p, (tmp_path / p).stat().st_size, 0) for p in ("c.py", "d.py", "e.py")]))
+    assert seen == ["c.py", "d.py", "e.py"]  # c.py was forgotten when d.py came: its copy is analysed again
+
+
+def test_a_large_file_is_held_only_when_another_has_its_size(tmp_path, monkeypatch) -> None:
+    big = "x = 1\n" * (extract.SAME_MAX_BYTES // 6 + 1)
+    for path, text in (("c.py", big), ("d.py", big)):
+        (tmp_path / path).write_text(text)
+    seen = _spy(monkeypatch)
+    list(extract.stored_files([(str(tmp_path), "c.py", len(big), 0), (str(tmp_path), "d.py", len(big) + 1, 0)]))
+    assert seen == ["c.py", "d.py"]  # the scan saw no two files of one size: nothing large was held
 
 
 def test_the_memory_is_bounded(tmp_path, monkeypatch) -> None:

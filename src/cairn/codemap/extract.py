@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -216,11 +217,39 @@ def as_rows(rec: FileRecord) -> FileRecord:
     return rec
 
 
-# Identical small files (fixtures, empty files, copied configs: 761 of terraform's 5,447 files, whose cost is
-# nearly all fixed cost per file) are analysed once per run of `stored_files`: a copy takes the first one's
-# rows and text, and only what its path decides (role, path words, FTS copy) is its own.
+# Identical files are analysed once per run of `stored_files`: a copy takes the first one's rows and
+# text, and only what its path decides (role, path words, FTS copy) is its own. Small ones (fixtures,
+# empty files, copied configs: 761 of terraform's 5,447 files, nearly all fixed cost per file) by number;
+# large ones (a docs build's second copy, saved transcripts: 40 MB of the 20k tree) only when another
+# file of the call has the same size, by the bytes held (holding every large analysis cost terraform 15 MB).
 SAME_MAX_BYTES = 4096
 SAME_MAX_FILES = 1024  # then forgotten and begun again: copies sit near each other (~14 MB held at most)
+SAME_LARGE_BYTES = 32 << 20  # of large files' source held (their text and body: ~3x that), then begun again
+
+
+class _Copies:
+    """The analyses of this run's files, by what decides them (see `_stored`), for their copies."""
+
+    def __init__(self, twin_sizes: frozenset[int] = frozenset()) -> None:
+        self.twin_sizes = twin_sizes  # sizes over SAME_MAX_BYTES that more than one file of the call has
+        self.small: dict[tuple, tuple] = {}
+        self.large: dict[tuple, tuple] = {}
+        self.large_bytes = 0
+
+    def get(self, key: tuple, size: int) -> tuple | None:
+        return (self.small if size <= SAME_MAX_BYTES else self.large).get(key)
+
+    def put(self, key: tuple, size: int, analysis: tuple) -> None:
+        if size <= SAME_MAX_BYTES:
+            if len(self.small) >= SAME_MAX_FILES:
+                self.small.clear()
+            self.small[key] = analysis
+        elif size in self.twin_sizes and size <= SAME_LARGE_BYTES:
+            if self.large_bytes + size > SAME_LARGE_BYTES:
+                self.large.clear()
+                self.large_bytes = 0
+            self.large[key] = analysis
+            self.large_bytes += size
 
 
 def stored_file(root: str, path: str, size: int, mtime_ns: int, parse_error: str | None = None) -> FileRecord:
@@ -230,37 +259,30 @@ def stored_file(root: str, path: str, size: int, mtime_ns: int, parse_error: str
 
 def stored_files(args: Iterable[tuple[str, str, int, int]]) -> Iterator[FileRecord]:
     """`stored_file` of each (root, path, size, mtime_ns), in order; a file identical to one before it
-    in this call (and small) is not read into a parse again."""
-    same: dict[tuple, tuple] = {}
+    in this call (within `_Copies`' bounds) is not read into a parse again."""
+    args = list(args)
+    sizes = Counter(a[2] for a in args if a[2] > SAME_MAX_BYTES)
+    copies = _Copies(frozenset(size for size, n in sizes.items() if n > 1))
     for root, path, size, mtime_ns in args:
-        yield _stored(root, path, size, mtime_ns, None, same)
+        yield _stored(root, path, size, mtime_ns, None, copies)
 
 
 def _stored(
-    root: str, path: str, size: int, mtime_ns: int, parse_error: str | None, same: dict[tuple, tuple] | None
+    root: str, path: str, size: int, mtime_ns: int, parse_error: str | None, copies: _Copies | None
 ) -> FileRecord:
     from cairn.codemap.fts_rows import pack
 
     rec, data = _read(root, path, size, mtime_ns)
     if rec.skip:
         return as_rows(rec)
-    key = None
-    if same is not None and len(data) <= SAME_MAX_BYTES:
-        key = (
-            rec.hash,
-            rec.lang,
-            parse_error,
-            path.startswith(NOTE_DIR),
-            is_fixture(path),
-        )  # what _analyse reads of the path
-    copy = same.get(key) if same is not None and key else None
+    # what _analyse reads of the path, beside the content
+    key = (rec.hash, rec.lang, parse_error, path.startswith(NOTE_DIR), is_fixture(path)) if copies is not None else None
+    copy = copies.get(key, len(data)) if copies is not None and key else None
     if copy is None:
         text = _analyse(rec, data, parse_error)
         as_rows(rec)
-        if same is not None and key and rec.rows and not rec.rows.parse_error:
-            if len(same) >= SAME_MAX_FILES:
-                same.clear()
-            same[key] = (rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text)
+        if copies is not None and key and rec.rows and not rec.rows.parse_error:
+            copies.put(key, len(data), (rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text))
     else:  # the rows are shared: the writer only reads them
         rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text = copy
         rec.role = document_role(path, rec.kind, text)
