@@ -275,13 +275,12 @@ def _stored(
     rec, data = _read(root, path, size, mtime_ns)
     if rec.skip:
         return as_rows(rec)
-    # what _analyse reads of the path, beside the content
-    key = (rec.hash, rec.lang, parse_error, path.startswith(NOTE_DIR), is_fixture(path)) if copies is not None else None
-    copy = copies.get(key, len(data)) if copies is not None and key else None
+    key = (rec.hash, rec.lang, parse_error, path.startswith(NOTE_DIR), is_fixture(path))  # what _analyse reads
+    copy = copies.get(key, len(data)) if copies is not None else None
     if copy is None:
         text = _analyse(rec, data, parse_error)
         as_rows(rec)
-        if copies is not None and key and rec.rows and not rec.rows.parse_error:
+        if copies is not None and rec.rows is not None and not rec.rows.parse_error:
             copies.put(key, len(data), (rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text))
     else:  # the rows are shared: the writer only reads them
         rec.lines, rec.kind, rec.body, rec.fts_names, rec.rows, text = copy

@@ -14,7 +14,7 @@ to ranking.Fusion, and its name to the explanation order (engine.EXPLAIN_*).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -222,10 +222,16 @@ def _topic(req: Request) -> tuple[list[int], float]:
     return req.top(req.sig.topic), 1.0
 
 
-def _explain_topic(req: Request, hits: list[Hit]) -> None:
+def why_untouched(req: Request, hits: list[Hit], found: Collection[int], why: str) -> None:
+    """Give `why` to each hit a channel `found` that the session has not touched yet (a file in play
+    needs no reason)."""
     for h in hits:
-        if h.file_id in req.sig.topic and not req.sig.touched.get(h.file_id):
-            h.why.append("matches the earlier prompts")
+        if h.file_id in found and not req.sig.touched.get(h.file_id):
+            h.why.append(why)
+
+
+def _explain_topic(req: Request, hits: list[Hit]) -> None:
+    why_untouched(req, hits, req.sig.topic, "matches the earlier prompts")
 
 
 def _asked(req: Request) -> tuple[list[int], float]:

@@ -110,9 +110,9 @@ class Roles:
 @dataclass(frozen=True)
 class LongQuery:
     """long_query.py: a long, report-shaped request (a pasted issue) weighs what it writes as code most.
-    Figures: bench/bugs (66 issues, Acc@1 / Acc@5 / fn@5), 0.516 / 0.846 / 0.548 with these values (held out
-    0.509 / 0.838 / 0.539), 0.465 / 0.772 / 0.506 with the six switches from `title_names` on off (and
-    `functions.shown` 0) (docs/benchmarks.md#bug-reports); figures before `title_names` are of the first 60."""
+    Figures: bench/bugs (104 issues, Acc@1 / Acc@5 / fn@5), 0.506 / 0.833 / 0.522 with these values (held out
+    0.491 / 0.824 / 0.522; docs/benchmarks.md#bug-reports); the figure beside a value is of the set it was
+    chosen on (60, 66, 88 or 104 issues)."""
 
     min_words: int = 60  # this many words or more, something written as code: a report (0: never); 100:
     # 0.390 / 0.758 / 0.421; 40: 0.452 / 0.779 (serde alone) but more session prompts reach the stage
@@ -370,7 +370,7 @@ class FunctionRank:
     """functions.py: for a long, report-shaped request, the definitions of each of the best hits by the
     report's evidence, those with evidence listed first. bench/bugs fn@5 0.424 (off) -> 0.496 (60 cases); each
     weight below moved by fn@5 leave-one-repository-out stays within 0.03 of these, held out 0.482 (0.491 for
-    these then); 66 cases with `shown` 3: 0.548 (docs/benchmarks.md#bug-reports)."""
+    these then); 104 cases now: 0.522 (docs/benchmarks.md#bug-reports)."""
 
     files: int = 5  # the best hits whose definitions are re-ranked (0: off); 10 ties
     frame: float = 3.0  # the function of a stack frame or of the line raising the report's message; no figure

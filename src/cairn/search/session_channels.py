@@ -8,7 +8,7 @@ in channels.py; weights in ranking.Fusion.
 
 from __future__ import annotations
 
-from cairn.search.channels import Channel, Request
+from cairn.search.channels import Channel, Request, why_untouched
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every hook ~4 ms (mypy reads it as True)
 if TYPE_CHECKING:
@@ -55,9 +55,7 @@ def _coaccess(req: Request) -> tuple[list[int], float]:
 
 
 def _explain_coaccess(req: Request, hits: list[Hit]) -> None:
-    for h in hits:
-        if h.file_id in req.sig.coaccess and not req.sig.touched.get(h.file_id):
-            h.why.append("worked on with the files in play in earlier sessions")
+    why_untouched(req, hits, req.sig.coaccess, "worked on with the files in play in earlier sessions")
 
 
 def near_ranking(near: dict[int, float], fused: dict[int, float], depth: int, proximity: bool = False) -> list[int]:
@@ -79,9 +77,7 @@ def _counterpart(req: Request) -> tuple[list[int], float]:
 
 
 def _explain_counterpart(req: Request, hits: list[Hit]) -> None:
-    for h in hits:
-        if h.file_id in req.sig.counterparts and not req.sig.touched.get(h.file_id):
-            h.why.append("the test (or tested file) of a file in play")
+    why_untouched(req, hits, req.sig.counterparts, "the test (or tested file) of a file in play")
 
 
 def _churn(req: Request) -> tuple[list[int], float]:

@@ -12,7 +12,7 @@ call costs at most a bounded amount of work and context. Library imports stay in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 
@@ -34,6 +34,7 @@ from cairn.errors import CairnError
 
 if TYPE_CHECKING:
     from cairn.project import Project
+    from cairn.workspace.members import Workspace
 
 MAX_SUMMARY_CHARS = 8_000
 MAX_FACTS = 20
@@ -425,8 +426,8 @@ class CairnTools:
         return with_note(f"(handoff of {last.created}, {where})\n\n{body}", cut)
 
 
-def _workspace(project: Project) -> Any:
-    """The user's workspace (workspace/members.Workspace) when it holds this project, else None;
+def _workspace(project: Project) -> Workspace | None:
+    """The user's workspace when it holds this project, else None;
     a broken workspace file answers for this project only, as the CLI does."""
     from cairn.workspace.members import workspace_of
 
