@@ -108,3 +108,14 @@ def test_six_thousand_files() -> None:
 def test_fast_on_six_thousand_files() -> None:
     _, _, elapsed = _six_thousand_files()
     assert elapsed < 2.0, elapsed
+
+
+def test_weights_do_not_depend_on_the_order_of_a_files_references() -> None:
+    # py-tree-sitter's captures() lists nodes in an order that changes between processes
+    # (tree-sitter/py-tree-sitter#450), so a file's references reach here in any order; the
+    # weight of a pair is a float sum, and sqrt(1) + sqrt(2) + sqrt(2) differs in its last bit
+    # from the same three added the other way round: two indexes of one tree differed.
+    defs = {"lib.py": {"alpha", "beta", "gamma"}}
+    forward = reference_edges(defs, {"app.py": {"alpha": 1, "beta": 2, "gamma": 2}})
+    backward = reference_edges(defs, {"app.py": {"gamma": 2, "beta": 2, "alpha": 1}})
+    assert forward == backward

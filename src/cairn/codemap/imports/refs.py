@@ -57,7 +57,8 @@ def reference_edges(
     n_files = len(defs_by_file.keys() | refs_by_file.keys())
     max_users = max(min_users_cap, int(max_users_share * n_files))
     weights: dict[tuple[str, str], float] = {}
-    for name, using in users.items():
+    for name in sorted(users):  # each pair's weight summed in one order: the refs' order varies between runs
+        using = users[name]
         defs = definers[name]
         if len(defs) > max_definers or len(using) > max_users:
             continue
