@@ -169,7 +169,10 @@ def _collect_fast(compiled: CompiledQuery, caps: dict[str, list[Node]]) -> _Foun
             previous = chosen.get(site)
             if previous is None or index < previous[0]:
                 chosen[site] = (index, RawDef(role.kind, node, name))
-    return chosen, scopes, caps.get("ref", []), caps.get("import", [])
+    imports = caps.get("import", [])  # in document order: captures() lists them in an order that changes
+    if len(imports) > 1:  # between processes (tree-sitter/py-tree-sitter#450), and the rows keep it
+        imports = sorted(imports, key=_start_byte)
+    return chosen, scopes, caps.get("ref", []), imports
 
 
 def _collect_matches(compiled: CompiledQuery, matches: list[tuple[int, dict[str, list[Node]]]]) -> _Found:
