@@ -271,6 +271,7 @@ def _fork(job: Callable[[], tuple], data: tuple, n_files: int) -> tuple | None:
         return None
     global _BESIDE
     try:
+        import ctypes  # noqa: F401  # here, not in each process forked (worker_init: ~7 ms each)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
