@@ -109,3 +109,56 @@ def test_no_module_but_index_meta_reads_or_writes_the_meta_table():
         if p.name not in ("index_meta.py", "schema.py") and sql.search(p.read_text(encoding="utf-8"))
     )
     assert offenders == []
+
+
+def _index_sql(project) -> dict[str, str]:
+    con = open_index(project)
+    try:
+        return dict(con.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))
+    finally:
+        con.close()
+
+
+def test_a_cold_index_builds_its_row_indexes_after_its_rows_and_a_killed_one_builds_them_next_time(
+    tmp_path, monkeypatch
+):
+    """A cold index drops the secondary indexes of symbols, refs, imports and chunks and builds them once
+    after its last batch (stages/store.ROW_INDEXES): killed in between, the next run builds them before
+    it stores anything, each as the schema makes it."""
+    from cairn.codemap.stages import store
+
+    files = {f"pkg/m{i}.py": f"import os\n\ndef f{i}(x):\n    return os.path.join(x, 'v{i}')\n" for i in range(6)}
+    small = write_tree(tmp_path / "small", files)  # under DEFER_MIN: the schema's own indexes, never dropped
+    as_made = {name: sql for name, sql in _index_sql(project_for_root(small)).items() if name in store.ROW_INDEXES}
+    index_project(project_for_root(small), workers=1)
+    assert (
+        as_made == store.ROW_INDEXES == {n: s for n, s in _index_sql(project_for_root(small)).items() if n in as_made}
+    )
+
+    root = write_tree(tmp_path / "r", files)
+    project = project_for_root(root)
+    monkeypatch.setattr(store, "DEFER_MIN", 2)
+    monkeypatch.setattr(store, "BATCH", 2)
+    flush = store._flush
+    calls = []
+
+    def dies_in_the_second_batch(run, batch):
+        calls.append(len(batch))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        flush(run, batch)
+
+    with monkeypatch.context() as m:
+        m.setattr(store, "_flush", dies_in_the_second_batch)
+        with pytest.raises(KeyboardInterrupt):
+            index_project(project, workers=1)
+    assert not set(store.ROW_INDEXES) & set(_index_sql(project))  # the killed run's first batch stored, unindexed
+    assert len(indexed_paths(project)) == 2
+    index_project(project, workers=1)
+    assert {n: s for n, s in _index_sql(project).items() if n in store.ROW_INDEXES} == store.ROW_INDEXES
+    assert len(indexed_paths(project)) == 6
+    con = open_index(project)
+    try:
+        assert con.execute("SELECT count(*) FROM refs WHERE name = 'join'").fetchone()[0] == 6
+    finally:
+        con.close()

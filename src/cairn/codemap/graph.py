@@ -93,8 +93,7 @@ def _import_edges(
     for fid, raw, kind, line, names in con.execute(sql):
         path, lang, _ = files[fid]
         imp = ImportRef(raw=raw, line=line or 0, kind=kind or "module", names=json.loads(names) if names else [])
-        for target in resolve_import(ctx, lang or "", path, imp):
-            tid = by_path.get(target)
+        for tid in map(by_path.get, resolve_import(ctx, lang or "", path, imp)):
             if tid is not None and tid != fid:
                 edges[(fid, tid)] = IMPORT_WEIGHT
     return edges
@@ -271,6 +270,7 @@ def _fork(job: Callable[[], tuple], data: tuple, n_files: int) -> tuple | None:
         return None
     global _BESIDE
     try:
+        import ctypes  # noqa: F401  # here, not in each process forked (worker_init: ~7 ms each)
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 

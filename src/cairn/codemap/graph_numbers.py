@@ -11,7 +11,12 @@ each weight is summed in the same order (a pair's kinds in key order, one after 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
+
+# numpy's OpenBLAS starts a thread per core when numpy is imported: with one, an import costs 0.075
+# instead of 0.11 CPU-s. Nothing here calls BLAS (nor does search/semantic.py: einsum for its product).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:

@@ -83,11 +83,9 @@ def resolve_import(ctx: ResolverContext, lang: str, from_path: str, imp: ImportR
         family = FAMILIES.get(fam) if fam else None
         if family is None or not imp.raw:
             return []
-        out: list[str] = []
-        for p in family.resolve(ctx, from_path, imp):
-            if p != from_path and p not in out:
-                out.append(p)
-        return out
+        out = dict.fromkeys(family.resolve(ctx, from_path, imp))  # each once, in order (a package: 100s)
+        out.pop(from_path, None)
+        return list(out)
     except Exception:  # a resolver bug must cost one edge, not the index run
         log.debug("import resolution failed: %s %s %r", lang, from_path, imp, exc_info=True)
         return []

@@ -29,6 +29,21 @@ if TYPE_CHECKING:
 BATCH = 256
 BATCH_BYTES = 16_000_000  # ... or this much source, whichever comes first: records of big files are big
 
+# The secondary indexes of the tables the batches fill, as schema.py makes them. A cold index (no file
+# stored yet, DEFER_MIN files or more) drops them and builds each once after its last batch: a sort of
+# the rows instead of an insert at a scattered place per row (terraform's 103k rows: 0.25 -> 0.16
+# CPU-s, and fewer pages through the WAL). A run killed in between leaves them missing and the graph
+# dirty: the next run builds them before it stores anything (`_build_indexes`); readers meanwhile scan.
+ROW_INDEXES = {
+    "symbols_file": "CREATE INDEX symbols_file ON symbols(file_id)",
+    "symbols_key": "CREATE INDEX symbols_key ON symbols(key)",
+    "refs_file": "CREATE INDEX refs_file ON refs(file_id)",
+    "refs_name": "CREATE INDEX refs_name ON refs(name)",
+    "imports_file": "CREATE INDEX imports_file ON imports(file_id)",
+    "chunks_file": "CREATE INDEX chunks_file ON chunks(file_id)",
+}
+DEFER_MIN = 1_000
+
 
 def forget_gone(run: Run) -> None:
     """Delete the files no longer there (or now ignored) and the skip records of paths gone. The ignore
@@ -53,6 +68,8 @@ def store_changed(run: Run) -> None:
     """Extract the new and changed files (in a process pool when it pays) and store them, BATCH files
     or BATCH_BYTES of source per transaction."""
     run.old = None if (run.full or run.gone or run.graph_dirty) else {}
+    if run.graph_dirty:  # a killed run: maybe a cold index that had dropped its indexes
+        _build_indexes(run.con)
     if not run.todo:
         return
     from cairn.codemap.workers import extract_all
@@ -61,6 +78,11 @@ def store_changed(run: Run) -> None:
     jobs = [(e.path, e.size, e.mtime_ns) for e in run.todo]
     pending: list[FileRecord] = []
     held = 0
+    if not run.known and len(run.todo) >= DEFER_MIN:
+        with transaction(run.con):
+            run.meta.save(run.con, graph_dirty=True)  # so that a run killed before they are built builds them
+            for name in ROW_INDEXES:
+                run.con.execute(f"DROP INDEX IF EXISTS {name}")
     for rec in extract_all(str(run.root), jobs, n_workers, run.progress, run.lock_fd):
         pending.append(rec)
         held += rec.size
@@ -68,6 +90,17 @@ def store_changed(run: Run) -> None:
             _flush(run, pending)
             pending, held = [], 0
     _flush(run, pending)
+    _build_indexes(run.con)
+
+
+def _build_indexes(con: sqlite3.Connection) -> None:
+    """Build the `ROW_INDEXES` the index lacks (none, unless a cold index dropped them), in one transaction."""
+    have = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    missing = [sql for name, sql in ROW_INDEXES.items() if name not in have]
+    if missing:
+        with transaction(con):
+            for sql in missing:
+                con.execute(sql)
 
 
 def _flush(run: Run, batch: list[FileRecord]) -> None:
