@@ -4,8 +4,12 @@ and a call through an object that spells no module (moto's responses -> models) 
 
 from __future__ import annotations
 
+import time
+
 from cairn.search import delegates
+from cairn.search.bugreport import parse
 from cairn.search.engine import search_code
+from cairn.search.ranking import DEFAULT_RANKING, override
 from helpers import indexed_repo
 
 _FILLER = "".join(f"        step_{i} = folder.step({i})\n" for i in range(12))
@@ -79,5 +83,87 @@ def test_a_call_through_an_object_naming_no_module_leads_nowhere(tmp_path):
         found = delegates.callees(con, root, [(wrapper, [("cache_restore", line[0])])])
         assert found == {ids["tool/api/subapi/cache.py"]: (wrapper, "api.cache.restore")}  # not save's callee
         assert delegates.callees(con, None, [(wrapper, [("cache_restore", line[0])])]) == {}  # no tree: no reading
+    finally:
+        con.close()
+
+
+EMBED = {
+    "net/__init__.py": "",
+    "net/blocks/__init__.py": "",
+    "net/blocks/embedding.py": "from net.blocks.table_utils import build_sincos_table\n\n\n"
+    "class PatchEmbedding:\n    def __init__(self, grid, size):\n        self.grid = grid\n"
+    "        self.table = build_sincos_table(grid, size)\n",
+    "net/blocks/table_utils.py": "import torch\n\n\ndef build_sincos_table(grid, size):\n"
+    "    mesh = torch.meshgrid(grid, indexing='ij')\n    return mesh * size\n",
+    "net/nets/autoencoder.py": "from net.blocks.embedding import PatchEmbedding\n\n\nclass AutoEncoder:\n"
+    "    def __init__(self, grid):\n        self.embedding = PatchEmbedding(grid, 16)\n",
+    **{f"net/nets/other_{i}.py": f"def net_{i}(grid):\n    return grid\n" for i in range(6)},
+}
+
+STACK = (
+    "AutoEncoder fails on an older torch: TypeError in the patch embedding\n\n"
+    "Building the network on torch 1.9 fails in the CI of our project, the embedding cannot be built "
+    "and every test of the autoencoder errors out before it runs, with this stack:\n\n"
+    "```\nTraceback (most recent call last):\n"
+    '  File "/home/ci/work/net/nets/autoencoder.py", line 6, in __init__\n'
+    "    self.embedding = PatchEmbedding(grid, 16)\n"
+    '  File "/home/ci/work/net/blocks/embedding.py", line 7, in __init__\n'
+    "    self.table = build_sincos_table(grid, size)\n"
+    "TypeError: meshgrid() got an unexpected keyword argument 'indexing'\n```\n\n"
+    "The AutoEncoder should build on every supported torch version, as it did before the embedding change.\n"
+)
+
+
+def test_a_stack_cut_at_the_projects_last_frame_points_at_what_that_line_calls(tmp_path):
+    """MONAI#8251's shape: the CI log's traceback ends at the project's `build_sincos_table(grid, size)`;
+    the error was raised inside what it calls. Off by default (one development case moves: a switch)."""
+    con, root = indexed_repo(tmp_path / "net", EMBED)
+    try:
+        on = override(DEFAULT_RANKING, {"bugs.callee": 1.05})
+        hits, q = search_code(con, STACK, root=root, limit=5, ranking=on)
+        assert q.long
+        assert hits[0].path == "net/blocks/table_utils.py", [h.path for h in hits]
+        assert hits[0].symbols[0] == "build_sincos_table"
+        assert any("called by the traceback's last line" in w for w in hits[0].why)
+        assert {"net/blocks/embedding.py", "net/nets/autoencoder.py"} <= {h.path for h in hits[:3]}
+        hits, _ = search_code(con, STACK, root=root, limit=5)  # the default: the stack's own files first
+        assert hits[0].path != "net/blocks/table_utils.py"
+    finally:
+        con.close()
+
+
+def test_a_short_stack_and_a_raising_line_lead_to_no_callee(tmp_path):
+    """Short prompts are untouched (their frames keep no code line), and a frame that raises
+    (`raise ...`) or calls what its own file defines says nothing of another file."""
+    con, root = indexed_repo(tmp_path / "net", EMBED)
+    try:
+        short = STACK[STACK.index("```") :]  # the stack alone: under 60 words
+        assert not parse(short).frames[0].code
+        on = override(DEFAULT_RANKING, {"bugs.callee": 1.05})
+        hits, q = search_code(con, short, root=root, limit=5, ranking=on)
+        assert not q.long and all("called by the traceback" not in w for h in hits for w in h.why)
+        emb = {p: i for i, p in con.execute("SELECT id, path FROM files")}["net/blocks/embedding.py"]
+        assert delegates.frame_callee(con, emb, "raise ValueError(build_sincos_table(grid))") is None
+        assert delegates.frame_callee(con, emb, "return PatchEmbedding(grid, 1)") is None  # its own file
+        assert delegates.frame_callee(con, emb, "x = build_sincos_table(grid, size)")[1] == "build_sincos_table"
+    finally:
+        con.close()
+
+
+def test_hostile_frame_lines_and_wrapper_bodies_stay_bounded(tmp_path):
+    """A 200 KB code line under a frame, nested calls, binary in a named wrapper: an answer in bounded time."""
+    files = dict(FILES)
+    files["tool/cli/commands/cache.py"] = (
+        "def cache_restore(api, path):\n" + "    api.cache.restore(" * 3000 + "\n" + "\x00\xff" * 5000 + "\n"
+    )
+    con, root = indexed_repo(tmp_path / "tool", files)
+    try:
+        huge = "a.b(" * 50_000
+        report = REPORT + '\n```\nTraceback (most recent call last):\n  File "/x/tool/cli/commands/cache.py", '
+        report += "line 2, in cache_restore\n    " + huge + "\nValueError: bad\n```\n"
+        on = override(DEFAULT_RANKING, {"bugs.callee": 1.05})
+        started = time.process_time()
+        hits, _ = search_code(con, report, root=root, limit=5, ranking=on)
+        assert hits and time.process_time() - started < 5.0
     finally:
         con.close()

@@ -180,11 +180,11 @@ def lift(
     name_reasons: dict[int, list[tuple[str, str, int]]],
     share: float,
     defs: dict[int, list[tuple[str, int, int]]] | None = None,
-) -> dict[int, tuple[int, str]]:
+) -> dict[int, tuple[frozenset[int], str, float]]:
     """Each callee of the best TOP files' named definitions scores at least `share` of its
     wrapper's fused score (in place; `reorder` does it again for the hits, whose scores add the
     names a file defines), and its called function joins `defs` (a report's functions to show
-    first: bug_evidence.Evidence.defs); callee -> (wrapper, call)."""
+    first: bug_evidence.Evidence.defs); callee -> ({wrapper}, why, share)."""
     from cairn.util.fuse import ranked
 
     wrappers = []
@@ -192,9 +192,11 @@ def lift(
         named = [(name, line) for kind, name, line in name_reasons.get(fid, []) if kind == "defines" and line]
         if named:
             wrappers.append((fid, named))
-    found = callees(con, root, wrappers)
-    for target, (wrapper, call) in found.items():
+    paths = _paths(con)[0]
+    out = {}
+    for target, (wrapper, call) in callees(con, root, wrappers).items():
         fused[target] = max(fused.get(target, 0.0), fused[wrapper] * share)
+        out[target] = (frozenset({wrapper}), f"called by {paths.get(wrapper, '?')} as {call}()", share)
         if defs is not None:  # the called function first among the callee's (functions.py reads them)
             row = con.execute(
                 "SELECT name, line, end_line FROM symbols WHERE file_id = ? AND name = ? "
@@ -203,16 +205,68 @@ def lift(
             ).fetchone()
             if row and (d := (row[0], row[1], row[2])) not in defs.setdefault(target, []):
                 defs[target].append(d)
-    return found
+    return out
 
 
-def reorder(hits: list[Hit], delegated: dict[int, tuple[int, str]], share: float) -> None:
-    """The hits again (in place), each callee scoring at least `share` of its wrapper, and saying why."""
+def lift_frames(
+    fused: dict[int, float], called: dict[int, int], framed: set[int], share: float
+) -> dict[int, tuple[frozenset[int], str, float]]:
+    """The same for what a cut traceback's innermost frame calls (bug_evidence's `callees`, whose trace
+    channel says why), against the best file of the stack (`framed`): the error left the stack's last
+    line through that call, below every frame shown."""
+    stack = frozenset(framed)
+    best = max((fused[f] for f in stack if f in fused), default=0.0)
+    out = {}
+    for target in called:
+        fused[target] = max(fused.get(target, 0.0), best * share)
+        out[target] = (stack - {target}, "", share)
+    return out
+
+
+def reorder(hits: list[Hit], delegated: dict[int, tuple[frozenset[int], str, float]]) -> None:
+    """The hits again (in place), each callee scoring at least its share of its best caller, and saying why."""
     by_id = {h.file_id: h for h in hits}
-    for target, (wrapper, call) in delegated.items():
-        h, w = by_id.get(target), by_id.get(wrapper)
-        if h is None or w is None:
+    for target, (callers, why, share) in delegated.items():
+        h = by_id.get(target)
+        best = max((by_id[c].score for c in callers if c in by_id), default=0.0)
+        if h is None or not best:
             continue
-        h.score = max(h.score, w.score * share)
-        h.why.append(f"called by {w.path} as {call}()")
+        h.score = max(h.score, best * share)
+        if why:
+            h.why.append(why)
     hits.sort(key=lambda h: (-h.score, h.path))
+
+
+_FRAME_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,4})\s*\(")
+_NO_CALL = ("raise ", "assert ", "def ", "class ", "return super(")
+
+
+def frame_callee(con: sqlite3.Connection, fid: int, code: str) -> tuple[int, str, int, int] | None:
+    """The project definition a stack frame's code line calls, in another file than the frame's:
+    (file id, name, line, end line). A traceback cut at the project's innermost frame
+    (`self.pos = build_sincos_position_embedding(grid, ...)`, then the error) was raised in what
+    that line calls. A `raise` or `assert` line raises there: none; a name defined in more than two
+    files (or in the frame's own file) leads nowhere."""
+    code = code.strip()[:500]
+    if not code or code.startswith(_NO_CALL):
+        return None
+    paths = _paths(con)
+    for m in _FRAME_CALL.finditer(code):
+        chain = m.group(1)
+        if chain.split(".", 1)[0] in _SKIP_HEADS:
+            continue
+        name = chain.rsplit(".", 1)[-1]
+        files = _resolve(con, paths, chain) if "." in chain else []
+        rows = con.execute(
+            "SELECT file_id, name, line, end_line FROM symbols WHERE name = ? "
+            "AND kind IN ('function', 'method', 'class') ORDER BY top_level DESC, line LIMIT 40",
+            (name,),
+        ).fetchall()
+        if files:
+            rows = [r for r in rows if r[0] in files] or [(files[0], name, 0, 0)]
+        definers = {r[0] for r in rows if r[0] in paths[0]}
+        if not definers or fid in definers or len(definers) > 2:
+            continue
+        row = next(r for r in rows if r[0] in definers)
+        return (row[0], row[1], row[2], row[3])
+    return None
