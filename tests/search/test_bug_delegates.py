@@ -38,6 +38,9 @@ FILES = {
     "        user = self.backend.create_user(name)\n        return render_user(user)\n",
     "svc/users/models.py": "class User:\n    pass\n\n\nclass UserBackend:\n"
     "    def create_user(self, name):\n        user = User()\n        user.name = name\n        return user\n",
+    "tool/_compat.py": "def open_stream(path, mode, atomic=False):\n    return open(path, mode)\n",
+    "tool/utils.py": "from ._compat import open_stream\n\n\ndef open_file(path, mode, atomic=False):\n"
+    "    stream = open_stream(path, mode, atomic=atomic)\n    return stream\n",
     **{f"tool/misc_{i}.py": f"def helper_{i}(cache):\n    return cache\n" for i in range(6)},
 }
 
@@ -83,6 +86,10 @@ def test_a_call_through_an_object_naming_no_module_leads_nowhere(tmp_path):
         found = delegates.callees(con, root, [(wrapper, [("cache_restore", line[0])])])
         assert found == {ids["tool/api/subapi/cache.py"]: (wrapper, "api.cache.restore")}  # not save's callee
         assert delegates.callees(con, None, [(wrapper, [("cache_restore", line[0])])]) == {}  # no tree: no reading
+        utils = ids["tool/utils.py"]  # click#1376: a bare call, to the function its file imports by that name
+        assert delegates.callees(con, root, [(utils, [("open_file", 4)])]) == {
+            ids["tool/_compat.py"]: (utils, "open_stream")
+        }
     finally:
         con.close()
 

@@ -16,10 +16,12 @@ few wrappers, their named definitions up to MAX_BODY lines, a few calls each.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
 
+from cairn.search import roles
 from cairn.search.index_cache import for_index
 
 TYPE_CHECKING = False
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
 MAX_BODY = 400  # lines of a named definition read for its calls (an API function is mostly its docstring)
 MAX_CALLS = 12  # calls resolved per definition
 MAX_CODE = 60  # a wrapper's lines of code, its docstring aside: a longer function does its own work
-_CALL = re.compile(r"\b([A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){1,4})\s*\(")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,4})\s*\(")
 _SKIP_HEADS = frozenset({"super", "os", "sys", "re", "json", "logging", "log", "logger"})
 
 
@@ -55,12 +57,9 @@ def callees(
             if not span or _code_lines(span) > MAX_CODE:
                 continue  # a class or a long function does its own work
             body = "\n".join(span)
-            named = _words(name)
-            for call in _calls(body):
-                func = call.rsplit(".", 1)[-1]
-                if func[:1].isupper() or not named & _words(func):  # a class built, a call doing other work
-                    continue
-                for target in _resolve(con, paths, call):
+            for call in _calls(body, _words(name)):
+                found = _resolve(con, paths, call) if "." in call else _imported(con, paths, fid, call)
+                for target in found:
                     if target != fid and target not in out:
                         out[target] = (fid, call)
     return out
@@ -74,13 +73,15 @@ def _words(name: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(name) if len(w) >= 3}
 
 
-def _calls(body: str) -> list[str]:
-    """`a.b(` and `a.b.c(` calls, but a common library's (`os.path.join(`), at most MAX_CALLS, in order."""
+def _calls(body: str, named: set[str]) -> list[str]:
+    """The calls (`f(`, `a.b(`, `a.b.c(`) whose function shares a word with the wrapper's name (`cache_restore`
+    -> `api.cache.restore(`: what the name says it does, not `output.warn(`), no class built, no common
+    library's (`os.path.join(`), at most MAX_CALLS, in order."""
     seen: list[str] = []
     for m in _CALL.finditer(body):
         chain = m.group(1)
-        head = chain.split(".", 1)[0]
-        if head in _SKIP_HEADS or chain in seen:
+        func = chain.rsplit(".", 1)[-1]
+        if chain.split(".", 1)[0] in _SKIP_HEADS or func[:1].isupper() or chain in seen or not named & _words(func):
             continue
         seen.append(chain)
         if len(seen) >= MAX_CALLS:
@@ -111,6 +112,32 @@ def _resolve(con: sqlite3.Connection, paths: tuple[dict[int, str], dict[str, lis
         hit = [r[0] for r in rows]
         if hit:
             return hit if len(hit) <= 2 else []
+    return []
+
+
+def _imported(
+    con: sqlite3.Connection, paths: tuple[dict[int, str], dict[str, list[int]]], fid: int, name: str
+) -> list[int]:
+    """The file a bare call's function is imported from (`from ._compat import open_stream` ->
+    _compat.py), when the file imported defines it."""
+    for raw, names in con.execute(
+        "SELECT raw, names FROM imports WHERE file_id = ? AND names LIKE ? LIMIT 4", (fid, f'%"{name}"%')
+    ):
+        try:
+            if name not in json.loads(names or "[]"):
+                continue
+        except ValueError:
+            continue
+        tail = raw.strip(".").replace(".", "/")
+        found = [f for f in paths[1].get(tail, []) if f != fid]
+        if not found or len(found) > 20:
+            continue
+        marks = ",".join("?" * len(found))
+        rows = con.execute(
+            f"SELECT DISTINCT file_id FROM symbols WHERE file_id IN ({marks}) AND name = ?", (*found, name)
+        ).fetchall()
+        if 0 < len(rows) <= 2:
+            return [r[0] for r in rows]
     return []
 
 
@@ -187,12 +214,14 @@ def lift(
     first: bug_evidence.Evidence.defs); callee -> ({wrapper}, why, share)."""
     from cairn.util.fuse import ranked
 
+    paths = _paths(con)[0]
     wrappers = []
     for fid in ranked(fused)[:TOP]:
+        if roles.role(paths.get(fid, ""), "code", None) == roles.TEST:
+            continue  # a test calls what it tests: the tested channel's evidence, not a wrapper's
         named = [(name, line) for kind, name, line in name_reasons.get(fid, []) if kind == "defines" and line]
         if named:
             wrappers.append((fid, named))
-    paths = _paths(con)[0]
     out = {}
     for target, (wrapper, call) in callees(con, root, wrappers).items():
         fused[target] = max(fused.get(target, 0.0), fused[wrapper] * share)
