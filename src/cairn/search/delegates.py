@@ -2,16 +2,20 @@
 
 A report names what its user typed (`conan cache restore`, `dvc.api.params_show(...)`), and the file
 defining that name is often a thin entry point: a CLI command or a public API function whose body
-hands the work to the implementation through a module-named attribute (`conan_api.cache.restore(path)`,
-`repo.params.show(...)`, `self.repo.diff(...)`). The fix is in the callee. This module reads the bodies
-of the definitions the report names in the best files of the first fusion, takes each call written
-`receiver.module[.sub].function(`, and resolves it by the module path it spells (`params.show` ->
-`.../params/show.py`; `cache.restore` -> a `cache.py` that defines `restore`). A call through `self`
-or a local object (`self.backend.create_user(...)`, moto's responses to models) spells no module and
-leads nowhere: the rule follows what the code writes, not how files are named.
+hands the work to the implementation (`conan_api.cache.restore(path)`, `_repo.params.show(...)`,
+click's `open_stream(...)`). The fix is in the callee. This module reads the bodies of the functions
+the report names in the best files of the first fusion (no class, no test, at most MAX_CODE lines of
+code), keeps the calls named like the function (`cache_restore` -> `restore`: what its name says it
+does, not `output.warn(`), and resolves each by what the code writes: the module path the call spells
+(`params.show` -> `.../params/show.py`; `cache.restore` -> a `cache.py` that defines `restore`), or for
+a bare call the module its file imports that name from. A call through an object that spells no
+module (`self.backend.create_user(...)`, moto's responses to its models) leads nowhere: the rule
+follows the code, not how files are named. The callee scores `ranking.LongQuery.delegates` of its
+wrapper (bench/bugs: conan#15949, dvc#8064, dvc#8161, click#1376 first).
 
-The callee inherits a share of the wrapper's fused score (ranking.LongQuery.delegates). Bounded: a
-few wrappers, their named definitions up to MAX_BODY lines, a few calls each.
+`frame_callee` does the same for a traceback cut at the project's innermost frame: what that frame's
+code line calls (MONAI#8251; `ranking.Bugs.callee`, off by default). Bounded: a few wrappers, MAX_BODY
+lines each, MAX_CALLS calls; a frame's line cut at 500 characters.
 """
 
 from __future__ import annotations
