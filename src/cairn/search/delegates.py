@@ -104,19 +104,20 @@ def _resolve(con: sqlite3.Connection, paths: tuple[dict[int, str], dict[str, lis
         found = by_path.get("/".join(parts[i:]), [])
         if found:
             return found if len(found) <= 2 else []
-    func = parts[-1]
     for i in range(len(parts) - 1):
-        found = by_path.get("/".join(parts[i:-1]), [])
-        if not found or len(found) > 20:
-            continue
-        marks = ",".join("?" * len(found))
-        rows = con.execute(
-            f"SELECT DISTINCT file_id FROM symbols WHERE file_id IN ({marks}) AND name = ?", (*found, func)
-        ).fetchall()
-        hit = [r[0] for r in rows]
+        hit = _defining(con, by_path.get("/".join(parts[i:-1]), []), parts[-1])
         if hit:
             return hit if len(hit) <= 2 else []
     return []
+
+
+def _defining(con: sqlite3.Connection, files: list[int], name: str) -> list[int]:
+    """Those of `files` (a module path's, at most 20) that define `name`."""
+    if not files or len(files) > 20:
+        return []
+    marks = ",".join("?" * len(files))
+    rows = con.execute(f"SELECT DISTINCT file_id FROM symbols WHERE file_id IN ({marks}) AND name = ?", (*files, name))
+    return [r[0] for r in rows]
 
 
 def _imported(
@@ -133,15 +134,9 @@ def _imported(
         except ValueError:
             continue
         tail = raw.strip(".").replace(".", "/")
-        found = [f for f in paths[1].get(tail, []) if f != fid]
-        if not found or len(found) > 20:
-            continue
-        marks = ",".join("?" * len(found))
-        rows = con.execute(
-            f"SELECT DISTINCT file_id FROM symbols WHERE file_id IN ({marks}) AND name = ?", (*found, name)
-        ).fetchall()
-        if 0 < len(rows) <= 2:
-            return [r[0] for r in rows]
+        hit = _defining(con, [f for f in paths[1].get(tail, []) if f != fid], name)
+        if 0 < len(hit) <= 2:
+            return hit
     return []
 
 
