@@ -51,6 +51,7 @@ class Evidence:
     defs: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
     framed: set[int] = field(default_factory=set)  # every project file of the stack, kept in `trace` or not
     modules: dict[int, float] = field(default_factory=dict)
+    callees: dict[int, int] = field(default_factory=dict)  # what a cut stack's last line calls -> the frame's file
 
 
 def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) -> Evidence:
@@ -60,6 +61,8 @@ def gather(con: sqlite3.Connection, root: Path | None, report: Report, r: Bugs) 
         return ev
     if report.frames:
         _trace(con, report.frames, r, ev)
+        if r.callee:
+            _callee(con, report.frames, r, ev)
     if report.messages:
         _raises(con, root, report.messages, r, ev)
     if report.tests:
@@ -181,6 +184,28 @@ def _trace(con: sqlite3.Connection, frames: list[Frame], r: Bugs, ev: Evidence) 
     best = max(ev.trace.values(), default=0.0)
     for fid in [f for f, w in ev.trace.items() if w < r.keep * best]:
         del ev.trace[fid]
+
+
+def _callee(con: sqlite3.Connection, frames: list[Frame], r: Bugs, ev: Evidence) -> None:
+    """What the innermost frame's code line calls, when that frame is the project's (delegates.frame_callee:
+    a traceback cut there): first in the trace, at `r.callee` of its best file (werkzeug#995, MONAI#8251)."""
+    from cairn.search.delegates import frame_callee
+
+    inner = next((f for f in frames if f.depth == 0 and f.code), None)
+    found = resolve(con, inner.path) if inner else []
+    if inner is None or len(found) != 1 or found[0][2] < 2:  # the project's file, by its folders too
+        return
+    called = frame_callee(con, found[0][0], inner.code)
+    if called is None:
+        return
+    fid, name, line, end = called
+    w = r.callee * max(ev.trace.values(), default=1.0)
+    if w > ev.trace.get(fid, 0.0):
+        ev.trace[fid] = w
+        ev.callees[fid] = found[0][0]
+        ev.why[("trace", fid)] = f"called by the traceback's last line: {inner.code[:80]}"
+        if line and (name, line, end) not in ev.defs.setdefault(fid, []):
+            ev.defs[fid].insert(0, (name, line, end))
 
 
 def _definition(con: sqlite3.Connection, fid: int, func: str, line: int) -> tuple[str, int, int] | None:

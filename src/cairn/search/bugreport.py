@@ -16,7 +16,7 @@ MAX_FRAMES, and lines are read with string methods (the two patterns here are li
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 MAX_CHARS = 200_000  # a pasted log longer than this is read from its start only
 MAX_LINE = 1_000  # a longer line is cut (minified code, base64)
@@ -49,6 +49,7 @@ class Frame:
     func: str
     fmt: str
     depth: int = 0
+    code: str = ""  # the code line printed under a Python frame (read for a long report: `frame_code`)
 
 
 @dataclass
@@ -62,10 +63,11 @@ class Report:
         return bool(self.frames or self.tests or self.messages or self.modules)
 
 
-def parse(text: str, test_files: bool = False, modules: bool = False) -> Report:
+def parse(text: str, test_files: bool = False, modules: bool = False, frame_code: bool = False) -> Report:
     """The frames, failing tests and error messages of a pasted report (empty for a plain request);
     with `test_files` (a long report), the test files it names count as failing tests; with `modules`,
-    the dotted module paths it imports or writes (`from pkg.sub.mod import name`, `pkg.sub.mod.Name`)."""
+    the dotted module paths it imports or writes (`from pkg.sub.mod import name`, `pkg.sub.mod.Name`);
+    with `frame_code`, each Python frame keeps the code line printed under it."""
     rep = Report()
     if not text:
         return rep
@@ -79,6 +81,8 @@ def parse(text: str, test_files: bool = False, modules: bool = False) -> Report:
             continue
         frame = _python(line) or _at_frame(line) or _token_frame(line, lines, i)
         if frame is not None:
+            if frame_code and frame.fmt == "python":
+                frame = replace(frame, code=_code_under(lines, i))
             raw.append((frame.fmt, frame))
         _test_ids(line, rep, test_files)
         if modules and "." in line and len(rep.modules) < MAX_MODULES:
@@ -92,8 +96,17 @@ def parse(text: str, test_files: bool = False, modules: bool = False) -> Report:
         by_fmt.setdefault(fmt, []).append(f)
     for fmt, frames in by_fmt.items():
         order = list(reversed(frames)) if fmt in INNERMOST_LAST else frames
-        rep.frames += [Frame(f.path, f.line, f.func, f.fmt, d) for d, f in enumerate(order)]
+        rep.frames += [replace(f, depth=d) for d, f in enumerate(order)]
     return rep
+
+
+def _code_under(lines: list[str], i: int) -> str:
+    """The code line under a Python frame (a CI log's blank or stamped lines between them skipped)."""
+    for line in lines[i + 1 : i + 4]:
+        code = _unstamped(line[:MAX_LINE].strip())
+        if code:
+            return "" if code.startswith(('File "', "Traceback ")) else code
+    return ""
 
 
 MAX_MODULES = 20

@@ -299,6 +299,7 @@ def _bug_evidence(req: Request) -> Evidence:
             req.text,
             test_files=long and req.ranking.terms.long.tests_tested,
             modules=long and bool(req.ranking.fusion.modules),
+            frame_code=long and bool(req.ranking.bugs.callee),
         )
         req.bug = gather(req.con, req.root, report, req.ranking.bugs) if report else Evidence()
     return req.bug

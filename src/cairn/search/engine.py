@@ -130,6 +130,17 @@ def _search_code(
         know += kn.personal_hits(q, limit, k, ranking.knowledge, index=con)
         know.sort(key=lambda h: (-h.score, h.path))
     defined = definitions(con, q.symbols, ranking.names)
+    delegated: dict[int, tuple[frozenset[int], str, float]] = {}
+    if q.long and ranking.terms.long.delegates:  # a named command's or API's implementation (delegates.py)
+        from cairn.search.delegates import lift
+
+        delegated = lift(
+            con, root, fused, req.name_reasons, ranking.terms.long.delegates, req.bug.defs if req.bug else None
+        )
+    if req.bug is not None and req.bug.callees:  # what a cut traceback's last line calls (a long report's)
+        from cairn.search.delegates import lift_frames
+
+        delegated.update(lift_frames(fused, req.bug.callees, req.bug.framed, ranking.bugs.callee))
     nodes = req.weigh.nodes
     hits = (
         _code_hits(
@@ -138,6 +149,10 @@ def _search_code(
         if kind in ("code", "all") and fused
         else []
     )
+    if hits and delegated:  # ...above its wrapper among the hits too (their scores add the names defined)
+        from cairn.search.delegates import reorder
+
+        reorder(hits, delegated)
     if hits:
         _explain(req, [ch for ch, _ in runs], hits)
         if q.long and ranking.functions.files:  # a pasted report: its functions by its evidence (functions.py)
