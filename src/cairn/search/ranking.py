@@ -110,8 +110,8 @@ class Roles:
 @dataclass(frozen=True)
 class LongQuery:
     """long_query.py: a long, report-shaped request (a pasted issue) weighs what it writes as code most.
-    Figures: bench/bugs (104 issues, Acc@1 / Acc@5 / fn@5), 0.540 / 0.855 / 0.548 with these values (held out
-    the same; docs/benchmarks.md#bug-reports); the figure beside a value is of the set it was
+    Figures: bench/bugs (104 issues, Acc@1 / Acc@5 / fn@5), 0.540 / 0.855 / 0.548 with these values (delegates
+    held out: the same; docs/benchmarks.md#bug-reports); the figure beside a value is of the set it was
     chosen on (60, 66, 88 or 104 issues)."""
 
     min_words: int = 60  # this many words or more, something written as code: a report (0: never); 100:
