@@ -70,10 +70,29 @@ def _near(req: Request) -> tuple[list[int], float]:
     return near_ranking(req.sig.near, req.fused, req.ranking.fusion.depth), 1.0
 
 
+def vague_follow_up(req: Request) -> bool:
+    """A follow-up prompt that says little ("go ahead and implement it", "fix the two bugs as well"):
+    files are in play and at most `fusion.vague_terms` of its words are distinctive."""
+    return bool(req.sig.seeds) and req.q.distinctive <= req.ranking.fusion.vague_terms
+
+
+def _counterpart_weight(req: Request) -> float:
+    """The tests of the files in play count `fusion.vague` times more on a vague follow-up: its few
+    words match files at random, while the test of the file just edited is what the next step opens
+    (most novel gold tests were missed, ranked 10-16 under the prompt's chance matches)."""
+    f = req.ranking.fusion
+    return f.counterpart * f.vague if vague_follow_up(req) else f.counterpart
+
+
 def _counterpart(req: Request) -> tuple[list[int], float]:
-    if not (req.sig.counterparts and req.ranking.fusion.counterpart):
+    f = req.ranking.fusion
+    found = req.sig.counterparts
+    if not (found and f.counterpart):
         return [], 1.0
-    return near_ranking(req.sig.counterparts, req.fused, req.ranking.fusion.depth, proximity=True), 1.0
+    if f.vague != 1.0 and vague_follow_up(req):  # weighed up: only those beside the files most in play
+        least = f.vague_close * max(found.values())
+        found = {fid: w for fid, w in found.items() if w >= least}
+    return near_ranking(found, req.fused, f.depth, proximity=True), 1.0
 
 
 def _explain_counterpart(req: Request, hits: list[Hit]) -> None:
@@ -89,6 +108,6 @@ SESSION = (
     Channel("cochange", lambda req: req.ranking.fusion.cochange, _cochange, _explain_cochange),
     Channel("coaccess", lambda req: req.ranking.fusion.coaccess, _coaccess, _explain_coaccess),
     Channel("near", lambda req: req.ranking.fusion.near, _near),
-    Channel("counterpart", lambda req: req.ranking.fusion.counterpart, _counterpart, _explain_counterpart),
+    Channel("counterpart", _counterpart_weight, _counterpart, _explain_counterpart),
     Channel("churn", lambda req: req.ranking.fusion.churn, _churn),
 )
