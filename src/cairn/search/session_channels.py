@@ -1,5 +1,6 @@
 """The session stage's channels: the files in play (recent), what changes or was worked on with them
-(cochange, coaccess), their neighbourhood (near), their tests (counterpart) and the files being churned.
+(cochange, coaccess), their neighbourhood (near), their tests (counterpart: weighed up on a follow-up
+that says little) and the files being churned.
 
 They read the session's evidence (session_signals.SessionSignals, `req.sig`) and the fusion so far
 (`req.fused`), so search/engine.py runs them last, after the first stage and the graph walk. Rows as
