@@ -352,6 +352,23 @@ def test_the_tests_of_the_files_in_play_come_next(shop):
     assert "the test (or tested file) of a file in play" in hit.why
 
 
+def test_a_follow_up_that_says_little_turns_to_the_work_beside_the_files_in_play(shop):
+    """'go ahead and apply it to every value': its one word matches every helper alike; the test of
+    the edited file is what the next step opens, so it comes right after the file itself."""
+    root, con = shop
+    ctx = _ctx(root, [("fix the rounding in helper 3", [("edited", "src/util/helper_3.py")])])
+    hits, q = search_code(con, "go ahead and apply it to every value", root=root, session=ctx)
+    assert q.distinctive <= 1
+    ranked = paths(hits)
+    assert ranked[:2] == ["src/util/helper_3.py", "src/util/test_helper_3.py"]
+    assert "the test (or tested file) of a file in play" in hits[1].why
+    # a prompt that says what it wants keeps its own matches ahead of the test
+    hits, q = search_code(con, "render the invoice as a PDF with the export totals", root=root, session=ctx)
+    ranked = paths(hits)
+    assert q.distinctive > 3
+    assert ranked.index("src/invoice.py") < ranked.index("src/export.py") < ranked.index("src/util/test_helper_3.py")
+
+
 def test_a_test_and_a_doc_in_play_keep_their_full_weight(shop, monkeypatch):
     """A test or a doc the session is editing is part of the work: its role does not weigh it down
     below source files the session only glanced at."""

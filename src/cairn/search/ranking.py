@@ -32,9 +32,7 @@ class Fusion:
     semantic: float = 0.5  # meaning (semantic.py; only with vectors); 0.5 vs 1.0: cases files@5 +0.010 (docs/benchmarks.md#semantic-channel)
     tooling: float = 2.0  # the configuration files of a tool the request names (tooling.py), times its strength;
     # dev sessions files@5 0.517 -> 0.540, novel@5 0.441 -> 0.468 (1097113)
-    phrase: float = (
-        1.5  # word trigrams a few files hold verbatim (phrases.py); dev sessions files@5 0.495 -> 0.508 (443bf28)
-    )
+    phrase: float = 1.5  # word trigrams a few files hold verbatim (phrases.py); dev sessions files@5 +0.013 (443bf28)
     graph_clear: float = 0.5  # the graph walk when two or more terms are distinctive; both graph weights 0:
     # cases files@5 0.772 -> 0.777, within noise, kept for vague follow-ups ("Design choices, measured")
     graph_vague: float = 1.0  # the graph walk when at most one term is distinctive (see graph_clear)
@@ -50,6 +48,9 @@ class Fusion:
     near: float = 0.5  # untouched files beside those in play, and their import neighbours; no figure recorded (26c6de4)
     counterpart: float = 2.0  # the tests of the files in play and what their tests exercise;
     # dev sessions novel@5 0.398 -> 0.415 (0c0b735)
+    vague: float = 3.0  # counterpart times this on a follow-up that says little; novel@5 oh-my-posh +0.023 (log-session-history-37e)
+    vague_terms: int = 3  # ...one with at most this many distinctive words while files are in play
+    vague_close: float = 0.5  # ...and then only counterparts of at least this share of the closest one's weight
     churn: float = 0.3  # what changes often and lately, for vague prompts only; inherited, no figure recorded
     asked: float = 1.25  # the files earlier requests like this one led to (the project's request log), while no
     # file is in play. Dev sessions with their past (docs/benchmarks-log/2026-12-07.md#log-session-history, leave-one-repository-out):

@@ -1,5 +1,6 @@
 """The session stage's channels: the files in play (recent), what changes or was worked on with them
-(cochange, coaccess), their neighbourhood (near), their tests (counterpart) and the files being churned.
+(cochange, coaccess), their neighbourhood (near), their tests (counterpart: weighed up on a follow-up
+that says little) and the files being churned.
 
 They read the session's evidence (session_signals.SessionSignals, `req.sig`) and the fusion so far
 (`req.fused`), so search/engine.py runs them last, after the first stage and the graph walk. Rows as
@@ -70,10 +71,29 @@ def _near(req: Request) -> tuple[list[int], float]:
     return near_ranking(req.sig.near, req.fused, req.ranking.fusion.depth), 1.0
 
 
+def vague_follow_up(req: Request) -> bool:
+    """A follow-up prompt that says little ("go ahead and implement it", "fix the two bugs as well"):
+    files are in play and at most `fusion.vague_terms` of its words are distinctive."""
+    return bool(req.sig.seeds) and req.q.distinctive <= req.ranking.fusion.vague_terms
+
+
+def _counterpart_weight(req: Request) -> float:
+    """The tests of the files in play count `fusion.vague` times more on a vague follow-up: its few
+    words match files at random, while the test of the file just edited is what the next step opens
+    (most novel gold tests were missed, ranked 10-16 under the prompt's chance matches)."""
+    f = req.ranking.fusion
+    return f.counterpart * f.vague if vague_follow_up(req) else f.counterpart
+
+
 def _counterpart(req: Request) -> tuple[list[int], float]:
-    if not (req.sig.counterparts and req.ranking.fusion.counterpart):
+    f = req.ranking.fusion
+    found = req.sig.counterparts
+    if not (found and f.counterpart):
         return [], 1.0
-    return near_ranking(req.sig.counterparts, req.fused, req.ranking.fusion.depth, proximity=True), 1.0
+    if f.vague != 1.0 and vague_follow_up(req):  # weighed up: only those beside the files most in play
+        least = f.vague_close * max(found.values())
+        found = {fid: w for fid, w in found.items() if w >= least}
+    return near_ranking(found, req.fused, f.depth, proximity=True), 1.0
 
 
 def _explain_counterpart(req: Request, hits: list[Hit]) -> None:
@@ -89,6 +109,6 @@ SESSION = (
     Channel("cochange", lambda req: req.ranking.fusion.cochange, _cochange, _explain_cochange),
     Channel("coaccess", lambda req: req.ranking.fusion.coaccess, _coaccess, _explain_coaccess),
     Channel("near", lambda req: req.ranking.fusion.near, _near),
-    Channel("counterpart", lambda req: req.ranking.fusion.counterpart, _counterpart, _explain_counterpart),
+    Channel("counterpart", _counterpart_weight, _counterpart, _explain_counterpart),
     Channel("churn", lambda req: req.ranking.fusion.churn, _churn),
 )
