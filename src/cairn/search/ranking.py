@@ -100,8 +100,7 @@ class Roles:
     # 0.881 -> 0.865 ("What did it")
     log_factor: float = 0.35  # chat histories, diaries, changelogs in a code request; no figure recorded (3ff339a)
     log_asked: float = 1.5  # ...in a request that asks for history; inherited, no figure recorded (3ff339a)
-    changelog_factor: float = 0.8  # a changelog at least this (a log edited on purpose); dev sessions files@5
-    # 0.489 -> 0.494 (7f91073)
+    changelog_factor: float = 0.8  # a changelog (a log edited on purpose); dev files@5 0.489 -> 0.494 (7f91073)
     named_min_strength: float = 2.0  # = terms.key_ident: a file the request spells like code keeps its full weight
     # whatever its role; terms.key_ngram instead cost semble 0.006 (f9bae70)
     in_play_full_weight: bool = True  # files in play keep their full weight whatever their role; dev sessions files@5
