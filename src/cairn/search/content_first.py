@@ -30,7 +30,8 @@ def lift(hits: list[Hit], lists: dict[str, list[int]], worse_than: int, kept: se
     the first TOP hits, the first hit's own text rank is worse than `worse_than` (0: never), the first
     hit is none the report points at more than at it (a channel of POINTERS with the first hit and
     without the text's first: a named path, module, frame, definition) and none in `kept` (a named
-    wrapper's callee, delegates.py)."""
+    wrapper's callee, delegates.py). A text's first that is a frame of the report's stack stays: the
+    report pasted its code lines, and the callee the stack blames may come first (werkzeug#995)."""
     text = lists.get("text") or []
     if worse_than <= 0 or len(hits) < 2 or not text:
         return
@@ -40,6 +41,8 @@ def lift(hits: list[Hit], lists: dict[str, list[int]], worse_than: int, kept: se
     rank = text.index(lead.file_id) + 1 if lead.file_id in text else len(text) + 1
     if rank <= worse_than:
         return
+    if best in (lists.get("trace") or [])[:SEEN]:
+        return  # a frame of the report's stack: its pasted code lines are its text's match
     for name in POINTERS:
         seen = (lists.get(name) or [])[:SEEN]
         if lead.file_id in seen and best not in seen:
