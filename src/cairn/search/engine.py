@@ -153,6 +153,10 @@ def _search_code(
         from cairn.search.delegates import reorder
 
         reorder(hits, delegated)
+    if hits and q.long and ranking.terms.long.text_first:  # the text's first above a facade (content_first.py)
+        from cairn.search.content_first import lift as text_lift
+
+        text_lift(hits, {ch.name: ids for ch, (ids, _) in runs}, ranking.terms.long.text_first, set(delegated))
     if hits:
         _explain(req, [ch for ch, _ in runs], hits)
         if q.long and ranking.functions.files:  # a pasted report: its functions by its evidence (functions.py)
