@@ -110,8 +110,8 @@ class Roles:
 @dataclass(frozen=True)
 class LongQuery:
     """long_query.py: a long, report-shaped request (a pasted issue) weighs what it writes as code most.
-    Figures: bench/bugs (104 issues, Acc@1 / Acc@5 / fn@5), 0.570 / 0.855 / 0.554 with these values (held out
-    the same; docs/benchmarks.md#bug-reports); beside a value: the set it was chosen on (60, 66, 88 or 104)."""
+    Figures: bench/bugs (104 issues, Acc@1 / Acc@5 / fn@5), 0.570 / 0.855 / 0.554 with these values (the last
+    two, delegates and text_first, held out: the same; docs/benchmarks.md#bug-reports); beside a value: the set it was chosen on (60, 66, 88 or 104)."""
 
     min_words: int = 60  # this many words or more, something written as code: a report (0: never); 100:
     # 0.390 / 0.758 / 0.421; 40: 0.452 / 0.779 (serde alone) but more session prompts reach the stage
