@@ -265,7 +265,6 @@ def reorder(hits: list[Hit], delegated: dict[int, tuple[frozenset[int], str, flo
     hits.sort(key=lambda h: (-h.score, h.path))
 
 
-_FRAME_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w{0,60}(?:\.[A-Za-z_]\w{0,60}){0,4})\s*\(")
 _NO_CALL = ("raise ", "assert ", "def ", "class ", "return super(")
 
 
@@ -279,7 +278,7 @@ def frame_callee(con: sqlite3.Connection, fid: int, code: str) -> tuple[int, str
     if not code or code.startswith(_NO_CALL):
         return None
     paths = _paths(con)
-    for m in _FRAME_CALL.finditer(code):
+    for m in _CALL.finditer(code):
         chain = m.group(1)
         if chain.split(".", 1)[0] in _SKIP_HEADS:
             continue
