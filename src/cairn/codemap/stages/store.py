@@ -12,7 +12,6 @@ transaction does every `files` statement of its batch first (`_file_row`), then 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from cairn.codemap.graph_update import MAX_FILES, old_state
@@ -74,7 +73,7 @@ def store_changed(run: Run) -> None:
         return
     from cairn.codemap.workers import extract_all
 
-    n_workers = run.workers if run.workers is not None else run.cfg.workers or (os.cpu_count() or 1)
+    n_workers = run.jobs()
     jobs = [(e.path, e.size, e.mtime_ns) for e in run.todo]
     pending: list[FileRecord] = []
     held = 0
