@@ -17,6 +17,7 @@ import sqlite3
 from cairn.codemap.graph_update import MAX_FILES, old_state
 from cairn.codemap.stages.state import Run
 from cairn.store.db import transaction
+from cairn.util.collector import fewer_collections
 
 TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
@@ -82,13 +83,14 @@ def store_changed(run: Run) -> None:
             run.meta.save(run.con, graph_dirty=True)  # so that a run killed before they are built builds them
             for name in ROW_INDEXES:
                 run.con.execute(f"DROP INDEX IF EXISTS {name}")
-    for rec in extract_all(str(run.root), jobs, n_workers, run.progress, run.lock_fd):
-        pending.append(rec)
-        held += rec.size
-        if len(pending) >= BATCH or held >= BATCH_BYTES:
-            _flush(run, pending)
-            pending, held = [], 0
-    _flush(run, pending)
+    with fewer_collections():  # records made, written and dropped by the thousand (util/collector.py)
+        for rec in extract_all(str(run.root), jobs, n_workers, run.progress, run.lock_fd):
+            pending.append(rec)
+            held += rec.size
+            if len(pending) >= BATCH or held >= BATCH_BYTES:
+                _flush(run, pending)
+                pending, held = [], 0
+        _flush(run, pending)
     _build_indexes(run.con)
 
 
