@@ -4,7 +4,7 @@ From BESIDE_MIN_FILES files, `rebuild_graph` forks a process for the reference e
 rows while it resolves imports (graph._start_beside). Each run below is a fresh Python process (no
 other thread, so the fork is allowed) that indexes the same small repository: one with the second
 process (the threshold at 0), one without; the stored graph must be the same, and the first run must
-really have used the second process.
+really have used the second process. A run of one job (`workers=1`) never forks for its graph.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ G._names_and_knowledge = lambda *a: here.append(1) or real_work(*a)  # counted i
 numbers_here, real_numbers = [], G._numbers
 G._numbers = lambda *a: numbers_here.append(1) or real_numbers(*a)
 p = project_for_root(sys.argv[1])
-index_project(p, workers=1)
+index_project(p, workers=int(sys.argv[4]))
 con = open_index(p)
 paths = dict(con.execute("SELECT id, path FROM files"))
 print(json.dumps({
@@ -90,10 +90,10 @@ print(json.dumps({
 """
 
 
-def _graph(root: Path, home: Path, threshold: int, mode: str = "ok") -> dict:
+def _graph(root: Path, home: Path, threshold: int, mode: str = "ok", workers: int = 2) -> dict:
     env = {**os.environ, "CAIRN_HOME": str(home), "CAIRN_WATCH": "0", "CAIRN_WARM": "0"}
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(root), str(threshold), mode],
+        [sys.executable, "-c", SCRIPT, str(root), str(threshold), mode, str(workers)],
         env=env,
         capture_output=True,
         text=True,
@@ -136,3 +136,15 @@ def test_the_second_process_computes_the_same_adjacency_and_ranks(tmp_path: Path
     for key in ("ranks", "modules", "adjacency", "rank_stale"):
         assert beside[key] == alone[key] == failed[key], key
     assert len(beside["adjacency"]) >= 4 and sum(r for _, r, _ in beside["ranks"]) > 0.99
+
+
+def test_one_job_keeps_the_graph_in_this_process(tmp_path: Path) -> None:
+    """One job is one core: the rebuild forks neither of its processes (their start and copied pages
+    cost CPU that a single job gets nothing back for), and stores the same graph."""
+    root = make_git_repo(tmp_path / "r", FILES)
+    one = _graph(root, tmp_path / "h1", 0, workers=1)
+    two = _graph(root, tmp_path / "h2", 0, workers=2)
+    assert one["beside"] == [False] and one["done_here"] == 1 and one["numbers_here"] == 1
+    assert two["beside"] == [True] and two["done_here"] == 0 and two["numbers_here"] == 0
+    for key in ("edges", "nodes", "meta", "ranks", "modules", "adjacency", "rank_stale"):
+        assert one[key] == two[key], key

@@ -162,3 +162,42 @@ def test_a_cold_index_builds_its_row_indexes_after_its_rows_and_a_killed_one_bui
         assert con.execute("SELECT count(*) FROM refs WHERE name = 'join'").fetchone()[0] == 6
     finally:
         con.close()
+
+
+def test_a_cold_index_writes_its_rows_with_foreign_keys_off_and_on_again_after(tmp_path, monkeypatch):
+    """A cold index's batches name only files they insert and delete none: SQLite's check of each row's
+    file is off while they are written (stages/store.py), on again for what follows and in every later
+    run, and every row still has its file."""
+    from cairn.codemap.stages import store
+
+    files = {f"pkg/m{i}.py": f"import os\n\ndef f{i}(x):\n    return os.path.join(x, 'v{i}')\n" for i in range(6)}
+    root = write_tree(tmp_path / "r", files)
+    project = project_for_root(root)
+    monkeypatch.setattr(store, "DEFER_MIN", 2)
+    monkeypatch.setattr(store, "BATCH", 2)
+    seen: list[tuple[str, int]] = []
+    flush, build = store._flush, store._build_indexes
+
+    def watched_flush(run, batch):
+        seen.append(("flush", run.con.execute("PRAGMA foreign_keys").fetchone()[0]))
+        flush(run, batch)
+
+    def watched_build(con):
+        seen.append(("build", con.execute("PRAGMA foreign_keys").fetchone()[0]))
+        build(con)
+
+    monkeypatch.setattr(store, "_flush", watched_flush)
+    monkeypatch.setattr(store, "_build_indexes", watched_build)
+    index_project(project, workers=1)
+    assert seen[0] == ("build", 1)  # before the batches (a killed run's indexes)
+    assert {s for s in seen[1:-1]} == {("flush", 0)} and seen[-1] == ("build", 1)
+    con = open_index(project)
+    try:
+        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert con.execute("SELECT count(*) FROM symbols").fetchone()[0] >= 6
+    finally:
+        con.close()
+    seen.clear()
+    (root / "pkg/m0.py").write_text("def g():\n    return 2\n")
+    index_project(project, workers=1)  # a change, not a cold index: the checks (and cascades) stay on
+    assert ("flush", 1) in seen and ("flush", 0) not in seen

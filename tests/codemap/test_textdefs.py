@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cairn.codemap.extract import extract_file
-from cairn.codemap.textdefs import flat_spans, is_program, text_definitions
+from cairn.codemap.textdefs import _candidates, _match, flat_spans, is_program, text_definitions
 from helpers import write_tree
 
 ELIXIR = '''defmodule Plug.Conn do
@@ -123,6 +123,31 @@ def test_line_ranges_close_at_the_next_peer_and_flat_spans_never_nest():
     spans = flat_spans(defs)
     for (a, a_end), (b, _) in zip(spans, spans[1:], strict=False):
         assert a.line <= a_end < b.line
+
+
+OTHERS = """CREATE OR REPLACE VIEW active_users AS SELECT 1;
+(defn parse-args [args] args)
+  pub(crate) async fn serve(
+export
+  function split() {}
+cleanup() { # trailing comment
+}
+log <- function(x) x
+"""
+
+
+def test_declaration_lines_found_in_the_whole_text_are_those_read_line_by_line():
+    """Without a heredoc the candidate lines come from one search of the whole text (a superset of the
+    lines `_match` takes, each still decided by it): the same lines, in order, for every pattern kind."""
+    for text in (BASH + LUA + HASKELL + ZIG + OTHERS, ELIXIR):
+        lines = text.split("\n")
+        declared = [(i, line) for i, line in enumerate(lines, 1) if line.strip() and _match(line)]
+        found = list(_candidates(text, lines))
+        assert len(found) < len([line for line in lines if line.strip()])  # not every line is read
+        if '"""' not in text:
+            assert [c for c in found if _match(c[1])] == declared
+    names = _names(OTHERS)
+    assert {"active_users", "parse-args", "serve", "split", "cleanup", "log"} <= set(names)
 
 
 def test_only_programs_are_scanned():

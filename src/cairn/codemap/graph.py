@@ -255,14 +255,16 @@ def _numbers_job() -> tuple:
     return _numbers(*_BESIDE)
 
 
-def _fork(job: Callable[[], tuple], data: tuple, n_files: int) -> tuple | None:
-    """(pool, future) of `job` run in a forked process that inherits `data` as `_BESIDE`, or None: under
-    BESIDE_MIN_FILES files, one core, no fork, or other threads in this process (a fork copies the locks
-    other threads hold: a server's threads may be inside SQLite; `rich`'s progress thread only draws on
-    the terminal, and the index's parser processes are forked beside it too)."""
+def _fork(job: Callable[[], tuple], data: tuple, n_files: int, fork: bool = True) -> tuple | None:
+    """(pool, future) of `job` run in a forked process that inherits `data` as `_BESIDE`, or None: not
+    `fork` (a run of one job), under BESIDE_MIN_FILES files, one core, no fork, or other threads in this
+    process (a fork copies the locks other threads hold: a server's threads may be inside SQLite;
+    `rich`'s progress thread only draws on the terminal, and the index's parser processes are forked
+    beside it too)."""
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
     if (
-        n_files < BESIDE_MIN_FILES
+        not fork
+        or n_files < BESIDE_MIN_FILES
         or not hasattr(os, "fork")
         or (os.cpu_count() or 1) < 2
         or any(type(t).__name__ != "_RefreshThread" for t in others)
@@ -301,11 +303,11 @@ def _answer(forked: tuple | None) -> tuple | None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _start_beside(con: sqlite3.Connection, project: Project, files: dict) -> tuple | None:
+def _start_beside(con: sqlite3.Connection, project: Project, files: dict, fork: bool = True) -> tuple | None:
     """Build the reference edges and knowledge rows in a forked process while this one resolves
     imports (about half the rebuild each: the 20k tree's rebuild 4.6-5.7 -> 3.7-4.4 s wall on two
     cores, bench/graph_rebuild.py); from a committed state only (the other process reads the file)."""
-    if con.in_transaction:
+    if con.in_transaction or not fork:
         return None
     return _fork(_beside_job, (con.execute("PRAGMA database_list").fetchone()[2], project, files), len(files))
 
@@ -315,8 +317,13 @@ def _finish_beside(beside: tuple | None, con: sqlite3.Connection, project: Proje
     return _answer(beside) or _names_and_knowledge(con, project, files)
 
 
-def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
-    """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction."""
+def rebuild_graph(con: sqlite3.Connection, project: Project, *, fork: bool = True) -> dict:
+    """Recompute edges, ranks, hubs, modules and knowledge nodes for the whole index, in one transaction.
+
+    `fork=False` (an index run of one job) does it all in this process: the two forked processes
+    only overlap work with this one, which a single job does not ask for, and their start, pages
+    copied on write (~32,000 more page faults) and pickled answers cost terraform's rebuild ~0.1
+    CPU-s (bench/graph_rebuild.py, 10 alternating pairs: median -0.10)."""
     from cairn.codemap.imports import build_context
     from cairn.codemap.resolver_store import save_resolver
 
@@ -327,7 +334,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     if meta.graph_paths == paths_key and meta.graph_version == GRAPH_VERSION:
         only = {r[0] for r in con.execute("SELECT id FROM files WHERE dirty = 1")}
     assert project.root is not None  # the _global project has no index
-    beside = _start_beside(con, project, files)
+    beside = _start_beside(con, project, files, fork)
     ctx = build_context(project.root, [p for p, _, _ in files.values()])
     imp = _import_edges(con, ctx, files, only)
     if beside is not None:  # the other process usually takes longer: load what the ranks need meanwhile,
@@ -343,7 +350,7 @@ def rebuild_graph(con: sqlite3.Connection, project: Project) -> dict:
     # The adjacency rows and ranks are numbers of the edge rows alone: a forked process computes them
     # while this one writes the edges, nodes and files (the rows and ranks are the same either way).
     numbers = (packed, ids, {f: files[f][2] for f in ids}, {f: modules[files[f][0]] for f in ids})
-    forked = _fork(_numbers_job, numbers, len(files))
+    forked = _fork(_numbers_job, numbers, len(files), fork)
     con.execute("PRAGMA foreign_keys = OFF")  # see _write_edges (a no-op inside a transaction: set before it)
     try:
         with transaction(con):

@@ -11,6 +11,7 @@ where the next one at the same or a shallower indentation starts.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from cairn.codemap.model import Definition
 
@@ -71,6 +72,25 @@ _SQL = re.compile(
     r"index|trigger)\s+(?:if\s+not\s+exists\s+)?(?P<name>[\w.\"`\[\]]+)",
     re.I,
 )
+
+
+def _union(*patterns: re.Pattern[str]) -> str:
+    """One pattern that matches where any of `patterns` matches (their groups unnamed, their flags scoped)."""
+    parts = []
+    for rx in patterns:
+        body = re.sub(r"\(\?P<\w+>", "(?:", rx.pattern)
+        parts.append(f"(?i:{body})" if rx.flags & re.IGNORECASE else f"(?:{body})")
+    return "|".join(parts)
+
+
+# A line `_match` can take: one regex call rules out most lines instead of six (terraform's HCL test
+# fixtures, a third of its files, are read for declarations line by line). `_DECLARATION_STARTS` finds
+# the starts of such lines in the whole text: each pattern begins at a line start, and what it matches
+# on one line it matches there with more text after it (`$` is a line end under MULTILINE), so these
+# are a superset of the lines `_match` takes; `_match` still decides each one.
+_DECLARATION = _union(_KEYWORD, _LISP, _SQL, _SIGNATURE, _SHELL_FN, _ASSIGN_FN)
+_DECLARATION_LINE = re.compile(_DECLARATION)
+_DECLARATION_STARTS = re.compile(f"^(?={_DECLARATION})", re.MULTILINE)
 _TYPE_VALUE = re.compile(r"=\s*(?:extern\s+|packed\s+)?(struct|enum|union|opaque|class|object|record|interface)\b")
 _LOCALS = ("let", "val", "var", "const")  # only declarations at the top of a file, never locals
 _NOT_NAMES = frozenset(
@@ -112,18 +132,30 @@ def _clean(name: str) -> str:
     return name.rstrip(":.")
 
 
+def _candidates(text: str, lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(number, line) of the lines that may declare something, in order, outside heredocs and docstrings."""
+    if '"""' not in text and "'''" not in text:  # no string to skip: the declaration starts, found at once
+        number, last = 1, 0
+        for m in _DECLARATION_STARTS.finditer(text):
+            number += text.count("\n", last, m.start())
+            last = m.start()
+            yield number, lines[number - 1]
+        return
+    in_string = False
+    for number, line in enumerate(lines, 1):
+        if line.count('"""') % 2 or line.count("'''") % 2:  # heredocs and docstrings hold prose
+            in_string = not in_string
+            continue
+        if not in_string and line.strip() and _DECLARATION_LINE.match(line):
+            yield number, line
+
+
 def text_definitions(text: str) -> list[Definition]:
     """Definitions found by declaration-shaped lines, with line ranges closed by the next peer."""
     lines = text.split("\n")
     defs: list[Definition] = []
     open_: list[tuple[int, Definition]] = []  # (indent width, definition) still open, outermost first
-    in_string = False
-    for i, line in enumerate(lines, 1):
-        if line.count('"""') % 2 or line.count("'''") % 2:  # heredocs and docstrings hold prose
-            in_string = not in_string
-            continue
-        if in_string or not line.strip():
-            continue
+    for i, line in _candidates(text, lines):
         m = _match(line)
         if m is None:
             continue

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterator
 
 from cairn.codemap import extract
 from cairn.codemap.extract import FileRecord
+from cairn.util.collector import PACE
 
 TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
-GC_YOUNG = 50_000  # a parser process's collector threshold (Python's is 700): see worker_init
 POOL_MIN_FILES = 300  # below this, a process pool costs more than it saves
 # Batches submitted ahead per worker, and of source in all: results are taken in order, so a slow
 # batch at the head (big files) holds back its results' writer while the other workers run ahead;
@@ -55,7 +55,7 @@ def worker_init(lock_fd: int | None) -> None:
     # files of the 20k tree finds no cycle), so at Python's threshold of 700 the collector only walked
     # the process's objects, thousands of times a run.
     gc.freeze()
-    gc.set_threshold(GC_YOUNG, 20, 100)
+    gc.set_threshold(*PACE)  # util/collector.py
     try:
         import ctypes
         import signal

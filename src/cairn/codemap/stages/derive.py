@@ -46,7 +46,10 @@ def refresh_graph(run: Run) -> None:
         if run.old and not stats.deleted and update_graph(run.con, run.project, run.project.index_path(), run.old):
             stats.graph_updated = True
         else:
-            rebuild_graph(run.con, run.project)
+            from cairn.util.collector import fewer_collections
+
+            with fewer_collections():  # edge dicts of 100k+ entries: no cycle among them (util/collector.py)
+                rebuild_graph(run.con, run.project, fork=run.jobs() > 1)
             stats.graph_rebuilt = True
         with transaction(run.con):
             run.meta.save(run.con, maps_dirty=True)

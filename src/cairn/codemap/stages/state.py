@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,3 +75,8 @@ class Run:
     # store (stages/store.py): the changed files' graph inputs before the change (graph_update.py);
     # None: a full graph rebuild (a new or removed path, too many files, a dirty graph)
     old: dict | None = None
+
+    def jobs(self) -> int:
+        """The processes this run may keep busy: `workers` as asked, else `[index] workers`, else one per
+        core. One job parses in this process (workers.py) and rebuilds the graph without a fork (graph.py)."""
+        return self.workers if self.workers is not None else self.cfg.workers or (os.cpu_count() or 1)

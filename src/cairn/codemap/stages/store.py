@@ -12,12 +12,12 @@ transaction does every `files` statement of its batch first (`_file_row`), then 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 
 from cairn.codemap.graph_update import MAX_FILES, old_state
 from cairn.codemap.stages.state import Run
 from cairn.store.db import transaction
+from cairn.util.collector import fewer_collections
 
 TYPE_CHECKING = False  # not typing's (see index_db.py)
 if TYPE_CHECKING:
@@ -74,22 +74,29 @@ def store_changed(run: Run) -> None:
         return
     from cairn.codemap.workers import extract_all
 
-    n_workers = run.workers if run.workers is not None else run.cfg.workers or (os.cpu_count() or 1)
+    n_workers = run.jobs()
     jobs = [(e.path, e.size, e.mtime_ns) for e in run.todo]
     pending: list[FileRecord] = []
     held = 0
-    if not run.known and len(run.todo) >= DEFER_MIN:
+    cold = not run.known and len(run.todo) >= DEFER_MIN
+    if cold:
         with transaction(run.con):
             run.meta.save(run.con, graph_dirty=True)  # so that a run killed before they are built builds them
             for name in ROW_INDEXES:
                 run.con.execute(f"DROP INDEX IF EXISTS {name}")
-    for rec in extract_all(str(run.root), jobs, n_workers, run.progress, run.lock_fd):
-        pending.append(rec)
-        held += rec.size
-        if len(pending) >= BATCH or held >= BATCH_BYTES:
+        run.con.execute("PRAGMA foreign_keys = OFF")  # see `_file_contents` (a no-op inside a transaction)
+    try:
+        with fewer_collections():  # records made, written and dropped by the thousand (util/collector.py)
+            for rec in extract_all(str(run.root), jobs, n_workers, run.progress, run.lock_fd):
+                pending.append(rec)
+                held += rec.size
+                if len(pending) >= BATCH or held >= BATCH_BYTES:
+                    _flush(run, pending)
+                    pending, held = [], 0
             _flush(run, pending)
-            pending, held = [], 0
-    _flush(run, pending)
+    finally:
+        if cold:
+            run.con.execute("PRAGMA foreign_keys = ON")
     _build_indexes(run.con)
 
 
@@ -186,7 +193,11 @@ def _file_row(con: sqlite3.Connection, rec: FileRecord, file_id: int | None) -> 
 
 def _file_contents(con: sqlite3.Connection, stored: list[tuple[FileRecord, int, bool]]) -> None:
     """Write the batch's symbols, references, imports, text and chunks (a file `replace`d: its old text
-    goes first), one statement per table for the whole batch. Caller holds the transaction."""
+    goes first), one statement per table for the whole batch. Caller holds the transaction.
+
+    A cold index writes them with foreign keys off (`store_changed`): each row names a file its own
+    batch has just inserted, and no file is deleted, so SQLite's lookup of each row's file only cost
+    (terraform's 103k rows: 0.19 -> 0.13 CPU-s)."""
     from cairn.codemap import fts_rows
 
     fts_rows.delete(con, [file_id for _, file_id, replace in stored if replace])
