@@ -307,9 +307,10 @@ def _start_beside(con: sqlite3.Connection, project: Project, files: dict, fork: 
     """Build the reference edges and knowledge rows in a forked process while this one resolves
     imports (about half the rebuild each: the 20k tree's rebuild 4.6-5.7 -> 3.7-4.4 s wall on two
     cores, bench/graph_rebuild.py); from a committed state only (the other process reads the file)."""
-    if con.in_transaction or not fork:
+    if con.in_transaction:
         return None
-    return _fork(_beside_job, (con.execute("PRAGMA database_list").fetchone()[2], project, files), len(files))
+    path = con.execute("PRAGMA database_list").fetchone()[2]
+    return _fork(_beside_job, (path, project, files), len(files), fork)
 
 
 def _finish_beside(beside: tuple | None, con: sqlite3.Connection, project: Project, files: dict) -> tuple:

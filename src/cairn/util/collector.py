@@ -4,8 +4,8 @@ Python starts a young collection every 700 tracked objects gained, and each tent
 one, and the rarer full ones walk every object the process holds. A cold index makes millions of
 objects (parse captures, definitions, records, edge dicts) that their reference counts free, not the
 collector: a full collection after 1,958 files of the 20k tree found no cycle. At Python's pace a
-one-job index of terraform spent 0.26-0.31 CPU-s collecting, 0.11 of it in three full collections
-during the graph rebuild; at this pace 0.04-0.05 (docs/benchmarks.md#cold-index). Parser processes
+one-job index of terraform spent 0.13-0.23 CPU-s in 716 collections; at this pace 0.03-0.06 in 25
+(docs/benchmarks-log/2026-12-08.md#log-cold-index-blocked). Parser processes
 keep it for their whole life (codemap/workers.py `worker_init`); the indexer's own process only
 while a stage runs (`fewer_collections`), then Python's pace (or the caller's) comes back.
 """
